@@ -1,0 +1,59 @@
+// The contract of the ability layer (spec §4.2–4.3, §5, §7): what an ability is, how it fails, how it runs.
+import type { z } from 'zod';
+import type { User } from '../host/types.js';
+
+export type AbilityErrorCode =
+  | 'ability_invalid_permissions' // no current user, or one lacking the capability
+  | 'ability_invalid_input' // input violates the input schema (message names the field and rule)
+  | 'ability_invalid_output' // the function's result violates the output schema
+  | 'ability_not_found' // no ability of that name
+  | 'svc_post_not_found' // missing post, or a non-public post the user may not read: indistinguishable
+  | 'svc_api_error'; // the backend (or upstream /v1 service) failed; data.upstream_status when there was one
+
+export class AbilityError extends Error {
+  constructor(
+    readonly code: AbilityErrorCode,
+    message: string,
+    /** HTTP status the host's routes answer with (400, 401, 403, 404, 500, 502). */
+    readonly status: number,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AbilityError';
+  }
+}
+
+export interface AbilityAnnotations {
+  readonly: boolean;
+  destructive: boolean;
+  idempotent: boolean;
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface Ability {
+  /** namespace/name, e.g. svc/search. */
+  name: string;
+  label: string;
+  description: string;
+  category: string;
+  capability: 'read' | 'manage_options';
+  annotations: AbilityAnnotations;
+  inputSchema: z.ZodType;
+  outputSchema: z.ZodType;
+  /** z.toJSONSchema of the schemas above: the one source of every published schema. */
+  inputJsonSchema: JsonSchema;
+  outputJsonSchema: JsonSchema;
+}
+
+export interface ExecuteContext {
+  /** The current user; null when none is set (CLI without a user, HTTP without a token). */
+  user: User | null;
+}
+
+export interface AbilityRegistry {
+  list(): Ability[];
+  get(name: string): Ability | undefined;
+  /** Runs the ability: default input, input validation, permission check, the function, output validation. Throws AbilityError. */
+  execute(name: string, input: unknown, ctx: ExecuteContext): Promise<unknown>;
+}

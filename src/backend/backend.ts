@@ -1,0 +1,29 @@
+// The Backend interface: what the plain functions and the /v1 facade call. Two forms: embedded (this process
+// crawls and stores) and remote (an undici client of another service's /v1 API). Both throw BackendError.
+import type {
+  CrawlRecord,
+  CrawlRequest,
+  DeletePagesResult,
+  LinkReport,
+  LinkReportQuery,
+  SearchParams,
+  SearchResults,
+} from './types.js';
+
+export interface Backend {
+  readonly kind: 'embedded' | 'remote';
+  /** The project this backend serves (<id>:<region>). */
+  readonly publicToken: string;
+  /** Starts a crawl in the background and answers at once with its record. 409 (conflict) while one runs. */
+  startCrawl(req: CrawlRequest): Promise<CrawlRecord>;
+  getCrawl(id: number): Promise<CrawlRecord | null>;
+  /** Newest first. */
+  listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]>;
+  /** Built from stored data only: never a request to the crawled site. */
+  linkReport(query: LinkReportQuery): Promise<LinkReport>;
+  search(terms: string, params: SearchParams): Promise<SearchResults>;
+  deletePages(urls: string[]): Promise<DeletePagesResult>;
+  /** Called when a crawl started by this process ends (any end state). Returns an unsubscribe function. */
+  onCrawlEnded(listener: (record: CrawlRecord) => void): () => void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,63 @@
+// The embedded engine: crawler + store + index + report in this process.
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import type { Backend } from './backend.js';
+import { CrawlRunner } from './crawl-runner.js';
+import { buildLinkReport } from './report/link-report.js';
+import { deletePages, searchPages } from './search/search.js';
+import { getCrawl, listCrawls } from './store/crawls.js';
+import type { Store } from './store/store.js';
+import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from './types.js';
+
+export interface EmbeddedBackendOptions {
+  config: Config;
+  store: Store;
+  logger: Logger;
+}
+
+export class EmbeddedBackend implements Backend {
+  readonly kind = 'embedded' as const;
+  readonly publicToken: string;
+  readonly runner: CrawlRunner;
+  private readonly store: Store;
+  private readonly config: Config;
+
+  constructor(opts: EmbeddedBackendOptions) {
+    this.config = opts.config;
+    this.store = opts.store;
+    this.publicToken = opts.config.project.public_token;
+    this.runner = new CrawlRunner({ store: opts.store, project: this.publicToken, targets: opts.config.targets, logger: opts.logger });
+  }
+
+  async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
+    return this.runner.start(req);
+  }
+
+  async getCrawl(id: number): Promise<CrawlRecord | null> {
+    return getCrawl(this.store, this.publicToken, id);
+  }
+
+  async listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]> {
+    return listCrawls(this.store, this.publicToken, opts.limit, opts.offset);
+  }
+
+  async linkReport(query: LinkReportQuery): Promise<LinkReport> {
+    return buildLinkReport(this.store, this.publicToken, this.config.targets, query);
+  }
+
+  async search(terms: string, params: SearchParams): Promise<SearchResults> {
+    return searchPages(this.store, terms, params);
+  }
+
+  async deletePages(urls: string[]): Promise<DeletePagesResult> {
+    return deletePages(this.store, this.config.targets, urls);
+  }
+
+  onCrawlEnded(listener: (record: CrawlRecord) => void): () => void {
+    return this.runner.onEnded(listener);
+  }
+
+  async close(): Promise<void> {
+    await this.runner.stopAll();
+  }
+}

@@ -1,0 +1,116 @@
+// Writes of what a crawl found: pages (and, through triggers, the full-text index), their links, link outcomes.
+import type { LinkOutcomeReason, PageMeta } from '../types.js';
+import type { Store } from './store.js';
+
+export interface FoundLink {
+  url: string;
+  element: string;
+}
+
+export interface PageWrite {
+  url: string;
+  /** The target's host[:port]. */
+  host: string;
+  httpStatus: number;
+  contentType: string | null;
+  /** false for noindex pages and non-HTML documents: stored (their links count) but not searchable. */
+  indexed: boolean;
+  showInSearch: boolean;
+  title: string;
+  language: string | null;
+  tags: string[];
+  superwords: string[];
+  content: string;
+  meta: PageMeta | null;
+  created: string | null;
+  modified: string | null;
+  sitemapLastmod: string | null;
+  crawlId: number | null;
+  links: FoundLink[];
+}
+
+export interface OutcomeWrite {
+  url: string;
+  httpStatus: number;
+  reason: LinkOutcomeReason;
+  message: string;
+  redirectsTo: string | null;
+  crawlId: number | null;
+}
+
+/** Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction. */
+export function savePages(store: Store, pages: PageWrite[]): void {
+  if (!pages.length) return;
+  const db = store.db;
+  const upsert = db.prepare(`
+    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id)
+    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId)
+    ON CONFLICT(url) DO UPDATE SET host = excluded.host, http_status = excluded.http_status, content_type = excluded.content_type,
+      indexed = excluded.indexed, show_in_search = excluded.show_in_search, title = excluded.title, language = excluded.language,
+      tags = excluded.tags, superwords = excluded.superwords, content = excluded.content, meta = excluded.meta, created = excluded.created,
+      modified = excluded.modified, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod),
+      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id
+    RETURNING id`);
+  const delTags = db.prepare('DELETE FROM page_tags WHERE page_id = ?');
+  const addTag = db.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
+  const delLinks = db.prepare('DELETE FROM links WHERE page_id = ?');
+  const addLink = db.prepare('INSERT OR IGNORE INTO links (page_id, url, element) VALUES (?, ?, ?)');
+  const now = new Date().toISOString();
+  store.tx(() => {
+    for (const p of pages) {
+      const { id } = upsert.get({
+        url: p.url,
+        host: p.host,
+        httpStatus: p.httpStatus,
+        contentType: p.contentType,
+        indexed: p.indexed ? 1 : 0,
+        showInSearch: p.showInSearch ? 1 : 0,
+        title: p.title,
+        language: p.language,
+        tags: p.tags.join(' '),
+        superwords: p.superwords.join(' '),
+        content: p.content,
+        meta: p.meta ? JSON.stringify(p.meta) : null,
+        created: p.created,
+        modified: p.modified,
+        sitemapLastmod: p.sitemapLastmod,
+        lastCrawled: now,
+        crawlId: p.crawlId,
+      }) as { id: number };
+      delTags.run(id);
+      for (const t of p.tags) addTag.run(id, t);
+      delLinks.run(id);
+      for (const l of p.links) addLink.run(id, l.url, l.element);
+    }
+  });
+}
+
+/** Records link outcomes (one row per URL; the newest wins). One transaction. */
+export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
+  if (!outcomes.length) return;
+  const stmt = store.db.prepare(`
+    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at)
+    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt)
+    ON CONFLICT(url) DO UPDATE SET http_status = excluded.http_status, reason = excluded.reason, message = excluded.message,
+      redirects_to = excluded.redirects_to, crawl_id = excluded.crawl_id, checked_at = excluded.checked_at`);
+  const checkedAt = new Date().toISOString();
+  store.tx(() => {
+    for (const o of outcomes) stmt.run({ ...o, checkedAt });
+  });
+}
+
+/** A full crawl decides what the report holds: it starts by forgetting redirected and skipped/unknown URLs. */
+export function clearForFullCrawl(store: Store): void {
+  store.db.prepare(`DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown')`).run();
+}
+
+/** After a completed full crawl: pages of `host` the crawl did not see leave the store and the index. */
+export function removePagesNotSeen(store: Store, host: string, crawlId: number): number {
+  return store.tx(() => store.db.prepare('DELETE FROM pages WHERE host = ? AND (crawl_id IS NULL OR crawl_id <> ?)').run(host, crawlId).changes);
+}
+
+/** url → sitemap lastmod of every stored page of a host (for partial crawls). */
+export function sitemapLastmods(store: Store, host: string): Map<string, string | null> {
+  const rows = store.db.prepare('SELECT url, sitemap_lastmod FROM pages WHERE host = ?').all(host) as { url: string; sitemap_lastmod: string | null }[];
+  return new Map(rows.map((r) => [r.url, r.sitemap_lastmod]));
+}

@@ -1,0 +1,71 @@
+// The SQLite store: one file, WAL, migrations at open, every multi-row write in one transaction.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './migrations.js';
+
+export type Db = Database.Database;
+
+export interface OpenStoreOptions {
+  /** Path of the database file, or ':memory:'. */
+  path: string;
+  readonly?: boolean;
+}
+
+export class Store {
+  readonly db: Db;
+  /** Crawls found `running` or `queued` at open: their process died, so they are now `failed`. */
+  readonly recoveredCrawls: number[];
+
+  constructor(readonly path: string, opts: { readonly?: boolean } = {}) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path, { readonly: opts.readonly ?? false });
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('cache_size = -32000');
+    this.recoveredCrawls = [];
+    if (!opts.readonly) {
+      migrate(this.db);
+      this.recoveredCrawls = this.failDeadCrawls();
+    }
+  }
+
+  /** Runs fn inside one transaction (IMMEDIATE: takes the write lock up front). */
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private failDeadCrawls(): number[] {
+    // One process owns the file while it serves; anything still running at open was left by a crash.
+    const rows = this.db.prepare(`SELECT id FROM crawls WHERE status IN ('running','queued')`).all() as { id: number }[];
+    if (rows.length) {
+      this.db
+        .prepare(
+          `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'the process running this crawl ended before it finished') WHERE status IN ('running','queued')`,
+        )
+        .run(new Date().toISOString());
+    }
+    return rows.map((r) => r.id);
+  }
+}
+
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+}
+
+export function openStore(opts: OpenStoreOptions): Store {
+  return new Store(opts.path, { readonly: opts.readonly });
+}

@@ -1,0 +1,54 @@
+// What every command shares: option parsing, config loading with readable errors, opening the app.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { openApp, type App } from '../app.js';
+import { ConfigError, loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+
+/** An error the CLI prints as one line (no stack) before exiting with exitCode. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export const CONFIG_OPTIONS = {
+  config: { type: 'string' },
+  site: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, allowPositionals = true) {
+  try {
+    return parseArgs({ args: argv, options: { ...CONFIG_OPTIONS, ...options }, allowPositionals, strict: true });
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}
+
+export function readConfig(values: { config?: string | boolean; site?: string | boolean }): Config {
+  try {
+    return loadConfig({
+      configPath: typeof values.config === 'string' ? values.config : undefined,
+      site: typeof values.site === 'string' ? values.site : undefined,
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, 2);
+    throw err;
+  }
+}
+
+export function openAppFrom(values: { config?: string | boolean; site?: string | boolean }): App {
+  return openApp(readConfig(values));
+}
+
+/** Parses a whole number option, naming the option when it is not one. */
+export function intOption(name: string, value: string | boolean | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`--${name}: must be a whole number from ${min} to ${max}`);
+  return n;
+}

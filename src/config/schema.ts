@@ -1,0 +1,88 @@
+// The one config file (snake_case, like the target settings of DESIGN.md §2), validated with zod.
+import { z } from 'zod';
+
+/** host or host:port, no scheme, no path. */
+const HOST_RE = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
+/** <id>:<region>, e.g. demo1234:eu-north-1 */
+export const PUBLIC_TOKEN_RE = /^[A-Za-z0-9_-]{1,64}:[a-z0-9-]{1,32}$/;
+
+const regexString = z.string().refine(
+  (s) => {
+    try {
+      new RegExp(s);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be a valid regular expression' },
+);
+
+export const TargetSchema = z
+  .object({
+    host: z.string().regex(HOST_RE, 'must be a host name or host:port, without scheme or path').transform((h) => h.toLowerCase()),
+    scheme: z.enum(['http', 'https']).default('https'),
+    start_paths: z.array(z.string().startsWith('/', 'must start with /')).min(1).default(['/']),
+    use_sitemap: z.boolean().default(true),
+    /** Unset: on when no sitemap is found. */
+    walk_links: z.boolean().optional(),
+    walk_query_strings: z.boolean().default(true),
+    deny_patterns: z.array(regexString).default([]),
+    max_pages: z.number().int().min(1).max(10_000_000).default(10_000),
+    track_links: z.enum(['pdf', 'all']).default('pdf'),
+    respect_robots_txt: z.boolean().default(true),
+    respect_robots_meta: z.boolean().default(true),
+    concurrency: z.number().int().min(1).max(64).default(5),
+    crawl_delay_ms: z.number().int().min(0).max(60_000).default(0),
+    request_timeout_ms: z.number().int().min(100).max(300_000).default(10_000),
+    request_headers: z.record(z.string(), z.string()).default({}),
+    content_selector: z.string().min(1).optional(),
+    title_selector: z.string().min(1).optional(),
+    tags: z.array(z.string().min(1)).default([]),
+    skip_link_patterns: z.array(regexString).default([]),
+  })
+  .strict();
+
+export const ConfigSchema = z
+  .object({
+    project: z
+      .object({
+        public_token: z.string().regex(PUBLIC_TOKEN_RE, 'must have the form <id>:<region>, e.g. demo1234:eu-north-1'),
+      })
+      .strict()
+      .default({ public_token: 'demo1234:eu-north-1' }),
+    data_dir: z.string().min(1).default('./data'),
+    targets: z.array(TargetSchema).default([]),
+    host: z
+      .object({
+        version: z.string().regex(/^\d+(\.\d+){0,2}$/, 'must be a version like 6.9').default('6.9'),
+        rest_root: z.string().regex(/^\/[A-Za-z0-9._~/-]*[^/]$/, 'must start with / and not end with /').default('/wp-json'),
+        posts_file: z.string().min(1).nullable().optional(),
+      })
+      .strict()
+      .default({ version: '6.9', rest_root: '/wp-json' }),
+    server: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8787),
+        allowed_hosts: z.array(z.string().min(1)).default([]),
+        allowed_origins: z.array(z.string().min(1)).default([]),
+        max_body_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+      })
+      .strict()
+      .default({ host: '127.0.0.1', port: 8787, allowed_hosts: [], allowed_origins: [], max_body_bytes: 1024 * 1024 }),
+    api: z
+      .object({
+        base_url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+        api_key: z.string().min(1).nullable().default(null),
+        public_token: z.string().regex(PUBLIC_TOKEN_RE, 'must have the form <id>:<region>').nullable().default(null),
+      })
+      .strict()
+      .default({ base_url: null, api_key: null, public_token: null }),
+    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type TargetConfig = z.infer<typeof TargetSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;

@@ -1,0 +1,67 @@
+// Request/response helpers shared by every HTTP route: bounded body reading, JSON answers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** An answer with a status and a JSON body, thrown from a route and written by the server. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
+  res.end(text);
+}
+
+/** Reads the whole body, refusing more than maxBytes with 413 (before reading it all when Content-Length says so). */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    req.resume();
+    throw new HttpError(413, 'payload_too_large', `request body is larger than ${maxBytes} bytes`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      req.resume();
+      throw new HttpError(413, 'payload_too_large', `request body is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Reads a JSON body: 415 unless Content-Type is application/json, 400 when it does not parse. */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    req.resume();
+    throw new HttpError(400, 'invalid_content_type', 'Content-Type must be application/json');
+  }
+  const body = await readBody(req, maxBytes);
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'request body is not valid JSON');
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header; null when absent; undefined when malformed. */
+export function bearerToken(req: IncomingMessage): string | null | undefined {
+  const h = req.headers.authorization;
+  if (h === undefined) return null;
+  const m = /^Bearer +([\x21-\x7e]+) *$/i.exec(h);
+  return m ? m[1] : undefined;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// The `svc` command: a short table of subcommands, each in its own file under src/cli.
+import { CliError } from './cli/common.js';
+
+type Run = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run }> }> = {
+  serve: { summary: 'HTTP: /v1 REST API, ability routes, MCP at /mcp, /healthz', load: () => import('./cli/serve.js') },
+  mcp: { summary: 'MCP over stdio (current user from SVC_USER)', load: () => import('./cli/mcp.js') },
+  crawl: { summary: 'crawl full|partial|manual [URL…] in the foreground', load: () => import('./cli/crawl.js') },
+  report: { summary: 'print the link report', load: () => import('./cli/report.js') },
+  search: { summary: 'search the index', load: () => import('./cli/search.js') },
+  keys: { summary: 'keys create [--name N]: make a /v1 API key', load: () => import('./cli/keys.js') },
+  users: { summary: 'users add LOGIN --role R: add a user, print its bearer token', load: () => import('./cli/users.js') },
+  posts: { summary: "posts import FILE: load posts into the host's post store", load: () => import('./cli/posts.js') },
+  'demo-site': { summary: 'serve the bundled demo site alone', load: () => import('./cli/demo-site.js') },
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  svc ${name.padEnd(10)} ${c.summary}`);
+  return `usage: svc <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nCommon options: --config FILE (or SVC_CONFIG), --site URL\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    process.stderr.write(`svc: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  return (await cmd.load()).run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof CliError) {
+      process.stderr.write(`svc: ${err.message}\n`);
+      process.exitCode = err.exitCode;
+    } else {
+      process.stderr.write(`svc: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);
