@@ -1,6 +1,6 @@
 // STUB — owned by the ability-layer work (issue 5). The host: users, posts, version gate, ability registry.
 import type { App } from '../app.js';
-import type { AbilityRegistry } from '../abilities/types.js';
+import { AbilityError, type AbilityRegistry } from '../abilities/types.js';
 import type { User } from './types.js';
 
 export interface Host {
@@ -16,6 +16,19 @@ export interface Host {
   userByToken(token: string): User | null;
 }
 
-export function createHost(_app: App): Host {
-  throw new Error('the host is not implemented yet');
+export function createHost(app: App): Host {
+  return {
+    version: app.config.host.version,
+    registry: {
+      list: () => [],
+      get: () => undefined,
+      execute: async (name) => {
+        throw new AbilityError('ability_not_found', `no ability named ${name}`, 404);
+      },
+    },
+    abilitiesEnabled: false,
+    disabledReason: 'the ability layer is not implemented yet',
+    userByLogin: () => null,
+    userByToken: () => null,
+  };
 }
