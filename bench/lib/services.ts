@@ -1,0 +1,63 @@
+// Starting what a benchmark measures: the docs site (nginx), `svc` commands and `svc serve`, all on loopback.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const SVC = join(ROOT, 'dist/src/server.js');
+const DOCS_SCRIPT = resolve(ROOT, '../shared/bench/serve-docs-site.sh');
+
+/** Starts nginx with the PostgreSQL manual (installing it if missing) and returns its base URL. */
+export function startDocsSite(port = 18099): string {
+  return execFileSync('bash', [DOCS_SCRIPT, 'start', String(port)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+
+export function stopDocsSite(): void {
+  execFileSync('bash', [DOCS_SCRIPT, 'stop'], { stdio: 'ignore' });
+}
+
+export function docsSiteLog(): string {
+  return execFileSync('bash', [DOCS_SCRIPT, 'log'], { encoding: 'utf8' }).trim();
+}
+
+/** Runs a `svc` subcommand to completion and returns its stdout. */
+export function svc(args: string[], env: NodeJS.ProcessEnv = {}): string {
+  return execFileSync(process.execPath, [SVC, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export interface Served {
+  proc: ChildProcess;
+  baseUrl: string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `svc serve` and resolves once its log line gives the listening base_url. */
+export function serve(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<Served> {
+  const proc = spawn(process.execPath, [SVC, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolveServed, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`svc serve did not start in ${timeoutMs} ms:\n${buf}`)), timeoutMs);
+    proc.once('exit', (code) => reject(new Error(`svc serve exited with ${code}:\n${buf}`)));
+    proc.stderr!.setEncoding('utf8');
+    proc.stderr!.on('data', (chunk: string) => {
+      buf += chunk;
+      if (buf.length > 1e6) buf = buf.slice(-1e5);
+      const m = /"base_url":"(http:[^"]+)"/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        proc.stderr!.removeAllListeners('data');
+        proc.stderr!.resume();
+        resolveServed({
+          proc,
+          baseUrl: m[1]!,
+          stop: (signal = 'SIGTERM') =>
+            new Promise((done) => {
+              if (proc.exitCode !== null || proc.signalCode !== null) return done();
+              proc.once('exit', () => done());
+              proc.kill(signal);
+            }),
+        });
+      }
+    });
+  });
+}
