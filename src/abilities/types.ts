@@ -52,8 +52,20 @@ export interface ExecuteContext {
 }
 
 export interface AbilityRegistry {
-  list(): Ability[];
-  get(name: string): Ability | undefined;
+  list(): RegisteredAbility[];
+  get(name: string): RegisteredAbility | undefined;
   /** Runs the ability: default input, input validation, permission check, the function, output validation. Throws AbilityError. */
   execute(name: string, input: unknown, ctx: ExecuteContext): Promise<unknown>;
+}
+
+/** One problem with an input: the field (dotted path, `input` for the whole) and the rule it breaks. */
+export interface InputIssue {
+  path: string;
+  message: string;
+}
+
+/** An ability as the registry holds it: the published descriptor plus a way to run it in-process. */
+export interface RegisteredAbility extends Ability {
+  /** Same as registry.execute(this.name, input, ctx). */
+  execute(input: unknown, ctx: ExecuteContext): Promise<unknown>;
 }

@@ -1,0 +1,51 @@
+// The errors an ability run ends with (DESIGN.md §2): built here so every caller gets the same code, message and status.
+import type { z } from 'zod';
+import { BackendError } from '../backend/errors.js';
+import { formatPath } from '../config/load.js';
+import { AbilityError, type InputIssue } from './types.js';
+
+/** zod issues → `{path, message}` naming the field (`input` for the whole input) and the rule it breaks. */
+export function inputIssues(error: z.ZodError): InputIssue[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.length ? formatPath(issue.path) : 'input';
+    if (issue.code === 'unrecognized_keys') return { path, message: `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}` };
+    if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return { path, message: `is required (${issue.expected})` };
+    return { path, message: issue.message };
+  });
+}
+
+export function invalidInput(ability: string, issues: InputIssue[]): AbilityError {
+  const text = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  return new AbilityError('ability_invalid_input', `invalid input for ${ability}: ${text}`, 400, { issues });
+}
+
+export function invalidOutput(ability: string, issues: InputIssue[]): AbilityError {
+  const text = issues.map((i) => `${i.path.replace(/^input/, 'output')}: ${i.message}`).join('; ');
+  return new AbilityError('ability_invalid_output', `${ability} returned output that does not match its output schema: ${text}`, 500);
+}
+
+/** No current user → 401; a user without the capability → 403. Same code either way (spec §5, §7). */
+export function invalidPermissions(ability: string, capability: string, user: { login: string; role: string } | null): AbilityError {
+  if (!user) {
+    return new AbilityError('ability_invalid_permissions', `${ability} needs a current user with the ${capability} capability, and no user is set`, 401, { capability });
+  }
+  return new AbilityError('ability_invalid_permissions', `user "${user.login}" (${user.role}) lacks the ${capability} capability that ${ability} needs`, 403, { capability });
+}
+
+/** The one answer for a missing post and for a post the user may not read, so ids cannot be probed. */
+export function postNotFound(postId: number): AbilityError {
+  return new AbilityError('svc_post_not_found', `no post with id ${postId}`, 404);
+}
+
+/**
+ * A BackendError → the ability error. Bad input the backend caught stays an input error (400); a running crawl is a
+ * conflict (409); anything else is an upstream failure (502). data.upstream_status carries the backend's status.
+ */
+export function fromBackendError(ability: string, err: BackendError): AbilityError {
+  if (err.code === 'invalid_input') return new AbilityError('ability_invalid_input', `invalid input for ${ability}: ${err.message}`, 400, { issues: [{ path: 'input', message: err.message }] });
+  const upstream_status = err.upstreamStatus ?? err.status;
+  const status = err.code === 'conflict' ? 409 : 502;
+  return new AbilityError('svc_api_error', `${ability} failed: ${err.message}`, status, { upstream_status });
+}
+
+export { BackendError };

@@ -1,0 +1,74 @@
+// The plugin's plain functions (spec §1, §5): svc_search, svc_get_page_meta, svc_get_link_report, svc_manual_crawl,
+// and the full/partial crawl and delete functions. They wrap the Backend and perform NO capability checks: a caller
+// using them directly must check capabilities itself. They answer in the backend's REST forms.
+import type { Backend } from '../backend/backend.js';
+import type { Store } from '../backend/store/store.js';
+import type { CrawlRecord, DeletePagesResult, LinkReport, PageMeta, SearchParams, SearchResults } from '../backend/types.js';
+import { getPost, pageMetaOfPost, type Post } from '../host/posts.js';
+import { LinkReportCache } from './link-report-cache.js';
+
+export const DEFAULT_REPORT_LIMIT = 1000;
+
+export interface LinkReportOptions {
+  target?: string;
+  limit?: number;
+  /** Read the backend instead of the cache (and store the fresh result). */
+  refresh?: boolean;
+}
+
+export interface SvcFunctions {
+  svc_search(terms: string, params?: SearchParams): Promise<SearchResults>;
+  /** The post itself (status and author included), or null. */
+  svc_get_post(postId: number): Post | null;
+  /** The page meta of a post whatever its status, or null when there is no such post. */
+  svc_get_page_meta(postId: number): PageMeta | null;
+  svc_get_link_report(opts?: LinkReportOptions): Promise<LinkReport>;
+  svc_full_crawl(): Promise<CrawlRecord>;
+  svc_partial_crawl(): Promise<CrawlRecord>;
+  svc_manual_crawl(urls: string[]): Promise<CrawlRecord>;
+  svc_delete_pages(urls: string[]): Promise<DeletePagesResult>;
+  /** Stops listening for crawl ends. */
+  close(): void;
+}
+
+export interface SvcFunctionsOptions {
+  backend: Backend;
+  store: Store;
+  cache?: LinkReportCache;
+}
+
+export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
+  const { backend, store } = opts;
+  const cache = opts.cache ?? new LinkReportCache();
+  const project = backend.publicToken;
+  // A crawl that ends in this process may change the report: forget the project's cached reports.
+  const unsubscribe = backend.onCrawlEnded(() => cache.dropProject(project));
+  return {
+    svc_search: (terms, params = {}) => backend.search(terms, params),
+    svc_get_post: (postId) => getPost(store, postId),
+    svc_get_page_meta(postId) {
+      const post = getPost(store, postId);
+      return post ? pageMetaOfPost(post) : null;
+    },
+    async svc_get_link_report(o = {}) {
+      const key = { project, target: o.target ?? null, limit: o.limit ?? DEFAULT_REPORT_LIMIT };
+      if (!o.refresh) {
+        const hit = cache.get(key);
+        if (hit) return hit;
+      }
+      const report = await backend.linkReport({ target: o.target, limit: key.limit });
+      cache.set(key, report);
+      return report;
+    },
+    svc_full_crawl: () => backend.startCrawl({ mode: 'full' }),
+    svc_partial_crawl: () => backend.startCrawl({ mode: 'partial' }),
+    svc_manual_crawl: (urls) => backend.startCrawl({ mode: 'manual', urls }),
+    async svc_delete_pages(urls) {
+      const result = await backend.deletePages(urls);
+      // Deleted pages take their links out of the report.
+      if (result.deleted.length) cache.dropProject(project);
+      return result;
+    },
+    close: unsubscribe,
+  };
+}

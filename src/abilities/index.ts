@@ -1,0 +1,26 @@
+// The seven svc abilities, registered in the category svc.
+import type { AbilityDefinition } from './define.js';
+import { SVC_CATEGORY } from './define.js';
+import type { Registry } from './registry.js';
+import { svcDeletePages } from './svc-delete-pages.js';
+import { svcFullCrawl } from './svc-full-crawl.js';
+import { svcGetPageMeta } from './svc-get-page-meta.js';
+import { svcLinkReport } from './svc-link-report.js';
+import { svcManualCrawl } from './svc-manual-crawl.js';
+import { svcPartialCrawl } from './svc-partial-crawl.js';
+import { svcSearch } from './svc-search.js';
+
+export const SVC_ABILITIES: readonly AbilityDefinition[] = [
+  svcSearch,
+  svcGetPageMeta,
+  svcLinkReport,
+  svcFullCrawl,
+  svcPartialCrawl,
+  svcManualCrawl,
+  svcDeletePages,
+];
+
+export function registerSvcAbilities(registry: Registry): void {
+  registry.registerCategory({ slug: SVC_CATEGORY, label: 'Site search and link health', description: 'Search the site, read page meta and the broken-link report, and run crawls.' });
+  for (const a of SVC_ABILITIES) registry.register(a);
+}

@@ -1,0 +1,52 @@
+// The link report's local cache (spec §4.2 rule 2): the report only changes when the site is crawled, so a
+// result is reused for up to 15 minutes per (project, target, limit). Only successes are stored.
+import { LRUCache } from 'lru-cache';
+import type { LinkReport } from '../backend/types.js';
+
+export const LINK_REPORT_TTL_MS = 15 * 60 * 1000;
+
+export interface LinkReportCacheOptions {
+  ttlMs?: number;
+  /** Milliseconds; injectable so tests can move time. */
+  now?: () => number;
+  maxEntries?: number;
+}
+
+export interface LinkReportKey {
+  project: string;
+  target: string | null;
+  limit: number;
+}
+
+export class LinkReportCache {
+  private readonly lru: LRUCache<string, LinkReport>;
+
+  constructor(opts: LinkReportCacheOptions = {}) {
+    const now = opts.now ?? (() => Date.now());
+    // ttlResolution 0: ask the clock on every read, so an injected clock is honoured exactly.
+    this.lru = new LRUCache<string, LinkReport>({ max: opts.maxEntries ?? 200, ttl: opts.ttlMs ?? LINK_REPORT_TTL_MS, ttlResolution: 0, perf: { now } });
+  }
+
+  private static key(k: LinkReportKey): string {
+    return JSON.stringify([k.project, k.target, k.limit]);
+  }
+
+  get(k: LinkReportKey): LinkReport | undefined {
+    return this.lru.get(LinkReportCache.key(k));
+  }
+
+  set(k: LinkReportKey, report: LinkReport): void {
+    this.lru.set(LinkReportCache.key(k), report);
+  }
+
+  /** Forgets every entry of a project (a crawl of it ended, or pages were deleted). */
+  dropProject(project: string): void {
+    for (const key of [...this.lru.keys()]) {
+      if ((JSON.parse(key) as [string])[0] === project) this.lru.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.lru.size;
+  }
+}

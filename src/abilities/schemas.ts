@@ -1,0 +1,94 @@
+// The zod schemas the abilities share. Written once; every published JSON Schema is z.toJSONSchema of these.
+import { z } from 'zod';
+import { REPORT_REASONS } from '../backend/types.js';
+
+// TODO(search): switch to the schema src/backend/search/params.ts exports once it exists (one definition).
+export const SearchParamsSchema = z
+  .object({
+    size: z.number().int('must be a whole number').min(1, 'must be at least 1').max(100, 'must be at most 100').optional().describe('Hits per page, 1-100 (default 10).'),
+    from: z.number().int('must be a whole number').min(0, 'must be at least 0').max(10_000, 'must be at most 10000').optional().describe('Offset of the first hit, for paging (default 0).'),
+    lang: z.string().min(1, 'must not be empty').max(35).optional().describe('Only pages in this language, e.g. "en".'),
+    tags: z.array(z.string().min(1, 'must not be empty')).max(20, 'at most 20 tags').optional().describe('Only pages carrying every one of these tags, e.g. ["taxonomy/category/news"].'),
+    highlight_length: z.number().int('must be a whole number').min(10, 'must be at least 10').max(1000, 'must be at most 1000').optional().describe('Approximate length of each highlight snippet, in characters.'),
+  })
+  .strict();
+
+/** A full http(s) URL (whether it is on a configured target is checked against the config at run time). */
+export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
+
+export const CustomFieldSchema = z.object({ type: z.enum(['keyword', 'number', 'date']), value: z.union([z.string(), z.number()]) });
+
+export const PageMetaSchema = z.object({
+  showInSearch: z.boolean(),
+  title: z.string(),
+  url: z.string(),
+  created: z.string().nullable(),
+  modified: z.string().nullable(),
+  language: z.string().nullable(),
+  tags: z.array(z.string()),
+  customFields: z.record(z.string(), CustomFieldSchema),
+  superwords: z.array(z.string()),
+  contentNoHighlight: z.string().optional(),
+  description: z.string().optional(),
+});
+
+export const SearchResultsSchema = z.object({
+  total: z.number().int().min(0),
+  duration: z.number().min(0).describe('Milliseconds spent answering.'),
+  hits: z.array(
+    z.object({
+      score: z.number(),
+      title: z.string(),
+      url: z.string(),
+      language: z.string().nullable(),
+      highlight: z.string().describe('Snippet with the matches wrapped in <em>.'),
+      tags: z.array(z.string()),
+      created: z.string().nullable(),
+      modified: z.string().nullable(),
+      customFields: z.record(z.string(), CustomFieldSchema),
+    }),
+  ),
+});
+
+/** A crawl record in the ability form (snake_case). */
+export const CrawlRecordSchema = z.object({
+  id: z.number().int(),
+  mode: z.enum(['full', 'partial', 'manual']),
+  status: z.enum(['queued', 'running', 'completed', 'stopped', 'failed']).describe('queued or running right after the start; poll the /v1 crawls API or the link report for the result.'),
+  urls: z.array(z.string()).nullable().describe('The URLs of a manual crawl; null for full and partial crawls.'),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  stats: z.object({
+    pages: z.number().int(),
+    links: z.number().int(),
+    errors: z.number().int(),
+    targets: z.record(z.string(), z.object({ pages: z.number().int(), cut_by_max_pages: z.boolean() })).optional(),
+  }),
+  error: z.string().nullable(),
+});
+
+export const LinkReasonSchema = z.enum(REPORT_REASONS as [string, ...string[]]);
+
+/** The link report, ability form (spec §2). */
+export const AbilityLinkReportSchema = z.object({
+  summary: z.object({
+    not_found: z.number().int(),
+    forbidden: z.number().int(),
+    server_error: z.number().int(),
+    redirect: z.number().int(),
+    unknown: z.number().int(),
+  }),
+  links: z.array(
+    z.object({
+      page: z.string().describe('The page the link was found on.'),
+      link: z.string().describe('The link URL.'),
+      http_status: z.number().int().describe('0 when no response came.'),
+      reason: LinkReasonSchema,
+      message: z.string(),
+      redirects_to: z.string().nullable().describe('Final URL of the redirect chain; null when not a redirect.'),
+    }),
+  ),
+  targets: z.array(z.object({ host: z.string(), link_tracking: z.string(), walk_links: z.boolean() })),
+  truncated: z.boolean(),
+  last_full_crawl: z.string().nullable(),
+});

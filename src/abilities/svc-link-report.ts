@@ -1,0 +1,38 @@
+// svc/link-report: the broken-link report in the ability form; wraps svc_get_link_report() (15-minute cache).
+import { z } from 'zod';
+import { defineAbility } from './define.js';
+import { toAbilityLinkReport } from './forms.js';
+import { AbilityLinkReportSchema } from './schemas.js';
+
+export const svcLinkReport = defineAbility({
+  name: 'svc/link-report',
+  label: 'Get the broken-link report',
+  description:
+    'Lists the problem links the crawler found on this site: links answered as missing (not_found), forbidden, failing (server_error), ' +
+    'redirected (with redirects_to, the final URL), or not fetched because a crawl stopped early (unknown). Returns a summary count per ' +
+    'reason, a flat list of links (page, link, http_status, reason, message, redirects_to), the crawler targets, truncated, and ' +
+    'last_full_crawl (when the last completed full crawl finished). Reading it sends no requests to the site. At most `limit` links ' +
+    '(1-5000, default 1000); truncated is true when there were more. Filter to one host with target. Cached up to 15 minutes; pass ' +
+    'refresh: true for fresh data (e.g. right after a crawl). To tell a site without broken links from a target that does not track ' +
+    'all links, check targets[].link_tracking: only "all" reports every link ("pdf" tracks only PDF links).',
+  capability: 'manage_options',
+  annotations: { readonly: true, destructive: false, idempotent: true },
+  inputSchema: z
+    .object({
+      target: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(260).optional().describe('Only this target host (host or host:port), e.g. "example.org".'),
+      limit: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(5000, 'must be at most 5000').default(1000).describe('Maximum number of links returned, 1-5000.'),
+      refresh: z.boolean({ error: 'must be true or false' }).optional().describe('true: read fresh data instead of the up to 15-minute-old cache.'),
+    })
+    .strict()
+    .default({ limit: 1000 }),
+  outputSchema: AbilityLinkReportSchema,
+  checkInput(input, deps) {
+    if (input.target === undefined || !deps.targets.length) return [];
+    const hosts = deps.targets.map((t) => t.host);
+    return hosts.includes(input.target.toLowerCase()) ? [] : [{ path: 'target', message: `"${input.target}" is not a configured target (${hosts.join(', ')})` }];
+  },
+  async run(input, { deps }) {
+    const report = await deps.fns.svc_get_link_report({ target: input.target?.toLowerCase(), limit: input.limit, refresh: input.refresh });
+    return toAbilityLinkReport(report);
+  },
+});

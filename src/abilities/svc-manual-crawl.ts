@@ -1,0 +1,29 @@
+// svc/manual-crawl: crawls the listed URLs only; wraps svc_manual_crawl().
+import { z } from 'zod';
+import { defineAbility, urlsOnTargets } from './define.js';
+import { toAbilityCrawlRecord } from './forms.js';
+import { CrawlRecordSchema, PageUrlSchema } from './schemas.js';
+
+export const MAX_MANUAL_URLS = 1000;
+
+export const svcManualCrawl = defineAbility({
+  name: 'svc/manual-crawl',
+  label: 'Crawl specific pages',
+  description:
+    'Starts a crawl of only the listed pages in the background and returns at once with the crawl record. Use it after editing or ' +
+    'publishing a few pages, to re-index them and re-check their links without a full crawl. Every URL must be a full URL ' +
+    `(https://host/path) on one of this site's configured hosts; 1 to ${MAX_MANUAL_URLS} URLs. Only one crawl runs at a time: while one ` +
+    'runs this fails with svc_api_error (409).',
+  capability: 'manage_options',
+  annotations: { readonly: false, destructive: false, idempotent: false },
+  inputSchema: z
+    .object({
+      urls: z.array(PageUrlSchema, { error: 'must be an array of URLs' }).min(1, 'must list at least 1 URL').max(MAX_MANUAL_URLS, `must list at most ${MAX_MANUAL_URLS} URLs`).describe('Full URLs of pages on this site.'),
+    })
+    .strict(),
+  outputSchema: CrawlRecordSchema,
+  checkInput: (input, deps) => urlsOnTargets(input.urls, deps.targets),
+  async run(input, { deps }) {
+    return toAbilityCrawlRecord(await deps.fns.svc_manual_crawl(input.urls));
+  },
+});

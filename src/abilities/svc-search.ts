@@ -1,0 +1,28 @@
+// svc/search: full-text search of the site's index; wraps svc_search().
+import { z } from 'zod';
+import { defineAbility } from './define.js';
+import { SearchParamsSchema, SearchResultsSchema } from './schemas.js';
+
+export const svcSearch = defineAbility({
+  name: 'svc/search',
+  label: 'Search the site',
+  description:
+    "Full-text search over the pages of this site that the crawler has indexed (titles, text, tags and superwords; ranked by relevance). " +
+    'Use it to find pages about a topic, or to check whether a page is in the search index. Words are combined with AND; the last word also ' +
+    'matches as a prefix; "quoted phrases" match exactly. Returns {success, results: {total, duration, hits}}, each hit with title, url, a ' +
+    'highlight (matches wrapped in <em>), tags and dates. At most 100 hits per call (search_params.size, default 10); page with search_params.from. ' +
+    'Filter with search_params.lang and search_params.tags (all must match). Pages hidden from search and unpublished posts are never returned.',
+  capability: 'read',
+  annotations: { readonly: true, destructive: false, idempotent: true },
+  inputSchema: z
+    .object({
+      terms: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(2000, 'must be at most 2000 characters').describe('The words to search for.'),
+      search_params: SearchParamsSchema.optional().describe('Paging and filters: size, from, lang, tags, highlight_length.'),
+    })
+    .strict(),
+  outputSchema: z.object({ success: z.boolean(), results: SearchResultsSchema }),
+  async run(input, { deps }) {
+    const results = await deps.fns.svc_search(input.terms, input.search_params ?? {});
+    return { success: true, results };
+  },
+});

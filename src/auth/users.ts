@@ -1,0 +1,66 @@
+// Users of the host: a login, a role, and a bearer token that is shown once and stored only as its sha256 hash.
+import type { Store } from '../backend/store/store.js';
+import { ROLES, type Role, type User } from '../host/types.js';
+import { hashSecret, newSecret, sameHash } from './secrets.js';
+
+export const LOGIN_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,59}$/;
+export const USER_TOKEN_PREFIX = 'svc_user_';
+
+export class UserError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UserError';
+  }
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+function checkLogin(login: string): void {
+  if (!LOGIN_RE.test(login)) throw new UserError(`login "${login}": must be 1-60 characters of letters, digits, ".", "_", "@" and "-", starting with a letter or digit`);
+}
+
+function checkRole(role: string): asserts role is Role {
+  if (!isRole(role)) throw new UserError(`role "${role}": must be one of ${ROLES.join(', ')}`);
+}
+
+/** Adds a user and returns its new bearer token (the only time it exists in clear). A taken login is an error. */
+export function addUser(store: Store, login: string, role: Role | string): string {
+  checkLogin(login);
+  checkRole(role);
+  const token = newSecret(USER_TOKEN_PREFIX);
+  const res = store.db
+    .prepare('INSERT INTO users (login, role, token_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(login) DO NOTHING')
+    .run(login, role, hashSecret(token), new Date().toISOString());
+  if (res.changes === 0) throw new UserError(`login "${login}": a user with this login already exists`);
+  return token;
+}
+
+/** Gives an existing user a new token (the old one stops working) and returns it. */
+export function resetUserToken(store: Store, login: string): string {
+  const token = newSecret(USER_TOKEN_PREFIX);
+  const res = store.db.prepare('UPDATE users SET token_hash = ? WHERE login = ?').run(hashSecret(token), login);
+  if (res.changes === 0) throw new UserError(`login "${login}": no such user`);
+  return token;
+}
+
+export function getUser(store: Store, login: string): User | null {
+  const row = store.db.prepare('SELECT login, role FROM users WHERE login = ?').get(login) as User | undefined;
+  return row ?? null;
+}
+
+export function listUsers(store: Store): User[] {
+  return store.db.prepare('SELECT login, role FROM users ORDER BY login').all() as User[];
+}
+
+/** The user this bearer token belongs to, or null. Looked up by hash, then confirmed in constant time. */
+export function userByToken(store: Store, token: string): User | null {
+  if (!token.startsWith(USER_TOKEN_PREFIX)) return null;
+  const hash = hashSecret(token);
+  const row = store.db.prepare('SELECT login, role, token_hash FROM users WHERE token_hash = ?').get(hash) as
+    | (User & { token_hash: string })
+    | undefined;
+  if (!row || !sameHash(row.token_hash, hash)) return null;
+  return { login: row.login, role: row.role };
+}
