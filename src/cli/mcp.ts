@@ -1,6 +1,33 @@
-// STUB: `svc mcp`.
-import { CliError } from './common.js';
+// `svc mcp [--config F]`: MCP over stdio. The current user is the login in SVC_USER; without it every tool
+// answers ability_invalid_permissions (tools/list still works). Nothing but protocol reaches stdout.
+import { CliError, parse, readConfig } from './common.js';
 
-export async function run(_argv: string[]): Promise<number> {
-  throw new CliError('svc mcp is not implemented yet', 1);
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {}, false);
+  if (values.help) {
+    process.stdout.write('usage: svc mcp [--config F] [--site URL]   (current user: SVC_USER=<login>)\n');
+    return 0;
+  }
+  // A stray console.log anywhere below would corrupt the protocol stream.
+  console.log = console.error;
+  console.info = console.error;
+  const config = readConfig(values);
+  // Loaded after the config is known good, in parallel: the SDK and the engine are the bulk of start-up.
+  const [{ openApp }, { createHost }, { serveStdio }] = await Promise.all([import('../app.js'), import('../host/host.js'), import('../transports/stdio.js')]);
+  const app = openApp(config);
+  try {
+    const host = createHost(app);
+    const login = process.env.SVC_USER?.trim() || null;
+    const user = login ? host.userByLogin(login) : null;
+    if (login && !user) throw new CliError(`SVC_USER: no user with login "${login}" (add one with: svc users add ${login} --role administrator)`, 2);
+    if (!host.abilitiesEnabled) app.logger.warn({ reason: host.disabledReason, host_version: host.version }, 'mcp: no tools are listed');
+    app.logger.info({ user: user?.login ?? null, abilities: host.registry.list().length }, 'mcp stdio ready');
+    const stop = () => void app.close().finally(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await serveStdio({ host, user, logger: app.logger });
+  } finally {
+    await app.close();
+  }
+  return 0;
 }

@@ -1,0 +1,67 @@
+// The inventory of MCP tools: one per svc/* ability, each in its own file. Registers tools/list and
+// tools/call on a low-level MCP Server so the published schemas are the ability's own JSON Schemas, byte for
+// byte (McpServer.registerTool would re-derive them from zod and validate input a second time).
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AbilityRegistry } from '../abilities/types.js';
+import type { User } from '../host/types.js';
+import { callTool, errorResult, type ToolSpec, toolDefinition } from './define.js';
+import { svcDeletePages } from './svc-delete-pages.js';
+import { svcFullCrawl } from './svc-full-crawl.js';
+import { svcGetPageMeta } from './svc-get-page-meta.js';
+import { svcLinkReport } from './svc-link-report.js';
+import { svcManualCrawl } from './svc-manual-crawl.js';
+import { svcPartialCrawl } from './svc-partial-crawl.js';
+import { svcSearch } from './svc-search.js';
+
+export const TOOLS: readonly ToolSpec[] = [svcSearch, svcGetPageMeta, svcLinkReport, svcFullCrawl, svcPartialCrawl, svcManualCrawl, svcDeletePages];
+
+export interface ToolInventory {
+  definitions: Tool[];
+  byName: Map<string, ToolSpec>;
+}
+
+const inventories = new WeakMap<AbilityRegistry, ToolInventory>();
+
+/** The tools whose ability the registry has (none below host 6.9), built once per registry. */
+export function toolInventory(registry: AbilityRegistry): ToolInventory {
+  let inv = inventories.get(registry);
+  if (!inv) {
+    inv = { definitions: [], byName: new Map() };
+    for (const spec of TOOLS) {
+      const ability = registry.get(spec.ability);
+      if (!ability) continue;
+      inv.definitions.push(toolDefinition(spec, ability));
+      inv.byName.set(spec.name, spec);
+    }
+    inventories.set(registry, inv);
+  }
+  return inv;
+}
+
+export interface RegisterToolsOptions {
+  registry: AbilityRegistry;
+  /** The current user of this connection (stdio: SVC_USER; HTTP: the bearer token's user); null when none. */
+  user: User | null;
+  /** Told about every call after it ran (for logs, and logging notifications sent on the call's own stream). */
+  onCall?: (info: { tool: string; ms: number; result?: CallToolResult; error?: unknown }, sendNotification: (n: ServerNotification) => Promise<void>) => Promise<void>;
+}
+
+export function registerTools(server: Server, opts: RegisterToolsOptions): void {
+  const inv = toolInventory(opts.registry);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: inv.definitions }));
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    const spec = inv.byName.get(req.params.name);
+    if (!spec) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}`);
+    const started = performance.now();
+    try {
+      const result = await callTool(spec, opts.registry, req.params.arguments, opts.user);
+      await opts.onCall?.({ tool: spec.name, ms: performance.now() - started, result }, extra.sendNotification);
+      return result;
+    } catch (error) {
+      // Not an ability error (those are results already): a bug or a crash below. The model still gets a result.
+      await opts.onCall?.({ tool: spec.name, ms: performance.now() - started, error }, extra.sendNotification);
+      return errorResult('internal_error', `${spec.name} failed unexpectedly; the server log has the details`);
+    }
+  });
+}

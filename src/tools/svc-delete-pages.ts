@@ -1,0 +1,9 @@
+// svc-delete-pages: removes pages from the search index by exact URL, without crawling (svc/delete-pages).
+import { defineTool } from './define.js';
+
+export const svcDeletePages = defineTool({
+  name: 'svc-delete-pages',
+  ability: 'svc/delete-pages',
+  // Changes only this service's index; the site itself is neither fetched nor changed.
+  openWorldHint: false,
+});

@@ -1,0 +1,9 @@
+// svc-get-page-meta: the page meta of one post, as the crawler indexes it (svc/get-page-meta).
+import { defineTool } from './define.js';
+
+export const svcGetPageMeta = defineTool({
+  name: 'svc-get-page-meta',
+  ability: 'svc/get-page-meta',
+  // Reads the host's own post store; no request leaves the service.
+  openWorldHint: false,
+});

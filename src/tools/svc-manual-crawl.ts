@@ -1,0 +1,9 @@
+// svc-manual-crawl: starts a crawl of the listed URLs only (svc/manual-crawl).
+import { defineTool } from './define.js';
+
+export const svcManualCrawl = defineTool({
+  name: 'svc-manual-crawl',
+  ability: 'svc/manual-crawl',
+  // Fetches the listed pages from the site and checks the links on them.
+  openWorldHint: true,
+});

@@ -1,0 +1,9 @@
+// svc-search: full-text search over the local index (svc/search).
+import { defineTool } from './define.js';
+
+export const svcSearch = defineTool({
+  name: 'svc-search',
+  ability: 'svc/search',
+  // Queries this service's own index; no request leaves it.
+  openWorldHint: false,
+});
