@@ -4,12 +4,22 @@ import { BackendError } from '../backend/errors.js';
 import { formatPath } from '../config/load.js';
 import { AbilityError, type InputIssue } from './types.js';
 
+/** Whether the value at `path` is missing from `value` (a required field that was not sent). */
+function isMissing(value: unknown, path: readonly PropertyKey[]): boolean {
+  let v: unknown = value;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object' || !(seg in v)) return true;
+    v = (v as Record<PropertyKey, unknown>)[seg];
+  }
+  return v === undefined;
+}
+
 /** zod issues → `{path, message}` naming the field (`input` for the whole input) and the rule it breaks. */
-export function inputIssues(error: z.ZodError): InputIssue[] {
+export function inputIssues(error: z.ZodError, value?: unknown): InputIssue[] {
   return error.issues.map((issue) => {
     const path = issue.path.length ? formatPath(issue.path) : 'input';
     if (issue.code === 'unrecognized_keys') return { path, message: `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}` };
-    if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return { path, message: `is required (${issue.expected})` };
+    if (issue.code === 'invalid_type' && issue.path.length && isMissing(value, issue.path)) return { path, message: `is required (${issue.message})` };
     return { path, message: issue.message };
   });
 }

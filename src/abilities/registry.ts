@@ -72,7 +72,7 @@ export class Registry implements AbilityRegistry {
 
     // 2. Input validation: the schema, then rules that need the config.
     const parsed = def.inputSchema.safeParse(input);
-    if (!parsed.success) throw invalidInput(name, inputIssues(parsed.error));
+    if (!parsed.success) throw invalidInput(name, inputIssues(parsed.error, input));
     const extra = def.checkInput?.(parsed.data, this.deps) ?? [];
     if (extra.length) throw invalidInput(name, extra);
 
@@ -90,7 +90,7 @@ export class Registry implements AbilityRegistry {
 
     // 5. Output validation.
     const out = def.outputSchema.safeParse(result);
-    if (!out.success) throw invalidOutput(name, inputIssues(out.error));
+    if (!out.success) throw invalidOutput(name, inputIssues(out.error, result));
     return out.data;
   }
 }
