@@ -15,13 +15,16 @@ const isoDate = z
 
 const slug = /^[a-z0-9_-]+$/;
 
+/** The message of a required field: "is required" when absent, else the rule. */
+const required = (rule: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : rule) });
+
 export const PostSchema = z
   .object({
-    id: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(Number.MAX_SAFE_INTEGER),
-    url: z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' }),
+    id: z.number(required('must be a whole number')).int('must be a whole number').min(1, 'must be at least 1').max(Number.MAX_SAFE_INTEGER),
+    url: z.url({ protocol: /^https?$/, ...required('must be a full http(s) URL') }),
     title: z.string().default(''),
-    status: z.enum(POST_STATUSES, { error: `must be one of ${POST_STATUSES.join(', ')}` }),
-    author: z.string().min(1, 'must be a user login'),
+    status: z.enum(POST_STATUSES, required(`must be one of ${POST_STATUSES.join(', ')}`)),
+    author: z.string(required('must be a user login')).min(1, 'must be a user login'),
     type: z.string().regex(slug, 'must be a post type slug (a-z, 0-9, _ and -)').default('post'),
     created: isoDate.nullable().default(null),
     modified: isoDate.nullable().default(null),

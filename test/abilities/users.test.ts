@@ -1,0 +1,104 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app.js';
+import { hashSecret } from '../../src/auth/secrets.js';
+import { addUser, getUser, listUsers, resetUserToken, userByToken, UserError } from '../../src/auth/users.js';
+import { run as postsCli } from '../../src/cli/posts.js';
+import { run as usersCli } from '../../src/cli/users.js';
+import { CliError } from '../../src/cli/common.js';
+import { openApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load.js';
+import { getPost } from '../../src/host/posts.js';
+import { makeApp, tempDir } from './helpers.js';
+
+let app: App | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+  vi.restoreAllMocks();
+});
+
+describe('users', () => {
+  it('adds a user, stores only the token hash, and maps the token back to the user', () => {
+    app = makeApp();
+    const token = addUser(app.store, 'alice', 'editor');
+    expect(token).toMatch(/^svc_user_[A-Za-z0-9_-]{43}$/);
+    const row = app.store.db.prepare('SELECT * FROM users WHERE login = ?').get('alice') as Record<string, unknown>;
+    expect(row.token_hash).toBe(hashSecret(token));
+    expect(JSON.stringify(row)).not.toContain(token);
+    expect(userByToken(app.store, token)).toEqual({ login: 'alice', role: 'editor' });
+    expect(userByToken(app.store, `${token}x`)).toBeNull();
+    expect(userByToken(app.store, 'svc_user_nope')).toBeNull();
+    expect(userByToken(app.store, '')).toBeNull();
+    expect(getUser(app.store, 'alice')).toEqual({ login: 'alice', role: 'editor' });
+    expect(getUser(app.store, 'bob')).toBeNull();
+  });
+
+  it('refuses a taken login, a bad login and an unknown role, naming them', () => {
+    app = makeApp();
+    addUser(app.store, 'alice', 'editor');
+    expect(() => addUser(app!.store, 'alice', 'subscriber')).toThrow(/login "alice": a user with this login already exists/);
+    expect(() => addUser(app!.store, 'bad login', 'subscriber')).toThrow(UserError);
+    expect(() => addUser(app!.store, 'bob', 'root')).toThrow(/role "root": must be one of administrator, editor, author, contributor, subscriber/);
+    expect(listUsers(app.store)).toEqual([{ login: 'alice', role: 'editor' }]);
+  });
+
+  it('a reset token replaces the old one', () => {
+    app = makeApp();
+    const old = addUser(app.store, 'alice', 'author');
+    const fresh = resetUserToken(app.store, 'alice');
+    expect(userByToken(app.store, old)).toBeNull();
+    expect(userByToken(app.store, fresh)).toEqual({ login: 'alice', role: 'author' });
+    expect(() => resetUserToken(app!.store, 'nobody')).toThrow(/no such user/);
+  });
+});
+
+describe('svc users / svc posts commands', () => {
+  function configFile(): string {
+    const dir = tempDir();
+    const file = join(dir, 'svc.json');
+    writeFileSync(file, JSON.stringify({ data_dir: join(dir, 'data'), log_level: 'silent' }));
+    return file;
+  }
+  function capture() {
+    const out: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    return out;
+  }
+
+  it('svc users add prints the bearer token alone on one stdout line', async () => {
+    const config = configFile();
+    const out = capture();
+    expect(await usersCli(['add', 'alice', '--role', 'administrator', '--config', config])).toBe(0);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatch(/^svc_user_[A-Za-z0-9_-]+\n$/);
+    app = openApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
+    expect(userByToken(app.store, out[0]!.trim())).toEqual({ login: 'alice', role: 'administrator' });
+  });
+
+  it('svc users add without --role or with a bad one fails with a clear error', async () => {
+    const config = configFile();
+    capture();
+    await expect(usersCli(['add', 'alice', '--config', config])).rejects.toThrow(/--role is required/);
+    await expect(usersCli(['add', 'alice', '--role', 'king', '--config', config])).rejects.toThrow(CliError);
+    await expect(usersCli(['add', 'alice', '--role', 'king', '--config', config])).rejects.toThrow(/role "king"/);
+  });
+
+  it('svc posts import loads a file; a bad file names line and field', async () => {
+    const config = configFile();
+    const dir = tempDir();
+    const good = join(dir, 'posts.json');
+    writeFileSync(good, JSON.stringify([{ id: 5, url: 'https://e.org/5', status: 'publish', author: 'a' }]));
+    const bad = join(dir, 'bad.ndjson');
+    writeFileSync(bad, '{"id": 6, "url": "https://e.org/6", "status": "publish"}\n');
+    const out = capture();
+    expect(await postsCli(['import', good, '--config', config])).toBe(0);
+    expect(out.join('')).toMatch(/imported 1 post from/);
+    await expect(postsCli(['import', bad, '--config', config])).rejects.toThrow(/line 1: author: is required/);
+    app = openApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
+    expect(getPost(app.store, 5)).toMatchObject({ url: 'https://e.org/5' });
+    expect(getPost(app.store, 6)).toBeNull();
+  });
+});
