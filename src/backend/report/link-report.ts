@@ -1,9 +1,42 @@
-// STUB — owned by the REST/report work (issue 4). Builds the REST form of the link report from the store only.
+// The link report (REST form), built from the store only: reading it never sends a request to the crawled site.
 import type { TargetConfig } from '../../config/schema.js';
 import { BackendError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { LinkReport, LinkReportQuery } from '../types.js';
+import { assembleLinkReport, REPORT_LIMIT, targetWalksLinks } from './assemble.js';
+import { readReportSnapshot } from './query.js';
 
-export function buildLinkReport(_store: Store, _project: string, _targets: TargetConfig[], _query: LinkReportQuery): LinkReport {
-  throw new BackendError('not_implemented', 'the link report is not implemented yet');
+/**
+ * Sections in the order notFound, forbidden, serverError, redirect, unknown; within a section pages by URL, and
+ * within a page links by URL (binary order). `limit` caps the links returned across all sections in that order.
+ */
+export function buildLinkReport(store: Store, project: string, targets: TargetConfig[], query: LinkReportQuery): LinkReport {
+  const limit = query.limit ?? REPORT_LIMIT.default;
+  if (!Number.isInteger(limit) || limit < REPORT_LIMIT.min || limit > REPORT_LIMIT.max) {
+    throw new BackendError('invalid_input', `limit: must be an integer from ${REPORT_LIMIT.min} to ${REPORT_LIMIT.max}`);
+  }
+  let host: string | null = null;
+  let shown = targets;
+  if (query.target !== undefined) {
+    const wanted = query.target.trim().toLowerCase();
+    const match = targets.find((t) => t.host === wanted);
+    if (!match) {
+      const known = targets.map((t) => t.host).join(', ') || 'none';
+      throw new BackendError('invalid_input', `target: "${query.target}" is not a configured target host (configured: ${known})`);
+    }
+    host = match.host;
+    shown = [match];
+  }
+  const snap = readReportSnapshot(store, {
+    project,
+    host,
+    limit,
+    sitemapHostsToCheck: shown.filter((t) => t.walk_links === undefined && t.use_sitemap).map((t) => t.host),
+  });
+  return assembleLinkReport({
+    rows: snap.rows,
+    counts: snap.counts,
+    lastFullCrawl: snap.lastFullCrawl,
+    targets: shown.map((t) => ({ host: t.host, linkTracking: t.track_links, walkLinks: targetWalksLinks(t, snap.sitemapHosts.has(t.host)) })),
+  });
 }

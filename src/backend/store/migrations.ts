@@ -57,6 +57,8 @@ CREATE TABLE page_tags (
   tag     TEXT NOT NULL,
   PRIMARY KEY (tag, page_id)
 ) WITHOUT ROWID;
+-- A page's tags (hits, re-crawl, and the ON DELETE CASCADE from pages) without scanning every tag.
+CREATE INDEX page_tags_page ON page_tags(page_id);
 
 -- Full-text index over pages, kept in step by triggers so page and index change in one transaction.
 CREATE VIRTUAL TABLE pages_fts USING fts5(
@@ -129,6 +131,89 @@ CREATE TABLE posts (
   content        TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX posts_url ON posts(url);
+`,
+  },
+  {
+    // Owned by the link-report work (src/backend/report). The report is read far more often than links
+    // change, so its rows are kept ready here by triggers: the crawler's writes (savePages, saveOutcomes,
+    // page deletion) fill it without knowing it exists, and a report read is one ordered index range.
+    version: 2,
+    name: 'link report rows kept ready',
+    sql: `
+-- Section order of the report; reasons not listed (ok, skipped) never reach it.
+CREATE TABLE report_reasons (
+  reason TEXT PRIMARY KEY,
+  rank   INTEGER NOT NULL UNIQUE
+) WITHOUT ROWID;
+INSERT INTO report_reasons (reason, rank) VALUES ('not_found', 0), ('forbidden', 1), ('server_error', 2), ('redirect', 3), ('unknown', 4);
+
+-- One row per (page, link) whose outcome is a problem, keyed in the report's documented order.
+CREATE TABLE report_links (
+  rank     INTEGER NOT NULL,
+  page_url TEXT NOT NULL,
+  url      TEXT NOT NULL,
+  host     TEXT NOT NULL,          -- the page's target host
+  page_id  INTEGER NOT NULL,
+  PRIMARY KEY (rank, page_url, url)
+) WITHOUT ROWID;
+CREATE INDEX report_links_host ON report_links(host, rank, page_url, url);
+CREATE INDEX report_links_url ON report_links(url, page_id);
+
+-- Full count per (host, section), so a report never counts rows it does not return.
+CREATE TABLE report_counts (
+  host TEXT NOT NULL,
+  rank INTEGER NOT NULL,
+  n    INTEGER NOT NULL,
+  PRIMARY KEY (host, rank)
+) WITHOUT ROWID;
+CREATE TRIGGER report_counts_ai AFTER INSERT ON report_links BEGIN
+  INSERT INTO report_counts (host, rank, n) VALUES (new.host, new.rank, 1) ON CONFLICT (host, rank) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER report_counts_ad AFTER DELETE ON report_links BEGIN
+  UPDATE report_counts SET n = n - 1 WHERE host = old.host AND rank = old.rank;
+END;
+CREATE TRIGGER report_counts_au AFTER UPDATE OF host, rank ON report_links WHEN old.host IS NOT new.host OR old.rank IS NOT new.rank BEGIN
+  UPDATE report_counts SET n = n - 1 WHERE host = old.host AND rank = old.rank;
+  INSERT INTO report_counts (host, rank, n) VALUES (new.host, new.rank, 1) ON CONFLICT (host, rank) DO UPDATE SET n = n + 1;
+END;
+
+INSERT OR IGNORE INTO report_links (rank, page_url, url, host, page_id)
+  SELECT rr.rank, p.url, l.url, p.host, l.page_id
+  FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id;
+
+CREATE TRIGGER report_links_ai AFTER INSERT ON links BEGIN
+  INSERT OR IGNORE INTO report_links (rank, page_url, url, host, page_id)
+  SELECT rr.rank, p.url, new.url, p.host, new.page_id
+  FROM link_outcomes o JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = new.page_id
+  WHERE o.url = new.url;
+END;
+-- Also fires for the links a page deletion cascades to.
+CREATE TRIGGER report_links_ad AFTER DELETE ON links BEGIN
+  DELETE FROM report_links WHERE url = old.url AND page_id = old.page_id;
+END;
+CREATE TRIGGER report_outcomes_ai AFTER INSERT ON link_outcomes BEGIN
+  INSERT OR IGNORE INTO report_links (rank, page_url, url, host, page_id)
+  SELECT rr.rank, p.url, l.url, p.host, l.page_id
+  FROM report_reasons rr JOIN links l ON l.url = new.url JOIN pages p ON p.id = l.page_id
+  WHERE rr.reason = new.reason;
+END;
+CREATE TRIGGER report_outcomes_au AFTER UPDATE OF url, reason ON link_outcomes WHEN old.url IS NOT new.url OR old.reason IS NOT new.reason BEGIN
+  DELETE FROM report_links WHERE url = old.url;
+  INSERT OR IGNORE INTO report_links (rank, page_url, url, host, page_id)
+  SELECT rr.rank, p.url, l.url, p.host, l.page_id
+  FROM report_reasons rr JOIN links l ON l.url = new.url JOIN pages p ON p.id = l.page_id
+  WHERE rr.reason = new.reason;
+END;
+CREATE TRIGGER report_outcomes_ad AFTER DELETE ON link_outcomes BEGIN
+  DELETE FROM report_links WHERE url = old.url;
+END;
+CREATE TRIGGER report_pages_au AFTER UPDATE OF url, host ON pages WHEN old.url IS NOT new.url OR old.host IS NOT new.host BEGIN
+  UPDATE report_links SET page_url = new.url, host = new.host
+  WHERE page_id = new.id AND url IN (SELECT url FROM links WHERE page_id = new.id);
+END;
+
+-- targets[].walkLinks: did a sitemap give this host's pages (see report/assemble.ts, targetWalksLinks)?
+CREATE INDEX pages_sitemap ON pages(host) WHERE sitemap_lastmod IS NOT NULL;
 `,
   },
 ];

@@ -1,0 +1,73 @@
+// Pure decisions of the link report: rows in report order → the REST form, and the walkLinks rule.
+import type { TargetConfig } from '../../config/schema.js';
+import { REPORT_REASONS, type LinkReason, type LinkReport, type ReportPage, type ReportSection, type ReportTarget } from '../types.js';
+
+/** REST section key of each reason, in section order (the rank stored in report_links is the index here). */
+export const SECTION_KEYS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const satisfies readonly (keyof LinkReport)[];
+export type SectionKey = (typeof SECTION_KEYS)[number];
+
+export const REPORT_LIMIT = { min: 1, max: 5000, default: 1000 } as const;
+
+/** One (page, problem link) pair, as read from the store. */
+export interface ReportRow {
+  /** Section index: position of the reason in REPORT_REASONS. */
+  rank: number;
+  pageUrl: string;
+  url: string;
+  httpStatus: number;
+  message: string;
+  redirectsTo: string | null;
+}
+
+export interface ReportInput {
+  /** Sorted by rank, then page URL, then link URL; at most `limit` of them. */
+  rows: ReportRow[];
+  /** Full number of (page, link) pairs per section, by rank, whatever the limit. */
+  counts: number[];
+  targets: ReportTarget[];
+  lastFullCrawl: string | null;
+}
+
+export function reasonOfRank(rank: number): LinkReason {
+  const reason = REPORT_REASONS[rank];
+  if (!reason) throw new Error(`no report section of rank ${rank}`);
+  return reason;
+}
+
+/**
+ * walkLinks of a target: the configured `walk_links` when set; unset, a target walks links when it does not
+ * use sitemaps, or when no sitemap gave it pages (DESIGN §2: "on when no sitemap is found").
+ */
+export function targetWalksLinks(target: Pick<TargetConfig, 'walk_links' | 'use_sitemap'>, sitemapFound: boolean): boolean {
+  return target.walk_links ?? (!target.use_sitemap || !sitemapFound);
+}
+
+/** Groups sorted rows by section, then by the page they were found on; `truncated` when counts exceed the rows. */
+export function assembleLinkReport(input: ReportInput): LinkReport {
+  const sections = SECTION_KEYS.map((_, rank): ReportSection => ({ count: input.counts[rank] ?? 0, pages: [] }));
+  let page: ReportPage | null = null;
+  let pageRank = -1;
+  for (const row of input.rows) {
+    const section = sections[row.rank];
+    if (!section) throw new Error(`no report section of rank ${row.rank}`);
+    if (!page || pageRank !== row.rank || page.url !== row.pageUrl) {
+      page = { url: row.pageUrl, links: [] };
+      pageRank = row.rank;
+      section.pages.push(page);
+    }
+    const link: ReportPage['links'][number] = { url: row.url, httpStatus: row.httpStatus, message: row.message };
+    if (REPORT_REASONS[row.rank] === 'redirect' && row.redirectsTo !== null) link.redirectsTo = row.redirectsTo;
+    page.links.push(link);
+  }
+  const total = sections.reduce((n, s) => n + s.count, 0);
+  return {
+    notFound: sections[0]!,
+    forbidden: sections[1]!,
+    serverError: sections[2]!,
+    redirect: sections[3]!,
+    unknown: sections[4]!,
+    targets: input.targets,
+    truncated: input.rows.length < total,
+    lastFullCrawl: input.lastFullCrawl,
+  };
+}

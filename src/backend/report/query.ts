@@ -1,0 +1,69 @@
+// Store reads of the link report: report_links (kept ready by triggers, migration 2) joined to the outcomes.
+import { lastFullCrawl } from '../store/crawls.js';
+import type { Statement } from 'better-sqlite3';
+import type { Store } from '../store/store.js';
+import type { ReportRow } from './assemble.js';
+
+export interface ReportSnapshot {
+  rows: ReportRow[];
+  counts: number[];
+  lastFullCrawl: string | null;
+  /** Hosts (of those asked about) that have at least one page a sitemap gave. */
+  sitemapHosts: Set<string>;
+}
+
+export interface ReportRead {
+  project: string;
+  /** Only pages of this host; null for every page in the store. */
+  host: string | null;
+  limit: number;
+  /** Hosts whose walkLinks depends on whether a sitemap was found. */
+  sitemapHostsToCheck: string[];
+}
+
+const ROW_COLUMNS = `r.rank AS rank, r.page_url AS pageUrl, r.url AS url, o.http_status AS httpStatus, o.message AS message, o.redirects_to AS redirectsTo`;
+
+interface Statements {
+  rowsAll: Statement;
+  rowsOfHost: Statement;
+  countsAll: Statement;
+  countsOfHost: Statement;
+  sitemapPage: Statement;
+}
+
+const prepared = new WeakMap<Store, Statements>();
+
+function statements(store: Store): Statements {
+  let s = prepared.get(store);
+  if (!s) {
+    const db = store.db;
+    s = {
+      rowsAll: db.prepare(`SELECT ${ROW_COLUMNS} FROM report_links r JOIN link_outcomes o ON o.url = r.url ORDER BY r.rank, r.page_url, r.url LIMIT ?`),
+      rowsOfHost: db.prepare(
+        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url WHERE r.host = ? ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
+      ),
+      countsAll: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts GROUP BY rank'),
+      countsOfHost: db.prepare('SELECT rank, n FROM report_counts WHERE host = ?'),
+      sitemapPage: db.prepare('SELECT 1 FROM pages INDEXED BY pages_sitemap WHERE host = ? AND sitemap_lastmod IS NOT NULL LIMIT 1'),
+    };
+    prepared.set(store, s);
+  }
+  return s;
+}
+
+/** Everything the report needs, read in one transaction so rows, counts and dates come from one snapshot. */
+export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapshot {
+  const s = statements(store);
+  const rowsStmt = read.host === null ? s.rowsAll : s.rowsOfHost;
+  const countsStmt = read.host === null ? s.countsAll : s.countsOfHost;
+  const hostArgs = read.host === null ? [] : [read.host];
+  return store.db
+    .transaction((): ReportSnapshot => {
+      const rows = rowsStmt.all(...hostArgs, read.limit) as ReportRow[];
+      const counts = [0, 0, 0, 0, 0];
+      for (const c of countsStmt.all(...hostArgs) as { rank: number; n: number }[]) counts[c.rank] = c.n;
+      const sitemapHosts = new Set(read.sitemapHostsToCheck.filter((h) => s.sitemapPage.get(h) !== undefined));
+      return { rows, counts, lastFullCrawl: lastFullCrawl(store, read.project), sitemapHosts };
+    })
+    .deferred();
+}

@@ -1,0 +1,232 @@
+// The link report builder: pure assembly, the rows kept ready by migration 2's triggers, and buildLinkReport.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { assembleLinkReport, targetWalksLinks, type ReportRow } from '../../src/backend/report/assemble.js';
+import { buildLinkReport } from '../../src/backend/report/link-report.js';
+import { createCrawl, setCrawlStatus } from '../../src/backend/store/crawls.js';
+import { MIGRATIONS } from '../../src/backend/store/migrations.js';
+import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/backend/store/pages.js';
+import { Store } from '../../src/backend/store/store.js';
+import type { LinkReport } from '../../src/backend/types.js';
+import { HOST_A, HOST_B, makeApp, outcome, page, seedMany, seedSmallSite, tempDir, TOKEN } from './helpers.js';
+
+const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
+const a = `https://${HOST_A}`;
+
+/** Every (page, link) pair of the report in order, flattened. */
+function flat(r: LinkReport): string[] {
+  return SECTIONS.flatMap((s) => r[s].pages.flatMap((p) => p.links.map((l) => `${s} ${p.url} ${l.url}`)));
+}
+
+/** What report_links and report_counts must hold, computed from scratch with a plain join. */
+function expectMaintained(store: Store): void {
+  const fresh = store.db
+    .prepare(
+      `SELECT rr.rank, p.url AS page_url, l.url, p.host FROM links l JOIN link_outcomes o ON o.url = l.url
+       JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id ORDER BY 1, 2, 3`,
+    )
+    .all();
+  expect(store.db.prepare('SELECT rank, page_url, url, host FROM report_links ORDER BY 1, 2, 3').all()).toEqual(fresh);
+  const counts = store.db.prepare('SELECT host, rank, n FROM report_counts WHERE n <> 0 ORDER BY 1, 2').all();
+  const freshCounts = store.db
+    .prepare(
+      `SELECT p.host, rr.rank, COUNT(*) AS n FROM links l JOIN link_outcomes o ON o.url = l.url
+       JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id GROUP BY 1, 2 ORDER BY 1, 2`,
+    )
+    .all();
+  expect(counts).toEqual(freshCounts);
+}
+
+describe('assembleLinkReport (pure)', () => {
+  const row = (rank: number, pageUrl: string, url: string, redirectsTo: string | null = null): ReportRow => ({
+    rank,
+    pageUrl,
+    url,
+    httpStatus: 404,
+    message: 'm',
+    redirectsTo,
+  });
+
+  it('groups sorted rows by section, then by page, and keeps counts whatever the rows', () => {
+    const r = assembleLinkReport({
+      rows: [row(0, 'p1', 'x'), row(0, 'p1', 'y'), row(0, 'p2', 'x'), row(3, 'p1', 'z', 'z2'), row(4, 'p1', 'w')],
+      counts: [3, 0, 0, 1, 1],
+      targets: [],
+      lastFullCrawl: null,
+    });
+    expect(r.notFound).toEqual({
+      count: 3,
+      pages: [
+        { url: 'p1', links: [{ url: 'x', httpStatus: 404, message: 'm' }, { url: 'y', httpStatus: 404, message: 'm' }] },
+        { url: 'p2', links: [{ url: 'x', httpStatus: 404, message: 'm' }] },
+      ],
+    });
+    expect(r.redirect.pages[0]!.links[0]!.redirectsTo).toBe('z2');
+    expect(r.unknown.pages[0]!.links[0]).not.toHaveProperty('redirectsTo');
+    expect(r.truncated).toBe(false);
+  });
+
+  it('is truncated when the counts exceed the rows', () => {
+    const r = assembleLinkReport({ rows: [row(0, 'p', 'x')], counts: [2, 0, 0, 0, 0], targets: [], lastFullCrawl: null });
+    expect(r.truncated).toBe(true);
+    expect(r.notFound.count).toBe(2);
+  });
+
+  it('walkLinks: configured value, else on without sitemaps or when none was found', () => {
+    expect(targetWalksLinks({ walk_links: false, use_sitemap: false }, false)).toBe(false);
+    expect(targetWalksLinks({ walk_links: true, use_sitemap: true }, true)).toBe(true);
+    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: false }, true)).toBe(true);
+    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: true }, false)).toBe(true);
+    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: true }, true)).toBe(false);
+  });
+});
+
+describe('buildLinkReport', () => {
+  let app: App;
+  afterEach(async () => app?.close());
+
+  it('reports every problem reason in the documented order, never ok or skipped', () => {
+    app = makeApp();
+    seedSmallSite(app);
+    const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1000 });
+    // Page URLs in binary order: "http://…" sorts before "https://…".
+    expect(flat(r)).toEqual([
+      `notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`,
+      `notFound ${a}/ ${a}/missing`,
+      `notFound ${a}/b ${a}/missing`,
+      `forbidden ${a}/ ${a}/secret`,
+      `serverError ${a}/ ${a}/fail`,
+      `redirect ${a}/ ${a}/old`,
+      `redirect ${a}/b ${a}/old`,
+      `unknown ${a}/ ${a}/later`,
+    ]);
+    expect(r.redirect.pages[0]!.links[0]).toEqual({ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new` });
+    expect(r.unknown.pages[0]!.links[0]).toEqual({ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached' });
+    expect(SECTIONS.map((s) => r[s].count)).toEqual([3, 1, 1, 2, 1]);
+    expect(r.truncated).toBe(false);
+    expect(r.lastFullCrawl).toBeNull();
+    expect(r.targets).toEqual([
+      { host: HOST_A, linkTracking: 'all', walkLinks: true },
+      { host: HOST_B, linkTracking: 'pdf', walkLinks: true },
+    ]);
+  });
+
+  it('caps links across sections, keeps full counts, and says truncated', () => {
+    app = makeApp();
+    const counts = seedMany(app, 40, 10); // 400 problem links
+    const full = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 5000 });
+    const all = flat(full);
+    expect(all).toHaveLength(400);
+    expect(full.truncated).toBe(false);
+    for (const limit of [1, 7, 80, 399]) {
+      const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit });
+      expect(flat(r)).toEqual(all.slice(0, limit));
+      expect(r.truncated).toBe(true);
+      expect(SECTIONS.map((s) => r[s].count)).toEqual([counts.not_found, counts.forbidden, counts.server_error, counts.redirect, counts.unknown]);
+    }
+    expect(buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 400 }).truncated).toBe(false);
+  });
+
+  it('limits to one configured target, case-insensitively; refuses an unknown one naming target', () => {
+    app = makeApp();
+    seedSmallSite(app);
+    const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1000, target: 'B.example:8080' });
+    expect(flat(r)).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
+    expect(SECTIONS.map((s) => r[s].count)).toEqual([1, 0, 0, 0, 0]);
+    expect(r.targets.map((t) => t.host)).toEqual([HOST_B]);
+    expect(() => buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 10, target: 'nope.example' })).toThrow(/^target: "nope.example" is not a configured target/);
+  });
+
+  it('refuses a limit outside 1..5000 or not an integer, naming limit', () => {
+    app = makeApp();
+    for (const limit of [0, -1, 5001, 1.5, Number.NaN]) {
+      expect(() => buildLinkReport(app.store, TOKEN, app.config.targets, { limit })).toThrow(/^limit: must be an integer from 1 to 5000/);
+    }
+  });
+
+  it('lastFullCrawl is the last completed full crawl only', () => {
+    app = makeApp();
+    const full = createCrawl(app.store, TOKEN, 'full')!;
+    setCrawlStatus(app.store, full.id, 'completed');
+    const at = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1 }).lastFullCrawl;
+    expect(at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const manual = createCrawl(app.store, TOKEN, 'manual', [`${a}/`])!;
+    setCrawlStatus(app.store, manual.id, 'completed');
+    expect(buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1 }).lastFullCrawl).toBe(at);
+  });
+
+  it('walkLinks follows whether a sitemap gave the host pages, unless configured', () => {
+    app = makeApp({ targets: [{ host: HOST_A }, { host: HOST_B, walk_links: false }] });
+    savePages(app.store, [page(`${a}/`, [], { sitemapLastmod: '2026-01-01' })]);
+    expect(buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1 }).targets).toEqual([
+      { host: HOST_A, linkTracking: 'pdf', walkLinks: false },
+      { host: HOST_B, linkTracking: 'pdf', walkLinks: false },
+    ]);
+  });
+});
+
+describe('report rows kept ready by triggers (migration 2)', () => {
+  let app: App;
+  afterEach(async () => app?.close());
+
+  it('follow outcome changes, re-crawled pages, deleted pages and the full-crawl clearing', () => {
+    app = makeApp();
+    seedSmallSite(app);
+    expectMaintained(app.store);
+    // A fixed link, a newly broken one, and a redirect that now fails.
+    saveOutcomes(app.store, [outcome(`${a}/missing`, 'ok'), outcome(`${a}/ok`, 'not_found'), outcome(`${a}/old`, 'server_error')]);
+    expectMaintained(app.store);
+    // The page is re-crawled with fewer links.
+    savePages(app.store, [page(`${a}/`, [`${a}/ok`, `${a}/fail`])]);
+    expectMaintained(app.store);
+    const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 100 });
+    expect(flat(r)).toEqual([
+      `notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`,
+      `notFound ${a}/ ${a}/ok`,
+      `serverError ${a}/ ${a}/fail`,
+      `serverError ${a}/b ${a}/old`,
+    ]);
+    clearForFullCrawl(app.store);
+    expectMaintained(app.store);
+    // Pages a completed full crawl did not see leave, and their links with them (cascade).
+    removePagesNotSeen(app.store, HOST_A, 99);
+    expectMaintained(app.store);
+    expect(flat(buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 100 }))).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
+  });
+
+  it('stay equal to a fresh computation after many random writes', () => {
+    app = makeApp();
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const reasons = ['ok', 'skipped', 'not_found', 'forbidden', 'server_error', 'redirect', 'unknown'] as const;
+    for (let round = 0; round < 30; round++) {
+      const pages = Array.from({ length: 5 }, () => {
+        const host = rnd(2) ? HOST_A : HOST_B;
+        const links = Array.from({ length: rnd(6) }, () => `https://l.example/${rnd(15)}`);
+        return page(`https://${host}/p${rnd(12)}`, links);
+      });
+      savePages(app.store, pages);
+      saveOutcomes(app.store, Array.from({ length: 6 }, () => outcome(`https://l.example/${rnd(15)}`, reasons[rnd(reasons.length)]!)));
+      if (round % 7 === 3) app.store.db.prepare('DELETE FROM pages WHERE url = ?').run(`https://${HOST_A}/p${rnd(12)}`);
+      if (round % 11 === 5) clearForFullCrawl(app.store);
+    }
+    expectMaintained(app.store);
+  });
+
+  it('are filled from existing data when a version-1 database is upgraded', () => {
+    const path = join(tempDir(), 'svc.db');
+    const v1 = new Database(path);
+    v1.exec(MIGRATIONS[0]!.sql);
+    v1.pragma('user_version = 1');
+    const pageId = v1.prepare(`INSERT INTO pages (url, host, http_status, last_crawled) VALUES (?, ?, 200, 'x') RETURNING id`).get(`${a}/`, HOST_A) as { id: number };
+    v1.prepare(`INSERT INTO links (page_id, url, element) VALUES (?, ?, 'a'), (?, ?, 'a')`).run(pageId.id, `${a}/gone`, pageId.id, `${a}/fine`);
+    v1.prepare(`INSERT INTO link_outcomes (url, http_status, reason, checked_at) VALUES (?, 404, 'not_found', 'x'), (?, 200, 'ok', 'x')`).run(`${a}/gone`, `${a}/fine`);
+    v1.close();
+    const store = new Store(path);
+    expectMaintained(store);
+    expect(store.db.prepare('SELECT url FROM report_links').all()).toEqual([{ url: `${a}/gone` }]);
+    store.close();
+  });
+});
