@@ -1,5 +1,6 @@
 // `svc mcp [--config F]`: MCP over stdio. The current user is the login in SVC_USER; without it every tool
 // answers ability_invalid_permissions (tools/list still works). Nothing but protocol reaches stdout.
+import type { Host } from '../host/host.js';
 import { CliError, parse, readConfig } from './common.js';
 
 export async function run(argv: string[]): Promise<number> {
@@ -15,18 +16,23 @@ export async function run(argv: string[]): Promise<number> {
   // Loaded after the config is known good, in parallel: the SDK and the engine are the bulk of start-up.
   const [{ openApp }, { createHost }, { serveStdio }] = await Promise.all([import('../app.js'), import('../host/host.js'), import('../transports/stdio.js')]);
   const app = openApp(config);
+  let host: Host | undefined;
   try {
-    const host = createHost(app);
+    host = createHost(app);
     const login = process.env.SVC_USER?.trim() || null;
     const user = login ? host.userByLogin(login) : null;
     if (login && !user) throw new CliError(`SVC_USER: no user with login "${login}" (add one with: svc users add ${login} --role administrator)`, 2);
-    if (!host.abilitiesEnabled) app.logger.warn({ reason: host.disabledReason, host_version: host.version }, 'mcp: no tools are listed');
-    app.logger.info({ user: user?.login ?? null, abilities: host.registry.list().length }, 'mcp stdio ready');
-    const stop = () => void app.close().finally(() => process.exit(0));
+    // Below host 6.9 createHost has already said why there are no abilities; the initialize answer says it too.
+    app.logger.info({ user: user?.login ?? null, tools: host.abilitiesEnabled ? host.registry.list().length : 0 }, 'mcp stdio ready');
+    const stop = () => {
+      host?.close();
+      void app.close().finally(() => process.exit(0));
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     await serveStdio({ host, user, logger: app.logger });
   } finally {
+    host?.close();
     await app.close();
   }
   return 0;

@@ -28,12 +28,17 @@ function objectSchema(schema: JsonSchema | undefined, what: string, tool: string
   return schema as Tool['inputSchema'];
 }
 
+/** The ability's description as a model reading MCP tools needs it: sibling abilities named by their tool names. */
+export function toolDescription(description: string): string {
+  return description.replace(/\bsvc\/([a-z0-9-]+)/g, 'svc-$1');
+}
+
 /** The tool's full definition as tools/list publishes it. */
 export function toolDefinition(spec: ToolSpec, ability: Ability): Tool {
   return {
     name: spec.name,
     title: ability.label,
-    description: ability.description,
+    description: toolDescription(ability.description),
     inputSchema: objectSchema(ability.inputJsonSchema, 'input', spec.name),
     outputSchema: objectSchema(ability.outputJsonSchema, 'output', spec.name),
     annotations: {
@@ -58,7 +63,8 @@ export function errorResult(code: string, message: string): CallToolResult {
 export async function callTool(spec: ToolSpec, registry: AbilityRegistry, args: Record<string, unknown> | undefined, user: User | null): Promise<CallToolResult> {
   let output: unknown;
   try {
-    output = await registry.execute(spec.ability, args ?? {}, { user });
+    // No arguments: the registry applies the input schema's default, as the host's own API does.
+    output = await registry.execute(spec.ability, args, { user });
   } catch (err) {
     if (err instanceof AbilityError) return errorResult(err.code, err.message);
     throw err;

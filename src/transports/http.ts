@@ -27,7 +27,6 @@ export function createMcpHttpHandler(app: App, host: Host): HttpHandler {
   const cfg = app.config.server;
   const guard = createOriginGuard({ allowedHosts: cfg.allowed_hosts, allowedOrigins: cfg.allowed_origins });
   const log = app.logger.child({ mcp: 'http' });
-  if (!host.abilitiesEnabled) log.warn({ reason: host.disabledReason, host_version: host.version }, 'mcp: no tools are listed');
 
   return async (req, res, url) => {
     if (url.pathname !== MCP_PATH) return false;
