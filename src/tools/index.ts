@@ -2,7 +2,7 @@
 // tools/call on a low-level MCP Server so the published schemas are the ability's own JSON Schemas, byte for
 // byte (McpServer.registerTool would re-derive them from zod and validate input a second time).
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type ServerNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AbilityRegistry } from '../abilities/types.js';
 import type { User } from '../host/types.js';
 import { callTool, errorResult, type ToolSpec, toolDefinition } from './define.js';
@@ -47,12 +47,17 @@ export interface RegisterToolsOptions {
   onCall?: (info: { tool: string; ms: number; result?: CallToolResult; error?: unknown }, sendNotification: (n: ServerNotification) => Promise<void>) => Promise<void>;
 }
 
+/** A JSON-RPC error for the protocol to send. (McpError would put "MCP error -32602:" into the message itself.) */
+function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
 export function registerTools(server: Server, opts: RegisterToolsOptions): void {
   const inv = toolInventory(opts.registry);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: inv.definitions }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const spec = inv.byName.get(req.params.name);
-    if (!spec) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}`);
+    if (!spec) throw protocolError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}`);
     const started = performance.now();
     try {
       const result = await callTool(spec, opts.registry, req.params.arguments, opts.user);

@@ -61,7 +61,8 @@ describe('svc serve /mcp (Streamable HTTP)', () => {
   });
 
   it('refuses a foreign Host or Origin with 403', async () => {
-    for (const headers of [{ host: 'evil.example.com' }, { host: `evil.example.com:${new URL(serve.baseUrl).port}` }, { origin: 'http://evil.example.com' }, { origin: 'null' }]) {
+    const refused: Record<string, string>[] = [{ host: 'evil.example.com' }, { host: `evil.example.com:${new URL(serve.baseUrl).port}` }, { origin: 'http://evil.example.com' }, { origin: 'null' }];
+    for (const headers of refused) {
       const r = await post(headers);
       expect(r.status, JSON.stringify(headers)).toBe(403);
       expect(JSON.parse(r.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
@@ -69,14 +70,15 @@ describe('svc serve /mcp (Streamable HTTP)', () => {
   });
 
   it('accepts loopback names with any port, and the configured host and origin', async () => {
-    for (const headers of [
+    const accepted: Record<string, string>[] = [
       { host: 'localhost:1' },
       { host: '[::1]:9' },
       { host: 'svc.test' },
       { host: 'svc.test:8443' },
       { origin: 'http://localhost:5173' },
       { origin: 'https://app.example.test' },
-    ]) {
+    ];
+    for (const headers of accepted) {
       const r = await post(headers);
       expect(r.status, JSON.stringify(headers)).toBe(200);
     }
