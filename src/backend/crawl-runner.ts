@@ -1,34 +1,204 @@
-// STUB — owned by the crawler work (issue 2). Runs crawls of one project in the background, one at a time.
+// Runs crawls of one project in the background, one at a time: validates a request, creates the record
+// (queued), answers at once, then moves it through running to completed | stopped | failed with live stats.
 import type { TargetConfig } from '../config/schema.js';
+import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
+import { runCrawl, type CrawlProgress } from '../crawler/crawl.js';
+import type { FetcherOptions } from '../crawler/fetch.js';
+import { checkSelector } from '../crawler/html.js';
+import { canonicalTargetHost } from '../crawler/urls.js';
 import type { Logger } from '../log.js';
 import { BackendError } from './errors.js';
+import { checkSiteUrl } from './search/delete.js';
+import { activeCrawl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from './store/crawls.js';
 import type { Store } from './store/store.js';
-import type { CrawlRecord, CrawlRequest } from './types.js';
+import type { CrawlMode, CrawlRecord, CrawlRequest } from './types.js';
+
+/** URLs one manual crawl may list. */
+export const MANUAL_URLS_MAX = 1000;
+const MODES: readonly CrawlMode[] = ['full', 'partial', 'manual'];
 
 export interface CrawlRunnerOptions {
   store: Store;
   project: string;
   targets: TargetConfig[];
   logger: Logger;
+  /**
+   * Connect-time address policy. Off by default for now; when on, loopback/private/link-local addresses are
+   * refused unless they are a target's own host:port or listed in `allow` (host:port strings).
+   */
+  addressPolicy?: { allow?: string[] } | null;
+  /** Fetch-layer overrides (retry waits, redirect cap…), mostly for tests. */
+  fetcher?: FetcherOptions;
+  /** How often progress listeners hear from a crawl. */
+  progressIntervalMs?: number;
+  /** How often live stats are written to the crawl record. */
+  statsIntervalMs?: number;
+}
+
+export type ProgressListener = (crawlId: number, progress: CrawlProgress) => void;
+
+/** The request as it came (REST body, ability input): checked here, field by field. */
+export function validateCrawlRequest(req: unknown, targets: TargetConfig[]): { mode: CrawlMode; urls?: string[] } {
+  if (!req || typeof req !== 'object' || Array.isArray(req)) throw new BackendError('invalid_input', 'request: must be an object with a mode');
+  const { mode, urls } = req as { mode?: unknown; urls?: unknown };
+  if (typeof mode !== 'string' || !MODES.includes(mode as CrawlMode)) {
+    throw new BackendError('invalid_input', `mode: must be one of ${MODES.join(', ')}${mode === undefined ? ' (missing)' : ''}`);
+  }
+  if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
+  targets.forEach((t, i) => {
+    for (const key of ['content_selector', 'title_selector'] as const) {
+      const sel = t[key];
+      const problem = sel ? checkSelector(sel) : null;
+      if (problem) throw new BackendError('invalid_input', `targets[${i}].${key}: must be a valid CSS selector (${problem})`);
+    }
+  });
+  if (mode !== 'manual') {
+    if (urls !== undefined && urls !== null) throw new BackendError('invalid_input', 'urls: only allowed when mode is manual');
+    return { mode: mode as CrawlMode };
+  }
+  if (urls === undefined || urls === null) throw new BackendError('invalid_input', 'urls: required when mode is manual (full URLs of pages on a configured target)');
+  if (!Array.isArray(urls)) throw new BackendError('invalid_input', 'urls: must be an array of full URLs');
+  if (urls.length === 0) throw new BackendError('invalid_input', 'urls: must hold at least one URL');
+  if (urls.length > MANUAL_URLS_MAX) throw new BackendError('invalid_input', `urls: at most ${MANUAL_URLS_MAX} URLs per manual crawl (got ${urls.length})`);
+  const problems: string[] = [];
+  const out: string[] = [];
+  urls.forEach((u, i) => {
+    const r = checkSiteUrl(u, targets);
+    if (typeof r === 'string') return void problems.push(`urls[${i}]: ${r}`);
+    const target = targets.find((t) => canonicalTargetHost(t.host, t.scheme) === r.host)!;
+    if (r.protocol !== `${target.scheme}:`) return void problems.push(`urls[${i}]: must be a ${target.scheme}:// URL, like its target ${target.host}`);
+    r.hash = '';
+    out.push(r.href);
+  });
+  if (problems.length) throw new BackendError('invalid_input', problems.slice(0, 10).join('; ') + (problems.length > 10 ? `; … ${problems.length - 10} more` : ''));
+  return { mode: 'manual', urls: [...new Set(out)] };
+}
+
+interface Running {
+  controller: AbortController;
+  done: Promise<CrawlRecord>;
 }
 
 export class CrawlRunner {
+  private readonly running = new Map<number, Running>();
+  private readonly endedListeners = new Set<(record: CrawlRecord) => void>();
+  private readonly progressListeners = new Set<ProgressListener>();
+
   constructor(readonly opts: CrawlRunnerOptions) {}
 
   /** Validates the request, creates the record, starts the crawl in the background, answers at once. */
-  start(_req: CrawlRequest): CrawlRecord {
-    throw new BackendError('not_implemented', 'crawling is not implemented yet');
+  start(req: CrawlRequest): CrawlRecord {
+    const { mode, urls } = validateCrawlRequest(req, this.opts.targets);
+    const rec = createCrawl(this.opts.store, this.opts.project, mode, urls);
+    if (!rec) {
+      const busy = activeCrawl(this.opts.store, this.opts.project);
+      throw new BackendError('conflict', `a crawl of this project is already ${busy?.status ?? 'running'}${busy ? ` (crawl ${busy.id}, ${busy.mode})` : ''}: wait for it to end`);
+    }
+    const controller = new AbortController();
+    const done = this.execute(rec, controller.signal);
+    this.running.set(rec.id, { controller, done });
+    return rec;
   }
 
-  /** Resolves with the final record when crawl `id` ends. */
-  async wait(_id: number): Promise<CrawlRecord> {
-    throw new BackendError('not_implemented', 'crawling is not implemented yet');
+  /** Resolves with the final record when crawl `id` ends (at once when it already has). */
+  async wait(id: number): Promise<CrawlRecord> {
+    const r = this.running.get(id);
+    if (r) return r.done;
+    const rec = getCrawl(this.opts.store, this.opts.project, id);
+    if (!rec) throw new BackendError('not_found', `crawl ${id} not found`);
+    return rec;
   }
 
-  onEnded(_listener: (record: CrawlRecord) => void): () => void {
-    return () => {};
+  onEnded(listener: (record: CrawlRecord) => void): () => void {
+    this.endedListeners.add(listener);
+    return () => this.endedListeners.delete(listener);
+  }
+
+  /** Live progress of crawls this runner runs (for the CLI's progress line). */
+  onProgress(listener: ProgressListener): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  /** Stops one crawl (status `stopped`); false when it is not running here. */
+  stop(id: number): boolean {
+    const r = this.running.get(id);
+    if (!r) return false;
+    r.controller.abort();
+    return true;
   }
 
   /** Stops running crawls (status `stopped`) and waits for them to settle. */
-  async stopAll(): Promise<void> {}
+  async stopAll(): Promise<void> {
+    const all = [...this.running.values()];
+    for (const r of all) r.controller.abort();
+    await Promise.allSettled(all.map((r) => r.done));
+  }
+
+  private async execute(rec: CrawlRecord, signal: AbortSignal): Promise<CrawlRecord> {
+    const { store, logger } = this.opts;
+    // Let start() return the queued record before any work happens.
+    await new Promise((r) => setImmediate(r));
+    let final: CrawlRecord = rec;
+    try {
+      setCrawlStatus(store, rec.id, 'running');
+      logger.info({ crawl: rec.id, mode: rec.mode }, 'crawl started');
+      let lastWrite = 0;
+      const result = await runCrawl({
+        store,
+        crawlId: rec.id,
+        mode: rec.mode,
+        targets: this.opts.targets,
+        urls: rec.urls,
+        logger,
+        signal,
+        fetcher: { ...this.opts.fetcher, addressPolicy: this.policy() },
+        progressIntervalMs: this.opts.progressIntervalMs ?? 500,
+        onProgress: (p) => {
+          for (const l of this.progressListeners) l(rec.id, p);
+          const now = Date.now();
+          if (now - lastWrite >= (this.opts.statsIntervalMs ?? 1000)) {
+            lastWrite = now;
+            updateCrawlStats(store, rec.id, p.stats);
+          }
+        },
+      });
+      updateCrawlStats(store, rec.id, result.stats);
+      setCrawlStatus(store, rec.id, result.stopped ? 'stopped' : 'completed', result.stopped ? 'stopped before the end' : undefined);
+      logger.info({ crawl: rec.id, mode: rec.mode, status: result.stopped ? 'stopped' : 'completed', ...result.stats }, 'crawl ended');
+    } catch (err) {
+      logger.error({ err, crawl: rec.id }, 'crawl failed');
+      try {
+        setCrawlStatus(store, rec.id, 'failed', err instanceof Error ? err.message : String(err));
+      } catch {
+        // the store is gone (closing): the next open marks it failed
+      }
+    } finally {
+      this.running.delete(rec.id);
+      try {
+        final = getCrawl(store, this.opts.project, rec.id) ?? rec;
+      } catch {
+        final = { ...rec, status: 'failed' };
+      }
+      for (const l of this.endedListeners) {
+        try {
+          l(final);
+        } catch (err) {
+          logger.error({ err }, 'crawl-ended listener failed');
+        }
+      }
+    }
+    return final;
+  }
+
+  private policy() {
+    const p = this.opts.addressPolicy;
+    if (!p) return null;
+    const allowed = this.opts.targets.map((t) => targetEndpoint(t.host, t.scheme));
+    for (const a of p.allow ?? []) {
+      const u = new URL(`http://${a}/`);
+      allowed.push({ host: u.hostname, port: Number(u.port || 80) });
+    }
+    return createAddressPolicy(allowed);
+  }
 }

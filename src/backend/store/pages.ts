@@ -114,3 +114,19 @@ export function sitemapLastmods(store: Store, host: string): Map<string, string 
   const rows = store.db.prepare('SELECT url, sitemap_lastmod FROM pages WHERE host = ?').all(host) as { url: string; sitemap_lastmod: string | null }[];
   return new Map(rows.map((r) => [r.url, r.sitemap_lastmod]));
 }
+
+/** Marks stored pages as seen by a crawl without rewriting them (e.g. a page the site asked us not to fetch right now). */
+export function touchPages(store: Store, urls: string[], crawlId: number): void {
+  if (!urls.length) return;
+  const stmt = store.db.prepare('UPDATE pages SET crawl_id = ? WHERE url = ?');
+  store.tx(() => {
+    for (const u of urls) stmt.run(crawlId, u);
+  });
+}
+
+/** Removes stored pages by exact URL (a re-crawled page that is now gone or redirects elsewhere). */
+export function removePagesByUrl(store: Store, urls: string[]): number {
+  if (!urls.length) return 0;
+  const stmt = store.db.prepare('DELETE FROM pages WHERE url = ?');
+  return store.tx(() => urls.reduce((n, u) => n + stmt.run(u).changes, 0));
+}

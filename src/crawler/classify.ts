@@ -1,0 +1,118 @@
+// Turns what a fetch came back with into a link outcome: reason, http_status, message, redirects_to.
+// PURE: the one place that decides what counts as broken (DESIGN.md §2).
+import { STATUS_CODES } from 'node:http';
+import type { LinkOutcomeReason } from '../backend/types.js';
+
+/** Why nothing usable came back. */
+export type FailureKind =
+  | 'timeout' // no complete answer within request_timeout_ms
+  | 'refused' // nothing listens there
+  | 'dns' // the host name does not resolve
+  | 'reset' // the connection broke
+  | 'tls' // certificate or handshake failure
+  | 'network' // any other transport error
+  | 'redirect_loop'
+  | 'too_many_redirects'
+  | 'bad_redirect' // a Location that is not an http(s) URL
+  | 'blocked' // the address policy refused to connect
+  | 'rate_limited' // the site kept answering 429/503 + Retry-After after every retry
+  | 'aborted'; // the crawl was stopped
+
+/** One redirect answer of a chain, in order. */
+export interface Hop {
+  url: string;
+  status: number;
+  location: string;
+}
+
+export type FetchSummary =
+  | { ok: true; url: string; finalUrl: string; status: number; hops: Hop[] }
+  | { ok: false; url: string; finalUrl: string; failure: FailureKind; detail: string; hops: Hop[]; status?: number };
+
+export interface Classification {
+  reason: LinkOutcomeReason;
+  /** 0 when nothing answered. */
+  httpStatus: number;
+  message: string;
+  /** The final URL of a redirect chain; null when the link did not redirect. */
+  redirectsTo: string | null;
+}
+
+/** The reason an HTTP status stands for on its own (a 3xx only means "redirect" when it led somewhere). */
+export function reasonForStatus(status: number): LinkOutcomeReason {
+  if (status >= 200 && status < 300) return 'ok';
+  if (status === 404 || status === 410) return 'not_found';
+  if (status === 401 || status === 403 || status === 451) return 'forbidden';
+  if (status >= 300 && status < 400) return 'redirect';
+  // Any other 4xx or 5xx is an answer "with a failure" (spec: serverError section).
+  return 'server_error';
+}
+
+export function statusText(status: number): string {
+  const text = STATUS_CODES[status];
+  return text ? `${status} ${text}` : `HTTP ${status}`;
+}
+
+const FAILURE_TEXT: Record<FailureKind, string> = {
+  timeout: 'timed out',
+  refused: 'connection refused',
+  dns: 'host name not found',
+  reset: 'connection reset',
+  tls: 'TLS error',
+  network: 'network error',
+  redirect_loop: 'redirect loop',
+  too_many_redirects: 'too many redirects',
+  bad_redirect: 'redirect to a URL that cannot be fetched',
+  blocked: 'blocked by the address policy',
+  rate_limited: 'not checked: the site kept asking to slow down',
+  aborted: 'not checked: the crawl was stopped',
+};
+
+function chainText(hops: Hop[], last: string): string {
+  const parts = hops.slice(0, 6).map((h) => `${h.url} (${h.status})`);
+  if (hops.length > 6) parts.push(`… ${hops.length - 6} more`);
+  parts.push(last);
+  return parts.join(' → ');
+}
+
+export function classify(s: FetchSummary): Classification {
+  if (!s.ok) {
+    const base = FAILURE_TEXT[s.failure];
+    const message = s.detail ? `${base}: ${s.detail}` : base;
+    // Being asked to slow down says nothing about the link: never report it as broken.
+    if (s.failure === 'rate_limited') return { reason: 'skipped', httpStatus: s.status ?? 429, message, redirectsTo: null };
+    if (s.failure === 'aborted') return { reason: 'unknown', httpStatus: 0, message, redirectsTo: null };
+    if (s.hops.length) {
+      const first = s.hops[0]!;
+      return { reason: 'server_error', httpStatus: first.status, message: `${base}: ${chainText(s.hops, s.detail || s.finalUrl)}`, redirectsTo: null };
+    }
+    return { reason: 'server_error', httpStatus: s.status ?? 0, message, redirectsTo: null };
+  }
+  const own = reasonForStatus(s.status);
+  if (!s.hops.length) {
+    if (own === 'redirect') return { reason: 'server_error', httpStatus: s.status, message: `${statusText(s.status)} without a usable Location`, redirectsTo: null };
+    return { reason: own, httpStatus: s.status, message: statusText(s.status), redirectsTo: null };
+  }
+  const first = s.hops[0]!;
+  if (own === 'ok') {
+    return {
+      reason: 'redirect',
+      httpStatus: first.status,
+      message: `${statusText(first.status)}: ${chainText(s.hops, `${s.finalUrl} (${s.status})`)}`,
+      redirectsTo: s.finalUrl,
+    };
+  }
+  // A redirect to a broken page is broken: report the final answer, and where it was found.
+  const finalReason = own === 'redirect' ? 'server_error' : own;
+  return {
+    reason: finalReason,
+    httpStatus: s.status,
+    message: `${statusText(s.status)} after redirects: ${chainText(s.hops, `${s.finalUrl} (${s.status})`)}`,
+    redirectsTo: s.finalUrl,
+  };
+}
+
+/** Reasons that count as errors in crawl stats. */
+export function isBroken(reason: LinkOutcomeReason): boolean {
+  return reason === 'not_found' || reason === 'forbidden' || reason === 'server_error';
+}

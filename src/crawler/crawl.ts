@@ -1,0 +1,572 @@
+// The crawl engine: modes full / partial / manual exactly as DESIGN.md §2, link tracking, max_pages.
+// Decisions are delegated to pure modules (urls, classify, html, robots, sitemap, page-meta); this file
+// schedules fetches and hands what they found to the batched writer.
+import { setMaxListeners } from 'node:events';
+import { clearForFullCrawl, removePagesNotSeen, sitemapLastmods, type FoundLink, type PageWrite } from '../backend/store/pages.js';
+import type { Store } from '../backend/store/store.js';
+import type { CrawlMode, CrawlStats, CrawlTargetStats } from '../backend/types.js';
+import type { TargetConfig } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { classify, isBroken, type Classification } from './classify.js';
+import { Fetcher, type FetcherOptions, type FetchResult } from './fetch.js';
+import { HtmlSink, type ExtractedPage } from './html.js';
+import { buildPageMeta } from './page-meta.js';
+import { ALLOW_ALL, loadRobots, xRobotsTag, type RobotsRules } from './robots.js';
+import { loadSitemaps } from './sitemap.js';
+import { canonicalTargetHost, compilePatterns, isPdfUrl, matchesAny, normalizeUrl, targetOrigin } from './urls.js';
+import { CrawlWriter } from './writer.js';
+
+export interface CrawlProgress {
+  /** Page fetches finished. */
+  pagesDone: number;
+  /** Pages and link checks waiting. */
+  queued: number;
+  /** Broken links found so far. */
+  errors: number;
+  /** Link outcomes recorded so far. */
+  linksChecked: number;
+  /** HTTP requests sent. */
+  requests: number;
+  elapsedMs: number;
+  stats: CrawlStats;
+}
+
+export interface CrawlEngineOptions {
+  store: Store;
+  crawlId: number;
+  mode: CrawlMode;
+  targets: TargetConfig[];
+  /** manual: the URLs to crawl, each already checked to be a full URL on a target. */
+  urls?: string[];
+  logger: Logger;
+  signal?: AbortSignal;
+  fetcher?: FetcherOptions;
+  onProgress?: (p: CrawlProgress) => void;
+  progressIntervalMs?: number;
+  /** Link checks (HEAD/GET) in flight across all hosts. */
+  linkCheckConcurrency?: number;
+}
+
+export interface CrawlResult {
+  stats: CrawlStats;
+  /** The signal stopped it before the end. */
+  stopped: boolean;
+}
+
+interface QueueItem {
+  url: string;
+}
+
+const MAX_ROBOTS_DELAY_MS = 10_000;
+
+function isHtml(contentType: string | null): boolean {
+  if (!contentType) return true;
+  return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType);
+}
+
+function headerString(v: string | string[] | undefined): string | null {
+  return (Array.isArray(v) ? v[0] : v) ?? null;
+}
+
+/** One target's share of a crawl. */
+class TargetRun {
+  readonly host: string;
+  readonly origin: string;
+  readonly deny: RegExp[];
+  readonly skip: RegExp[];
+  robots: RobotsRules = ALLOW_ALL;
+  /** Sitemap URL → lastmod (when sitemaps were read). */
+  sitemap: Map<string, string | null> | null = null;
+  walk = false;
+  /** Page URLs queued or fetched in this crawl. */
+  readonly seen = new Set<string>();
+  private readonly queue: QueueItem[] = [];
+  private head = 0;
+  fetched = 0;
+  stored = 0;
+  active = 0;
+  cut = false;
+  private waiters: (() => void)[] = [];
+
+  constructor(readonly cfg: TargetConfig) {
+    this.host = canonicalTargetHost(cfg.host, cfg.scheme);
+    this.origin = targetOrigin(cfg.host, cfg.scheme);
+    this.deny = compilePatterns(cfg.deny_patterns);
+    this.skip = compilePatterns(cfg.skip_link_patterns);
+  }
+
+  /** The canonical form of a URL of this target (walk_query_strings = false drops the query). */
+  canon(url: string): string {
+    return this.cfg.walk_query_strings ? url : (normalizeUrl(url, undefined, { dropQuery: true }) ?? url);
+  }
+
+  owns(url: string): boolean {
+    return url.startsWith(this.origin) && (url.length === this.origin.length || url[this.origin.length] === '/');
+  }
+
+  tracks(url: string): boolean {
+    return this.cfg.track_links === 'all' || isPdfUrl(url);
+  }
+
+  /** Why this URL may not be fetched as a page (deny_patterns, robots.txt), or null. */
+  refusal(url: string): string | null {
+    if (matchesAny(url, this.deny)) return 'not crawled: matches deny_patterns';
+    if (this.cfg.respect_robots_txt && !this.robots.isAllowed(url)) return 'not crawled: disallowed by robots.txt';
+    return null;
+  }
+
+  get full(): boolean {
+    return this.fetched >= this.cfg.max_pages;
+  }
+
+  get queued(): number {
+    return this.queue.length - this.head;
+  }
+
+  enqueue(url: string): void {
+    this.queue.push({ url });
+    this.notify();
+  }
+
+  next(): QueueItem | null {
+    if (this.head >= this.queue.length || this.full) return null;
+    const item = this.queue[this.head++]!;
+    // Let the array go once it is drained, so a long crawl does not keep every URL it ever queued.
+    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  /** Queued but never fetched (max_pages, or a stop). */
+  leftovers(): QueueItem[] {
+    const rest = this.queue.slice(this.head);
+    this.head = this.queue.length;
+    return rest;
+  }
+
+  waitForWork(): Promise<void> {
+    return new Promise((r) => this.waiters.push(r));
+  }
+
+  notify(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const r of w) r();
+  }
+}
+
+interface CheckItem {
+  url: string;
+  timeoutMs: number;
+}
+
+export class CrawlEngine {
+  private readonly fetcher: Fetcher;
+  private readonly runs: TargetRun[];
+  private readonly writer: CrawlWriter;
+  /** Link URLs whose outcome this crawl has recorded or will record (once per crawl). */
+  private readonly decided = new Set<string>();
+  private readonly checks: CheckItem[] = [];
+  private checkHead = 0;
+  private checksActive = 0;
+  private readonly checkConcurrency: number;
+  private checkIdle: (() => void)[] = [];
+  private readonly signal: AbortSignal;
+  private readonly started = Date.now();
+  private pagesDone = 0;
+  private pagesStored = 0;
+  private linksChecked = 0;
+  private errors = 0;
+
+  constructor(private readonly o: CrawlEngineOptions) {
+    this.signal = o.signal ?? new AbortController().signal;
+    // Every request in flight listens to it.
+    setMaxListeners(0, this.signal);
+    this.fetcher = new Fetcher(o.fetcher);
+    this.runs = o.targets.map((t) => new TargetRun(t));
+    this.writer = new CrawlWriter(o.store, o.crawlId);
+    this.checkConcurrency = o.linkCheckConcurrency ?? 32;
+  }
+
+  async run(): Promise<CrawlResult> {
+    const { o } = this;
+    const tick = o.onProgress ? setInterval(() => this.emitProgress(), o.progressIntervalMs ?? 500) : null;
+    try {
+      if (o.mode === 'full') clearForFullCrawl(o.store);
+      for (const r of this.runs) {
+        this.fetcher.configureHost(r.host, { concurrency: r.cfg.concurrency, delayMs: r.cfg.crawl_delay_ms, headers: r.cfg.request_headers });
+      }
+      await Promise.all(this.runs.map((r) => this.runTarget(r)));
+      await this.checksDrained();
+      const stopped = this.signal.aborted;
+      this.recordLeftovers();
+      this.writer.flush();
+      if (o.mode === 'full' && !stopped) {
+        for (const r of this.runs) {
+          if (r.cut) {
+            o.logger.info({ host: r.host, max_pages: r.cfg.max_pages }, 'max_pages cut the crawl short: no page of this target is removed');
+          } else if (r.stored === 0) {
+            o.logger.warn({ host: r.host }, 'no page of this target could be fetched: keeping its stored pages');
+          } else {
+            const removed = removePagesNotSeen(o.store, r.host, o.crawlId);
+            if (removed) o.logger.info({ host: r.host, removed }, 'pages not seen by this full crawl removed');
+          }
+        }
+      }
+      return { stats: this.stats(), stopped };
+    } finally {
+      if (tick) clearInterval(tick);
+      await this.fetcher.close();
+      this.emitProgress();
+    }
+  }
+
+  stats(): CrawlStats {
+    const targets: Record<string, CrawlTargetStats> = {};
+    for (const r of this.runs) targets[r.host] = { pages: r.stored, cutByMaxPages: r.cut };
+    return { pages: this.pagesStored, links: this.linksChecked, errors: this.errors, targets };
+  }
+
+  progress(): CrawlProgress {
+    const queued = this.runs.reduce((n, r) => n + r.queued, 0) + (this.checks.length - this.checkHead);
+    return {
+      pagesDone: this.pagesDone,
+      queued,
+      errors: this.errors,
+      linksChecked: this.linksChecked,
+      requests: this.fetcher.requests,
+      elapsedMs: Date.now() - this.started,
+      stats: this.stats(),
+    };
+  }
+
+  private emitProgress(): void {
+    this.o.onProgress?.(this.progress());
+  }
+
+  private targetFor(url: string): TargetRun | undefined {
+    for (const r of this.runs) if (r.owns(url)) return r;
+    return undefined;
+  }
+
+  // ── targets ────────────────────────────────────────────────────────────────────────────────────────
+
+  private async runTarget(r: TargetRun): Promise<void> {
+    const { o } = this;
+    const cfg = r.cfg;
+    const timeoutMs = cfg.request_timeout_ms;
+    const needSitemaps = (o.mode === 'full' || o.mode === 'partial') && cfg.use_sitemap;
+    if (cfg.respect_robots_txt || needSitemaps) {
+      r.robots = await loadRobots(this.fetcher, r.origin, { timeoutMs, signal: this.signal });
+      if (r.robots.status === 'unavailable') o.logger.warn({ host: r.host }, 'robots.txt could not be read (5xx or no answer): crawling without its rules');
+      if (cfg.respect_robots_txt && r.robots.crawlDelayMs) {
+        const limiter = this.fetcher.limiter(r.host);
+        limiter.delayMs = Math.max(limiter.delayMs, Math.min(r.robots.crawlDelayMs, MAX_ROBOTS_DELAY_MS));
+      }
+    }
+    if (needSitemaps) {
+      const start = r.robots.sitemaps.length ? r.robots.sitemaps : [`${r.origin}/sitemap.xml`];
+      const loaded = await loadSitemaps(this.fetcher, start, {
+        timeoutMs,
+        signal: this.signal,
+        maxUrls: Math.max(cfg.max_pages * 2, 1000),
+        accept: (u) => {
+          const n = normalizeUrl(u);
+          return n && r.owns(n) ? r.canon(n) : null;
+        },
+      });
+      if (loaded.entries.size) r.sitemap = loaded.entries;
+      if (loaded.capped) r.cut = true;
+      o.logger.info({ host: r.host, sitemaps: loaded.read, urls: loaded.entries.size }, 'sitemaps read');
+    } else if (o.mode === 'partial') {
+      o.logger.warn({ host: r.host }, 'partial crawl: use_sitemap is off for this target, nothing to compare');
+    }
+
+    const seeds: string[] = [];
+    if (o.mode === 'full') {
+      r.walk = cfg.walk_links ?? !r.sitemap;
+      if (r.sitemap) seeds.push(...r.sitemap.keys());
+      if (!r.sitemap || r.walk) for (const p of cfg.start_paths) seeds.push(`${r.origin}${p}`);
+    } else if (o.mode === 'partial') {
+      r.walk = false;
+      if (r.sitemap) {
+        const stored = sitemapLastmods(o.store, r.host);
+        for (const [url, lastmod] of r.sitemap) {
+          if (!stored.has(url)) seeds.push(url);
+          else if (lastmod !== null && stored.get(url) !== lastmod) seeds.push(url);
+        }
+        o.logger.info({ host: r.host, changed: seeds.length, in_sitemap: r.sitemap.size }, 'partial crawl: pages whose sitemap lastmod changed');
+      }
+    } else {
+      r.walk = false;
+      for (const u of o.urls ?? []) {
+        const n = normalizeUrl(u);
+        if (n && r.owns(n)) seeds.push(n);
+      }
+    }
+    for (const s of seeds) {
+      const url = normalizeUrl(s);
+      if (!url) continue;
+      this.offerPage(r, r.canon(url), true);
+    }
+    await Promise.all(Array.from({ length: cfg.concurrency }, () => this.worker(r)));
+    if (r.queued > 0) r.cut = true;
+  }
+
+  /** Queues a page of target r unless it was seen, is refused, or max_pages is reached (then it is `unknown`). */
+  private offerPage(r: TargetRun, url: string, seed = false): void {
+    if (r.seen.has(url)) return;
+    r.seen.add(url);
+    const refusal = r.refusal(url);
+    if (refusal) {
+      // Links get their `skipped` outcome from ensureOutcome; a seed nobody links to gets it here.
+      if (seed && r.tracks(url)) this.decide(url, { reason: 'skipped', httpStatus: 0, message: refusal, redirectsTo: null });
+      return;
+    }
+    if (r.full) {
+      r.cut = true;
+      if (r.tracks(url)) this.decide(url, { reason: 'unknown', httpStatus: 0, message: `not fetched: max_pages (${r.cfg.max_pages}) reached`, redirectsTo: null });
+      return;
+    }
+    // Its page fetch records its outcome.
+    this.decided.add(url);
+    r.enqueue(url);
+  }
+
+  private async worker(r: TargetRun): Promise<void> {
+    for (;;) {
+      if (this.signal.aborted) {
+        r.notify();
+        return;
+      }
+      const item = r.next();
+      if (!item) {
+        if (r.active === 0) {
+          r.notify();
+          return;
+        }
+        await r.waitForWork();
+        continue;
+      }
+      r.active++;
+      r.fetched++;
+      try {
+        await this.crawlPage(r, item.url);
+      } catch (err) {
+        this.o.logger.error({ err, url: item.url }, 'page failed unexpectedly');
+      } finally {
+        r.active--;
+        this.pagesDone++;
+        r.notify();
+      }
+    }
+  }
+
+  // ── pages ──────────────────────────────────────────────────────────────────────────────────────────
+
+  private async crawlPage(r: TargetRun, url: string): Promise<void> {
+    const cfg = r.cfg;
+    let sink: HtmlSink | null = null;
+    const res = await this.fetcher.fetch(url, {
+      timeoutMs: cfg.request_timeout_ms,
+      signal: this.signal,
+      onResponse: (info) => {
+        if (info.status < 200 || info.status >= 300 || !isHtml(info.contentType)) return undefined;
+        const final = normalizeUrl(info.url);
+        if (!final || !r.owns(final)) return undefined;
+        // Redirected to a page this crawl has already seen: no need to parse it twice.
+        if (final !== url && r.seen.has(r.canon(final))) return undefined;
+        sink = new HtmlSink(info.contentType, { url: final, contentSelector: cfg.content_selector, titleSelector: cfg.title_selector });
+        return sink;
+      },
+    });
+    const cls = classify(res);
+    if (r.tracks(url)) this.record(url, cls);
+    if (!res.ok && res.failure === 'aborted') return;
+
+    if (!res.ok || res.status < 200 || res.status >= 300) {
+      // A page that answers with a transient failure keeps its stored copy; one that is gone or moved loses it.
+      if (cls.reason === 'server_error' || cls.reason === 'skipped') this.writer.touch(url);
+      else if (this.o.mode !== 'full') this.writer.remove(url);
+      return;
+    }
+
+    const final = normalizeUrl(res.finalUrl);
+    let pageUrl = url;
+    if (final && final !== url) {
+      // Redirected: the original URL is no longer a page; the target of the chain may be one.
+      if (this.o.mode !== 'full') this.writer.remove(url);
+      const canonical = r.canon(final);
+      if (!canonical || !r.owns(canonical) || r.seen.has(canonical) || r.refusal(canonical)) return;
+      r.seen.add(canonical);
+      this.decided.add(canonical);
+      if (r.tracks(canonical)) this.record(canonical, classify({ ok: true, url: canonical, finalUrl: canonical, status: res.status, hops: [] }));
+      pageUrl = canonical;
+    }
+    const extracted = (sink as HtmlSink | null)?.page ?? null;
+    this.storePage(r, pageUrl, url, res, extracted);
+  }
+
+  private storePage(r: TargetRun, pageUrl: string, requested: string, res: FetchResult, extracted: ExtractedPage | null): void {
+    const cfg = r.cfg;
+    const lastmod = r.sitemap?.get(pageUrl) ?? r.sitemap?.get(requested) ?? null;
+    if (!extracted) {
+      // A document that is not HTML (PDF, image…): stored so it counts as seen, never in the search index.
+      const meta = buildPageMeta({ url: pageUrl, host: r.host, extracted: EMPTY_PAGE, lastModified: headerString(res.headers['last-modified']), targetTags: cfg.tags });
+      this.writer.page({
+        url: pageUrl, host: r.host, httpStatus: res.ok ? res.status : 200, contentType: res.contentType, indexed: false, showInSearch: meta.showInSearch,
+        title: meta.title, language: null, tags: meta.tags, superwords: [], content: '', meta, created: null, modified: meta.modified,
+        sitemapLastmod: lastmod, crawlId: this.o.crawlId, links: [],
+      });
+      r.stored++;
+      this.pagesStored++;
+      return;
+    }
+    const header = cfg.respect_robots_meta ? xRobotsTag(res.headers['x-robots-tag']) : { noindex: false, nofollow: false };
+    const meta = cfg.respect_robots_meta ? extracted.robots : { noindex: false, nofollow: false };
+    const noindex = header.noindex || meta.noindex;
+    const nofollow = header.nofollow || meta.nofollow;
+    const pageMeta = buildPageMeta({
+      url: pageUrl,
+      host: r.host,
+      extracted,
+      lastModified: headerString(res.headers['last-modified']),
+      contentLanguage: headerString(res.headers['content-language']),
+      targetTags: cfg.tags,
+    });
+    const links = this.handleLinks(r, extracted, nofollow);
+    const write: PageWrite = {
+      url: pageUrl,
+      host: r.host,
+      httpStatus: res.ok ? res.status : 200,
+      contentType: res.contentType,
+      indexed: !noindex,
+      showInSearch: pageMeta.showInSearch,
+      title: pageMeta.title,
+      language: pageMeta.language,
+      tags: pageMeta.tags,
+      superwords: pageMeta.superwords,
+      content: extracted.text,
+      meta: pageMeta,
+      created: pageMeta.created,
+      modified: pageMeta.modified,
+      sitemapLastmod: lastmod,
+      crawlId: this.o.crawlId,
+      links,
+    };
+    this.writer.page(write);
+    r.stored++;
+    this.pagesStored++;
+  }
+
+  /** Walks (when allowed) and tracks the links of a crawled page; returns the ones to store with it. */
+  private handleLinks(r: TargetRun, page: ExtractedPage, nofollow: boolean): FoundLink[] {
+    const out: FoundLink[] = [];
+    const stored = new Set<string>();
+    for (const link of page.links) {
+      const owner = this.targetFor(link.url);
+      const url = owner ? owner.canon(link.url) : link.url;
+      // skip_link_patterns: neither walked, checked nor reported.
+      if (matchesAny(url, r.skip)) continue;
+      const tracked = r.tracks(url);
+      if (tracked && !stored.has(url)) {
+        stored.add(url);
+        out.push({ url, element: link.element });
+      }
+      if (owner === r && r.walk && link.walkable && !nofollow && !(link.nofollow && r.cfg.respect_robots_meta)) this.offerPage(r, url);
+      if (tracked) this.ensureOutcome(url, owner, r);
+    }
+    return out;
+  }
+
+  /** Makes sure a tracked link gets exactly one outcome in this crawl. */
+  private ensureOutcome(url: string, owner: TargetRun | undefined, from: TargetRun): void {
+    if (this.decided.has(url)) return;
+    if (owner) {
+      const refusal = owner.refusal(url);
+      if (refusal) return this.decide(url, { reason: 'skipped', httpStatus: 0, message: refusal, redirectsTo: null });
+      if (owner.seen.has(url)) return; // queued: its page fetch records it
+    }
+    this.decided.add(url);
+    this.checks.push({ url, timeoutMs: (owner ?? from).cfg.request_timeout_ms });
+    this.pumpChecks();
+  }
+
+  private decide(url: string, c: Classification): void {
+    if (this.decided.has(url)) return;
+    this.decided.add(url);
+    this.record(url, c);
+  }
+
+  private record(url: string, c: Classification): void {
+    this.writer.outcome({ url, httpStatus: c.httpStatus, reason: c.reason, message: c.message, redirectsTo: c.redirectsTo, crawlId: this.o.crawlId });
+    if (c.reason !== 'skipped') this.linksChecked++;
+    if (isBroken(c.reason)) this.errors++;
+  }
+
+  // ── link checks (HEAD, GET fallback) ───────────────────────────────────────────────────────────────
+
+  private pumpChecks(): void {
+    while (this.checksActive < this.checkConcurrency && this.checkHead < this.checks.length && !this.signal.aborted) {
+      const item = this.checks[this.checkHead++]!;
+      if (this.checkHead > 4096 && this.checkHead * 2 > this.checks.length) {
+        this.checks.splice(0, this.checkHead);
+        this.checkHead = 0;
+      }
+      this.checksActive++;
+      void this.runCheck(item).finally(() => {
+        this.checksActive--;
+        this.pumpChecks();
+        if (this.checksActive === 0 && (this.checkHead >= this.checks.length || this.signal.aborted)) {
+          const w = this.checkIdle;
+          this.checkIdle = [];
+          for (const r of w) r();
+        }
+      });
+    }
+  }
+
+  private async runCheck(item: CheckItem): Promise<void> {
+    try {
+      const res = await this.fetcher.check(item.url, { timeoutMs: item.timeoutMs, signal: this.signal });
+      this.record(item.url, classify(res));
+    } catch (err) {
+      this.o.logger.error({ err, url: item.url }, 'link check failed unexpectedly');
+    }
+  }
+
+  private checksDrained(): Promise<void> {
+    if (this.checksActive === 0 && (this.checkHead >= this.checks.length || this.signal.aborted)) return Promise.resolve();
+    return new Promise((r) => this.checkIdle.push(r));
+  }
+
+  // ── the end ────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Found but never fetched (max_pages, or the crawl was stopped): `unknown`. */
+  private recordLeftovers(): void {
+    const stopped = this.signal.aborted;
+    for (const r of this.runs) {
+      const rest = r.leftovers();
+      if (rest.length) r.cut = r.cut || !stopped;
+      const why = stopped ? 'not fetched: the crawl was stopped' : `not fetched: max_pages (${r.cfg.max_pages}) reached`;
+      for (const { url } of rest) {
+        if (r.tracks(url)) this.record(url, { reason: 'unknown', httpStatus: 0, message: why, redirectsTo: null });
+      }
+    }
+    if (stopped) {
+      for (let i = this.checkHead; i < this.checks.length; i++) {
+        this.record(this.checks[i]!.url, { reason: 'unknown', httpStatus: 0, message: 'not checked: the crawl was stopped', redirectsTo: null });
+      }
+      this.checkHead = this.checks.length;
+    }
+  }
+}
+
+const EMPTY_PAGE: ExtractedPage = { title: '', text: '', lang: null, description: null, embeddedMeta: null, links: [], robots: { noindex: false, nofollow: false }, baseUrl: '' };
+
+/** Runs one crawl to its end (or until the signal stops it). */
+export function runCrawl(o: CrawlEngineOptions): Promise<CrawlResult> {
+  return new CrawlEngine(o).run();
+}

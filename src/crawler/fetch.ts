@@ -1,0 +1,403 @@
+// The one way the crawler talks HTTP: one undici Agent (keep-alive) per crawl, per-host politeness, a time
+// limit covering headers and body, capped (and gzip-bomb-safe) bodies, redirects followed by hand with every
+// hop recorded, and "slow down" answers (429, 503 + Retry-After) waited out and retried a bounded number of times.
+import { lookup as dnsLookup } from 'node:dns';
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import type { Readable, Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import { Agent, buildConnector } from 'undici';
+import type { AddressPolicy } from './address-policy.js';
+import type { FailureKind, FetchSummary, Hop } from './classify.js';
+import { AbortError, HostLimiter, type HostLimits } from './host-limiter.js';
+
+export const DEFAULT_USER_AGENT = 'svc-crawler/0.1 (+https://github.com/svc-mcp/svc)';
+/** Decoded bytes kept of one page; the rest is cut off (a 50 MB page or an endless body stops here). */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface FetcherOptions {
+  userAgent?: string;
+  /** Consulted at connect time for every address a host name resolves to; null/undefined: no restriction. */
+  addressPolicy?: AddressPolicy | null;
+  /** Longest redirect chain followed (hops). */
+  maxRedirects?: number;
+  /** Retries after a "slow down" answer. */
+  maxRetries?: number;
+  /** Longest single wait a Retry-After may impose. */
+  maxRetryWaitMs?: number;
+  /** Limits for hosts that were not configured (external links). */
+  defaultLimits?: HostLimits;
+  connectTimeoutMs?: number;
+}
+
+export interface HostSettings extends HostLimits {
+  /** Sent on every request to this host (target request_headers); never to other hosts. */
+  headers?: Record<string, string>;
+}
+
+export interface ResponseInfo {
+  url: string;
+  status: number;
+  headers: IncomingHttpHeaders;
+  contentType: string | null;
+}
+
+/** Receives the decoded body of the final answer, chunk by chunk. */
+export interface BodySink {
+  write(chunk: Buffer): void;
+  end(): void;
+}
+
+export interface FetchOptions {
+  method?: 'GET' | 'HEAD';
+  /** For headers and body together, per request. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Decoded bytes handed to the sink at most. */
+  maxBodyBytes?: number;
+  /** Called with the final (non-redirect) answer; return a sink to read its body, or nothing to skip it. */
+  onResponse?: (res: ResponseInfo) => BodySink | undefined | void;
+}
+
+export type FetchResult = FetchSummary & {
+  headers: IncomingHttpHeaders;
+  contentType: string | null;
+  /** The body was cut at maxBodyBytes. */
+  truncated: boolean;
+  /** Requests this fetch made (hops and retries included). */
+  requests: number;
+};
+
+class BlockedError extends Error {
+  readonly code = 'SVC_ADDRESS_BLOCKED';
+}
+
+class TimeoutError extends Error {
+  readonly code = 'SVC_TIMEOUT';
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Seconds or an HTTP date → milliseconds to wait; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+/** Maps a transport error to a failure kind with a short detail. */
+export function describeError(err: unknown, timeoutMs: number): { failure: FailureKind; detail: string } {
+  const e = err as { code?: string; message?: string; errors?: { code?: string }[]; cause?: { code?: string; message?: string } };
+  if (err instanceof TimeoutError) return { failure: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
+  if (err instanceof BlockedError) return { failure: 'blocked', detail: err.message };
+  if (err instanceof AbortError) return { failure: 'aborted', detail: '' };
+  const code = e?.code ?? e?.errors?.find((x) => x?.code)?.code ?? e?.cause?.code ?? '';
+  switch (code) {
+    case 'ECONNREFUSED':
+      return { failure: 'refused', detail: '' };
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return { failure: 'dns', detail: '' };
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'ETIMEDOUT':
+      return { failure: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'ERR_STREAM_PREMATURE_CLOSE':
+      return { failure: 'reset', detail: '' };
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return { failure: 'network', detail: code.toLowerCase() === 'ehostunreach' ? 'host unreachable' : 'network unreachable' };
+    default:
+      if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code) || /certificate|TLS|SSL/i.test(e?.message ?? '')) {
+        return { failure: 'tls', detail: code || (e?.message ?? '') };
+      }
+      if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR' || code.startsWith('ERR__')) return { failure: 'network', detail: 'the body could not be decoded' };
+      return { failure: 'network', detail: code || (e?.message ?? String(err)).slice(0, 200) };
+  }
+}
+
+function bareHost(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+/** A connector that resolves the name itself, asks the policy about every address, and connects to the one it checked. */
+function guardedConnector(policy: AddressPolicy, connectTimeoutMs: number): buildConnector.connector {
+  const base = buildConnector({ timeout: connectTimeoutMs });
+  return (opts, callback) => {
+    const name = bareHost(opts.hostname);
+    const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+    const go = (addresses: { address: string; family: number }[]) => {
+      for (const a of addresses) {
+        const why = policy.check(name, port, a.address);
+        if (why) return callback(new BlockedError(why), null);
+      }
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`cannot resolve ${name}`), { code: 'ENOTFOUND' }), null);
+      // Connect to the checked address (no second lookup to race); TLS still uses the name for SNI.
+      base({ ...opts, hostname: first.address, servername: opts.servername ?? (isIP(name) ? undefined : name) }, callback);
+    };
+    const family = isIP(name);
+    if (family) return go([{ address: name, family }]);
+    dnsLookup(name, { all: true }, (err, addresses) => {
+      if (err) return callback(err, null);
+      go(addresses);
+    });
+  };
+}
+
+const NO_HEADERS: IncomingHttpHeaders = {};
+
+export class Fetcher {
+  readonly agent: Agent;
+  private readonly limiters = new Map<string, HostLimiter>();
+  private readonly hostHeaders = new Map<string, Record<string, string>>();
+  private readonly userAgent: string;
+  private readonly maxRedirects: number;
+  private readonly maxRetries: number;
+  private readonly maxRetryWaitMs: number;
+  private readonly defaultLimits: HostLimits;
+  /** Requests sent (every hop and retry). */
+  requests = 0;
+
+  constructor(opts: FetcherOptions = {}) {
+    this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+    this.maxRedirects = opts.maxRedirects ?? 10;
+    this.maxRetries = opts.maxRetries ?? 3;
+    this.maxRetryWaitMs = opts.maxRetryWaitMs ?? 30_000;
+    this.defaultLimits = opts.defaultLimits ?? { concurrency: 4, delayMs: 0 };
+    const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
+    this.agent = new Agent({
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connect: opts.addressPolicy ? guardedConnector(opts.addressPolicy, connectTimeoutMs) : { timeout: connectTimeoutMs },
+    });
+  }
+
+  /** Politeness and headers for one host[:port] (a crawl target). */
+  configureHost(host: string, settings: HostSettings): void {
+    this.limiters.set(host, new HostLimiter(settings));
+    if (settings.headers && Object.keys(settings.headers).length) this.hostHeaders.set(host, settings.headers);
+  }
+
+  limiter(host: string): HostLimiter {
+    let l = this.limiters.get(host);
+    if (!l) {
+      l = new HostLimiter(this.defaultLimits);
+      this.limiters.set(host, l);
+    }
+    return l;
+  }
+
+  /** Fetches url, following redirects by hand. Never throws: every problem is a failure in the result. */
+  async fetch(url: string, opts: FetchOptions): Promise<FetchResult> {
+    const hops: Hop[] = [];
+    const visited = new Set<string>([url]);
+    let current = url;
+    let requests = 0;
+    for (;;) {
+      const step = await this.requestOnce(current, opts);
+      requests += step.requests;
+      if (step.kind === 'failure') {
+        return { ok: false, url, finalUrl: current, failure: step.failure, detail: step.detail, hops, status: step.status, headers: NO_HEADERS, contentType: null, truncated: false, requests };
+      }
+      if (step.kind === 'final') {
+        return { ok: true, url, finalUrl: current, status: step.status, hops, headers: step.headers, contentType: step.contentType, truncated: step.truncated, requests };
+      }
+      let next: URL;
+      try {
+        next = new URL(step.location, current);
+      } catch {
+        next = new URL('invalid:');
+      }
+      hops.push({ url: current, status: step.status, location: step.location });
+      const fail = (failure: FailureKind, detail: string): FetchResult => ({
+        ok: false, url, finalUrl: current, failure, detail, hops, status: step.status, headers: NO_HEADERS, contentType: null, truncated: false, requests,
+      });
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') return fail('bad_redirect', step.location.slice(0, 200));
+      next.hash = '';
+      const nextUrl = next.href;
+      if (visited.has(nextUrl)) return fail('redirect_loop', nextUrl);
+      if (hops.length >= this.maxRedirects) return fail('too_many_redirects', `more than ${this.maxRedirects} hops`);
+      visited.add(nextUrl);
+      current = nextUrl;
+    }
+  }
+
+  /**
+   * A link check: HEAD, falling back to GET (body not read) when the server does not do HEAD (405, 501)
+   * or the HEAD failed in a way a GET might not.
+   */
+  async check(url: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<FetchResult> {
+    const head = await this.fetch(url, { ...opts, method: 'HEAD' });
+    const retry = head.ok
+      ? head.status === 405 || head.status === 501
+      : head.failure === 'reset' || head.failure === 'timeout' || head.failure === 'network';
+    if (!retry) return head;
+    const get = await this.fetch(url, { ...opts, method: 'GET' });
+    return { ...get, requests: get.requests + head.requests };
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close().catch(() => {});
+  }
+
+  private async requestOnce(
+    url: string,
+    opts: FetchOptions,
+  ): Promise<
+    | { kind: 'failure'; failure: FailureKind; detail: string; status?: number; requests: number }
+    | { kind: 'redirect'; status: number; location: string; requests: number }
+    | { kind: 'final'; status: number; headers: IncomingHttpHeaders; contentType: string | null; truncated: boolean; requests: number }
+  > {
+    const u = new URL(url);
+    const limiter = this.limiter(u.host);
+    const method = opts.method ?? 'GET';
+    const headers: Record<string, string> = {
+      'user-agent': this.userAgent,
+      accept: method === 'HEAD' ? '*/*' : 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      'accept-encoding': 'gzip, deflate, br',
+      ...this.hostHeaders.get(u.host),
+    };
+    let requests = 0;
+    for (let attempt = 0; ; attempt++) {
+      let release: () => void;
+      try {
+        release = await limiter.acquire(opts.signal);
+      } catch {
+        return { kind: 'failure', failure: 'aborted', detail: '', requests };
+      }
+      // One controller per request: the time limit covers headers and body; the crawl's signal stops it too.
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(new TimeoutError('timeout')), opts.timeoutMs);
+      const onParentAbort = () => ac.abort(new AbortError());
+      opts.signal?.addEventListener('abort', onParentAbort, { once: true });
+      const cleanup = () => {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onParentAbort);
+        release();
+      };
+      requests++;
+      this.requests++;
+      let res: Awaited<ReturnType<Agent['request']>>;
+      try {
+        res = await this.agent.request({
+          origin: u.origin,
+          path: `${u.pathname}${u.search}`,
+          method,
+          headers,
+          signal: ac.signal,
+          headersTimeout: opts.timeoutMs,
+          bodyTimeout: opts.timeoutMs,
+        });
+      } catch (err) {
+        cleanup();
+        const reason = ac.signal.aborted ? ac.signal.reason : err;
+        return { kind: 'failure', ...describeError(reason, opts.timeoutMs), requests };
+      }
+      const status = res.statusCode;
+      const resHeaders = res.headers;
+      try {
+        const retryAfter = parseRetryAfter(header(resHeaders, 'retry-after'));
+        if (status === 429 || (status === 503 && retryAfter !== undefined)) {
+          await discard(res.body);
+          if (attempt >= this.maxRetries) return { kind: 'failure', failure: 'rate_limited', detail: `${status} after ${attempt + 1} tries`, status, requests };
+          const wait = Math.min(this.maxRetryWaitMs, retryAfter ?? 1000 * 2 ** attempt);
+          limiter.slowDown(wait);
+          continue; // the limiter holds every request to this host until the wait is over
+        }
+        const location = header(resHeaders, 'location');
+        if (status >= 300 && status < 400 && status !== 304 && location) {
+          await discard(res.body);
+          return { kind: 'redirect', status, location, requests };
+        }
+        const contentType = header(resHeaders, 'content-type') ?? null;
+        const sink = method === 'HEAD' ? undefined : opts.onResponse?.({ url, status, headers: resHeaders, contentType }) || undefined;
+        let truncated = false;
+        if (sink) {
+          truncated = await pump(res.body, header(resHeaders, 'content-encoding'), sink, opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        } else {
+          await discard(res.body);
+        }
+        return { kind: 'final', status, headers: resHeaders, contentType, truncated, requests };
+      } catch (err) {
+        res.body.destroy();
+        const reason = ac.signal.aborted ? ac.signal.reason : err;
+        return { kind: 'failure', ...describeError(reason, opts.timeoutMs), status, requests };
+      } finally {
+        cleanup();
+      }
+    }
+  }
+}
+
+/** Reads a small body to keep the connection reusable; a big one closes it instead. */
+async function discard(body: Readable & { dump?: (o?: { limit: number }) => Promise<void> }): Promise<void> {
+  try {
+    if (body.dump) await body.dump({ limit: 64 * 1024 });
+    else body.destroy();
+  } catch {
+    body.destroy();
+  }
+}
+
+function decoderFor(encoding: string | undefined): Transform | null {
+  const enc = (encoding ?? '').trim().toLowerCase();
+  // finishFlush: a truncated stream yields what it has instead of an error.
+  if (enc === 'gzip' || enc === 'x-gzip') return zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  if (enc === 'deflate') return zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  if (enc === 'br') return zlib.createBrotliDecompress();
+  return null;
+}
+
+/** Streams the (decoded) body into the sink; stops at maxBytes of either raw or decoded data. Returns whether it cut. */
+async function pump(body: Readable, encoding: string | undefined, sink: BodySink, maxBytes: number): Promise<boolean> {
+  const decoder = decoderFor(encoding);
+  let source: AsyncIterable<Buffer> = body;
+  let raw = 0;
+  if (decoder) {
+    body.on('data', (c: Buffer) => {
+      raw += c.length;
+    });
+    body.on('error', (e) => decoder.destroy(e));
+    body.pipe(decoder);
+    source = decoder;
+  }
+  let bytes = 0;
+  let truncated = false;
+  try {
+    for await (const chunk of source) {
+      const c = chunk as Buffer;
+      if (bytes + c.length > maxBytes) {
+        if (maxBytes > bytes) sink.write(c.subarray(0, maxBytes - bytes));
+        bytes = maxBytes;
+        truncated = true;
+        break;
+      }
+      bytes += c.length;
+      sink.write(c);
+      if (raw > maxBytes) {
+        truncated = true;
+        break;
+      }
+    }
+  } finally {
+    if (truncated) {
+      body.destroy();
+      decoder?.destroy();
+    }
+  }
+  sink.end();
+  return truncated;
+}

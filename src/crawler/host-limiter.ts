@@ -1,0 +1,118 @@
+// Per-host politeness: at most `concurrency` requests at once, request starts spaced by `delayMs`, and a
+// pause plus a lasting slow-down when the host asks for one (429, 503 + Retry-After).
+
+export class AbortError extends Error {
+  constructor() {
+    super('aborted');
+    this.name = 'AbortError';
+  }
+}
+
+/** Resolves after ms, or rejects with AbortError when signal aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(new AbortError());
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(new AbortError());
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface HostLimits {
+  concurrency: number;
+  delayMs: number;
+}
+
+/** Slow-down after a "slow down" answer: ceiling for the spacing it adds. */
+const MAX_SLOWDOWN_DELAY_MS = 5_000;
+
+export class HostLimiter {
+  private active = 0;
+  private readonly waiters: { resolve: () => void; reject: (e: Error) => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
+  private nextStartAt = 0;
+  private pausedUntil = 0;
+  concurrency: number;
+  delayMs: number;
+  slowDowns = 0;
+
+  constructor(limits: HostLimits) {
+    this.concurrency = Math.max(1, limits.concurrency);
+    this.delayMs = Math.max(0, limits.delayMs);
+  }
+
+  /** Waits for a slot and for the spacing; returns the release function. */
+  async acquire(signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) throw new AbortError();
+    if (this.active < this.concurrency) this.active++;
+    else {
+      // Woken by wakeNext, which hands the slot over already counted.
+      await new Promise<void>((resolve, reject) => {
+        const w: (typeof this.waiters)[number] = { resolve, reject, signal };
+        if (signal) {
+          w.onAbort = () => {
+            const i = this.waiters.indexOf(w);
+            if (i >= 0) this.waiters.splice(i, 1);
+            reject(new AbortError());
+          };
+          signal.addEventListener('abort', w.onAbort, { once: true });
+        }
+        this.waiters.push(w);
+      });
+    }
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.wakeNext();
+    };
+    try {
+      const now = Date.now();
+      const startAt = Math.max(now, this.nextStartAt, this.pausedUntil);
+      this.nextStartAt = startAt + this.delayMs;
+      if (startAt > now) await sleep(startAt - now, signal);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    return release;
+  }
+
+  /** Runs fn holding a slot. */
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const release = await this.acquire(signal);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /** The host asked us to wait `waitMs`: pause every request to it, then go on with half the concurrency and more spacing. */
+  slowDown(waitMs: number): void {
+    this.slowDowns++;
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + waitMs);
+    this.concurrency = Math.max(1, Math.floor(this.concurrency / 2));
+    this.delayMs = Math.min(MAX_SLOWDOWN_DELAY_MS, Math.max(this.delayMs * 2, 100));
+  }
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  private wakeNext(): void {
+    while (this.active < this.concurrency && this.waiters.length) {
+      const w = this.waiters.shift()!;
+      if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
+      this.active++;
+      w.resolve();
+    }
+  }
+}

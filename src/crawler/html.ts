@@ -1,0 +1,479 @@
+// HTML → {title, text, meta, links, robots}, in one streaming pass with htmlparser2.
+// Pure (no I/O): `extractHtml(html, {url})` works on any string — the search benchmark uses it on the
+// PostgreSQL manual; the crawler feeds the same extractor chunk by chunk through `HtmlSink`.
+import { selectAll, selectOne } from 'css-select';
+import { DomHandler, type AnyNode, type Element } from 'domhandler';
+import { Parser, type Handler } from 'htmlparser2';
+import { TextDecoder } from 'node:util';
+import type { PageMeta } from '../backend/types.js';
+import type { BodySink } from './fetch.js';
+import { parseRobotsDirectives, type RobotsDirectives } from './robots.js';
+import { normalizeUrl, parseSrcset } from './urls.js';
+
+export type { RobotsDirectives };
+
+export interface ExtractOptions {
+  /** The page's URL: the base for relative links (until a `<base href>` says otherwise). */
+  url: string;
+  /** Text comes only from elements matching this selector (all of them), when any match. */
+  contentSelector?: string;
+  /** The title comes from the first element matching this selector, when one matches. */
+  titleSelector?: string;
+  /** Text kept per page, in characters. */
+  maxTextChars?: number;
+  /** Links kept per page. */
+  maxLinks?: number;
+  /** The robots meta name addressed to this crawler besides "robots". */
+  robotsName?: string;
+}
+
+export interface ExtractedLink {
+  /** Resolved and canonical (see urls.ts). */
+  url: string;
+  /** The element it came from: a, area, img, source, script, link, iframe, video, audio, track, embed. */
+  element: string;
+  /** A link to another page (a, area, iframe, navigational <link>), as opposed to a resource the page loads. */
+  walkable: boolean;
+  /** rel="nofollow" on the link itself. */
+  nofollow: boolean;
+}
+
+/** The fields a `<script id="svc-page-meta">` may carry, type-checked; unknown or mistyped ones are dropped. */
+export type EmbeddedMeta = Partial<PageMeta>;
+
+export interface ExtractedPage {
+  /** title_selector match, else `<title>`, else '' (page meta JSON is applied later, in page-meta.ts). */
+  title: string;
+  text: string;
+  /** `<html lang>`. */
+  lang: string | null;
+  /** `<meta name="description">`. */
+  description: string | null;
+  /** The page meta JSON, when present and valid. */
+  embeddedMeta: EmbeddedMeta | null;
+  links: ExtractedLink[];
+  robots: RobotsDirectives;
+  /** What relative links were resolved against. */
+  baseUrl: string;
+}
+
+/** Elements whose text is not page content. */
+const NO_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'canvas', 'iframe', 'object', 'title', 'select', 'textarea', 'button']);
+/** Elements that do not break words apart (everything else adds a separator). */
+const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'i', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'wbr', 'font', 'tt', 'big', 'acronym', 'strike', 'del', 'ins', 'label', 'abbr', 'nobr']);
+/** <link rel> values that load a resource rather than point at another page. */
+const RESOURCE_RELS = /\b(stylesheet|icon|preload|modulepreload|prefetch|manifest|apple-touch-icon|mask-icon|dns-prefetch|preconnect|pingback)\b/i;
+/** <link rel> values that name an origin, not a document: nothing to check. */
+const ORIGIN_RELS = /\b(dns-prefetch|preconnect)\b/i;
+
+const META_SCRIPT_ID = 'svc-page-meta';
+const MAX_META_JSON = 256 * 1024;
+
+interface RawLink {
+  raw: string;
+  element: string;
+  walkable: boolean;
+  nofollow: boolean;
+}
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+/** Keeps the fields of a page meta JSON object that have the right types. */
+export function parseEmbeddedMeta(json: string): EmbeddedMeta | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  const m: EmbeddedMeta = {};
+  if (typeof o.showInSearch === 'boolean') m.showInSearch = o.showInSearch;
+  if (typeof o.title === 'string') m.title = o.title;
+  if (typeof o.url === 'string') m.url = o.url;
+  if (typeof o.created === 'string' || o.created === null) m.created = o.created as string | null;
+  if (typeof o.modified === 'string' || o.modified === null) m.modified = o.modified as string | null;
+  if (typeof o.language === 'string' || o.language === null) m.language = o.language as string | null;
+  if (isStringArray(o.tags)) m.tags = o.tags;
+  if (isStringArray(o.superwords)) m.superwords = o.superwords;
+  if (typeof o.contentNoHighlight === 'string') m.contentNoHighlight = o.contentNoHighlight;
+  if (typeof o.description === 'string') m.description = o.description;
+  if (o.customFields && typeof o.customFields === 'object' && !Array.isArray(o.customFields)) {
+    const cf: PageMeta['customFields'] = {};
+    for (const [k, f] of Object.entries(o.customFields as Record<string, unknown>)) {
+      if (!f || typeof f !== 'object') continue;
+      const { type, value } = f as { type?: unknown; value?: unknown };
+      if ((type === 'keyword' || type === 'number' || type === 'date') && (typeof value === 'string' || typeof value === 'number')) cf[k] = { type, value };
+    }
+    m.customFields = cf;
+  }
+  return m;
+}
+
+/** Streaming extractor: write() HTML text as it arrives, end() once for the result. */
+export class HtmlExtractor {
+  private readonly parser: Parser;
+  private readonly dom: DomHandler | null;
+  private readonly maxText: number;
+  private readonly maxLinks: number;
+  private readonly robotsName: string;
+  private readonly text: string[] = [];
+  private textLen = 0;
+  private noTextDepth = 0;
+  private inTitle = false;
+  private titleDone = false;
+  private title = '';
+  private inMetaScript = false;
+  private metaJson = '';
+  private metaFound = false;
+  private lang: string | null = null;
+  private description: string | null = null;
+  private base: string | null = null;
+  private readonly robots: RobotsDirectives = { noindex: false, nofollow: false };
+  private readonly raw: RawLink[] = [];
+  private readonly rawSeen = new Set<string>();
+  private ended = false;
+
+  constructor(private readonly opts: ExtractOptions) {
+    this.maxText = opts.maxTextChars ?? 1_000_000;
+    this.maxLinks = opts.maxLinks ?? 10_000;
+    this.robotsName = (opts.robotsName ?? 'svc-crawler').toLowerCase();
+    this.dom = opts.contentSelector || opts.titleSelector ? new DomHandler(null, { withStartIndices: false }) : null;
+    const dom = this.dom;
+    const handler: Partial<Handler> = {
+      onopentag: (name, attribs, implied) => {
+        this.onOpen(name, attribs);
+        dom?.onopentag(name, attribs);
+        void implied;
+      },
+      onclosetag: (name) => {
+        this.onClose(name);
+        dom?.onclosetag();
+      },
+      ontext: (data) => {
+        this.onText(data);
+        dom?.ontext(data);
+      },
+    };
+    if (dom) {
+      handler.oncomment = (d) => dom.oncomment(d);
+      handler.oncommentend = () => dom.oncommentend();
+      handler.oncdatastart = () => dom.oncdatastart();
+      handler.oncdataend = () => dom.oncdataend();
+      handler.onprocessinginstruction = (n, d) => dom.onprocessinginstruction(n, d);
+      handler.onend = () => dom.onend();
+      handler.onparserinit = (p) => dom.onparserinit(p);
+    }
+    this.parser = new Parser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: false });
+  }
+
+  write(chunk: string): void {
+    if (!this.ended) this.parser.write(chunk);
+  }
+
+  end(): ExtractedPage {
+    if (!this.ended) {
+      this.ended = true;
+      this.parser.end();
+    }
+    const baseUrl = this.resolveBase();
+    const links: ExtractedLink[] = [];
+    const seen = new Map<string, ExtractedLink>();
+    for (const l of this.raw) {
+      const url = normalizeUrl(l.raw, baseUrl);
+      if (!url) continue;
+      const prev = seen.get(url);
+      if (prev) {
+        // The same URL as a page link and as a resource: it is a page (walkable wins), followed unless every mention says nofollow.
+        if (l.walkable && !prev.walkable) {
+          prev.walkable = true;
+          prev.element = l.element;
+        }
+        if (!l.nofollow) prev.nofollow = false;
+        continue;
+      }
+      const link: ExtractedLink = { url, element: l.element, walkable: l.walkable, nofollow: l.nofollow };
+      seen.set(url, link);
+      links.push(link);
+    }
+    let title = this.title.replace(/\s+/g, ' ').trim();
+    let text = this.text.join('').replace(/\s+/g, ' ').trim();
+    if (this.dom) {
+      const root = this.dom.root;
+      if (this.opts.titleSelector) {
+        const el = safeSelectOne(this.opts.titleSelector, root);
+        if (el) title = nodeText(el, this.maxText).replace(/\s+/g, ' ').trim() || title;
+      }
+      if (this.opts.contentSelector) {
+        const els = safeSelectAll(this.opts.contentSelector, root);
+        if (els.length) {
+          const parts: string[] = [];
+          let len = 0;
+          for (const el of els) {
+            const t = nodeText(el, this.maxText - len);
+            parts.push(t);
+            len += t.length;
+            if (len >= this.maxText) break;
+          }
+          text = parts.join(' ').replace(/\s+/g, ' ').trim();
+        }
+      }
+    }
+    return {
+      title,
+      text,
+      lang: this.lang,
+      description: this.description,
+      embeddedMeta: this.metaFound ? parseEmbeddedMeta(this.metaJson) : null,
+      links,
+      robots: { ...this.robots },
+      baseUrl,
+    };
+  }
+
+  private resolveBase(): string {
+    if (this.base) {
+      const b = normalizeUrl(this.base, this.opts.url);
+      if (b) return b;
+    }
+    return this.opts.url;
+  }
+
+  private addLink(raw: string | undefined, element: string, walkable: boolean, nofollow = false): void {
+    if (raw === undefined || this.raw.length >= this.maxLinks) return;
+    const v = raw.trim();
+    if (!v) return;
+    const key = `${v}\u0000${walkable ? 1 : 0}${nofollow ? 1 : 0}`;
+    if (this.rawSeen.has(key)) return;
+    this.rawSeen.add(key);
+    this.raw.push({ raw: v, element, walkable, nofollow });
+  }
+
+  private onOpen(name: string, a: Record<string, string>): void {
+    switch (name) {
+      case 'html':
+        if (a.lang && !this.lang) this.lang = a.lang.trim() || null;
+        break;
+      case 'base':
+        if (a.href !== undefined && this.base === null) this.base = a.href;
+        break;
+      case 'title':
+        if (!this.titleDone && this.noTextDepth === 0) this.inTitle = true;
+        break;
+      case 'meta': {
+        const metaName = (a.name ?? '').trim().toLowerCase();
+        if (metaName === 'description' && this.description === null && a.content !== undefined) this.description = a.content.trim();
+        else if ((metaName === 'robots' || metaName === this.robotsName) && a.content) {
+          const d = parseRobotsDirectives(a.content);
+          this.robots.noindex ||= d.noindex;
+          this.robots.nofollow ||= d.nofollow;
+        }
+        break;
+      }
+      case 'a':
+      case 'area':
+        this.addLink(a.href, name, true, /\bnofollow\b/i.test(a.rel ?? ''));
+        break;
+      case 'img':
+        this.addLink(a.src, 'img', false);
+        if (a.srcset) for (const u of parseSrcset(a.srcset)) this.addLink(u, 'img', false);
+        break;
+      case 'source':
+        this.addLink(a.src, 'source', false);
+        if (a.srcset) for (const u of parseSrcset(a.srcset)) this.addLink(u, 'source', false);
+        break;
+      case 'script':
+        if (a.src !== undefined) this.addLink(a.src, 'script', false);
+        else if (a.id === META_SCRIPT_ID && !this.metaFound) {
+          this.inMetaScript = true;
+          this.metaFound = true;
+        }
+        break;
+      case 'link': {
+        const rel = `${a.rel ?? ''} ${a.rev ?? ''}`;
+        if (!ORIGIN_RELS.test(rel)) this.addLink(a.href, 'link', !RESOURCE_RELS.test(rel));
+        break;
+      }
+      case 'iframe':
+        this.addLink(a.src, 'iframe', true);
+        break;
+      case 'video':
+        this.addLink(a.src, 'video', false);
+        this.addLink(a.poster, 'video', false);
+        break;
+      case 'audio':
+      case 'track':
+      case 'embed':
+        this.addLink(a.src, name, false);
+        break;
+    }
+    if (NO_TEXT.has(name)) this.noTextDepth++;
+    else if (!INLINE.has(name)) this.pushText(' ');
+  }
+
+  private onClose(name: string): void {
+    if (name === 'title' && this.inTitle) {
+      this.inTitle = false;
+      this.titleDone = true;
+    }
+    if (name === 'script') this.inMetaScript = false;
+    if (NO_TEXT.has(name)) this.noTextDepth = Math.max(0, this.noTextDepth - 1);
+    else if (!INLINE.has(name)) this.pushText(' ');
+  }
+
+  private onText(data: string): void {
+    if (this.inMetaScript) {
+      if (this.metaJson.length < MAX_META_JSON) this.metaJson += data;
+      return;
+    }
+    if (this.inTitle) {
+      if (this.title.length < 2000) this.title += data;
+      return;
+    }
+    if (this.noTextDepth === 0) this.pushText(data);
+  }
+
+  private pushText(s: string): void {
+    if (this.textLen >= this.maxText) return;
+    const piece = this.textLen + s.length > this.maxText ? s.slice(0, this.maxText - this.textLen) : s;
+    this.text.push(piece);
+    this.textLen += piece.length;
+  }
+}
+
+function safeSelectOne(selector: string, root: AnyNode): Element | null {
+  try {
+    return selectOne<AnyNode, Element>(selector, root);
+  } catch {
+    return null;
+  }
+}
+
+function safeSelectAll(selector: string, root: AnyNode): Element[] {
+  try {
+    return selectAll<AnyNode, Element>(selector, root);
+  } catch {
+    return [];
+  }
+}
+
+/** Text of a DOM subtree with the same rules as the streaming pass. */
+function nodeText(node: AnyNode, max: number): string {
+  const out: string[] = [];
+  let len = 0;
+  const walk = (n: AnyNode) => {
+    if (len >= max) return;
+    if (n.type === 'text') {
+      const d = (n as unknown as { data: string }).data;
+      out.push(d);
+      len += d.length;
+      return;
+    }
+    if (n.type === 'tag' || n.type === 'script' || n.type === 'style') {
+      const el = n as Element;
+      if (NO_TEXT.has(el.name)) return;
+      const sep = !INLINE.has(el.name);
+      if (sep) out.push(' ');
+      for (const c of el.children) walk(c);
+      if (sep) out.push(' ');
+      return;
+    }
+    const children = (n as { children?: AnyNode[] }).children;
+    if (children) for (const c of children) walk(c);
+  };
+  walk(node);
+  const s = out.join('');
+  return s.length > max ? s.slice(0, max) : s;
+}
+
+/** Validates a CSS selector the way the extractor will use it; the error message when it is not one. */
+export function checkSelector(selector: string): string | null {
+  try {
+    selectOne(selector, new DomHandler().root);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** HTML string → extracted page. */
+export function extractHtml(html: string, opts: ExtractOptions): ExtractedPage {
+  const x = new HtmlExtractor(opts);
+  x.write(html);
+  return x.end();
+}
+
+/** charset=… of a Content-Type header. */
+export function charsetOf(contentType: string | null | undefined): string | null {
+  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+/** BOM or `<meta charset>` / http-equiv in the first bytes of a document. */
+export function sniffCharset(head: Buffer): string | null {
+  if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
+  if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  const s = head.subarray(0, 2048).toString('latin1');
+  const m = /<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)/i.exec(s);
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+function decoderFor(label: string | null): TextDecoder {
+  if (label) {
+    try {
+      return new TextDecoder(label);
+    } catch {
+      // unknown label: fall through to UTF-8
+    }
+  }
+  return new TextDecoder('utf-8');
+}
+
+/** Receives a page's body bytes from the fetch layer, decodes them (charset from the header, BOM or meta) and parses as they come. */
+export class HtmlSink implements BodySink {
+  private decoder: TextDecoder | null = null;
+  private pending: Buffer[] = [];
+  private pendingLen = 0;
+  private result: ExtractedPage | null = null;
+  readonly extractor: HtmlExtractor;
+
+  constructor(
+    private readonly contentType: string | null,
+    opts: ExtractOptions,
+  ) {
+    this.extractor = new HtmlExtractor(opts);
+  }
+
+  write(chunk: Buffer): void {
+    if (!this.decoder) {
+      this.pending.push(chunk);
+      this.pendingLen += chunk.length;
+      if (this.pendingLen < 1024) return;
+      this.start();
+      return;
+    }
+    this.extractor.write(this.decoder.decode(chunk, { stream: true }));
+  }
+
+  end(): void {
+    if (!this.decoder) this.start();
+    this.extractor.write(this.decoder!.decode());
+    this.result = this.extractor.end();
+  }
+
+  /** The extraction, once end() ran. */
+  get page(): ExtractedPage | null {
+    return this.result;
+  }
+
+  private start(): void {
+    const head = Buffer.concat(this.pending);
+    this.pending = [];
+    this.decoder = decoderFor(charsetOf(this.contentType) ?? sniffCharset(head));
+    if (head.length) this.extractor.write(this.decoder.decode(head, { stream: true }));
+  }
+}

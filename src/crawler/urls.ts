@@ -1,0 +1,116 @@
+// URL normalisation and matching: one canonical string per page, so "seen once" means once.
+// Pure functions; nothing here does I/O.
+
+/** Schemes a link can carry that are never fetched (and never reported). */
+const IGNORED_SCHEME = /^(?:mailto|tel|javascript|data|about|blob|sms|fax|callto|geo|file|ftp|news|irc|urn|cid|mid|chrome|vbscript):/i;
+
+export interface NormalizeOptions {
+  /** Drop the query string (target setting walk_query_strings = false). */
+  dropQuery?: boolean;
+}
+
+/**
+ * Resolves `raw` against `base` and returns the canonical http(s) URL, or null for links that are never
+ * fetched (mailto:, tel:, javascript:, data:, fragment-only, unparsable, other schemes).
+ * Canonical: lower-case scheme and host, no default port, no fragment, "/" for an empty path.
+ */
+export function normalizeUrl(raw: string, base?: string | URL, opts: NormalizeOptions = {}): string | null {
+  const s = raw.trim();
+  if (!s || s.startsWith('#') || IGNORED_SCHEME.test(s)) return null;
+  let url: URL;
+  try {
+    url = base === undefined ? new URL(s) : new URL(s, base);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (!url.hostname) return null;
+  url.hash = '';
+  if (opts.dropQuery) url.search = '';
+  else if (url.search === '?') url.search = '';
+  return url.href;
+}
+
+/** host[:port] of a canonical URL (lower case, default port omitted), or null when it does not parse. */
+export function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
+
+/** scheme://host[:port] of a URL. */
+export function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** The origin a target setting describes, e.g. ("127.0.0.1:8080", "http") → "http://127.0.0.1:8080". */
+export function targetOrigin(host: string, scheme: string): string {
+  return new URL(`${scheme}://${host}/`).origin;
+}
+
+/** The canonical host[:port] of a target (so `example.org:443` with https becomes `example.org`). */
+export function canonicalTargetHost(host: string, scheme: string): string {
+  return new URL(`${scheme}://${host}/`).host;
+}
+
+/** Links to PDF documents (track_links = pdf): judged by the path, since a link is tracked before it is fetched. */
+export function isPdfUrl(url: string): boolean {
+  try {
+    return new URL(url).pathname.toLowerCase().endsWith('.pdf');
+  } catch {
+    return false;
+  }
+}
+
+export function compilePatterns(patterns: readonly string[]): RegExp[] {
+  return patterns.map((p) => new RegExp(p));
+}
+
+export function matchesAny(url: string, patterns: readonly RegExp[]): boolean {
+  for (const re of patterns) if (re.test(url)) return true;
+  return false;
+}
+
+/**
+ * The URLs of a srcset attribute ("a.png 1x, b.png 2x", "c.jpg 480w"), following the HTML parsing rules
+ * closely enough that commas inside URLs (which are not followed by whitespace) survive.
+ */
+export function parseSrcset(value: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  const n = value.length;
+  const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
+  while (i < n) {
+    while (i < n && (isSpace(value[i]!) || value[i] === ',')) i++;
+    if (i >= n) break;
+    const start = i;
+    while (i < n && !isSpace(value[i]!)) i++;
+    let url = value.slice(start, i);
+    let endsCandidate = false;
+    if (url.endsWith(',')) {
+      url = url.replace(/,+$/, '');
+      endsCandidate = true;
+    }
+    if (url) out.push(url);
+    if (endsCandidate) continue;
+    // Skip the descriptors up to the next comma outside parentheses.
+    let depth = 0;
+    while (i < n) {
+      const c = value[i]!;
+      if (c === '(') depth++;
+      else if (c === ')') depth = Math.max(0, depth - 1);
+      else if (c === ',' && depth === 0) {
+        i++;
+        break;
+      }
+      i++;
+    }
+  }
+  return out;
+}
