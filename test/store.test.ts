@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,14 @@ describe('store', () => {
     const a = new Store(path);
     const rec = createCrawl(a, 'p:eu', 'full')!;
     setCrawlStatus(a, rec.id, 'running');
+    // Another process sharing the file sees a live owner and leaves the crawl alone …
+    const sharing = new Store(path);
+    expect(sharing.recoveredCrawls).toEqual([]);
+    expect(getCrawl(sharing, 'p:eu', rec.id)!.status).toBe('running');
+    sharing.close();
+    // … but once its process is gone, the next open marks it failed.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    a.db.prepare('UPDATE crawls SET owner_pid = ? WHERE id = ?').run(Number(gone.stdout), rec.id);
     a.close();
     const b = new Store(path);
     expect(b.recoveredCrawls).toEqual([rec.id]);

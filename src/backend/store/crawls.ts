@@ -36,8 +36,8 @@ export function createCrawl(store: Store, project: string, mode: CrawlMode, urls
     const busy = store.db.prepare(`SELECT 1 FROM crawls WHERE project = ? AND status IN ('queued','running') LIMIT 1`).get(project);
     if (busy) return null;
     const row = store.db
-      .prepare(`INSERT INTO crawls (project, mode, status, urls, started_at) VALUES (?, ?, 'queued', ?, ?) RETURNING *`)
-      .get(project, mode, urls ? JSON.stringify(urls) : null, new Date().toISOString()) as CrawlRow;
+      .prepare(`INSERT INTO crawls (project, mode, status, urls, started_at, owner_pid) VALUES (?, ?, 'queued', ?, ?, ?) RETURNING *`)
+      .get(project, mode, urls ? JSON.stringify(urls) : null, new Date().toISOString(), process.pid) as CrawlRow;
     return toRecord(row);
   });
 }

@@ -24,7 +24,8 @@ CREATE TABLE crawls (
   links       INTEGER NOT NULL DEFAULT 0,
   errors      INTEGER NOT NULL DEFAULT 0,
   stats       TEXT,                 -- JSON: per-target {pages, cutByMaxPages}
-  error       TEXT
+  error       TEXT,
+  owner_pid   INTEGER               -- process running it: a crawl is only dead when its process is
 );
 CREATE INDEX crawls_project_status ON crawls(project, status);
 

@@ -42,16 +42,27 @@ export class Store {
   }
 
   private failDeadCrawls(): number[] {
-    // One process owns the file while it serves; anything still running at open was left by a crash.
-    const rows = this.db.prepare(`SELECT id FROM crawls WHERE status IN ('running','queued')`).all() as { id: number }[];
-    if (rows.length) {
-      this.db
-        .prepare(
-          `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'the process running this crawl ended before it finished') WHERE status IN ('running','queued')`,
-        )
-        .run(new Date().toISOString());
-    }
-    return rows.map((r) => r.id);
+    // Other processes may share the file (`svc serve` and `svc crawl`, say): only a crawl whose process is gone is dead.
+    const rows = this.db.prepare(`SELECT id, owner_pid FROM crawls WHERE status IN ('running','queued')`).all() as { id: number; owner_pid: number | null }[];
+    const dead = rows.filter((r) => !processAlive(r.owner_pid)).map((r) => r.id);
+    const fail = this.db.prepare(
+      `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'the process running this crawl ended before it finished') WHERE id = ? AND status IN ('running','queued')`,
+    );
+    const now = new Date().toISOString();
+    this.tx(() => {
+      for (const id of dead) fail.run(now, id);
+    });
+    return dead;
+  }
+}
+
+function processAlive(pid: number | null): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
