@@ -1,37 +1,63 @@
-// `svc serve`: one HTTP server with /v1, the host's ability routes, MCP at /mcp and /healthz.
+// `svc serve`: one HTTP server with /v1, the host's ability routes, MCP at /mcp and /healthz. With no config at
+// all (no --config, SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
 import type { AddressInfo } from 'node:net';
 import { openApp } from '../app.js';
 import { createV1Handler } from '../backend/rest/v1.js';
+import { DemoSiteError } from '../demo/site.js';
+import { isEmbeddedDefault, startEmbeddedDefault, type EmbeddedDefault } from '../demo/embedded-default.js';
 import { createHost } from '../host/host.js';
 import { createAbilityRoutesHandler } from '../host/routes.js';
 import { createHttpServer } from '../http/server.js';
+import { createLogger } from '../log.js';
 import { createMcpHttpHandler } from '../transports/http.js';
 import { CliError, intOption, parse, readConfig } from './common.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } }, false);
   if (values.help) {
-    process.stdout.write('usage: svc serve [--config F] [--site URL] [--port N] [--host H]\n');
+    process.stdout.write(
+      'usage: svc serve [--config F] [--site URL] [--port N] [--host H]\n\nWith no --config, SVC_CONFIG or --site: serves the bundled demo site, crawls it once, and prints\nthe MCP URL, an API key and the demo users\' tokens (also in <data_dir>/credentials.json).\n',
+    );
     return 0;
   }
-  const config = readConfig(values);
+  let config = readConfig(values);
   const port = intOption('port', values.port, 0, 65535);
   if (port !== undefined) config.server.port = port;
   if (typeof values.host === 'string') config.server.host = values.host;
-  const app = openApp(config);
+  const logger = createLogger(config.log_level);
+  let demo: EmbeddedDefault | null = null;
+  if (isEmbeddedDefault(values)) {
+    try {
+      demo = await startEmbeddedDefault(config, logger);
+    } catch (err) {
+      if (err instanceof DemoSiteError) throw new CliError(err.message, 1);
+      throw err;
+    }
+    config = demo.config;
+  }
+  const app = openApp(config, { logger });
+  if (demo) demo.prepare(app);
   const host = createHost(app);
   const server = createHttpServer({
     logger: app.logger,
     handlers: [createV1Handler(app), createAbilityRoutesHandler(app, host), createMcpHttpHandler(app, host)],
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(new CliError(`cannot listen on ${config.server.host}:${config.server.port}: ${err.code ?? err.message}`, 1)));
-    server.listen(config.server.port, config.server.host, resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) => reject(new CliError(`cannot listen on ${config.server.host}:${config.server.port}: ${err.code ?? err.message}`, 1)));
+      server.listen(config.server.port, config.server.host, resolve);
+    });
+  } catch (err) {
+    host.close();
+    await app.close();
+    await demo?.close();
+    throw err;
+  }
   const addr = server.address() as AddressInfo;
   const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const baseUrl = `http://${hostPart}:${addr.port}`;
-  app.logger.info({ base_url: baseUrl, mcp_url: `${baseUrl}/mcp`, backend: app.backend.kind }, 'svc serve listening');
+  app.logger.info({ base_url: baseUrl, mcp_url: `${baseUrl}/mcp`, backend: app.backend.kind, demo: demo !== null }, 'svc serve listening');
+  if (demo) await demo.announce(app, baseUrl);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -39,7 +65,9 @@ export async function run(argv: string[]): Promise<number> {
     app.logger.info({ signal }, 'shutting down');
     server.close();
     server.closeAllConnections();
+    host.close();
     await app.close();
+    await demo?.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

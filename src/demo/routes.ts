@@ -28,11 +28,14 @@ export const DEMO_FAULTS = {
   not_found: ['/news/old-bulletin-2019/', '/sv/medlemsblad-2020/', '/files/annual-report-2024.pdf', '/assets/photos/raised-beds-2026.jpg', '/news/board-minutes-march/', '/events/midsummer-2023/'],
   forbidden: ['/board/archive/', '/intranet/'],
   server_error: ['/events/booking/'],
-  /** Each link that redirects, with the final URL of its chain (the last one ends at a missing page). */
+  /** Each link that redirects to a working page, with the final URL of its chain. */
   redirect: {
     '/join/': '/membership/',
     '/blog/': '/news/',
     '/sv/bli-medlem/': '/sv/medlemskap/',
+  },
+  /** A 301 → 302 chain that ends at a missing page (the crawler reports it by its final answer, with redirects_to). */
+  redirect_to_missing: {
     '/2019/spring-fair/': '/archive/spring-fair-2019/',
   },
   /** On the partner host. */

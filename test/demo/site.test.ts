@@ -139,7 +139,7 @@ describe('demo site', () => {
     expect(await hops('/blog/')).toEqual({ chain: [302, 200], final: `${site.origin}/news/` });
     expect(await hops('/sv/bli-medlem/')).toEqual({ chain: [301, 200], final: `${site.origin}/sv/medlemskap/` });
     expect(await hops('/2019/spring-fair/')).toEqual({ chain: [301, 302, 404], final: `${site.origin}/archive/spring-fair-2019/` });
-    for (const [from, to] of Object.entries(DEMO_FAULTS.redirect)) expect((await hops(from)).final).toBe(new URL(to, site.origin).href);
+    for (const [from, to] of Object.entries({ ...DEMO_FAULTS.redirect, ...DEMO_FAULTS.redirect_to_missing })) expect((await hops(from)).final).toBe(new URL(to, site.origin).href);
   });
 
   it('serves a second loopback host that it links to, with one missing page', async () => {
@@ -180,6 +180,7 @@ describe('demo site', () => {
       ...DEMO_FAULTS.forbidden,
       ...DEMO_FAULTS.server_error,
       ...Object.keys(DEMO_FAULTS.redirect),
+      ...Object.keys(DEMO_FAULTS.redirect_to_missing),
       ...DEMO_FAULTS.partner_not_found.map((p) => new URL(p, site.partnerOrigin).href),
     ].map((p) => new URL(p, site.origin).href));
     const seen = new Set<string>();

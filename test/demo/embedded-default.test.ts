@@ -1,0 +1,106 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openApp } from '../../src/app.js';
+import { verifyApiKey } from '../../src/auth/keys.js';
+import { userByToken } from '../../src/auth/users.js';
+import { parseConfig } from '../../src/config/load.js';
+import { demoTarget, isEmbeddedDefault, readCredentials, startEmbeddedDefault } from '../../src/demo/embedded-default.js';
+import { getPost, listPosts } from '../../src/host/posts.js';
+import { silentLogger } from '../../src/log.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function sink(): Writable & { text: () => string } {
+  let buf = '';
+  const w = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      buf += chunk.toString('utf8');
+      cb();
+    },
+  });
+  return Object.assign(w, { text: () => buf });
+}
+
+/** One run of the embedded default, in-process: site → config → app → prepare → announce → close. */
+async function runOnce(dataDir: string) {
+  const demo = await startEmbeddedDefault(parseConfig({ data_dir: dataDir, log_level: 'silent' }), silentLogger, { firstPort: 0 });
+  const app = openApp(demo.config, { logger: silentLogger });
+  try {
+    demo.prepare(app);
+    const out = sink();
+    const creds = await demo.announce(app, 'http://127.0.0.1:8787', out);
+    return { creds, banner: out.text(), site: demo.site, config: demo.config, posts: listPosts(app.store), app };
+  } finally {
+    await app.close();
+    await demo.close();
+  }
+}
+
+describe('embedded default', () => {
+  it('applies only when nothing names a site', () => {
+    expect(isEmbeddedDefault({}, {})).toBe(true);
+    expect(isEmbeddedDefault({ config: 'svc.json' }, {})).toBe(false);
+    expect(isEmbeddedDefault({ site: 'http://127.0.0.1:9/' }, {})).toBe(false);
+    expect(isEmbeddedDefault({}, { SVC_CONFIG: 'svc.json' })).toBe(false);
+    expect(isEmbeddedDefault({}, { SVC_BASE_URL: 'http://127.0.0.1:9' })).toBe(false);
+    expect(isEmbeddedDefault({}, { SVC_DATA_DIR: '/tmp/x', PORT: '9000' })).toBe(true);
+  });
+
+  it('targets the demo site with every link tracked and a max_pages the endless calendar runs into', () => {
+    const t = demoTarget('127.0.0.1:8788');
+    expect(t).toMatchObject({ host: '127.0.0.1:8788', scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: true, respect_robots_txt: true });
+    expect(t.max_pages).toBeGreaterThan(70); // the finite site fits; only the calendar is cut
+  });
+
+  it('loads the posts, makes the users and a key, writes credentials.json (0600), and reuses them on the next start', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-'));
+    dirs.push(dataDir);
+    const first = await runOnce(dataDir);
+    expect(first.config.targets).toEqual([demoTarget(first.site.host)]);
+    expect(first.posts.length).toBe(first.site.posts.length);
+    expect(first.posts.find((p) => p.id === 103)!.url).toBe(`${first.site.origin}/news/composting-workshop/`);
+    const file = join(dataDir, 'credentials.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(first.creds);
+    expect(first.creds).toMatchObject({ mcp_url: 'http://127.0.0.1:8787/mcp', base_url: 'http://127.0.0.1:8787', public_token: 'demo1234:eu-north-1' });
+    expect(first.banner).toContain(first.creds.api_key);
+    expect(first.banner).toContain('http://127.0.0.1:8787/mcp');
+    for (const u of first.creds.users) expect(first.banner).toContain(u.token);
+    // The other commands' config: same data dir and target.
+    const cfg = parseConfig(JSON.parse(readFileSync(join(dataDir, 'demo-config.json'), 'utf8')));
+    expect(cfg.targets).toEqual(first.config.targets);
+    expect(cfg.data_dir).toBe(dataDir);
+
+    const second = await runOnce(dataDir);
+    expect(second.site.port).toBe(first.site.port);
+    expect(second.site.partnerPort).toBe(first.site.partnerPort);
+    expect(second.creds).toEqual(first.creds);
+    expect(readCredentials(dataDir)).toEqual(first.creds);
+  });
+
+  it('re-issues what the store no longer knows, and the secrets it prints work', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-'));
+    dirs.push(dataDir);
+    const first = await runOnce(dataDir);
+    // Lose the database but keep credentials.json: the old secrets are useless, so new ones are made.
+    rmSync(join(dataDir, 'svc.db'), { force: true });
+    rmSync(join(dataDir, 'svc.db-wal'), { force: true });
+    rmSync(join(dataDir, 'svc.db-shm'), { force: true });
+    const second = await runOnce(dataDir);
+    expect(second.creds.api_key).not.toBe(first.creds.api_key);
+    const app = openApp(second.config, { logger: silentLogger });
+    try {
+      expect(verifyApiKey(app.store, second.creds.api_key)?.project).toBe('demo1234:eu-north-1');
+      for (const u of second.creds.users) expect(userByToken(app.store, u.token)).toEqual({ login: u.login, role: u.role });
+      expect(getPost(app.store, 113)).toMatchObject({ status: 'private', author: 'karin' });
+    } finally {
+      await app.close();
+    }
+  });
+});
