@@ -1,0 +1,69 @@
+// Crawl abilities over the real embedded backend and crawler, against a small site on loopback.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import type { EmbeddedBackend } from '../../src/backend/embedded.js';
+import type { Host } from '../../src/host/host.js';
+import type { Role, User } from '../../src/host/types.js';
+import { addRoleUsers, makeApp, makeHost } from './helpers.js';
+
+let server: Server;
+let app: App;
+let host: Host;
+let users: Record<Role, { user: User; token: string }>;
+let missingAnswer = 404;
+
+afterEach(async () => {
+  host.close();
+  await app.close();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+async function start(): Promise<string> {
+  server = createServer((req, res) => {
+    if (req.url === '/robots.txt' || req.url === '/sitemap.xml') return void res.writeHead(404).end();
+    if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Home</title></head><body><a href="/missing">x</a> volunteer</body></html>');
+    if (req.url === '/missing') return void res.writeHead(missingAnswer, { 'content-type': 'text/html' }).end('<html><title>M</title></html>');
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = makeApp({ targets: [{ host: hostPort, scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: false, respect_robots_txt: false }] });
+  users = addRoleUsers(app);
+  ({ host } = makeHost(app));
+  return `http://${hostPort}`;
+}
+
+describe('crawl abilities (embedded)', () => {
+  it('manual crawl returns the crawl record at once; its end drops the cached link report', async () => {
+    const site = await start();
+    const admin = { user: users.administrator.user };
+    const full = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number; mode: string; status: string };
+    expect(full).toMatchObject({ mode: 'full', status: expect.stringMatching(/^(queued|running)$/), urls: null, error: null });
+    const runner = (app.backend as EmbeddedBackend).runner;
+    expect((await runner.wait(full.id)).status).toBe('completed');
+
+    const before = (await host.registry.execute('svc/link-report', {}, admin)) as { summary: { not_found: number }; last_full_crawl: string | null };
+    expect(before.summary.not_found).toBe(1);
+    expect(before.last_full_crawl).not.toBeNull();
+
+    // The page is fixed; a manual crawl of the page re-checks its link. Its end must drop the cached report.
+    missingAnswer = 200;
+    const manual = (await host.registry.execute('svc/manual-crawl', { urls: [`${site}/`] }, admin)) as { id: number; urls: string[] };
+    expect(manual.urls).toEqual([`${site}/`]);
+    await runner.wait(manual.id);
+    const after = (await host.registry.execute('svc/link-report', {}, admin)) as { summary: { not_found: number }; last_full_crawl: string | null };
+    expect(after.summary.not_found).toBe(0);
+    expect(after.last_full_crawl).toBe(before.last_full_crawl); // a manual crawl never moves it
+  });
+
+  it('a second crawl while one runs → svc_api_error 409', async () => {
+    await start();
+    const admin = { user: users.administrator.user };
+    const first = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number };
+    const second = await host.registry.execute('svc/partial-crawl', {}, admin).catch((e: unknown) => e);
+    await (app.backend as EmbeddedBackend).runner.wait(first.id);
+    expect(second).toMatchObject({ code: 'svc_api_error', status: 409, data: { upstream_status: 409 } });
+  });
+});
