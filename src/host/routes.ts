@@ -161,7 +161,12 @@ export function createAbilityRoutesHandler(app: App, host: Host): HttpHandler {
     }
     if (rest.startsWith('/categories/')) {
       onlyGet(req);
-      const slug = decodeURIComponent(rest.slice('/categories/'.length));
+      let slug: string;
+      try {
+        slug = decodeURIComponent(rest.slice('/categories/'.length));
+      } catch {
+        throw new RouteError(404, 'rest_no_route', 'the category in the path is not valid URL encoding');
+      }
       const c = host.registry.categories().find((x) => x.slug === slug && host.registry.list().some((a) => a.category === slug));
       if (!c) throw new RouteError(404, 'ability_category_not_found', `no ability category "${slug}"`);
       sendJson(res, 200, c);

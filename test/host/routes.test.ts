@@ -118,6 +118,10 @@ describe('list and describe', () => {
   it('an unknown path under the namespace → 404 rest_no_route; paths outside are left to other handlers', async () => {
     await start();
     expect((await call('/nothing')).body).toMatchObject({ code: 'rest_no_route', data: { status: 404 } });
+    for (const bad of ['/abilities/%E0%A4%A', '/abilities/svc%2F%ZZ/run', '/categories/%E0']) {
+      const r = await call(bad);
+      expect([r.status, r.body.code], bad).toEqual([404, 'rest_no_route']);
+    }
     const outside = await fetch(base.replace('/wp-json/abilities/v1', '/elsewhere'));
     expect(await outside.json()).toMatchObject({ error: { code: 'not_found' } });
   });
