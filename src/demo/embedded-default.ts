@@ -7,12 +7,13 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { App } from '../app.js';
 import { createApiKey, verifyApiKey } from '../auth/keys.js';
+import { removePagesNotSeen } from '../backend/store/pages.js';
 import { addUser, getUser, resetUserToken, userByToken } from '../auth/users.js';
 import { TargetSchema, type Config, type TargetConfig } from '../config/schema.js';
 import { importPosts } from '../host/posts.js';
 import type { Role } from '../host/types.js';
 import type { Logger } from '../log.js';
-import { demoPostsFile } from './content.js';
+import { demoPostsFile, packageRoot } from './content.js';
 import { DemoSiteError, startDemoSite, type DemoSite } from './site.js';
 
 /** The demo's users: one who may do everything, one who may only read. */
@@ -133,6 +134,12 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
     config: demoConfig,
 
     prepare(app) {
+      if (state && state.site_port !== site.port) {
+        // The demo moved to another port, so its old host is no target any more: drop that host's pages (crawl
+        // ids start at 1, so "not seen by crawl 0" is every one of them) before the new crawl fills the index.
+        const removed = removePagesNotSeen(app.store, `127.0.0.1:${state.site_port}`, 0);
+        app.logger.info({ removed, old_port: state.site_port }, 'pages of the demo site on its old port removed');
+      }
       importPosts(
         app.store,
         site.posts.map((d) => d.post),
@@ -197,7 +204,16 @@ function banner(o: { creds: Credentials; site: DemoSite; credPath: string; confi
   const admin = creds.users.find((u) => u.role === 'administrator')!;
   const w = Math.max(...creds.users.map((u) => `${u.login} (${u.role})`.length));
   const users = creds.users.map((u, i) => `${i === 0 ? '  users        ' : '               '}${`${u.login} (${u.role})`.padEnd(w)}  ${u.token}`);
-  const mcpJson = JSON.stringify({ mcpServers: { svc: { type: 'http', url: creds.mcp_url, headers: { Authorization: `Bearer ${admin.token}` } } } }, null, 2);
+  const mcpJson = JSON.stringify(
+    {
+      mcpServers: {
+        svc: { type: 'http', url: creds.mcp_url, headers: { Authorization: `Bearer ${admin.token}` } },
+        'svc-stdio': { command: process.execPath, args: [join(packageRoot(), 'dist', 'src', 'server.js'), 'mcp', '--config', o.configPath], env: { SVC_USER: admin.login } },
+      },
+    },
+    null,
+    2,
+  );
   return [
     '',
     'svc is running on the bundled demo site. Everything below is also in',
@@ -213,7 +229,7 @@ function banner(o: { creds: Credentials; site: DemoSite; credPath: string; confi
     'Link report (REST):',
     `  curl -s -H 'Authorization: Bearer ${creds.api_key}' '${creds.base_url}/v1/projects/${creds.public_token}/link-report?limit=50'`,
     '',
-    'mcp.json for an assistant (HTTP, as admin):',
+    'mcp.json for an assistant (as admin; HTTP while this runs, or stdio on the same data):',
     ...mcpJson.split('\n').map((l) => `  ${l}`),
     '',
     `Other commands reach the same data with --config ${o.configPath}`,

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -103,4 +104,52 @@ describe('embedded default', () => {
       await app.close();
     }
   });
+
+  it('moves to new ports when the old ones are taken, drops the old host\'s pages and crawls again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-'));
+    dirs.push(dataDir);
+    const config = parseConfig({ data_dir: dataDir, log_level: 'silent' });
+    // First start: crawl the demo site to the end.
+    const demo1 = await startEmbeddedDefault(config, silentLogger, { firstPort: 0 });
+    const app1 = openApp(demo1.config, { logger: silentLogger });
+    const oldHost = demo1.site.host;
+    try {
+      demo1.prepare(app1);
+      const out = sink();
+      await demo1.announce(app1, 'http://127.0.0.1:8787', out);
+      expect(out.text()).toMatch(/full crawl #\d+ started/);
+      const deadline = Date.now() + 30_000;
+      while (!(await app1.backend.linkReport({ limit: 1 })).lastFullCrawl) {
+        if (Date.now() > deadline) throw new Error('first crawl did not complete');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect((app1.store.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(oldHost) as { n: number }).n).toBeGreaterThan(30);
+    } finally {
+      await app1.close();
+      await demo1.close();
+    }
+    // Someone else takes the old port.
+    const squatter = createServer();
+    await new Promise<void>((r) => squatter.listen(demo1.site.port, '127.0.0.1', r));
+    try {
+      const demo2 = await startEmbeddedDefault(config, silentLogger, { firstPort: 0 });
+      const app2 = openApp(demo2.config, { logger: silentLogger });
+      try {
+        expect(demo2.site.port).not.toBe(demo1.site.port);
+        expect(demo2.config.targets[0]!.host).toBe(demo2.site.host);
+        const creds = demo2.prepare(app2);
+        expect(creds.api_key).toBe(readCredentials(dataDir)!.api_key);
+        expect(app2.store.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(oldHost)).toEqual({ n: 0 });
+        const out = sink();
+        await demo2.announce(app2, 'http://127.0.0.1:8787', out);
+        expect(out.text()).toMatch(/full crawl #\d+ started/);
+        expect(out.text()).toContain(`demo site    ${demo2.site.origin}/`);
+      } finally {
+        await app2.close();
+        await demo2.close();
+      }
+    } finally {
+      squatter.close();
+    }
+  }, 60_000);
 });
