@@ -26,21 +26,26 @@ export const DEMO_USERS: readonly { login: string; role: Role }[] = [
 export const DEMO_SITE_PREFERRED_PORT = 8788;
 
 /**
- * The demo target. walk_links is on so the crawl finds the pages the sitemap leaves out (listings, the endless
- * events calendar, the faults); max_pages stops the calendar, so some links stay `unknown`.
+ * The demo targets. The association's site: walk_links is on so the crawl finds the pages the sitemap leaves out
+ * (listings, the endless events calendar, the faults), and max_pages stops the calendar, so some links stay
+ * `unknown`. The federation's site on the second loopback host is a target too: loopback addresses are only
+ * fetched for configured targets, so this is what lets the link to its missing page be checked for real.
  */
-export function demoTarget(host: string): TargetConfig {
-  return TargetSchema.parse({
-    host,
-    scheme: 'http',
-    track_links: 'all',
-    walk_links: true,
-    max_pages: 100,
-    concurrency: 4,
-    request_timeout_ms: 5000,
-    content_selector: 'main',
-    tags: ['demo'],
-  });
+export function demoTargets(site: Pick<DemoSite, 'host' | 'partnerOrigin'>): TargetConfig[] {
+  return [
+    TargetSchema.parse({
+      host: site.host,
+      scheme: 'http',
+      track_links: 'all',
+      walk_links: true,
+      max_pages: 100,
+      concurrency: 4,
+      request_timeout_ms: 5000,
+      content_selector: 'main',
+      tags: ['demo'],
+    }),
+    TargetSchema.parse({ host: new URL(site.partnerOrigin).host, scheme: 'http', track_links: 'all', max_pages: 20, request_timeout_ms: 5000, tags: ['demo', 'federation'] }),
+  ];
 }
 
 export const CredentialsSchema = z.object({
@@ -126,7 +131,7 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
   const site = await startSite(state, opts.firstPort ?? DEMO_SITE_PREFERRED_PORT, logger);
   const sameSite = state?.site_port === site.port && state.partner_port === site.partnerPort;
   writeFileAtomic(statePath, JSON.stringify({ site_port: site.port, partner_port: site.partnerPort }, null, 2) + '\n', 0o644);
-  const demoConfig: Config = { ...config, targets: [demoTarget(site.host)] };
+  const demoConfig: Config = { ...config, targets: demoTargets(site) };
   let creds: Credentials | null = null;
 
   return {
@@ -134,11 +139,15 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
     config: demoConfig,
 
     prepare(app) {
-      if (state && state.site_port !== site.port) {
-        // The demo moved to another port, so its old host is no target any more: drop that host's pages (crawl
-        // ids start at 1, so "not seen by crawl 0" is every one of them) before the new crawl fills the index.
-        const removed = removePagesNotSeen(app.store, `127.0.0.1:${state.site_port}`, 0);
-        app.logger.info({ removed, old_port: state.site_port }, 'pages of the demo site on its old port removed');
+      // The demo moved to other ports, so its old hosts are no targets any more: drop their pages (crawl ids
+      // start at 1, so "not seen by crawl 0" is every one of them) before the new crawl fills the index.
+      for (const [was, now] of [
+        [state?.site_port, site.port],
+        [state?.partner_port, site.partnerPort],
+      ]) {
+        if (!was || was === now) continue;
+        const removed = removePagesNotSeen(app.store, `127.0.0.1:${was}`, 0);
+        app.logger.info({ removed, old_port: was }, 'pages of the demo site on an old port removed');
       }
       importPosts(
         app.store,
@@ -165,7 +174,8 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
       // For the other commands (`svc report --config …`, `svc mcp --config …`): the same data and target.
       const configPath = join(dataDir, 'demo-config.json');
       const { configSource: _source, ...plainConfig } = app.config as Config & { configSource?: string };
-      writeFileAtomic(configPath, JSON.stringify({ ...plainConfig, data_dir: dataDir }, null, 2) + '\n', 0o644);
+      const listening = { ...plainConfig.server, port: Number(new URL(baseUrl).port) || plainConfig.server.port };
+      writeFileAtomic(configPath, JSON.stringify({ ...plainConfig, data_dir: dataDir, server: listening }, null, 2) + '\n', 0o644);
       writeFileAtomic(join(dataDir, 'demo-posts.json'), demoPostsFile(site.origin), 0o644);
 
       let crawlLine: string;

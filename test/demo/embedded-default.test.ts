@@ -8,7 +8,7 @@ import { openApp } from '../../src/app.js';
 import { verifyApiKey } from '../../src/auth/keys.js';
 import { userByToken } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/config/load.js';
-import { demoTarget, isEmbeddedDefault, readCredentials, startEmbeddedDefault } from '../../src/demo/embedded-default.js';
+import { demoTargets, isEmbeddedDefault, readCredentials, startEmbeddedDefault } from '../../src/demo/embedded-default.js';
 import { getPost, listPosts } from '../../src/host/posts.js';
 import { silentLogger } from '../../src/log.js';
 
@@ -53,17 +53,18 @@ describe('embedded default', () => {
     expect(isEmbeddedDefault({}, { SVC_DATA_DIR: '/tmp/x', PORT: '9000' })).toBe(true);
   });
 
-  it('targets the demo site with every link tracked and a max_pages the endless calendar runs into', () => {
-    const t = demoTarget('127.0.0.1:8788');
-    expect(t).toMatchObject({ host: '127.0.0.1:8788', scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: true, respect_robots_txt: true });
-    expect(t.max_pages).toBeGreaterThan(70); // the finite site fits; only the calendar is cut
+  it('targets the demo site (every link tracked, a max_pages the endless calendar runs into) and its second host', () => {
+    const [main, partner] = demoTargets({ host: '127.0.0.1:8788', partnerOrigin: 'http://127.0.0.1:8789' });
+    expect(main).toMatchObject({ host: '127.0.0.1:8788', scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: true, respect_robots_txt: true });
+    expect(main!.max_pages).toBeGreaterThan(70); // the finite site fits; only the calendar is cut
+    expect(partner).toMatchObject({ host: '127.0.0.1:8789', scheme: 'http', track_links: 'all' });
   });
 
   it('loads the posts, makes the users and a key, writes credentials.json (0600), and reuses them on the next start', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-'));
     dirs.push(dataDir);
     const first = await runOnce(dataDir);
-    expect(first.config.targets).toEqual([demoTarget(first.site.host)]);
+    expect(first.config.targets).toEqual(demoTargets(first.site));
     expect(first.posts.length).toBe(first.site.posts.length);
     expect(first.posts.find((p) => p.id === 103)!.url).toBe(`${first.site.origin}/news/composting-workshop/`);
     const file = join(dataDir, 'credentials.json');
@@ -113,6 +114,8 @@ describe('embedded default', () => {
     const demo1 = await startEmbeddedDefault(config, silentLogger, { firstPort: 0 });
     const app1 = openApp(demo1.config, { logger: silentLogger });
     const oldHost = demo1.site.host;
+    const oldPartner = new URL(demo1.site.partnerOrigin).host;
+    const pagesOf = (app: typeof app1, host: string) => (app.store.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(host) as { n: number }).n;
     try {
       demo1.prepare(app1);
       const out = sink();
@@ -123,7 +126,8 @@ describe('embedded default', () => {
         if (Date.now() > deadline) throw new Error('first crawl did not complete');
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect((app1.store.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(oldHost) as { n: number }).n).toBeGreaterThan(30);
+      expect(pagesOf(app1, oldHost)).toBeGreaterThan(30);
+      expect(pagesOf(app1, oldPartner)).toBeGreaterThan(0);
     } finally {
       await app1.close();
       await demo1.close();
@@ -139,7 +143,8 @@ describe('embedded default', () => {
         expect(demo2.config.targets[0]!.host).toBe(demo2.site.host);
         const creds = demo2.prepare(app2);
         expect(creds.api_key).toBe(readCredentials(dataDir)!.api_key);
-        expect(app2.store.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(oldHost)).toEqual({ n: 0 });
+        expect(pagesOf(app2, oldHost)).toBe(0);
+        expect(pagesOf(app2, oldPartner)).toBe(0);
         const out = sink();
         await demo2.announce(app2, 'http://127.0.0.1:8787', out);
         expect(out.text()).toMatch(/full crawl #\d+ started/);
