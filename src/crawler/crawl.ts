@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { classify, isBroken, type Classification } from './classify.js';
 import { Fetcher, type FetcherOptions, type FetchResult } from './fetch.js';
 import { HtmlSink, type ExtractedPage } from './html.js';
+import { ParsePool } from './parse-pool.js';
 import { buildPageMeta } from './page-meta.js';
 import { ALLOW_ALL, loadRobots, xRobotsTag, type RobotsRules } from './robots.js';
 import { loadSitemaps } from './sitemap.js';
@@ -45,6 +46,8 @@ export interface CrawlEngineOptions {
   progressIntervalMs?: number;
   /** Link checks (HEAD/GET) in flight across all hosts. */
   linkCheckConcurrency?: number;
+  /** Use worker threads for parsing and writing when the compiled scripts exist (default true). */
+  threads?: boolean;
 }
 
 export interface CrawlResult {
@@ -166,6 +169,7 @@ export class CrawlEngine {
   private readonly fetcher: Fetcher;
   private readonly runs: TargetRun[];
   private readonly writer: CrawlWriter;
+  private readonly parser: ParsePool;
   /** Link URLs whose outcome this crawl has recorded or will record (once per crawl). */
   private readonly decided = new Set<string>();
   private readonly checks: CheckItem[] = [];
@@ -173,7 +177,10 @@ export class CrawlEngine {
   private checksActive = 0;
   private readonly checkConcurrency: number;
   private checkIdle: (() => void)[] = [];
+  /** Aborted by the caller's signal (a stop) or by a fatal error (e.g. the store cannot be written). */
+  private readonly ac = new AbortController();
   private readonly signal: AbortSignal;
+  private fatal: unknown = null;
   private readonly started = Date.now();
   private pagesDone = 0;
   private pagesStored = 0;
@@ -181,12 +188,15 @@ export class CrawlEngine {
   private errors = 0;
 
   constructor(private readonly o: CrawlEngineOptions) {
-    this.signal = o.signal ?? new AbortController().signal;
+    this.signal = this.ac.signal;
+    if (o.signal?.aborted) this.ac.abort();
+    else o.signal?.addEventListener('abort', () => this.ac.abort(), { once: true });
     // Every request in flight listens to it.
     setMaxListeners(0, this.signal);
     this.fetcher = new Fetcher(o.fetcher);
     this.runs = o.targets.map((t) => new TargetRun(t));
-    this.writer = new CrawlWriter(o.store, o.crawlId);
+    this.writer = new CrawlWriter(o.store, o.crawlId, { threaded: o.threads !== false });
+    this.parser = new ParsePool(o.threads === false ? 0 : undefined);
     this.checkConcurrency = o.linkCheckConcurrency ?? 32;
   }
 
@@ -198,11 +208,19 @@ export class CrawlEngine {
       for (const r of this.runs) {
         this.fetcher.configureHost(r.host, { concurrency: r.cfg.concurrency, delayMs: r.cfg.crawl_delay_ms, headers: r.cfg.request_headers });
       }
-      await Promise.all(this.runs.map((r) => this.runTarget(r)));
+      await Promise.all(
+        this.runs.map((r) =>
+          this.runTarget(r).catch((err: unknown) => {
+            this.fatal ??= err;
+            this.ac.abort();
+          }),
+        ),
+      );
       await this.checksDrained();
+      if (this.fatal) throw this.fatal;
       const stopped = this.signal.aborted;
       this.recordLeftovers();
-      this.writer.flush();
+      await this.writer.drain();
       if (o.mode === 'full' && !stopped) {
         for (const r of this.runs) {
           if (r.cut) {
@@ -218,7 +236,7 @@ export class CrawlEngine {
       return { stats: this.stats(), stopped };
     } finally {
       if (tick) clearInterval(tick);
-      await this.fetcher.close();
+      await Promise.all([this.fetcher.close(), this.writer.close(), this.parser.close()]);
       this.emitProgress();
     }
   }
@@ -311,7 +329,9 @@ export class CrawlEngine {
       if (!url) continue;
       this.offerPage(r, r.canon(url), true);
     }
-    await Promise.all(Array.from({ length: cfg.concurrency }, () => this.worker(r)));
+    const ended = await Promise.allSettled(Array.from({ length: cfg.concurrency }, () => this.worker(r)));
+    const failed = ended.find((e) => e.status === 'rejected');
+    if (failed) throw failed.reason;
     if (r.queued > 0) r.cut = true;
   }
 
@@ -354,8 +374,12 @@ export class CrawlEngine {
       r.fetched++;
       try {
         await this.crawlPage(r, item.url);
+        await this.writer.settle();
       } catch (err) {
-        this.o.logger.error({ err, url: item.url }, 'page failed unexpectedly');
+        // Only a failure of the crawl itself lands here (a page's own problems are outcomes): stop everything.
+        this.fatal ??= err;
+        this.ac.abort();
+        throw err;
       } finally {
         r.active--;
         this.pagesDone++;
@@ -368,7 +392,9 @@ export class CrawlEngine {
 
   private async crawlPage(r: TargetRun, url: string): Promise<void> {
     const cfg = r.cfg;
+    // Parsed as it streams in (this thread), or collected and parsed on a parser thread.
     let sink: HtmlSink | null = null;
+    let body: { chunks: Buffer[]; contentType: string | null; url: string } | null = null;
     const res = await this.fetcher.fetch(url, {
       timeoutMs: cfg.request_timeout_ms,
       signal: this.signal,
@@ -378,6 +404,11 @@ export class CrawlEngine {
         if (!final || !r.owns(final)) return undefined;
         // Redirected to a page this crawl has already seen: no need to parse it twice.
         if (final !== url && r.seen.has(r.canon(final))) return undefined;
+        if (this.parser.threaded) {
+          const b = { chunks: [] as Buffer[], contentType: info.contentType, url: final };
+          body = b;
+          return { write: (c: Buffer) => void b.chunks.push(c), end: () => {} };
+        }
         sink = new HtmlSink(info.contentType, { url: final, contentSelector: cfg.content_selector, titleSelector: cfg.title_selector });
         return sink;
       },
@@ -405,7 +436,20 @@ export class CrawlEngine {
       if (r.tracks(canonical)) this.record(canonical, classify({ ok: true, url: canonical, finalUrl: canonical, status: res.status, hops: [] }));
       pageUrl = canonical;
     }
-    const extracted = (sink as HtmlSink | null)?.page ?? null;
+    let extracted = (sink as HtmlSink | null)?.page ?? null;
+    const collected = body as { chunks: Buffer[]; contentType: string | null; url: string } | null;
+    if (collected) {
+      try {
+        extracted = await this.parser.parse(Buffer.concat(collected.chunks), collected.contentType, {
+          url: collected.url,
+          contentSelector: cfg.content_selector,
+          titleSelector: cfg.title_selector,
+        });
+      } catch (err) {
+        if (this.signal.aborted) return;
+        this.o.logger.warn({ err, url: pageUrl }, 'page could not be parsed: stored without text or links');
+      }
+    }
     this.storePage(r, pageUrl, url, res, extracted);
   }
 

@@ -25,6 +25,8 @@ export interface FetcherOptions {
   maxRetries?: number;
   /** Longest single wait a Retry-After may impose. */
   maxRetryWaitMs?: number;
+  /** Ceiling for the request spacing repeated "slow down" answers build up per host. */
+  maxSlowDownDelayMs?: number;
   /** Limits for hosts that were not configured (external links). */
   defaultLimits?: HostLimits;
   connectTimeoutMs?: number;
@@ -168,6 +170,7 @@ export class Fetcher {
   private readonly maxRetries: number;
   private readonly maxRetryWaitMs: number;
   private readonly defaultLimits: HostLimits;
+  private readonly maxSlowDownDelayMs: number | undefined;
   /** Requests sent (every hop and retry). */
   requests = 0;
 
@@ -176,7 +179,8 @@ export class Fetcher {
     this.maxRedirects = opts.maxRedirects ?? 10;
     this.maxRetries = opts.maxRetries ?? 3;
     this.maxRetryWaitMs = opts.maxRetryWaitMs ?? 30_000;
-    this.defaultLimits = opts.defaultLimits ?? { concurrency: 4, delayMs: 0 };
+    this.maxSlowDownDelayMs = opts.maxSlowDownDelayMs;
+    this.defaultLimits = { concurrency: 4, delayMs: 0, maxSlowDownDelayMs: opts.maxSlowDownDelayMs, ...opts.defaultLimits };
     const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
     this.agent = new Agent({
       keepAliveTimeout: 10_000,
@@ -187,7 +191,7 @@ export class Fetcher {
 
   /** Politeness and headers for one host[:port] (a crawl target). */
   configureHost(host: string, settings: HostSettings): void {
-    this.limiters.set(host, new HostLimiter(settings));
+    this.limiters.set(host, new HostLimiter({ maxSlowDownDelayMs: this.maxSlowDownDelayMs, ...settings }));
     if (settings.headers && Object.keys(settings.headers).length) this.hostHeaders.set(host, settings.headers);
   }
 

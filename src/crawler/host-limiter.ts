@@ -28,10 +28,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export interface HostLimits {
   concurrency: number;
   delayMs: number;
+  /** Ceiling for the spacing "slow down" answers add (default 2 s). */
+  maxSlowDownDelayMs?: number;
 }
-
-/** Slow-down after a "slow down" answer: ceiling for the spacing it adds. */
-const MAX_SLOWDOWN_DELAY_MS = 5_000;
 
 export class HostLimiter {
   private active = 0;
@@ -41,10 +40,12 @@ export class HostLimiter {
   concurrency: number;
   delayMs: number;
   slowDowns = 0;
+  private readonly maxSlowDownDelayMs: number;
 
   constructor(limits: HostLimits) {
     this.concurrency = Math.max(1, limits.concurrency);
     this.delayMs = Math.max(0, limits.delayMs);
+    this.maxSlowDownDelayMs = limits.maxSlowDownDelayMs ?? 2_000;
   }
 
   /** Waits for a slot and for the spacing; returns the release function. */
@@ -100,7 +101,8 @@ export class HostLimiter {
     this.slowDowns++;
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + waitMs);
     this.concurrency = Math.max(1, Math.floor(this.concurrency / 2));
-    this.delayMs = Math.min(MAX_SLOWDOWN_DELAY_MS, Math.max(this.delayMs * 2, 100));
+    // Spacing grows by half each time, never below the configured delay nor above the ceiling.
+    this.delayMs = Math.max(this.delayMs, Math.min(this.maxSlowDownDelayMs, Math.max(this.delayMs * 1.5, 100)));
   }
 
   get inFlight(): number {

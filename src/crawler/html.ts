@@ -120,8 +120,10 @@ export class HtmlExtractor {
   private readonly maxText: number;
   private readonly maxLinks: number;
   private readonly robotsName: string;
-  private readonly text: string[] = [];
-  private textLen = 0;
+  /** Text so far (V8 concatenates strings as ropes: cheap to append, flattened once at the end). */
+  private text = '';
+  /** A word break is owed before the next text (block element boundary). */
+  private sep = false;
   private noTextDepth = 0;
   private inTitle = false;
   private titleDone = false;
@@ -134,7 +136,7 @@ export class HtmlExtractor {
   private base: string | null = null;
   private readonly robots: RobotsDirectives = { noindex: false, nofollow: false };
   private readonly raw: RawLink[] = [];
-  private readonly rawSeen = new Set<string>();
+  private readonly rawSeen = new Map<string, RawLink>();
   private ended = false;
 
   constructor(private readonly opts: ExtractOptions) {
@@ -200,7 +202,7 @@ export class HtmlExtractor {
       links.push(link);
     }
     let title = this.title.replace(/\s+/g, ' ').trim();
-    let text = this.text.join('').replace(/\s+/g, ' ').trim();
+    let text = this.text.replace(/\s+/g, ' ').trim();
     if (this.dom) {
       const root = this.dom.root;
       if (this.opts.titleSelector) {
@@ -246,10 +248,19 @@ export class HtmlExtractor {
     if (raw === undefined || this.raw.length >= this.maxLinks) return;
     const v = raw.trim();
     if (!v) return;
-    const key = `${v}\u0000${walkable ? 1 : 0}${nofollow ? 1 : 0}`;
-    if (this.rawSeen.has(key)) return;
-    this.rawSeen.add(key);
-    this.raw.push({ raw: v, element, walkable, nofollow });
+    const prev = this.rawSeen.get(v);
+    if (prev) {
+      // Same href again: a page link beats a resource, and one followable mention makes it followable.
+      if (walkable && !prev.walkable) {
+        prev.walkable = true;
+        prev.element = element;
+      }
+      if (!nofollow) prev.nofollow = false;
+      return;
+    }
+    const link = { raw: v, element, walkable, nofollow };
+    this.rawSeen.set(v, link);
+    this.raw.push(link);
   }
 
   private onOpen(name: string, a: Record<string, string>): void {
@@ -311,7 +322,7 @@ export class HtmlExtractor {
         break;
     }
     if (NO_TEXT.has(name)) this.noTextDepth++;
-    else if (!INLINE.has(name)) this.pushText(' ');
+    else if (!INLINE.has(name)) this.sep = true;
   }
 
   private onClose(name: string): void {
@@ -321,7 +332,7 @@ export class HtmlExtractor {
     }
     if (name === 'script') this.inMetaScript = false;
     if (NO_TEXT.has(name)) this.noTextDepth = Math.max(0, this.noTextDepth - 1);
-    else if (!INLINE.has(name)) this.pushText(' ');
+    else if (!INLINE.has(name)) this.sep = true;
   }
 
   private onText(data: string): void {
@@ -337,10 +348,12 @@ export class HtmlExtractor {
   }
 
   private pushText(s: string): void {
-    if (this.textLen >= this.maxText) return;
-    const piece = this.textLen + s.length > this.maxText ? s.slice(0, this.maxText - this.textLen) : s;
-    this.text.push(piece);
-    this.textLen += piece.length;
+    if (this.text.length >= this.maxText) return;
+    if (this.sep) {
+      this.text += ' ';
+      this.sep = false;
+    }
+    this.text += this.text.length + s.length > this.maxText ? s.slice(0, this.maxText - this.text.length) : s;
   }
 }
 

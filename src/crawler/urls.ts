@@ -26,8 +26,8 @@ export function normalizeUrl(raw: string, base?: string | URL, opts: NormalizeOp
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   if (!url.hostname) return null;
   url.hash = '';
-  if (opts.dropQuery) url.search = '';
-  else if (url.search === '?') url.search = '';
+  // An empty query ("?" alone) reads as '' and is dropped by setting it so.
+  if (opts.dropQuery || !url.search) url.search = '';
   return url.href;
 }
 

@@ -12,7 +12,7 @@ import { closedPort, hang, html, linksOf, outcomes, page, pageRows, redirect, se
 const PROJECT = 'test1234:eu-north-1';
 
 function runner(store: Store, targets: TargetConfig[], extra: Partial<ConstructorParameters<typeof CrawlRunner>[0]> = {}): CrawlRunner {
-  return new CrawlRunner({ store, project: PROJECT, targets, logger: silentLogger, fetcher: { maxRetryWaitMs: 50, maxRetries: 2 }, ...extra });
+  return new CrawlRunner({ store, project: PROJECT, targets, logger: silentLogger, fetcher: { maxRetryWaitMs: 50, maxRetries: 2, maxSlowDownDelayMs: 100 }, ...extra });
 }
 
 async function crawl(r: CrawlRunner, req: Parameters<CrawlRunner['start']>[0]): Promise<CrawlRecord> {

@@ -1,0 +1,18 @@
+// Worker threads for the CPU-heavy parts of a crawl (HTML parsing, SQLite writes), so they run beside the
+// network work instead of after it. A worker script exists only in the compiled build (dist/): where it does
+// not (tests running the TypeScript sources), callers fall back to doing the same work in this thread.
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+/** URL of a compiled worker script next to this module, or null when there is none. */
+export function workerScript(name: string): URL | null {
+  if (process.env.SVC_CRAWL_WORKERS === '0') return null;
+  const url = new URL(`./${name}.js`, import.meta.url);
+  return url.protocol === 'file:' && import.meta.url.endsWith('.js') && existsSync(fileURLToPath(url)) ? url : null;
+}
+
+/** Parser threads worth starting: the cores left after the main thread and the writer. */
+export function parserThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
