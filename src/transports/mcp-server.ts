@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Host } from '../host/host.js';
 import type { User } from '../host/types.js';
 import type { Logger } from '../log.js';
@@ -39,10 +40,18 @@ export function serverInstructions(host: Host): string {
   return `This server lists no tools: ${host.disabledReason ?? `host version ${host.version} has no abilities (they need 6.9 or newer)`}.`;
 }
 
+// The server only validates what it asks clients for (elicitation), never on our paths, but builds a validator
+// anyway: one shared instance spares every stateless HTTP request a new Ajv (~0.5 ms).
+let validator: AjvJsonSchemaValidator | undefined;
+
 export function createMcpServer(opts: McpServerOptions): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'svc site search and link report', version: SERVER_VERSION },
-    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: serverInstructions(opts.host) },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {} },
+      instructions: serverInstructions(opts.host),
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
+    },
   );
   let minLevel = LEVELS.indexOf(DEFAULT_LEVEL);
   // Replaces the SDK's own handler so this server knows the level it must honour.

@@ -81,8 +81,8 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture }): voi
     expect(byName['svc-delete-pages']!.description).toMatch(/50/);
     expect(byName['svc-link-report']!.description).toMatch(/15 minutes/);
     expect(byName['svc-link-report']!.description).toMatch(/refresh/);
-    // every user sees the same list
-    expect((await clients.sub.listTools()).tools).toEqual(tools);
+    // Every user sees the same list; listing also makes each client check structuredContent against outputSchema.
+    for (const c of [clients.admin, clients.sub, clients.alice]) expect((await c.listTools()).tools).toEqual(tools);
   });
 
   it('answers ability_invalid_permissions for every tool without a current user', async () => {
