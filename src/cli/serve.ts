@@ -54,7 +54,9 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   const addr = server.address() as AddressInfo;
-  const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  // Listening on every address (0.0.0.0, ::): tell people the loopback URL, which always reaches it.
+  const address = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.address;
+  const hostPart = address.includes(':') ? `[${address}]` : address;
   const baseUrl = `http://${hostPart}:${addr.port}`;
   app.logger.info({ base_url: baseUrl, mcp_url: `${baseUrl}/mcp`, backend: app.backend.kind, demo: demo !== null }, 'svc serve listening');
   if (demo) await demo.announce(app, baseUrl);

@@ -191,11 +191,6 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
         try {
           const rec = await app.backend.startCrawl({ mode: 'full' });
           crawlLine = `full crawl #${rec.id} started: the link report fills in within seconds`;
-          const off = app.backend.onCrawlEnded((ended) => {
-            if (ended.id !== rec.id) return;
-            off();
-            app.logger.info({ crawl: ended.id, status: ended.status, pages: ended.stats.pages, links: ended.stats.links, errors: ended.stats.errors }, 'demo site crawl ended');
-          });
         } catch (err) {
           crawlLine = `the first crawl could not start: ${(err as Error).message}`;
           app.logger.error({ err: (err as Error).message }, 'demo site crawl could not start');
