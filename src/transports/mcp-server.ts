@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Host } from '../host/host.js';
 import type { User } from '../host/types.js';
@@ -40,9 +41,11 @@ export function serverInstructions(host: Host): string {
   return `This server lists no tools: ${host.disabledReason ?? `host version ${host.version} has no abilities (they need 6.9 or newer)`}.`;
 }
 
-// The server only validates what it asks clients for (elicitation), never on our paths, but builds a validator
-// anyway: one shared instance spares every stateless HTTP request a new Ajv (~0.5 ms).
-let validator: AjvJsonSchemaValidator | undefined;
+// The server validates only what it asks of clients (elicitation), never on our paths, yet builds an Ajv for it
+// in its constructor. One lazily made instance spares `svc mcp` its start-up cost and every stateless HTTP
+// request a new Ajv (~0.5 ms).
+let ajv: AjvJsonSchemaValidator | undefined;
+const lazyValidator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 
 export function createMcpServer(opts: McpServerOptions): Server {
   const server = new Server(
@@ -50,7 +53,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     {
       capabilities: { tools: { listChanged: false }, logging: {} },
       instructions: serverInstructions(opts.host),
-      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
+      jsonSchemaValidator: lazyValidator,
     },
   );
   let minLevel = LEVELS.indexOf(DEFAULT_LEVEL);
