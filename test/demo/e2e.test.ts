@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FAULTS } from '../../src/demo/routes.js';
+import { parsePostsFile } from '../../src/host/posts.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist', 'src', 'server.js');
@@ -264,4 +265,40 @@ describe('svc serve with no config (npm start)', () => {
     expect((r.structuredContent as { last_full_crawl: string }).last_full_crawl).toBe(report.last_full_crawl);
     await stop(serve);
   }, 60_000);
+});
+
+describe('svc demo-site', () => {
+  it('serves the demo site alone, writes its posts file, and stops on SIGTERM', async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+    const dir = mkdtempSync(join(tmpdir(), 'svc-demo-site-'));
+    try {
+      const proc = spawn(process.execPath, [CLI, 'demo-site', '--port', '0', '--posts-out', 'posts.json'], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      proc.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+      const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+      const deadline = Date.now() + 15_000;
+      while (!err.includes('Ctrl-C')) {
+        if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`svc demo-site did not start:\n${err}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const url = /demo site: +(http:\/\/127\.0\.0\.1:\d+\/)/.exec(err)![1]!;
+      expect((await fetch(url)).status).toBe(200);
+      expect(await (await fetch(new URL('/robots.txt', url))).text()).toContain(`Sitemap: ${url}sitemap.xml`);
+      const posts = parsePostsFile(readFileSync(join(dir, 'posts.json'), 'utf8'));
+      expect(posts.find((p) => p.id === 1)!.url).toBe(url);
+      proc.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('refuses an address that is not loopback', async () => {
+    const proc = spawn(process.execPath, [CLI, 'demo-site', '--host', '0.0.0.0'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    proc.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    const code = await new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+    expect(code).toBe(2);
+    expect(err).toMatch(/--host: "0\.0\.0\.0" is not a loopback address/);
+  }, 30_000);
 });
