@@ -44,7 +44,7 @@ export interface RegisterToolsOptions {
   /** The current user of this connection (stdio: SVC_USER; HTTP: the bearer token's user); null when none. */
   user: User | null;
   /** Told about every call after it ran (for logs, and logging notifications sent on the call's own stream). */
-  onCall?: (info: { tool: string; ms: number; result?: CallToolResult; error?: unknown }, sendNotification: (n: ServerNotification) => Promise<void>) => Promise<void>;
+  onCall?: (info: { tool: string; ms: number; result: CallToolResult; error?: unknown }, sendNotification: (n: ServerNotification) => Promise<void>) => Promise<void>;
 }
 
 /** A JSON-RPC error for the protocol to send. (McpError would put "MCP error -32602:" into the message itself.) */
@@ -59,14 +59,16 @@ export function registerTools(server: Server, opts: RegisterToolsOptions): void 
     const spec = inv.byName.get(req.params.name);
     if (!spec) throw protocolError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}`);
     const started = performance.now();
+    let result: CallToolResult;
+    let error: unknown;
     try {
-      const result = await callTool(spec, opts.registry, req.params.arguments, opts.user);
-      await opts.onCall?.({ tool: spec.name, ms: performance.now() - started, result }, extra.sendNotification);
-      return result;
-    } catch (error) {
+      result = await callTool(spec, opts.registry, req.params.arguments, opts.user);
+    } catch (err) {
       // Not an ability error (those are results already): a bug or a crash below. The model still gets a result.
-      await opts.onCall?.({ tool: spec.name, ms: performance.now() - started, error }, extra.sendNotification);
-      return errorResult('internal_error', `${spec.name} failed unexpectedly; the server log has the details`);
+      error = err;
+      result = errorResult('internal_error', `${spec.name} failed unexpectedly; the server log has the details`);
     }
+    await opts.onCall?.({ tool: spec.name, ms: performance.now() - started, result, error }, extra.sendNotification).catch(() => {});
+    return result;
   });
 }

@@ -74,7 +74,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
         log.error({ err: error, tool, duration_ms }, 'tool call failed unexpectedly');
         level = 'error';
         text = `${tool} failed unexpectedly`;
-      } else if (result?.isError) {
+      } else if (result.isError) {
         text = result.content[0]?.type === 'text' ? result.content[0].text : 'error';
         log.info({ tool, duration_ms, error: text }, 'tool call answered an error');
         level = 'warning';

@@ -1,0 +1,60 @@
+// The MCP server in-process (SDK Client ⇄ InMemoryTransport ⇄ server): what no ability can be made to do on
+// demand — a crash below the ability layer — must still reach the model as a tool result, and the log.
+import { Writable } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load.js';
+import { createHost, type Host } from '../../src/host/host.js';
+import { silentLogger } from '../../src/log.js';
+import { createMcpServer } from '../../src/transports/mcp-server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-server-'));
+const app = openApp(parseConfig({ data_dir: dir, log_level: 'silent' }), { logger: silentLogger });
+const host = createHost(app);
+
+afterAll(async () => {
+  host.close();
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function connect(h: Host, lines: string[]): Promise<Client> {
+  const logger = pino({ level: 'debug' }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+  const server = createMcpServer({ host: h, user: { login: 'root', role: 'administrator' }, logger });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 't', version: '1' });
+  await client.connect(b);
+  return client;
+}
+
+describe('mcp server in-process', () => {
+  it('turns an unexpected failure below the abilities into an internal_error result and an error log', async () => {
+    const lines: string[] = [];
+    const broken: Host = { ...host, registry: { ...host.registry, list: () => host.registry.list(), get: (n) => host.registry.get(n), execute: async () => Promise.reject(new TypeError('disk on fire')) } };
+    const client = await connect(broken, lines);
+    const r = (await client.callTool({ name: 'svc-search', arguments: { terms: 'x' } })) as CallToolResult;
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toBeUndefined();
+    expect(r.content[0]).toEqual({ type: 'text', text: 'internal_error: svc-search failed unexpectedly; the server log has the details' });
+    expect(lines.join('')).toMatch(/"level":50.*disk on fire.*tool call failed unexpectedly/s);
+    await client.close();
+  });
+
+  it('runs a tool as the connection user and logs the call at debug', async () => {
+    const lines: string[] = [];
+    const client = await connect(host, lines);
+    const r = (await client.callTool({ name: 'svc-search', arguments: { terms: 'nothing indexed yet' } })) as CallToolResult;
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ success: true, results: { total: 0, hits: [] } });
+    expect(lines.join('')).toMatch(/"tool":"svc-search".*"msg":"tool call"/);
+    await client.close();
+  });
+});
