@@ -230,3 +230,20 @@ describe('report rows kept ready by triggers (migration 2)', () => {
     store.close();
   });
 });
+
+describe('target hosts as the crawler stores them', () => {
+  it('a target configured with its default port matches pages stored under the canonical host', async () => {
+    const app = makeApp({ targets: [{ host: 'c.example:443', scheme: 'https', track_links: 'all' }] });
+    try {
+      savePages(app.store, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example', sitemapLastmod: '2026-01-01' })]);
+      saveOutcomes(app.store, [outcome('https://c.example/gone', 'not_found')]);
+      for (const target of ['c.example:443', 'c.example', 'C.EXAMPLE:443']) {
+        const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 10, target });
+        expect(flat(r)).toEqual(['notFound https://c.example/ https://c.example/gone']);
+        expect(r.targets).toEqual([{ host: 'c.example:443', linkTracking: 'all', walkLinks: false }]);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});

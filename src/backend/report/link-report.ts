@@ -1,5 +1,6 @@
 // The link report (REST form), built from the store only: reading it never sends a request to the crawled site.
 import type { TargetConfig } from '../../config/schema.js';
+import { canonicalTargetHost } from '../../crawler/urls.js';
 import { BackendError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { LinkReport, LinkReportQuery } from '../types.js';
@@ -15,28 +16,30 @@ export function buildLinkReport(store: Store, project: string, targets: TargetCo
   if (!Number.isInteger(limit) || limit < REPORT_LIMIT.min || limit > REPORT_LIMIT.max) {
     throw new BackendError('invalid_input', `limit: must be an integer from ${REPORT_LIMIT.min} to ${REPORT_LIMIT.max}`);
   }
+  // Pages are stored under the target's canonical host (default port dropped, IDN as punycode), as the crawler writes it.
+  const canonical = (t: TargetConfig) => canonicalTargetHost(t.host, t.scheme);
   let host: string | null = null;
   let shown = targets;
   if (query.target !== undefined) {
     const wanted = query.target.trim().toLowerCase();
-    const match = targets.find((t) => t.host === wanted);
+    const match = targets.find((t) => t.host === wanted || canonical(t) === wanted);
     if (!match) {
       const known = targets.map((t) => t.host).join(', ') || 'none';
       throw new BackendError('invalid_input', `target: "${query.target}" is not a configured target host (configured: ${known})`);
     }
-    host = match.host;
+    host = canonical(match);
     shown = [match];
   }
   const snap = readReportSnapshot(store, {
     project,
     host,
     limit,
-    sitemapHostsToCheck: shown.filter((t) => t.walk_links === undefined && t.use_sitemap).map((t) => t.host),
+    sitemapHostsToCheck: shown.filter((t) => t.walk_links === undefined && t.use_sitemap).map(canonical),
   });
   return assembleLinkReport({
     rows: snap.rows,
     counts: snap.counts,
     lastFullCrawl: snap.lastFullCrawl,
-    targets: shown.map((t) => ({ host: t.host, linkTracking: t.track_links, walkLinks: targetWalksLinks(t, snap.sitemapHosts.has(t.host)) })),
+    targets: shown.map((t) => ({ host: t.host, linkTracking: t.track_links, walkLinks: targetWalksLinks(t, snap.sitemapHosts.has(canonical(t))) })),
   });
 }

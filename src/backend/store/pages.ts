@@ -55,6 +55,14 @@ export function savePages(store: Store, pages: PageWrite[]): void {
   const addTag = db.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
   const delLinks = db.prepare('DELETE FROM links WHERE page_id = ?');
   const addLink = db.prepare('INSERT OR IGNORE INTO links (page_id, url, element) VALUES (?, ?, ?)');
+  // The link report's ready rows (migration 2) follow the links just written: one set-based refresh per page
+  // (a trigger per link row would double the cost of writing links). Every write of `links` goes through here.
+  const clearReport = db.prepare('DELETE FROM report_links WHERE page_id = ?');
+  const fillReport = db.prepare(`
+    INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host)
+    SELECT l.page_id, l.url, rr.rank, p.url, p.host
+    FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
+    WHERE l.page_id = ?`);
   const now = new Date().toISOString();
   store.tx(() => {
     for (const p of pages) {
@@ -81,6 +89,8 @@ export function savePages(store: Store, pages: PageWrite[]): void {
       for (const t of p.tags) addTag.run(id, t);
       delLinks.run(id);
       for (const l of p.links) addLink.run(id, l.url, l.element);
+      clearReport.run(id);
+      fillReport.run(id);
     }
   });
 }
