@@ -1,0 +1,195 @@
+// One contract for every Backend: the same calls must give the same answers and the same errors, whether the
+// engine runs in this process or behind another service's /v1 (RemoteBackend → facade on loopback).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import type { Backend } from '../../src/backend/backend.js';
+import { BackendError } from '../../src/backend/errors.js';
+import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/backend/store/crawls.js';
+import { savePages } from '../../src/backend/store/pages.js';
+import type { LinkReport } from '../../src/backend/types.js';
+import { HOST_A, HOST_B, page, seedSmallSite, TOKEN } from './helpers.js';
+
+export interface Harness {
+  backend: Backend;
+  /** The embedded engine holding the data (behind the facade, for the remote form). */
+  engine: App;
+  close(): Promise<void>;
+}
+
+const a = `https://${HOST_A}`;
+const b = `http://${HOST_B}`;
+
+/** The small site's report, as both backends must give it. */
+const SMALL_SITE_REPORT: LinkReport = {
+  notFound: {
+    count: 3,
+    pages: [
+      { url: `${b}/`, links: [{ url: `${b}/doc.pdf`, httpStatus: 404, message: 'not_found message' }] },
+      { url: `${a}/`, links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message' }] },
+      { url: `${a}/b`, links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message' }] },
+    ],
+  },
+  forbidden: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/secret`, httpStatus: 403, message: 'forbidden message' }] }] },
+  serverError: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/fail`, httpStatus: 500, message: 'server_error message' }] }] },
+  redirect: {
+    count: 2,
+    pages: [
+      { url: `${a}/`, links: [{ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new` }] },
+      { url: `${a}/b`, links: [{ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new` }] },
+    ],
+  },
+  unknown: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached' }] }] },
+  targets: [
+    { host: HOST_A, linkTracking: 'all', walkLinks: true },
+    { host: HOST_B, linkTracking: 'pdf', walkLinks: true },
+  ],
+  truncated: false,
+  lastFullCrawl: null,
+};
+
+type Settled<T> = { ok: T } | { error: { code: string; status: number; message: string } };
+
+async function settle<T>(p: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: await p };
+  } catch (err) {
+    expect(err).toBeInstanceOf(BackendError);
+    const e = err as BackendError;
+    return { error: { code: e.code, status: e.status, message: e.message } };
+  }
+}
+
+/** Whether the crawl runner has landed (the stub answers not_implemented); probed without any network. */
+export async function runnerLanded(backend: Backend): Promise<boolean> {
+  const r = await settle(backend.startCrawl({ mode: 'manual', urls: ['https://not-a-target.invalid/'] }));
+  return !('error' in r && r.error.code === 'not_implemented');
+}
+
+export function backendContract(name: string, make: () => Promise<Harness>): void {
+  describe(`Backend contract: ${name}`, () => {
+    let h: Harness;
+    let backend: Backend;
+    const crawlIds: number[] = [];
+
+    beforeAll(async () => {
+      h = await make();
+      backend = h.backend;
+      seedSmallSite(h.engine);
+      // 120 finished crawls: more than one page of the facade's crawl list.
+      for (let i = 0; i < 120; i++) {
+        const rec = createCrawl(h.engine.store, TOKEN, i % 3 === 0 ? 'full' : 'partial')!;
+        updateCrawlStats(h.engine.store, rec.id, { pages: i, links: 2 * i, errors: i % 2, targets: { [HOST_A]: { pages: i, cutByMaxPages: false } } });
+        setCrawlStatus(h.engine.store, rec.id, i === 119 ? 'failed' : 'completed', i === 119 ? 'boom' : undefined);
+        crawlIds.push(rec.id);
+      }
+    });
+    afterAll(async () => h?.close());
+
+    it('serves the project it was made for', () => {
+      expect(backend.publicToken).toBe(TOKEN);
+    });
+
+    it('linkReport: the whole report, in order', async () => {
+      const r = await backend.linkReport({ limit: 1000 });
+      // The last completed full crawl is crawl #117 (full every third; #119 failed).
+      const lastFull = (await backend.getCrawl(crawlIds[117]!))!;
+      expect(lastFull).toMatchObject({ mode: 'full', status: 'completed' });
+      expect(r).toEqual({ ...SMALL_SITE_REPORT, lastFullCrawl: lastFull.finishedAt });
+    });
+
+    it('linkReport: limit cuts across sections and says truncated; counts stay whole', async () => {
+      const r = await backend.linkReport({ limit: 4 });
+      expect(r.truncated).toBe(true);
+      expect(r.notFound).toEqual(SMALL_SITE_REPORT.notFound);
+      expect(r.forbidden).toEqual(SMALL_SITE_REPORT.forbidden);
+      expect(r.serverError).toEqual({ count: 1, pages: [] });
+      expect(r.redirect.count).toBe(2);
+    });
+
+    it('linkReport: target filter', async () => {
+      const r = await backend.linkReport({ limit: 10, target: HOST_B });
+      expect(r.notFound).toEqual({ count: 1, pages: [SMALL_SITE_REPORT.notFound.pages[0]] });
+      expect(r.redirect).toEqual({ count: 0, pages: [] });
+      expect(r.targets).toEqual([SMALL_SITE_REPORT.targets[1]]);
+    });
+
+    it('linkReport: bad input is invalid_input naming the field', async () => {
+      expect(await settle(backend.linkReport({ limit: 10, target: 'elsewhere.example' }))).toEqual({
+        error: { code: 'invalid_input', status: 400, message: expect.stringMatching(/^target: "elsewhere.example" is not a configured target host/) },
+      });
+      for (const limit of [0, 5001, 1.5, -1]) {
+        expect(await settle(backend.linkReport({ limit }))).toEqual({
+          error: { code: 'invalid_input', status: 400, message: 'limit: must be an integer from 1 to 5000' },
+        });
+      }
+    });
+
+    it('listCrawls: newest first, paged, across more than one page of the facade', async () => {
+      const newestFirst = [...crawlIds].reverse();
+      expect((await backend.listCrawls({ limit: 5, offset: 0 })).map((c) => c.id)).toEqual(newestFirst.slice(0, 5));
+      expect((await backend.listCrawls({ limit: 3, offset: 10 })).map((c) => c.id)).toEqual(newestFirst.slice(10, 13));
+      expect((await backend.listCrawls({ limit: 150, offset: 0 })).map((c) => c.id)).toEqual(newestFirst);
+      expect(await backend.listCrawls({ limit: 10, offset: 500 })).toEqual([]);
+    });
+
+    it('getCrawl: the record with its stats; null when missing', async () => {
+      const last = crawlIds.at(-1)!;
+      expect(await backend.getCrawl(last)).toEqual({
+        id: last,
+        mode: 'partial',
+        status: 'failed',
+        startedAt: expect.any(String),
+        finishedAt: expect.any(String),
+        stats: { pages: 119, links: 238, errors: 1, targets: { [HOST_A]: { pages: 119, cutByMaxPages: false } } },
+        error: 'boom',
+      });
+      expect(await backend.getCrawl(987654)).toBeNull();
+    });
+
+    it('search: the same hits, or the same refusal', async () => {
+      savePages(h.engine.store, [page(`${a}/contract-search`, [], { title: 'Contract aardvark', content: 'the aardvark page' })]);
+      const r = await settle(backend.search('aardvark', { size: 5 }));
+      if ('error' in r) expect(r.error).toMatchObject({ code: 'not_implemented', status: 501 });
+      else {
+        expect(r.ok.hits.map((hit) => hit.url)).toEqual([`${a}/contract-search`]);
+        expect(r.ok.total).toBe(1);
+      }
+      const bad = await settle(backend.search('aardvark', { size: 0 }));
+      expect(bad).toEqual({ error: expect.objectContaining({ status: 'error' in r ? 501 : 400 }) });
+      if (!('error' in r)) expect(bad).toEqual({ error: { code: 'invalid_input', status: 400, message: expect.stringContaining('size') } });
+    });
+
+    it('deletePages: which were deleted and which were not there', async () => {
+      savePages(h.engine.store, [page(`${a}/contract-delete`, [])]);
+      const r = await settle(backend.deletePages([`${a}/contract-delete`, `${a}/contract-never`]));
+      if ('error' in r) expect(r.error).toMatchObject({ code: 'not_implemented', status: 501 });
+      else expect(r.ok).toEqual({ deleted: [`${a}/contract-delete`], notFound: [`${a}/contract-never`] });
+      const tooMany = await settle(backend.deletePages(Array.from({ length: 51 }, (_, i) => `${a}/x${i}`)));
+      expect(tooMany).toEqual({ error: expect.objectContaining({ code: 'invalid_input', status: 400, message: expect.stringContaining('50') }) });
+    });
+
+    it('startCrawl while one is running: conflict (409)', async ({ skip }) => {
+      if (!(await runnerLanded(backend))) skip('the crawl runner has not landed yet');
+      const running = createCrawl(h.engine.store, TOKEN, 'full')!;
+      setCrawlStatus(h.engine.store, running.id, 'running');
+      try {
+        expect(await settle(backend.startCrawl({ mode: 'partial' }))).toEqual({ error: expect.objectContaining({ code: 'conflict', status: 409 }) });
+      } finally {
+        setCrawlStatus(h.engine.store, running.id, 'stopped');
+      }
+    });
+
+    it('startCrawl: a manual URL off every target is invalid_input', async ({ skip }) => {
+      if (!(await runnerLanded(backend))) skip('the crawl runner has not landed yet');
+      expect(await settle(backend.startCrawl({ mode: 'manual', urls: ['https://elsewhere.example/x'] }))).toEqual({
+        error: expect.objectContaining({ code: 'invalid_input', status: 400 }),
+      });
+    });
+
+    it('onCrawlEnded gives an unsubscribe function', () => {
+      const off = backend.onCrawlEnded(() => {});
+      expect(typeof off).toBe('function');
+      off();
+    });
+  });
+}
