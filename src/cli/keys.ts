@@ -1,6 +1,44 @@
-// STUB: `svc keys`.
-import { CliError } from './common.js';
+// `svc keys create [--name N]` · `svc keys list` · `svc keys revoke ID`: API keys of this service's /v1 project.
+import { createApiKey, listApiKeys, revokeApiKey } from '../auth/keys.js';
+import { CliError, intOption, openAppFrom, parse } from './common.js';
 
-export async function run(_argv: string[]): Promise<number> {
-  throw new CliError('svc keys is not implemented yet', 1);
+const USAGE = `usage: svc keys create [--name N]   make a /v1 API key; prints it once, alone on one line
+       svc keys list                list keys (id, name, created) — never the keys themselves
+       svc keys revoke ID           remove a key
+options: --config F, --site URL
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { name: { type: 'string' } });
+  const [action, ...rest] = positionals;
+  if (values.help || !action) {
+    process.stdout.write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (!['create', 'list', 'revoke'].includes(action)) throw new CliError(`keys: unknown action "${action}" (create, list or revoke)`);
+  if (action !== 'revoke' && rest.length) throw new CliError(`keys ${action}: unexpected argument "${rest[0]}"`);
+  if (action !== 'create' && values.name !== undefined) throw new CliError(`keys ${action}: --name is only for create`);
+  const app = openAppFrom(values);
+  try {
+    const project = app.backend.publicToken;
+    if (action === 'create') {
+      const name = typeof values.name === 'string' ? values.name.trim() : '';
+      if (name.length > 200) throw new CliError('--name: must be at most 200 characters');
+      const { key, info } = createApiKey(app.store, project, name);
+      app.logger.info({ id: info.id, name: info.name, project }, 'API key created; it is printed once and only its hash is stored');
+      process.stdout.write(`${key}\n`);
+    } else if (action === 'list') {
+      const keys = listApiKeys(app.store, project);
+      if (!keys.length) process.stdout.write(`no API keys for ${project}\n`);
+      for (const k of keys) process.stdout.write(`${k.id}\t${k.createdAt}\t${k.name}\n`);
+    } else {
+      if (rest.length !== 1) throw new CliError('keys revoke: give exactly one key id (see svc keys list)');
+      const id = intOption('id', rest[0], 1, Number.MAX_SAFE_INTEGER)!;
+      if (!revokeApiKey(app.store, project, id)) throw new CliError(`keys revoke: no key ${id} for ${project}`, 1);
+      app.logger.info({ id, project }, 'API key revoked');
+    }
+  } finally {
+    await app.close();
+  }
+  return 0;
 }

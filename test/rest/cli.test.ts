@@ -1,0 +1,131 @@
+// `svc keys` and `svc report`, run in-process against a config file in a temp dir.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openApp } from '../../src/app.js';
+import { listApiKeys, verifyApiKey } from '../../src/auth/keys.js';
+import { hashSecret } from '../../src/auth/secrets.js';
+import { run as keys } from '../../src/cli/keys.js';
+import { run as report } from '../../src/cli/report.js';
+import { parseConfig } from '../../src/config/load.js';
+import { silentLogger } from '../../src/log.js';
+import { HOST_A, HOST_B, seedMany, seedSmallSite, tempDir, TOKEN } from './helpers.js';
+
+function configFile(): { path: string; dataDir: string } {
+  const dir = tempDir('svc-cli-');
+  const dataDir = join(dir, 'data');
+  const path = join(dir, 'svc.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      project: { public_token: TOKEN },
+      data_dir: dataDir,
+      targets: [
+        { host: HOST_A, track_links: 'all' },
+        { host: HOST_B, scheme: 'http', use_sitemap: false },
+      ],
+      log_level: 'silent',
+    }),
+  );
+  return { path, dataDir };
+}
+
+async function capture(fn: () => Promise<number>): Promise<{ code: number; out: string }> {
+  let out = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  });
+  try {
+    return { code: await fn(), out };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+function withApp<T>(cfg: { path: string }, fn: (app: ReturnType<typeof openApp>) => T): T {
+  const app = openApp(parseConfig(JSON.parse(readFileSync(cfg.path, 'utf8'))), { logger: silentLogger });
+  try {
+    return fn(app);
+  } finally {
+    void app.close();
+  }
+}
+
+describe('svc keys', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('create prints the key alone on one line; the store keeps only its hash', async () => {
+    const cfg = configFile();
+    const { code, out } = await capture(() => keys(['create', '--name', 'ci', '--config', cfg.path]));
+    expect(code).toBe(0);
+    expect(out).toMatch(/^svc_key_[A-Za-z0-9_-]{43}\n$/);
+    const key = out.trim();
+    withApp(cfg, (app) => {
+      expect(verifyApiKey(app.store, key)).toMatchObject({ project: TOKEN, name: 'ci' });
+      expect(verifyApiKey(app.store, `${key}x`)).toBeNull();
+      const rows = app.store.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+      expect(rows).toEqual([expect.objectContaining({ key_hash: hashSecret(key), name: 'ci', project: TOKEN })]);
+      expect(JSON.stringify(rows)).not.toContain(key);
+    });
+    expect(readFileSync(join(cfg.dataDir, 'svc.db')).includes(Buffer.from(key))).toBe(false);
+  });
+
+  it('list shows ids and names, never keys; revoke removes one', async () => {
+    const cfg = configFile();
+    const made = (await capture(() => keys(['create', '--config', cfg.path]))).out.trim();
+    await capture(() => keys(['create', '--name', 'second', '--config', cfg.path]));
+    const listed = (await capture(() => keys(['list', '--config', cfg.path]))).out;
+    expect(listed).toMatch(/^1\t\S+\t\n2\t\S+\tsecond\n$/);
+    expect(listed).not.toContain(made);
+    await capture(() => keys(['revoke', '1', '--config', cfg.path]));
+    withApp(cfg, (app) => {
+      expect(verifyApiKey(app.store, made)).toBeNull();
+      expect(listApiKeys(app.store, TOKEN).map((k) => k.name)).toEqual(['second']);
+    });
+    await expect(keys(['revoke', '99', '--config', cfg.path])).rejects.toThrow(/no key 99/);
+    await expect(keys(['rotate', '--config', cfg.path])).rejects.toThrow(/unknown action "rotate"/);
+  });
+});
+
+describe('svc report', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('--json prints the REST form', async () => {
+    const cfg = configFile();
+    withApp(cfg, (app) => seedSmallSite(app));
+    const { code, out } = await capture(() => report(['--json', '--config', cfg.path]));
+    expect(code).toBe(0);
+    const r = JSON.parse(out);
+    expect(r.notFound.count).toBe(3);
+    expect(r.targets).toEqual([
+      { host: HOST_A, linkTracking: 'all', walkLinks: true },
+      { host: HOST_B, linkTracking: 'pdf', walkLinks: true },
+    ]);
+    const one = JSON.parse((await capture(() => report(['--json', '--limit', '1', '--target', HOST_A, '--config', cfg.path]))).out);
+    expect(one.truncated).toBe(true);
+    expect(one.notFound.pages).toEqual([{ url: `https://${HOST_A}/`, links: [expect.objectContaining({ url: `https://${HOST_A}/missing` })] }]);
+  });
+
+  it('prints a readable report by reason, then page, with counts, the last full crawl and a pdf-only note', async () => {
+    const cfg = configFile();
+    withApp(cfg, (app) => seedSmallSite(app));
+    const { out } = await capture(() => report(['--config', cfg.path]));
+    expect(out).toContain('last full crawl: none completed yet');
+    expect(out).toContain(`note: ${HOST_B} tracks only links to PDF documents`);
+    expect(out).toMatch(/Not found — 3 links\n {2}on http:\/\/b\.example:8080\/\n {4}404 {2}http:\/\/b\.example:8080\/doc\.pdf/);
+    expect(out).toContain(`301  https://${HOST_A}/old → https://${HOST_A}/new`);
+    expect(out.indexOf('Not found')).toBeLessThan(out.indexOf('Forbidden'));
+    expect(out.indexOf('Redirect')).toBeLessThan(out.indexOf('Unknown'));
+    expect(out).toContain('8 problem links.');
+  });
+
+  it('says when the report is truncated; refuses bad --limit and unknown --target', async () => {
+    const cfg = configFile();
+    withApp(cfg, (app) => seedMany(app, 10, 5));
+    expect((await capture(() => report(['--limit', '7', '--config', cfg.path]))).out).toContain('Showing 7 of 50 problem links (truncated');
+    await expect(report(['--limit', '0', '--config', cfg.path])).rejects.toThrow(/--limit: must be a whole number from 1 to 5000/);
+    await expect(report(['--limit', '1.5', '--config', cfg.path])).rejects.toThrow(/--limit/);
+    await expect(report(['--target', 'nope.example', '--config', cfg.path])).rejects.toThrow(/^target: "nope.example" is not a configured target/);
+  });
+});
