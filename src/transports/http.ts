@@ -1,6 +1,7 @@
 // MCP over Streamable HTTP at /mcp, stateless: every POST gets a fresh server and transport, so a restart
-// breaks no client and no session state exists to lose. Answers are SSE streams (the client must accept
-// text/event-stream; logging notifications ride on the same stream before the result).
+// breaks no client and no session state exists to lose. Answers are SSE streams when the client accepts
+// text/event-stream (as MCP clients must; logging notifications ride on the same stream before the result),
+// plain JSON otherwise (curl, scripts), which the transport allows but then sends no notifications.
 // Order of checks: Host/Origin (403) → method (405) → bearer token (401) → body size and shape (SDK: 413/415/400).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -21,6 +22,23 @@ function sendRpcError(res: ServerResponse, status: number, message: string, head
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * True when the answer may be an SSE stream. A client that accepts only JSON gets JSON: the SDK's transport
+ * insists on both media types even in its JSON mode, so the Accept header it reads is widened to say so.
+ */
+function negotiateSse(req: IncomingMessage): boolean {
+  const accept = (header(req, 'accept') ?? '*/*').toLowerCase();
+  if (accept.includes('text/event-stream')) return true;
+  if (!/application\/json|application\/\*|\*\/\*/.test(accept)) return true; // neither: let the transport answer 406
+  const both = 'application/json, text/event-stream';
+  const raw = req.rawHeaders;
+  const i = raw.findIndex((h, n) => n % 2 === 0 && h.toLowerCase() === 'accept');
+  if (i >= 0) raw[i + 1] = both;
+  else raw.push('Accept', both);
+  req.headers.accept = both;
+  return false;
 }
 
 export function createMcpHttpHandler(app: App, host: Host): HttpHandler {
@@ -70,7 +88,7 @@ export function createMcpHttpHandler(app: App, host: Host): HttpHandler {
     }
 
     const server = createMcpServer({ host, user, logger: app.logger });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: cfg.max_body_bytes });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !negotiateSse(req), maxRequestBodySize: cfg.max_body_bytes });
     transport.onerror = (err) => log.debug({ err: err.message }, 'mcp: request refused by the transport');
     res.once('close', () => void server.close());
     await server.connect(transport);

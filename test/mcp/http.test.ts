@@ -60,6 +60,16 @@ describe('svc serve /mcp (Streamable HTTP)', () => {
     expect(r.text).toMatch(/"serverInfo":\{"name":"svc"/);
   });
 
+  it('answers plain JSON to a client that accepts only JSON', async () => {
+    for (const accept of ['application/json', '*/*']) {
+      const r = await post({ accept });
+      expect(r.status, accept).toBe(200);
+      expect(r.headers.get('content-type'), accept).toMatch(/application\/json/);
+      expect(JSON.parse(r.text)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'svc' } } });
+    }
+    expect((await post({ accept: 'text/html' })).status).toBe(406);
+  });
+
   it('refuses a foreign Host or Origin with 403', async () => {
     const refused: Record<string, string>[] = [{ host: 'evil.example.com' }, { host: `evil.example.com:${new URL(serve.baseUrl).port}` }, { origin: 'http://evil.example.com' }, { origin: 'null' }];
     for (const headers of refused) {
