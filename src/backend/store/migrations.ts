@@ -29,7 +29,7 @@ CREATE TABLE crawls (
 );
 CREATE INDEX crawls_project_status ON crawls(project, status);
 
--- Every document fetched with a 2xx answer. Only rows with indexed = 1 are in pages_fts.
+-- Every document fetched with a 2xx answer. Only rows with indexed = 1 and show_in_search = 1 are in pages_fts.
 CREATE TABLE pages (
   id              INTEGER PRIMARY KEY,
   url             TEXT NOT NULL UNIQUE,
@@ -62,22 +62,41 @@ CREATE TABLE page_tags (
 CREATE INDEX page_tags_page ON page_tags(page_id);
 
 -- Full-text index over pages, kept in step by triggers so page and index change in one transaction.
+-- Only searchable pages are in it: indexed = 1 (not noindex, HTML) and show_in_search = 1; a hidden page
+-- stays in pages (its meta, its links) but no query can return it, and counting matches needs no join.
+-- prefix='3': the last word of a query is also a prefix (search as you type), from 3 characters.
 CREATE VIRTUAL TABLE pages_fts USING fts5(
   title, superwords, tags, content,
   content='pages', content_rowid='id',
-  tokenize='unicode61 remove_diacritics 2'
+  tokenize='unicode61 remove_diacritics 2', prefix='3'
 );
-CREATE TRIGGER pages_ai AFTER INSERT ON pages WHEN new.indexed = 1 BEGIN
+-- Titles and superwords alone: a small index that finds the pages whose title answers a broad query at
+-- once (src/backend/search ranks those first).
+CREATE VIRTUAL TABLE pages_title_fts USING fts5(
+  title, superwords,
+  content='pages', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2', prefix='2 3 4'
+);
+CREATE TRIGGER pages_ai AFTER INSERT ON pages WHEN new.indexed = 1 AND new.show_in_search = 1 BEGIN
   INSERT INTO pages_fts(rowid, title, superwords, tags, content) VALUES (new.id, new.title, new.superwords, new.tags, new.content);
+  INSERT INTO pages_title_fts(rowid, title, superwords) VALUES (new.id, new.title, new.superwords);
 END;
-CREATE TRIGGER pages_ad AFTER DELETE ON pages WHEN old.indexed = 1 BEGIN
+CREATE TRIGGER pages_ad AFTER DELETE ON pages WHEN old.indexed = 1 AND old.show_in_search = 1 BEGIN
   INSERT INTO pages_fts(pages_fts, rowid, title, superwords, tags, content) VALUES ('delete', old.id, old.title, old.superwords, old.tags, old.content);
+  INSERT INTO pages_title_fts(pages_title_fts, rowid, title, superwords) VALUES ('delete', old.id, old.title, old.superwords);
 END;
-CREATE TRIGGER pages_au_old AFTER UPDATE ON pages WHEN old.indexed = 1 BEGIN
-  INSERT INTO pages_fts(pages_fts, rowid, title, superwords, tags, content) VALUES ('delete', old.id, old.title, old.superwords, old.tags, old.content);
-END;
-CREATE TRIGGER pages_au_new AFTER UPDATE ON pages WHEN new.indexed = 1 BEGIN
-  INSERT INTO pages_fts(rowid, title, superwords, tags, content) VALUES (new.id, new.title, new.superwords, new.tags, new.content);
+-- One update trigger, so the old entry always leaves before the new one arrives (SQLite fires separate
+-- triggers newest first: a 'delete' after the insert would strike the new tokens and corrupt the index).
+-- Only writes to indexed columns touch the index (not e.g. crawl_id when a crawl marks a page seen).
+CREATE TRIGGER pages_au AFTER UPDATE OF indexed, show_in_search, title, superwords, tags, content ON pages BEGIN
+  INSERT INTO pages_fts(pages_fts, rowid, title, superwords, tags, content)
+    SELECT 'delete', old.id, old.title, old.superwords, old.tags, old.content WHERE old.indexed = 1 AND old.show_in_search = 1;
+  INSERT INTO pages_title_fts(pages_title_fts, rowid, title, superwords)
+    SELECT 'delete', old.id, old.title, old.superwords WHERE old.indexed = 1 AND old.show_in_search = 1;
+  INSERT INTO pages_fts(rowid, title, superwords, tags, content)
+    SELECT new.id, new.title, new.superwords, new.tags, new.content WHERE new.indexed = 1 AND new.show_in_search = 1;
+  INSERT INTO pages_title_fts(rowid, title, superwords)
+    SELECT new.id, new.title, new.superwords WHERE new.indexed = 1 AND new.show_in_search = 1;
 END;
 
 -- The links found on a page at its last crawl.
