@@ -94,6 +94,9 @@ describe('svc serve /mcp (Streamable HTTP)', () => {
     }
     const cors = await post({ origin: 'https://app.example.test' });
     expect(cors.headers.get('access-control-allow-origin')).toBe('https://app.example.test');
+    const preflight = await fetch(serve.mcpUrl, { method: 'OPTIONS', headers: { origin: 'https://app.example.test', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/);
   });
 
   it('answers a wrong or malformed token with 401 and WWW-Authenticate: Bearer', async () => {
