@@ -8,6 +8,8 @@ export interface CrawlTargetStats {
   pages: number;
   /** max_pages cut this target short: links left unfetched are `unknown`, nothing is removed. */
   cutByMaxPages: boolean;
+  /** Full crawls: whether this target walked links (walk_links, or unset: no sitemap was found). */
+  walkLinks?: boolean;
 }
 
 export interface CrawlStats {

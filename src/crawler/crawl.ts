@@ -243,7 +243,7 @@ export class CrawlEngine {
 
   stats(): CrawlStats {
     const targets: Record<string, CrawlTargetStats> = {};
-    for (const r of this.runs) targets[r.host] = { pages: r.stored, cutByMaxPages: r.cut };
+    for (const r of this.runs) targets[r.host] = { pages: r.stored, cutByMaxPages: r.cut, ...(this.o.mode === 'full' ? { walkLinks: r.walk } : {}) };
     return { pages: this.pagesStored, links: this.linksChecked, errors: this.errors, targets };
   }
 

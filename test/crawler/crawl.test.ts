@@ -160,7 +160,7 @@ describe('full crawl with link tracking (track_links = all)', () => {
     expect(rec.status).toBe('completed');
     expect(rec.stats.pages).toBe(p.size);
     expect(rec.stats.errors).toBeGreaterThanOrEqual(9);
-    expect(rec.stats.targets?.[site.host]).toEqual({ pages: p.size, cutByMaxPages: false });
+    expect(rec.stats.targets?.[site.host]).toEqual({ pages: p.size, cutByMaxPages: false, walkLinks: true });
     const row = getCrawl(store, PROJECT, rec.id)!;
     expect(row.finishedAt).not.toBeNull();
   });
@@ -336,7 +336,7 @@ describe('max_pages on an infinite calendar', () => {
       .run(`${site.origin}/old-page`, site.host);
     const rec = await crawl(r, { mode: 'full' });
     expect(rec.status).toBe('completed');
-    expect(rec.stats.targets?.[site.host]).toEqual({ pages: 5, cutByMaxPages: true });
+    expect(rec.stats.targets?.[site.host]).toEqual({ pages: 5, cutByMaxPages: true, walkLinks: true });
     expect(site.hitCount('/calendar', 'GET')).toBe(5);
     const unknown = [...outcomes(store).values()].filter((x) => x.reason === 'unknown');
     expect(unknown.length).toBeGreaterThan(0);

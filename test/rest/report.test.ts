@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { assembleLinkReport, targetWalksLinks, type ReportRow } from '../../src/backend/report/assemble.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
-import { createCrawl, setCrawlStatus } from '../../src/backend/store/crawls.js';
+import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/backend/store/crawls.js';
 import { MIGRATIONS } from '../../src/backend/store/migrations.js';
 import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/backend/store/pages.js';
 import { Store } from '../../src/backend/store/store.js';
@@ -74,12 +74,13 @@ describe('assembleLinkReport (pure)', () => {
     expect(r.notFound.count).toBe(2);
   });
 
-  it('walkLinks: configured value, else on without sitemaps or when none was found', () => {
-    expect(targetWalksLinks({ walk_links: false, use_sitemap: false }, false)).toBe(false);
-    expect(targetWalksLinks({ walk_links: true, use_sitemap: true }, true)).toBe(true);
-    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: false }, true)).toBe(true);
-    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: true }, false)).toBe(true);
-    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: true }, true)).toBe(false);
+  it('walkLinks: configured value, else on without sitemaps, else as the last full crawl found (on before any)', () => {
+    expect(targetWalksLinks({ walk_links: false, use_sitemap: false }, true)).toBe(false);
+    expect(targetWalksLinks({ walk_links: true, use_sitemap: true }, false)).toBe(true);
+    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: false }, false)).toBe(true);
+    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: true }, true)).toBe(true);
+    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: true }, false)).toBe(false);
+    expect(targetWalksLinks({ walk_links: undefined, use_sitemap: true }, undefined)).toBe(true);
   });
 });
 
@@ -157,13 +158,19 @@ describe('buildLinkReport', () => {
     expect(buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1 }).lastFullCrawl).toBe(at);
   });
 
-  it('walkLinks follows whether a sitemap gave the host pages, unless configured', () => {
-    app = makeApp({ targets: [{ host: HOST_A }, { host: HOST_B, walk_links: false }] });
-    savePages(app.store, [page(`${a}/`, [], { sitemapLastmod: '2026-01-01' })]);
-    expect(buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1 }).targets).toEqual([
-      { host: HOST_A, linkTracking: 'pdf', walkLinks: false },
-      { host: HOST_B, linkTracking: 'pdf', walkLinks: false },
-    ]);
+  it('walkLinks follows what the last completed full crawl recorded, unless configured', () => {
+    app = makeApp({ targets: [{ host: HOST_A }, { host: HOST_B, walk_links: true }] });
+    const walk = () => buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1 }).targets.map((t) => t.walkLinks);
+    expect(walk()).toEqual([true, true]); // no full crawl yet: no sitemap found
+    const full = createCrawl(app.store, TOKEN, 'full')!;
+    updateCrawlStats(app.store, full.id, { pages: 1, links: 0, errors: 0, targets: { [HOST_A]: { pages: 1, cutByMaxPages: false, walkLinks: false } } });
+    setCrawlStatus(app.store, full.id, 'completed');
+    expect(walk()).toEqual([false, true]);
+    // A full crawl that failed does not count.
+    const failed = createCrawl(app.store, TOKEN, 'full')!;
+    updateCrawlStats(app.store, failed.id, { pages: 0, links: 0, errors: 1, targets: { [HOST_A]: { pages: 0, cutByMaxPages: false, walkLinks: true } } });
+    setCrawlStatus(app.store, failed.id, 'failed');
+    expect(walk()).toEqual([false, true]);
   });
 });
 
@@ -235,7 +242,10 @@ describe('target hosts as the crawler stores them', () => {
   it('a target configured with its default port matches pages stored under the canonical host', async () => {
     const app = makeApp({ targets: [{ host: 'c.example:443', scheme: 'https', track_links: 'all' }] });
     try {
-      savePages(app.store, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example', sitemapLastmod: '2026-01-01' })]);
+      savePages(app.store, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example' })]);
+      const full = createCrawl(app.store, TOKEN, 'full')!;
+      updateCrawlStats(app.store, full.id, { pages: 1, links: 1, errors: 0, targets: { 'c.example': { pages: 1, cutByMaxPages: false, walkLinks: false } } });
+      setCrawlStatus(app.store, full.id, 'completed');
       saveOutcomes(app.store, [outcome('https://c.example/gone', 'not_found')]);
       for (const target of ['c.example:443', 'c.example', 'C.EXAMPLE:443']) {
         const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 10, target });

@@ -364,7 +364,7 @@ describe('/v1 facade (embedded)', () => {
       });
       await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
       const host = `127.0.0.1:${(site.address() as AddressInfo).port}`;
-      const siteApp = makeApp({ targets: [{ host, scheme: 'http', track_links: 'all', use_sitemap: false }] });
+      const siteApp = makeApp({ targets: [{ host, scheme: 'http', track_links: 'all' }] }); // no sitemap.xml: walks links
       const sf = await startFacade(siteApp);
       const h = { authorization: `Bearer ${sf.key}`, 'content-type': 'application/json' };
       try {
@@ -383,6 +383,7 @@ describe('/v1 facade (embedded)', () => {
         }
         expect(rec).toMatchObject({ status: 'completed', finishedAt: expect.any(String) });
         expect(rec.stats.pages).toBeGreaterThanOrEqual(2);
+        expect(rec.stats.targets[host]).toMatchObject({ walkLinks: true, cutByMaxPages: false });
 
         const before = hits;
         const live = await call(`${sf.api}/link-report`, { headers: h });

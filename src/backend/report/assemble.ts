@@ -35,11 +35,12 @@ export function reasonOfRank(rank: number): LinkReason {
 }
 
 /**
- * walkLinks of a target: the configured `walk_links` when set; unset, a target walks links when it does not
- * use sitemaps, or when no sitemap gave it pages (DESIGN §2: "on when no sitemap is found").
+ * walkLinks of a target: the configured `walk_links` when set. Unset, a target walks links when it does not use
+ * sitemaps, or when no sitemap was found (DESIGN §2) — as the last completed full crawl found (`walkedLinks`);
+ * before any such crawl no sitemap has been found yet, so true.
  */
-export function targetWalksLinks(target: Pick<TargetConfig, 'walk_links' | 'use_sitemap'>, sitemapFound: boolean): boolean {
-  return target.walk_links ?? (!target.use_sitemap || !sitemapFound);
+export function targetWalksLinks(target: Pick<TargetConfig, 'walk_links' | 'use_sitemap'>, walkedLinks: boolean | undefined): boolean {
+  return target.walk_links ?? (!target.use_sitemap || (walkedLinks ?? true));
 }
 
 /** Groups sorted rows by section, then by the page they were found on; `truncated` when counts exceed the rows. */

@@ -34,12 +34,11 @@ export function buildLinkReport(store: Store, project: string, targets: TargetCo
     project,
     host,
     limit,
-    sitemapHostsToCheck: shown.filter((t) => t.walk_links === undefined && t.use_sitemap).map(canonical),
   });
   return assembleLinkReport({
     rows: snap.rows,
     counts: snap.counts,
     lastFullCrawl: snap.lastFullCrawl,
-    targets: shown.map((t) => ({ host: t.host, linkTracking: t.track_links, walkLinks: targetWalksLinks(t, snap.sitemapHosts.has(canonical(t))) })),
+    targets: shown.map((t) => ({ host: t.host, linkTracking: t.track_links, walkLinks: targetWalksLinks(t, snap.walkedLinks.get(canonical(t))) })),
   });
 }

@@ -8,8 +8,8 @@ export interface ReportSnapshot {
   rows: ReportRow[];
   counts: number[];
   lastFullCrawl: string | null;
-  /** Hosts (of those asked about) that have at least one page a sitemap gave. */
-  sitemapHosts: Set<string>;
+  /** Per host: whether the last completed full crawl walked links (when it recorded it). */
+  walkedLinks: Map<string, boolean>;
 }
 
 export interface ReportRead {
@@ -17,8 +17,6 @@ export interface ReportRead {
   /** Only pages of this host; null for every page in the store. */
   host: string | null;
   limit: number;
-  /** Hosts whose walkLinks depends on whether a sitemap was found. */
-  sitemapHostsToCheck: string[];
 }
 
 const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to';
@@ -29,7 +27,7 @@ interface Statements {
   rowsOfHost: Statement;
   countsAll: Statement;
   countsOfHost: Statement;
-  sitemapPage: Statement;
+  lastFullStats: Statement;
 }
 
 const prepared = new WeakMap<Store, Statements>();
@@ -48,7 +46,9 @@ function statements(store: Store): Statements {
         .raw(true),
       countsAll: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts GROUP BY rank'),
       countsOfHost: db.prepare('SELECT rank, n FROM report_counts WHERE host = ?'),
-      sitemapPage: db.prepare('SELECT 1 FROM pages INDEXED BY pages_sitemap WHERE host = ? AND sitemap_lastmod IS NOT NULL LIMIT 1'),
+      lastFullStats: db.prepare(
+        `SELECT stats FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' ORDER BY finished_at DESC, id DESC LIMIT 1`,
+      ),
     };
     prepared.set(store, s);
   }
@@ -68,8 +68,21 @@ export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapsh
       );
       const counts = [0, 0, 0, 0, 0];
       for (const c of countsStmt.all(...hostArgs) as { rank: number; n: number }[]) counts[c.rank] = c.n;
-      const sitemapHosts = new Set(read.sitemapHostsToCheck.filter((h) => s.sitemapPage.get(h) !== undefined));
-      return { rows, counts, lastFullCrawl: lastFullCrawl(store, read.project), sitemapHosts };
+      return { rows, counts, lastFullCrawl: lastFullCrawl(store, read.project), walkedLinks: walkedLinks(s.lastFullStats.get(read.project)) };
     })
     .deferred();
+}
+
+function walkedLinks(row: unknown): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  const stats = (row as { stats: string | null } | undefined)?.stats;
+  if (!stats) return out;
+  try {
+    for (const [host, t] of Object.entries(JSON.parse(stats) as Record<string, { walkLinks?: unknown }>)) {
+      if (typeof t?.walkLinks === 'boolean') out.set(host, t.walkLinks);
+    }
+  } catch {
+    // A record without readable stats says nothing about link walking.
+  }
+  return out;
 }

@@ -74,7 +74,7 @@ const CrawlStatsSchema = z.object({
   pages: z.int(),
   links: z.int(),
   errors: z.int(),
-  targets: z.record(z.string(), z.object({ pages: z.int(), cutByMaxPages: z.boolean() })).optional(),
+  targets: z.record(z.string(), z.object({ pages: z.int(), cutByMaxPages: z.boolean(), walkLinks: z.boolean().optional() })).optional(),
 });
 
 export const CrawlRecordSchema = z

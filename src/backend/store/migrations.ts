@@ -23,7 +23,7 @@ CREATE TABLE crawls (
   pages       INTEGER NOT NULL DEFAULT 0,
   links       INTEGER NOT NULL DEFAULT 0,
   errors      INTEGER NOT NULL DEFAULT 0,
-  stats       TEXT,                 -- JSON: per-target {pages, cutByMaxPages}
+  stats       TEXT,                 -- JSON: per-target {pages, cutByMaxPages, walkLinks?}
   error       TEXT,
   owner_pid   INTEGER               -- process running it: a crawl is only dead when its process is
 );
@@ -225,8 +225,6 @@ CREATE TRIGGER report_pages_au AFTER UPDATE OF url, host ON pages WHEN old.url I
   UPDATE report_links SET page_url = new.url, host = new.host WHERE page_id = new.id;
 END;
 
--- targets[].walkLinks: did a sitemap give this host's pages (see report/assemble.ts, targetWalksLinks)?
-CREATE INDEX pages_sitemap ON pages(host) WHERE sitemap_lastmod IS NOT NULL;
 `,
   },
 ];
