@@ -34,14 +34,17 @@ export function formatReport(r: LinkReport): string {
     const s = r[key];
     total += s.count;
     out.push('', `${TITLES[key]} — ${s.count} link${s.count === 1 ? '' : 's'}`);
+    let shownHere = 0;
     for (const p of s.pages) {
       out.push(`  on ${p.url}`);
       for (const l of p.links) {
         shown++;
+        shownHere++;
         const status = String(l.httpStatus || '—').padStart(3);
         out.push(`    ${status}  ${l.url}${l.redirectsTo ? ` → ${l.redirectsTo}` : ''}${l.message ? `  (${l.message})` : ''}`);
       }
     }
+    if (shownHere < s.count) out.push(`  … ${s.count - shownHere} more not shown (over the limit)`);
   }
   out.push('');
   if (total === 0) out.push('No problem links found.');

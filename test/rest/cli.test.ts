@@ -123,7 +123,11 @@ describe('svc report', () => {
   it('says when the report is truncated; refuses bad --limit and unknown --target', async () => {
     const cfg = configFile();
     withApp(cfg, (app) => seedMany(app, 10, 5));
-    expect((await capture(() => report(['--limit', '7', '--config', cfg.path]))).out).toContain('Showing 7 of 50 problem links (truncated');
+    const cut = (await capture(() => report(['--limit', '7', '--config', cfg.path]))).out;
+    expect(cut).toContain('Showing 7 of 50 problem links (truncated');
+    expect(cut).toContain('Not found — 10 links');
+    expect(cut).toContain('… 3 more not shown (over the limit)');
+    expect(cut).toContain('… 10 more not shown (over the limit)');
     await expect(report(['--limit', '0', '--config', cfg.path])).rejects.toThrow(/--limit: must be a whole number from 1 to 5000/);
     await expect(report(['--limit', '1.5', '--config', cfg.path])).rejects.toThrow(/--limit/);
     await expect(report(['--target', 'nope.example', '--config', cfg.path])).rejects.toThrow(/^target: "nope.example" is not a configured target/);
