@@ -16,7 +16,7 @@ export const svcSearch = defineAbility({
   annotations: { readonly: true, destructive: false, idempotent: true },
   inputSchema: z
     .object({
-      terms: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(2000, 'must be at most 2000 characters').describe('The words to search for.'),
+      terms: z.string({ error: 'must be a string' }).regex(/\S/, 'must not be empty').max(2000, 'must be at most 2000 characters').describe('The words to search for.'),
       search_params: SearchParamsSchema.optional().describe('Paging and filters: size, from, lang, tags, highlight_length.'),
     })
     .strict(),

@@ -133,6 +133,7 @@ describe('execute order', () => {
     ['svc/link-report', { target: 'elsewhere.example' }, 'target', /not a configured target/],
     ['svc/search', {}, 'terms', /is required/],
     ['svc/search', { terms: '' }, 'terms', /must not be empty/],
+    ['svc/search', { terms: '  \t ' }, 'terms', /must not be empty/],
     ['svc/search', { terms: 'x', search_params: { size: 1000 } }, 'search_params.size', /100/],
     ['svc/search', { terms: 'x', search_params: { colour: 'red' } }, 'search_params', /unknown field\(s\) "colour"/],
     ['svc/search', { terms: 'x', extra: true }, 'input', /unknown field\(s\) "extra"/],
