@@ -1,0 +1,167 @@
+// npm run bench:crawl — crawls the PostgreSQL manual (nginx on 127.0.0.1:18099) with `svc crawl full` and with
+// linkinator 6 (--recurse, same host only), alternately, BENCH_ROUNDS times each, and prints one table with the
+// median run of each: wall time, pages/s, peak RSS, requests made (nginx access log) and broken links found.
+// Only loopback is ever contacted: links off the site are excluded (svc: skip_link_patterns, linkinator: --skip).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { printTable, watchPeakRss } from './lib/measure.js';
+import { docsSiteLog, ROOT, startDocsSite, SVC } from './lib/services.js';
+
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const LINKINATOR = join(ROOT, 'node_modules/linkinator/build/src/cli.js');
+
+interface Run {
+  tool: string;
+  wallS: number;
+  pages: number;
+  peakMb: number;
+  requests: number;
+  broken: Set<string>;
+  brokenPairs: number | null;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Runs a command to its end, sampling its peak RSS; resolves with stdout and the wall time. */
+function measure(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null; wallS: number; peakMb: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const rss = watchPeakRss(child.pid!, 20);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-20_000)));
+    child.on('error', reject);
+    // Read the peak before the process is reaped (its /proc entry goes with it).
+    child.on('exit', () => {
+      const peakMb = rss.stop();
+      const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+      child.on('close', (code) => resolve({ stdout, stderr, code, wallS, peakMb }));
+    });
+  });
+}
+
+/** Requests in the access log sent with this user agent, and how many of them fetched an HTML page. */
+function countRequests(logPath: string, agent: string): { requests: number; pages: number } {
+  let requests = 0;
+  let pages = 0;
+  for (const line of readFileSync(logPath, 'utf8').split('\n')) {
+    if (!line.includes(agent)) continue;
+    requests++;
+    const m = /"GET ([^ "]+) HTTP\/[\d.]+" 200 /.exec(line);
+    if (m && /(\/|\.html?)(\?.*)?$/.test(m[1]!)) pages++;
+  }
+  return { requests, pages };
+}
+
+async function runSvc(site: URL, logPath: string, round: number): Promise<Run> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-crawl-'));
+  const agent = `svc-bench-${process.pid}-${round}`;
+  const config = join(dir, 'svc.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      project: { public_token: 'bench001:eu-north-1' },
+      data_dir: join(dir, 'data'),
+      targets: [
+        {
+          host: site.host,
+          scheme: 'http',
+          start_paths: ['/'],
+          track_links: 'all',
+          max_pages: 100_000,
+          concurrency: CONCURRENCY,
+          // Everything off this host is unreachable here anyway: never try it.
+          skip_link_patterns: [`^https?://(?!${escapeRe(site.host)}/)`],
+          request_headers: { 'user-agent': agent },
+        },
+      ],
+      log_level: 'warn',
+    }),
+  );
+  truncateSync(logPath, 0);
+  const r = await measure([SVC, 'crawl', 'full', '--config', config]);
+  if (r.code !== 0) throw new Error(`svc crawl exited ${r.code}:\n${r.stderr}`);
+  const rec = JSON.parse(r.stdout.trim().split('\n').pop()!) as { status: string; stats: { pages: number } };
+  const db = new Database(join(dir, 'data', 'svc.db'), { readonly: true });
+  const rows = db
+    .prepare(`SELECT o.url AS url, count(*) AS n FROM links l JOIN link_outcomes o ON o.url = l.url WHERE o.reason IN ('not_found','forbidden','server_error') GROUP BY o.url`)
+    .all() as { url: string; n: number }[];
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  const counted = countRequests(logPath, agent);
+  return {
+    tool: 'svc',
+    wallS: r.wallS,
+    pages: counted.pages,
+    peakMb: r.peakMb,
+    requests: counted.requests,
+    broken: new Set(rows.map((x) => x.url)),
+    brokenPairs: rows.reduce((n, x) => n + x.n, 0),
+  };
+}
+
+async function runLinkinator(site: URL, logPath: string, round: number): Promise<Run> {
+  void round;
+  // linkinator 6's CLI ignores --user-agent: its requests carry its fixed default agent.
+  const agent = 'Chrome/79.0.3945.117 Safari/537.36';
+  truncateSync(logPath, 0);
+  const r = await measure([LINKINATOR, site.href, '--recurse', '--skip', `^(?!${escapeRe(site.origin)}/)`, '--format', 'json']);
+  // linkinator exits 1 when it found broken links; its JSON report is what counts.
+  const report = JSON.parse(r.stdout) as { links: { url: string; state: string }[] };
+  const counted = countRequests(logPath, agent);
+  return {
+    tool: 'linkinator 6',
+    wallS: r.wallS,
+    pages: counted.pages,
+    peakMb: r.peakMb,
+    requests: counted.requests,
+    broken: new Set(report.links.filter((l) => l.state === 'BROKEN').map((l) => l.url)),
+    brokenPairs: null,
+  };
+}
+
+function median(runs: Run[]): Run {
+  const s = [...runs].sort((a, b) => a.wallS - b.wallS);
+  return s[Math.floor((s.length - 1) / 2)]!;
+}
+
+async function main(): Promise<void> {
+  const site = new URL(startDocsSite());
+  const logPath = docsSiteLog();
+  console.error(`bench:crawl — ${site.href}, ${ROUNDS} round(s) per tool, svc concurrency ${CONCURRENCY}`);
+  const svcRuns: Run[] = [];
+  const lkRuns: Run[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const a = await runSvc(site, logPath, round);
+    svcRuns.push(a);
+    console.error(`  round ${round} svc: ${a.wallS.toFixed(2)} s, ${a.pages} pages, ${a.peakMb.toFixed(0)} MB`);
+    const b = await runLinkinator(site, logPath, round);
+    lkRuns.push(b);
+    console.error(`  round ${round} linkinator: ${b.wallS.toFixed(2)} s, ${b.pages} pages, ${b.peakMb.toFixed(0)} MB`);
+  }
+  const s = median(svcRuns);
+  const l = median(lkRuns);
+  const rate = (r: Run) => r.pages / r.wallS;
+  console.log(`\nbench:crawl — PostgreSQL 15 manual on ${site.host}, full crawl, same host only (median of ${ROUNDS} run(s) each)\n`);
+  printTable(
+    ['tool', 'wall s', 'pages', 'pages/s', 'peak RSS MB', 'requests', 'broken URLs', 'broken (page, link)'],
+    [s, l].map((r) => [r.tool, r.wallS, r.pages, rate(r), r.peakMb, r.requests, r.broken.size, r.brokenPairs ?? 'n/a (one per URL)']),
+  );
+  const same = s.broken.size === l.broken.size && [...s.broken].every((u) => l.broken.has(u));
+  console.log(`\nsvc / linkinator: ${(rate(s) / rate(l)).toFixed(2)}× pages/s, ${(s.peakMb / l.peakMb).toFixed(2)}× peak RSS; same broken links: ${same ? 'yes' : 'NO'}`);
+  console.log(`broken: ${[...s.broken].join(', ') || '(none)'}${same ? '' : ` | linkinator: ${[...l.broken].join(', ')}`}`);
+  console.log(`(svc stores and indexes every page, tracks every link; all runs: svc ${svcRuns.map((r) => r.wallS.toFixed(2)).join('/')} s, linkinator ${lkRuns.map((r) => r.wallS.toFixed(2)).join('/')} s)`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
