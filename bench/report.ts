@@ -163,7 +163,8 @@ async function main(): Promise<void> {
   await new Promise((r) => child.once('exit', r));
   rmSync(dir, { recursive: true, force: true });
 
-  console.log(`\nlink report over HTTP (loopback, ${SAMPLES} sequential requests per row; ${filled.links} link rows, ${filled.problemLinks} problem links, ${filled.pages} pages, ${HOSTS.length} hosts)\n`);
+  console.log(`\nstore: ${filled.links} link rows, ${filled.problemLinks} problem links, ${filled.pages} pages, ${HOSTS.length} hosts; written through savePages/saveOutcomes in ${filled.seconds.toFixed(1)} s`);
+  console.log(`\nlink report over HTTP (loopback, ${SAMPLES} sequential requests per row)\n`);
   printTable(['case', 'links returned', 'body', 'p50 ms', 'p95 ms', 'target p50 ms', ''], rows);
   console.log(`\n16 concurrent clients, ${CANNON_SECONDS} s each (autocannon)\n`);
   printTable(['case', 'requests/s', 'latency p50 ms', 'latency p99 ms', '2xx', 'errors'], cannon);

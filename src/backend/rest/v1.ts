@@ -126,29 +126,26 @@ export function createV1Handler(app: App): HttpHandler {
     return info;
   }
 
-  function methodOf(req: IncomingMessage, allowed: Route['methods']): 'GET' | 'POST' {
+  /** The request's method among `allowed` (HEAD counts as GET), or 405 listing them. */
+  function methodOf(req: IncomingMessage, allowed: ('GET' | 'POST')[]): 'GET' | 'POST' {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
-    if (method !== 'GET' && method !== 'POST') throw notAllowed(allowed);
-    if (!allowed[method]) throw notAllowed(allowed);
-    return method;
-  }
-
-  function notAllowed(allowed: Route['methods']): HttpError {
-    const list = Object.keys(allowed).flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
-    return new HttpError(405, 'method_not_allowed', `method not allowed here; use ${list.join(', ')}`, { allow: list.join(', ') });
+    const found = allowed.find((m) => m === method);
+    if (found) return found;
+    const list = allowed.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
+    throw new HttpError(405, 'method_not_allowed', `method not allowed here; use ${list}`, { allow: list });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const segs = url.pathname.split('/').slice(2);
     if (segs.length === 1 && segs[0] === 'openapi.json') {
-      methodOf(req, { GET: async () => {} });
+      methodOf(req, ['GET']);
       sendJson(res, 200, openApiDocument());
       return;
     }
     if (segs[0] !== 'projects' || segs.length < 3) throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
     const found = match(segs.slice(2));
     if (!found) throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
-    const method = methodOf(req, found.route.methods);
+    const method = methodOf(req, Object.keys(found.route.methods) as ('GET' | 'POST')[]);
     // The key is checked before the project, so an answer never tells a caller without one whether a project exists.
     const key = found.route.public ? null : authenticate(req);
     let token: string;
