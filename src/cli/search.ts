@@ -1,6 +1,77 @@
-// STUB: `svc search`.
-import { CliError } from './common.js';
+// `svc search TERMS [--lang L] [--tag T]… [--size N] [--from N] [--json]`: searches the index (embedded or remote).
+import { BackendError } from '../backend/errors.js';
+import { SEARCH_SIZE_MAX } from '../backend/search/params.js';
+import type { SearchParams, SearchResults } from '../backend/types.js';
+import { CliError, intOption, openAppFrom, parse } from './common.js';
 
-export async function run(_argv: string[]): Promise<number> {
-  throw new CliError('svc search is not implemented yet', 1);
+const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--size N] [--from N] [--json] [--config F | --site URL]
+  TERMS        words (all must match); "quoted phrases"; the last word also matches as a prefix
+  --lang L     only pages in language L ("en" also matches "en-US")
+  --tag T      only pages carrying tag T; repeat for more (all must match)
+  --size N     hits to show, 1 to ${SEARCH_SIZE_MAX} (default 10)
+  --from N     skip the first N hits (paging)
+  --json       print the results object {total, duration, hits}
+`;
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+
+/** A highlight (HTML with <em> around matches) as terminal text: matches bold on a TTY, *starred* otherwise. */
+export function highlightForTerminal(html: string, tty: boolean): string {
+  const [on, off] = tty ? ['\x1b[1m', '\x1b[22m'] : ['*', '*'];
+  return html
+    .replace(/<em>/g, on)
+    .replace(/<\/em>/g, off)
+    .replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);
+}
+
+export function formatResults(terms: string, r: SearchResults, from: number, tty = false): string {
+  const out: string[] = [];
+  const shown = r.hits.length ? `, showing ${from + 1}–${from + r.hits.length}` : '';
+  out.push(`${r.total} result${r.total === 1 ? '' : 's'} for ${JSON.stringify(terms)}${shown} (${r.duration} ms)`);
+  r.hits.forEach((h, i) => {
+    out.push('', `${from + i + 1}. ${h.title || '(no title)'}`, `   ${h.url}`);
+    const facts = [`score ${h.score}`, h.language ? `lang ${h.language}` : '', h.modified ? `modified ${h.modified}` : '', h.tags.length ? `tags ${h.tags.join(', ')}` : '']
+      .filter(Boolean)
+      .join(' · ');
+    out.push(`   ${facts}`);
+    if (h.highlight) out.push(`   ${highlightForTerminal(h.highlight, tty)}`);
+  });
+  if (!r.total) out.push('', 'No page matches every word. Fewer or shorter words find more.');
+  else if (from + r.hits.length < r.total && r.hits.length) out.push('', `More: --from ${from + r.hits.length}`);
+  return `${out.join('\n')}\n`;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    lang: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    size: { type: 'string' },
+    from: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const terms = positionals.join(' ');
+  if (!terms.trim()) throw new CliError(`TERMS: give the words to search for\n${USAGE}`);
+  const params: SearchParams = {};
+  const size = intOption('size', values.size, 1, SEARCH_SIZE_MAX);
+  const from = intOption('from', values.from, 0, Number.MAX_SAFE_INTEGER);
+  if (size !== undefined) params.size = size;
+  if (from !== undefined) params.from = from;
+  if (typeof values.lang === 'string') params.lang = values.lang;
+  if (values.tag?.length) params.tags = values.tag.filter((t): t is string => typeof t === 'string');
+
+  const app = openAppFrom(values);
+  try {
+    const results = await app.backend.search(terms, params);
+    process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true));
+  } catch (err) {
+    if (err instanceof BackendError) throw new CliError(err.message, err.code === 'invalid_input' ? 2 : 1);
+    throw err;
+  } finally {
+    await app.close();
+  }
+  return 0;
 }

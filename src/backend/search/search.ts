@@ -1,13 +1,233 @@
-// STUB — owned by the search work (issue 3). Full-text search over pages_fts and deletion by exact URL.
-import type { TargetConfig } from '../../config/schema.js';
-import { BackendError } from '../errors.js';
+// Full-text search over the FTS5 index: match count, ranking, highlights, filters, paging.
+//
+// Ranking. A query matching up to RANK_BLOCK pages is ranked by bm25 over all of them (title and superwords
+// weighted far above the body). bm25 costs about two microseconds per matching page, so a broad query
+// (thousands of matches on a large site) is ranked in bounded work instead: first the pages whose title or
+// superwords hold every word (found in the small titles index pages_title_fts, ranked by bm25 there), then
+// the other matches, ranked by bm25 within consecutive blocks of RANK_BLOCK pages in index (rowid) order.
+// `total` is always the exact number of matching pages, and the order is the same on every page of results.
+import type Database from 'better-sqlite3';
 import type { Store } from '../store/store.js';
-import type { DeletePagesResult, SearchParams, SearchResults } from '../types.js';
+import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../types.js';
+import { makeHighlight, MARK_END, MARK_START, withoutRegion } from './highlight.js';
+import { checkTerms, parseSearchParams } from './params.js';
+import { buildQuery } from './query.js';
 
-export function searchPages(_store: Store, _terms: string, _params: SearchParams): SearchResults {
-  throw new BackendError('not_implemented', 'search is not implemented yet');
+export { deletePages } from './delete.js';
+
+/** bm25 column weights of pages_fts (title, superwords, tags, content): a word in the title or superwords counts most. */
+export const BM25_WEIGHTS = [10, 20, 2, 1] as const;
+/** bm25 column weights of pages_title_fts (title, superwords). */
+const TITLE_WEIGHTS = [10, 20] as const;
+/** Matches ranked together: all of them up to this many, else this many at a time (see above). */
+export const RANK_BLOCK = 500;
+/** Rowids read per step while finding where a block starts and ends. */
+const CHUNK = 2000;
+
+type Index = 'pages_fts' | 'pages_title_fts';
+
+interface Filters {
+  lang: boolean;
+  tagCount: number;
 }
 
-export function deletePages(_store: Store, _targets: TargetConfig[], _urls: string[]): DeletePagesResult {
-  throw new BackendError('not_implemented', 'page deletion is not implemented yet');
+interface IndexStatements {
+  count: Database.Statement;
+  /** Matching rowids after @after, in rowid order, at most @limit. */
+  ids: Database.Statement;
+  /** Matching rowids within [@lo, @hi]. */
+  idsIn: Database.Statement;
+  /** (id, score) of the matches within [@lo, @hi], best first. */
+  ranked: Database.Statement;
+}
+
+interface Statements {
+  byShape: Map<string, Record<Index, IndexStatements>>;
+  page: Database.Statement;
+  tags: Database.Statement;
+  highlight: Database.Statement;
+}
+
+const cache = new WeakMap<Store, Statements>();
+
+function statements(store: Store): Statements {
+  let s = cache.get(store);
+  if (!s) {
+    s = {
+      byShape: new Map(),
+      page: store.db.prepare('SELECT url, title, language, meta, created, modified FROM pages WHERE id = ?'),
+      tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
+      highlight: store.db.prepare(`SELECT highlight(pages_fts, 3, '${MARK_START}', '${MARK_END}') FROM pages_fts WHERE pages_fts MATCH ? AND rowid = ?`).pluck(),
+    };
+    cache.set(store, s);
+  }
+  return s;
+}
+
+/** Language and tag filters as conditions on f.rowid; hidden pages are never in the index to begin with. */
+function filterSql(f: Filters): string {
+  let sql = '';
+  if (f.lang) {
+    sql += ` AND EXISTS (SELECT 1 FROM pages p INDEXED BY pages_id_language WHERE p.id = f.rowid
+      AND (lower(p.language) = @lang OR substr(lower(p.language), 1, length(@lang) + 1) = @lang || '-'))`;
+  }
+  for (let i = 0; i < f.tagCount; i++) sql += ` AND EXISTS (SELECT 1 FROM page_tags t WHERE t.tag = @tag${i} AND t.page_id = f.rowid)`;
+  return sql;
+}
+
+function indexStatements(db: Database.Database, index: Index, f: Filters): IndexStatements {
+  const where = `${index} MATCH @q${filterSql(f)}`;
+  const weights = (index === 'pages_fts' ? BM25_WEIGHTS : TITLE_WEIGHTS).map((w) => w.toFixed(1)).join(', ');
+  return {
+    count: db.prepare(`SELECT count(*) FROM ${index} f WHERE ${where}`).pluck(),
+    ids: db.prepare(`SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid > @after ORDER BY f.rowid LIMIT @limit`).pluck(),
+    idsIn: db.prepare(`SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid BETWEEN @lo AND @hi ORDER BY f.rowid`).pluck(),
+    ranked: db
+      .prepare(`SELECT f.rowid AS id, bm25(${index}, ${weights}) AS s FROM ${index} f WHERE ${where} AND f.rowid BETWEEN @lo AND @hi ORDER BY s, f.rowid`)
+      .raw(),
+  };
+}
+
+function statementsFor(store: Store, f: Filters): Record<Index, IndexStatements> {
+  const s = statements(store);
+  const key = `${f.lang ? 'l' : ''}${f.tagCount}`;
+  let shape = s.byShape.get(key);
+  if (!shape) {
+    shape = { pages_fts: indexStatements(store.db, 'pages_fts', f), pages_title_fts: indexStatements(store.db, 'pages_title_fts', f) };
+    s.byShape.set(key, shape);
+  }
+  return shape;
+}
+
+interface Ranked {
+  id: number;
+  /** Higher is better (bm25 is negative, lower is better). */
+  score: number;
+}
+
+const ALL = { lo: 0, hi: Number.MAX_SAFE_INTEGER };
+
+/** Runs one ranked query over rowids [lo, hi], dropping the rowids in `exclude`. */
+function rank(st: IndexStatements, bind: Record<string, unknown>, lo: number, hi: number, exclude?: Set<number>): Ranked[] {
+  const rows = st.ranked.all({ ...bind, lo, hi }) as [number, number][];
+  const out: Ranked[] = [];
+  for (const [id, s] of rows) if (!exclude?.has(id)) out.push({ id, score: -s });
+  return out;
+}
+
+/**
+ * Block `k` of an index's matches in rowid order (positions k·RANK_BLOCK …), leaving out the rowids that also
+ * match the titles index when `skipTitleMatches` (those were listed first), ranked by bm25 within the block.
+ */
+function rankedBlock(idx: IndexStatements, titles: IndexStatements | null, bind: Record<string, unknown>, k: number): Ranked[] {
+  const first = k * RANK_BLOCK;
+  const last = first + RANK_BLOCK - 1;
+  let lo = -1;
+  let hi = -1;
+  let pos = 0;
+  let after = 0;
+  for (;;) {
+    const chunk = idx.ids.all({ ...bind, after, limit: CHUNK }) as number[];
+    if (!chunk.length) break;
+    const skip = titles ? new Set(titles.idsIn.all({ ...bind, lo: chunk[0], hi: chunk.at(-1) }) as number[]) : null;
+    for (const id of chunk) {
+      if (skip?.has(id)) continue;
+      if (pos === first) lo = id;
+      if (pos === last) hi = id;
+      pos++;
+      if (hi !== -1) break;
+    }
+    if (hi !== -1 || chunk.length < CHUNK) break;
+    after = chunk.at(-1)!;
+  }
+  if (lo === -1) return [];
+  if (hi === -1) hi = ALL.hi;
+  const skip = titles ? new Set(titles.idsIn.all({ ...bind, lo, hi }) as number[]) : undefined;
+  return rank(idx, bind, lo, hi, skip);
+}
+
+/** The hits at positions [from, end) of the whole ranked list of `total` matches. */
+function rankedSlice(st: Record<Index, IndexStatements>, bind: Record<string, unknown>, total: number, from: number, end: number): Ranked[] {
+  const main = st.pages_fts;
+  if (total <= RANK_BLOCK) return rank(main, bind, ALL.lo, ALL.hi).slice(from, end);
+  const titles = st.pages_title_fts;
+  const titleTotal = titles.count.get(bind) as number;
+  const out: Ranked[] = [];
+  let pos = from;
+  while (pos < end) {
+    const inTitles = pos < titleTotal;
+    const tierPos = inTitles ? pos : pos - titleTotal;
+    const k = Math.floor(tierPos / RANK_BLOCK);
+    const block = inTitles
+      ? titleTotal <= RANK_BLOCK
+        ? rank(titles, bind, ALL.lo, ALL.hi)
+        : rankedBlock(titles, null, bind, k)
+      : rankedBlock(main, titles, bind, k);
+    const offset = tierPos - k * RANK_BLOCK;
+    const tierEnd = inTitles ? titleTotal : total;
+    const take = block.slice(offset, offset + Math.min(end, tierEnd) - pos);
+    if (!take.length) break; // the index changed under us; answer what we have
+    out.push(...take);
+    pos += take.length;
+  }
+  return out;
+}
+
+function parseMeta(json: string | null): Partial<PageMeta> {
+  if (!json) return {};
+  try {
+    const v = JSON.parse(json) as unknown;
+    return v && typeof v === 'object' ? (v as Partial<PageMeta>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/**
+ * Searches the index. `terms`: words (all must match), "quoted phrases", the last word also as a prefix.
+ * Throws BackendError invalid_input for empty terms or bad params.
+ */
+export function searchPages(store: Store, terms: string, params: SearchParams | undefined): SearchResults {
+  const started = performance.now();
+  const text = checkTerms(terms);
+  const p = parseSearchParams(params);
+  const { expression } = buildQuery(text);
+  if (!expression) return { total: 0, duration: round(performance.now() - started, 3), hits: [] };
+
+  const tags = [...new Set(p.tags ?? [])];
+  const lang = p.lang?.toLowerCase();
+  const bind: Record<string, unknown> = { q: expression };
+  if (lang !== undefined) bind.lang = lang;
+  tags.forEach((t, i) => (bind[`tag${i}`] = t));
+  const st = statementsFor(store, { lang: lang !== undefined, tagCount: tags.length });
+  const s = statements(store);
+
+  // One read transaction: every statement below sees the same snapshot, even while a crawl writes.
+  const { total, hits } = store.db.transaction(() => {
+    // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
+    const firstIds = st.pages_fts.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[];
+    const total = firstIds.length <= RANK_BLOCK ? firstIds.length : (st.pages_fts.count.get(bind) as number);
+    const end = Math.min(p.from + p.size, total);
+    const ranked = p.from < end ? rankedSlice(st, bind, total, p.from, end) : [];
+    const hits: SearchHit[] = ranked.map(({ id, score }) => {
+      const page = s.page.get(id) as { url: string; title: string; language: string | null; meta: string | null; created: string | null; modified: string | null };
+      const meta = parseMeta(page.meta);
+      const marked = (s.highlight.get(expression, id) as string | null | undefined) ?? '';
+      return {
+        score: round(score, 6),
+        title: page.title,
+        url: page.url,
+        language: page.language,
+        highlight: makeHighlight(meta.contentNoHighlight ? withoutRegion(marked, meta.contentNoHighlight) : marked, p.highlight_length),
+        tags: s.tags.all(id) as string[],
+        created: page.created,
+        modified: page.modified,
+        customFields: (meta.customFields ?? {}) as Record<string, CustomField>,
+      };
+    });
+    return { total, hits };
+  })();
+  return { total, duration: round(performance.now() - started, 3), hits };
 }

@@ -52,6 +52,8 @@ CREATE TABLE pages (
 );
 CREATE INDEX pages_host ON pages(host);
 CREATE INDEX pages_crawl ON pages(host, crawl_id);
+-- The search's language filter reads a match's language here, not from the wide page row.
+CREATE INDEX pages_id_language ON pages(id, language);
 
 CREATE TABLE page_tags (
   page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,

@@ -1,0 +1,88 @@
+// Turns whatever a user typed into a safe FTS5 expression. Pure: no I/O, no SQL.
+//
+// The user's text is never handed to FTS5's query parser. It is cut into words (runs of letters, digits and
+// marks, the same characters FTS5's unicode61 tokenizer keeps), each word goes out as a double-quoted FTS5
+// string, and the words are joined with AND. So quotes, AND/OR/NOT/NEAR, `*`, `-`, `:`, `^`, parentheses
+// and control characters are either separators or plain words, and every input is a valid query.
+
+/** Words beyond this many are ignored: a pasted page of text must not become a thousand-term query. */
+export const MAX_QUERY_WORDS = 32;
+/** Longer "words" are cut: no real token is this long, and FTS5 would only fail to find it anyway. */
+export const MAX_WORD_CHARS = 100;
+/**
+ * The last word matches as a prefix only from this many characters on (pages_fts keeps a prefix index of this
+ * length): a one- or two-letter prefix matches nearly every page and tells little.
+ */
+export const MIN_PREFIX_CHARS = 3;
+
+export interface QueryPart {
+  /** One word, or the words of a quoted phrase in order. */
+  words: string[];
+  phrase: boolean;
+  prefix: boolean;
+}
+
+export interface BuiltQuery {
+  /** The FTS5 MATCH expression, or null when the text holds no searchable word (the answer is then empty). */
+  expression: string | null;
+  parts: QueryPart[];
+}
+
+// unicode61 keeps letters, numbers and private-use characters in tokens and folds marks into them.
+const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+const HAS_BASE_RE = /[\p{L}\p{N}\p{Co}]/u;
+
+function wordsOf(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(WORD_RE)) {
+    // A run of marks alone is no token for FTS5; drop it rather than send an empty string.
+    if (HAS_BASE_RE.test(m[0])) out.push(m[0].length > MAX_WORD_CHARS ? m[0].slice(0, MAX_WORD_CHARS) : m[0]);
+  }
+  return out;
+}
+
+/**
+ * Splits the user's text into words and quoted phrases. A quote left open runs to the end of the text. The last
+ * part becomes a prefix match when it is a plain word (or a phrase still being typed) of at least MIN_PREFIX_CHARS.
+ */
+export function parseTerms(terms: string): QueryPart[] {
+  const parts: QueryPart[] = [];
+  let budget = MAX_QUERY_WORDS;
+  const push = (words: string[], phrase: boolean) => {
+    if (budget <= 0 || !words.length) return;
+    const kept = words.slice(0, budget);
+    budget -= kept.length;
+    // A "phrase" of one word is just that word; it keeps `phrase` so it is not made a prefix.
+    parts.push({ words: kept, phrase, prefix: false });
+  };
+  const segments = terms.split('"');
+  let openQuote = false;
+  segments.forEach((seg, i) => {
+    const inQuotes = i % 2 === 1;
+    if (inQuotes) {
+      openQuote = i === segments.length - 1; // no closing quote after it
+      push(wordsOf(seg), true);
+    } else {
+      for (const w of wordsOf(seg)) push([w], false);
+    }
+  });
+  const last = parts.at(-1);
+  // Typing-as-you-search: the last word is still being typed, unless it closed a quoted phrase.
+  if (last && (!last.phrase || openQuote) && [...last.words.at(-1)!].length >= MIN_PREFIX_CHARS) last.prefix = true;
+  return parts;
+}
+
+/** An FTS5 string: double quotes around, inner double quotes doubled. The tokenizer then folds case and diacritics. */
+function ftsString(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+export function toExpression(parts: QueryPart[]): string | null {
+  if (!parts.length) return null;
+  return parts.map((p) => ftsString(p.words.join(' ')) + (p.prefix ? '*' : '')).join(' AND ');
+}
+
+export function buildQuery(terms: string): BuiltQuery {
+  const parts = parseTerms(terms);
+  return { expression: toExpression(parts), parts };
+}
