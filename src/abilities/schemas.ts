@@ -2,16 +2,8 @@
 import { z } from 'zod';
 import { REPORT_REASONS } from '../backend/types.js';
 
-// TODO(search): switch to the schema src/backend/search/params.ts exports once it exists (one definition).
-export const SearchParamsSchema = z
-  .object({
-    size: z.number().int('must be a whole number').min(1, 'must be at least 1').max(100, 'must be at most 100').optional().describe('Hits per page, 1-100 (default 10).'),
-    from: z.number().int('must be a whole number').min(0, 'must be at least 0').max(10_000, 'must be at most 10000').optional().describe('Offset of the first hit, for paging (default 0).'),
-    lang: z.string().min(1, 'must not be empty').max(35).optional().describe('Only pages in this language, e.g. "en".'),
-    tags: z.array(z.string().min(1, 'must not be empty')).max(20, 'at most 20 tags').optional().describe('Only pages carrying every one of these tags, e.g. ["taxonomy/category/news"].'),
-    highlight_length: z.number().int('must be a whole number').min(10, 'must be at least 10').max(1000, 'must be at most 1000').optional().describe('Approximate length of each highlight snippet, in characters.'),
-  })
-  .strict();
+/** search_params: the one schema the search engine itself validates with. */
+export { SearchParamsSchema } from '../backend/search/params.js';
 
 /** A full http(s) URL (whether it is on a configured target is checked against the config at run time). */
 export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
