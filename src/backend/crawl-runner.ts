@@ -23,8 +23,9 @@ export interface CrawlRunnerOptions {
   targets: TargetConfig[];
   logger: Logger;
   /**
-   * Connect-time address policy. Off by default for now; when on, loopback/private/link-local addresses are
-   * refused unless they are a target's own host:port or listed in `allow` (host:port strings).
+   * Connect-time address policy, on by default: loopback, private, link-local (cloud metadata) and other
+   * non-public addresses are refused — named directly, through DNS or through a redirect — unless they are a
+   * target's own host:port or listed in `allow` (host:port). null turns it off (tests of the policy itself only).
    */
   addressPolicy?: { allow?: string[] } | null;
   /** Fetch-layer overrides (retry waits, redirect cap…), mostly for tests. */
@@ -192,7 +193,7 @@ export class CrawlRunner {
   }
 
   private policy() {
-    const p = this.opts.addressPolicy;
+    const p = this.opts.addressPolicy === undefined ? {} : this.opts.addressPolicy;
     if (!p) return null;
     const allowed = this.opts.targets.map((t) => targetEndpoint(t.host, t.scheme));
     for (const a of p.allow ?? []) {

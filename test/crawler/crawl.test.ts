@@ -142,9 +142,10 @@ describe('full crawl with link tracking (track_links = all)', () => {
     });
     u = (path: string) => `${site.origin}${path}`;
     ({ store } = tempStore());
-    const r = runner(store, [
-      target({ host: site.host, deny_patterns: ['/denied/'], skip_link_patterns: ['/skip-me/'], request_timeout_ms: 400 }),
-    ]);
+    // The second loopback site stands in for the outside world: the address policy must let it through.
+    const r = runner(store, [target({ host: site.host, deny_patterns: ['/denied/'], skip_link_patterns: ['/skip-me/'], request_timeout_ms: 400 })], {
+      addressPolicy: { allow: [ext.host, `127.0.0.1:${refused}`] },
+    });
     rec = await crawl(r, { mode: 'full' });
     o = outcomes(store);
     p = pageRows(store);
@@ -304,6 +305,47 @@ describe('full crawl with link tracking (track_links = all)', () => {
     const rows = store.db.prepare('SELECT url FROM link_outcomes').all() as { url: string }[];
     expect(new Set(rows.map((r) => r.url)).size).toBe(rows.length);
     for (const l of linksOf(store, u('/'))) expect(o.has(l.url), l.url).toBe(true);
+  });
+});
+
+describe('the connect-time address policy (on by default)', () => {
+  let site: TestSite;
+  let other: TestSite;
+  let store: Store;
+
+  beforeAll(async () => {
+    other = await startSite({ '/secret': html('internal') });
+    site = await startSite({
+      '/': (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            page(
+              `<a href="http://127.0.0.2:${other.port}/secret">a</a> <a href="http://localhost:${other.port}/secret">b</a> <a href="${other.origin}/secret">c</a> <a href="/hop">d</a> <a href="/fine">e</a>`,
+            ),
+          ),
+      '/hop': (_req, res) => void res.writeHead(302, { location: `${other.origin}/secret` }).end(),
+      '/fine': html('<p>fine</p>'),
+    });
+    ({ store } = tempStore());
+  });
+  afterAll(async () => {
+    await site.close();
+    await other.close();
+    store.close();
+  });
+
+  it('reports links to loopback hosts other than the target as failures without connecting to them', async () => {
+    const rec = await crawl(runner(store, [target({ host: site.host })], { addressPolicy: undefined }), { mode: 'full' });
+    expect(rec.status).toBe('completed');
+    const o = outcomes(store);
+    for (const url of [`http://127.0.0.2:${other.port}/secret`, `http://localhost:${other.port}/secret`, `${other.origin}/secret`]) {
+      expect(o.get(url), url).toMatchObject({ reason: 'server_error', http_status: 0 });
+      expect(o.get(url)!.message, url).toMatch(/blocked by the address policy/);
+    }
+    expect(o.get(`${site.origin}/hop`)).toMatchObject({ reason: 'server_error', http_status: 302 });
+    expect(o.get(`${site.origin}/fine`)).toMatchObject({ reason: 'ok' });
+    expect(other.log).toEqual([]);
   });
 });
 
