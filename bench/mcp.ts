@@ -175,7 +175,8 @@ async function main(): Promise<void> {
     const base = summarize(results['in-process']![name]!);
     for (const transport of ['in-process', 'stdio', 'HTTP']) {
       const s = summarize(results[transport]![name]!);
-      rows.push([name, transport, s.p50, s.p95, transport === 'in-process' ? '' : `+${(s.p50 - base.p50).toFixed(2)}`, transport === 'in-process' ? '' : `+${(s.p95 - base.p95).toFixed(2)}`]);
+      const over = (d: number) => (transport === 'in-process' ? '' : `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(2)}`);
+      rows.push([name, transport, s.p50, s.p95, over(s.p50 - base.p50), over(s.p95 - base.p95)]);
     }
   }
   printTable(['tool', 'transport', 'p50', 'p95', 'overhead p50', 'overhead p95'], rows);
