@@ -4,7 +4,7 @@
 // Only loopback is ever contacted: links off the site are excluded (svc: skip_link_patterns, linkinator: --skip).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { printTable, watchPeakRss } from './lib/measure.js';
@@ -17,6 +17,7 @@ const LINKINATOR = join(ROOT, 'node_modules/linkinator/build/src/cli.js');
 interface Run {
   tool: string;
   wallS: number;
+  cpuS: number;
   pages: number;
   peakMb: number;
   requests: number;
@@ -28,12 +29,28 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Runs a command to its end, sampling its peak RSS; resolves with stdout and the wall time. */
-function measure(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null; wallS: number; peakMb: number }> {
+/** CPU seconds (user + system, all threads) a live process has used so far, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Runs a command to its end, sampling its peak RSS and CPU time; resolves with stdout and the wall time. */
+function measure(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null; wallS: number; peakMb: number; cpuS: number }> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const rss = watchPeakRss(child.pid!, 20);
+    let cpuS = 0;
+    const cpuTimer = setInterval(() => {
+      const v = cpuSeconds(child.pid!);
+      if (Number.isFinite(v)) cpuS = v;
+    }, 20);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -42,8 +59,9 @@ function measure(args: string[]): Promise<{ stdout: string; stderr: string; code
     // Read the peak before the process is reaped (its /proc entry goes with it).
     child.on('exit', () => {
       const peakMb = rss.stop();
+      clearInterval(cpuTimer);
       const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
-      child.on('close', (code) => resolve({ stdout, stderr, code, wallS, peakMb }));
+      child.on('close', (code) => resolve({ stdout, stderr, code, wallS, peakMb, cpuS }));
     });
   });
 }
@@ -100,6 +118,7 @@ async function runSvc(site: URL, logPath: string, round: number): Promise<Run> {
   return {
     tool: 'svc',
     wallS: r.wallS,
+    cpuS: r.cpuS,
     pages: counted.pages,
     peakMb: r.peakMb,
     requests: counted.requests,
@@ -120,6 +139,7 @@ async function runLinkinator(site: URL, logPath: string, round: number): Promise
   return {
     tool: 'linkinator 6',
     wallS: r.wallS,
+    cpuS: r.cpuS,
     pages: counted.pages,
     peakMb: r.peakMb,
     requests: counted.requests,
@@ -136,24 +156,26 @@ function median(runs: Run[]): Run {
 async function main(): Promise<void> {
   const site = new URL(startDocsSite());
   const logPath = docsSiteLog();
-  console.error(`bench:crawl — ${site.href}, ${ROUNDS} round(s) per tool, svc concurrency ${CONCURRENCY}`);
+  console.error(`bench:crawl — ${site.href}, ${ROUNDS} round(s) per tool, svc concurrency ${CONCURRENCY}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}`);
   const svcRuns: Run[] = [];
   const lkRuns: Run[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const a = await runSvc(site, logPath, round);
     svcRuns.push(a);
-    console.error(`  round ${round} svc: ${a.wallS.toFixed(2)} s, ${a.pages} pages, ${a.peakMb.toFixed(0)} MB`);
+    console.error(`  round ${round} svc: ${a.wallS.toFixed(2)} s (CPU ${a.cpuS.toFixed(2)} s), ${a.pages} pages, ${a.peakMb.toFixed(0)} MB`);
     const b = await runLinkinator(site, logPath, round);
     lkRuns.push(b);
-    console.error(`  round ${round} linkinator: ${b.wallS.toFixed(2)} s, ${b.pages} pages, ${b.peakMb.toFixed(0)} MB`);
+    console.error(`  round ${round} linkinator: ${b.wallS.toFixed(2)} s (CPU ${b.cpuS.toFixed(2)} s), ${b.pages} pages, ${b.peakMb.toFixed(0)} MB`);
   }
   const s = median(svcRuns);
   const l = median(lkRuns);
   const rate = (r: Run) => r.pages / r.wallS;
-  console.log(`\nbench:crawl — PostgreSQL 15 manual on ${site.host}, full crawl, same host only (median of ${ROUNDS} run(s) each)\n`);
+  console.log(
+    `\nbench:crawl — PostgreSQL 15 manual on ${site.host}, full crawl, same host only; median of ${ROUNDS} run(s) each; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at the end\n`,
+  );
   printTable(
-    ['tool', 'wall s', 'pages', 'pages/s', 'peak RSS MB', 'requests', 'broken URLs', 'broken (page, link)'],
-    [s, l].map((r) => [r.tool, r.wallS, r.pages, rate(r), r.peakMb, r.requests, r.broken.size, r.brokenPairs ?? 'n/a (one per URL)']),
+    ['tool', 'wall s', 'CPU s', 'pages', 'pages/s', 'peak RSS MB', 'requests', 'broken URLs', 'broken (page, link)'],
+    [s, l].map((r) => [r.tool, r.wallS, r.cpuS, r.pages, rate(r), r.peakMb, r.requests, r.broken.size, r.brokenPairs ?? 'n/a (one per URL)']),
   );
   const same = s.broken.size === l.broken.size && [...s.broken].every((u) => l.broken.has(u));
   console.log(`\nsvc / linkinator: ${(rate(s) / rate(l)).toFixed(2)}× pages/s, ${(s.peakMb / l.peakMb).toFixed(2)}× peak RSS; same broken links: ${same ? 'yes' : 'NO'}`);

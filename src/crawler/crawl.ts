@@ -440,7 +440,7 @@ export class CrawlEngine {
     const collected = body as { chunks: Buffer[]; contentType: string | null; url: string } | null;
     if (collected) {
       try {
-        extracted = await this.parser.parse(Buffer.concat(collected.chunks), collected.contentType, {
+        extracted = await this.parser.parse(collected.chunks, collected.contentType, {
           url: collected.url,
           contentSelector: cfg.content_selector,
           titleSelector: cfg.title_selector,

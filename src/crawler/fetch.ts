@@ -365,43 +365,53 @@ function decoderFor(encoding: string | undefined): Transform | null {
   return null;
 }
 
-/** Streams the (decoded) body into the sink; stops at maxBytes of either raw or decoded data. Returns whether it cut. */
-async function pump(body: Readable, encoding: string | undefined, sink: BodySink, maxBytes: number): Promise<boolean> {
-  const decoder = decoderFor(encoding);
-  let source: AsyncIterable<Buffer> = body;
-  let raw = 0;
-  if (decoder) {
-    body.on('data', (c: Buffer) => {
-      raw += c.length;
-    });
-    body.on('error', (e) => decoder.destroy(e));
-    body.pipe(decoder);
-    source = decoder;
-  }
-  let bytes = 0;
-  let truncated = false;
-  try {
-    for await (const chunk of source) {
-      const c = chunk as Buffer;
-      if (bytes + c.length > maxBytes) {
-        if (maxBytes > bytes) sink.write(c.subarray(0, maxBytes - bytes));
-        bytes = maxBytes;
-        truncated = true;
-        break;
+/** Streams the (decoded) body into the sink; stops at maxBytes of either raw or decoded data. Resolves with whether it cut. */
+function pump(body: Readable, encoding: string | undefined, sink: BodySink, maxBytes: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const decoder = decoderFor(encoding);
+    const source: Readable = decoder ?? body;
+    let raw = 0;
+    let bytes = 0;
+    let done = false;
+    const finish = (err: unknown, truncated = false) => {
+      if (done) return;
+      done = true;
+      source.off('data', onData);
+      if (truncated) {
+        body.destroy();
+        decoder?.destroy();
       }
-      bytes += c.length;
-      sink.write(c);
-      if (raw > maxBytes) {
-        truncated = true;
-        break;
+      if (err) return reject(err);
+      try {
+        sink.end();
+      } catch (e) {
+        return reject(e);
       }
+      resolve(truncated);
+    };
+    const onData = (c: Buffer) => {
+      if (done) return;
+      try {
+        if (bytes + c.length > maxBytes) {
+          if (maxBytes > bytes) sink.write(c.subarray(0, maxBytes - bytes));
+          bytes = maxBytes;
+          return finish(null, true);
+        }
+        bytes += c.length;
+        sink.write(c);
+        if (raw > maxBytes) finish(null, true);
+      } catch (e) {
+        finish(e, true);
+      }
+    };
+    if (decoder) {
+      body.on('data', (c: Buffer) => void (raw += c.length));
+      body.on('error', (e) => decoder.destroy(e));
+      body.pipe(decoder);
     }
-  } finally {
-    if (truncated) {
-      body.destroy();
-      decoder?.destroy();
-    }
-  }
-  sink.end();
-  return truncated;
+    source.on('data', onData);
+    source.once('end', () => finish(null));
+    source.once('error', (e) => finish(e));
+    source.once('close', () => finish(Object.assign(new Error('the body ended early'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+  });
 }

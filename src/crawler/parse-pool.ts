@@ -41,13 +41,18 @@ export class ParsePool {
     return this.workers.length > 0 && !this.failed;
   }
 
-  parse(body: Buffer, contentType: string | null, opts: ExtractOptions): Promise<ExtractedPage> {
-    if (!this.threaded) return Promise.resolve(parseHere(body, contentType, opts));
+  /** Parses the body given as chunks (joined into one buffer of its own, which is handed to the thread, not copied). */
+  parse(chunks: Buffer[], contentType: string | null, opts: ExtractOptions): Promise<ExtractedPage> {
+    if (!this.threaded) return Promise.resolve(parseHere(Buffer.concat(chunks), contentType, opts));
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     const id = this.nextId++;
-    // A private copy we can hand over (the fetch layer's buffers may be pooled slices).
-    const copy = new Uint8Array(body.byteLength);
-    copy.set(body);
+    // Not Buffer.concat: its result may be a slice of the shared pool, which cannot be transferred.
+    const copy = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      copy.set(c, at);
+      at += c.length;
+    }
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       slot.busy++;
