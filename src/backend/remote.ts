@@ -2,7 +2,7 @@
 // Every call has a timeout; reads are retried a bounded number of times on connection errors and 502/503/504;
 // upstream failures become BackendError with the upstream status and message.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
 import type { Backend } from './backend.js';
@@ -64,7 +64,8 @@ function codeForStatus(status: number): BackendErrorCode {
 export class RemoteBackend implements Backend {
   readonly kind = 'remote' as const;
   readonly publicToken: string;
-  private readonly agent: Agent;
+  private readonly agent: () => Promise<Agent>;
+  private agentP: Promise<Agent> | undefined;
   private readonly origin: string;
   private readonly prefix: string;
   private readonly timeoutMs: number;
@@ -84,13 +85,15 @@ export class RemoteBackend implements Backend {
     this.attempts = Math.max(1, opts.attempts ?? 3);
     this.backoffMs = opts.backoffMs ?? 200;
     this.headers = { authorization: `Bearer ${opts.apiKey}`, accept: 'application/json', 'user-agent': 'svc-remote-backend/1' };
-    this.agent = new Agent({
+    const agentOptions = {
       connections: opts.connections ?? 16,
       keepAliveTimeout: 10_000,
       connect: { timeout: Math.min(this.timeoutMs, 10_000) },
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
-    });
+    };
+    // undici loads on first use: `svc mcp` must answer tools/list quickly, and may never call upstream.
+    this.agent = () => (this.agentP ??= import('undici').then(({ Agent }) => new Agent(agentOptions)));
   }
 
   async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
@@ -135,7 +138,7 @@ export class RemoteBackend implements Backend {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.agentP) await (await this.agentP).close();
   }
 
   private async call<S extends z.ZodType>(c: CallOptions<S> & { nullOn404Code: string }): Promise<z.output<S> | null>;
@@ -151,7 +154,7 @@ export class RemoteBackend implements Backend {
       let text: string;
       let retryAfter: string | undefined;
       try {
-        const res = await this.agent.request({
+        const res = await (await this.agent()).request({
           origin: this.origin,
           path,
           method: c.method,
