@@ -2,7 +2,7 @@
 import { Worker } from 'node:worker_threads';
 import { HtmlSink, type ExtractedPage, type ExtractOptions } from './html.js';
 import type { ParseRequest } from './parse-worker.js';
-import { parserThreads, workerScript } from './workers.js';
+import { parserThreads, WORKER_LIMITS, workerScript } from './workers.js';
 
 interface Pending {
   resolve: (p: ExtractedPage) => void;
@@ -20,7 +20,7 @@ export class ParsePool {
     const script = size > 0 ? workerScript('parse-worker') : null;
     if (!script) return;
     for (let i = 0; i < size; i++) {
-      const w = new Worker(script);
+      const w = new Worker(script, { resourceLimits: WORKER_LIMITS });
       const slot = { w, busy: 0 };
       w.on('message', (m: { id: number; page?: ExtractedPage; error?: string }) => {
         slot.busy--;

@@ -12,7 +12,10 @@ export function workerScript(name: string): URL | null {
   return url.protocol === 'file:' && import.meta.url.endsWith('.js') && existsSync(fileURLToPath(url)) ? url : null;
 }
 
-/** Parser threads worth starting: the cores left after the main thread and the writer. */
+/** Parser threads worth starting: the cores left after the main thread and the writer (0: parse in the main thread). */
 export function parserThreads(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+  return Math.max(0, Math.min(4, availableParallelism() - 2));
 }
+
+/** A small young generation per worker: a little more GC, a lot less resident memory per thread. */
+export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };

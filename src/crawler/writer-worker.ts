@@ -10,7 +10,7 @@ const db = new Database(path);
 db.pragma('synchronous = NORMAL');
 db.pragma('foreign_keys = ON');
 db.pragma('busy_timeout = 10000');
-db.pragma('cache_size = -32000');
+db.pragma('cache_size = -8000');
 // The store functions need only a connection and a way to open a transaction.
 const store = { db, tx: <T>(fn: () => T): T => db.transaction(fn).immediate() } as unknown as Store;
 

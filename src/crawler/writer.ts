@@ -4,7 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import { removePagesByUrl, saveOutcomes, savePages, touchPages, type OutcomeWrite, type PageWrite } from '../backend/store/pages.js';
 import type { Store } from '../backend/store/store.js';
-import { workerScript } from './workers.js';
+import { WORKER_LIMITS, workerScript } from './workers.js';
 
 export interface WriteBatch {
   crawlId: number;
@@ -60,7 +60,7 @@ export class CrawlWriter {
     this.batch = this.empty();
     const script = limits.threaded !== false && store.path !== ':memory:' ? workerScript('writer-worker') : null;
     if (script) {
-      this.worker = new Worker(script, { workerData: { path: store.path } });
+      this.worker = new Worker(script, { workerData: { path: store.path }, resourceLimits: WORKER_LIMITS });
       this.worker.on('message', (m: { seq: number; error?: string }) => {
         if (m.error) this.error ??= new Error(`writing crawl results failed: ${m.error}`);
         this.inFlight.get(m.seq)?.();
