@@ -64,7 +64,7 @@ class ProgressDisplay {
       this.last = now;
       this.out.write(`\r\x1b[2K${line}`);
       this.drawn = true;
-    } else if (now - this.last >= 5000) {
+    } else if (this.last === 0 || now - this.last >= 5000) {
       this.last = now;
       this.out.write(`${line}\n`);
     }

@@ -1,5 +1,6 @@
 // `svc crawl` in-process: exit codes, the JSON line on stdout, the summary on stderr, bad input.
-import { mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -80,5 +81,45 @@ describe('svc crawl', () => {
     expect(formatProgress({ mode: 'full', id: 3, pagesDone: 120, queued: 45, errors: 3, elapsedMs: 2000 })).toBe(
       'crawl 3 (full) · 120 pages · 45 queued · 3 errors · 60.0 pages/s · 2.0 s',
     );
+  });
+});
+
+describe('svc crawl from the build (worker threads)', () => {
+  const CLI = join(process.cwd(), 'dist/src/server.js');
+
+  it('crawls with the compiled worker scripts, prints plain progress lines when not on a terminal, and exits 0', async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+    expect(existsSync(join(process.cwd(), 'dist/src/crawler/writer-worker.js'))).toBe(true);
+    const links = Array.from({ length: 30 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
+    const site = await startSite({ '/': html(`${links} <a href="/gone">g</a>`), '/gone': send(410) }, (_req, res, url) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Page ${url.pathname}</title><p>words on ${url.pathname.slice(1)}</p>`);
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cli-build-'));
+    const config = writeJson(dir, 'svc.json', {
+      data_dir: join(dir, 'data'),
+      targets: [{ host: site.host, scheme: 'http', track_links: 'all', request_timeout_ms: 2000 }],
+      log_level: 'warn',
+    });
+    try {
+      const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, 'crawl', 'full', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (c: Buffer) => (out += c));
+        child.stderr.on('data', (c: Buffer) => (err += c));
+        child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+      });
+      expect(code, stderr).toBe(0);
+      expect(stderr).toMatch(/^crawl \d+ \(full\) · \d+ pages · \d+ queued · \d+ errors · [\d.]+ pages\/s · [\d.]+ s$/m);
+      expect(stderr).not.toContain('\r');
+      expect(JSON.parse(stdout.trim())).toMatchObject({ status: 'completed', stats: { pages: 31, errors: 1 } });
+      const store = new Store(join(dir, 'data', 'svc.db'), { readonly: true });
+      expect((store.db.prepare('SELECT count(*) AS n FROM links').get() as { n: number }).n).toBe(31);
+      expect((store.db.prepare(`SELECT reason FROM link_outcomes WHERE url = ?`).get(`${site.origin}/gone`) as { reason: string }).reason).toBe('not_found');
+      expect((store.db.prepare(`SELECT count(*) AS n FROM pages_fts WHERE pages_fts MATCH 'words'`).get() as { n: number }).n).toBe(30);
+      store.close();
+    } finally {
+      await site.close();
+    }
   });
 });
