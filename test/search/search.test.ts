@@ -84,6 +84,12 @@ describe('search results', () => {
     expect(urls(r).indexOf('/vacuum')).toBeLessThan(urls(r).indexOf('/storage'));
     const scores = r.hits.map((h) => h.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    // Each hit's highlight comes from that page's own text.
+    for (const h of r.hits) {
+      const content = PAGES.find((p) => p.url === h.url)!.content;
+      const shown = h.highlight.replace(/<\/?em>/g, '').replace(/^…|…$/g, '');
+      expect(content.replace(/\s+/g, ' ')).toContain(shown);
+    }
   });
 
   it('weight superwords like a title', () => {

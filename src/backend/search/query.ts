@@ -77,12 +77,32 @@ function ftsString(text: string): string {
   return `"${text.replaceAll('"', '""')}"`;
 }
 
-export function toExpression(parts: QueryPart[]): string | null {
-  if (!parts.length) return null;
-  return parts.map((p) => ftsString(p.words.join(' ')) + (p.prefix ? '*' : '')).join(' AND ');
+/** Prefixes longer than the index's own prefix index are expanded into their completions (see completions.ts). */
+export const EXPAND_FROM_CHARS = MIN_PREFIX_CHARS + 1;
+
+/**
+ * The words of the index that start with a (folded) prefix, or an empty list when none is known; see
+ * completions.ts. Without it, or when it finds none, a prefix is left to FTS5's own `*` operator.
+ */
+export type Expand = (prefix: string) => string[];
+
+function partExpression(p: QueryPart, expand?: Expand): string {
+  const phrase = p.words.join(' ');
+  if (!p.prefix) return ftsString(phrase);
+  const last = p.words.at(-1)!;
+  const completed = expand && [...last].length >= EXPAND_FROM_CHARS ? expand(last) : [];
+  if (!completed.length) return `${ftsString(phrase)}*`;
+  const head = p.words.slice(0, -1).join(' ');
+  const alternatives = completed.map((w) => ftsString(head ? `${head} ${w}` : w));
+  return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
 }
 
-export function buildQuery(terms: string): BuiltQuery {
+export function toExpression(parts: QueryPart[], expand?: Expand): string | null {
+  if (!parts.length) return null;
+  return parts.map((p) => partExpression(p, expand)).join(' AND ');
+}
+
+export function buildQuery(terms: string, expand?: Expand): BuiltQuery {
   const parts = parseTerms(terms);
-  return { expression: toExpression(parts), parts };
+  return { expression: toExpression(parts, expand), parts };
 }

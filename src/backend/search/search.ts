@@ -11,6 +11,7 @@ import type { Store } from '../store/store.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../types.js';
 import { makeHighlight, MARK_END, MARK_START, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from './params.js';
+import { completions, foldWord } from './completions.js';
 import { buildQuery } from './query.js';
 
 export { deletePages } from './delete.js';
@@ -49,6 +50,8 @@ interface Statements {
 }
 
 const cache = new WeakMap<Store, Statements>();
+// Rowids are bound through CAST(? AS INTEGER): better-sqlite3 binds JS numbers as REAL, and FTS5 silently
+// ignores a `rowid = ?` constraint whose value is REAL (it then answers every match).
 
 function statements(store: Store): Statements {
   let s = cache.get(store);
@@ -57,7 +60,7 @@ function statements(store: Store): Statements {
       byShape: new Map(),
       page: store.db.prepare('SELECT url, title, language, meta, created, modified FROM pages WHERE id = ?'),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
-      highlight: store.db.prepare(`SELECT highlight(pages_fts, 3, '${MARK_START}', '${MARK_END}') FROM pages_fts WHERE pages_fts MATCH ? AND rowid = ?`).pluck(),
+      highlight: store.db.prepare(`SELECT highlight(pages_fts, 3, '${MARK_START}', '${MARK_END}') FROM pages_fts WHERE pages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`).pluck(),
     };
     cache.set(store, s);
   }
@@ -193,12 +196,11 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
   const started = performance.now();
   const text = checkTerms(terms);
   const p = parseSearchParams(params);
-  const { expression } = buildQuery(text);
-  if (!expression) return { total: 0, duration: round(performance.now() - started, 3), hits: [] };
+  if (!buildQuery(text).expression) return { total: 0, duration: round(performance.now() - started, 3), hits: [] };
 
   const tags = [...new Set(p.tags ?? [])];
   const lang = p.lang?.toLowerCase();
-  const bind: Record<string, unknown> = { q: expression };
+  const bind: Record<string, unknown> = {};
   if (lang !== undefined) bind.lang = lang;
   tags.forEach((t, i) => (bind[`tag${i}`] = t));
   const st = statementsFor(store, { lang: lang !== undefined, tagCount: tags.length });
@@ -206,6 +208,8 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
 
   // One read transaction: every statement below sees the same snapshot, even while a crawl writes.
   const { total, hits } = store.db.transaction(() => {
+    const expression = buildQuery(text, (prefix) => completions(store, foldWord(prefix))).expression!;
+    bind.q = expression;
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
     const firstIds = st.pages_fts.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[];
     const total = firstIds.length <= RANK_BLOCK ? firstIds.length : (st.pages_fts.count.get(bind) as number);

@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TargetConfig } from '../../src/config/schema.js';
+import { TargetSchema } from '../../src/config/schema.js';
+import { BackendError } from '../../src/backend/errors.js';
+import { deletePages, searchPages } from '../../src/backend/search/search.js';
+import { BASE, HOST, integrityCheck, page, tempStore, type TempStore } from './helpers.js';
+
+const targets: TargetConfig[] = [TargetSchema.parse({ host: HOST, scheme: 'http' }), TargetSchema.parse({ host: 'example.org' })];
+
+let t: TempStore;
+afterEach(() => t?.close());
+
+function invalid(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(BackendError);
+    expect((err as BackendError).code).toBe('invalid_input');
+    return (err as Error).message;
+  }
+  throw new Error('expected invalid_input');
+}
+
+describe('deletePages', () => {
+  it('removes pages by exact URL from the store and the index, and says which were not there', () => {
+    t = tempStore([
+      page('/a', { title: 'Alpha', content: 'zebra one', links: [{ url: `${BASE}/x`, element: 'a' }] }),
+      page('/b', { title: 'Beta', content: 'zebra two' }),
+      page('/b/child', { title: 'Beta child', content: 'zebra three' }),
+    ]);
+    expect(searchPages(t.store, 'zebra', {}).total).toBe(3);
+    const r = deletePages(t.store, targets, [`${BASE}/a`, `${BASE}/b`, `${BASE}/nope`, 'https://example.org/other']);
+    expect(r).toEqual({ deleted: [`${BASE}/a`, `${BASE}/b`], notFound: [`${BASE}/nope`, 'https://example.org/other'] });
+    // Exact URLs only: /b/child stays.
+    expect(searchPages(t.store, 'zebra', {}).hits.map((h) => h.url)).toEqual([`${BASE}/b/child`]);
+    expect(t.store.db.prepare('SELECT url FROM pages').pluck().all()).toEqual([`${BASE}/b/child`]);
+    expect(t.store.db.prepare('SELECT count(*) FROM links').pluck().get()).toBe(0);
+    expect(t.store.db.prepare('SELECT count(*) FROM page_tags WHERE page_id NOT IN (SELECT id FROM pages)').pluck().get()).toBe(0);
+    integrityCheck(t.store);
+  });
+
+  it('reports a URL given twice once, and a second deletion as not found', () => {
+    t = tempStore([page('/a', { content: 'x' })]);
+    expect(deletePages(t.store, targets, [`${BASE}/a`, `${BASE}/a`])).toEqual({ deleted: [`${BASE}/a`], notFound: [] });
+    expect(deletePages(t.store, targets, [`${BASE}/a`])).toEqual({ deleted: [], notFound: [`${BASE}/a`] });
+  });
+
+  it('matches the normalized form of a URL too (host case, empty path)', () => {
+    t = tempStore([page('/', { content: 'home' })]);
+    const given = `http://${HOST.toUpperCase()}`;
+    expect(deletePages(t.store, targets, [given])).toEqual({ deleted: [given], notFound: [] });
+  });
+
+  it('deletes hidden and noindex pages too (they are stored, only not searchable)', () => {
+    t = tempStore([page('/h', { showInSearch: false }), page('/n', { indexed: false })]);
+    expect(deletePages(t.store, targets, [`${BASE}/h`, `${BASE}/n`]).deleted).toHaveLength(2);
+    integrityCheck(t.store);
+  });
+
+  it('refuses anything but 1 to 50 full http(s) URLs on a configured target, naming each bad one', () => {
+    t = tempStore([page('/a')]);
+    expect(invalid(() => deletePages(t.store, targets, []))).toBe('urls: must hold 1 to 50 URLs (got 0)');
+    const fiftyOne = Array.from({ length: 51 }, (_, i) => `${BASE}/p${i}`);
+    expect(invalid(() => deletePages(t.store, targets, fiftyOne))).toBe('urls: must hold 1 to 50 URLs (got 51)');
+    expect(deletePages(t.store, targets, fiftyOne.slice(0, 50)).notFound).toHaveLength(50);
+    expect(invalid(() => deletePages(t.store, targets, 'x' as unknown as string[]))).toBe('urls: must be an array of URLs');
+    const msg = invalid(() => deletePages(t.store, targets, [`${BASE}/a`, '/relative', 'ftp://example.org/f', 'https://evil.test/x', 7 as unknown as string]));
+    expect(msg).toContain('urls[1]: "/relative" is not a full URL');
+    expect(msg).toContain('urls[2]: must be an http or https URL');
+    expect(msg).toContain('urls[3]: host evil.test is not a configured target');
+    expect(msg).toContain('urls[4]: must be a full URL string');
+    expect(msg).not.toContain('urls[0]');
+    // Nothing was deleted by a refused call.
+    expect(t.store.db.prepare('SELECT count(*) FROM pages').pluck().get()).toBe(1);
+  });
+
+  it('accepts a URL with the default port of its target written out', () => {
+    t = tempStore([]);
+    expect(deletePages(t.store, targets, ['https://example.org:443/x'])).toEqual({ deleted: [], notFound: ['https://example.org:443/x'] });
+    expect(invalid(() => deletePages(t.store, targets, ['https://example.org:8443/x']))).toMatch(/^urls\[0\]: host example.org:8443 is not a configured target/);
+  });
+});
