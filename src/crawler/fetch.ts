@@ -119,8 +119,9 @@ export function describeError(err: unknown, timeoutMs: number): { failure: Failu
     case 'ERR_STREAM_PREMATURE_CLOSE':
       return { failure: 'reset', detail: '' };
     case 'EHOSTUNREACH':
+      return { failure: 'network', detail: 'host unreachable' };
     case 'ENETUNREACH':
-      return { failure: 'network', detail: code.toLowerCase() === 'ehostunreach' ? 'host unreachable' : 'network unreachable' };
+      return { failure: 'network', detail: 'network unreachable' };
     default:
       if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code) || /certificate|TLS|SSL/i.test(e?.message ?? '')) {
         return { failure: 'tls', detail: code || (e?.message ?? '') };
@@ -145,10 +146,18 @@ function guardedConnector(policy: AddressPolicy, connectTimeoutMs: number): buil
         const why = policy.check(name, port, a.address);
         if (why) return callback(new BlockedError(why), null);
       }
-      const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`cannot resolve ${name}`), { code: 'ENOTFOUND' }), null);
-      // Connect to the checked address (no second lookup to race); TLS still uses the name for SNI.
-      base({ ...opts, hostname: first.address, servername: opts.servername ?? (isIP(name) ? undefined : name) }, callback);
+      if (!addresses.length) return callback(Object.assign(new Error(`cannot resolve ${name}`), { code: 'ENOTFOUND' }), null);
+      // Connect to a checked address (no second lookup to race), the next one when it cannot be reached;
+      // TLS still uses the name for SNI.
+      const attempt = (i: number) => {
+        base({ ...opts, hostname: addresses[i]!.address, servername: opts.servername ?? (isIP(name) ? undefined : name) }, (err, socket) => {
+          const code = (err as { code?: string } | null)?.code;
+          if (err && i + 1 < addresses.length && (code === 'ECONNREFUSED' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL')) return attempt(i + 1);
+          if (err) return callback(err, null);
+          callback(null, socket!);
+        });
+      };
+      attempt(0);
     };
     const family = isIP(name);
     if (family) return go([{ address: name, family }]);

@@ -146,10 +146,9 @@ export class HtmlExtractor {
     this.dom = opts.contentSelector || opts.titleSelector ? new DomHandler(null, { withStartIndices: false }) : null;
     const dom = this.dom;
     const handler: Partial<Handler> = {
-      onopentag: (name, attribs, implied) => {
+      onopentag: (name, attribs) => {
         this.onOpen(name, attribs);
         dom?.onopentag(name, attribs);
-        void implied;
       },
       onclosetag: (name) => {
         this.onClose(name);

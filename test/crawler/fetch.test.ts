@@ -197,5 +197,10 @@ describe('Fetcher', () => {
     expect(viaRedirect.hops).toHaveLength(1);
     expect(other.log.length).toBe(before);
     await f.close();
+    // A target named through DNS (localhost) is reached at the address the check approved.
+    const byName = new Fetcher({ addressPolicy: createAddressPolicy([{ host: 'localhost', port: site.port }]) });
+    expect(await byName.fetch(`http://localhost:${site.port}/c`, { timeoutMs: 1000 })).toMatchObject({ ok: true, status: 200 });
+    expect(await byName.fetch(`${site.origin}/c`, { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'blocked' });
+    await byName.close();
   });
 });
