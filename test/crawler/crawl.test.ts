@@ -640,10 +640,15 @@ describe('one crawl at a time, stopping', () => {
     const seen: number[] = [];
     r.onProgress((_id, prog) => seen.push(prog.pagesDone));
     const rec = r.start({ mode: 'full' });
-    await new Promise((res) => setTimeout(res, 300));
-    const mid = getCrawl(store, PROJECT, rec.id)!;
+    // Poll the record the way a /v1 client would: it shows pages while the crawl is still running.
+    let mid = getCrawl(store, PROJECT, rec.id)!;
+    for (let i = 0; i < 100 && mid.status !== 'completed' && mid.stats.pages === 0; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      mid = getCrawl(store, PROJECT, rec.id)!;
+    }
     expect(mid.status).toBe('running');
     expect(mid.stats.pages).toBeGreaterThan(0);
+    expect(mid.stats.pages).toBeLessThan(40);
     const done = await r.wait(rec.id);
     expect(done.stats.pages).toBe(40);
     expect(seen.length).toBeGreaterThan(3);
