@@ -204,7 +204,6 @@ export class CrawlEngine {
     const { o } = this;
     const tick = o.onProgress ? setInterval(() => this.emitProgress(), o.progressIntervalMs ?? 500) : null;
     try {
-      if (o.mode === 'full') clearForFullCrawl(o.store);
       for (const r of this.runs) {
         this.fetcher.configureHost(r.host, { concurrency: r.cfg.concurrency, delayMs: r.cfg.crawl_delay_ms, headers: r.cfg.request_headers });
       }
@@ -222,6 +221,7 @@ export class CrawlEngine {
       this.recordLeftovers();
       await this.writer.drain();
       if (o.mode === 'full' && !stopped) {
+        clearForFullCrawl(o.store, o.crawlId);
         for (const r of this.runs) {
           if (r.cut) {
             o.logger.info({ host: r.host, max_pages: r.cfg.max_pages }, 'max_pages cut the crawl short: no page of this target is removed');
@@ -545,7 +545,9 @@ export class CrawlEngine {
   }
 
   private record(url: string, c: Classification): void {
-    this.writer.outcome({ url, httpStatus: c.httpStatus, reason: c.reason, message: c.message, redirectsTo: c.redirectsTo, crawlId: this.o.crawlId });
+    // Once the crawl is stopped, `unknown` only fills gaps: it must not hide what the last complete crawl found.
+    const onlyIfNew = c.reason === 'unknown' && this.signal.aborted;
+    this.writer.outcome({ url, httpStatus: c.httpStatus, reason: c.reason, message: c.message, redirectsTo: c.redirectsTo, crawlId: this.o.crawlId, onlyIfNew });
     if (c.reason !== 'skipped') this.linksChecked++;
     if (isBroken(c.reason)) this.errors++;
   }

@@ -90,7 +90,10 @@ END;
 -- One update trigger, so the old entry always leaves before the new one arrives (SQLite fires separate
 -- triggers newest first: a 'delete' after the insert would strike the new tokens and corrupt the index).
 -- Only writes to indexed columns touch the index (not e.g. crawl_id when a crawl marks a page seen).
-CREATE TRIGGER pages_au AFTER UPDATE OF indexed, show_in_search, title, superwords, tags, content ON pages BEGIN
+-- A re-crawl that changes nothing searchable (most pages of most re-crawls) leaves the index alone.
+CREATE TRIGGER pages_au AFTER UPDATE OF indexed, show_in_search, title, superwords, tags, content ON pages
+WHEN old.indexed IS NOT new.indexed OR old.show_in_search IS NOT new.show_in_search OR old.title IS NOT new.title
+  OR old.superwords IS NOT new.superwords OR old.tags IS NOT new.tags OR old.content IS NOT new.content BEGIN
   INSERT INTO pages_fts(pages_fts, rowid, title, superwords, tags, content)
     SELECT 'delete', old.id, old.title, old.superwords, old.tags, old.content WHERE old.indexed = 1 AND old.show_in_search = 1;
   INSERT INTO pages_title_fts(pages_title_fts, rowid, title, superwords)

@@ -36,6 +36,8 @@ export interface OutcomeWrite {
   message: string;
   redirectsTo: string | null;
   crawlId: number | null;
+  /** Only record it when the URL has no outcome yet (a stopped crawl's `unknown` must not hide a known outcome). */
+  onlyIfNew?: boolean;
 }
 
 /** Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction. */
@@ -103,15 +105,27 @@ export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
     VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt)
     ON CONFLICT(url) DO UPDATE SET http_status = excluded.http_status, reason = excluded.reason, message = excluded.message,
       redirects_to = excluded.redirects_to, crawl_id = excluded.crawl_id, checked_at = excluded.checked_at`);
+  const insertNew = store.db.prepare(`
+    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at)
+    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt) ON CONFLICT(url) DO NOTHING`);
   const checkedAt = new Date().toISOString();
   store.tx(() => {
-    for (const o of outcomes) stmt.run({ ...o, checkedAt });
+    for (const { onlyIfNew, ...o } of outcomes) (onlyIfNew ? insertNew : stmt).run({ ...o, checkedAt });
   });
 }
 
-/** A full crawl decides what the report holds: it starts by forgetting redirected and skipped/unknown URLs. */
-export function clearForFullCrawl(store: Store): void {
-  store.db.prepare(`DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown')`).run();
+/**
+ * A full crawl decides what the report holds: redirected and skipped/unknown URLs are forgotten unless this crawl
+ * (`keepCrawlId`) found them again. The crawler applies it when a full crawl completes rather than when it starts,
+ * which leaves the same report, except that a crawl killed half way keeps the last complete report intact.
+ */
+export function clearForFullCrawl(store: Store, keepCrawlId: number | null = null): number {
+  return store.tx(
+    () =>
+      store.db
+        .prepare(`DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown') AND (? IS NULL OR crawl_id IS NOT ?)`)
+        .run(keepCrawlId, keepCrawlId).changes,
+  );
 }
 
 /** After a completed full crawl: pages of `host` the crawl did not see leave the store and the index. */
