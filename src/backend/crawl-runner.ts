@@ -2,9 +2,8 @@
 // (queued), answers at once, then moves it through running to completed | stopped | failed with live stats.
 import type { TargetConfig } from '../config/schema.js';
 import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
-import { runCrawl, type CrawlProgress } from '../crawler/crawl.js';
+import type { CrawlProgress } from '../crawler/crawl.js';
 import type { FetcherOptions } from '../crawler/fetch.js';
-import { checkSelector } from '../crawler/html.js';
 import { canonicalTargetHost } from '../crawler/urls.js';
 import type { Logger } from '../log.js';
 import { BackendError } from './errors.js';
@@ -46,13 +45,6 @@ export function validateCrawlRequest(req: unknown, targets: TargetConfig[]): { m
     throw new BackendError('invalid_input', `mode: must be one of ${MODES.join(', ')}${mode === undefined ? ' (missing)' : ''}`);
   }
   if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
-  targets.forEach((t, i) => {
-    for (const key of ['content_selector', 'title_selector'] as const) {
-      const sel = t[key];
-      const problem = sel ? checkSelector(sel) : null;
-      if (problem) throw new BackendError('invalid_input', `targets[${i}].${key}: must be a valid CSS selector (${problem})`);
-    }
-  });
   if (mode !== 'manual') {
     if (urls !== undefined && urls !== null) throw new BackendError('invalid_input', 'urls: only allowed when mode is manual');
     return { mode: mode as CrawlMode };
@@ -145,6 +137,8 @@ export class CrawlRunner {
       setCrawlStatus(store, rec.id, 'running');
       logger.info({ crawl: rec.id, mode: rec.mode }, 'crawl started');
       let lastWrite = 0;
+      // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
+      const { runCrawl } = await import('../crawler/crawl.js');
       const result = await runCrawl({
         store,
         crawlId: rec.id,

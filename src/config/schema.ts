@@ -1,4 +1,5 @@
 // The one config file (snake_case, like the target settings of DESIGN.md §2), validated with zod.
+import { parse as parseSelector } from 'css-what';
 import { z } from 'zod';
 
 /** host or host:port, no scheme, no path. */
@@ -18,6 +19,17 @@ const regexString = z.string().refine(
   { message: 'must be a valid regular expression' },
 );
 
+const cssSelector = z
+  .string()
+  .min(1)
+  .superRefine((s, ctx) => {
+    try {
+      parseSelector(s);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `must be a valid CSS selector (${(err as Error).message})` });
+    }
+  });
+
 export const TargetSchema = z
   .object({
     host: z.string().regex(HOST_RE, 'must be a host name or host:port, without scheme or path').transform((h) => h.toLowerCase()),
@@ -36,8 +48,8 @@ export const TargetSchema = z
     crawl_delay_ms: z.number().int().min(0).max(60_000).default(0),
     request_timeout_ms: z.number().int().min(100).max(300_000).default(10_000),
     request_headers: z.record(z.string(), z.string()).default({}),
-    content_selector: z.string().min(1).optional(),
-    title_selector: z.string().min(1).optional(),
+    content_selector: cssSelector.optional(),
+    title_selector: cssSelector.optional(),
     tags: z.array(z.string().min(1)).default([]),
     skip_link_patterns: z.array(regexString).default([]),
   })

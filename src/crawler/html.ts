@@ -401,16 +401,6 @@ function nodeText(node: AnyNode, max: number): string {
   return s.length > max ? s.slice(0, max) : s;
 }
 
-/** Validates a CSS selector the way the extractor will use it; the error message when it is not one. */
-export function checkSelector(selector: string): string | null {
-  try {
-    selectOne(selector, new DomHandler().root);
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
 /** HTML string → extracted page. */
 export function extractHtml(html: string, opts: ExtractOptions): ExtractedPage {
   const x = new HtmlExtractor(opts);

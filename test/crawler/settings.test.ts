@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrawlRunner } from '../../src/backend/crawl-runner.js';
 import type { Store } from '../../src/backend/store/store.js';
 import type { CrawlRecord } from '../../src/backend/types.js';
+import { parseConfig } from '../../src/config/load.js';
 import type { TargetConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/log.js';
 import { html, linksOf, outcomes, page, pageRows, send, startSite, target, tempStore, type Handler, type TestSite } from './site.js';
@@ -161,10 +162,9 @@ describe('target settings', () => {
     expect(row.tags.split(' ')).toEqual(['section/docs', `domain/${s.host}`]);
   });
 
-  it('refuses a crawl whose content_selector is not a CSS selector', async () => {
-    const { store } = tempStore();
-    stores.push(store);
-    const r = new CrawlRunner({ store, project: PROJECT, targets: [target({ host: '127.0.0.1:9', content_selector: 'main >>> ][' })], logger: silentLogger });
-    expect(() => r.start({ mode: 'full' })).toThrow(/targets\[0\]\.content_selector: must be a valid CSS selector/);
+  it('refuses a config whose content_selector is not a CSS selector, naming the field', () => {
+    expect(() => parseConfig({ targets: [{ host: '127.0.0.1:9', content_selector: 'main >>> ][' }] })).toThrow(
+      /targets\[0\]\.content_selector: must be a valid CSS selector/,
+    );
   });
 });
