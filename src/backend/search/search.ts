@@ -50,8 +50,9 @@ interface Statements {
 }
 
 const cache = new WeakMap<Store, Statements>();
-// Rowids are bound through CAST(? AS INTEGER): better-sqlite3 binds JS numbers as REAL, and FTS5 silently
-// ignores a `rowid = ?` constraint whose value is REAL (it then answers every match).
+// Rowids are bound through CAST(? AS INTEGER): better-sqlite3 binds JS numbers as REAL, and FTS5 does not use
+// a REAL rowid constraint: `rowid = ?` is then silently ignored (every match comes back), and a range is
+// checked row by row after a scan of every match instead of seeking to it.
 
 function statements(store: Store): Statements {
   let s = cache.get(store);
@@ -83,10 +84,10 @@ function indexStatements(db: Database.Database, index: Index, f: Filters): Index
   const weights = (index === 'pages_fts' ? BM25_WEIGHTS : TITLE_WEIGHTS).map((w) => w.toFixed(1)).join(', ');
   return {
     count: db.prepare(`SELECT count(*) FROM ${index} f WHERE ${where}`).pluck(),
-    ids: db.prepare(`SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid > @after ORDER BY f.rowid LIMIT @limit`).pluck(),
-    idsIn: db.prepare(`SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid BETWEEN @lo AND @hi ORDER BY f.rowid`).pluck(),
+    ids: db.prepare(`SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid > CAST(@after AS INTEGER) ORDER BY f.rowid LIMIT @limit`).pluck(),
+    idsIn: db.prepare(`SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid BETWEEN CAST(@lo AS INTEGER) AND CAST(@hi AS INTEGER) ORDER BY f.rowid`).pluck(),
     ranked: db
-      .prepare(`SELECT f.rowid AS id, bm25(${index}, ${weights}) AS s FROM ${index} f WHERE ${where} AND f.rowid BETWEEN @lo AND @hi ORDER BY s, f.rowid`)
+      .prepare(`SELECT f.rowid AS id, bm25(${index}, ${weights}) AS s FROM ${index} f WHERE ${where} AND f.rowid BETWEEN CAST(@lo AS INTEGER) AND CAST(@hi AS INTEGER) ORDER BY s, f.rowid`)
       .raw(),
   };
 }
@@ -119,10 +120,10 @@ function rank(st: IndexStatements, bind: Record<string, unknown>, lo: number, hi
 }
 
 /**
- * Block `k` of an index's matches in rowid order (positions k·RANK_BLOCK …), leaving out the rowids that also
- * match the titles index when `skipTitleMatches` (those were listed first), ranked by bm25 within the block.
+ * Rowid bounds of block `k` of an index's matches in rowid order (positions k·RANK_BLOCK …), not counting the
+ * rowids that also match the titles index when `titles` is given (those were listed first); null past the end.
  */
-function rankedBlock(idx: IndexStatements, titles: IndexStatements | null, bind: Record<string, unknown>, k: number): Ranked[] {
+function blockBounds(idx: IndexStatements, titles: IndexStatements | null, bind: Record<string, unknown>, k: number): { lo: number; hi: number } | null {
   const first = k * RANK_BLOCK;
   const last = first + RANK_BLOCK - 1;
   let lo = -1;
@@ -143,37 +144,44 @@ function rankedBlock(idx: IndexStatements, titles: IndexStatements | null, bind:
     if (hi !== -1 || chunk.length < CHUNK) break;
     after = chunk.at(-1)!;
   }
-  if (lo === -1) return [];
-  if (hi === -1) hi = ALL.hi;
-  const skip = titles ? new Set(titles.idsIn.all({ ...bind, lo, hi }) as number[]) : undefined;
-  return rank(idx, bind, lo, hi, skip);
+  return lo === -1 ? null : { lo, hi: hi === -1 ? ALL.hi : hi };
 }
 
-/** The hits at positions [from, end) of the whole ranked list of `total` matches. */
-function rankedSlice(st: Record<Index, IndexStatements>, bind: Record<string, unknown>, total: number, from: number, end: number): Ranked[] {
+/**
+ * The hits at positions [from, from + size) of the whole ranked list, and the total number of matches.
+ * `firstIds`: the first RANK_BLOCK + 1 matches in rowid order, already read (so more than RANK_BLOCK match).
+ */
+function rankBroad(st: Record<Index, IndexStatements>, bind: Record<string, unknown>, from: number, size: number, firstIds: number[]): { total: number; ranked: Ranked[] } {
   const main = st.pages_fts;
-  if (total <= RANK_BLOCK) return rank(main, bind, ALL.lo, ALL.hi).slice(from, end);
   const titles = st.pages_title_fts;
   const titleTotal = titles.count.get(bind) as number;
+  const tier2Block = (k: number): Ranked[] => {
+    const bounds = k === 0 && titleTotal === 0 ? { lo: firstIds[0]!, hi: firstIds[RANK_BLOCK - 1]! } : blockBounds(main, titles, bind, k);
+    if (!bounds) return [];
+    const skip = titleTotal ? new Set(titles.idsIn.all({ ...bind, ...bounds }) as number[]) : undefined;
+    return rank(main, bind, bounds.lo, bounds.hi, skip);
+  };
   const out: Ranked[] = [];
+  const end = from + size;
   let pos = from;
   while (pos < end) {
     const inTitles = pos < titleTotal;
     const tierPos = inTitles ? pos : pos - titleTotal;
     const k = Math.floor(tierPos / RANK_BLOCK);
-    const block = inTitles
-      ? titleTotal <= RANK_BLOCK
-        ? rank(titles, bind, ALL.lo, ALL.hi)
-        : rankedBlock(titles, null, bind, k)
-      : rankedBlock(main, titles, bind, k);
+    const block = inTitles ? (titleTotal <= RANK_BLOCK ? rank(titles, bind, ALL.lo, ALL.hi) : blockRank(titles, bind, k)) : tier2Block(k);
     const offset = tierPos - k * RANK_BLOCK;
-    const tierEnd = inTitles ? titleTotal : total;
-    const take = block.slice(offset, offset + Math.min(end, tierEnd) - pos);
-    if (!take.length) break; // the index changed under us; answer what we have
+    const take = block.slice(offset, offset + Math.min(end - pos, (inTitles ? titleTotal : Infinity) - pos));
+    if (!take.length) break; // past the last match
     out.push(...take);
     pos += take.length;
   }
-  return out;
+  return { total: main.count.get(bind) as number, ranked: out };
+}
+
+/** A block of the titles index itself, ranked (no matches listed before it to leave out). */
+function blockRank(idx: IndexStatements, bind: Record<string, unknown>, k: number): Ranked[] {
+  const bounds = blockBounds(idx, null, bind, k);
+  return bounds ? rank(idx, bind, bounds.lo, bounds.hi) : [];
 }
 
 function parseMeta(json: string | null): Partial<PageMeta> {
@@ -210,11 +218,12 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
   const { total, hits } = store.db.transaction(() => {
     const expression = buildQuery(text, (prefix) => completions(store, foldWord(prefix))).expression!;
     bind.q = expression;
-    // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
+    // Reading the first RANK_BLOCK + 1 matches tells whether the answer is small: then it is ranked whole.
     const firstIds = st.pages_fts.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[];
-    const total = firstIds.length <= RANK_BLOCK ? firstIds.length : (st.pages_fts.count.get(bind) as number);
-    const end = Math.min(p.from + p.size, total);
-    const ranked = p.from < end ? rankedSlice(st, bind, total, p.from, end) : [];
+    const { total, ranked } =
+      firstIds.length <= RANK_BLOCK
+        ? { total: firstIds.length, ranked: firstIds.length > p.from ? rank(st.pages_fts, bind, ALL.lo, ALL.hi).slice(p.from, p.from + p.size) : [] }
+        : rankBroad(st, bind, p.from, p.size, firstIds);
     const hits: SearchHit[] = ranked.map(({ id, score }) => {
       const page = s.page.get(id) as { url: string; title: string; language: string | null; meta: string | null; created: string | null; modified: string | null };
       const meta = parseMeta(page.meta);
