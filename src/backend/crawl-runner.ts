@@ -29,10 +29,8 @@ export interface CrawlRunnerOptions {
   addressPolicy?: { allow?: string[] } | null;
   /** Fetch-layer overrides (retry waits, redirect cap…), mostly for tests. */
   fetcher?: FetcherOptions;
-  /** How often progress listeners hear from a crawl. */
+  /** How often progress listeners hear from a crawl, and its live stats reach the crawl record. */
   progressIntervalMs?: number;
-  /** How often live stats are written to the crawl record. */
-  statsIntervalMs?: number;
 }
 
 export type ProgressListener = (crawlId: number, progress: CrawlProgress) => void;
@@ -136,7 +134,6 @@ export class CrawlRunner {
     try {
       setCrawlStatus(store, rec.id, 'running');
       logger.info({ crawl: rec.id, mode: rec.mode }, 'crawl started');
-      let lastWrite = 0;
       // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
       const { runCrawl } = await import('../crawler/crawl.js');
       const result = await runCrawl({
@@ -151,11 +148,6 @@ export class CrawlRunner {
         progressIntervalMs: this.opts.progressIntervalMs ?? 500,
         onProgress: (p) => {
           for (const l of this.progressListeners) l(rec.id, p);
-          const now = Date.now();
-          if (now - lastWrite >= (this.opts.statsIntervalMs ?? 1000)) {
-            lastWrite = now;
-            updateCrawlStats(store, rec.id, p.stats);
-          }
         },
       });
       updateCrawlStats(store, rec.id, result.stats);

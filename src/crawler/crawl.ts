@@ -202,7 +202,12 @@ export class CrawlEngine {
 
   async run(): Promise<CrawlResult> {
     const { o } = this;
-    const tick = o.onProgress ? setInterval(() => this.emitProgress(), o.progressIntervalMs ?? 500) : null;
+    const tick = setInterval(() => {
+      // Live stats reach the store through the writer (its thread, its transaction), never from here.
+      this.writer.stats(this.stats());
+      this.writer.flush();
+      this.emitProgress();
+    }, o.progressIntervalMs ?? 500);
     try {
       for (const r of this.runs) {
         this.fetcher.configureHost(r.host, { concurrency: r.cfg.concurrency, delayMs: r.cfg.crawl_delay_ms, headers: r.cfg.request_headers });
@@ -235,7 +240,7 @@ export class CrawlEngine {
       }
       return { stats: this.stats(), stopped };
     } finally {
-      if (tick) clearInterval(tick);
+      clearInterval(tick);
       await Promise.all([this.fetcher.close(), this.writer.close(), this.parser.close()]);
       this.emitProgress();
     }

@@ -2,7 +2,9 @@
 // crawling fast and bounds memory (a batch holds at most a few MB of page text). With a compiled worker
 // script the commits happen on a writer thread with its own connection, beside the crawling; otherwise here.
 import { Worker } from 'node:worker_threads';
+import { updateCrawlStats } from '../backend/store/crawls.js';
 import { removePagesByUrl, saveOutcomes, savePages, touchPages, type OutcomeWrite, type PageWrite } from '../backend/store/pages.js';
+import type { CrawlStats } from '../backend/types.js';
 import type { Store } from '../backend/store/store.js';
 import { WORKER_LIMITS, workerScript } from './workers.js';
 
@@ -14,6 +16,8 @@ export interface WriteBatch {
   touched: string[];
   /** Stored pages that go (gone, or now a redirect). */
   removed: string[];
+  /** The crawl's live stats, committed with the batch so the crawling thread never waits for the write lock. */
+  stats?: CrawlStats;
 }
 
 /** One transaction for a whole batch. */
@@ -23,6 +27,7 @@ export function writeBatch(store: Store, b: WriteBatch): void {
     savePages(store, b.pages);
     touchPages(store, b.touched, b.crawlId);
     saveOutcomes(store, b.outcomes);
+    if (b.stats) updateCrawlStats(store, b.crawlId, b.stats);
   });
 }
 
@@ -103,11 +108,16 @@ export class CrawlWriter {
     if (this.batch.removed.length >= this.maxOutcomes) this.flush();
   }
 
+  /** Live stats to commit with the next batch. */
+  stats(s: CrawlStats): void {
+    this.batch.stats = s;
+  }
+
   /** Hands the held writes over: committed here at once, or sent to the writer thread. */
   flush(): void {
     this.throwIfFailed();
     const b = this.batch;
-    if (!b.pages.length && !b.outcomes.length && !b.touched.length && !b.removed.length) return;
+    if (!b.pages.length && !b.outcomes.length && !b.touched.length && !b.removed.length && !b.stats) return;
     this.batch = this.empty();
     this.contentChars = 0;
     if (!this.worker) return writeBatch(this.store, b);

@@ -636,7 +636,7 @@ describe('one crawl at a time, stopping', () => {
   });
 
   it('writes live stats while running', async () => {
-    const r = runner(store, [target({ host: site.host, max_pages: 40, concurrency: 2 })], { progressIntervalMs: 50, statsIntervalMs: 50 });
+    const r = runner(store, [target({ host: site.host, max_pages: 40, concurrency: 2 })], { progressIntervalMs: 50 });
     const seen: number[] = [];
     r.onProgress((_id, prog) => seen.push(prog.pagesDone));
     const rec = r.start({ mode: 'full' });
