@@ -272,3 +272,35 @@ describe('broad queries (more matches than one ranking block)', () => {
     expect(seen.size).toBe(N / 2);
   });
 });
+
+describe('a last word that is a broad prefix', () => {
+  let z: TempStore;
+  beforeAll(() => {
+    z = tempStore([
+      ...Array.from({ length: 20 }, (_, i) => page(`/z/${i}`, { title: `Page ${i}`, content: `wild ${'zebra '.repeat(1 + (i % 4))}` })),
+      ...Array.from({ length: 10 }, (_, i) => page(`/zs/${i}`, { title: `Herd ${i}`, content: 'wild zebras' })),
+      ...Array.from({ length: 10 }, (_, i) => page(`/l/${i}`, { title: `Other ${i}`, content: 'wild lions' })),
+    ]);
+  });
+  afterAll(() => z.close());
+
+  it('still matches every completion, and ranks by the word itself (or its most frequent completion)', () => {
+    for (const terms of ['zebr', 'zebra']) {
+      const r = searchPages(z.store, terms, { size: 100 });
+      expect(r.total).toBe(30);
+      const scored = r.hits.filter((h) => h.score > 0).map((h) => h.url.slice(BASE.length));
+      expect(scored).toHaveLength(20);
+      expect(scored.every((u) => u.startsWith('/z/'))).toBe(true);
+      // Pages with only the longer word come after the scored ones.
+      expect(r.hits.slice(20).every((h) => h.score === 0 && h.url.includes('/zs/'))).toBe(true);
+    }
+  });
+
+  it('leaves the ranking to the other words of the query', () => {
+    const r = searchPages(z.store, 'wild zebr', { size: 100 });
+    expect(r.total).toBe(30);
+    expect(r.hits.every((h) => h.score > 0)).toBe(true);
+    expect(searchPages(z.store, 'wild zebr', { from: 25, size: 10 }).hits).toHaveLength(5);
+  });
+});
+

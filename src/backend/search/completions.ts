@@ -12,12 +12,22 @@ import type { Store } from '../store/store.js';
 export const MAX_COMPLETIONS = 64;
 const CACHE_SIZE = 2000;
 
+export interface Completions {
+  /** Most frequent first. */
+  terms: string[];
+  /** Sum of the pages each term is on: at least the number of pages the prefix matches. */
+  pages: number;
+}
+
 interface Cache {
   vocab: Database.Statement;
   structure: Database.Statement;
+  averages: Database.Statement;
   /** The index's structure record when the cache was filled; any write to the index changes it. */
   version: Buffer | null;
-  entries: Map<string, string[]>;
+  /** Pages in the index, from its averages record. */
+  rows: number;
+  entries: Map<string, Completions>;
 }
 
 const caches = new WeakMap<Store, Cache>();
@@ -29,7 +39,9 @@ function cacheOf(store: Store): Cache {
     c = {
       vocab: store.db.prepare('SELECT term, doc FROM temp.pages_fts_vocab WHERE term >= ? AND term < ?').raw(),
       structure: store.db.prepare('SELECT block FROM pages_fts_data WHERE id = 10').pluck(),
+      averages: store.db.prepare('SELECT block FROM pages_fts_data WHERE id = 1').pluck(),
       version: null,
+      rows: 0,
       entries: new Map(),
     };
     caches.set(store, c);
@@ -49,17 +61,41 @@ function upperBound(prefix: string): string {
   return cps.join('') + String.fromCodePoint(last + 1);
 }
 
-/**
- * Indexed words starting with `prefix` (already folded), most frequent first, at most MAX_COMPLETIONS; empty
- * when there are none. Call inside the search's read transaction, so the lookup and the search agree.
- */
-export function completions(store: Store, prefix: string): string[] {
+/** An SQLite varint (what FTS5's averages record starts with: the number of rows in the index). */
+function readVarint(b: Buffer): number {
+  let v = 0;
+  for (let i = 0; i < 9 && i < b.length; i++) {
+    if (i === 8) return v * 256 + b[i]!;
+    v = v * 128 + (b[i]! & 0x7f);
+    if (!(b[i]! & 0x80)) break;
+  }
+  return v;
+}
+
+/** The cache, emptied first when the index changed since it was filled. */
+function fresh(store: Store): Cache {
   const c = cacheOf(store);
   const version = (c.structure.get() as Buffer | undefined) ?? null;
   if (!version || !c.version || !version.equals(c.version)) {
     c.entries.clear();
     c.version = version;
+    const averages = c.averages.get() as Buffer | undefined;
+    c.rows = averages ? readVarint(averages) : 0;
   }
+  return c;
+}
+
+/** Pages in the full-text index. Call inside the search's read transaction. */
+export function indexedPages(store: Store): number {
+  return fresh(store).rows;
+}
+
+/**
+ * Indexed words starting with `prefix` (already folded), most frequent first, at most MAX_COMPLETIONS; none
+ * when there are none. Call inside the search's read transaction, so the lookup and the search agree.
+ */
+export function completions(store: Store, prefix: string): Completions {
+  const c = fresh(store);
   const hit = c.entries.get(prefix);
   if (hit) {
     // Most recently used last: Map keeps insertion order, so the oldest entry is the first to go.
@@ -67,12 +103,9 @@ export function completions(store: Store, prefix: string): string[] {
     c.entries.set(prefix, hit);
     return hit;
   }
-  const rows = c.vocab.all(prefix, upperBound(prefix)) as [string, number][];
-  const terms = rows
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, MAX_COMPLETIONS)
-    .map((r) => r[0]);
+  const rows = (c.vocab.all(prefix, upperBound(prefix)) as [string, number][]).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, MAX_COMPLETIONS);
+  const found: Completions = { terms: rows.map((r) => r[0]), pages: rows.reduce((n, r) => n + r[1], 0) };
   if (c.entries.size >= CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
-  c.entries.set(prefix, terms);
-  return terms;
+  c.entries.set(prefix, found);
+  return found;
 }

@@ -81,7 +81,7 @@ function ftsString(text: string): string {
 export const EXPAND_FROM_CHARS = MIN_PREFIX_CHARS + 1;
 
 /**
- * The words of the index that start with a (folded) prefix, or an empty list when none is known; see
+ * The words of the index that start with a prefix (as typed), or an empty list when none is known; see
  * completions.ts. Without it, or when it finds none, a prefix is left to FTS5's own `*` operator.
  */
 export type Expand = (prefix: string) => string[];

@@ -11,8 +11,8 @@ import type { Store } from '../store/store.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../types.js';
 import { makeHighlight, MARK_END, MARK_START, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from './params.js';
-import { completions, foldWord } from './completions.js';
-import { buildQuery } from './query.js';
+import { completions, foldWord, indexedPages } from './completions.js';
+import { buildQuery, toExpression } from './query.js';
 
 export { deletePages } from './delete.js';
 
@@ -111,23 +111,30 @@ interface Ranked {
 
 const ALL = { lo: 0, hi: Number.MAX_SAFE_INTEGER };
 
-/** Runs one ranked query over rowids [lo, hi], dropping the rowids in `exclude`. */
-function rank(st: IndexStatements, bind: Record<string, unknown>, lo: number, hi: number, exclude?: Set<number>): Ranked[] {
-  const rows = st.ranked.all({ ...bind, lo, hi }) as [number, number][];
+/**
+ * Ranks the rows of one block: the matches within rowids [lo, hi], or exactly the rowids in `block` when given.
+ * `rankBind.q` may be a looser expression than the search's (see rankingExpression); rows it does not score
+ * come last, in index order, with score 0.
+ */
+function rank(st: IndexStatements, rankBind: Record<string, unknown>, lo: number, hi: number, block?: number[]): Ranked[] {
+  const rows = st.ranked.all({ ...rankBind, lo, hi }) as [number, number][];
+  if (!block) return rows.map(([id, s]) => ({ id, score: -s }));
+  const wanted = new Set(block);
   const out: Ranked[] = [];
-  for (const [id, s] of rows) if (!exclude?.has(id)) out.push({ id, score: -s });
+  for (const [id, s] of rows) {
+    if (wanted.delete(id)) out.push({ id, score: -s });
+  }
+  for (const id of block) if (wanted.has(id)) out.push({ id, score: 0 });
   return out;
 }
 
 /**
- * Rowid bounds of block `k` of an index's matches in rowid order (positions k·RANK_BLOCK …), not counting the
- * rowids that also match the titles index when `titles` is given (those were listed first); null past the end.
+ * Block `k` of an index's matches in rowid order (positions k·RANK_BLOCK …), not counting the rowids that also
+ * match the titles index when `titles` is given (those were listed first): its rowids; empty past the end.
  */
-function blockBounds(idx: IndexStatements, titles: IndexStatements | null, bind: Record<string, unknown>, k: number): { lo: number; hi: number } | null {
+function blockIds(idx: IndexStatements, titles: IndexStatements | null, bind: Record<string, unknown>, k: number): number[] {
   const first = k * RANK_BLOCK;
-  const last = first + RANK_BLOCK - 1;
-  let lo = -1;
-  let hi = -1;
+  const ids: number[] = [];
   let pos = 0;
   let after = 0;
   for (;;) {
@@ -136,30 +143,40 @@ function blockBounds(idx: IndexStatements, titles: IndexStatements | null, bind:
     const skip = titles ? new Set(titles.idsIn.all({ ...bind, lo: chunk[0], hi: chunk.at(-1) }) as number[]) : null;
     for (const id of chunk) {
       if (skip?.has(id)) continue;
-      if (pos === first) lo = id;
-      if (pos === last) hi = id;
+      if (pos >= first) ids.push(id);
       pos++;
-      if (hi !== -1) break;
+      if (ids.length === RANK_BLOCK) break;
     }
-    if (hi !== -1 || chunk.length < CHUNK) break;
+    if (ids.length === RANK_BLOCK || chunk.length < CHUNK) break;
     after = chunk.at(-1)!;
   }
-  return lo === -1 ? null : { lo, hi: hi === -1 ? ALL.hi : hi };
+  return ids;
 }
 
 /**
  * The hits at positions [from, from + size) of the whole ranked list, and the total number of matches.
  * `firstIds`: the first RANK_BLOCK + 1 matches in rowid order, already read (so more than RANK_BLOCK match).
  */
-function rankBroad(st: Record<Index, IndexStatements>, bind: Record<string, unknown>, from: number, size: number, firstIds: number[]): { total: number; ranked: Ranked[] } {
+function rankBroad(
+  st: Record<Index, IndexStatements>,
+  bind: Record<string, unknown>,
+  rankBind: Record<string, unknown>,
+  from: number,
+  size: number,
+  firstIds: number[],
+): { total: number; ranked: Ranked[] } {
   const main = st.pages_fts;
   const titles = st.pages_title_fts;
   const titleTotal = titles.count.get(bind) as number;
   const tier2Block = (k: number): Ranked[] => {
-    const bounds = k === 0 && titleTotal === 0 ? { lo: firstIds[0]!, hi: firstIds[RANK_BLOCK - 1]! } : blockBounds(main, titles, bind, k);
-    if (!bounds) return [];
-    const skip = titleTotal ? new Set(titles.idsIn.all({ ...bind, ...bounds }) as number[]) : undefined;
-    return rank(main, bind, bounds.lo, bounds.hi, skip);
+    const ids = k === 0 && titleTotal === 0 ? firstIds.slice(0, RANK_BLOCK) : blockIds(main, titles, bind, k);
+    return ids.length ? rank(main, rankBind, ids[0]!, ids.at(-1)!, ids) : [];
+  };
+  const titleBlock = (k: number): Ranked[] => {
+    // The titles index is small: its full expression ranks cheaply.
+    if (titleTotal <= RANK_BLOCK) return rank(titles, bind, ALL.lo, ALL.hi);
+    const ids = blockIds(titles, null, bind, k);
+    return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
   };
   const out: Ranked[] = [];
   const end = from + size;
@@ -168,7 +185,7 @@ function rankBroad(st: Record<Index, IndexStatements>, bind: Record<string, unkn
     const inTitles = pos < titleTotal;
     const tierPos = inTitles ? pos : pos - titleTotal;
     const k = Math.floor(tierPos / RANK_BLOCK);
-    const block = inTitles ? (titleTotal <= RANK_BLOCK ? rank(titles, bind, ALL.lo, ALL.hi) : blockRank(titles, bind, k)) : tier2Block(k);
+    const block = inTitles ? titleBlock(k) : tier2Block(k);
     const offset = tierPos - k * RANK_BLOCK;
     const take = block.slice(offset, offset + Math.min(end - pos, (inTitles ? titleTotal : Infinity) - pos));
     if (!take.length) break; // past the last match
@@ -176,12 +193,6 @@ function rankBroad(st: Record<Index, IndexStatements>, bind: Record<string, unkn
     pos += take.length;
   }
   return { total: main.count.get(bind) as number, ranked: out };
-}
-
-/** A block of the titles index itself, ranked (no matches listed before it to leave out). */
-function blockRank(idx: IndexStatements, bind: Record<string, unknown>, k: number): Ranked[] {
-  const bounds = blockBounds(idx, null, bind, k);
-  return bounds ? rank(idx, bind, bounds.lo, bounds.hi) : [];
 }
 
 function parseMeta(json: string | null): Partial<PageMeta> {
@@ -192,6 +203,34 @@ function parseMeta(json: string | null): Partial<PageMeta> {
   } catch {
     return {};
   }
+}
+
+/** A prefix whose completions are on this share of the index is "broad" (see queryExpressions). */
+const BROAD_PREFIX_SHARE = 0.25;
+
+/**
+ * The MATCH expression of the search, and the one that ranks its matches. bm25 first reads the whole doclist of
+ * every term of the expression it ranks (for their document frequency): for a last word that is a broad prefix
+ * ("stat" → statement, statistics, state, status, …) that is most of the index, for a word still being typed.
+ * So a broad prefix does not take part in the ranking: the other words rank the matches, or, when it is the
+ * only word, the word itself does (or its most frequent completion, when the word is not one yet); pages
+ * without that word come after the others of their block, in index order.
+ */
+function queryExpressions(store: Store, text: string): { expression: string; rankExpression: string } {
+  let broad: { word: string; terms: string[] } | null = null;
+  const { expression, parts } = buildQuery(text, (prefix) => {
+    const word = foldWord(prefix);
+    const found = completions(store, word);
+    if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
+    return found.terms;
+  });
+  if (!broad) return { expression: expression!, rankExpression: expression! };
+  const { word, terms } = broad as { word: string; terms: string[] };
+  const last = parts.at(-1)!;
+  // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
+  const rankWord = terms.includes(word) ? word : terms[0]!;
+  const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
+  return { expression: expression!, rankExpression: toExpression(rankParts)! };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -216,14 +255,15 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
 
   // One read transaction: every statement below sees the same snapshot, even while a crawl writes.
   const { total, hits } = store.db.transaction(() => {
-    const expression = buildQuery(text, (prefix) => completions(store, foldWord(prefix))).expression!;
+    const { expression, rankExpression } = queryExpressions(store, text);
     bind.q = expression;
+    const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells whether the answer is small: then it is ranked whole.
     const firstIds = st.pages_fts.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[];
     const { total, ranked } =
       firstIds.length <= RANK_BLOCK
-        ? { total: firstIds.length, ranked: firstIds.length > p.from ? rank(st.pages_fts, bind, ALL.lo, ALL.hi).slice(p.from, p.from + p.size) : [] }
-        : rankBroad(st, bind, p.from, p.size, firstIds);
+        ? { total: firstIds.length, ranked: firstIds.length > p.from ? rank(st.pages_fts, rankBind, firstIds[0]!, firstIds.at(-1)!, firstIds).slice(p.from, p.from + p.size) : [] }
+        : rankBroad(st, bind, rankBind, p.from, p.size, firstIds);
     const hits: SearchHit[] = ranked.map(({ id, score }) => {
       const page = s.page.get(id) as { url: string; title: string; language: string | null; meta: string | null; created: string | null; modified: string | null };
       const meta = parseMeta(page.meta);
