@@ -29,7 +29,7 @@ async function main(): Promise<void> {
       targets: [
         { host: site.host, scheme: 'http', start_paths: ['/index.html'], track_links: 'all', concurrency: 8, skip_link_patterns: [`^https?://(?!${site.host.replace(/\./g, '\\.')}/)`] },
       ],
-      log_level: 'warn',
+      log_level: 'info',
     }),
   );
   const key = svc(['keys', 'create', '--config', config]).trim();

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
           skip_link_patterns: [`^https?://(?!${site.host.replace(/\./g, '\\.')}/)`],
         },
       ],
-      log_level: 'warn',
+      log_level: 'info',
     }),
   );
   const key = svc(['keys', 'create', '--config', config, '--name', 'bench']).trim();
