@@ -8,7 +8,9 @@ export { SearchParamsSchema } from '../backend/search/params.js';
 /** A full http(s) URL (whether it is on a configured target is checked against the config at run time). */
 export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
 
-export const CustomFieldSchema = z.object({ type: z.enum(['keyword', 'number', 'date']), value: z.union([z.string(), z.number()]) });
+import { CustomFieldSchema } from '../backend/search/results.js';
+
+export { CustomFieldSchema, SearchResultsSchema } from '../backend/search/results.js';
 
 export const PageMetaSchema = z.object({
   showInSearch: z.boolean(),
@@ -22,24 +24,6 @@ export const PageMetaSchema = z.object({
   superwords: z.array(z.string()),
   contentNoHighlight: z.string().optional(),
   description: z.string().optional(),
-});
-
-export const SearchResultsSchema = z.object({
-  total: z.number().int().min(0),
-  duration: z.number().min(0).describe('Milliseconds spent answering.'),
-  hits: z.array(
-    z.object({
-      score: z.number(),
-      title: z.string(),
-      url: z.string(),
-      language: z.string().nullable(),
-      highlight: z.string().describe('Snippet with the matches wrapped in <em>.'),
-      tags: z.array(z.string()),
-      created: z.string().nullable(),
-      modified: z.string().nullable(),
-      customFields: z.record(z.string(), CustomFieldSchema),
-    }),
-  ),
 });
 
 /** A crawl record in the ability form (snake_case). */

@@ -1,6 +1,8 @@
 // What every command shares: option parsing, config loading with readable errors, opening the app.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { openApp, type App } from '../app.js';
+import { UserError } from '../auth/users.js';
+import { BackendError } from '../backend/errors.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 
@@ -51,4 +53,23 @@ export function intOption(name: string, value: string | boolean | undefined, min
   const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`--${name}: must be a whole number from ${min} to ${max}`);
   return n;
+}
+
+/** Errors a command reports as one line: bad input exits 2, a failed operation 1. */
+export function toCliError(err: unknown): unknown {
+  if (err instanceof BackendError) return new CliError(err.message, err.code === 'invalid_input' ? 2 : 1);
+  if (err instanceof UserError) return new CliError(err.message, 1);
+  return err;
+}
+
+/** Opens the app for one command, runs it, and closes the app whatever happens. */
+export async function withApp<T>(values: { config?: string | boolean; site?: string | boolean }, fn: (app: App) => T | Promise<T>): Promise<T> {
+  const app = openAppFrom(values);
+  try {
+    return await fn(app);
+  } catch (err) {
+    throw toCliError(err);
+  } finally {
+    await app.close();
+  }
 }

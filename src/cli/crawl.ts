@@ -4,7 +4,7 @@ import { EmbeddedBackend } from '../backend/embedded.js';
 import { BackendError } from '../backend/errors.js';
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../backend/types.js';
 import type { CrawlProgress } from '../crawler/crawl.js';
-import { CliError, openAppFrom, parse } from './common.js';
+import { CliError, openAppFrom, parse, toCliError } from './common.js';
 
 const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL]
 
@@ -75,10 +75,6 @@ class ProgressDisplay {
   }
 }
 
-function toCliError(err: unknown): unknown {
-  if (err instanceof BackendError) return new CliError(err.message, err.code === 'invalid_input' ? 2 : 1);
-  return err;
-}
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {});

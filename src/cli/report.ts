@@ -1,8 +1,7 @@
 // `svc report [--target H] [--limit N] [--json]`: the link report from the backend (embedded or remote).
 import { REPORT_LIMIT, SECTION_KEYS, type SectionKey } from '../backend/report/assemble.js';
-import { BackendError } from '../backend/errors.js';
 import type { LinkReport } from '../backend/types.js';
-import { CliError, intOption, openAppFrom, parse } from './common.js';
+import { CliError, intOption, parse, withApp } from './common.js';
 
 const USAGE = `usage: svc report [--target H] [--limit N] [--json] [--config F | --site URL]
   --target H   only pages of this configured target host
@@ -61,15 +60,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   const limit = intOption('limit', values.limit, REPORT_LIMIT.min, REPORT_LIMIT.max) ?? REPORT_LIMIT.default;
   const target = typeof values.target === 'string' ? values.target : undefined;
-  const app = openAppFrom(values);
-  try {
+  await withApp(values, async (app) => {
     const report = await app.backend.linkReport({ target, limit });
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-  } catch (err) {
-    if (err instanceof BackendError) throw new CliError(err.message, err.code === 'invalid_input' ? 2 : 1);
-    throw err;
-  } finally {
-    await app.close();
-  }
+  });
   return 0;
 }

@@ -1,8 +1,7 @@
 // `svc search TERMS [--lang L] [--tag T]… [--size N] [--from N] [--json]`: searches the index (embedded or remote).
-import { BackendError } from '../backend/errors.js';
 import { SEARCH_SIZE_MAX } from '../backend/search/params.js';
 import type { SearchParams, SearchResults } from '../backend/types.js';
-import { CliError, intOption, openAppFrom, parse } from './common.js';
+import { CliError, intOption, parse, withApp } from './common.js';
 
 const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--size N] [--from N] [--json] [--config F | --site URL]
   TERMS        words (all must match); "quoted phrases"; the last word also matches as a prefix
@@ -63,15 +62,9 @@ export async function run(argv: string[]): Promise<number> {
   if (typeof values.lang === 'string') params.lang = values.lang;
   if (values.tag?.length) params.tags = values.tag.filter((t): t is string => typeof t === 'string');
 
-  const app = openAppFrom(values);
-  try {
+  await withApp(values, async (app) => {
     const results = await app.backend.search(terms, params);
     process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true));
-  } catch (err) {
-    if (err instanceof BackendError) throw new CliError(err.message, err.code === 'invalid_input' ? 2 : 1);
-    throw err;
-  } finally {
-    await app.close();
-  }
+  });
   return 0;
 }

@@ -1,8 +1,8 @@
 // `svc users add LOGIN --role R` (prints the new bearer token alone on one stdout line), `svc users list`,
 // `svc users reset-token LOGIN` (a new token; the old one stops working).
-import { addUser, listUsers, resetUserToken, UserError } from '../auth/users.js';
+import { addUser, listUsers, resetUserToken } from '../auth/users.js';
 import { ROLES } from '../host/types.js';
-import { CliError, openAppFrom, parse } from './common.js';
+import { CliError, parse, withApp } from './common.js';
 
 const USAGE = `usage: svc users add LOGIN --role ROLE    add a user; prints its bearer token once
        svc users list                    logins and roles
@@ -22,35 +22,26 @@ export async function run(argv: string[]): Promise<number> {
     if (!login) throw new CliError(`users add: LOGIN is required\n${USAGE}`);
     if (typeof values.role !== 'string') throw new CliError(`users add: --role is required (one of ${ROLES.join(', ')})`);
     const role = values.role;
-    return withApp(values, (app) => {
+    await withApp(values, (app) => {
       process.stdout.write(`${addUser(app.store, login, role)}\n`);
       process.stderr.write(`added ${role} "${login}"; the token above is shown only once\n`);
     });
+    return 0;
   }
   if (sub === 'reset-token') {
     if (!login) throw new CliError(`users reset-token: LOGIN is required\n${USAGE}`);
-    return withApp(values, (app) => {
+    await withApp(values, (app) => {
       process.stdout.write(`${resetUserToken(app.store, login)}\n`);
     });
+    return 0;
   }
   if (sub === 'list') {
     if (login) throw new CliError(`unexpected argument "${login}"\n${USAGE}`);
-    return withApp(values, (app) => {
+    await withApp(values, (app) => {
       for (const u of listUsers(app.store)) process.stdout.write(`${u.login}\t${u.role}\n`);
     });
+    return 0;
   }
   throw new CliError(sub ? `users: unknown subcommand "${sub}"\n${USAGE}` : USAGE);
 }
 
-async function withApp(values: { config?: string | boolean; site?: string | boolean }, fn: (app: ReturnType<typeof openAppFrom>) => void): Promise<number> {
-  const app = openAppFrom(values);
-  try {
-    fn(app);
-    return 0;
-  } catch (err) {
-    if (err instanceof UserError) throw new CliError(err.message, 1);
-    throw err;
-  } finally {
-    await app.close();
-  }
-}

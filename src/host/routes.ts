@@ -18,17 +18,6 @@ const PER_PAGE_DEFAULT = 50;
 const PER_PAGE_MAX = 100;
 const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer realm="svc"' };
 
-/** A route-level error in the host's error form. */
-class RouteError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
 
 function sendError(res: ServerResponse, status: number, code: string, message: string, data: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
   sendJson(res, status, { code, message, data: { status, ...data } }, headers);
@@ -51,7 +40,7 @@ function intParam(url: URL, name: string, def: number, min: number, max: number)
   const raw = url.searchParams.get(name);
   if (raw === null) return def;
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) throw new RouteError(400, 'rest_invalid_param', `${name}: must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(400, 'rest_invalid_param', `${name}: must be a whole number from ${min} to ${max}`);
   return n;
 }
 
@@ -62,7 +51,7 @@ function queryInput(url: URL): unknown {
   try {
     return JSON.parse(raw) as unknown;
   } catch {
-    throw new RouteError(400, 'rest_invalid_param', 'input: must be URL-encoded JSON, e.g. ?input=%7B%22terms%22%3A%22hello%22%7D');
+    throw new HttpError(400, 'rest_invalid_param', 'input: must be URL-encoded JSON, e.g. ?input=%7B%22terms%22%3A%22hello%22%7D');
   }
 }
 
@@ -71,15 +60,15 @@ async function bodyInput(req: IncomingMessage, maxBytes: number): Promise<unknow
   let body: unknown;
   if (req.headers['content-type'] === undefined) {
     // A bare POST (e.g. curl -X POST for a crawl) carries no input.
-    if ((await readBody(req, maxBytes)).length) throw new RouteError(400, 'invalid_content_type', 'Content-Type must be application/json');
+    if ((await readBody(req, maxBytes)).length) throw new HttpError(400, 'invalid_content_type', 'Content-Type must be application/json');
     return undefined;
   }
   body = await readJsonBody(req, maxBytes);
   if (body === undefined || body === null) return undefined;
-  if (typeof body !== 'object' || Array.isArray(body)) throw new RouteError(400, 'rest_invalid_param', 'the request body must be a JSON object {"input": …}');
+  if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'rest_invalid_param', 'the request body must be a JSON object {"input": …}');
   const extra = Object.keys(body).filter((k) => k !== 'input');
   if (extra.length) {
-    throw new RouteError(400, 'rest_invalid_param', `unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} in the request body: send the ability's input as {"input": {…}}`);
+    throw new HttpError(400, 'rest_invalid_param', `unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} in the request body: send the ability's input as {"input": {…}}`);
   }
   return (body as { input?: unknown }).input;
 }
@@ -100,7 +89,7 @@ export function createAbilityRoutesHandler(app: App, host: Host): HttpHandler {
     if (token === null) return null;
     const user = token === undefined ? null : host.userByToken(token);
     if (!user) {
-      throw new RouteError(401, 'ability_invalid_permissions', 'the bearer token is not valid: it belongs to no user', {
+      throw new HttpError(401, 'ability_invalid_permissions', 'the bearer token is not valid: it belongs to no user', {
         'www-authenticate': 'Bearer realm="svc", error="invalid_token"',
       });
     }
@@ -109,12 +98,12 @@ export function createAbilityRoutesHandler(app: App, host: Host): HttpHandler {
 
   function findAbility(name: string): RegisteredAbility {
     const a = host.registry.get(name);
-    if (!a) throw new RouteError(404, 'ability_not_found', `no ability named "${name}"${host.disabledReason ? ` (${host.disabledReason})` : ''}`);
+    if (!a) throw new HttpError(404, 'ability_not_found', `no ability named "${name}"${host.disabledReason ? ` (${host.disabledReason})` : ''}`);
     return a;
   }
 
   function onlyGet(req: IncomingMessage): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new RouteError(405, 'rest_method_not_allowed', `${req.method} is not allowed here; use GET`, { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'rest_method_not_allowed', `${req.method} is not allowed here; use GET`, { allow: 'GET, HEAD' });
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL, rest: string): Promise<void> {
@@ -134,7 +123,7 @@ export function createAbilityRoutesHandler(app: App, host: Host): HttpHandler {
       try {
         tail = decodeURIComponent(rest.slice('/abilities/'.length)).replace(/\/$/, '');
       } catch {
-        throw new RouteError(404, 'rest_no_route', 'the ability name in the path is not valid URL encoding');
+        throw new HttpError(404, 'rest_no_route', 'the ability name in the path is not valid URL encoding');
       }
       const run = RUN_PATH_RE.exec(tail);
       if (!run) {
@@ -147,7 +136,7 @@ export function createAbilityRoutesHandler(app: App, host: Host): HttpHandler {
       const allowed = allowedRunMethods(ability);
       if (!allowed.includes(req.method ?? '')) {
         const why = ability.annotations.readonly ? '' : ` (GET runs only read-only abilities; ${ability.name} changes state)`;
-        throw new RouteError(405, 'rest_ability_invalid_method', `${req.method} cannot run ${ability.name}; use ${allowed.join(' or ')}${why}`, { allow: allowed.join(', ') });
+        throw new HttpError(405, 'rest_ability_invalid_method', `${req.method} cannot run ${ability.name}; use ${allowed.join(' or ')}${why}`, { allow: allowed.join(', ') });
       }
       const input = req.method === 'POST' ? await bodyInput(req, maxBytes) : queryInput(url);
       const output = await host.registry.execute(ability.name, input, { user });
@@ -165,14 +154,14 @@ export function createAbilityRoutesHandler(app: App, host: Host): HttpHandler {
       try {
         slug = decodeURIComponent(rest.slice('/categories/'.length));
       } catch {
-        throw new RouteError(404, 'rest_no_route', 'the category in the path is not valid URL encoding');
+        throw new HttpError(404, 'rest_no_route', 'the category in the path is not valid URL encoding');
       }
       const c = host.registry.categories().find((x) => x.slug === slug && host.registry.list().some((a) => a.category === slug));
-      if (!c) throw new RouteError(404, 'ability_category_not_found', `no ability category "${slug}"`);
+      if (!c) throw new HttpError(404, 'ability_category_not_found', `no ability category "${slug}"`);
       sendJson(res, 200, c);
       return;
     }
-    throw new RouteError(404, 'rest_no_route', `no route for ${req.method} ${url.pathname}`);
+    throw new HttpError(404, 'rest_no_route', `no route for ${req.method} ${url.pathname}`);
   }
 
   return async (req, res, url) => {
@@ -184,8 +173,6 @@ export function createAbilityRoutesHandler(app: App, host: Host): HttpHandler {
       if (res.headersSent) throw err;
       if (err instanceof AbilityError) {
         sendError(res, err.status, err.code, err.message, err.data, err.status === 401 ? AUTH_CHALLENGE : {});
-      } else if (err instanceof RouteError) {
-        sendError(res, err.status, err.code, err.message, {}, err.headers);
       } else if (err instanceof HttpError) {
         sendError(res, err.status, err.code, err.message, {}, err.headers);
       } else {

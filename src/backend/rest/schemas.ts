@@ -1,6 +1,7 @@
 // The zod schemas of /v1: they validate requests in the facade, check answers in the remote client, and are
 // the source of the OpenAPI document (openapi.ts). One definition per shape.
 import { z } from 'zod';
+import { SearchResultsSchema as SearchResultsShape } from '../search/results.js';
 import { REPORT_LIMIT } from '../report/assemble.js';
 import { SearchParamsSchema } from '../search/params.js';
 import type { CrawlRecord, DeletePagesResult, LinkReport, SearchResults } from '../types.js';
@@ -111,27 +112,7 @@ export const LinkReportSchema = z
   })
   .meta({ title: 'LinkReport' }) satisfies z.ZodType<LinkReport>;
 
-const CustomFieldSchema = z.object({ type: z.enum(['keyword', 'number', 'date']), value: z.union([z.string(), z.number()]) });
-
-export const SearchResultsSchema = z
-  .object({
-    total: z.int(),
-    duration: z.number(),
-    hits: z.array(
-      z.object({
-        score: z.number(),
-        title: z.string(),
-        url: z.string(),
-        language: z.string().nullable(),
-        highlight: z.string(),
-        tags: z.array(z.string()),
-        created: z.string().nullable(),
-        modified: z.string().nullable(),
-        customFields: z.record(z.string(), CustomFieldSchema),
-      }),
-    ),
-  })
-  .meta({ title: 'SearchResults' }) satisfies z.ZodType<SearchResults>;
+export const SearchResultsSchema = SearchResultsShape.meta({ title: 'SearchResults' });
 
 export const DeletePagesResultSchema = z
   .object({ deleted: z.array(z.string()), notFound: z.array(z.string()) })
