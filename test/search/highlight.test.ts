@@ -1,57 +1,88 @@
 import { describe, expect, it } from 'vitest';
-import { makeHighlight, MARK_END as E, MARK_START as S, withoutRegion } from '../../src/backend/search/highlight.js';
+import { findMatches, makeHighlight, withoutRegion } from '../../src/backend/search/highlight.js';
 
 const visible = (html: string) => html.replace(/<\/?em>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, 'x');
+const words = (text: string, found: [number, number][]) => found.map(([s, e]) => text.slice(s, e));
 
-describe('highlight', () => {
+describe('findMatches', () => {
+  it('finds whole words, case and diacritics folded', () => {
+    const text = 'The VACUUM command; vacuuming Vacuum. Café crème brûlée, cafeteria';
+    expect(words(text, findMatches(text, ['vacuum', 'cafe', 'creme'], null))).toEqual(['VACUUM', 'Vacuum', 'Café', 'crème']);
+  });
+
+  it('finds the prefix as the start of longer words, and as a word of its own', () => {
+    const text = 'statistics state stat: statue, ecstatic';
+    expect(words(text, findMatches(text, [], 'stat'))).toEqual(['statistics', 'state', 'stat', 'statue']);
+    // A longer query word does not hide the prefix at the same place.
+    expect(words(text, findMatches(text, ['statue'], 'sta'))).toEqual(['statistics', 'state', 'stat', 'statue']);
+    expect(words('exact: stat statx', findMatches('exact: stat statx', ['stat'], null))).toEqual(['stat']);
+  });
+
+  it('treats words of other scripts as words, and regex characters in words as text', () => {
+    expect(words('日本語 テキスト', findMatches('日本語 テキスト', ['日本語'], null))).toEqual(['日本語']);
+    expect(words('a+b (x) ab', findMatches('a+b (x) ab', ['a+b', '(x)'], null))).toEqual(['a+b', '(x)']);
+  });
+});
+
+describe('makeHighlight', () => {
+  const hl = (text: string, w: string[], length = 200, prefix: string | null = null) => makeHighlight(text, findMatches(text, w, prefix), length);
+
   it('wraps matches in <em> and keeps short text whole', () => {
-    expect(makeHighlight(`the ${S}vacuum${E} command`, 200)).toBe('the <em>vacuum</em> command');
+    expect(hl('the vacuum command', ['vacuum'])).toBe('the <em>vacuum</em> command');
   });
 
   it('cuts about `length` characters around the densest run of matches, at word boundaries', () => {
     const filler = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
-    const text = `${filler(100)} ${S}alpha${E} once. ${filler(50)} ${S}beta${E} and ${S}alpha${E} again ${S}beta${E}. ${filler(100)}`;
-    const h = makeHighlight(text, 120);
+    const text = `${filler(100)} alpha once. ${filler(50)} beta and alpha again beta. ${filler(100)}`;
+    const h = hl(text, ['alpha', 'beta'], 120);
     expect(h.startsWith('…')).toBe(true);
     expect(h.endsWith('…')).toBe(true);
     expect(h.match(/<em>/g)).toHaveLength(3);
     const shown = visible(h).length;
     expect(shown).toBeGreaterThan(60);
     expect(shown).toBeLessThanOrEqual(125);
-    expect(h).not.toMatch(/…\S*word\d+[a-z]/); // no word cut in two at the start
+    expect(h).toMatch(/^…word\d+ /); // starts at a whole word
+  });
+
+  it('keeps the window full when the match is near the end', () => {
+    const text = `${Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ')} alpha`;
+    const h = hl(text, ['alpha'], 60);
+    expect(h.endsWith('<em>alpha</em>')).toBe(true);
+    expect(visible(h).length).toBeGreaterThan(45);
   });
 
   it('starts at the beginning of the text when nothing in it matched (a title-only match)', () => {
-    const h = makeHighlight('Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor', 30);
+    const h = hl('Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor', ['zzz'], 30);
     expect(h).toMatch(/^Lorem ipsum dolor sit amet,?…$/);
     expect(h).not.toContain('<em>');
   });
 
   it('escapes HTML in the text so only <em> is markup', () => {
-    const h = makeHighlight(`if a < b && c > d then ${S}<script>${E} "x" 'y'`, 200);
-    expect(h).toBe('if a &lt; b &amp;&amp; c &gt; d then <em>&lt;script&gt;</em> &quot;x&quot; &#39;y&#39;');
-  });
-
-  it('keeps <em> balanced even with stray marks in the text', () => {
-    const h = makeHighlight(`a ${E} b ${S}c${E} d ${S}e`, 200);
-    expect(h.split('<em>').length).toBe(h.split('</em>').length);
+    expect(hl(`if a < b && c > d then script "x" 'y'`, ['script'])).toBe('if a &lt; b &amp;&amp; c &gt; d then <em>script</em> &quot;x&quot; &#39;y&#39;');
   });
 
   it('collapses whitespace', () => {
-    expect(makeHighlight(`a\n\n\t ${S}b${E}   c`, 200)).toBe('a <em>b</em> c');
-  });
-
-  it('leaves out text that is searchable but must not be shown (contentNoHighlight)', () => {
-    const marked = `visible ${S}alpha${E} text. secret ${S}alpha${E} words. tail`;
-    const cut = withoutRegion(marked, 'secret alpha words.');
-    expect(cut).toBe(`visible ${S}alpha${E} text.  tail`);
-    expect(makeHighlight(cut, 200)).toBe('visible <em>alpha</em> text. tail');
-    // A region that starts inside a match keeps the marks balanced.
-    expect(withoutRegion(`x ${S}alpha${E} y`, 'pha y')).toBe(`x ${S}al${E}`);
-    expect(withoutRegion(marked, 'not there')).toBe(marked);
+    expect(hl('a\n\n\t b   c', ['b'])).toBe('a <em>b</em> c');
   });
 
   it('answers an empty string for empty content', () => {
-    expect(makeHighlight('', 200)).toBe('');
+    expect(hl('', ['x'])).toBe('');
+  });
+});
+
+describe('withoutRegion (contentNoHighlight)', () => {
+  it('leaves the hidden text and its matches out, moving the rest', () => {
+    const text = 'visible alpha text. secret alpha words. tail alpha';
+    const r = withoutRegion(text, findMatches(text, ['alpha'], null), 'secret alpha words.');
+    expect(r.text).toBe('visible alpha text.  tail alpha');
+    expect(words(r.text, r.matches)).toEqual(['alpha', 'alpha']);
+    expect(makeHighlight(r.text, r.matches, 200)).toBe('visible <em>alpha</em> text. tail <em>alpha</em>');
+  });
+
+  it('keeps what is left of a match cut by the edge, and changes nothing when the text is absent', () => {
+    const text = 'x alphabet y';
+    const m = findMatches(text, ['alphabet'], null);
+    expect(words(withoutRegion(text, m, 'bet y').text, withoutRegion(text, m, 'bet y').matches)).toEqual(['alpha']);
+    expect(withoutRegion(text, m, 'not there')).toEqual({ text, matches: m });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackendError } from '../../src/backend/errors.js';
-import { RANK_BLOCK, searchPages } from '../../src/backend/search/search.js';
+import { RANK_ALL, RANK_BLOCK, searchPages } from '../../src/backend/search/search.js';
 import { savePages, type PageWrite } from '../../src/backend/store/pages.js';
 import type { PageMeta, SearchParams, SearchResults } from '../../src/backend/types.js';
 import { BASE, HOSTILE, integrityCheck, page, tempStore, type TempStore } from './helpers.js';
@@ -217,7 +217,7 @@ describe('search results', () => {
 });
 
 describe('broad queries (more matches than one ranking block)', () => {
-  const N = RANK_BLOCK * 2 + 300;
+  const N = RANK_ALL + RANK_BLOCK * 2 + 50;
   let b: TempStore;
   beforeAll(() => {
     const pages: PageWrite[] = [];

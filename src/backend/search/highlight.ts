@@ -1,133 +1,141 @@
-// Cuts a hit's highlight out of its content as FTS5's highlight() marked it. Pure: no I/O.
+// A hit's highlight: the query's words found in the page text, and the window of about `length` characters
+// holding the most of them, cut at word boundaries, HTML-escaped, with <em>…</em> around the matches. Pure.
 //
-// FTS5 does the matching (same tokenizer, same folding as the query), wrapping each matched token in the two
-// control characters below. Here we pick the window of about `length` characters holding the most matches,
-// cut it at word boundaries, HTML-escape the text and turn the marks into <em>…</em>.
+// The matching is done here rather than with FTS5's highlight(), which re-runs the whole query (a seek per
+// word, and per completion of a last word typed as a prefix) for every hit and marks up the whole page: one
+// regular expression over the text costs a fraction of that. Words match as the index's tokenizer matches
+// them: whole words, case and (Latin) diacritics folded, the last word also as the start of a longer word.
 
-export const MARK_START = '\u0001';
-export const MARK_END = '\u0002';
+/** A match: [start, end) offsets in the text. */
+export type Range = [number, number];
+
+/** Enough matches to choose a window from; the rest of a huge page is not searched. */
+const MAX_MATCHES = 200;
 const ELLIPSIS = '…';
+const ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]/;
+const foldCache = new Map<string, string>();
 
-interface Match {
-  /** Offsets in the marked string: of the start mark, and just past the end mark. */
-  start: number;
-  end: number;
+/** One character folded as the tokenizer folds it, keeping the length (so offsets stay valid). */
+function foldChar(c: string): string {
+  let f = foldCache.get(c);
+  if (f === undefined) {
+    const base = c.normalize('NFD')[0]!.toLowerCase();
+    f = base.length === 1 ? base : c;
+    if (foldCache.size < 10_000) foldCache.set(c, f);
+  }
+  return f;
 }
 
-function findMatches(marked: string): Match[] {
-  const out: Match[] = [];
-  let i = marked.indexOf(MARK_START);
-  while (i !== -1) {
-    const j = marked.indexOf(MARK_END, i + 1);
-    if (j === -1) break;
-    out.push({ start: i, end: j + 1 });
-    i = marked.indexOf(MARK_START, j + 1);
+function isWordChar(text: string, i: number): boolean {
+  const code = text.charCodeAt(i);
+  if (Number.isNaN(code)) return false;
+  if (code < 128) return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+  return /[\p{L}\p{N}\p{M}]/u.test(text[i]!);
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A finder of where `words` (already folded: lower case, no diacritics) occur in a text as whole words, and
+ * of words that start with `prefix`: at most MAX_MATCHES, in text order. Built once per search, used per hit.
+ */
+export function matcher(words: string[], prefix: string | null): (text: string) => Range[] {
+  const all = [...new Set(prefix ? [...words, prefix] : words)].filter(Boolean).sort((a, b) => b.length - a.length);
+  if (!all.length) return () => [];
+  const re = new RegExp(all.map(escapeRegExp).join('|'), 'gi');
+  return (text) => {
+    if (!text) return [];
+    const folded = ACCENTED.test(text) ? text.replace(/[\u00c0-\u024f\u1e00-\u1eff]/g, foldChar) : text;
+    const out: Range[] = [];
+    re.lastIndex = 0;
+    for (let m = re.exec(folded); m && out.length < MAX_MATCHES; m = re.exec(folded)) {
+      const start = m.index;
+      let end = start + m[0].length;
+      if (isWordChar(folded, start - 1)) continue;
+      if (isWordChar(folded, end)) {
+        // Part of a longer word: a match only as the prefix, if the longer word starts with it.
+        if (!prefix || folded.slice(start, start + prefix.length).toLowerCase() !== prefix) continue;
+        while (isWordChar(folded, end)) end++;
+        re.lastIndex = end;
+      }
+      out.push([start, end]);
+    }
+    return out;
+  };
+}
+
+export function findMatches(text: string, words: string[], prefix: string | null): Range[] {
+  return matcher(words, prefix)(text);
+}
+
+/**
+ * The text without the first occurrence of `hidden` (text that is searchable but never shown), and the
+ * matches moved to fit; matches inside it go, a match cut by its edge keeps what is left.
+ */
+export function withoutRegion(text: string, matches: Range[], hidden: string): { text: string; matches: Range[] } {
+  const at = hidden ? text.indexOf(hidden) : -1;
+  if (at === -1) return { text, matches };
+  const end = at + hidden.length;
+  const moved: Range[] = [];
+  for (const [s, e] of matches) {
+    if (e <= at) moved.push([s, e]);
+    else if (s >= end) moved.push([s - hidden.length, e - hidden.length]);
+    else if (s < at) moved.push([s, at]);
+    else if (e > end) moved.push([at, e - hidden.length]);
   }
-  return out;
+  return { text: text.slice(0, at) + text.slice(end), matches: moved };
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
-/** The text without marks, HTML-escaped, with balanced <em> around the marked runs; whitespace collapsed. */
-function render(slice: string): { html: string; chars: number } {
-  let html = '';
-  let chars = 0;
-  let open = false;
-  for (const piece of slice.split(/([\u0001\u0002])/)) {
-    if (piece === MARK_START) {
-      if (!open) html += '<em>';
-      open = true;
-    } else if (piece === MARK_END) {
-      if (open) html += '</em>';
-      open = false;
-    } else if (piece) {
-      const text = piece.replace(/\s+/g, ' ');
-      chars += text.length;
-      html += escapeHtml(text);
-    }
-  }
-  if (open) html += '</em>';
-  return { html, chars };
-}
-
-/** Removes the first occurrence of `hidden` (text that is searchable but never shown) from a marked string. */
-export function withoutRegion(marked: string, hidden: string): string {
-  if (!hidden) return marked;
-  const plain = marked.replace(/[\u0001\u0002]/g, '');
-  const at = plain.indexOf(hidden);
-  if (at === -1) return marked;
-  // Map plain offsets back to marked offsets by walking past the marks.
-  const toMarked = (plainOffset: number) => {
-    let p = 0;
-    for (let m = 0; m < marked.length; m++) {
-      if (p === plainOffset && marked[m] !== MARK_END) return m;
-      if (marked[m] !== MARK_START && marked[m] !== MARK_END) p++;
-    }
-    return marked.length;
-  };
-  const from = toMarked(at);
-  const to = toMarked(at + hidden.length);
-  // Keep the marks balanced where the cut runs through a match.
-  let left = marked.slice(0, from);
-  let right = marked.slice(to);
-  if (left.lastIndexOf(MARK_START) > left.lastIndexOf(MARK_END)) left += MARK_END;
-  const nextEnd = right.indexOf(MARK_END);
-  const nextStart = right.indexOf(MARK_START);
-  if (nextEnd !== -1 && (nextStart === -1 || nextEnd < nextStart)) right = right.slice(0, nextEnd) + right.slice(nextEnd + 1);
-  return left + right;
-}
-
-const isSpace = (c: string | undefined) => c === undefined || /\s/.test(c);
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(/\s+/g, ' ');
+const isSpace = (c: string | undefined) => c === undefined || c === ' ' || c === '\n' || c === '\t' || c === '\r' || /\s/.test(c);
 
 /**
- * About `length` characters of `marked` around its densest run of matches, as safe HTML with matches in <em>.
- * Without any match (the page matched on its title or tags) it is the start of the text.
+ * About `length` characters of the text around its densest run of matches, as safe HTML with the matches in
+ * <em>; whitespace collapsed. Without any match (the page matched on its title or tags), the start of the text.
  */
-export function makeHighlight(marked: string, length: number): string {
-  if (!marked) return '';
-  const matches = findMatches(marked);
+export function makeHighlight(text: string, matches: Range[], length: number): string {
+  if (!text) return '';
   let start = 0;
   if (matches.length) {
-    // The window starting at match i holds matches i..j while match j ends within `length` (marks aside).
+    // The window starting at match i holds matches i..j while match j ends within `length`.
     let best = 0;
     let bestCount = 0;
     for (let i = 0, j = 0; i < matches.length; i++) {
       if (j < i) j = i;
-      while (j + 1 < matches.length && matches[j + 1]!.end - matches[i]!.start - 2 * (j + 1 - i) <= length) j++;
+      while (j + 1 < matches.length && matches[j + 1]![1] - matches[i]![0] <= length) j++;
       if (j - i + 1 > bestCount) {
         bestCount = j - i + 1;
         best = i;
       }
     }
-    const anchor = matches[best]!.start;
-    // Some context before the first match, started at a word boundary, but never past the match itself;
-    // near the end of the text, more context before so the window stays full.
-    const marksAfter = matches.filter((m) => m.start >= anchor).length * 2;
-    start = Math.max(0, Math.min(anchor - Math.floor(length / 4), marked.length - marksAfter - length));
-    if (start > 0) {
-      const prev = matches.findLast((m) => m.start < start);
-      if (prev && prev.end > start) start = prev.start; // do not start inside a match
-      else {
-        let s = start;
-        while (s < anchor && !isSpace(marked[s - 1])) s++;
-        start = s < anchor ? s : start;
-      }
-    }
+    const anchor = matches[best]![0];
+    // Some context before the first match, started at a word boundary but never past the match; near the end
+    // of the text, more context before, so the window stays full.
+    start = Math.max(0, Math.min(anchor - Math.floor(length / 4), text.length - length));
+    while (start > 0 && start < anchor && !isSpace(text[start - 1])) start++;
+    const cut = matches.find(([s, e]) => s < start && e > start);
+    if (cut) start = cut[0];
   }
-  // Take enough of the marked text to hold `length` visible characters, then trim to a word boundary.
-  const marks = matches.filter((m) => m.start >= start && m.start < start + length * 2).length * 2;
-  let end = Math.min(marked.length, start + length + marks);
-  const atEnd = end >= marked.length;
+  let end = Math.min(text.length, start + length);
+  const atEnd = end >= text.length;
   if (!atEnd) {
     let e = end;
-    while (e > start && !isSpace(marked[e]) && !isSpace(marked[e - 1])) e--;
+    while (e > start && !isSpace(text[e]) && !isSpace(text[e - 1])) e--;
     if (e - start > length / 2) end = e;
-    // Never cut a match in two.
-    const cut = matches.find((m) => m.start < end && m.end > end);
-    if (cut) end = cut.start > start ? cut.start : cut.end;
+    const cut = matches.find(([s, e2]) => s < end && e2 > end);
+    if (cut) end = cut[0] > start ? cut[0] : cut[1];
   }
-  const { html } = render(marked.slice(start, end));
+  let html = '';
+  let pos = start;
+  for (const [s, e] of matches) {
+    if (e <= start || s >= end) continue;
+    const ms = Math.max(s, start);
+    const me = Math.min(e, end);
+    html += `${escapeHtml(text.slice(pos, ms))}<em>${escapeHtml(text.slice(ms, me))}</em>`;
+    pos = me;
+  }
+  html += escapeHtml(text.slice(pos, end));
   const body = html.trim();
   if (!body) return '';
   return (start > 0 ? ELLIPSIS : '') + body + (atEnd ? '' : ELLIPSIS);

@@ -1,6 +1,6 @@
 // Full-text search over the FTS5 index: match count, ranking, highlights, filters, paging.
 //
-// Ranking. A query matching up to RANK_BLOCK pages is ranked by bm25 over all of them (title and superwords
+// Ranking. A query matching up to RANK_ALL pages is ranked by bm25 over all of them (title and superwords
 // weighted far above the body). bm25 costs about two microseconds per matching page, so a broad query
 // (thousands of matches on a large site) is ranked in bounded work instead: first the pages whose title or
 // superwords hold every word (found in the small titles index pages_title_fts, ranked by bm25 there), then
@@ -9,10 +9,10 @@
 import type Database from 'better-sqlite3';
 import type { Store } from '../store/store.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../types.js';
-import { makeHighlight, MARK_END, MARK_START, withoutRegion } from './highlight.js';
+import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from './params.js';
 import { completions, foldWord, indexedPages } from './completions.js';
-import { buildQuery, toExpression } from './query.js';
+import { buildQuery, toExpression, type QueryPart } from './query.js';
 
 export { deletePages } from './delete.js';
 
@@ -20,8 +20,10 @@ export { deletePages } from './delete.js';
 export const BM25_WEIGHTS = [10, 20, 2, 1] as const;
 /** bm25 column weights of pages_title_fts (title, superwords). */
 const TITLE_WEIGHTS = [10, 20] as const;
-/** Matches ranked together: all of them up to this many, else this many at a time (see above). */
-export const RANK_BLOCK = 500;
+/** Answers of up to this many matches are ranked whole, by bm25 over all of them. */
+export const RANK_ALL = 1000;
+/** Broader answers are ranked this many matches at a time (see above). */
+export const RANK_BLOCK = 100;
 /** Rowids read per step while finding where a block starts and ends. */
 const CHUNK = 2000;
 
@@ -46,22 +48,20 @@ interface Statements {
   byShape: Map<string, Record<Index, IndexStatements>>;
   page: Database.Statement;
   tags: Database.Statement;
-  highlight: Database.Statement;
 }
 
 const cache = new WeakMap<Store, Statements>();
 // Rowids are bound through CAST(? AS INTEGER): better-sqlite3 binds JS numbers as REAL, and FTS5 does not use
-// a REAL rowid constraint: `rowid = ?` is then silently ignored (every match comes back), and a range is
-// checked row by row after a scan of every match instead of seeking to it.
+// a REAL rowid constraint: `rowid = ?` is silently ignored (every match comes back), and a range is checked
+// row by row after a scan of every match instead of seeking to it.
 
 function statements(store: Store): Statements {
   let s = cache.get(store);
   if (!s) {
     s = {
       byShape: new Map(),
-      page: store.db.prepare('SELECT url, title, language, meta, created, modified FROM pages WHERE id = ?'),
+      page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
-      highlight: store.db.prepare(`SELECT highlight(pages_fts, 3, '${MARK_START}', '${MARK_END}') FROM pages_fts WHERE pages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`).pluck(),
     };
     cache.set(store, s);
   }
@@ -154,8 +154,8 @@ function blockIds(idx: IndexStatements, titles: IndexStatements | null, bind: Re
 }
 
 /**
- * The hits at positions [from, from + size) of the whole ranked list, and the total number of matches.
- * `firstIds`: the first RANK_BLOCK + 1 matches in rowid order, already read (so more than RANK_BLOCK match).
+ * The hits at positions [from, from + size) of the ranked list of a broad answer (more than RANK_ALL matches).
+ * `firstIds`: the first RANK_BLOCK matches in rowid order, already read.
  */
 function rankBroad(
   st: Record<Index, IndexStatements>,
@@ -164,12 +164,12 @@ function rankBroad(
   from: number,
   size: number,
   firstIds: number[],
-): { total: number; ranked: Ranked[] } {
+): Ranked[] {
   const main = st.pages_fts;
   const titles = st.pages_title_fts;
   const titleTotal = titles.count.get(bind) as number;
   const tier2Block = (k: number): Ranked[] => {
-    const ids = k === 0 && titleTotal === 0 ? firstIds.slice(0, RANK_BLOCK) : blockIds(main, titles, bind, k);
+    const ids = k === 0 && titleTotal === 0 ? firstIds : blockIds(main, titles, bind, k);
     return ids.length ? rank(main, rankBind, ids[0]!, ids.at(-1)!, ids) : [];
   };
   const titleBlock = (k: number): Ranked[] => {
@@ -192,7 +192,7 @@ function rankBroad(
     out.push(...take);
     pos += take.length;
   }
-  return { total: main.count.get(bind) as number, ranked: out };
+  return out;
 }
 
 function parseMeta(json: string | null): Partial<PageMeta> {
@@ -216,7 +216,7 @@ const BROAD_PREFIX_SHARE = 0.25;
  * only word, the word itself does (or its most frequent completion, when the word is not one yet); pages
  * without that word come after the others of their block, in index order.
  */
-function queryExpressions(store: Store, text: string): { expression: string; rankExpression: string } {
+function queryExpressions(store: Store, text: string): { expression: string; rankExpression: string; parts: QueryPart[] } {
   let broad: { word: string; terms: string[] } | null = null;
   const { expression, parts } = buildQuery(text, (prefix) => {
     const word = foldWord(prefix);
@@ -224,13 +224,13 @@ function queryExpressions(store: Store, text: string): { expression: string; ran
     if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
     return found.terms;
   });
-  if (!broad) return { expression: expression!, rankExpression: expression! };
+  if (!broad) return { expression: expression!, rankExpression: expression!, parts };
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
   const rankWord = terms.includes(word) ? word : terms[0]!;
   const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
-  return { expression: expression!, rankExpression: toExpression(rankParts)! };
+  return { expression: expression!, rankExpression: toExpression(rankParts)!, parts };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -255,25 +255,37 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
 
   // One read transaction: every statement below sees the same snapshot, even while a crawl writes.
   const { total, hits } = store.db.transaction(() => {
-    const { expression, rankExpression } = queryExpressions(store, text);
+    const { expression, rankExpression, parts } = queryExpressions(store, text);
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
-    // Reading the first RANK_BLOCK + 1 matches tells whether the answer is small: then it is ranked whole.
-    const firstIds = st.pages_fts.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[];
-    const { total, ranked } =
-      firstIds.length <= RANK_BLOCK
-        ? { total: firstIds.length, ranked: firstIds.length > p.from ? rank(st.pages_fts, rankBind, firstIds[0]!, firstIds.at(-1)!, firstIds).slice(p.from, p.from + p.size) : [] }
-        : rankBroad(st, bind, rankBind, p.from, p.size, firstIds);
+    // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
+    const main = st.pages_fts;
+    const firstIds = main.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[];
+    const total = firstIds.length <= RANK_BLOCK ? firstIds.length : (main.count.get(bind) as number);
+    let ranked: Ranked[] = [];
+    if (p.from < total) {
+      if (total <= RANK_ALL) {
+        const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
+        ranked = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids).slice(p.from, p.from + p.size);
+      } else {
+        ranked = rankBroad(st, bind, rankBind, p.from, p.size, firstIds.slice(0, RANK_BLOCK));
+      }
+    }
+    // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.
+    const last = parts.at(-1)!;
+    const prefix = last.prefix ? foldWord(last.words.at(-1)!) : null;
+    const find = matcher(parts.flatMap((part) => (part === last && prefix ? part.words.slice(0, -1) : part.words)).map(foldWord), prefix);
     const hits: SearchHit[] = ranked.map(({ id, score }) => {
-      const page = s.page.get(id) as { url: string; title: string; language: string | null; meta: string | null; created: string | null; modified: string | null };
+      const page = s.page.get(id) as { url: string; title: string; language: string | null; meta: string | null; created: string | null; modified: string | null; content: string };
       const meta = parseMeta(page.meta);
-      const marked = (s.highlight.get(expression, id) as string | null | undefined) ?? '';
+      let shown = { text: page.content, matches: find(page.content) };
+      if (meta.contentNoHighlight) shown = withoutRegion(shown.text, shown.matches, meta.contentNoHighlight);
       return {
         score: round(score, 6),
         title: page.title,
         url: page.url,
         language: page.language,
-        highlight: makeHighlight(meta.contentNoHighlight ? withoutRegion(marked, meta.contentNoHighlight) : marked, p.highlight_length),
+        highlight: makeHighlight(shown.text, shown.matches, p.highlight_length),
         tags: s.tags.all(id) as string[],
         created: page.created,
         modified: page.modified,
