@@ -35,7 +35,7 @@ export const SearchParamsSchema = z
       .default(HIGHLIGHT_LENGTH_DEFAULT)
       .describe('Approximate length in characters of each hit\'s highlight (default 200).'),
   })
-  .describe('search_params');
+  .describe('Paging and filters of a search: size, from, lang, tags, highlight_length.');
 
 export type SearchParamsInput = z.input<typeof SearchParamsSchema>;
 export type ResolvedSearchParams = z.output<typeof SearchParamsSchema>;
