@@ -107,6 +107,7 @@ export const HOSTILE = [
   'emoji 😀 ok',
   '日本語のテキスト',
   'x'.repeat(10_000),
+  '𝐀'.repeat(3_000),
   'word '.repeat(2_000),
   '"a" "b" "c" "d" ""  " "',
 ];

@@ -36,7 +36,7 @@ function wordsOf(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(WORD_RE)) {
     // A run of marks alone is no token for FTS5; drop it rather than send an empty string.
-    if (HAS_BASE_RE.test(m[0])) out.push(m[0].length > MAX_WORD_CHARS ? m[0].slice(0, MAX_WORD_CHARS) : m[0]);
+    if (HAS_BASE_RE.test(m[0])) out.push(m[0].length > MAX_WORD_CHARS ? [...m[0]].slice(0, MAX_WORD_CHARS).join('') : m[0]);
   }
   return out;
 }

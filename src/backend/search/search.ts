@@ -51,9 +51,6 @@ interface Statements {
 }
 
 const cache = new WeakMap<Store, Statements>();
-// Rowids are bound through CAST(? AS INTEGER): better-sqlite3 binds JS numbers as REAL, and FTS5 does not use
-// a REAL rowid constraint: `rowid = ?` is silently ignored (every match comes back), and a range is checked
-// row by row after a scan of every match instead of seeking to it.
 
 function statements(store: Store): Statements {
   let s = cache.get(store);
@@ -79,6 +76,9 @@ function filterSql(f: Filters): string {
   return sql;
 }
 
+// Rowids are bound through CAST(? AS INTEGER): better-sqlite3 binds JS numbers as REAL, and FTS5 does not use
+// a REAL rowid constraint: `rowid = ?` is silently ignored (every match comes back), and a range is checked
+// row by row after a scan of every match instead of seeking to it.
 function indexStatements(db: Database.Database, index: Index, f: Filters): IndexStatements {
   const where = `${index} MATCH @q${filterSql(f)}`;
   const weights = (index === 'pages_fts' ? BM25_WEIGHTS : TITLE_WEIGHTS).map((w) => w.toFixed(1)).join(', ');
@@ -113,7 +113,7 @@ const ALL = { lo: 0, hi: Number.MAX_SAFE_INTEGER };
 
 /**
  * Ranks the rows of one block: the matches within rowids [lo, hi], or exactly the rowids in `block` when given.
- * `rankBind.q` may be a looser expression than the search's (see rankingExpression); rows it does not score
+ * `rankBind.q` may be a looser expression than the search's (see queryExpressions); rows it does not score
  * come last, in index order, with score 0.
  */
 function rank(st: IndexStatements, rankBind: Record<string, unknown>, lo: number, hi: number, block?: number[]): Ranked[] {
