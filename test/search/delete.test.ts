@@ -1,25 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TargetConfig } from '../../src/config/schema.js';
 import { TargetSchema } from '../../src/config/schema.js';
-import { BackendError } from '../../src/backend/errors.js';
 import { deletePages, searchPages } from '../../src/backend/search/search.js';
-import { BASE, HOST, integrityCheck, page, tempStore, type TempStore } from './helpers.js';
+import { BASE, HOST, integrityCheck, invalid, page, tempStore, type TempStore } from './helpers.js';
 
 const targets: TargetConfig[] = [TargetSchema.parse({ host: HOST, scheme: 'http' }), TargetSchema.parse({ host: 'example.org' })];
 
 let t: TempStore;
 afterEach(() => t?.close());
-
-function invalid(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(BackendError);
-    expect((err as BackendError).code).toBe('invalid_input');
-    return (err as Error).message;
-  }
-  throw new Error('expected invalid_input');
-}
 
 describe('deletePages', () => {
   it('removes pages by exact URL from the store and the index, and says which were not there', () => {

@@ -2,6 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import { BackendError } from '../../src/backend/errors.js';
 import { savePages, type PageWrite } from '../../src/backend/store/pages.js';
 import { Store } from '../../src/backend/store/store.js';
 
@@ -111,3 +113,15 @@ export const HOSTILE = [
   'word '.repeat(2_000),
   '"a" "b" "c" "d" ""  " "',
 ];
+
+/** Runs fn, expects it to throw an invalid_input BackendError, and returns its message. */
+export function invalid(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(BackendError);
+    expect((err as BackendError).code).toBe('invalid_input');
+    return (err as Error).message;
+  }
+  throw new Error('expected invalid_input');
+}

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackendError } from '../../src/backend/errors.js';
 import { RANK_ALL, RANK_BLOCK, searchPages } from '../../src/backend/search/search.js';
 import { savePages, type PageWrite } from '../../src/backend/store/pages.js';
 import type { PageMeta, SearchParams, SearchResults } from '../../src/backend/types.js';
-import { BASE, HOSTILE, integrityCheck, page, tempStore, type TempStore } from './helpers.js';
+import { BASE, HOSTILE, integrityCheck, invalid, page, tempStore, type TempStore } from './helpers.js';
 
 function meta(over: Partial<PageMeta>): PageMeta {
   return { showInSearch: true, title: '', url: '', created: null, modified: null, language: 'en', tags: [], customFields: {}, superwords: [], ...over };
@@ -40,17 +39,6 @@ const PAGES: PageWrite[] = [
 let t: TempStore;
 const search = (terms: string, params: SearchParams = {}): SearchResults => searchPages(t.store, terms, params);
 const urls = (r: SearchResults) => r.hits.map((h) => h.url.slice(BASE.length));
-
-function invalid(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(BackendError);
-    expect((err as BackendError).code).toBe('invalid_input');
-    return (err as Error).message;
-  }
-  throw new Error('expected invalid_input');
-}
 
 beforeAll(() => {
   t = tempStore(PAGES);
