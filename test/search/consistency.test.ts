@@ -66,3 +66,17 @@ describe('index and store stay in step', () => {
     integrityCheck(t.store);
   });
 });
+
+describe('optimizeIndex', () => {
+  it('merges the index without changing any answer', async () => {
+    const { optimizeIndex } = await import('../../src/backend/search/optimize.js');
+    t = tempStore();
+    for (let i = 0; i < 5; i++) savePages(t.store, [page(`/o${i}`, { title: `Batch ${i}`, content: `capybara number${i}` })]);
+    const before = searchPages(t.store, 'capybara', { size: 100 });
+    optimizeIndex(t.store);
+    const after = searchPages(t.store, 'capybara', { size: 100 });
+    expect(after.total).toBe(5);
+    expect(after.hits.map((h) => h.url)).toEqual(before.hits.map((h) => h.url));
+    integrityCheck(t.store);
+  });
+});
