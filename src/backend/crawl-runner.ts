@@ -7,7 +7,7 @@ import type { FetcherOptions } from '../crawler/fetch.js';
 import { canonicalTargetHost } from '../crawler/urls.js';
 import type { Logger } from '../log.js';
 import { BackendError } from './errors.js';
-import { checkSiteUrl } from './search/delete.js';
+import { checkSiteUrl } from './site-urls.js';
 import { activeCrawl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from './store/crawls.js';
 import type { Store } from './store/store.js';
 import type { CrawlMode, CrawlRecord, CrawlRequest } from './types.js';
