@@ -39,7 +39,7 @@ export function createApiKey(store: Store, project: string, name = ''): { key: s
 export function verifyApiKey(store: Store, key: string): ApiKeyInfo | null {
   if (!key || key.length > MAX_KEY_LENGTH) return null;
   const hash = hashSecret(key);
-  const row = store.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as KeyRow | undefined;
+  const row = store.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as KeyRow | undefined;
   return row && sameHash(row.key_hash, hash) ? toInfo(row) : null;
 }
 

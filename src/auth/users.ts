@@ -46,7 +46,7 @@ export function resetUserToken(store: Store, login: string): string {
 }
 
 export function getUser(store: Store, login: string): User | null {
-  const row = store.db.prepare('SELECT login, role FROM users WHERE login = ?').get(login) as User | undefined;
+  const row = store.prepare('SELECT login, role FROM users WHERE login = ?').get(login) as User | undefined;
   return row ?? null;
 }
 
@@ -58,7 +58,7 @@ export function listUsers(store: Store): User[] {
 export function userByToken(store: Store, token: string): User | null {
   if (!token.startsWith(USER_TOKEN_PREFIX)) return null;
   const hash = hashSecret(token);
-  const row = store.db.prepare('SELECT login, role, token_hash FROM users WHERE token_hash = ?').get(hash) as
+  const row = store.prepare('SELECT login, role, token_hash FROM users WHERE token_hash = ?').get(hash) as
     | (User & { token_hash: string })
     | undefined;
   if (!row || !sameHash(row.token_hash, hash)) return null;

@@ -12,7 +12,7 @@ db.pragma('foreign_keys = ON');
 db.pragma('busy_timeout = 10000');
 db.pragma('cache_size = -8000');
 // The store functions need only a connection and a way to open a transaction.
-const store = { db, tx: <T>(fn: () => T): T => db.transaction(fn).immediate() } as unknown as Store;
+const store = { db, prepare: (sql: string) => db.prepare(sql), tx: <T>(fn: () => T): T => db.transaction(fn).immediate() } as unknown as Store;
 
 parentPort!.on('message', (m: { seq: number; batch?: WriteBatch; close?: true }) => {
   if (m.close) {

@@ -56,12 +56,12 @@ export function updateCrawlStats(store: Store, id: number, stats: CrawlStats): v
 }
 
 export function getCrawl(store: Store, project: string, id: number): CrawlRecord | null {
-  const row = store.db.prepare('SELECT * FROM crawls WHERE project = ? AND id = ?').get(project, id) as CrawlRow | undefined;
+  const row = store.prepare('SELECT * FROM crawls WHERE project = ? AND id = ?').get(project, id) as CrawlRow | undefined;
   return row ? toRecord(row) : null;
 }
 
 export function listCrawls(store: Store, project: string, limit: number, offset: number): CrawlRecord[] {
-  const rows = store.db.prepare('SELECT * FROM crawls WHERE project = ? ORDER BY id DESC LIMIT ? OFFSET ?').all(project, limit, offset) as CrawlRow[];
+  const rows = store.prepare('SELECT * FROM crawls WHERE project = ? ORDER BY id DESC LIMIT ? OFFSET ?').all(project, limit, offset) as CrawlRow[];
   return rows.map(toRecord);
 }
 

@@ -32,6 +32,18 @@ export class Store {
     }
   }
 
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** A prepared statement, compiled once per connection: for queries on per-request paths. */
+  prepare(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
   /** Runs fn inside one transaction (IMMEDIATE: takes the write lock up front). */
   tx<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
