@@ -1,6 +1,6 @@
 // `svc keys create [--name N]` · `svc keys list` · `svc keys revoke ID`: API keys of this service's /v1 project.
 import { createApiKey, listApiKeys, revokeApiKey } from '../auth/keys.js';
-import { CliError, intOption, openAppFrom, parse } from './common.js';
+import { CliError, intOption, parse, withApp } from './common.js';
 
 const USAGE = `usage: svc keys create [--name N]   make a /v1 API key; prints it once, alone on one line
        svc keys list                list keys (id, name, created) — never the keys themselves
@@ -18,8 +18,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!['create', 'list', 'revoke'].includes(action)) throw new CliError(`keys: unknown action "${action}" (create, list or revoke)`);
   if (action !== 'revoke' && rest.length) throw new CliError(`keys ${action}: unexpected argument "${rest[0]}"`);
   if (action !== 'create' && values.name !== undefined) throw new CliError(`keys ${action}: --name is only for create`);
-  const app = openAppFrom(values);
-  try {
+  await withApp(values, (app) => {
     const project = app.backend.publicToken;
     if (action === 'create') {
       const name = typeof values.name === 'string' ? values.name.trim() : '';
@@ -37,8 +36,6 @@ export async function run(argv: string[]): Promise<number> {
       if (!revokeApiKey(app.store, project, id)) throw new CliError(`keys revoke: no key ${id} for ${project}`, 1);
       app.logger.info({ id, project }, 'API key revoked');
     }
-  } finally {
-    await app.close();
-  }
+  });
   return 0;
 }

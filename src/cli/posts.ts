@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { importPosts, listPosts, parsePostsFile, PostsFileError } from '../host/posts.js';
-import { CliError, openAppFrom, parse } from './common.js';
+import { CliError, parse, withApp } from './common.js';
 
 const USAGE = `usage: svc posts import FILE    load posts (JSON array or NDJSON) into the host's post store, replacing posts with the same id
        svc posts list           id, status, author, url of every post
@@ -32,23 +32,17 @@ export async function run(argv: string[]): Promise<number> {
       if (err instanceof PostsFileError) throw new CliError(`${path}: ${err.message}`, 1);
       throw err;
     }
-    const app = openAppFrom(values);
-    try {
+    await withApp(values, (app) => {
       const n = importPosts(app.store, posts);
       process.stdout.write(`imported ${n} post${n === 1 ? '' : 's'} from ${path}\n`);
-    } finally {
-      await app.close();
-    }
+    });
     return 0;
   }
   if (sub === 'list') {
     if (file) throw new CliError(`unexpected argument "${file}"\n${USAGE}`);
-    const app = openAppFrom(values);
-    try {
+    await withApp(values, (app) => {
       for (const p of listPosts(app.store)) process.stdout.write(`${p.id}\t${p.status}\t${p.author}\t${p.url}\n`);
-    } finally {
-      await app.close();
-    }
+    });
     return 0;
   }
   throw new CliError(sub ? `posts: unknown subcommand "${sub}"\n${USAGE}` : USAGE);
