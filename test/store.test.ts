@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCrawl, getCrawl, lastFullCrawl, setCrawlStatus } from '../src/backend/store/crawls.js';
 import { savePages, type PageWrite } from '../src/backend/store/pages.js';
+import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../src/backend/store/migrations.js';
 import { Store } from '../src/backend/store/store.js';
 
@@ -78,5 +79,36 @@ describe('store', () => {
     s.db.prepare('DELETE FROM pages').run();
     expect((hits().get('delta') as { n: number }).n).toBe(0);
     expect(s.db.prepare(`INSERT INTO pages_fts(pages_fts) VALUES ('integrity-check')`).run().changes).toBeGreaterThanOrEqual(0);
+  });
+
+  it('migration 3 rebuilds the full-text indexes without prefix indexes, from the searchable pages only', () => {
+    const path = dbPath();
+    const old = new Database(path);
+    old.pragma('journal_mode = WAL');
+    // A database as version 2 left it: prefix indexes, and pages of every kind.
+    const v2 = MIGRATIONS.filter((m) => m.version <= 2);
+    for (const m of v2) old.exec(m.sql);
+    old.pragma(`user_version = ${v2.at(-1)!.version}`);
+    const v2Store = { db: old, prepare: (sql: string) => old.prepare(sql), tx: <T>(fn: () => T): T => old.transaction(fn).immediate() } as unknown as Store;
+    savePages(v2Store, [
+      page('http://a/shown', { content: 'alpha visible', title: 'Alpha title' }),
+      page('http://a/hidden', { content: 'alpha hidden', showInSearch: false }),
+      page('http://a/pdf', { content: 'alpha document', indexed: false }),
+    ]);
+    expect(old.prepare(`SELECT sql FROM sqlite_master WHERE name = 'pages_fts'`).pluck().get()).toContain(`prefix='3'`);
+    old.close();
+
+    const s = new Store(path);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)!.version);
+    for (const t of ['pages_fts', 'pages_title_fts']) expect(s.db.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).pluck().get(t)).not.toContain('prefix');
+    const match = (t: string, q: string) => s.db.prepare(`SELECT p.url FROM ${t} f JOIN pages p ON p.id = f.rowid WHERE ${t} MATCH ?`).pluck().all(q);
+    expect(match('pages_fts', 'alpha')).toEqual(['http://a/shown']);
+    expect(match('pages_title_fts', 'alpha')).toEqual(['http://a/shown']);
+        // The triggers still keep the new indexes in step.
+    savePages(s, [page('http://a/shown', { content: 'omega' })]);
+    expect(match('pages_fts', 'alpha')).toEqual([]);
+    expect(match('pages_fts', 'omega')).toEqual(['http://a/shown']);
+    for (const t of ['pages_fts', 'pages_title_fts']) s.db.prepare(`INSERT INTO ${t}(${t}) VALUES ('integrity-check')`).run();
+    s.close();
   });
 });

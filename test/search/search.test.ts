@@ -90,6 +90,8 @@ describe('search results', () => {
     expect(urls(search('garbage reclai'))).toEqual(['/vacuum']);
     expect(search('reclai garbage').total).toBe(0); // "reclai" is not the last word: it must match whole
     expect(urls(search('housek'))).toEqual(['/superwords']);
+    expect(urls(search('garbage rec'))).toEqual(['/vacuum']); // 3 letters: the shortest prefix
+    expect(search('garbage re').total).toBe(0); // 2 letters: a whole word only
   });
 
   it('match quoted phrases in order', () => {

@@ -9,10 +9,7 @@
 export const MAX_QUERY_WORDS = 32;
 /** Longer "words" are cut: no real token is this long, and FTS5 would only fail to find it anyway. */
 export const MAX_WORD_CHARS = 100;
-/**
- * The last word matches as a prefix only from this many characters on (pages_fts keeps a prefix index of this
- * length): a one- or two-letter prefix matches nearly every page and tells little.
- */
+/** The last word matches as a prefix only from this many characters on: a one- or two-letter prefix matches nearly every page and tells little. */
 export const MIN_PREFIX_CHARS = 3;
 
 export interface QueryPart {
@@ -77,8 +74,6 @@ function ftsString(text: string): string {
   return `"${text.replaceAll('"', '""')}"`;
 }
 
-/** Prefixes longer than the index's own prefix index are expanded into their completions (see completions.ts). */
-export const EXPAND_FROM_CHARS = MIN_PREFIX_CHARS + 1;
 
 /**
  * The words of the index that start with a prefix (as typed), or an empty list when none is known; see
@@ -90,7 +85,7 @@ function partExpression(p: QueryPart, expand?: Expand): string {
   const phrase = p.words.join(' ');
   if (!p.prefix) return ftsString(phrase);
   const last = p.words.at(-1)!;
-  const completed = expand && [...last].length >= EXPAND_FROM_CHARS ? expand(last) : [];
+  const completed = expand ? expand(last) : [];
   if (!completed.length) return `${ftsString(phrase)}*`;
   const head = p.words.slice(0, -1).join(' ');
   const alternatives = completed.map((w) => ftsString(head ? `${head} ${w}` : w));

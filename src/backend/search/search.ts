@@ -264,7 +264,10 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
     const total = firstIds.length <= RANK_BLOCK ? firstIds.length : (main.count.get(bind) as number);
     let ranked: Ranked[] = [];
     if (p.from < total) {
-      if (total <= RANK_ALL) {
+      if (total <= RANK_ALL && rankExpression === expression) {
+        // The rank statement over every rowid returns every match: no list of them is needed first.
+        ranked = rank(main, rankBind, ALL.lo, ALL.hi).slice(p.from, p.from + p.size);
+      } else if (total <= RANK_ALL) {
         const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
         ranked = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids).slice(p.from, p.from + p.size);
       } else {
