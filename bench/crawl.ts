@@ -1,6 +1,8 @@
 // npm run bench:crawl — crawls the PostgreSQL manual (nginx on 127.0.0.1:18099) with `svc crawl full` and with
 // linkinator 6 (--recurse, same host only), alternately, BENCH_ROUNDS times each, and prints one table with the
 // median run of each: wall time, pages/s, peak RSS, requests made (nginx access log) and broken links found.
+// A third row is the floor of the libraries every such crawl is built on (lib/crawl-floor.ts): undici fetching the
+// HTML pages svc found, htmlparser2 parsing them on a second thread, nothing else.
 // Only loopback is ever contacted: links off the site are excluded (svc: skip_link_patterns, linkinator: --skip).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,8 @@ import { docsSiteLog, ROOT, startDocsSite, SVC } from './lib/services.js';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const LINKINATOR = join(ROOT, 'node_modules/linkinator/build/src/cli.js');
+const FLOOR = join(ROOT, 'dist/bench/lib/crawl-floor.js');
+const FLOOR_AGENT = 'svc-bench-floor';
 
 interface Run {
   tool: string;
@@ -79,7 +83,7 @@ function countRequests(logPath: string, agent: string): { requests: number; page
   return { requests, pages };
 }
 
-async function runSvc(site: URL, logPath: string, round: number): Promise<Run> {
+async function runSvc(site: URL, logPath: string, round: number): Promise<Run & { pageUrls: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-crawl-'));
   const agent = `svc-bench-${process.pid}-${round}`;
   const config = join(dir, 'svc.json');
@@ -112,6 +116,7 @@ async function runSvc(site: URL, logPath: string, round: number): Promise<Run> {
   const rows = db
     .prepare(`SELECT o.url AS url, count(*) AS n FROM links l JOIN link_outcomes o ON o.url = l.url WHERE o.reason IN ('not_found','forbidden','server_error') GROUP BY o.url`)
     .all() as { url: string; n: number }[];
+  const pageUrls = db.prepare(`SELECT url FROM pages WHERE content_type LIKE 'text/html%'`).pluck().all() as string[];
   db.close();
   rmSync(dir, { recursive: true, force: true });
   const counted = countRequests(logPath, agent);
@@ -124,6 +129,29 @@ async function runSvc(site: URL, logPath: string, round: number): Promise<Run> {
     requests: counted.requests,
     broken: new Set(rows.map((x) => x.url)),
     brokenPairs: rows.reduce((n, x) => n + x.n, 0),
+    pageUrls,
+  };
+}
+
+/** The libraries alone on the pages svc found (see lib/crawl-floor.ts): a lower bound for any crawler built on them. */
+async function runFloor(logPath: string, pageUrls: string[]): Promise<Run> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-floor-'));
+  const list = join(dir, 'urls.txt');
+  writeFileSync(list, pageUrls.join('\n'));
+  truncateSync(logPath, 0);
+  const r = await measure([FLOOR, list, String(CONCURRENCY), FLOOR_AGENT]);
+  rmSync(dir, { recursive: true, force: true });
+  if (r.code !== 0) throw new Error(`crawl floor exited ${r.code}:\n${r.stderr}`);
+  const counted = countRequests(logPath, FLOOR_AGENT);
+  return {
+    tool: 'floor: undici + htmlparser2 only',
+    wallS: r.wallS,
+    cpuS: r.cpuS,
+    pages: counted.pages,
+    peakMb: r.peakMb,
+    requests: counted.requests,
+    broken: new Set(),
+    brokenPairs: null,
   };
 }
 
@@ -159,6 +187,7 @@ async function main(): Promise<void> {
   console.error(`bench:crawl — ${site.href}, ${ROUNDS} round(s) per tool, svc concurrency ${CONCURRENCY}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}`);
   const svcRuns: Run[] = [];
   const lkRuns: Run[] = [];
+  const floorRuns: Run[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const a = await runSvc(site, logPath, round);
     svcRuns.push(a);
@@ -166,21 +195,32 @@ async function main(): Promise<void> {
     const b = await runLinkinator(site, logPath, round);
     lkRuns.push(b);
     console.error(`  round ${round} linkinator: ${b.wallS.toFixed(2)} s (CPU ${b.cpuS.toFixed(2)} s), ${b.pages} pages, ${b.peakMb.toFixed(0)} MB`);
+    const c = await runFloor(logPath, a.pageUrls);
+    floorRuns.push(c);
+    console.error(`  round ${round} floor: ${c.wallS.toFixed(2)} s (CPU ${c.cpuS.toFixed(2)} s), ${c.pages} pages, ${c.peakMb.toFixed(0)} MB`);
   }
   const s = median(svcRuns);
   const l = median(lkRuns);
+  const f = median(floorRuns);
   const rate = (r: Run) => r.pages / r.wallS;
   console.log(
     `\nbench:crawl — PostgreSQL 15 manual on ${site.host}, full crawl, same host only; median of ${ROUNDS} run(s) each; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at the end\n`,
   );
   printTable(
     ['tool', 'wall s', 'CPU s', 'pages', 'pages/s', 'peak RSS MB', 'requests', 'broken URLs', 'broken (page, link)'],
-    [s, l].map((r) => [r.tool, r.wallS, r.cpuS, r.pages, rate(r), r.peakMb, r.requests, r.broken.size, r.brokenPairs ?? 'n/a (one per URL)']),
+    [s, l, f].map((r) => [r.tool, r.wallS, r.cpuS, r.pages, rate(r), r.peakMb, r.requests, r === f ? 'n/a' : r.broken.size, r === f ? 'n/a' : (r.brokenPairs ?? 'n/a (one per URL)')]),
   );
   const same = s.broken.size === l.broken.size && [...s.broken].every((u) => l.broken.has(u));
   console.log(`\nsvc / linkinator: ${(rate(s) / rate(l)).toFixed(2)}× pages/s, ${(s.peakMb / l.peakMb).toFixed(2)}× peak RSS; same broken links: ${same ? 'yes' : 'NO'}`);
   console.log(`broken: ${[...s.broken].join(', ') || '(none)'}${same ? '' : ` | linkinator: ${[...l.broken].join(', ')}`}`);
-  console.log(`(svc stores and indexes every page, tracks every link; all runs: svc ${svcRuns.map((r) => r.wallS.toFixed(2)).join('/')} s, linkinator ${lkRuns.map((r) => r.wallS.toFixed(2)).join('/')} s)`);
+  console.log(
+    `floor / linkinator: ${(rate(f) / rate(l)).toFixed(2)}× pages/s, ${(f.peakMb / l.peakMb).toFixed(2)}× peak RSS ` +
+      `(fetching and parsing a known list of pages, nothing stored: no crawler built on undici and htmlparser2 beats this row)`,
+  );
+  console.log(
+    `(svc stores and indexes every page, tracks every link; all runs: svc ${svcRuns.map((r) => r.wallS.toFixed(2)).join('/')} s, ` +
+      `linkinator ${lkRuns.map((r) => r.wallS.toFixed(2)).join('/')} s, floor ${floorRuns.map((r) => r.wallS.toFixed(2)).join('/')} s)`,
+  );
 }
 
 main().catch((err: unknown) => {
