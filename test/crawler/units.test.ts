@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createAddressPolicy, classifyAddress } from '../../src/crawler/address-policy.js';
 import { classify, reasonForStatus } from '../../src/crawler/classify.js';
 import { parseRetryAfter } from '../../src/crawler/fetch.js';
-import { extractHtml, HtmlSink, sniffCharset } from '../../src/crawler/html.js';
+import { collapseWhitespace, extractHtml, HtmlSink, sniffCharset } from '../../src/crawler/html.js';
 import { parseConfig } from '../../src/config/load.js';
 import { buildPageMeta } from '../../src/crawler/page-meta.js';
 import { parseRobotsDirectives, parseRobotsTxt, xRobotsTag } from '../../src/crawler/robots.js';
@@ -119,6 +119,12 @@ describe('html extraction', () => {
       'http://h/frame': ['iframe', true, false],
       'http://h/nf': ['a', true, true],
     });
+  });
+
+  it('collapses every run of white space, of any kind, to one space', () => {
+    const cases = ['', ' ', '  a  ', 'a b', 'a\n\tb', 'a \n b', 'a\u00a0b', 'a\u00a0 \u2003b', '\ufeffa\r\nb\f', 'a  b   c', ' \n'];
+    for (const c of cases) expect(collapseWhitespace(c), JSON.stringify(c)).toBe(c.replace(/\s+/g, ' ').trim());
+    expect(collapseWhitespace('\n  Hello\t\tworld \n')).toBe('Hello world');
   });
 
   it('resolves against the first <base href>', () => {
