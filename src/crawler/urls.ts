@@ -25,10 +25,15 @@ export function normalizeUrl(raw: string, base?: string | URL, opts: NormalizeOp
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   if (!url.hostname) return null;
-  url.hash = '';
-  // An empty query ("?" alone) reads as '' and is dropped by setting it so.
-  if (opts.dropQuery || !url.search) url.search = '';
-  return url.href;
+  // Cut on the serialized form rather than through the hash/search setters (each re-parses the URL): in it,
+  // the first '#' starts the fragment and the first '?' the query, since neither can stand unescaped before.
+  let href = url.href;
+  const hashAt = href.indexOf('#');
+  if (hashAt >= 0) href = href.slice(0, hashAt);
+  const queryAt = href.indexOf('?');
+  // An empty query ("?" alone) is dropped too.
+  if (queryAt >= 0 && (opts.dropQuery || queryAt === href.length - 1)) href = href.slice(0, queryAt);
+  return href;
 }
 
 /** host[:port] of a canonical URL (lower case, default port omitted), or null when it does not parse. */

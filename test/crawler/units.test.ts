@@ -19,6 +19,11 @@ describe('urls', () => {
     expect(normalizeUrl('../c?q=1', 'http://h/a/b/')).toBe('http://h/a/c?q=1');
     expect(normalizeUrl('  /x  ', 'http://h/a')).toBe('http://h/x');
     expect(normalizeUrl('/list?page=2', 'http://h/', { dropQuery: true })).toBe('http://h/list');
+    expect(normalizeUrl('/p?#top', 'http://h/')).toBe('http://h/p');
+    expect(normalizeUrl('/p#a?b', 'http://h/')).toBe('http://h/p'); // a '?' inside the fragment is no query
+    expect(normalizeUrl('/p?a#b#c', 'http://h/')).toBe('http://h/p?a');
+    expect(normalizeUrl('/p?q=a?b#c', 'http://h/', { dropQuery: true })).toBe('http://h/p');
+    expect(normalizeUrl('/a b/é?x=ü y', 'http://h/')).toBe('http://h/a%20b/%C3%A9?x=%C3%BC%20y');
   });
 
   it('ignores mailto:, tel:, javascript:, data:, fragment-only and other schemes', () => {
