@@ -6,7 +6,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SERVER_JS="$ROOT/dist/svc/server.js"
+SERVER_JS="$ROOT/dist/src/server.js"
 SCENARIOS=(server-initialize ping tools-list logging-set-level dns-rebinding-protection)
 SUITE_VERSION="${CONFORMANCE_VERSION:-0.1}"
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const SVC = join(ROOT, 'dist/svc/server.js');
+export const SVC = join(ROOT, 'dist/src/server.js');
 const DOCS_SCRIPT = resolve(ROOT, '../shared/bench/serve-docs-site.sh');
 
 /** Starts nginx with the PostgreSQL manual (installing it if missing) and returns its base URL. */

@@ -1,4 +1,4 @@
-// What the MCP tests run against: the BUILT `svc` (dist/svc/server.js, rebuilt when a source is newer), a
+// What the MCP tests run against: the BUILT `svc` (dist/src/server.js, rebuilt when a source is newer), a
 // config in a temp dir, a tiny loopback site the test serves itself, users added with `svc users add`, and a
 // posts file. Processes are real: `svc mcp` over stdio, `svc serve` over HTTP.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const SERVER_JS = join(ROOT, 'dist/svc/server.js');
+export const SERVER_JS = join(ROOT, 'dist/src/server.js');
 
 function newestSourceIsBuilt(): boolean {
   const walk = (dir: string): boolean => {
@@ -26,8 +26,6 @@ function newestSourceIsBuilt(): boolean {
       } else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) {
         const out = join(ROOT, 'dist', relative(ROOT, p)).replace(/\.ts$/, '.js');
         if (!existsSync(out) || statSync(out).mtimeMs < statSync(p).mtimeMs) return false;
-        // The bundle is made from dist/src after tsc: it must be newer than every source too.
-        if (!existsSync(SERVER_JS) || statSync(SERVER_JS).mtimeMs < statSync(p).mtimeMs) return false;
       }
     }
     return true;
@@ -54,8 +52,7 @@ export async function ensureBuilt(): Promise<void> {
     if (newestSourceIsBuilt()) return;
     // tsc emits even when files owned elsewhere have type errors; what matters is a fresh dist/.
     spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { stdio: 'ignore' });
-    const bundled = spawnSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs')], { encoding: 'utf8' });
-    if (bundled.status !== 0 || !existsSync(SERVER_JS)) throw new Error(`build did not produce dist/svc/server.js: ${bundled.stderr}`);
+    if (!existsSync(SERVER_JS)) throw new Error('build did not produce dist/src/server.js');
   } finally {
     rmdirSync(lock);
   }

@@ -155,7 +155,7 @@ describe('two crawl starts at once', () => {
   }, 60_000);
 
   it('from two processes on one data directory: exactly one runs', async () => {
-    const bin = join(process.cwd(), 'dist/svc/server.js');
+    const bin = join(process.cwd(), 'dist/src/server.js');
     const run = () => {
       const child = spawn(process.execPath, [bin, 'crawl', 'full', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
       let err = '';
