@@ -1,6 +1,7 @@
 // npm run bench:crawl — crawls the PostgreSQL manual (nginx on 127.0.0.1:18099) with `svc crawl full` and with
 // linkinator 6 (--recurse, same host only), alternately, BENCH_ROUNDS times each, and prints one table with the
-// median run of each: wall time, pages/s, peak RSS, requests made (nginx access log) and broken links found.
+// median run of each: wall time, pages/s, peak RSS (the median over all runs), requests made (nginx access log)
+// and broken links found.
 // A third row is the floor of the libraries every such crawl is built on (lib/crawl-floor.ts): undici fetching the
 // HTML pages svc found, htmlparser2 parsing them on a second thread, nothing else.
 // Only loopback is ever contacted: links off the site are excluded (svc: skip_link_patterns, linkinator: --skip).
@@ -176,9 +177,11 @@ async function runLinkinator(site: URL, logPath: string, round: number): Promise
   };
 }
 
+/** The median run by wall time, with the median peak RSS of all runs (a process's peak varies run to run with when V8 collects). */
 function median(runs: Run[]): Run {
   const s = [...runs].sort((a, b) => a.wallS - b.wallS);
-  return s[Math.floor((s.length - 1) / 2)]!;
+  const peaks = runs.map((r) => r.peakMb).sort((a, b) => a - b);
+  return { ...s[Math.floor((s.length - 1) / 2)]!, peakMb: peaks[Math.floor((peaks.length - 1) / 2)]! };
 }
 
 async function main(): Promise<void> {
@@ -221,6 +224,8 @@ async function main(): Promise<void> {
     `(svc stores and indexes every page, tracks every link; all runs: svc ${svcRuns.map((r) => r.wallS.toFixed(2)).join('/')} s, ` +
       `linkinator ${lkRuns.map((r) => r.wallS.toFixed(2)).join('/')} s, floor ${floorRuns.map((r) => r.wallS.toFixed(2)).join('/')} s)`,
   );
+  const mb = (runs: Run[]) => runs.map((r) => r.peakMb.toFixed(0)).join('/');
+  console.log(`(peak RSS of every run: svc ${mb(svcRuns)} MB, linkinator ${mb(lkRuns)} MB, floor ${mb(floorRuns)} MB; the table gives their medians)`);
 }
 
 main().catch((err: unknown) => {
