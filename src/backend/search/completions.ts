@@ -2,7 +2,7 @@
 //
 // FTS5 answers `"data"*` by first merging the doclists of every indexed word that starts with "data" into one
 // list, in full, for every statement that uses it: tens of milliseconds on a large index, even to read one
-// row (a prefix index would avoid that, at about 40% more indexing work for every page). So we look the
+// row (a prefix index would avoid that, but it is about 40% of the work of indexing a page). So we look the
 // completions up in the index's vocabulary (fts5vocab) and search `("data" OR "database" OR …)`, which FTS5
 // reads lazily. Lookups are cached until the index changes.
 import type Database from 'better-sqlite3';
