@@ -84,6 +84,13 @@ function countRequests(logPath: string, agent: string): { requests: number; page
   return { requests, pages };
 }
 
+type Measured = Awaited<ReturnType<typeof measure>>;
+
+/** A row of the table: the measured process and the requests the access log credits to it. */
+function runOf(tool: string, r: Measured, counted: { requests: number; pages: number }, broken: Set<string>, brokenPairs: number | null): Run {
+  return { tool, wallS: r.wallS, cpuS: r.cpuS, pages: counted.pages, peakMb: r.peakMb, requests: counted.requests, broken, brokenPairs };
+}
+
 async function runSvc(site: URL, logPath: string, round: number): Promise<Run & { pageUrls: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-crawl-'));
   const agent = `svc-bench-${process.pid}-${round}`;
@@ -120,18 +127,8 @@ async function runSvc(site: URL, logPath: string, round: number): Promise<Run & 
   const pageUrls = db.prepare(`SELECT url FROM pages WHERE content_type LIKE 'text/html%'`).pluck().all() as string[];
   db.close();
   rmSync(dir, { recursive: true, force: true });
-  const counted = countRequests(logPath, agent);
-  return {
-    tool: 'svc',
-    wallS: r.wallS,
-    cpuS: r.cpuS,
-    pages: counted.pages,
-    peakMb: r.peakMb,
-    requests: counted.requests,
-    broken: new Set(rows.map((x) => x.url)),
-    brokenPairs: rows.reduce((n, x) => n + x.n, 0),
-    pageUrls,
-  };
+  const broken = new Set(rows.map((x) => x.url));
+  return { ...runOf('svc', r, countRequests(logPath, agent), broken, rows.reduce((n, x) => n + x.n, 0)), pageUrls };
 }
 
 /** The libraries alone on the pages svc found (see lib/crawl-floor.ts): a lower bound for any crawler built on them. */
@@ -143,17 +140,7 @@ async function runFloor(logPath: string, pageUrls: string[]): Promise<Run> {
   const r = await measure([FLOOR, list, String(CONCURRENCY), FLOOR_AGENT]);
   rmSync(dir, { recursive: true, force: true });
   if (r.code !== 0) throw new Error(`crawl floor exited ${r.code}:\n${r.stderr}`);
-  const counted = countRequests(logPath, FLOOR_AGENT);
-  return {
-    tool: 'floor: undici + htmlparser2 only',
-    wallS: r.wallS,
-    cpuS: r.cpuS,
-    pages: counted.pages,
-    peakMb: r.peakMb,
-    requests: counted.requests,
-    broken: new Set(),
-    brokenPairs: null,
-  };
+  return runOf('floor: undici + htmlparser2 only', r, countRequests(logPath, FLOOR_AGENT), new Set(), null);
 }
 
 async function runLinkinator(site: URL, logPath: string, round: number): Promise<Run> {
@@ -164,17 +151,8 @@ async function runLinkinator(site: URL, logPath: string, round: number): Promise
   const r = await measure([LINKINATOR, site.href, '--recurse', '--skip', `^(?!${escapeRe(site.origin)}/)`, '--format', 'json']);
   // linkinator exits 1 when it found broken links; its JSON report is what counts.
   const report = JSON.parse(r.stdout) as { links: { url: string; state: string }[] };
-  const counted = countRequests(logPath, agent);
-  return {
-    tool: 'linkinator 6',
-    wallS: r.wallS,
-    cpuS: r.cpuS,
-    pages: counted.pages,
-    peakMb: r.peakMb,
-    requests: counted.requests,
-    broken: new Set(report.links.filter((l) => l.state === 'BROKEN').map((l) => l.url)),
-    brokenPairs: null,
-  };
+  const broken = new Set(report.links.filter((l) => l.state === 'BROKEN').map((l) => l.url));
+  return runOf('linkinator 6', r, countRequests(logPath, agent), broken, null);
 }
 
 /** The median run by wall time, with the median peak RSS of all runs (a process's peak varies run to run with when V8 collects). */
