@@ -9,7 +9,7 @@
 export const MAX_QUERY_WORDS = 32;
 /** Longer "words" are cut: no real token is this long, and FTS5 would only fail to find it anyway. */
 export const MAX_WORD_CHARS = 100;
-/** The last word matches as a prefix only from this many characters on: a one- or two-letter prefix matches nearly every page and tells little. */
+/** The last word matches as a prefix only from this many characters on: a shorter one matches nearly every page. */
 export const MIN_PREFIX_CHARS = 3;
 
 export interface QueryPart {
@@ -73,7 +73,6 @@ export function parseTerms(terms: string): QueryPart[] {
 function ftsString(text: string): string {
   return `"${text.replaceAll('"', '""')}"`;
 }
-
 
 /**
  * The words of the index that start with a prefix (as typed), or an empty list when none is known; see
