@@ -182,10 +182,7 @@ export class CrawlRunner {
     const p = this.opts.addressPolicy === undefined ? {} : this.opts.addressPolicy;
     if (!p) return null;
     const allowed = this.opts.targets.map((t) => targetEndpoint(t.host, t.scheme));
-    for (const a of p.allow ?? []) {
-      const u = new URL(`http://${a}/`);
-      allowed.push({ host: u.hostname, port: Number(u.port || 80) });
-    }
+    for (const a of p.allow ?? []) allowed.push(targetEndpoint(a, 'http'));
     return createAddressPolicy(allowed);
   }
 }

@@ -104,16 +104,13 @@ export function classifyAddress(ip: string): AddressClass {
   return 'invalid';
 }
 
-export function isPublicAddress(ip: string): boolean {
-  return classifyAddress(ip) === 'public';
-}
-
 export interface AddressPolicy {
   /** null when the connection may go ahead, else why not. `hostname` is the name the URL used. */
   check(hostname: string, port: number, address: string): string | null;
 }
 
-function bare(host: string): string {
+/** A host name in lower case, without the brackets of an IPv6 literal. */
+export function bareHost(host: string): string {
   const h = host.toLowerCase();
   return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
 }
@@ -124,13 +121,13 @@ function bare(host: string): string {
  */
 export function createAddressPolicy(allowed: Iterable<{ host: string; port: number }>): AddressPolicy {
   const ok = new Set<string>();
-  for (const a of allowed) ok.add(`${bare(a.host)}|${a.port}`);
+  for (const a of allowed) ok.add(`${bareHost(a.host)}|${a.port}`);
   return {
     check(hostname, port, address) {
       const cls = classifyAddress(address);
       if (cls === 'public') return null;
-      if (ok.has(`${bare(hostname)}|${port}`)) return null;
-      return `${bare(hostname)}:${port} resolves to ${bare(address)} (${cls.replace('_', '-')}), which only a configured target may use`;
+      if (ok.has(`${bareHost(hostname)}|${port}`)) return null;
+      return `${bareHost(hostname)}:${port} resolves to ${bareHost(address)} (${cls.replace('_', '-')}), which only a configured target may use`;
     },
   };
 }

@@ -8,7 +8,7 @@ import type { CrawlMode, CrawlStats, CrawlTargetStats } from '../backend/types.j
 import type { TargetConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { classify, isBroken, type Classification } from './classify.js';
-import { Fetcher, type FetcherOptions, type FetchResult } from './fetch.js';
+import { Fetcher, header as responseHeader, type FetcherOptions, type FetchResult } from './fetch.js';
 import { HtmlSink, type ExtractedPage } from './html.js';
 import { ParsePool } from './parse-pool.js';
 import { buildPageMeta } from './page-meta.js';
@@ -65,10 +65,6 @@ const MAX_ROBOTS_DELAY_MS = 10_000;
 function isHtml(contentType: string | null): boolean {
   if (!contentType) return true;
   return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType);
-}
-
-function headerString(v: string | string[] | undefined): string | null {
-  return (Array.isArray(v) ? v[0] : v) ?? null;
 }
 
 /** One target's share of a crawl. */
@@ -463,7 +459,7 @@ export class CrawlEngine {
     const lastmod = r.sitemap?.get(pageUrl) ?? r.sitemap?.get(requested) ?? null;
     if (!extracted) {
       // A document that is not HTML (PDF, image…): stored so it counts as seen, never in the search index.
-      const meta = buildPageMeta({ url: pageUrl, host: r.host, extracted: EMPTY_PAGE, lastModified: headerString(res.headers['last-modified']), targetTags: cfg.tags });
+      const meta = buildPageMeta({ url: pageUrl, host: r.host, extracted: EMPTY_PAGE, lastModified: responseHeader(res.headers, 'last-modified') ?? null, targetTags: cfg.tags });
       this.writer.page({
         url: pageUrl, host: r.host, httpStatus: res.ok ? res.status : 200, contentType: res.contentType, indexed: false, showInSearch: meta.showInSearch,
         title: meta.title, language: null, tags: meta.tags, superwords: [], content: '', meta, created: null, modified: meta.modified,
@@ -481,8 +477,8 @@ export class CrawlEngine {
       url: pageUrl,
       host: r.host,
       extracted,
-      lastModified: headerString(res.headers['last-modified']),
-      contentLanguage: headerString(res.headers['content-language']),
+      lastModified: responseHeader(res.headers, 'last-modified') ?? null,
+      contentLanguage: responseHeader(res.headers, 'content-language') ?? null,
       targetTags: cfg.tags,
     });
     const links = this.handleLinks(r, extracted, nofollow);

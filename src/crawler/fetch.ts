@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { Agent, buildConnector } from 'undici';
-import type { AddressPolicy } from './address-policy.js';
+import { bareHost, type AddressPolicy } from './address-policy.js';
 import type { FailureKind, FetchSummary, Hop } from './classify.js';
 import { AbortError, HostLimiter, type HostLimits } from './host-limiter.js';
 
@@ -78,7 +78,8 @@ class TimeoutError extends Error {
   readonly code = 'SVC_TIMEOUT';
 }
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+/** A response header's (first) value. */
+export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
@@ -129,10 +130,6 @@ export function describeError(err: unknown, timeoutMs: number): { failure: Failu
       if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR' || code.startsWith('ERR__')) return { failure: 'network', detail: 'the body could not be decoded' };
       return { failure: 'network', detail: code || (e?.message ?? String(err)).slice(0, 200) };
   }
-}
-
-function bareHost(host: string): string {
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
 /** A connector that resolves the name itself, asks the policy about every address, and connects to the one it checked. */

@@ -105,10 +105,6 @@ export class HostLimiter {
     this.delayMs = Math.max(this.delayMs, Math.min(this.maxSlowDownDelayMs, Math.max(this.delayMs * 1.5, 100)));
   }
 
-  get inFlight(): number {
-    return this.active;
-  }
-
   private wakeNext(): void {
     while (this.active < this.concurrency && this.waiters.length) {
       const w = this.waiters.shift()!;

@@ -7,7 +7,7 @@ import { Parser, type Handler } from 'htmlparser2';
 import { TextDecoder } from 'node:util';
 import type { PageMeta } from '../backend/types.js';
 import type { BodySink } from './fetch.js';
-import { parseRobotsDirectives, type RobotsDirectives } from './robots.js';
+import { parseRobotsDirectives, ROBOTS_AGENT, type RobotsDirectives } from './robots.js';
 import { normalizeUrl, parseSrcset } from './urls.js';
 
 export type { RobotsDirectives };
@@ -23,8 +23,6 @@ export interface ExtractOptions {
   maxTextChars?: number;
   /** Links kept per page. */
   maxLinks?: number;
-  /** The robots meta name addressed to this crawler besides "robots". */
-  robotsName?: string;
 }
 
 export interface ExtractedLink {
@@ -119,7 +117,6 @@ export class HtmlExtractor {
   private readonly dom: DomHandler | null;
   private readonly maxText: number;
   private readonly maxLinks: number;
-  private readonly robotsName: string;
   /** Text so far (V8 concatenates strings as ropes: cheap to append, flattened once at the end). */
   private text = '';
   /** A word break is owed before the next text (block element boundary). */
@@ -142,7 +139,6 @@ export class HtmlExtractor {
   constructor(private readonly opts: ExtractOptions) {
     this.maxText = opts.maxTextChars ?? 1_000_000;
     this.maxLinks = opts.maxLinks ?? 10_000;
-    this.robotsName = (opts.robotsName ?? 'svc-crawler').toLowerCase();
     this.dom = opts.contentSelector || opts.titleSelector ? new DomHandler(null, { withStartIndices: false }) : null;
     const dom = this.dom;
     const handler: Partial<Handler> = {
@@ -276,7 +272,7 @@ export class HtmlExtractor {
       case 'meta': {
         const metaName = (a.name ?? '').trim().toLowerCase();
         if (metaName === 'description' && this.description === null && a.content !== undefined) this.description = a.content.trim();
-        else if ((metaName === 'robots' || metaName === this.robotsName) && a.content) {
+        else if ((metaName === 'robots' || metaName === ROBOTS_AGENT) && a.content) {
           const d = parseRobotsDirectives(a.content);
           this.robots.noindex ||= d.noindex;
           this.robots.nofollow ||= d.nofollow;
@@ -486,4 +482,12 @@ export class HtmlSink implements BodySink {
     this.decoder = decoderFor(charsetOf(this.contentType) ?? sniffCharset(head));
     if (head.length) this.extractor.write(this.decoder.decode(head, { stream: true }));
   }
+}
+
+/** A whole body, decoded by its Content-Type charset (or what the bytes say), extracted in one go. */
+export function extractHtmlBody(body: Buffer, contentType: string | null, opts: ExtractOptions): ExtractedPage {
+  const sink = new HtmlSink(contentType, opts);
+  sink.write(body);
+  sink.end();
+  return sink.page!;
 }

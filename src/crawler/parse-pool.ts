@@ -1,6 +1,6 @@
 // HTML parsing on worker threads: bodies go out (transferred, not copied), extracted pages come back.
 import { Worker } from 'node:worker_threads';
-import { HtmlSink, type ExtractedPage, type ExtractOptions } from './html.js';
+import { extractHtmlBody, type ExtractedPage, type ExtractOptions } from './html.js';
 import type { ParseRequest } from './parse-worker.js';
 import { parserThreads, WORKER_LIMITS, workerScript } from './workers.js';
 
@@ -43,7 +43,7 @@ export class ParsePool {
 
   /** Parses the body given as chunks (joined into one buffer of its own, which is handed to the thread, not copied). */
   parse(chunks: Buffer[], contentType: string | null, opts: ExtractOptions): Promise<ExtractedPage> {
-    if (!this.threaded) return Promise.resolve(parseHere(Buffer.concat(chunks), contentType, opts));
+    if (!this.threaded) return Promise.resolve(extractHtmlBody(Buffer.concat(chunks), contentType, opts));
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     const id = this.nextId++;
     // Not Buffer.concat: its result may be a slice of the shared pool, which cannot be transferred.
@@ -72,11 +72,4 @@ export class ParsePool {
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
   }
-}
-
-export function parseHere(body: Buffer, contentType: string | null, opts: ExtractOptions): ExtractedPage {
-  const sink = new HtmlSink(contentType, opts);
-  sink.write(body);
-  sink.end();
-  return sink.page!;
 }

@@ -1,6 +1,6 @@
 // Worker thread: turns page bodies into extracted pages (html.ts) off the main thread.
 import { parentPort } from 'node:worker_threads';
-import { HtmlSink, type ExtractOptions } from './html.js';
+import { extractHtmlBody, type ExtractOptions } from './html.js';
 
 export interface ParseRequest {
   id: number;
@@ -11,10 +11,8 @@ export interface ParseRequest {
 
 parentPort!.on('message', (m: ParseRequest) => {
   try {
-    const sink = new HtmlSink(m.contentType, m.opts);
-    sink.write(Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength));
-    sink.end();
-    parentPort!.postMessage({ id: m.id, page: sink.page });
+    const page = extractHtmlBody(Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength), m.contentType, m.opts);
+    parentPort!.postMessage({ id: m.id, page });
   } catch (err) {
     parentPort!.postMessage({ id: m.id, error: err instanceof Error ? err.message : String(err) });
   }

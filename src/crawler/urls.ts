@@ -36,24 +36,6 @@ export function normalizeUrl(raw: string, base?: string | URL, opts: NormalizeOp
   return href;
 }
 
-/** host[:port] of a canonical URL (lower case, default port omitted), or null when it does not parse. */
-export function hostOf(url: string): string | null {
-  try {
-    return new URL(url).host;
-  } catch {
-    return null;
-  }
-}
-
-/** scheme://host[:port] of a URL. */
-export function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
-}
-
 /** The origin a target setting describes, e.g. ("127.0.0.1:8080", "http") → "http://127.0.0.1:8080". */
 export function targetOrigin(host: string, scheme: string): string {
   return new URL(`${scheme}://${host}/`).origin;

@@ -49,7 +49,8 @@ export class CrawlWriter {
   private readonly maxInFlight: number;
   private worker: Worker | null = null;
   private seq = 0;
-  private readonly inFlight = new Map<number, () => void>();
+  /** Sequence numbers of batches sent to the writer thread and not yet committed. */
+  private readonly inFlight = new Set<number>();
   private waiters: (() => void)[] = [];
   private error: Error | null = null;
 
@@ -68,21 +69,15 @@ export class CrawlWriter {
       this.worker = new Worker(script, { workerData: { path: store.path }, resourceLimits: WORKER_LIMITS });
       this.worker.on('message', (m: { seq: number; error?: string }) => {
         if (m.error) this.error ??= new Error(`writing crawl results failed: ${m.error}`);
-        this.inFlight.get(m.seq)?.();
         this.inFlight.delete(m.seq);
         this.wake();
       });
       this.worker.on('error', (err) => {
         this.error ??= err;
-        for (const done of this.inFlight.values()) done();
         this.inFlight.clear();
         this.wake();
       });
     }
-  }
-
-  get threaded(): boolean {
-    return this.worker !== null;
   }
 
   page(p: PageWrite): void {
@@ -122,7 +117,7 @@ export class CrawlWriter {
     this.contentChars = 0;
     if (!this.worker) return writeBatch(this.store, b);
     const seq = ++this.seq;
-    this.inFlight.set(seq, () => {});
+    this.inFlight.add(seq);
     this.worker.postMessage({ seq, batch: b });
   }
 
