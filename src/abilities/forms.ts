@@ -1,18 +1,14 @@
 // Pure mappings from the backend's REST forms (camelCase) to the abilities' forms (snake_case, spec §2).
-import type { CrawlRecord, DeletePagesResult, LinkReason, LinkReport, ReportSection } from '../backend/types.js';
+import { SECTION_KEYS } from '../backend/report/assemble.js';
+import { REPORT_REASONS, type CrawlRecord, type DeletePagesResult, type LinkReport, type ReportSection } from '../backend/types.js';
 import type { z } from 'zod';
 import type { AbilityLinkReportSchema, CrawlRecordSchema } from './schemas.js';
 
 export type AbilityLinkReport = z.output<typeof AbilityLinkReportSchema>;
 export type AbilityCrawlRecord = z.output<typeof CrawlRecordSchema>;
 
-const SECTIONS: readonly [LinkReason, keyof Pick<LinkReport, 'notFound' | 'forbidden' | 'serverError' | 'redirect' | 'unknown'>][] = [
-  ['not_found', 'notFound'],
-  ['forbidden', 'forbidden'],
-  ['server_error', 'serverError'],
-  ['redirect', 'redirect'],
-  ['unknown', 'unknown'],
-];
+/** Each reason with its section of the REST report, in report order. */
+const SECTIONS = REPORT_REASONS.map((reason, i) => [reason, SECTION_KEYS[i]!] as const);
 
 /** The report grouped by reason and page → one flat entry per problem link, in reason order, then page order. */
 export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {

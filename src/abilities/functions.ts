@@ -2,12 +2,11 @@
 // and the full/partial crawl and delete functions. They wrap the Backend and perform NO capability checks: a caller
 // using them directly must check capabilities itself. They answer in the backend's REST forms.
 import type { Backend } from '../backend/backend.js';
+import { REPORT_LIMIT } from '../backend/report/assemble.js';
 import type { Store } from '../backend/store/store.js';
 import type { CrawlRecord, DeletePagesResult, LinkReport, PageMeta, SearchParams, SearchResults } from '../backend/types.js';
 import { getPost, pageMetaOfPost, type Post } from '../host/posts.js';
 import { LinkReportCache } from './link-report-cache.js';
-
-export const DEFAULT_REPORT_LIMIT = 1000;
 
 export interface LinkReportOptions {
   target?: string;
@@ -51,7 +50,7 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
       return post ? pageMetaOfPost(post) : null;
     },
     async svc_get_link_report(o = {}) {
-      const key = { project, target: o.target ?? null, limit: o.limit ?? DEFAULT_REPORT_LIMIT };
+      const key = { project, target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default };
       if (!o.refresh) {
         const hit = cache.get(key);
         if (hit) return hit;

@@ -1,12 +1,11 @@
 // The zod schemas the abilities share. Written once; every published JSON Schema is z.toJSONSchema of these.
 import { z } from 'zod';
-import { REPORT_REASONS } from '../backend/types.js';
+import { CRAWL_MODES, CRAWL_STATUSES, REPORT_REASONS } from '../backend/types.js';
 
 /** search_params: the one schema the search engine itself validates with. */
 export { SearchParamsSchema } from '../backend/search/params.js';
 
-/** A full http(s) URL (whether it is on a configured target is checked against the config at run time). */
-export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
+export { PageUrlSchema } from '../backend/rest/schemas.js';
 
 import { CustomFieldSchema } from '../backend/search/results.js';
 
@@ -29,8 +28,8 @@ export const PageMetaSchema = z.object({
 /** A crawl record in the ability form (snake_case). */
 export const CrawlRecordSchema = z.object({
   id: z.number().int(),
-  mode: z.enum(['full', 'partial', 'manual']),
-  status: z.enum(['queued', 'running', 'completed', 'stopped', 'failed']).describe('queued or running right after the start; poll the /v1 crawls API or the link report for the result.'),
+  mode: z.enum(CRAWL_MODES),
+  status: z.enum(CRAWL_STATUSES).describe('queued or running right after the start; poll the /v1 crawls API or the link report for the result.'),
   urls: z.array(z.string()).nullable().describe('The URLs of a manual crawl; null for full and partial crawls.'),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),

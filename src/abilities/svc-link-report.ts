@@ -1,5 +1,6 @@
 // svc/link-report: the broken-link report in the ability form; wraps svc_get_link_report() (15-minute cache).
 import { z } from 'zod';
+import { REPORT_LIMIT } from '../backend/report/assemble.js';
 import { defineAbility } from './define.js';
 import { toAbilityLinkReport } from './forms.js';
 import { AbilityLinkReportSchema } from './schemas.js';
@@ -12,7 +13,7 @@ export const svcLinkReport = defineAbility({
     'redirected (with redirects_to, the final URL), or not fetched because a crawl stopped early (unknown). Returns a summary count per ' +
     'reason, a flat list of links (page, link, http_status, reason, message, redirects_to), the crawler targets, truncated, and ' +
     'last_full_crawl (when the last completed full crawl finished). Reading it sends no requests to the site. At most `limit` links ' +
-    '(1-5000, default 1000); truncated is true when there were more. Filter to one host with target. Cached up to 15 minutes; pass ' +
+    `(${REPORT_LIMIT.min}-${REPORT_LIMIT.max}, default ${REPORT_LIMIT.default}); truncated is true when there were more. Filter to one host with target. Cached up to 15 minutes; pass ` +
     'refresh: true for fresh data (e.g. right after a crawl). To tell a site without broken links from a target that does not track ' +
     'all links, check targets[].link_tracking: only "all" reports every link ("pdf" tracks only PDF links).',
   capability: 'manage_options',
@@ -20,11 +21,17 @@ export const svcLinkReport = defineAbility({
   inputSchema: z
     .object({
       target: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(260).optional().describe('Only this target host (host or host:port), e.g. "example.org".'),
-      limit: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(5000, 'must be at most 5000').default(1000).describe('Maximum number of links returned, 1-5000.'),
+      limit: z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(REPORT_LIMIT.min, `must be at least ${REPORT_LIMIT.min}`)
+        .max(REPORT_LIMIT.max, `must be at most ${REPORT_LIMIT.max}`)
+        .default(REPORT_LIMIT.default)
+        .describe(`Maximum number of links returned, ${REPORT_LIMIT.min}-${REPORT_LIMIT.max}.`),
       refresh: z.boolean({ error: 'must be true or false' }).optional().describe('true: read fresh data instead of the up to 15-minute-old cache.'),
     })
     .strict()
-    .default({ limit: 1000 }),
+    .default({ limit: REPORT_LIMIT.default }),
   outputSchema: AbilityLinkReportSchema,
   checkInput(input, deps) {
     if (input.target === undefined || !deps.targets.length) return [];

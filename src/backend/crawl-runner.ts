@@ -10,11 +10,10 @@ import { BackendError } from './errors.js';
 import { checkSiteUrl } from './site-urls.js';
 import { activeCrawl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from './store/crawls.js';
 import type { Store } from './store/store.js';
-import type { CrawlMode, CrawlRecord, CrawlRequest } from './types.js';
+import { CRAWL_MODES, type CrawlMode, type CrawlRecord, type CrawlRequest } from './types.js';
 
 /** URLs one manual crawl may list. */
 export const MANUAL_URLS_MAX = 1000;
-const MODES: readonly CrawlMode[] = ['full', 'partial', 'manual'];
 
 export interface CrawlRunnerOptions {
   store: Store;
@@ -39,8 +38,8 @@ export type ProgressListener = (crawlId: number, progress: CrawlProgress) => voi
 export function validateCrawlRequest(req: unknown, targets: TargetConfig[]): { mode: CrawlMode; urls?: string[] } {
   if (!req || typeof req !== 'object' || Array.isArray(req)) throw new BackendError('invalid_input', 'request: must be an object with a mode');
   const { mode, urls } = req as { mode?: unknown; urls?: unknown };
-  if (typeof mode !== 'string' || !MODES.includes(mode as CrawlMode)) {
-    throw new BackendError('invalid_input', `mode: must be one of ${MODES.join(', ')}${mode === undefined ? ' (missing)' : ''}`);
+  if (typeof mode !== 'string' || !CRAWL_MODES.includes(mode as CrawlMode)) {
+    throw new BackendError('invalid_input', `mode: must be one of ${CRAWL_MODES.join(', ')}${mode === undefined ? ' (missing)' : ''}`);
   }
   if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
   if (mode !== 'manual') {

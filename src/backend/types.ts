@@ -1,8 +1,10 @@
 // The data shapes the backend hands upward (REST form, camelCase). The ability layer maps them to its
 // snake_case forms; nothing below the backend knows about abilities.
 
-export type CrawlMode = 'full' | 'partial' | 'manual';
-export type CrawlStatus = 'queued' | 'running' | 'completed' | 'stopped' | 'failed';
+export const CRAWL_MODES = ['full', 'partial', 'manual'] as const;
+export type CrawlMode = (typeof CRAWL_MODES)[number];
+export const CRAWL_STATUSES = ['queued', 'running', 'completed', 'stopped', 'failed'] as const;
+export type CrawlStatus = (typeof CRAWL_STATUSES)[number];
 
 export interface CrawlTargetStats {
   pages: number;

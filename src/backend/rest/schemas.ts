@@ -3,8 +3,12 @@
 import { z } from 'zod';
 import { SearchResultsSchema as SearchResultsShape } from '../search/results.js';
 import { REPORT_LIMIT } from '../report/assemble.js';
+import { DELETE_URLS_MAX } from '../search/delete.js';
 import { SearchParamsSchema } from '../search/params.js';
-import type { CrawlRecord, DeletePagesResult, LinkReport, SearchResults } from '../types.js';
+import { CRAWL_MODES, CRAWL_STATUSES, type CrawlRecord, type DeletePagesResult, type LinkReport, type SearchResults } from '../types.js';
+
+/** A full http(s) URL (whether it is on a configured target is checked against the config when it is used). */
+export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
 
 const intRange = (min: number, max: number) => {
   const error = `must be an integer from ${min} to ${max}`;
@@ -13,13 +17,11 @@ const intRange = (min: number, max: number) => {
 
 // ---- requests -------------------------------------------------------------------------------------------
 
-const MODES = ['full', 'partial', 'manual'] as const;
-
 export const CrawlRequestSchema = z
   .object({
-    mode: z.enum(MODES, { error: (iss) => (iss.input === undefined ? 'is required: full, partial or manual' : 'must be one of full, partial, manual') }),
+    mode: z.enum(CRAWL_MODES, { error: (iss) => (iss.input === undefined ? 'is required: full, partial or manual' : 'must be one of full, partial, manual') }),
     urls: z
-      .array(z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' }), { error: 'must be an array of URLs' })
+      .array(PageUrlSchema, { error: 'must be an array of URLs' })
       .min(1, { error: 'must list at least one URL' })
       .optional()
       .meta({ description: 'Required with mode manual, and only allowed with it: full URLs of pages on a configured target.' }),
@@ -55,16 +57,14 @@ export const SearchRequestSchema = z
   .strict()
   .meta({ title: 'SearchRequest' });
 
-export const MAX_DELETE_URLS = 50;
-
 export const DeletePagesRequestSchema = z
   .object({
     urls: z
       .array(z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(4096, { error: 'must be at most 4096 characters' }), {
-        error: (iss) => (iss.input === undefined ? 'is required: an array of 1 to 50 URLs' : 'must be an array of URLs'),
+        error: (iss) => (iss.input === undefined ? `is required: an array of 1 to ${DELETE_URLS_MAX} URLs` : 'must be an array of URLs'),
       })
-      .min(1, { error: `must list 1 to ${MAX_DELETE_URLS} URLs` })
-      .max(MAX_DELETE_URLS, { error: `must list 1 to ${MAX_DELETE_URLS} URLs` }),
+      .min(1, { error: `must list 1 to ${DELETE_URLS_MAX} URLs` })
+      .max(DELETE_URLS_MAX, { error: `must list 1 to ${DELETE_URLS_MAX} URLs` }),
   })
   .strict()
   .meta({ title: 'DeletePagesRequest' });
@@ -81,8 +81,8 @@ const CrawlStatsSchema = z.object({
 export const CrawlRecordSchema = z
   .object({
     id: z.int(),
-    mode: z.enum(MODES),
-    status: z.enum(['queued', 'running', 'completed', 'stopped', 'failed']),
+    mode: z.enum(CRAWL_MODES),
+    status: z.enum(CRAWL_STATUSES),
     urls: z.array(z.string()).optional(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
