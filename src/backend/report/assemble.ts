@@ -1,6 +1,6 @@
 // Pure decisions of the link report: rows in report order → the REST form, and the walkLinks rule.
 import type { TargetConfig } from '../../config/schema.js';
-import { REPORT_REASONS, type LinkReason, type LinkReport, type ReportPage, type ReportSection, type ReportTarget } from '../types.js';
+import { REPORT_REASONS, type LinkReport, type ReportPage, type ReportSection, type ReportTarget } from '../types.js';
 
 /** REST section key of each reason, in section order (the rank stored in report_links is the index here). */
 export const SECTION_KEYS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const satisfies readonly (keyof LinkReport)[];
@@ -26,12 +26,6 @@ export interface ReportInput {
   counts: number[];
   targets: ReportTarget[];
   lastFullCrawl: string | null;
-}
-
-export function reasonOfRank(rank: number): LinkReason {
-  const reason = REPORT_REASONS[rank];
-  if (!reason) throw new Error(`no report section of rank ${rank}`);
-  return reason;
 }
 
 /**

@@ -1,7 +1,8 @@
 // Store reads of the link report: report_links (kept ready by migration 2 and savePages) joined to the outcomes.
-import { lastFullCrawl } from '../store/crawls.js';
+import { lastFullCrawlRow } from '../store/crawls.js';
 import type { Statement } from 'better-sqlite3';
 import type { Store } from '../store/store.js';
+import { REPORT_REASONS } from '../types.js';
 import type { ReportRow } from './assemble.js';
 
 export interface ReportSnapshot {
@@ -27,7 +28,6 @@ interface Statements {
   rowsOfHost: Statement;
   countsAll: Statement;
   countsOfHost: Statement;
-  lastFullStats: Statement;
 }
 
 const prepared = new WeakMap<Store, Statements>();
@@ -46,9 +46,6 @@ function statements(store: Store): Statements {
         .raw(true),
       countsAll: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts GROUP BY rank'),
       countsOfHost: db.prepare('SELECT rank, n FROM report_counts WHERE host = ?'),
-      lastFullStats: db.prepare(
-        `SELECT stats FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' ORDER BY finished_at DESC, id DESC LIMIT 1`,
-      ),
     };
     prepared.set(store, s);
   }
@@ -66,16 +63,16 @@ export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapsh
       const rows = (rowsStmt.all(...hostArgs, read.limit) as RawRow[]).map(
         ([rank, pageUrl, url, httpStatus, message, redirectsTo]): ReportRow => ({ rank, pageUrl, url, httpStatus, message, redirectsTo }),
       );
-      const counts = [0, 0, 0, 0, 0];
+      const counts = REPORT_REASONS.map(() => 0);
       for (const c of countsStmt.all(...hostArgs) as { rank: number; n: number }[]) counts[c.rank] = c.n;
-      return { rows, counts, lastFullCrawl: lastFullCrawl(store, read.project), walkedLinks: walkedLinks(s.lastFullStats.get(read.project)) };
+      const lastFull = lastFullCrawlRow(store, read.project);
+      return { rows, counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null) };
     })
     .deferred();
 }
 
-function walkedLinks(row: unknown): Map<string, boolean> {
+function walkedLinks(stats: string | null): Map<string, boolean> {
   const out = new Map<string, boolean>();
-  const stats = (row as { stats: string | null } | undefined)?.stats;
   if (!stats) return out;
   try {
     for (const [host, t] of Object.entries(JSON.parse(stats) as Record<string, { walkLinks?: unknown }>)) {

@@ -1,6 +1,7 @@
 // Deleting pages from the store and the index by exact URL, without crawling them.
 import type { TargetConfig } from '../../config/schema.js';
 import { BackendError } from '../errors.js';
+import { removePageByUrl } from '../store/pages.js';
 import type { Store } from '../store/store.js';
 import type { DeletePagesResult } from '../types.js';
 import { checkSiteUrl } from '../site-urls.js';
@@ -24,7 +25,6 @@ export function deletePages(store: Store, targets: TargetConfig[], urls: string[
   });
   if (problems.length) throw new BackendError('invalid_input', problems.join('; '));
 
-  const del = store.db.prepare('DELETE FROM pages WHERE url = ?');
   const deleted: string[] = [];
   const notFound: string[] = [];
   store.tx(() => {
@@ -33,8 +33,10 @@ export function deletePages(store: Store, targets: TargetConfig[], urls: string[
       if (seen.has(raw)) return;
       seen.add(raw);
       const href = (parsed[i] as URL).href;
-      const n = del.run(raw).changes + (href !== raw ? del.run(href).changes : 0);
-      (n > 0 ? deleted : notFound).push(raw);
+      // Both forms go, when they differ: a page may be stored under either.
+      const asGiven = removePageByUrl(store, raw);
+      const normalized = href !== raw && removePageByUrl(store, href);
+      (asGiven || normalized ? deleted : notFound).push(raw);
     });
   });
   return { deleted, notFound };

@@ -25,17 +25,14 @@ function toRecord(r: CrawlRow): CrawlRecord {
   return rec;
 }
 
-export const ACTIVE_STATUSES: readonly CrawlStatus[] = ['queued', 'running'];
-
 /**
  * Creates a queued crawl unless one of the project is queued or running; returns null then.
  * The check and the insert share one IMMEDIATE transaction, so two starts at once cannot both win.
  */
 export function createCrawl(store: Store, project: string, mode: CrawlMode, urls?: string[]): CrawlRecord | null {
   return store.tx(() => {
-    const busy = store.db.prepare(`SELECT 1 FROM crawls WHERE project = ? AND status IN ('queued','running') LIMIT 1`).get(project);
-    if (busy) return null;
-    const row = store.db
+    if (activeCrawl(store, project)) return null;
+    const row = store
       .prepare(`INSERT INTO crawls (project, mode, status, urls, started_at, owner_pid) VALUES (?, ?, 'queued', ?, ?, ?) RETURNING *`)
       .get(project, mode, urls ? JSON.stringify(urls) : null, new Date().toISOString(), process.pid) as CrawlRow;
     return toRecord(row);
@@ -44,13 +41,13 @@ export function createCrawl(store: Store, project: string, mode: CrawlMode, urls
 
 export function setCrawlStatus(store: Store, id: number, status: CrawlStatus, error?: string): void {
   const ended = status === 'completed' || status === 'stopped' || status === 'failed';
-  store.db
+  store
     .prepare(`UPDATE crawls SET status = ?, finished_at = CASE WHEN ? THEN ? ELSE finished_at END, error = COALESCE(?, error) WHERE id = ?`)
     .run(status, ended ? 1 : 0, new Date().toISOString(), error ?? null, id);
 }
 
 export function updateCrawlStats(store: Store, id: number, stats: CrawlStats): void {
-  store.db
+  store
     .prepare('UPDATE crawls SET pages = ?, links = ?, errors = ?, stats = ? WHERE id = ?')
     .run(stats.pages, stats.links, stats.errors, stats.targets ? JSON.stringify(stats.targets) : null, id);
 }
@@ -65,17 +62,22 @@ export function listCrawls(store: Store, project: string, limit: number, offset:
   return rows.map(toRecord);
 }
 
+/** The newest queued or running crawl of the project. */
 export function activeCrawl(store: Store, project: string): CrawlRecord | null {
-  const row = store.db.prepare(`SELECT * FROM crawls WHERE project = ? AND status IN ('queued','running') ORDER BY id DESC LIMIT 1`).get(project) as
+  const row = store.prepare(`SELECT * FROM crawls WHERE project = ? AND status IN ('queued','running') ORDER BY id DESC LIMIT 1`).get(project) as
     | CrawlRow
     | undefined;
   return row ? toRecord(row) : null;
 }
 
-/** When the last full crawl with status completed finished (spec: partial/manual/stopped/failed never change it). */
+/** The last full crawl with status completed (spec: partial/manual/stopped/failed never change it): when it finished, its stats JSON. */
+export function lastFullCrawlRow(store: Store, project: string): { finished_at: string; stats: string | null } | undefined {
+  return store
+    .prepare(`SELECT finished_at, stats FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' ORDER BY finished_at DESC, id DESC LIMIT 1`)
+    .get(project) as { finished_at: string; stats: string | null } | undefined;
+}
+
+/** When the last completed full crawl finished. */
 export function lastFullCrawl(store: Store, project: string): string | null {
-  const row = store.db
-    .prepare(`SELECT finished_at FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' ORDER BY finished_at DESC, id DESC LIMIT 1`)
-    .get(project) as { finished_at: string } | undefined;
-  return row?.finished_at ?? null;
+  return lastFullCrawlRow(store, project)?.finished_at ?? null;
 }

@@ -43,8 +43,7 @@ export interface OutcomeWrite {
 /** Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction. */
 export function savePages(store: Store, pages: PageWrite[]): void {
   if (!pages.length) return;
-  const db = store.db;
-  const upsert = db.prepare(`
+  const upsert = store.prepare(`
     INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id)
     VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId)
     ON CONFLICT(url) DO UPDATE SET host = excluded.host, http_status = excluded.http_status, content_type = excluded.content_type,
@@ -53,14 +52,14 @@ export function savePages(store: Store, pages: PageWrite[]): void {
       modified = excluded.modified, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod),
       last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id
     RETURNING id`);
-  const delTags = db.prepare('DELETE FROM page_tags WHERE page_id = ?');
-  const addTag = db.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
-  const delLinks = db.prepare('DELETE FROM links WHERE page_id = ?');
-  const addLink = db.prepare('INSERT OR IGNORE INTO links (page_id, url, element) VALUES (?, ?, ?)');
+  const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
+  const addTag = store.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
+  const delLinks = store.prepare('DELETE FROM links WHERE page_id = ?');
+  const addLink = store.prepare('INSERT OR IGNORE INTO links (page_id, url, element) VALUES (?, ?, ?)');
   // The link report's ready rows (migration 2) follow the links just written: one set-based refresh per page
   // (a trigger per link row would double the cost of writing links). Every write of `links` goes through here.
-  const clearReport = db.prepare('DELETE FROM report_links WHERE page_id = ?');
-  const fillReport = db.prepare(`
+  const clearReport = store.prepare('DELETE FROM report_links WHERE page_id = ?');
+  const fillReport = store.prepare(`
     INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host)
     SELECT l.page_id, l.url, rr.rank, p.url, p.host
     FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
@@ -100,12 +99,12 @@ export function savePages(store: Store, pages: PageWrite[]): void {
 /** Records link outcomes (one row per URL; the newest wins). One transaction. */
 export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
   if (!outcomes.length) return;
-  const stmt = store.db.prepare(`
+  const stmt = store.prepare(`
     INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at)
     VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt)
     ON CONFLICT(url) DO UPDATE SET http_status = excluded.http_status, reason = excluded.reason, message = excluded.message,
       redirects_to = excluded.redirects_to, crawl_id = excluded.crawl_id, checked_at = excluded.checked_at`);
-  const insertNew = store.db.prepare(`
+  const insertNew = store.prepare(`
     INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at)
     VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt) ON CONFLICT(url) DO NOTHING`);
   const checkedAt = new Date().toISOString();
@@ -142,15 +141,19 @@ export function sitemapLastmods(store: Store, host: string): Map<string, string 
 /** Marks stored pages as seen by a crawl without rewriting them (e.g. a page the site asked us not to fetch right now). */
 export function touchPages(store: Store, urls: string[], crawlId: number): void {
   if (!urls.length) return;
-  const stmt = store.db.prepare('UPDATE pages SET crawl_id = ? WHERE url = ?');
+  const stmt = store.prepare('UPDATE pages SET crawl_id = ? WHERE url = ?');
   store.tx(() => {
     for (const u of urls) stmt.run(crawlId, u);
   });
 }
 
+/** Removes the page stored under exactly this URL, with its tags, links and index entry; whether there was one. */
+export function removePageByUrl(store: Store, url: string): boolean {
+  return store.prepare('DELETE FROM pages WHERE url = ?').run(url).changes > 0;
+}
+
 /** Removes stored pages by exact URL (a re-crawled page that is now gone or redirects elsewhere). */
 export function removePagesByUrl(store: Store, urls: string[]): number {
   if (!urls.length) return 0;
-  const stmt = store.db.prepare('DELETE FROM pages WHERE url = ?');
-  return store.tx(() => urls.reduce((n, u) => n + stmt.run(u).changes, 0));
+  return store.tx(() => urls.filter((u) => removePageByUrl(store, u)).length);
 }

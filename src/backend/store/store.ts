@@ -12,21 +12,30 @@ export interface OpenStoreOptions {
   readonly?: boolean;
 }
 
+/** How a connection is opened: the defaults suit the process that owns the file (it migrates it). */
+export interface StoreConnectionOptions {
+  readonly?: boolean;
+  /** false: the file is already migrated by its owner (a writer thread's second connection). */
+  migrate?: boolean;
+  cacheKb?: number;
+  busyTimeoutMs?: number;
+}
+
 export class Store {
   readonly db: Db;
   /** Crawls found `running` or `queued` at open: their process died, so they are now `failed`. */
   readonly recoveredCrawls: number[];
 
-  constructor(readonly path: string, opts: { readonly?: boolean } = {}) {
+  constructor(readonly path: string, opts: StoreConnectionOptions = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { readonly: opts.readonly ?? false });
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('cache_size = -32000');
+    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+    this.db.pragma(`cache_size = -${opts.cacheKb ?? 32000}`);
     this.recoveredCrawls = [];
-    if (!opts.readonly) {
+    if (!opts.readonly && opts.migrate !== false) {
       migrate(this.db);
       this.recoveredCrawls = this.failDeadCrawls();
     }
