@@ -1,6 +1,6 @@
 // The errors an ability run ends with (DESIGN.md §2): built here so every caller gets the same code, message and status.
 import type { z } from 'zod';
-import { BackendError } from '../backend/errors.js';
+import type { BackendError } from '../backend/errors.js';
 import { formatPath } from '../config/load.js';
 import { AbilityError, type InputIssue } from './types.js';
 
@@ -58,4 +58,3 @@ export function fromBackendError(ability: string, err: BackendError): AbilityErr
   return new AbilityError('svc_api_error', `${ability} failed: ${err.message}`, status, { upstream_status });
 }
 
-export { BackendError };

@@ -3,9 +3,8 @@
 // using them directly must check capabilities itself. They answer in the backend's REST forms.
 import type { Backend } from '../backend/backend.js';
 import { REPORT_LIMIT } from '../backend/report/assemble.js';
-import type { Store } from '../backend/store/store.js';
 import type { CrawlRecord, DeletePagesResult, LinkReport, PageMeta, SearchParams, SearchResults } from '../backend/types.js';
-import { getPost, pageMetaOfPost, type Post } from '../host/posts.js';
+import { pageMetaOfPost, type Post } from '../host/posts.js';
 import { LinkReportCache } from './link-report-cache.js';
 
 export interface LinkReportOptions {
@@ -32,25 +31,25 @@ export interface SvcFunctions {
 
 export interface SvcFunctionsOptions {
   backend: Backend;
-  store: Store;
+  /** The host's post store (posts are the CMS's, not the backend's). */
+  getPost(postId: number): Post | null;
   cache?: LinkReportCache;
 }
 
 export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
-  const { backend, store } = opts;
+  const { backend, getPost } = opts;
   const cache = opts.cache ?? new LinkReportCache();
-  const project = backend.publicToken;
-  // A crawl that ends in this process may change the report: forget the project's cached reports.
-  const unsubscribe = backend.onCrawlEnded(() => cache.dropProject(project));
+  // A crawl that ends in this process may change the report: forget the cached reports.
+  const unsubscribe = backend.onCrawlEnded(() => cache.clear());
   return {
     svc_search: (terms, params = {}) => backend.search(terms, params),
-    svc_get_post: (postId) => getPost(store, postId),
+    svc_get_post: (postId) => getPost(postId),
     svc_get_page_meta(postId) {
-      const post = getPost(store, postId);
+      const post = getPost(postId);
       return post ? pageMetaOfPost(post) : null;
     },
     async svc_get_link_report(o = {}) {
-      const key = { project, target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default };
+      const key = { target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default };
       if (!o.refresh) {
         const hit = cache.get(key);
         if (hit) return hit;
@@ -65,7 +64,7 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
     async svc_delete_pages(urls) {
       const result = await backend.deletePages(urls);
       // Deleted pages take their links out of the report.
-      if (result.deleted.length) cache.dropProject(project);
+      if (result.deleted.length) cache.clear();
       return result;
     },
     close: unsubscribe,

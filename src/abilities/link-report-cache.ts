@@ -1,5 +1,6 @@
 // The link report's local cache (spec §4.2 rule 2): the report only changes when the site is crawled, so a
-// result is reused for up to 15 minutes per (project, target, limit). Only successes are stored.
+// result is reused for up to 15 minutes per (target, limit). One cache serves one project's functions. Only
+// successes are stored.
 import { LRUCache } from 'lru-cache';
 import type { LinkReport } from '../backend/types.js';
 
@@ -13,7 +14,6 @@ export interface LinkReportCacheOptions {
 }
 
 export interface LinkReportKey {
-  project: string;
   target: string | null;
   limit: number;
 }
@@ -28,7 +28,7 @@ export class LinkReportCache {
   }
 
   private static key(k: LinkReportKey): string {
-    return JSON.stringify([k.project, k.target, k.limit]);
+    return JSON.stringify([k.target, k.limit]);
   }
 
   get(k: LinkReportKey): LinkReport | undefined {
@@ -39,14 +39,8 @@ export class LinkReportCache {
     this.lru.set(LinkReportCache.key(k), report);
   }
 
-  /** Forgets every entry of a project (a crawl of it ended, or pages were deleted). */
-  dropProject(project: string): void {
-    for (const key of [...this.lru.keys()]) {
-      if ((JSON.parse(key) as [string])[0] === project) this.lru.delete(key);
-    }
-  }
-
-  get size(): number {
-    return this.lru.size;
+  /** Forgets every entry (a crawl ended, or pages were deleted). */
+  clear(): void {
+    this.lru.clear();
   }
 }

@@ -9,7 +9,7 @@ import { LinkReportCache } from '../abilities/link-report-cache.js';
 import { Registry } from '../abilities/registry.js';
 import type { AbilityRegistry } from '../abilities/types.js';
 import { getUser, userByToken } from '../auth/users.js';
-import { importPosts, parsePostsFile, PostsFileError } from './posts.js';
+import { getPost, importPosts, parsePostsFile, PostsFileError } from './posts.js';
 import type { User } from './types.js';
 import { ABILITIES_MIN_VERSION, hasAbilitiesApi } from './version.js';
 
@@ -58,7 +58,7 @@ function loadPostsFile(app: App): void {
 export function createHost(app: App, opts: CreateHostOptions = {}): Host {
   loadPostsFile(app);
   const version = app.config.host.version;
-  const functions = createSvcFunctions({ backend: app.backend, store: app.store, cache: new LinkReportCache({ now: opts.now }) });
+  const functions = createSvcFunctions({ backend: app.backend, getPost: (id) => getPost(app.store, id), cache: new LinkReportCache({ now: opts.now }) });
   const registry = new Registry({ fns: functions, targets: app.config.targets });
   const abilitiesEnabled = hasAbilitiesApi(version);
   let disabledReason: string | null = null;

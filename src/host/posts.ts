@@ -154,7 +154,7 @@ export function importPosts(store: Store, posts: readonly Post[]): number {
 }
 
 export function getPost(store: Store, id: number): Post | null {
-  const row = store.db.prepare('SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
+  const row = store.prepare('SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
   return row ? fromRow(row) : null;
 }
 

@@ -14,16 +14,12 @@ export interface ToolSpec {
   openWorldHint: boolean;
 }
 
-export function defineTool(spec: ToolSpec): ToolSpec {
-  if (spec.name !== spec.ability.replace('/', '-')) throw new Error(`tool ${spec.name}: name must be its ability's name with a dash`);
-  return Object.freeze(spec);
+export function defineTool(spec: Omit<ToolSpec, 'name'>): ToolSpec {
+  return Object.freeze({ name: spec.ability.replace('/', '-'), ...spec });
 }
 
-/** MCP wants an object schema at the root; an ability without input publishes none, so it gets the empty object. */
-const NO_INPUT: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
-
-function objectSchema(schema: JsonSchema | undefined, what: string, tool: string): Tool['inputSchema'] {
-  if (schema === undefined) return NO_INPUT as Tool['inputSchema'];
+/** MCP wants an object schema at the root. */
+function objectSchema(schema: JsonSchema, what: string, tool: string): Tool['inputSchema'] {
   if (schema.type !== 'object') throw new Error(`tool ${tool}: the ability's ${what} schema is not an object schema`);
   return schema as Tool['inputSchema'];
 }

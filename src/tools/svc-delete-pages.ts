@@ -2,7 +2,6 @@
 import { defineTool } from './define.js';
 
 export const svcDeletePages = defineTool({
-  name: 'svc-delete-pages',
   ability: 'svc/delete-pages',
   // Changes only this service's index; the site itself is neither fetched nor changed.
   openWorldHint: false,

@@ -2,7 +2,6 @@
 import { defineTool } from './define.js';
 
 export const svcFullCrawl = defineTool({
-  name: 'svc-full-crawl',
   ability: 'svc/full-crawl',
   // Fetches the site's pages and, with track_links = all, checks every link on them, external ones too.
   openWorldHint: true,

@@ -2,7 +2,6 @@
 import { defineTool } from './define.js';
 
 export const svcGetPageMeta = defineTool({
-  name: 'svc-get-page-meta',
   ability: 'svc/get-page-meta',
   // Reads the host's own post store; no request leaves the service.
   openWorldHint: false,

@@ -2,7 +2,6 @@
 import { defineTool } from './define.js';
 
 export const svcManualCrawl = defineTool({
-  name: 'svc-manual-crawl',
   ability: 'svc/manual-crawl',
   // Fetches the listed pages from the site and checks the links on them.
   openWorldHint: true,

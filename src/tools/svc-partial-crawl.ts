@@ -2,7 +2,6 @@
 import { defineTool } from './define.js';
 
 export const svcPartialCrawl = defineTool({
-  name: 'svc-partial-crawl',
   ability: 'svc/partial-crawl',
   // Fetches sitemaps and pages of the site, and checks the links on them.
   openWorldHint: true,

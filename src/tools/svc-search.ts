@@ -2,7 +2,6 @@
 import { defineTool } from './define.js';
 
 export const svcSearch = defineTool({
-  name: 'svc-search',
   ability: 'svc/search',
   // Queries this service's own index; no request leaves it.
   openWorldHint: false,
