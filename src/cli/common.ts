@@ -1,6 +1,7 @@
-// What every command shares: option parsing, config loading with readable errors, opening the app.
+// What every command shares: option parsing, config loading with readable errors, opening the app. The app (the
+// store, the engine) is imported only when a command opens it: `svc --help` and a bad option need none of it.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openApp, type App } from '../app.js';
+import type { App } from '../app.js';
 import { UserError } from '../auth/users.js';
 import { BackendError } from '../backend/errors.js';
 import { ConfigError, loadConfig } from '../config/load.js';
@@ -43,8 +44,10 @@ export function readConfig(values: { config?: string | boolean; site?: string | 
   }
 }
 
-export function openAppFrom(values: { config?: string | boolean; site?: string | boolean }): App {
-  return openApp(readConfig(values));
+export async function openAppFrom(values: { config?: string | boolean; site?: string | boolean }): Promise<App> {
+  const config = readConfig(values);
+  const { openApp } = await import('../app.js');
+  return openApp(config);
 }
 
 /** Parses a whole number option, naming the option when it is not one. */
@@ -64,7 +67,7 @@ export function toCliError(err: unknown): unknown {
 
 /** Opens the app for one command, runs it, and closes the app whatever happens. */
 export async function withApp<T>(values: { config?: string | boolean; site?: string | boolean }, fn: (app: App) => T | Promise<T>): Promise<T> {
-  const app = openAppFrom(values);
+  const app = await openAppFrom(values);
   try {
     return await fn(app);
   } catch (err) {
