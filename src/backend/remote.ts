@@ -4,6 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, Dispatcher } from 'undici';
 import type { z } from 'zod';
+import { readCapped } from '../http/io.js';
 import type { Logger } from '../log.js';
 import type { Backend } from './backend.js';
 import { BackendError, type BackendErrorCode } from './errors.js';
@@ -164,7 +165,7 @@ export class RemoteBackend implements Backend {
         });
         status = res.statusCode;
         retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
-        text = await readCapped(res.body);
+        text = await readAnswer(res.body);
       } catch (err) {
         const code = errorCode(err);
         if (!last && CONNECTION_ERRORS.has(code)) {
@@ -228,16 +229,10 @@ function upstreamError(status: number, message: string | undefined): BackendErro
   return new BackendError('upstream_error', `the remote /v1 service answered ${status}${message ? `: ${message}` : ''}`, status);
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_ANSWER_BYTES) {
-      body.destroy();
-      throw Object.assign(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`), { code: 'answer_too_large' });
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+async function readAnswer(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const bytes = await readCapped(body, MAX_ANSWER_BYTES, () => {
+    body.destroy();
+    return Object.assign(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`), { code: 'answer_too_large' });
+  });
+  return bytes.toString('utf8');
 }

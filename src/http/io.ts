@@ -29,14 +29,19 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
     req.resume();
     throw new HttpError(413, 'payload_too_large', `request body is larger than ${maxBytes} bytes`);
   }
+  return readCapped(req, maxBytes, () => {
+    req.resume();
+    return new HttpError(413, 'payload_too_large', `request body is larger than ${maxBytes} bytes`);
+  });
+}
+
+/** Reads a stream whole, at most maxBytes: past that, throws what tooLarge() gives (after it has let the stream go). */
+export async function readCapped(stream: AsyncIterable<unknown>, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  for await (const chunk of stream) {
     size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      req.resume();
-      throw new HttpError(413, 'payload_too_large', `request body is larger than ${maxBytes} bytes`);
-    }
+    if (size > maxBytes) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
