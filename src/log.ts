@@ -3,7 +3,7 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(level: string = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(level: string): Logger {
   return pino(
     {
       level,

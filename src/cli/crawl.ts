@@ -1,7 +1,6 @@
 // `svc crawl full|partial|manual [URL…]`: runs one crawl in the foreground with a progress display on
 // stderr (a live line on a terminal, plain lines otherwise) and prints the final crawl record as one JSON line.
 import { EmbeddedBackend } from '../backend/embedded.js';
-import { BackendError } from '../backend/errors.js';
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../backend/types.js';
 import type { CrawlProgress } from '../crawler/crawl.js';
 import { CliError, openAppFrom, parse, toCliError } from './common.js';

@@ -1,7 +1,7 @@
 // `svc report [--target H] [--limit N] [--json]`: the link report from the backend (embedded or remote).
 import { REPORT_LIMIT, SECTION_KEYS, type SectionKey } from '../backend/report/assemble.js';
 import type { LinkReport } from '../backend/types.js';
-import { CliError, intOption, parse, withApp } from './common.js';
+import { intOption, parse, withApp } from './common.js';
 
 const USAGE = `usage: svc report [--target H] [--limit N] [--json] [--config F | --site URL]
   --target H   only pages of this configured target host

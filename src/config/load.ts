@@ -47,7 +47,7 @@ export interface LoadOptions {
 }
 
 /** Config from a file, `--site`, or nothing (all defaults); env overrides come last. */
-export function loadConfig(opts: LoadOptions = {}): Config & { configSource: string } {
+export function loadConfig(opts: LoadOptions = {}): Config {
   const env = opts.env ?? process.env;
   const path = opts.configPath ?? env.SVC_CONFIG;
   let raw: Record<string, unknown> = {};
@@ -90,5 +90,5 @@ export function loadConfig(opts: LoadOptions = {}): Config & { configSource: str
   if (env.HOST) server.host = env.HOST;
   if (Object.keys(server).length) raw = { ...raw, server };
   if (env.SVC_LOG_LEVEL) raw = { ...raw, log_level: env.SVC_LOG_LEVEL };
-  return { ...parseConfig(raw, source), configSource: source };
+  return parseConfig(raw, source);
 }

@@ -173,9 +173,8 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
       writeFileAtomic(credPath, JSON.stringify(creds, null, 2) + '\n', 0o600);
       // For the other commands (`svc report --config …`, `svc mcp --config …`): the same data and target.
       const configPath = join(dataDir, 'demo-config.json');
-      const { configSource: _source, ...plainConfig } = app.config as Config & { configSource?: string };
-      const listening = { ...plainConfig.server, port: Number(new URL(baseUrl).port) || plainConfig.server.port };
-      writeFileAtomic(configPath, JSON.stringify({ ...plainConfig, data_dir: dataDir, server: listening }, null, 2) + '\n', 0o644);
+      const listening = { ...app.config.server, port: Number(new URL(baseUrl).port) || app.config.server.port };
+      writeFileAtomic(configPath, JSON.stringify({ ...app.config, data_dir: dataDir, server: listening }, null, 2) + '\n', 0o644);
       writeFileAtomic(join(dataDir, 'demo-posts.json'), demoPostsFile(site.origin), 0o644);
 
       let crawlLine: string;

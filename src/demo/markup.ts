@@ -37,7 +37,3 @@ export function renderBlocks(blocks: readonly string[], mapHref: HrefMapper): st
     .join('\n');
 }
 
-/** Every href a block list links to, as written (before mapping). */
-export function hrefsOf(blocks: readonly string[]): string[] {
-  return blocks.flatMap((b) => [...b.matchAll(INLINE)].map((m) => m[3]!));
-}

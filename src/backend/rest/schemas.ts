@@ -5,7 +5,7 @@ import { SearchResultsSchema as SearchResultsShape } from '../search/results.js'
 import { REPORT_LIMIT } from '../report/assemble.js';
 import { DELETE_URLS_MAX } from '../search/delete.js';
 import { SearchParamsSchema } from '../search/params.js';
-import { CRAWL_MODES, CRAWL_STATUSES, type CrawlRecord, type DeletePagesResult, type LinkReport, type SearchResults } from '../types.js';
+import { CRAWL_MODES, CRAWL_STATUSES, type CrawlRecord, type DeletePagesResult, type LinkReport } from '../types.js';
 
 /** A full http(s) URL (whether it is on a configured target is checked against the config when it is used). */
 export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
