@@ -119,7 +119,6 @@ async function runSvc(site: URL, logPath: string, round: number): Promise<Run & 
   truncateSync(logPath, 0);
   const r = await measure([SVC, 'crawl', 'full', '--config', config]);
   if (r.code !== 0) throw new Error(`svc crawl exited ${r.code}:\n${r.stderr}`);
-  const rec = JSON.parse(r.stdout.trim().split('\n').pop()!) as { status: string; stats: { pages: number } };
   const db = new Database(join(dir, 'data', 'svc.db'), { readonly: true });
   const rows = db
     .prepare(`SELECT o.url AS url, count(*) AS n FROM links l JOIN link_outcomes o ON o.url = l.url WHERE o.reason IN ('not_found','forbidden','server_error') GROUP BY o.url`)
@@ -143,8 +142,7 @@ async function runFloor(logPath: string, pageUrls: string[]): Promise<Run> {
   return runOf('floor: undici + htmlparser2 only', r, countRequests(logPath, FLOOR_AGENT), new Set(), null);
 }
 
-async function runLinkinator(site: URL, logPath: string, round: number): Promise<Run> {
-  void round;
+async function runLinkinator(site: URL, logPath: string): Promise<Run> {
   // linkinator 6's CLI ignores --user-agent: its requests carry its fixed default agent.
   const agent = 'Chrome/79.0.3945.117 Safari/537.36';
   truncateSync(logPath, 0);
@@ -173,7 +171,7 @@ async function main(): Promise<void> {
     const a = await runSvc(site, logPath, round);
     svcRuns.push(a);
     console.error(`  round ${round} svc: ${a.wallS.toFixed(2)} s (CPU ${a.cpuS.toFixed(2)} s), ${a.pages} pages, ${a.peakMb.toFixed(0)} MB`);
-    const b = await runLinkinator(site, logPath, round);
+    const b = await runLinkinator(site, logPath);
     lkRuns.push(b);
     console.error(`  round ${round} linkinator: ${b.wallS.toFixed(2)} s (CPU ${b.cpuS.toFixed(2)} s), ${b.pages} pages, ${b.peakMb.toFixed(0)} MB`);
     const c = await runFloor(logPath, a.pageUrls);

@@ -20,6 +20,7 @@ import { parseConfig } from '../src/config/load.js';
 import { createHost } from '../src/host/host.js';
 import { silentLogger } from '../src/log.js';
 import { printTable, summarize } from './lib/measure.js';
+import { mulberry32 } from './lib/random.js';
 import { serve, SVC } from './lib/services.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 2000);
@@ -31,20 +32,8 @@ const ORIGIN = `http://${HOST}`;
 
 // ---------- data ----------
 
-/** A small deterministic PRNG, so every run searches the same corpus. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ten', 'sul', 'vor', 'pe', 'dan', 'qui', 'bel', 'nor', 'fi', 'gas', 'tro', 'zen'];
-const rand = rng(42);
+const rand = mulberry32(42);
 const VOCAB = Array.from({ length: 800 }, () => Array.from({ length: 2 + Math.floor(rand() * 2) }, () => SYLLABLES[Math.floor(rand() * SYLLABLES.length)]).join(''));
 const word = () => VOCAB[Math.floor(rand() * VOCAB.length)]!;
 

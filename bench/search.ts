@@ -18,6 +18,7 @@ import { extractHtml } from '../src/crawler/html.js';
 import { savePages, type PageWrite } from '../src/backend/store/pages.js';
 import { Store } from '../src/backend/store/store.js';
 import { printTable, summarize } from './lib/measure.js';
+import { mulberry32 } from './lib/random.js';
 import { startDocsSite } from './lib/services.js';
 
 const DOCS_DIR = '/usr/share/doc/postgresql-doc-15/html';
@@ -56,17 +57,6 @@ async function fetchCorpus(base: string): Promise<Doc[]> {
 }
 
 // ---------- queries ----------
-
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The corpus' most frequent words (the, and, for, that, table, …): what a stopword list would hold. */
 function frequentWords(docs: Doc[], n: number): Set<string> {

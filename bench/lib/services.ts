@@ -12,10 +12,6 @@ export function startDocsSite(port = 18099): string {
   return execFileSync('bash', [DOCS_SCRIPT, 'start', String(port)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 }
 
-export function stopDocsSite(): void {
-  execFileSync('bash', [DOCS_SCRIPT, 'stop'], { stdio: 'ignore' });
-}
-
 export function docsSiteLog(): string {
   return execFileSync('bash', [DOCS_SCRIPT, 'log'], { encoding: 'utf8' }).trim();
 }
