@@ -1,7 +1,7 @@
 // Reads the config (file, env, --site) and turns every bad field into one line naming the field and the rule.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import { formatZodIssues } from '../zod-issues.js';
 import { ConfigSchema, type Config } from './schema.js';
 
 export class ConfigError extends Error {
@@ -12,24 +12,6 @@ export class ConfigError extends Error {
     super(`invalid config (${source}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
-}
-
-/** `targets[0].concurrency` from zod's path. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else out += out ? `.${String(seg)}` : String(seg);
-  }
-  return out || '(root)';
-}
-
-export function formatZodIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => {
-    const path = formatPath(issue.path);
-    if (issue.code === 'unrecognized_keys') return `${path}: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-    return `${path}: ${issue.message}`;
-  });
 }
 
 export function parseConfig(raw: unknown, source = 'config'): Config {

@@ -1,7 +1,7 @@
 // The host's posts: the posts file format (JSON array or NDJSON), the post store, and the page meta of a post
 // (DESIGN.md §2) — the one implementation the ability layer and the demo site's page renderer both use.
 import { z } from 'zod';
-import { formatZodIssues } from '../config/load.js';
+import { formatZodIssues } from '../zod-issues.js';
 import type { Store } from '../backend/store/store.js';
 import type { PageMeta } from '../backend/types.js';
 import type { PostStatus } from './roles.js';

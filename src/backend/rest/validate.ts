@@ -1,6 +1,6 @@
 // Turning request input into typed values with the /v1 schemas: every refusal is a 400 naming the field and the rule.
 import type { z } from 'zod';
-import { formatPath } from '../../config/load.js';
+import { formatPath } from '../../zod-issues.js';
 import { HttpError } from '../../http/io.js';
 
 export type InputPlace = 'body' | 'query';

@@ -1,6 +1,6 @@
 // The one schema of `search_params`, shared by the embedded engine, the /v1 REST facade and the ability layer.
 import { z } from 'zod';
-import { formatZodIssues } from '../../config/load.js';
+import { formatZodIssues } from '../../zod-issues.js';
 import { BackendError } from '../errors.js';
 
 export const SEARCH_SIZE_MAX = 100;
