@@ -596,7 +596,6 @@ export class CrawlEngine {
     const stopped = this.signal.aborted;
     for (const r of this.runs) {
       const rest = r.leftovers();
-      if (rest.length) r.cut = r.cut || !stopped;
       const why = stopped ? 'not fetched: the crawl was stopped' : `not fetched: max_pages (${r.cfg.max_pages}) reached`;
       for (const { url } of rest) {
         if (r.tracks(url)) this.record(url, { reason: 'unknown', httpStatus: 0, message: why, redirectsTo: null });

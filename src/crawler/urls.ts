@@ -46,13 +46,14 @@ export function canonicalTargetHost(host: string, scheme: string): string {
   return new URL(`${scheme}://${host}/`).host;
 }
 
-/** Links to PDF documents (track_links = pdf): judged by the path, since a link is tracked before it is fetched. */
+/**
+ * Whether a canonical URL (as normalizeUrl gives it) links to a PDF document (track_links = pdf): judged by the
+ * path, since a link is tracked before it is fetched.
+ */
 export function isPdfUrl(url: string): boolean {
-  try {
-    return new URL(url).pathname.toLowerCase().endsWith('.pdf');
-  } catch {
-    return false;
-  }
+  // A canonical URL has no fragment, and its query starts at the first '?': the path is what comes before.
+  const queryAt = url.indexOf('?');
+  return (queryAt < 0 ? url : url.slice(0, queryAt)).toLowerCase().endsWith('.pdf');
 }
 
 export function compilePatterns(patterns: readonly string[]): RegExp[] {
