@@ -12,7 +12,7 @@ import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } fr
 import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from './params.js';
 import { completions, foldWord, indexedPages } from './completions.js';
-import { buildQuery, toExpression, type QueryPart } from './query.js';
+import { parseTerms, toExpression, type QueryPart } from './query.js';
 
 export { deletePages } from './delete.js';
 
@@ -216,21 +216,21 @@ const BROAD_PREFIX_SHARE = 0.25;
  * only word, the word itself does (or its most frequent completion, when the word is not one yet); pages
  * without that word come after the others of their block, in index order.
  */
-function queryExpressions(store: Store, text: string): { expression: string; rankExpression: string; parts: QueryPart[] } {
+function queryExpressions(store: Store, parts: QueryPart[]): { expression: string; rankExpression: string } {
   let broad: { word: string; terms: string[] } | null = null;
-  const { expression, parts } = buildQuery(text, (prefix) => {
+  const expression = toExpression(parts, (prefix) => {
     const word = foldWord(prefix);
     const found = completions(store, word);
     if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
     return found.terms;
   });
-  if (!broad) return { expression: expression!, rankExpression: expression!, parts };
+  if (!broad) return { expression: expression!, rankExpression: expression! };
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
   const rankWord = terms.includes(word) ? word : terms[0]!;
   const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
-  return { expression: expression!, rankExpression: toExpression(rankParts)!, parts };
+  return { expression: expression!, rankExpression: toExpression(rankParts)! };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -243,7 +243,8 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
   const started = performance.now();
   const text = checkTerms(terms);
   const p = parseSearchParams(params);
-  if (!buildQuery(text).expression) return { total: 0, duration: round(performance.now() - started, 3), hits: [] };
+  const parts = parseTerms(text);
+  if (!parts.length) return { total: 0, duration: round(performance.now() - started, 3), hits: [] };
 
   const tags = [...new Set(p.tags ?? [])];
   const lang = p.lang?.toLowerCase();
@@ -255,7 +256,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
 
   // One read transaction: every statement below sees the same snapshot, even while a crawl writes.
   const { total, hits } = store.db.transaction(() => {
-    const { expression, rankExpression, parts } = queryExpressions(store, text);
+    const { expression, rankExpression } = queryExpressions(store, parts);
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
