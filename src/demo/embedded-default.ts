@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { App } from '../app.js';
 import { createApiKey, verifyApiKey } from '../auth/keys.js';
-import { removePagesNotSeen } from '../backend/store/pages.js';
+import { removePagesOfHost } from '../backend/store/pages.js';
 import { addUser, getUser, resetUserToken, userByToken } from '../auth/users.js';
 import { TargetSchema, type Config, type TargetConfig } from '../config/schema.js';
 import { importPosts } from '../host/posts.js';
@@ -146,7 +146,7 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
         [state?.partner_port, site.partnerPort],
       ]) {
         if (!was || was === now) continue;
-        const removed = removePagesNotSeen(app.store, `127.0.0.1:${was}`, 0);
+        const removed = removePagesOfHost(app.store, `127.0.0.1:${was}`);
         app.logger.info({ removed, old_port: was }, 'pages of the demo site on an old port removed');
       }
       importPosts(

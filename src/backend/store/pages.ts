@@ -132,6 +132,11 @@ export function removePagesNotSeen(store: Store, host: string, crawlId: number):
   return store.tx(() => store.db.prepare('DELETE FROM pages WHERE host = ? AND (crawl_id IS NULL OR crawl_id <> ?)').run(host, crawlId).changes);
 }
 
+/** Every stored page of a host leaves the store and the index (a host that is no longer crawled). */
+export function removePagesOfHost(store: Store, host: string): number {
+  return store.tx(() => store.prepare('DELETE FROM pages WHERE host = ?').run(host).changes);
+}
+
 /** url → sitemap lastmod of every stored page of a host (for partial crawls). */
 export function sitemapLastmods(store: Store, host: string): Map<string, string | null> {
   const rows = store.db.prepare('SELECT url, sitemap_lastmod FROM pages WHERE host = ?').all(host) as { url: string; sitemap_lastmod: string | null }[];
