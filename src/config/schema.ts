@@ -55,6 +55,7 @@ export const TargetSchema = z
   })
   .strict();
 
+// A section left out gets its fields' own defaults (prefault: the empty object is parsed, so there is one copy of each).
 export const ConfigSchema = z
   .object({
     project: z
@@ -72,7 +73,7 @@ export const ConfigSchema = z
         posts_file: z.string().min(1).nullable().optional(),
       })
       .strict()
-      .default({ version: '6.9', rest_root: '/wp-json' }),
+      .prefault({}),
     server: z
       .object({
         host: z.string().min(1).default('127.0.0.1'),
@@ -82,7 +83,7 @@ export const ConfigSchema = z
         max_body_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
       })
       .strict()
-      .default({ host: '127.0.0.1', port: 8787, allowed_hosts: [], allowed_origins: [], max_body_bytes: 1024 * 1024 }),
+      .prefault({}),
     api: z
       .object({
         base_url: z.url({ protocol: /^https?$/ }).nullable().default(null),
@@ -90,7 +91,7 @@ export const ConfigSchema = z
         public_token: z.string().regex(PUBLIC_TOKEN_RE, 'must have the form <id>:<region>').nullable().default(null),
       })
       .strict()
-      .default({ base_url: null, api_key: null, public_token: null }),
+      .prefault({}),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .strict();
