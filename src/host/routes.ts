@@ -9,14 +9,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.js';
 import { AbilityError, type RegisteredAbility } from '../abilities/types.js';
-import { bearerToken, HttpError, readBody, readJsonBody, sendJson, type HttpHandler } from '../http/io.js';
+import { bearerChallenge, bearerToken, HttpError, readBody, readJsonBody, sendJson, type HttpHandler } from '../http/io.js';
 import type { Host } from './host.js';
 import type { User } from './types.js';
 
 const RUN_PATH_RE = /^([^/]+\/[^/]+)\/run$/;
 const PER_PAGE_DEFAULT = 50;
 const PER_PAGE_MAX = 100;
-const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer realm="svc"' };
 
 
 function sendError(res: ServerResponse, status: number, code: string, message: string, data: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
@@ -89,9 +88,7 @@ export function createAbilityRoutesHandler(app: App, host: Host): HttpHandler {
     if (token === null) return null;
     const user = token === undefined ? null : host.userByToken(token);
     if (!user) {
-      throw new HttpError(401, 'ability_invalid_permissions', 'the bearer token is not valid: it belongs to no user', {
-        'www-authenticate': 'Bearer realm="svc", error="invalid_token"',
-      });
+      throw new HttpError(401, 'ability_invalid_permissions', 'the bearer token is not valid: it belongs to no user', bearerChallenge(true));
     }
     return user;
   }
@@ -172,7 +169,7 @@ export function createAbilityRoutesHandler(app: App, host: Host): HttpHandler {
     } catch (err) {
       if (res.headersSent) throw err;
       if (err instanceof AbilityError) {
-        sendError(res, err.status, err.code, err.message, err.data, err.status === 401 ? AUTH_CHALLENGE : {});
+        sendError(res, err.status, err.code, err.message, err.data, err.status === 401 ? bearerChallenge(false) : {});
       } else if (err instanceof HttpError) {
         sendError(res, err.status, err.code, err.message, {}, err.headers);
       } else {

@@ -63,6 +63,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   }
 }
 
+/** The WWW-Authenticate header of a 401: the realm, and whether the token sent was not a valid one. */
+export function bearerChallenge(invalidToken: boolean): Record<string, string> {
+  return { 'www-authenticate': invalidToken ? 'Bearer realm="svc", error="invalid_token"' : 'Bearer realm="svc"' };
+}
+
 /** The token of an `Authorization: Bearer <token>` header; null when absent; undefined when malformed. */
 export function bearerToken(req: IncomingMessage): string | null | undefined {
   const h = req.headers.authorization;

@@ -9,7 +9,7 @@ import type { App } from '../app.js';
 import type { Host } from '../host/host.js';
 import type { User } from '../host/types.js';
 import { createOriginGuard } from '../http/origin-guard.js';
-import { bearerToken, sendJson, type HttpHandler } from '../http/io.js';
+import { bearerChallenge, bearerToken, sendJson, type HttpHandler } from '../http/io.js';
 import { createMcpServer } from './mcp-server.js';
 
 export const MCP_PATH = '/mcp';
@@ -82,7 +82,7 @@ export function createMcpHttpHandler(app: App, host: Host): HttpHandler {
       user = token === undefined ? null : host.userByToken(token);
       if (!user) {
         const why = token === undefined ? 'malformed Authorization header (expected: Bearer <token>)' : 'invalid bearer token';
-        sendRpcError(res, 401, `Unauthorized: ${why}`, { 'www-authenticate': 'Bearer realm="svc", error="invalid_token"' });
+        sendRpcError(res, 401, `Unauthorized: ${why}`, bearerChallenge(true));
         return true;
       }
     }

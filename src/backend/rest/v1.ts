@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../app.js';
 import { verifyApiKey, type ApiKeyInfo } from '../../auth/keys.js';
 import { PUBLIC_TOKEN_RE } from '../../config/schema.js';
-import { bearerToken, HttpError, readJsonBody, sendJson, type HttpHandler } from '../../http/io.js';
+import { bearerChallenge, bearerToken, HttpError, readJsonBody, sendJson, type HttpHandler } from '../../http/io.js';
 import { BackendError } from '../errors.js';
 import { openApiDocument } from './openapi.js';
 import { CrawlListQuerySchema, CrawlRequestSchema, DeletePagesRequestSchema, LinkReportQuerySchema, SearchRequestSchema } from './schemas.js';
@@ -31,8 +31,7 @@ interface Route {
 const NOT_FOUND_PROJECT = () => new HttpError(404, 'not_found', 'unknown project');
 
 function unauthorized(message: string, invalidToken: boolean): HttpError {
-  const challenge = invalidToken ? 'Bearer realm="svc", error="invalid_token"' : 'Bearer realm="svc"';
-  return new HttpError(401, 'unauthorized', message, { 'www-authenticate': challenge });
+  return new HttpError(401, 'unauthorized', message, bearerChallenge(invalidToken));
 }
 
 /** BackendError → its status and code; everything else is left for the server's 500 (logged, never shown). */
