@@ -303,11 +303,17 @@ export class CrawlEngine {
       o.logger.warn({ host: r.host }, 'partial crawl: use_sitemap is off for this target, nothing to compare');
     }
 
+    // Canonical URLs (sitemap entries already are: see accept above).
     const seeds: string[] = [];
     if (o.mode === 'full') {
       r.walk = cfg.walk_links ?? !r.sitemap;
       if (r.sitemap) seeds.push(...r.sitemap.keys());
-      if (!r.sitemap || r.walk) for (const p of cfg.start_paths) seeds.push(`${r.origin}${p}`);
+      if (!r.sitemap || r.walk) {
+        for (const p of cfg.start_paths) {
+          const n = normalizeUrl(`${r.origin}${p}`);
+          if (n) seeds.push(r.canon(n));
+        }
+      }
     } else if (o.mode === 'partial') {
       r.walk = false;
       if (r.sitemap) {
@@ -322,14 +328,10 @@ export class CrawlEngine {
       r.walk = false;
       for (const u of o.urls ?? []) {
         const n = normalizeUrl(u);
-        if (n && r.owns(n)) seeds.push(n);
+        if (n && r.owns(n)) seeds.push(r.canon(n));
       }
     }
-    for (const s of seeds) {
-      const url = normalizeUrl(s);
-      if (!url) continue;
-      this.offerPage(r, r.canon(url), true);
-    }
+    for (const s of seeds) this.offerPage(r, s, true);
     const ended = await Promise.allSettled(Array.from({ length: cfg.concurrency }, () => this.worker(r)));
     const failed = ended.find((e) => e.status === 'rejected');
     if (failed) throw failed.reason;
