@@ -1,15 +1,15 @@
 // npm run bench:crash — kill -9 `svc serve` during a full crawl at random moments, 20 times. After each kill:
 // the database passes PRAGMA integrity_check, the restart marks the dead crawl failed, the last complete
 // report and the index are intact; at the end a full crawl completes.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { printTable } from './lib/measure.js';
-import { serve, startDocsSite, svc, type Served } from './lib/services.js';
+import { BENCH_TOKEN, serve, type Served, startDocsSite, svc, writeDocsConfig } from './lib/services.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
-const TOKEN = 'crash001:eu-north-1';
+const TOKEN = BENCH_TOKEN;
 
 interface Snapshot {
   counts: Record<string, number>;
@@ -21,17 +21,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-crash-'));
   const dataDir = join(dir, 'data');
   const config = join(dir, 'svc.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      project: { public_token: TOKEN },
-      data_dir: dataDir,
-      targets: [
-        { host: site.host, scheme: 'http', start_paths: ['/index.html'], track_links: 'all', concurrency: 8, skip_link_patterns: [`^https?://(?!${site.host.replace(/\./g, '\\.')}/)`] },
-      ],
-      log_level: 'info',
-    }),
-  );
+  writeDocsConfig(config, site, dataDir, { start_paths: ['/index.html'], concurrency: 8 });
+
   const key = svc(['keys', 'create', '--config', config]).trim();
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const api = (s: Served) => `${s.baseUrl}/v1/projects/${encodeURIComponent(TOKEN)}`;

@@ -11,7 +11,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { printTable, watchPeakRss } from './lib/measure.js';
-import { docsSiteLog, ROOT, startDocsSite, SVC } from './lib/services.js';
+import { docsSiteLog, escapeRe, ROOT, startDocsSite, SVC, writeDocsConfig } from './lib/services.js';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -28,10 +28,6 @@ interface Run {
   requests: number;
   broken: Set<string>;
   brokenPairs: number | null;
-}
-
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** CPU seconds (user + system, all threads) a live process has used so far, from /proc/<pid>/stat. */
@@ -95,27 +91,13 @@ async function runSvc(site: URL, logPath: string, round: number): Promise<Run & 
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-crawl-'));
   const agent = `svc-bench-${process.pid}-${round}`;
   const config = join(dir, 'svc.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      project: { public_token: 'bench001:eu-north-1' },
-      data_dir: join(dir, 'data'),
-      targets: [
-        {
-          host: site.host,
-          scheme: 'http',
-          start_paths: ['/'],
-          track_links: 'all',
-          max_pages: 100_000,
-          concurrency: CONCURRENCY,
-          // Everything off this host is unreachable here anyway: never try it.
-          skip_link_patterns: [`^https?://(?!${escapeRe(site.host)}/)`],
-          request_headers: { 'user-agent': agent },
-        },
-      ],
-      log_level: 'warn',
-    }),
-  );
+  writeDocsConfig(config, site, join(dir, 'data'), {
+    start_paths: ['/'],
+    max_pages: 100_000,
+    concurrency: CONCURRENCY,
+    request_headers: { 'user-agent': agent },
+  }, 'warn');
+
   truncateSync(logPath, 0);
   const r = await measure([SVC, 'crawl', 'full', '--config', config]);
   if (r.code !== 0) throw new Error(`svc crawl exited ${r.code}:\n${r.stderr}`);

@@ -1,39 +1,22 @@
 // npm run bench:load — loopback load on `svc serve`: search and link-report at 50 concurrent connections
 // for 30 s while full crawls of the PostgreSQL manual run. Prints requests/s, p50/p99, errors, peak RSS.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { printTable, watchPeakRss } from './lib/measure.js';
-import { serve, startDocsSite, svc } from './lib/services.js';
+import { BENCH_TOKEN, serve, startDocsSite, svc, writeDocsConfig } from './lib/services.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 30);
 const CONNECTIONS = 50;
-const TOKEN = 'bench001:eu-north-1';
+const TOKEN = BENCH_TOKEN;
 
 async function main(): Promise<void> {
   const site = new URL(startDocsSite());
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-load-'));
   const config = join(dir, 'svc.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      project: { public_token: TOKEN },
-      data_dir: join(dir, 'data'),
-      targets: [
-        {
-          host: site.host,
-          scheme: 'http',
-          start_paths: ['/index.html'],
-          track_links: 'all',
-          concurrency: 8,
-          // The manual links to ~1,700 external pages; a benchmark must stay on loopback.
-          skip_link_patterns: [`^https?://(?!${site.host.replace(/\./g, '\\.')}/)`],
-        },
-      ],
-      log_level: 'info',
-    }),
-  );
+  writeDocsConfig(config, site, join(dir, 'data'), { start_paths: ['/index.html'], concurrency: 8 });
+
   const key = svc(['keys', 'create', '--config', config, '--name', 'bench']).trim();
   const server = await serve(['--config', config, '--port', '0']);
   const api = `${server.baseUrl}/v1/projects/${encodeURIComponent(TOKEN)}`;

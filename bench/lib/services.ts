@@ -1,5 +1,6 @@
 // Starting what a benchmark measures: the docs site (nginx), `svc` commands and `svc serve`, all on loopback.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 
@@ -10,6 +11,29 @@ const DOCS_SCRIPT = resolve(ROOT, '../shared/bench/serve-docs-site.sh');
 /** Starts nginx with the PostgreSQL manual (installing it if missing) and returns its base URL. */
 export function startDocsSite(port = 18099): string {
   return execFileSync('bash', [DOCS_SCRIPT, 'start', String(port)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+
+export const BENCH_TOKEN = 'bench001:eu-north-1';
+
+/** A string as a regular expression that matches exactly it. */
+export function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Writes an svc config that crawls the docs site at `site` (full URL) into `dataDir`, links off it excluded
+ * (the manual links to ~1,700 external pages; a benchmark stays on loopback); `target` adds or overrides settings.
+ */
+export function writeDocsConfig(path: string, site: URL, dataDir: string, target: Record<string, unknown>, logLevel = 'info'): void {
+  writeFileSync(
+    path,
+    JSON.stringify({
+      project: { public_token: BENCH_TOKEN },
+      data_dir: dataDir,
+      targets: [{ host: site.host, scheme: 'http', track_links: 'all', skip_link_patterns: [`^https?://(?!${escapeRe(site.host)}/)`], ...target }],
+      log_level: logLevel,
+    }),
+  );
 }
 
 export function docsSiteLog(): string {
