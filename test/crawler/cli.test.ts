@@ -8,6 +8,7 @@ import { formatProgress, run } from '../../src/cli/crawl.js';
 import { CliError } from '../../src/cli/common.js';
 import { Store } from '../../src/backend/store/store.js';
 import { html, send, startSite, writeJson, type TestSite } from './site.js';
+import { ROOT, SERVER_JS } from '../paths.js';
 
 describe('svc crawl', () => {
   let site: TestSite;
@@ -85,11 +86,11 @@ describe('svc crawl', () => {
 });
 
 describe('svc crawl from the build (worker threads)', () => {
-  const CLI = join(process.cwd(), 'dist/src/server.js');
+  const CLI = SERVER_JS;
 
   it('crawls with the compiled worker scripts, prints plain progress lines when not on a terminal, and exits 0', async () => {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
-    expect(existsSync(join(process.cwd(), 'dist/src/crawler/writer-worker.js'))).toBe(true);
+    expect(existsSync(join(ROOT, 'dist/src/crawler/writer-worker.js'))).toBe(true);
     const links = Array.from({ length: 30 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
     const site = await startSite({ '/': html(`${links} <a href="/gone">g</a>`), '/gone': send(410) }, (_req, res, url) => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Page ${url.pathname}</title><p>words on ${url.pathname.slice(1)}</p>`);

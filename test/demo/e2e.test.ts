@@ -4,15 +4,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FAULTS } from '../../src/demo/routes.js';
 import { parsePostsFile } from '../../src/host/posts.js';
+import { SERVER_JS } from '../paths.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist', 'src', 'server.js');
+const CLI = SERVER_JS;
 
 interface Credentials {
   mcp_url: string;

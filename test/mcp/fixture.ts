@@ -7,15 +7,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, sta
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, relative } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const SERVER_JS = join(ROOT, 'dist/src/server.js');
+import { ROOT, SERVER_JS } from '../paths.js';
+
+export { ROOT, SERVER_JS };
 
 function newestSourceIsBuilt(): boolean {
   const walk = (dir: string): boolean => {

@@ -16,6 +16,7 @@ import type { LinkReport } from '../../src/backend/types.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
+import { SERVER_JS } from '../paths.js';
 
 const TOKEN = 'conc0001:eu-north-1';
 const PAGES = 400;
@@ -155,7 +156,7 @@ describe('two crawl starts at once', () => {
   }, 60_000);
 
   it('from two processes on one data directory: exactly one runs', async () => {
-    const bin = join(process.cwd(), 'dist/src/server.js');
+    const bin = SERVER_JS;
     const run = () => {
       const child = spawn(process.execPath, [bin, 'crawl', 'full', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
       let err = '';
