@@ -1,7 +1,6 @@
-// What every command shares: option parsing, config loading with readable errors, opening the app. The app (the
-// store, the engine) is imported only when a command opens it: `svc --help` and a bad option need none of it.
+// What every command shares: option parsing, config loading with readable errors, opening the app.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { App } from '../app.js';
+import { openApp, type App } from '../app.js';
 import { UserError } from '../auth/users.js';
 import { BackendError } from '../backend/errors.js';
 import { ConfigError, loadConfig } from '../config/load.js';
@@ -44,10 +43,8 @@ export function readConfig(values: { config?: string | boolean; site?: string | 
   }
 }
 
-export async function openAppFrom(values: { config?: string | boolean; site?: string | boolean }): Promise<App> {
-  const config = readConfig(values);
-  const { openApp } = await import('../app.js');
-  return openApp(config);
+export function openAppFrom(values: { config?: string | boolean; site?: string | boolean }): App {
+  return openApp(readConfig(values));
 }
 
 /** Parses a whole number option, naming the option when it is not one. */
@@ -67,7 +64,7 @@ export function toCliError(err: unknown): unknown {
 
 /** Opens the app for one command, runs it, and closes the app whatever happens. */
 export async function withApp<T>(values: { config?: string | boolean; site?: string | boolean }, fn: (app: App) => T | Promise<T>): Promise<T> {
-  const app = await openAppFrom(values);
+  const app = openAppFrom(values);
   try {
     return await fn(app);
   } catch (err) {

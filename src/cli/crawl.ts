@@ -88,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
   if (mode === 'manual' || urls.length) req.urls = urls;
   if (mode === 'manual' && !urls.length) throw new CliError('manual: give the full URLs to crawl, e.g. svc crawl manual https://example.org/page');
 
-  const app = await openAppFrom(values);
+  const app = openAppFrom(values);
   const display = new ProgressDisplay(process.stderr, Boolean(process.stderr.isTTY));
   let final: CrawlRecord;
   try {
