@@ -15,13 +15,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { openApp } from '../src/app.js';
 import { addUser } from '../src/auth/users.js';
-import { saveOutcomes, savePages, type OutcomeWrite, type PageWrite } from '../src/backend/store/pages.js';
-import { parseConfig } from '../src/config/load.js';
-import { createHost } from '../src/host/host.js';
-import { silentLogger } from '../src/log.js';
+import { saveOutcomes, savePages } from '../src/store/pages.js';
+import { parseConfig } from '../src/cli/load-config.js';
+import { silentLogger } from '../src/lib/log.js';
 import { printTable, summarize } from './lib/measure.js';
 import { mulberry32 } from './lib/random.js';
 import { serve, SVC } from './lib/services.js';
+import { createHost } from '../src/app.js';
+import { type OutcomeWrite, type PageWrite } from '../src/model/crawl-writes.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 2000);
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);

@@ -10,17 +10,18 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import { openApp, type App } from '../src/app.js';
+import { httpDeps, openApp, type App } from '../src/app.js';
 import { createApiKey } from '../src/auth/keys.js';
-import { createV1Handler } from '../src/backend/rest/v1.js';
-import { createCrawl, setCrawlStatus } from '../src/backend/store/crawls.js';
-import { saveOutcomes, savePages, type OutcomeWrite, type PageWrite } from '../src/backend/store/pages.js';
-import type { LinkReason } from '../src/backend/types.js';
-import type { ConfigInput } from '../src/config/schema.js';
-import { parseConfig } from '../src/config/load.js';
+import { createV1Handler } from '../src/http/v1.js';
+import { createCrawl, setCrawlStatus } from '../src/store/crawls.js';
+import { saveOutcomes, savePages } from '../src/store/pages.js';
+import type { ConfigInput } from '../src/model/config.js';
+import { parseConfig } from '../src/cli/load-config.js';
 import { createHttpServer } from '../src/http/server.js';
-import { silentLogger } from '../src/log.js';
+import { silentLogger } from '../src/lib/log.js';
 import { printTable, summarize } from './lib/measure.js';
+import type { LinkReason } from '../src/model/link-reasons.js';
+import { type OutcomeWrite, type PageWrite } from '../src/model/crawl-writes.js';
 
 const TOKEN = 'bench001:eu-north-1';
 const HOSTS = [1, 2, 3, 4, 5].map((i) => `site${i}.example`);
@@ -95,7 +96,7 @@ function fill(app: App): { pages: number; links: number; problemLinks: number; s
 /** Child: serve the filled store with the /v1 facade only, and say where. */
 async function serveChild(dataDir: string): Promise<void> {
   const app = openApp(parseConfig(configFor(dataDir)), { logger: silentLogger });
-  const server = createHttpServer({ logger: app.logger, handlers: [createV1Handler(app)] });
+  const server = createHttpServer({ logger: app.logger, handlers: [createV1Handler(httpDeps(app))] });
   server.listen(0, '127.0.0.1', () => {
     const addr = server.address() as { port: number };
     process.send!({ port: addr.port });

@@ -10,16 +10,17 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { optimizeIndex } from '../src/backend/search/optimize.js';
-import { completions, foldWord } from '../src/backend/search/completions.js';
-import { buildQuery } from '../src/backend/search/query.js';
-import { BM25_WEIGHTS, searchPages } from '../src/backend/search/search.js';
+import { optimizeIndex } from '../src/store/search-index/optimize.js';
+import { completions, foldWord } from '../src/store/search-index/completions.js';
+import { buildQuery } from '../src/store/search-index/query.js';
+import { BM25_WEIGHTS, searchPages } from '../src/store/search-index/search.js';
 import { extractHtml } from '../src/crawler/html.js';
-import { savePages, type PageWrite } from '../src/backend/store/pages.js';
-import { Store } from '../src/backend/store/store.js';
+import { savePages } from '../src/store/pages.js';
+import { Store } from '../src/store/store.js';
 import { printTable, summarize } from './lib/measure.js';
 import { mulberry32 } from './lib/random.js';
 import { startDocsSite } from './lib/services.js';
+import { type PageWrite } from '../src/model/crawl-writes.js';
 
 const DOCS_DIR = '/usr/share/doc/postgresql-doc-15/html';
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);

@@ -1,12 +1,21 @@
-// The composition root of the engine: config → logger → store → backend. Upper layers (host, abilities,
-// MCP, HTTP) are built on top of an App by their own factories.
+// The composition root: config → logger → store → backend, and the host the abilities, MCP and HTTP run on.
+// Everything is built here and handed down as plain dependencies; nothing below receives App.
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createAbilityHost, type Host } from './abilities/runtime.js';
+import { verifyApiKey } from './auth/keys.js';
+import { getUser, userByToken } from './auth/users.js';
 import type { Backend } from './backend/backend.js';
 import { EmbeddedBackend } from './backend/embedded.js';
 import { RemoteBackend } from './backend/remote.js';
-import { openStore, type Store } from './backend/store/store.js';
-import type { Config } from './config/schema.js';
-import { createLogger, type Logger } from './log.js';
+import { parsePostsFile, PostsFileError } from './host/posts.js';
+import type { HttpDeps } from './http/deps.js';
+import { createLogger, type Logger } from './lib/log.js';
+import type { Config } from './model/config.js';
+import { getPost, importPosts } from './store/posts.js';
+import { openStore, type Store } from './store/store.js';
+
+export type { Host };
 
 export interface App {
   config: Config;
@@ -45,5 +54,56 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
       await backend.close();
       store.close();
     },
+  };
+}
+
+export interface CreateHostOptions {
+  /** Clock of the link-report cache (ms); tests move it. */
+  now?: () => number;
+}
+
+/** Loads host.posts_file (relative paths from the working directory, like data_dir) into the post store. */
+function loadPostsFile(app: App): void {
+  const file = app.config.host.posts_file;
+  if (!file) return;
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`host.posts_file: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    const n = importPosts(app.store, parsePostsFile(text));
+    app.logger.info({ posts: n, file: path }, 'posts loaded');
+  } catch (err) {
+    if (err instanceof PostsFileError) throw new Error(`host.posts_file ${path}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The host of the abilities on this app's store and backend (posts_file loaded first). */
+export function createHost(app: App, opts: CreateHostOptions = {}): Host {
+  loadPostsFile(app);
+  return createAbilityHost({
+    version: app.config.host.version,
+    backend: app.backend,
+    targets: app.config.targets,
+    logger: app.logger,
+    getPost: (id) => getPost(app.store, id),
+    userByLogin: (login) => getUser(app.store, login),
+    userByToken: (token) => userByToken(app.store, token),
+    now: opts.now,
+  });
+}
+
+/** What the HTTP entries (/v1, the ability routes, /mcp) need of this app. */
+export function httpDeps(app: App): HttpDeps {
+  return {
+    backend: app.backend,
+    logger: app.logger,
+    server: app.config.server,
+    restRoot: app.config.host.rest_root,
+    verifyApiKey: (key) => verifyApiKey(app.store, key),
   };
 }

@@ -1,7 +1,7 @@
 // How an ability is written: its descriptor (zod schemas, annotations, capability) plus the function it runs.
 import { z } from 'zod';
-import type { TargetConfig } from '../config/schema.js';
-import type { User } from '../host/types.js';
+import type { TargetConfig } from '../model/config.js';
+import type { User } from '../model/users.js';
 import type { SvcFunctions } from './functions.js';
 import type { Ability, InputIssue, JsonSchema } from './types.js';
 

@@ -1,7 +1,7 @@
 // The errors an ability run ends with (DESIGN.md §2): built here so every caller gets the same code, message and status.
 import type { z } from 'zod';
-import type { BackendError } from '../backend/errors.js';
-import { formatPath } from '../zod-issues.js';
+import type { BackendError } from '../model/errors.js';
+import { formatPath } from '../lib/zod-issues.js';
 import { AbilityError, type InputIssue } from './types.js';
 
 /** Whether the value at `path` is missing from `value` (a required field that was not sent). */

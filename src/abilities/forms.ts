@@ -1,8 +1,8 @@
 // Pure mappings from the backend's REST forms (camelCase) to the abilities' forms (snake_case, spec §2).
-import { SECTION_KEYS } from '../backend/report/assemble.js';
-import { REPORT_REASONS, type CrawlRecord, type DeletePagesResult, type LinkReport, type ReportSection } from '../backend/types.js';
+import { type CrawlRecord, type DeletePagesResult, type LinkReport, type ReportSection } from '../model/types.js';
 import type { z } from 'zod';
 import type { AbilityLinkReportSchema, CrawlRecordSchema } from './schemas.js';
+import { SECTION_KEYS, REPORT_REASONS } from '../model/link-reasons.js';
 
 export type AbilityLinkReport = z.output<typeof AbilityLinkReportSchema>;
 export type AbilityCrawlRecord = z.output<typeof CrawlRecordSchema>;

@@ -2,10 +2,11 @@
 // and the full/partial crawl and delete functions. They wrap the Backend and perform NO capability checks: a caller
 // using them directly must check capabilities itself. They answer in the backend's REST forms.
 import type { Backend } from '../backend/backend.js';
-import { REPORT_LIMIT } from '../backend/report/assemble.js';
-import type { CrawlRecord, DeletePagesResult, LinkReport, PageMeta, SearchParams, SearchResults } from '../backend/types.js';
-import { pageMetaOfPost, type Post } from '../host/posts.js';
+import type { CrawlRecord, DeletePagesResult, LinkReport, PageMeta, SearchParams, SearchResults } from '../model/types.js';
+import { pageMetaOfPost } from '../host/posts.js';
 import { LinkReportCache } from './link-report-cache.js';
+import { type Post } from '../model/posts.js';
+import { REPORT_LIMIT } from '../model/limits.js';
 
 export interface LinkReportOptions {
   target?: string;

@@ -2,7 +2,7 @@
 // result is reused for up to 15 minutes per (target, limit). One cache serves one project's functions. Only
 // successes are stored.
 import { LRUCache } from 'lru-cache';
-import type { LinkReport } from '../backend/types.js';
+import type { LinkReport } from '../model/types.js';
 
 export const LINK_REPORT_TTL_MS = 15 * 60 * 1000;
 

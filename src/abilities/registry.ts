@@ -1,6 +1,6 @@
 // The ability registry, behaving like the host CMS's abilities API: register/get/list, categories, and execute
 // in the host's order — default input, input validation, permission check, the function, output validation.
-import { BackendError } from '../backend/errors.js';
+import { BackendError } from '../model/errors.js';
 import { userCan } from '../host/roles.js';
 import type { AbilityDefinition, AbilityDeps } from './define.js';
 import { fromBackendError, inputIssues, invalidInput, invalidOutput, invalidPermissions } from './errors.js';

@@ -1,15 +1,16 @@
 // The zod schemas the abilities share. Written once; every published JSON Schema is z.toJSONSchema of these.
 import { z } from 'zod';
-import { CRAWL_MODES, CRAWL_STATUSES, REPORT_REASONS } from '../backend/types.js';
+import { CRAWL_MODES, CRAWL_STATUSES } from '../model/types.js';
 
 /** search_params: the one schema the search engine itself validates with. */
-export { SearchParamsSchema } from '../backend/search/params.js';
+export { SearchParamsSchema } from '../model/search-params.js';
 
-export { PageUrlSchema } from '../backend/rest/schemas.js';
+export { PageUrlSchema } from '../backend/contract.js';
 
-import { CustomFieldSchema } from '../backend/search/results.js';
+import { CustomFieldSchema } from '../model/search-results.js';
 
-export { CustomFieldSchema, SearchResultsSchema } from '../backend/search/results.js';
+export { CustomFieldSchema, SearchResultsSchema } from '../model/search-results.js';
+import { REPORT_REASONS } from '../model/link-reasons.js';
 
 export const PageMetaSchema = z.object({
   showInSearch: z.boolean(),

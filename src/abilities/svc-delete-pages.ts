@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { defineAbility, urlsOnTargets } from './define.js';
 import { toAbilityDeleteResult } from './forms.js';
-import { DELETE_URLS_MAX } from '../backend/search/delete.js';
 import { PageUrlSchema } from './schemas.js';
+import { DELETE_URLS_MAX } from '../model/limits.js';
 
 export const svcDeletePages = defineAbility({
   name: 'svc/delete-pages',

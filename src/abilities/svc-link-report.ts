@@ -1,9 +1,9 @@
 // svc/link-report: the broken-link report in the ability form; wraps svc_get_link_report() (15-minute cache).
 import { z } from 'zod';
-import { REPORT_LIMIT } from '../backend/report/assemble.js';
 import { defineAbility } from './define.js';
 import { toAbilityLinkReport } from './forms.js';
 import { AbilityLinkReportSchema } from './schemas.js';
+import { REPORT_LIMIT } from '../model/limits.js';
 
 export const svcLinkReport = defineAbility({
   name: 'svc/link-report',

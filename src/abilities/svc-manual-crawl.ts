@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { defineAbility, urlsOnTargets } from './define.js';
 import { toAbilityCrawlRecord } from './forms.js';
-import { MANUAL_URLS_MAX } from '../backend/crawl-runner.js';
 import { CrawlRecordSchema, PageUrlSchema } from './schemas.js';
+import { MANUAL_URLS_MAX } from '../model/limits.js';
 
 export const svcManualCrawl = defineAbility({
   name: 'svc/manual-crawl',

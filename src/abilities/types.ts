@@ -1,6 +1,6 @@
 // The contract of the ability layer (spec §4.2–4.3, §5, §7): what an ability is, how it fails, how it runs.
 import type { z } from 'zod';
-import type { User } from '../host/types.js';
+import type { User } from '../model/users.js';
 
 export type AbilityErrorCode =
   | 'ability_invalid_permissions' // no current user, or one lacking the capability

@@ -1,6 +1,7 @@
 // Users of the host: a login, a role, and a bearer token that is shown once and stored only as its sha256 hash.
-import type { Store } from '../backend/store/store.js';
-import { ROLES, type Role, type User } from '../host/types.js';
+import { ROLES, type Role, type User } from '../model/users.js';
+import type { Store } from '../store/store.js';
+import { getUser, insertUser, listUsers, setUserTokenHash, userByTokenHash } from '../store/users.js';
 import { hashSecret, newSecret, sameHash } from './secrets.js';
 
 export const LOGIN_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,59}$/;
@@ -30,37 +31,24 @@ export function addUser(store: Store, login: string, role: Role | string): strin
   checkLogin(login);
   checkRole(role);
   const token = newSecret(USER_TOKEN_PREFIX);
-  const res = store.db
-    .prepare('INSERT INTO users (login, role, token_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT(login) DO NOTHING')
-    .run(login, role, hashSecret(token), new Date().toISOString());
-  if (res.changes === 0) throw new UserError(`login "${login}": a user with this login already exists`);
+  if (!insertUser(store, login, role, hashSecret(token))) throw new UserError(`login "${login}": a user with this login already exists`);
   return token;
 }
 
 /** Gives an existing user a new token (the old one stops working) and returns it. */
 export function resetUserToken(store: Store, login: string): string {
   const token = newSecret(USER_TOKEN_PREFIX);
-  const res = store.db.prepare('UPDATE users SET token_hash = ? WHERE login = ?').run(hashSecret(token), login);
-  if (res.changes === 0) throw new UserError(`login "${login}": no such user`);
+  if (!setUserTokenHash(store, login, hashSecret(token))) throw new UserError(`login "${login}": no such user`);
   return token;
 }
 
-export function getUser(store: Store, login: string): User | null {
-  const row = store.prepare('SELECT login, role FROM users WHERE login = ?').get(login) as User | undefined;
-  return row ?? null;
-}
-
-export function listUsers(store: Store): User[] {
-  return store.db.prepare('SELECT login, role FROM users ORDER BY login').all() as User[];
-}
+export { getUser, listUsers };
 
 /** The user this bearer token belongs to, or null. Looked up by hash, then confirmed in constant time. */
 export function userByToken(store: Store, token: string): User | null {
   if (!token.startsWith(USER_TOKEN_PREFIX)) return null;
   const hash = hashSecret(token);
-  const row = store.prepare('SELECT login, role, token_hash FROM users WHERE token_hash = ?').get(hash) as
-    | (User & { token_hash: string })
-    | undefined;
-  if (!row || !sameHash(row.token_hash, hash)) return null;
+  const row = userByTokenHash(store, hash);
+  if (!row || !sameHash(row.tokenHash, hash)) return null;
   return { login: row.login, role: row.role };
 }

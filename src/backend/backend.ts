@@ -8,7 +8,7 @@ import type {
   LinkReportQuery,
   SearchParams,
   SearchResults,
-} from './types.js';
+} from '../model/types.js';
 
 export interface Backend {
   readonly kind: 'embedded' | 'remote';

@@ -1,19 +1,20 @@
 // Runs crawls of one project in the background, one at a time: validates a request, creates the record
 // (queued), answers at once, then moves it through running to completed | stopped | failed with live stats.
-import type { TargetConfig } from '../config/schema.js';
+import { MANUAL_URLS_MAX } from '../model/limits.js';
+import type { TargetConfig } from '../model/config.js';
 import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
-import type { CrawlProgress } from '../crawler/crawl.js';
 import type { FetcherOptions } from '../crawler/fetch.js';
-import { canonicalTargetHost } from '../crawler/urls.js';
-import type { Logger } from '../log.js';
-import { BackendError } from './errors.js';
-import { checkSiteUrl } from './site-urls.js';
-import { activeCrawl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from './store/crawls.js';
-import type { Store } from './store/store.js';
-import { CRAWL_MODES, type CrawlMode, type CrawlRecord, type CrawlRequest } from './types.js';
-
-/** URLs one manual crawl may list. */
-export const MANUAL_URLS_MAX = 1000;
+import type { Logger } from '../lib/log.js';
+import { BackendError } from '../model/errors.js';
+import { sitemapLastmods } from '../store/pages.js';
+import { CrawlWriter } from '../store/writer.js';
+import { applyFullCrawlClearing } from './clearing.js';
+import { checkSiteUrl } from '../model/site-urls.js';
+import { activeCrawl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from '../store/crawls.js';
+import type { Store } from '../store/store.js';
+import { CRAWL_MODES, type CrawlMode, type CrawlRecord, type CrawlRequest } from '../model/types.js';
+import { canonicalTargetHost } from '../model/site-urls.js';
+import type { CrawlProgress } from '../model/types.js';
 
 export interface CrawlRunnerOptions {
   store: Store;
@@ -28,6 +29,8 @@ export interface CrawlRunnerOptions {
   addressPolicy?: { allow?: string[] } | null;
   /** Fetch-layer overrides (retry waits, redirect cap…), mostly for tests. */
   fetcher?: FetcherOptions;
+  /** Worker threads for parsing and writing when the compiled scripts exist (default true). */
+  threads?: boolean;
   /** How often progress listeners hear from a crawl, and its live stats reach the crawl record. */
   progressIntervalMs?: number;
 }
@@ -136,7 +139,9 @@ export class CrawlRunner {
       // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
       const { runCrawl } = await import('../crawler/crawl.js');
       const result = await runCrawl({
-        store,
+        sink: new CrawlWriter(store, rec.id, { threaded: this.opts.threads !== false }),
+        reader: { sitemapLastmods: (host) => sitemapLastmods(store, host) },
+        threads: this.opts.threads,
         crawlId: rec.id,
         mode: rec.mode,
         targets: this.opts.targets,
@@ -149,6 +154,7 @@ export class CrawlRunner {
           for (const l of this.progressListeners) l(rec.id, p);
         },
       });
+      if (rec.mode === 'full' && !result.stopped) applyFullCrawlClearing(store, rec.id, result.targets, logger);
       updateCrawlStats(store, rec.id, result.stats);
       setCrawlStatus(store, rec.id, result.stopped ? 'stopped' : 'completed', result.stopped ? 'stopped before the end' : undefined);
       logger.info({ crawl: rec.id, mode: rec.mode, status: result.stopped ? 'stopped' : 'completed', ...result.stats }, 'crawl ended');

@@ -1,13 +1,13 @@
 // The embedded engine: crawler + store + index + report in this process.
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../model/config.js';
+import type { Logger } from '../lib/log.js';
 import type { Backend } from './backend.js';
 import { CrawlRunner } from './crawl-runner.js';
 import { buildLinkReport } from './report/link-report.js';
-import { deletePages, searchPages } from './search/search.js';
-import { getCrawl, listCrawls } from './store/crawls.js';
-import type { Store } from './store/store.js';
-import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from './types.js';
+import { deletePages, searchPages } from '../store/search-index/search.js';
+import { getCrawl, listCrawls } from '../store/crawls.js';
+import type { Store } from '../store/store.js';
+import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from '../model/types.js';
 
 export interface EmbeddedBackendOptions {
   config: Config;

@@ -5,11 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { readCapped } from '../http/io.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../lib/log.js';
 import type { Backend } from './backend.js';
-import { BackendError, type BackendErrorCode } from './errors.js';
-import { CrawlListSchema, CrawlRecordSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, SearchResultsSchema } from './rest/schemas.js';
-import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from './types.js';
+import { BackendError, type BackendErrorCode } from '../model/errors.js';
+import { CrawlListSchema, CrawlRecordSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, SearchResultsSchema } from './contract.js';
+import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from '../model/types.js';
 
 export interface RemoteBackendOptions {
   baseUrl: string;

@@ -2,9 +2,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { openApp, type App } from '../app.js';
 import { UserError } from '../auth/users.js';
-import { BackendError } from '../backend/errors.js';
-import { ConfigError, loadConfig } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import { BackendError } from '../model/errors.js';
+import { ConfigError, loadConfig } from './load-config.js';
+import type { Config } from '../model/config.js';
 
 /** An error the CLI prints as one line (no stack) before exiting with exitCode. */
 export class CliError extends Error {

@@ -1,9 +1,9 @@
 // `svc crawl full|partial|manual [URL…]`: runs one crawl in the foreground with a progress display on
 // stderr (a live line on a terminal, plain lines otherwise) and prints the final crawl record as one JSON line.
 import { EmbeddedBackend } from '../backend/embedded.js';
-import type { CrawlMode, CrawlRecord, CrawlRequest } from '../backend/types.js';
-import type { CrawlProgress } from '../crawler/crawl.js';
+import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
 import { CliError, openAppFrom, parse, toCliError } from './common.js';
+import type { CrawlProgress } from '../model/types.js';
 
 const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL]
 

@@ -1,7 +1,7 @@
 // `svc mcp [--config F]`: MCP over stdio. The current user is the login in SVC_USER; without it every tool
 // answers ability_invalid_permissions (tools/list still works). Nothing but protocol reaches stdout.
-import type { Host } from '../host/host.js';
 import { CliError, parse, readConfig } from './common.js';
+import type { Host } from '../abilities/runtime.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, {}, false);
@@ -14,7 +14,7 @@ export async function run(argv: string[]): Promise<number> {
   console.info = console.error;
   const config = readConfig(values);
   // Loaded after the config is known good, in parallel: the SDK and the engine are the bulk of start-up.
-  const [{ openApp }, { createHost }, { serveStdio }] = await Promise.all([import('../app.js'), import('../host/host.js'), import('../transports/stdio.js')]);
+  const [{ openApp, createHost }, { serveStdio }] = await Promise.all([import('../app.js'), import('../mcp/stdio.js')]);
   const app = openApp(config);
   let host: Host | undefined;
   try {

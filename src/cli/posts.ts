@@ -1,8 +1,9 @@
 // `svc posts import FILE` (a JSON array or NDJSON of posts; upserts by id) and `svc posts list`.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { importPosts, listPosts, parsePostsFile, PostsFileError } from '../host/posts.js';
+import { parsePostsFile, PostsFileError } from '../host/posts.js';
 import { CliError, parse, withApp } from './common.js';
+import { importPosts, listPosts } from '../store/posts.js';
 
 const USAGE = `usage: svc posts import FILE    load posts (JSON array or NDJSON) into the host's post store, replacing posts with the same id
        svc posts list           id, status, author, url of every post

@@ -1,7 +1,8 @@
 // `svc report [--target H] [--limit N] [--json]`: the link report from the backend (embedded or remote).
-import { REPORT_LIMIT, SECTION_KEYS, type SectionKey } from '../backend/report/assemble.js';
-import type { LinkReport } from '../backend/types.js';
+import type { LinkReport } from '../model/types.js';
 import { intOption, parse, withApp } from './common.js';
+import { REPORT_LIMIT } from '../model/limits.js';
+import { SECTION_KEYS, type SectionKey } from '../model/link-reasons.js';
 
 const USAGE = `usage: svc report [--target H] [--limit N] [--json] [--config F | --site URL]
   --target H   only pages of this configured target host

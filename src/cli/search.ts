@@ -1,6 +1,6 @@
 // `svc search TERMS [--lang L] [--tag T]… [--size N] [--from N] [--json]`: searches the index (embedded or remote).
-import { SEARCH_SIZE_MAX } from '../backend/search/params.js';
-import type { SearchParams, SearchResults } from '../backend/types.js';
+import { SEARCH_SIZE_MAX } from '../model/search-params.js';
+import type { SearchParams, SearchResults } from '../model/types.js';
 import { CliError, intOption, parse, withApp } from './common.js';
 
 const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--size N] [--from N] [--json] [--config F | --site URL]

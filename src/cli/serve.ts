@@ -1,15 +1,14 @@
 // `svc serve`: one HTTP server with /v1, the host's ability routes, MCP at /mcp and /healthz. With no config at
 // all (no --config, SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
 import type { AddressInfo } from 'node:net';
-import { openApp } from '../app.js';
-import { createV1Handler } from '../backend/rest/v1.js';
+import { createHost, httpDeps, openApp } from '../app.js';
+import { createV1Handler } from '../http/v1.js';
 import { DemoSiteError } from '../demo/site.js';
 import { isEmbeddedDefault, startEmbeddedDefault, type EmbeddedDefault } from '../demo/embedded-default.js';
-import { createHost } from '../host/host.js';
-import { createAbilityRoutesHandler } from '../host/routes.js';
+import { createAbilityRoutesHandler } from '../http/ability-routes.js';
 import { createHttpServer } from '../http/server.js';
-import { createLogger } from '../log.js';
-import { createMcpHttpHandler } from '../transports/http.js';
+import { createLogger } from '../lib/log.js';
+import { createMcpHttpHandler } from '../http/mcp.js';
 import { CliError, intOption, parse, readConfig } from './common.js';
 
 export async function run(argv: string[]): Promise<number> {
@@ -40,7 +39,7 @@ export async function run(argv: string[]): Promise<number> {
   const host = createHost(app);
   const server = createHttpServer({
     logger: app.logger,
-    handlers: [createV1Handler(app), createAbilityRoutesHandler(app, host), createMcpHttpHandler(app, host)],
+    handlers: [createV1Handler(httpDeps(app)), createAbilityRoutesHandler(httpDeps(app), host), createMcpHttpHandler(httpDeps(app), host)],
   });
   try {
     await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
 // `svc users add LOGIN --role R` (prints the new bearer token alone on one stdout line), `svc users list`,
 // `svc users reset-token LOGIN` (a new token; the old one stops working).
 import { addUser, listUsers, resetUserToken } from '../auth/users.js';
-import { ROLES } from '../host/types.js';
+import { ROLES } from '../model/users.js';
 import { CliError, parse, withApp } from './common.js';
 
 const USAGE = `usage: svc users add LOGIN --role ROLE    add a user; prints its bearer token once

@@ -1,7 +1,7 @@
 // Turns what a fetch came back with into a link outcome: reason, http_status, message, redirects_to.
 // PURE: the one place that decides what counts as broken (DESIGN.md §2).
 import { STATUS_CODES } from 'node:http';
-import type { LinkOutcomeReason } from '../backend/types.js';
+import type { LinkOutcomeReason } from '../model/link-reasons.js';
 
 /** Why nothing usable came back. */
 export type FailureKind =
@@ -112,7 +112,3 @@ export function classify(s: FetchSummary): Classification {
   };
 }
 
-/** Reasons that count as errors in crawl stats. */
-export function isBroken(reason: LinkOutcomeReason): boolean {
-  return reason === 'not_found' || reason === 'forbidden' || reason === 'server_error';
-}

@@ -1,39 +1,27 @@
 // The crawl engine: modes full / partial / manual exactly as DESIGN.md §2, link tracking, max_pages.
 // Decisions are delegated to pure modules (urls, classify, html, robots, sitemap, page-meta); this file
-// schedules fetches and hands what they found to the batched writer.
+// schedules fetches and hands what they found to its sink. What a full crawl clears is the backend's decision.
 import { setMaxListeners } from 'node:events';
-import { clearForFullCrawl, removePagesNotSeen, sitemapLastmods, type FoundLink, type PageWrite } from '../backend/store/pages.js';
-import type { Store } from '../backend/store/store.js';
-import type { CrawlMode, CrawlStats, CrawlTargetStats } from '../backend/types.js';
-import type { TargetConfig } from '../config/schema.js';
-import type { Logger } from '../log.js';
-import { classify, isBroken, type Classification } from './classify.js';
+import type { CrawlMode, CrawlProgress, CrawlStats, CrawlTargetStats } from '../model/types.js';
+import type { TargetConfig } from '../model/config.js';
+import type { Logger } from '../lib/log.js';
+import { classify, type Classification } from './classify.js';
 import { Fetcher, header as responseHeader, type FetcherOptions, type FetchResult } from './fetch.js';
 import { HtmlSink, type ExtractedPage } from './html.js';
 import { ParsePool } from './parse-pool.js';
+import type { CrawlReader, CrawlSink, TargetResult } from './sink.js';
 import { buildPageMeta } from './page-meta.js';
 import { ALLOW_ALL, loadRobots, xRobotsTag, type RobotsRules } from './robots.js';
 import { loadSitemaps } from './sitemap.js';
-import { canonicalTargetHost, compilePatterns, isPdfUrl, matchesAny, normalizeUrl, targetOrigin } from './urls.js';
-import { CrawlWriter } from './writer.js';
-
-export interface CrawlProgress {
-  /** Page fetches finished. */
-  pagesDone: number;
-  /** Pages and link checks waiting. */
-  queued: number;
-  /** Broken links found so far. */
-  errors: number;
-  /** Link outcomes recorded so far. */
-  linksChecked: number;
-  /** HTTP requests sent. */
-  requests: number;
-  elapsedMs: number;
-  stats: CrawlStats;
-}
+import { compilePatterns, isPdfUrl, matchesAny, normalizeUrl } from './urls.js';
+import { isBroken } from '../model/link-reasons.js';
+import { canonicalTargetHost, targetOrigin } from '../model/site-urls.js';
+import { type FoundLink, type PageWrite } from '../model/crawl-writes.js';
 
 export interface CrawlEngineOptions {
-  store: Store;
+  /** Where pages and outcomes go. The engine closes it when the crawl ends. */
+  sink: CrawlSink;
+  reader: CrawlReader;
   crawlId: number;
   mode: CrawlMode;
   targets: TargetConfig[];
@@ -46,7 +34,7 @@ export interface CrawlEngineOptions {
   progressIntervalMs?: number;
   /** Link checks (HEAD/GET) in flight across all hosts. */
   linkCheckConcurrency?: number;
-  /** Use worker threads for parsing and writing when the compiled scripts exist (default true). */
+  /** Parse on worker threads when the compiled script exists (default true). */
   threads?: boolean;
 }
 
@@ -54,6 +42,8 @@ export interface CrawlResult {
   stats: CrawlStats;
   /** The signal stopped it before the end. */
   stopped: boolean;
+  /** Per target, in config order. */
+  targets: TargetResult[];
 }
 
 interface QueueItem {
@@ -164,7 +154,7 @@ interface CheckItem {
 export class CrawlEngine {
   private readonly fetcher: Fetcher;
   private readonly runs: TargetRun[];
-  private readonly writer: CrawlWriter;
+  private readonly writer: CrawlSink;
   private readonly parser: ParsePool;
   /** Link URLs whose outcome this crawl has recorded or will record (once per crawl). */
   private readonly decided = new Set<string>();
@@ -191,7 +181,7 @@ export class CrawlEngine {
     setMaxListeners(0, this.signal);
     this.fetcher = new Fetcher(o.fetcher);
     this.runs = o.targets.map((t) => new TargetRun(t));
-    this.writer = new CrawlWriter(o.store, o.crawlId, { threaded: o.threads !== false });
+    this.writer = o.sink;
     this.parser = new ParsePool(o.threads === false ? 0 : undefined);
     this.checkConcurrency = o.linkCheckConcurrency ?? 32;
   }
@@ -221,20 +211,7 @@ export class CrawlEngine {
       const stopped = this.signal.aborted;
       this.recordLeftovers();
       await this.writer.drain();
-      if (o.mode === 'full' && !stopped) {
-        clearForFullCrawl(o.store, o.crawlId);
-        for (const r of this.runs) {
-          if (r.cut) {
-            o.logger.info({ host: r.host, max_pages: r.cfg.max_pages }, 'max_pages cut the crawl short: no page of this target is removed');
-          } else if (r.stored === 0) {
-            o.logger.warn({ host: r.host }, 'no page of this target could be fetched: keeping its stored pages');
-          } else {
-            const removed = removePagesNotSeen(o.store, r.host, o.crawlId);
-            if (removed) o.logger.info({ host: r.host, removed }, 'pages not seen by this full crawl removed');
-          }
-        }
-      }
-      return { stats: this.stats(), stopped };
+      return { stats: this.stats(), stopped, targets: this.runs.map((r) => ({ host: r.host, pages: r.stored, cutByMaxPages: r.cut })) };
     } finally {
       clearInterval(tick);
       await Promise.all([this.fetcher.close(), this.writer.close(), this.parser.close()]);
@@ -317,7 +294,7 @@ export class CrawlEngine {
     } else if (o.mode === 'partial') {
       r.walk = false;
       if (r.sitemap) {
-        const stored = sitemapLastmods(o.store, r.host);
+        const stored = o.reader.sitemapLastmods(r.host);
         for (const [url, lastmod] of r.sitemap) {
           if (!stored.has(url)) seeds.push(url);
           else if (lastmod !== null && stored.get(url) !== lastmod) seeds.push(url);

@@ -5,7 +5,7 @@ import { selectAll, selectOne } from 'css-select';
 import { DomHandler, type AnyNode, type Element } from 'domhandler';
 import { Parser, type Handler } from 'htmlparser2';
 import { TextDecoder } from 'node:util';
-import type { PageMeta } from '../backend/types.js';
+import type { PageMeta } from '../model/types.js';
 import type { BodySink } from './fetch.js';
 import { parseRobotsDirectives, ROBOTS_AGENT, type RobotsDirectives } from './robots.js';
 import { normalizeUrl, parseSrcset } from './urls.js';

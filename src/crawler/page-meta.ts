@@ -1,6 +1,6 @@
 // The page meta the crawler indexes: the page's own JSON (svc-page-meta) where present, falling back to
 // <title>, <html lang>, Last-Modified and the meta description (DESIGN.md §2). PURE.
-import type { PageMeta } from '../backend/types.js';
+import type { PageMeta } from '../model/types.js';
 import type { ExtractedPage } from './html.js';
 
 /** ISO 8601 of a date string (HTTP date, W3C datetime…), or null. */

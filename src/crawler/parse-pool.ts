@@ -2,7 +2,7 @@
 import { Worker } from 'node:worker_threads';
 import { extractHtmlBody, type ExtractedPage, type ExtractOptions } from './html.js';
 import type { ParseRequest } from './parse-worker.js';
-import { parserThreads, WORKER_LIMITS, workerScript } from './workers.js';
+import { parserThreads, WORKER_LIMITS, workerScript } from '../lib/workers.js';
 
 interface Pending {
   resolve: (p: ExtractedPage) => void;
@@ -17,7 +17,7 @@ export class ParsePool {
 
   /** size 0, or no compiled worker script: parse in this thread. */
   constructor(size = parserThreads()) {
-    const script = size > 0 ? workerScript('parse-worker') : null;
+    const script = size > 0 ? workerScript('parse-worker', import.meta.url) : null;
     if (!script) return;
     for (let i = 0; i < size; i++) {
       const w = new Worker(script, { resourceLimits: WORKER_LIMITS });

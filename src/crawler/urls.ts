@@ -36,16 +36,6 @@ export function normalizeUrl(raw: string, base?: string | URL, opts: NormalizeOp
   return href;
 }
 
-/** The origin a target setting describes, e.g. ("127.0.0.1:8080", "http") → "http://127.0.0.1:8080". */
-export function targetOrigin(host: string, scheme: string): string {
-  return new URL(`${scheme}://${host}/`).origin;
-}
-
-/** The canonical host[:port] of a target (so `example.org:443` with https becomes `example.org`). */
-export function canonicalTargetHost(host: string, scheme: string): string {
-  return new URL(`${scheme}://${host}/`).host;
-}
-
 /**
  * Whether a canonical URL (as normalizeUrl gives it) links to a PDF document (track_links = pdf): judged by the
  * path, since a link is tracked before it is fetched.

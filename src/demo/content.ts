@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { PostSchema, type Post } from '../host/posts.js';
+import { PostSchema, type Post } from '../model/posts.js';
 
 /** The package root, found from this file whether it runs as src/demo/*.ts or dist/src/demo/*.js. */
 export function packageRoot(): string {

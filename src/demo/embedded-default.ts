@@ -7,14 +7,14 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { App } from '../app.js';
 import { createApiKey, verifyApiKey } from '../auth/keys.js';
-import { removePagesOfHost } from '../backend/store/pages.js';
+import { removePagesOfHost } from '../store/pages.js';
 import { addUser, getUser, resetUserToken, userByToken } from '../auth/users.js';
-import { TargetSchema, type Config, type TargetConfig } from '../config/schema.js';
-import { importPosts } from '../host/posts.js';
-import type { Role } from '../host/types.js';
-import type { Logger } from '../log.js';
+import { TargetSchema, type Config, type TargetConfig } from '../model/config.js';
+import type { Role } from '../model/users.js';
+import type { Logger } from '../lib/log.js';
 import { demoPostsFile, packageRoot } from './content.js';
 import { DemoSiteError, startDemoSite, type DemoSite } from './site.js';
+import { importPosts } from '../store/posts.js';
 
 /** The demo's users: one who may do everything, one who may only read. */
 export const DEMO_USERS: readonly { login: string; role: Role }[] = [

@@ -1,6 +1,6 @@
 // HTML of the demo site: one layout (header nav, main, footer) in English or Swedish, the post page with its
 // page-meta script, and listings.
-import type { PageMeta } from '../backend/types.js';
+import type { PageMeta } from '../model/types.js';
 import type { DemoPost } from './content.js';
 import { escapeHtml, renderBlocks, renderInline, type HrefMapper } from './markup.js';
 

@@ -1,11 +1,11 @@
 // What the demo site answers for each path: a pure function of the path, so the tests can check every answer
 // without a socket. Private, draft and pending posts are not served (404), exactly like a CMS to a visitor.
-import type { PageMeta } from '../backend/types.js';
-import type { Post } from '../host/posts.js';
+import type { PageMeta } from '../model/types.js';
 import type { DemoPost } from './content.js';
 import type { HrefMapper } from './markup.js';
 import { makePdf } from './pdf.js';
 import { CATEGORY_NAMES, SITE_CSS, listingPage, messagePage, postPage, type Lang } from './render.js';
+import type { Post } from '../model/posts.js';
 
 export interface DemoResponse {
   status: number;

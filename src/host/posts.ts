@@ -1,46 +1,8 @@
-// The host's posts: the posts file format (JSON array or NDJSON), the post store, and the page meta of a post
-// (DESIGN.md §2) — the one implementation the ability layer and the demo site's page renderer both use.
-import { z } from 'zod';
-import { formatZodIssues } from '../zod-issues.js';
-import type { Store } from '../backend/store/store.js';
-import type { PageMeta } from '../backend/types.js';
-import type { PostStatus } from './roles.js';
-
-export const POST_STATUSES = ['publish', 'private', 'draft', 'pending', 'future'] as const satisfies readonly PostStatus[];
-
-/** An ISO 8601 date-time (with Z or an offset) or a plain date; stored normalised to UTC ISO. */
-const isoDate = z
-  .union([z.iso.datetime({ offset: true, local: false }), z.iso.date()], { error: 'must be an ISO 8601 date-time, e.g. 2026-05-01T09:00:00Z' })
-  .transform((s) => new Date(s).toISOString());
-
-const slug = /^[a-z0-9_-]+$/;
-
-/** The message of a required field: "is required" when absent, else the rule. */
-const required = (rule: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : rule) });
-
-export const PostSchema = z
-  .object({
-    id: z.number(required('must be a whole number')).int('must be a whole number').min(1, 'must be at least 1').max(Number.MAX_SAFE_INTEGER),
-    url: z.url({ protocol: /^https?$/, ...required('must be a full http(s) URL') }),
-    title: z.string().default(''),
-    status: z.enum(POST_STATUSES, required(`must be one of ${POST_STATUSES.join(', ')}`)),
-    author: z.string(required('must be a user login')).min(1, 'must be a user login'),
-    type: z.string().regex(slug, 'must be a post type slug (a-z, 0-9, _ and -)').default('post'),
-    created: isoDate.nullable().default(null),
-    modified: isoDate.nullable().default(null),
-    language: z.string().min(1).max(35).nullable().default(null),
-    terms: z
-      .record(z.string().regex(slug, 'taxonomy names are slugs (a-z, 0-9, _ and -)'), z.array(z.string().min(1, 'terms must not be empty')))
-      .default({}),
-    show_in_search: z.boolean().default(true),
-    superwords: z.array(z.string().min(1)).default([]),
-    /** The post's body, for whoever renders it (the demo site); not part of the page meta. */
-    content: z.string().default(''),
-  })
-  .strict();
-
-export type Post = z.output<typeof PostSchema>;
-export type PostInput = z.input<typeof PostSchema>;
+// The host's posts: the posts file format (JSON array or NDJSON) and the page meta of a post, the one
+// implementation the ability layer and the demo site's page renderer both use.
+import { formatZodIssues } from '../lib/zod-issues.js';
+import type { PageMeta } from '../model/types.js';
+import { PostSchema, type Post } from '../model/posts.js';
 
 export class PostsFileError extends Error {
   constructor(readonly problems: string[]) {
@@ -101,66 +63,6 @@ export function parsePostsFile(text: string): Post[] {
   }
   if (problems.length) throw new PostsFileError(problems);
   return posts;
-}
-
-interface PostRow {
-  id: number;
-  url: string;
-  title: string;
-  status: PostStatus;
-  author: string;
-  type: string;
-  created: string | null;
-  modified: string | null;
-  language: string | null;
-  terms: string;
-  show_in_search: number;
-  superwords: string;
-  content: string;
-}
-
-function fromRow(r: PostRow): Post {
-  return {
-    id: r.id,
-    url: r.url,
-    title: r.title,
-    status: r.status,
-    author: r.author,
-    type: r.type,
-    created: r.created,
-    modified: r.modified,
-    language: r.language,
-    terms: JSON.parse(r.terms) as Record<string, string[]>,
-    show_in_search: r.show_in_search === 1,
-    superwords: JSON.parse(r.superwords) as string[],
-    content: r.content,
-  };
-}
-
-/** Inserts or replaces posts by id, all in one transaction. Returns how many were written. */
-export function importPosts(store: Store, posts: readonly Post[]): number {
-  const stmt = store.db.prepare(`
-    INSERT INTO posts (id, url, title, status, author, type, created, modified, language, terms, show_in_search, superwords, content)
-    VALUES (@id, @url, @title, @status, @author, @type, @created, @modified, @language, @terms, @show_in_search, @superwords, @content)
-    ON CONFLICT(id) DO UPDATE SET url = excluded.url, title = excluded.title, status = excluded.status, author = excluded.author,
-      type = excluded.type, created = excluded.created, modified = excluded.modified, language = excluded.language,
-      terms = excluded.terms, show_in_search = excluded.show_in_search, superwords = excluded.superwords, content = excluded.content`);
-  store.tx(() => {
-    for (const p of posts) {
-      stmt.run({ ...p, terms: JSON.stringify(p.terms), superwords: JSON.stringify(p.superwords), show_in_search: p.show_in_search ? 1 : 0 });
-    }
-  });
-  return posts.length;
-}
-
-export function getPost(store: Store, id: number): Post | null {
-  const row = store.prepare('SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
-  return row ? fromRow(row) : null;
-}
-
-/** Every post, by id. */
-export function listPosts(store: Store): Post[] {
-  return (store.db.prepare('SELECT * FROM posts ORDER BY id').all() as PostRow[]).map(fromRow);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Roles → capabilities, and who may read a post: the host CMS's rules, as pure functions.
-import type { Capability, Role, User } from './types.js';
+import type { Capability, Role, User } from '../model/users.js';
+import type { PostStatus } from '../model/posts.js';
 
 export const ROLE_CAPABILITIES: Readonly<Record<Role, readonly Capability[]>> = {
   administrator: ['read', 'manage_options', 'read_private_posts'],
@@ -13,7 +14,6 @@ export function userCan(user: User | null, capability: Capability): boolean {
   return user !== null && ROLE_CAPABILITIES[user.role].includes(capability);
 }
 
-export type PostStatus = 'publish' | 'private' | 'draft' | 'pending' | 'future';
 
 /** Published posts are public; any other status only for its author and roles that read others' private posts. */
 export function canReadPost(user: User | null, post: { status: PostStatus; author: string }): boolean {

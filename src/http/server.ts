@@ -1,7 +1,7 @@
 // The HTTP server of `svc serve`: a chain of route handlers (/healthz, /v1, ability routes, /mcp), each
 // answering the requests it owns. Errors become JSON; nothing internal (stack, SQL) reaches a caller.
 import { createServer, type Server } from 'node:http';
-import type { Logger } from '../log.js';
+import type { Logger } from '../lib/log.js';
 import { HttpError, sendJson, type HttpHandler } from './io.js';
 
 export interface HttpServerOptions {

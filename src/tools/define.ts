@@ -3,7 +3,7 @@
 // three hints — is read from the ability at listing time, so there is one source of every schema.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AbilityError, type Ability, type AbilityRegistry, type JsonSchema } from '../abilities/types.js';
-import type { User } from '../host/types.js';
+import type { User } from '../model/users.js';
 
 export interface ToolSpec {
   /** MCP name: the ability name with its slash made a dash (MCP names allow no slash). */

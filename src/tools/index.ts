@@ -4,7 +4,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type ServerNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AbilityRegistry } from '../abilities/types.js';
-import type { User } from '../host/types.js';
+import type { User } from '../model/users.js';
 import { callTool, errorResult, type ToolSpec, toolDefinition } from './define.js';
 import { svcDeletePages } from './svc-delete-pages.js';
 import { svcFullCrawl } from './svc-full-crawl.js';

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { EmbeddedBackend } from '../../src/backend/embedded.js';
-import type { Host } from '../../src/host/host.js';
-import type { Role, User } from '../../src/host/types.js';
+import type { Role, User } from '../../src/model/users.js';
 import { addRoleUsers, makeApp, makeHost } from './helpers.js';
+import type { Host } from '../../src/abilities/runtime.js';
 
 let server: Server;
 let app: App;

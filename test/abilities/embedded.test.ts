@@ -2,12 +2,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import { createCrawl, setCrawlStatus } from '../../src/backend/store/crawls.js';
-import { saveOutcomes, savePages, type PageWrite } from '../../src/backend/store/pages.js';
-import type { Host } from '../../src/host/host.js';
-import { pageMetaOfPost, PostSchema } from '../../src/host/posts.js';
-import type { Role, User } from '../../src/host/types.js';
+import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
+import { saveOutcomes, savePages } from '../../src/store/pages.js';
+import { pageMetaOfPost } from '../../src/host/posts.js';
+import type { Role, User } from '../../src/model/users.js';
 import { addRoleUsers, makeApp, makeHost, POSTS, seedPosts, SITE, TARGET_HOST } from './helpers.js';
+import type { Host } from '../../src/abilities/runtime.js';
+import { PostSchema } from '../../src/model/posts.js';
+import { type PageWrite } from '../../src/model/crawl-writes.js';
 
 let app: App;
 let host: Host;

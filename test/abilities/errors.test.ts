@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import { BackendError } from '../../src/backend/errors.js';
+import { BackendError } from '../../src/model/errors.js';
 import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, seedPosts, SITE } from './helpers.js';
 
 let app: App;

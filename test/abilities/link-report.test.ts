@@ -4,7 +4,7 @@ import { toAbilityLinkReport, toAbilityCrawlRecord } from '../../src/abilities/f
 import { LINK_REPORT_TTL_MS } from '../../src/abilities/link-report-cache.js';
 import { AbilityLinkReportSchema } from '../../src/abilities/schemas.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import { BackendError } from '../../src/backend/errors.js';
+import { BackendError } from '../../src/model/errors.js';
 import { addRoleUsers, emptyReport, FakeBackend, makeFakeApp, makeHost, SITE, TARGET_HOST } from './helpers.js';
 
 const REST = emptyReport({

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import type { Host } from '../../src/host/host.js';
 import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/host/roles.js';
-import { ROLES, type Role, type User } from '../../src/host/types.js';
+import { ROLES, type Role, type User } from '../../src/model/users.js';
 import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, seedPosts, SITE } from './helpers.js';
+import type { Host } from '../../src/abilities/runtime.js';
 
 let app: App;
 let backend: FakeBackend;

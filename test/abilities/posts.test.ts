@@ -2,9 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { createHost } from '../../src/host/host.js';
-import { getPost, importPosts, listPosts, pageMetaOfPost, parsePostsFile, PostSchema, PostsFileError } from '../../src/host/posts.js';
+import { pageMetaOfPost, parsePostsFile, PostsFileError } from '../../src/host/posts.js';
 import { makeApp, tempDir } from './helpers.js';
+import { createHost } from '../../src/app.js';
+import { getPost, importPosts, listPosts } from '../../src/store/posts.js';
+import { PostSchema } from '../../src/model/posts.js';
 
 const POST = {
   id: 104, url: 'https://example.org/blog/post-4', title: 'Volunteer weekend report', status: 'publish', author: 'alice', type: 'post',

@@ -8,9 +8,9 @@ import { run as postsCli } from '../../src/cli/posts.js';
 import { run as usersCli } from '../../src/cli/users.js';
 import { CliError } from '../../src/cli/common.js';
 import { openApp } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
-import { getPost } from '../../src/host/posts.js';
+import { parseConfig } from '../../src/cli/load-config.js';
 import { makeApp, tempDir } from './helpers.js';
+import { getPost } from '../../src/store/posts.js';
 
 let app: App | undefined;
 afterEach(async () => {

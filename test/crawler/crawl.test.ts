@@ -2,11 +2,11 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrawlRunner } from '../../src/backend/crawl-runner.js';
-import { getCrawl } from '../../src/backend/store/crawls.js';
-import type { Store } from '../../src/backend/store/store.js';
-import type { CrawlRecord } from '../../src/backend/types.js';
-import type { TargetConfig } from '../../src/config/schema.js';
-import { silentLogger } from '../../src/log.js';
+import { getCrawl } from '../../src/store/crawls.js';
+import type { Store } from '../../src/store/store.js';
+import type { CrawlRecord } from '../../src/model/types.js';
+import type { TargetConfig } from '../../src/model/config.js';
+import { silentLogger } from '../../src/lib/log.js';
 import { closedPort, hang, html, linksOf, outcomes, page, pageRows, redirect, send, startSite, target, tempStore, type TestSite } from './site.js';
 
 const PROJECT = 'test1234:eu-north-1';

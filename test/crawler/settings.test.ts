@@ -1,11 +1,11 @@
 // Each target setting changes what a crawl does: one small site per setting, assertions on the store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrawlRunner } from '../../src/backend/crawl-runner.js';
-import type { Store } from '../../src/backend/store/store.js';
-import type { CrawlRecord } from '../../src/backend/types.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { TargetConfig } from '../../src/config/schema.js';
-import { silentLogger } from '../../src/log.js';
+import type { Store } from '../../src/store/store.js';
+import type { CrawlRecord } from '../../src/model/types.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import type { TargetConfig } from '../../src/model/config.js';
+import { silentLogger } from '../../src/lib/log.js';
 import { html, linksOf, outcomes, page, pageRows, send, startSite, target, tempStore, type Handler, type TestSite } from './site.js';
 
 const PROJECT = 'settings1:eu-north-1';

@@ -4,9 +4,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TargetConfig } from '../../src/config/schema.js';
-import { TargetSchema } from '../../src/config/schema.js';
-import { Store } from '../../src/backend/store/store.js';
+import type { TargetConfig } from '../../src/model/config.js';
+import { TargetSchema } from '../../src/model/config.js';
+import { Store } from '../../src/store/store.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
 

@@ -5,11 +5,12 @@ import { createAddressPolicy, classifyAddress } from '../../src/crawler/address-
 import { classify, reasonForStatus } from '../../src/crawler/classify.js';
 import { parseRetryAfter } from '../../src/crawler/fetch.js';
 import { collapseWhitespace, extractHtml, HtmlSink, sniffCharset } from '../../src/crawler/html.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/cli/load-config.js';
 import { buildPageMeta } from '../../src/crawler/page-meta.js';
 import { parseRobotsDirectives, parseRobotsTxt, xRobotsTag } from '../../src/crawler/robots.js';
 import { normalizeLastmod, parseSitemap } from '../../src/crawler/sitemap.js';
-import { canonicalTargetHost, isPdfUrl, normalizeUrl, parseSrcset } from '../../src/crawler/urls.js';
+import { isPdfUrl, normalizeUrl, parseSrcset } from '../../src/crawler/urls.js';
+import { canonicalTargetHost } from '../../src/model/site-urls.js';
 
 describe('urls', () => {
   it('normalises scheme and host case, default ports, fragments and empty queries', () => {

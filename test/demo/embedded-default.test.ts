@@ -7,10 +7,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
 import { verifyApiKey } from '../../src/auth/keys.js';
 import { userByToken } from '../../src/auth/users.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/cli/load-config.js';
 import { demoTargets, isEmbeddedDefault, readCredentials, startEmbeddedDefault } from '../../src/demo/embedded-default.js';
-import { getPost, listPosts } from '../../src/host/posts.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { getPost, listPosts } from '../../src/store/posts.js';
 
 const dirs: string[] = [];
 afterAll(() => {

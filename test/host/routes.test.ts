@@ -1,13 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
-import type { ConfigInput } from '../../src/config/schema.js';
-import { BackendError } from '../../src/backend/errors.js';
-import { createHost } from '../../src/host/host.js';
-import { createAbilityRoutesHandler } from '../../src/host/routes.js';
+import { createHost, httpDeps, type App } from '../../src/app.js';
+import type { ConfigInput } from '../../src/model/config.js';
+import { BackendError } from '../../src/model/errors.js';
+import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
 import { createHttpServer } from '../../src/http/server.js';
-import type { Role } from '../../src/host/types.js';
+import type { Role } from '../../src/model/users.js';
 import { addRoleUsers, FakeBackend, makeFakeApp, seedPosts, SITE } from '../abilities/helpers.js';
 
 let app: App;
@@ -26,7 +25,7 @@ async function start(over: Partial<ConfigInput> = {}, root = '/wp-json'): Promis
   tokens = Object.fromEntries(Object.entries(addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
   seedPosts(app);
   const host = createHost(app);
-  server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(app, host)] });
+  server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${root}/abilities/v1`;
 }

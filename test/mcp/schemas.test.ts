@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
-import { createHost } from '../../src/host/host.js';
+import { parseConfig } from '../../src/cli/load-config.js';
 import { toolInventory, TOOLS } from '../../src/tools/index.js';
-import { createMcpServer, serverInstructions } from '../../src/transports/mcp-server.js';
-import { silentLogger } from '../../src/log.js';
+import { createMcpServer, serverInstructions } from '../../src/mcp/server.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { createHost } from '../../src/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-schemas-'));
 const app = openApp(parseConfig({ data_dir: dir, log_level: 'silent', targets: [{ host: 'example.org', track_links: 'all' }] }), { logger: silentLogger });

@@ -10,10 +10,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
-import { createHost, type Host } from '../../src/host/host.js';
-import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/transports/mcp-server.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { createHost } from '../../src/app.js';
+import { type Host } from '../../src/abilities/runtime.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-server-'));
 const app = openApp(parseConfig({ data_dir: dir, log_level: 'silent' }), { logger: silentLogger });

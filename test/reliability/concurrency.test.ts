@@ -8,14 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../src/app.js';
+import { httpDeps, openApp, type App } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
-import { createV1Handler } from '../../src/backend/rest/v1.js';
+import { createV1Handler } from '../../src/http/v1.js';
 import type { EmbeddedBackend } from '../../src/backend/embedded.js';
-import type { LinkReport } from '../../src/backend/types.js';
-import { parseConfig } from '../../src/config/load.js';
+import type { LinkReport } from '../../src/model/types.js';
+import { parseConfig } from '../../src/cli/load-config.js';
 import { createHttpServer } from '../../src/http/server.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/lib/log.js';
 import { SERVER_JS } from '../paths.js';
 
 const TOKEN = 'conc0001:eu-north-1';
@@ -64,7 +64,7 @@ beforeAll(async () => {
   writeFileSync(configFile, JSON.stringify(raw));
   app = openApp(parseConfig(raw), { logger: silentLogger });
   key = createApiKey(app.store, TOKEN, 'conc').key;
-  server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(app)] });
+  server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app))] });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/projects/${encodeURIComponent(TOKEN)}`;

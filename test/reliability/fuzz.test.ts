@@ -10,17 +10,18 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../src/app.js';
-import { createV1Handler } from '../../src/backend/rest/v1.js';
+import { createHost, httpDeps, openApp, type App } from '../../src/app.js';
+import { createV1Handler } from '../../src/http/v1.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { addUser } from '../../src/auth/users.js';
-import { parseConfig } from '../../src/config/load.js';
-import { createHost, type Host } from '../../src/host/host.js';
-import { importPosts, parsePostsFile } from '../../src/host/posts.js';
-import { createAbilityRoutesHandler } from '../../src/host/routes.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import { parsePostsFile } from '../../src/host/posts.js';
+import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
 import { createHttpServer } from '../../src/http/server.js';
-import { silentLogger } from '../../src/log.js';
-import { createMcpHttpHandler } from '../../src/transports/http.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { createMcpHttpHandler } from '../../src/http/mcp.js';
+import { type Host } from '../../src/abilities/runtime.js';
+import { importPosts } from '../../src/store/posts.js';
 
 const TOKEN = 'fuzz0001:eu-north-1';
 const OTHER = 'other001:us-east-1';
@@ -136,7 +137,7 @@ beforeAll(async () => {
     ),
   );
   host = createHost(app);
-  server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(app), createAbilityRoutesHandler(app, host), createMcpHttpHandler(app, host)] });
+  server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app)), createAbilityRoutesHandler(httpDeps(app), host), createMcpHttpHandler(httpDeps(app), host)] });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBackend } from '../../src/backend/embedded.js';
-import { Store } from '../../src/backend/store/store.js';
-import { parseConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/log.js';
+import { Store } from '../../src/store/store.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import { silentLogger } from '../../src/lib/log.js';
 import { startFaultSite, type FaultSite } from './fault-site.js';
 
 let site: FaultSite;

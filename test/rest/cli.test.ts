@@ -7,8 +7,8 @@ import { listApiKeys, verifyApiKey } from '../../src/auth/keys.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { run as keys } from '../../src/cli/keys.js';
 import { run as report } from '../../src/cli/report.js';
-import { parseConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/log.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import { silentLogger } from '../../src/lib/log.js';
 import { HOST_A, HOST_B, seedMany, seedSmallSite, tempDir, TOKEN } from './helpers.js';
 
 function configFile(): { path: string; dataDir: string } {

@@ -1,6 +1,6 @@
 // The Backend contract, run against the embedded engine and against the remote client talking to a facade on loopback.
 import { RemoteBackend } from '../../src/backend/remote.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/lib/log.js';
 import { backendContract } from './contract.js';
 import { makeApp, startFacade } from './helpers.js';
 

@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Backend } from '../../src/backend/backend.js';
-import { BackendError } from '../../src/backend/errors.js';
-import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/backend/store/crawls.js';
-import { savePages } from '../../src/backend/store/pages.js';
-import type { LinkReport } from '../../src/backend/types.js';
+import { BackendError } from '../../src/model/errors.js';
+import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
+import { savePages } from '../../src/store/pages.js';
+import type { LinkReport } from '../../src/model/types.js';
 import { HOST_A, HOST_B, page, seedSmallSite, TOKEN } from './helpers.js';
 
 export interface Harness {

@@ -4,15 +4,16 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openApp, type App } from '../../src/app.js';
+import { httpDeps, openApp, type App } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
-import { createV1Handler } from '../../src/backend/rest/v1.js';
-import { saveOutcomes, savePages, type OutcomeWrite, type PageWrite } from '../../src/backend/store/pages.js';
-import type { LinkOutcomeReason } from '../../src/backend/types.js';
-import { parseConfig } from '../../src/config/load.js';
-import type { ConfigInput } from '../../src/config/schema.js';
+import { createV1Handler } from '../../src/http/v1.js';
+import { saveOutcomes, savePages } from '../../src/store/pages.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import type { ConfigInput } from '../../src/model/config.js';
 import { createHttpServer } from '../../src/http/server.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/lib/log.js';
+import type { LinkOutcomeReason } from '../../src/model/link-reasons.js';
+import { type OutcomeWrite, type PageWrite } from '../../src/model/crawl-writes.js';
 
 export const TOKEN = 'proj1234:eu-north-1';
 export const OTHER_TOKEN = 'other999:us-east-1';
@@ -47,7 +48,7 @@ export interface Facade {
 }
 
 export async function startFacade(app: App): Promise<Facade> {
-  const server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(app)] });
+  const server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app))] });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const key = createApiKey(app.store, app.backend.publicToken, 'test').key;

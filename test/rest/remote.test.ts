@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
-import { BackendError } from '../../src/backend/errors.js';
+import { BackendError } from '../../src/model/errors.js';
 import { RemoteBackend, type RemoteBackendOptions } from '../../src/backend/remote.js';
-import { parseConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/log.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import { silentLogger } from '../../src/lib/log.js';
 import { startFacade, tempDir, TOKEN } from './helpers.js';
 
 type Respond = (req: IncomingMessage, res: ServerResponse, n: number) => void;

@@ -5,11 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { assembleLinkReport, targetWalksLinks, type ReportRow } from '../../src/backend/report/assemble.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
-import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/backend/store/crawls.js';
-import { MIGRATIONS } from '../../src/backend/store/migrations.js';
-import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/backend/store/pages.js';
-import { Store } from '../../src/backend/store/store.js';
-import type { LinkReport } from '../../src/backend/types.js';
+import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/store/pages.js';
+import { Store } from '../../src/store/store.js';
+import type { LinkReport } from '../../src/model/types.js';
 import { HOST_A, HOST_B, makeApp, outcome, page, seedMany, seedSmallSite, tempDir, TOKEN } from './helpers.js';
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;

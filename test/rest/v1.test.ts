@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
-import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/backend/store/crawls.js';
-import { saveOutcomes, savePages } from '../../src/backend/store/pages.js';
+import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
+import { saveOutcomes, savePages } from '../../src/store/pages.js';
 import { HOST_A, HOST_B, makeApp, OTHER_TOKEN, outcome, page, seedMany, seedSmallSite, startFacade, TOKEN, type Facade } from './helpers.js';
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TargetConfig } from '../../src/config/schema.js';
-import { TargetSchema } from '../../src/config/schema.js';
-import { deletePages, searchPages } from '../../src/backend/search/search.js';
+import type { TargetConfig } from '../../src/model/config.js';
+import { TargetSchema } from '../../src/model/config.js';
+import { deletePages, searchPages } from '../../src/store/search-index/search.js';
 import { BASE, HOST, integrityCheck, invalid, page, tempStore, type TempStore } from './helpers.js';
 
 const targets: TargetConfig[] = [TargetSchema.parse({ host: HOST, scheme: 'http' }), TargetSchema.parse({ host: 'example.org' })];

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { BackendError } from '../../src/backend/errors.js';
-import { savePages, type PageWrite } from '../../src/backend/store/pages.js';
-import { Store } from '../../src/backend/store/store.js';
+import { BackendError } from '../../src/model/errors.js';
+import { savePages } from '../../src/store/pages.js';
+import { Store } from '../../src/store/store.js';
+import { type PageWrite } from '../../src/model/crawl-writes.js';
 
 export const HOST = '127.0.0.1:18111';
 export const BASE = `http://${HOST}`;

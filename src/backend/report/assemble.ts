@@ -1,12 +1,8 @@
 // Pure decisions of the link report: rows in report order → the REST form, and the walkLinks rule.
-import type { TargetConfig } from '../../config/schema.js';
-import { REPORT_REASONS, type LinkReport, type ReportPage, type ReportSection, type ReportTarget } from '../types.js';
-
-/** REST section key of each reason, in section order (the rank stored in report_links is the index here). */
-export const SECTION_KEYS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const satisfies readonly (keyof LinkReport)[];
-export type SectionKey = (typeof SECTION_KEYS)[number];
-
-export const REPORT_LIMIT = { min: 1, max: 5000, default: 1000 } as const;
+import type { TargetConfig } from '../../model/config.js';
+import { SECTION_KEYS } from '../../model/link-reasons.js';
+import { type LinkReport, type ReportPage, type ReportSection, type ReportTarget } from '../../model/types.js';
+import { REPORT_REASONS } from '../../model/link-reasons.js';
 
 /** One (page, problem link) pair, as read from the store. */
 export interface ReportRow {

@@ -1,11 +1,12 @@
 // The link report (REST form), built from the store only: reading it never sends a request to the crawled site.
-import type { TargetConfig } from '../../config/schema.js';
-import { canonicalTargetHost } from '../../crawler/urls.js';
-import { BackendError } from '../errors.js';
-import type { Store } from '../store/store.js';
-import type { LinkReport, LinkReportQuery } from '../types.js';
-import { assembleLinkReport, REPORT_LIMIT, targetWalksLinks } from './assemble.js';
-import { readReportSnapshot } from './query.js';
+import type { TargetConfig } from '../../model/config.js';
+import { BackendError } from '../../model/errors.js';
+import type { Store } from '../../store/store.js';
+import type { LinkReport, LinkReportQuery } from '../../model/types.js';
+import { assembleLinkReport, targetWalksLinks } from './assemble.js';
+import { readReportSnapshot } from '../../store/report-query.js';
+import { canonicalTargetHost } from '../../model/site-urls.js';
+import { REPORT_LIMIT } from '../../model/limits.js';
 
 /**
  * Sections in the order notFound, forbidden, serverError, redirect, unknown; within a section pages by URL, and

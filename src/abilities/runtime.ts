@@ -1,0 +1,67 @@
+// What the abilities live in at run time: the registry, the plain functions and the users of the host, built from
+// what the composition root hands over. The plain functions work on every host version; the abilities exist
+// only from 6.9 on.
+import type { Backend } from '../backend/backend.js';
+import { ABILITIES_MIN_VERSION, hasAbilitiesApi } from '../host/version.js';
+import type { Logger } from '../lib/log.js';
+import type { TargetConfig } from '../model/config.js';
+import type { User } from '../model/users.js';
+import { createSvcFunctions, type SvcFunctions } from './functions.js';
+import { registerSvcAbilities } from './index.js';
+import { LinkReportCache } from './link-report-cache.js';
+import { Registry } from './registry.js';
+import type { AbilityRegistry } from './types.js';
+import type { Post } from '../model/posts.js';
+
+export interface Host {
+  /** host.version from the config. */
+  version: string;
+  /** The registry; empty (no abilities) when the host version is below 6.9. */
+  registry: AbilityRegistry & Pick<Registry, 'categories'>;
+  abilitiesEnabled: boolean;
+  /** Why there are no abilities, when there are none. */
+  disabledReason: string | null;
+  /** The plain functions (no capability checks): available on every host version. */
+  functions: SvcFunctions;
+  userByLogin(login: string): User | null;
+  /** The user whose bearer token this is (compared by hash), or null. */
+  userByToken(token: string): User | null;
+  /** Stops listening to the backend (crawl ends). */
+  close(): void;
+}
+
+export interface HostDeps {
+  version: string;
+  backend: Backend;
+  targets: readonly TargetConfig[];
+  logger: Logger;
+  getPost(id: number): Post | null;
+  userByLogin(login: string): User | null;
+  userByToken(token: string): User | null;
+  /** Clock of the link-report cache (ms); tests move it. */
+  now?: () => number;
+}
+
+export function createAbilityHost(deps: HostDeps): Host {
+  const { version } = deps;
+  const functions = createSvcFunctions({ backend: deps.backend, getPost: deps.getPost, cache: new LinkReportCache({ now: deps.now }) });
+  const registry = new Registry({ fns: functions, targets: deps.targets });
+  const abilitiesEnabled = hasAbilitiesApi(version);
+  let disabledReason: string | null = null;
+  if (abilitiesEnabled) {
+    registerSvcAbilities(registry);
+  } else {
+    disabledReason = `host version ${version} is older than ${ABILITIES_MIN_VERSION}, the first version with the abilities API: no abilities are registered (the plain svc_* functions still work); set host.version to ${ABILITIES_MIN_VERSION} or newer`;
+    deps.logger.warn({ host_version: version }, disabledReason);
+  }
+  return {
+    version,
+    registry,
+    abilitiesEnabled,
+    disabledReason,
+    functions,
+    userByLogin: deps.userByLogin,
+    userByToken: deps.userByToken,
+    close: () => functions.close(),
+  };
+}

@@ -1,0 +1,24 @@
+// The clearing rule of a full crawl: what the report and the index forget once a full crawl has run to its end.
+import type { TargetResult } from '../crawler/sink.js';
+import type { Logger } from '../lib/log.js';
+import { clearForFullCrawl, removePagesNotSeen } from '../store/pages.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * After a full crawl that ran to its end: redirected, skipped and unknown outcomes it did not find again are
+ * forgotten, and pages it did not see leave the index, except on a target max_pages cut short or one where no page
+ * could be fetched (nothing of those is removed).
+ */
+export function applyFullCrawlClearing(store: Store, crawlId: number, targets: readonly TargetResult[], logger: Logger): void {
+  clearForFullCrawl(store, crawlId);
+  for (const t of targets) {
+    if (t.cutByMaxPages) {
+      logger.info({ host: t.host }, 'max_pages cut the crawl short: no page of this target is removed');
+    } else if (t.pages === 0) {
+      logger.warn({ host: t.host }, 'no page of this target could be fetched: keeping its stored pages');
+    } else {
+      const removed = removePagesNotSeen(store, t.host, crawlId);
+      if (removed) logger.info({ host: t.host, removed }, 'pages not seen by this full crawl removed');
+    }
+  }
+}

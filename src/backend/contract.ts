@@ -1,0 +1,120 @@
+// The zod schemas of /v1: they validate requests in the facade, check answers in the remote client, and are
+// the source of the OpenAPI document (openapi.ts). One definition per shape.
+import { z } from 'zod';
+import { SearchResultsSchema as SearchResultsShape } from '../model/search-results.js';
+import { SearchParamsSchema } from '../model/search-params.js';
+import { CRAWL_MODES, CRAWL_STATUSES, type CrawlRecord, type DeletePagesResult, type LinkReport } from '../model/types.js';
+import { REPORT_LIMIT, DELETE_URLS_MAX } from '../model/limits.js';
+
+/** A full http(s) URL (whether it is on a configured target is checked against the config when it is used). */
+export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
+
+const intRange = (min: number, max: number) => {
+  const error = `must be an integer from ${min} to ${max}`;
+  return z.int({ error }).min(min, { error }).max(max, { error });
+};
+
+// ---- requests -------------------------------------------------------------------------------------------
+
+export const CrawlRequestSchema = z
+  .object({
+    mode: z.enum(CRAWL_MODES, { error: (iss) => (iss.input === undefined ? 'is required: full, partial or manual' : 'must be one of full, partial, manual') }),
+    urls: z
+      .array(PageUrlSchema, { error: 'must be an array of URLs' })
+      .min(1, { error: 'must list at least one URL' })
+      .optional()
+      .meta({ description: 'Required with mode manual, and only allowed with it: full URLs of pages on a configured target.' }),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.mode === 'manual' && body.urls === undefined) ctx.addIssue({ code: 'custom', path: ['urls'], message: 'is required when mode is manual' });
+    if (body.mode !== 'manual' && body.urls !== undefined) ctx.addIssue({ code: 'custom', path: ['urls'], message: 'is only allowed with mode manual' });
+  })
+  .meta({ title: 'CrawlRequest' });
+
+export const CrawlListQuerySchema = z
+  .object({
+    limit: intRange(1, 100).default(20).meta({ description: 'Records per page, newest first.' }),
+    offset: intRange(0, 1_000_000_000).default(0).meta({ description: 'Records to skip.' }),
+  })
+  .strict();
+
+export const LinkReportQuerySchema = z
+  .object({
+    target: z.string().min(1).max(300).optional().meta({ description: 'Only pages of this configured target host (host or host:port).' }),
+    limit: intRange(REPORT_LIMIT.min, REPORT_LIMIT.max)
+      .default(REPORT_LIMIT.default)
+      .meta({ description: 'Most links returned, across all sections in report order.' }),
+  })
+  .strict();
+
+export const SearchRequestSchema = z
+  .object({
+    terms: z.string({ error: 'must be a string' }).meta({ description: 'Words (implicit AND, the last also as a prefix) and "quoted phrases".' }),
+    params: SearchParamsSchema.optional(),
+  })
+  .strict()
+  .meta({ title: 'SearchRequest' });
+
+export const DeletePagesRequestSchema = z
+  .object({
+    urls: z
+      .array(z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(4096, { error: 'must be at most 4096 characters' }), {
+        error: (iss) => (iss.input === undefined ? `is required: an array of 1 to ${DELETE_URLS_MAX} URLs` : 'must be an array of URLs'),
+      })
+      .min(1, { error: `must list 1 to ${DELETE_URLS_MAX} URLs` })
+      .max(DELETE_URLS_MAX, { error: `must list 1 to ${DELETE_URLS_MAX} URLs` }),
+  })
+  .strict()
+  .meta({ title: 'DeletePagesRequest' });
+
+// ---- answers --------------------------------------------------------------------------------------------
+
+const CrawlStatsSchema = z.object({
+  pages: z.int(),
+  links: z.int(),
+  errors: z.int(),
+  targets: z.record(z.string(), z.object({ pages: z.int(), cutByMaxPages: z.boolean(), walkLinks: z.boolean().optional() })).optional(),
+});
+
+export const CrawlRecordSchema = z
+  .object({
+    id: z.int(),
+    mode: z.enum(CRAWL_MODES),
+    status: z.enum(CRAWL_STATUSES),
+    urls: z.array(z.string()).optional(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    stats: CrawlStatsSchema,
+    error: z.string().optional(),
+  })
+  .meta({ title: 'CrawlRecord' }) satisfies z.ZodType<CrawlRecord>;
+
+export const CrawlListSchema = z.object({ crawls: z.array(CrawlRecordSchema), limit: z.int(), offset: z.int() }).meta({ title: 'CrawlList' });
+
+const ReportLinkSchema = z.object({ url: z.string(), httpStatus: z.int(), message: z.string(), redirectsTo: z.string().optional() });
+const ReportSectionSchema = z.object({
+  count: z.int().meta({ description: 'Full number of links in this section, whatever the limit.' }),
+  pages: z.array(z.object({ url: z.string().meta({ description: 'The page the links were found on.' }), links: z.array(ReportLinkSchema) })),
+});
+
+export const LinkReportSchema = z
+  .object({
+    notFound: ReportSectionSchema,
+    forbidden: ReportSectionSchema,
+    serverError: ReportSectionSchema,
+    redirect: ReportSectionSchema,
+    unknown: ReportSectionSchema,
+    targets: z.array(z.object({ host: z.string(), linkTracking: z.enum(['pdf', 'all']), walkLinks: z.boolean() })),
+    truncated: z.boolean().meta({ description: 'True when links were left out because of the limit.' }),
+    lastFullCrawl: z.string().nullable().meta({ description: 'When the last completed full crawl finished (ISO 8601).' }),
+  })
+  .meta({ title: 'LinkReport' }) satisfies z.ZodType<LinkReport>;
+
+export const SearchResultsSchema = SearchResultsShape.meta({ title: 'SearchResults' });
+
+export const DeletePagesResultSchema = z
+  .object({ deleted: z.array(z.string()), notFound: z.array(z.string()) })
+  .meta({ title: 'DeletePagesResult' }) satisfies z.ZodType<DeletePagesResult>;
+
+export const ErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) }).meta({ title: 'Error' });

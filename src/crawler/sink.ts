@@ -1,0 +1,38 @@
+// What the crawler writes to and reads from, defined here so the crawler needs no database: the backend hands it
+// the store's batched writer and a reader of stored lastmods; tests hand it plain objects.
+import type { OutcomeWrite, PageWrite } from '../model/crawl-writes.js';
+import type { CrawlStats } from '../model/types.js';
+
+export interface CrawlSink {
+  /** A fetched document (HTML or not), with the tracked links found on it. */
+  page(p: PageWrite): void;
+  /** The outcome of one link URL (once per crawl). */
+  outcome(o: OutcomeWrite): void;
+  /** The stored page stays as it is but counts as seen by this crawl (e.g. a transient failure). */
+  touch(url: string): void;
+  /** The stored page under this URL goes (it is gone, or now redirects). */
+  remove(url: string): void;
+  /** The crawl's live stats, written with the next batch. */
+  stats(s: CrawlStats): void;
+  /** Hands held writes over (they may still be committing). */
+  flush(): void;
+  /** Waits while the sink is behind, so memory stays bounded; throws when writing failed. */
+  settle(): Promise<void>;
+  /** Flushes and waits until everything is written. */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface CrawlReader {
+  /** url → sitemap lastmod of every stored page of a target host (partial crawls compare them). */
+  sitemapLastmods(host: string): Map<string, string | null>;
+}
+
+/** How one target's share of a crawl ended: the backend's clearing rule decides from this. */
+export interface TargetResult {
+  host: string;
+  /** Pages stored by this crawl. */
+  pages: number;
+  /** max_pages (or a sitemap cap) cut it short. */
+  cutByMaxPages: boolean;
+}

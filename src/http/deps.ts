@@ -1,0 +1,16 @@
+// What the HTTP entries need, handed down by the composition root (src/app.ts).
+import type { Backend } from '../backend/backend.js';
+import type { Logger } from '../lib/log.js';
+import type { Config } from '../model/config.js';
+import type { ApiKeyInfo } from '../model/users.js';
+
+export interface HttpDeps {
+  backend: Backend;
+  logger: Logger;
+  /** The config's `server` section: limits and the allowed Host/Origin headers. */
+  server: Config['server'];
+  /** `host.rest_root`, where the ability routes live (default /wp-json). */
+  restRoot: string;
+  /** The stored record of a /v1 API key, or null for an unknown one. */
+  verifyApiKey(key: string): ApiKeyInfo | null;
+}

@@ -1,0 +1,128 @@
+// GET /v1/openapi.json: an OpenAPI 3.1 document generated from the same zod schemas that validate the requests.
+import { z } from 'zod';
+import {
+  CrawlListQuerySchema,
+  CrawlListSchema,
+  CrawlRecordSchema,
+  CrawlRequestSchema,
+  DeletePagesRequestSchema,
+  DeletePagesResultSchema,
+  ErrorSchema,
+  LinkReportQuerySchema,
+  LinkReportSchema,
+  SearchRequestSchema,
+  SearchResultsSchema,
+} from '../backend/contract.js';
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+function queryParameters(schema: z.ZodObject): JsonSchema[] {
+  const js = jsonSchema(schema, 'input') as { properties: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(js.properties).map(([name, prop]) => {
+    const { description, ...rest } = prop;
+    return { name, in: 'query', required: js.required?.includes(name) ?? false, description, schema: rest };
+  });
+}
+
+const json = (schema: z.ZodType, io: 'input' | 'output') => ({ 'application/json': { schema: jsonSchema(schema, io) } });
+const answer = (description: string, schema?: z.ZodType) => (schema ? { description, content: json(schema, 'output') } : { description });
+
+function errors(...statuses: number[]): Record<string, unknown> {
+  const text: Record<number, string> = {
+    400: 'Bad input: the message names the field and the rule',
+    401: 'Missing, malformed or unknown API key (WWW-Authenticate: Bearer)',
+    404: 'Unknown project, or a key of another project',
+    405: 'Method not allowed',
+    409: 'A crawl of this project is already queued or running',
+    413: 'Request body larger than the server limit',
+    501: 'Not available on this service',
+    502: 'The upstream /v1 service failed',
+  };
+  return Object.fromEntries(statuses.map((s) => [String(s), answer(text[s] ?? 'Error', ErrorSchema)]));
+}
+
+const tokenParam = {
+  name: 'publicToken',
+  in: 'path',
+  required: true,
+  description: 'The project, as <id>:<region>',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}:[a-z0-9-]{1,32}$' },
+};
+
+let cached: JsonSchema | null = null;
+
+export function openApiDocument(): JsonSchema {
+  cached ??= {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc /v1',
+      version: '1',
+      description: 'Starts crawls of a site and reads its link report; full-text search of the crawled pages.',
+    },
+    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key from `svc keys create`' } } },
+    security: [{ apiKey: [] }],
+    paths: {
+      '/v1/projects/{publicToken}/crawls': {
+        parameters: [tokenParam],
+        post: {
+          operationId: 'startCrawl',
+          summary: 'Start a crawl (full, partial, or manual with urls); answers at once, the crawl runs in the background',
+          requestBody: { required: true, content: json(CrawlRequestSchema, 'input') },
+          responses: { '202': answer('The crawl record (queued or running)', CrawlRecordSchema), ...errors(400, 401, 404, 409, 413) },
+        },
+        get: {
+          operationId: 'listCrawls',
+          summary: 'Crawl records, newest first',
+          parameters: queryParameters(CrawlListQuerySchema),
+          responses: { '200': answer('A page of crawl records', CrawlListSchema), ...errors(400, 401, 404) },
+        },
+      },
+      '/v1/projects/{publicToken}/crawls/{id}': {
+        parameters: [tokenParam, { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+        get: {
+          operationId: 'getCrawl',
+          summary: 'One crawl record, with live stats while it runs',
+          responses: { '200': answer('The crawl record', CrawlRecordSchema), ...errors(400, 401, 404) },
+        },
+      },
+      '/v1/projects/{publicToken}/link-report': {
+        parameters: [tokenParam],
+        get: {
+          operationId: 'linkReport',
+          summary:
+            'Problem links grouped by reason, then by the page they were found on. Order: sections notFound, forbidden, serverError, redirect, unknown; then page URL; then link URL. Built from stored data only.',
+          parameters: queryParameters(LinkReportQuerySchema),
+          responses: { '200': answer('The link report (REST form)', LinkReportSchema), ...errors(400, 401, 404) },
+        },
+      },
+      '/v1/projects/{publicToken}/search': {
+        parameters: [tokenParam],
+        post: {
+          operationId: 'search',
+          summary: 'Full-text search of the indexed pages (public: no API key)',
+          security: [],
+          requestBody: { required: true, content: json(SearchRequestSchema, 'input') },
+          responses: { '200': answer('Search results', SearchResultsSchema), ...errors(400, 404, 413, 501) },
+        },
+      },
+      '/v1/projects/{publicToken}/pages/delete': {
+        parameters: [tokenParam],
+        post: {
+          operationId: 'deletePages',
+          summary: 'Remove pages from the search index by exact URL, without crawling them',
+          requestBody: { required: true, content: json(DeletePagesRequestSchema, 'input') },
+          responses: { '200': answer('Which URLs were deleted and which were not in the index', DeletePagesResultSchema), ...errors(400, 401, 404, 413, 501) },
+        },
+      },
+      '/v1/openapi.json': {
+        get: { operationId: 'openapi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1 document' } } },
+      },
+    },
+  };
+  return cached;
+}

@@ -1,0 +1,170 @@
+// The /v1 REST facade over app.backend (embedded or remote): routing, API-key auth, input validation, error mapping.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpDeps } from './deps.js';
+import type { ApiKeyInfo } from '../model/users.js';
+import { PUBLIC_TOKEN_RE } from '../model/config.js';
+import { bearerChallenge, bearerToken, HttpError, readJsonBody, sendJson, type HttpHandler } from './io.js';
+import { BackendError } from '../model/errors.js';
+import { openApiDocument } from './openapi.js';
+import { CrawlListQuerySchema, CrawlRequestSchema, DeletePagesRequestSchema, LinkReportQuerySchema, SearchRequestSchema } from '../backend/contract.js';
+import { parseInput, queryInput } from './validate.js';
+
+interface Call {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  token: string;
+  /** Path parameters, e.g. the crawl id. */
+  params: string[];
+}
+
+type Action = (call: Call) => Promise<void>;
+
+interface Route {
+  /** Path segments after /v1/projects/<token>/; ':id' matches one segment. */
+  path: string[];
+  methods: Partial<Record<'GET' | 'POST', Action>>;
+  /** No API key needed (search). */
+  public?: boolean;
+}
+
+const NOT_FOUND_PROJECT = () => new HttpError(404, 'not_found', 'unknown project');
+
+function unauthorized(message: string, invalidToken: boolean): HttpError {
+  return new HttpError(401, 'unauthorized', message, bearerChallenge(invalidToken));
+}
+
+/** BackendError → its status and code; everything else is left for the server's 500 (logged, never shown). */
+function toHttpError(err: unknown): unknown {
+  if (err instanceof BackendError) return new HttpError(err.status, err.code, err.message);
+  return err;
+}
+
+function crawlId(raw: string): number {
+  const id = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(id)) throw new HttpError(400, 'invalid_input', 'id: must be a positive integer');
+  return id;
+}
+
+export function createV1Handler(deps: HttpDeps): HttpHandler {
+  const backend = deps.backend;
+  const maxBody = deps.server.max_body_bytes;
+  const projectPath = (token: string) => `/v1/projects/${encodeURIComponent(token)}`;
+
+  const routes: Route[] = [
+    {
+      path: ['crawls'],
+      methods: {
+        POST: async ({ req, res, token }) => {
+          const body = parseInput(CrawlRequestSchema, await readJsonBody(req, maxBody), 'body');
+          const record = await backend.startCrawl(body);
+          sendJson(res, 202, record, { location: `${projectPath(token)}/crawls/${record.id}` });
+        },
+        GET: async ({ res, url }) => {
+          const q = parseInput(CrawlListQuerySchema, queryInput(url, ['limit', 'offset']), 'query');
+          sendJson(res, 200, { crawls: await backend.listCrawls(q), limit: q.limit, offset: q.offset });
+        },
+      },
+    },
+    {
+      path: ['crawls', ':id'],
+      methods: {
+        GET: async ({ res, params }) => {
+          const id = crawlId(params[0]!);
+          const record = await backend.getCrawl(id);
+          if (!record) throw new HttpError(404, 'crawl_not_found', `no crawl ${id} in this project`);
+          sendJson(res, 200, record);
+        },
+      },
+    },
+    {
+      path: ['link-report'],
+      methods: {
+        GET: async ({ res, url }) => {
+          const q = parseInput(LinkReportQuerySchema, queryInput(url, ['limit']), 'query');
+          sendJson(res, 200, await backend.linkReport(q));
+        },
+      },
+    },
+    {
+      path: ['search'],
+      public: true,
+      methods: {
+        POST: async ({ req, res }) => {
+          const body = parseInput(SearchRequestSchema, await readJsonBody(req, maxBody), 'body');
+          sendJson(res, 200, await backend.search(body.terms, body.params ?? {}));
+        },
+      },
+    },
+    {
+      path: ['pages', 'delete'],
+      methods: {
+        POST: async ({ req, res }) => {
+          const body = parseInput(DeletePagesRequestSchema, await readJsonBody(req, maxBody), 'body');
+          sendJson(res, 200, await backend.deletePages(body.urls));
+        },
+      },
+    },
+  ];
+
+  function match(rest: string[]): { route: Route; params: string[] } | null {
+    for (const route of routes) {
+      if (route.path.length !== rest.length) continue;
+      const params: string[] = [];
+      if (route.path.every((seg, i) => (seg === ':id' ? (params.push(rest[i]!), true) : seg === rest[i]))) return { route, params };
+    }
+    return null;
+  }
+
+  function authenticate(req: IncomingMessage): ApiKeyInfo {
+    const key = bearerToken(req);
+    if (key === null) throw unauthorized('missing API key: send the header "Authorization: Bearer <API_KEY>"', false);
+    if (key === undefined) throw unauthorized('the Authorization header must be "Bearer <API_KEY>"', false);
+    const info = deps.verifyApiKey(key);
+    if (!info) throw unauthorized('the API key is not valid', true);
+    return info;
+  }
+
+  /** The request's method among `allowed` (HEAD counts as GET), or 405 listing them. */
+  function methodOf(req: IncomingMessage, allowed: ('GET' | 'POST')[]): 'GET' | 'POST' {
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const found = allowed.find((m) => m === method);
+    if (found) return found;
+    const list = allowed.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
+    throw new HttpError(405, 'method_not_allowed', `method not allowed here; use ${list}`, { allow: list });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const segs = url.pathname.split('/').slice(2);
+    if (segs.length === 1 && segs[0] === 'openapi.json') {
+      methodOf(req, ['GET']);
+      sendJson(res, 200, openApiDocument());
+      return;
+    }
+    if (segs[0] !== 'projects' || segs.length < 3) throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
+    const found = match(segs.slice(2));
+    if (!found) throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
+    const method = methodOf(req, Object.keys(found.route.methods) as ('GET' | 'POST')[]);
+    // The key is checked before the project, so an answer never tells a caller without one whether a project exists.
+    const key = found.route.public ? null : authenticate(req);
+    let token: string;
+    try {
+      token = decodeURIComponent(segs[1]!);
+    } catch {
+      throw NOT_FOUND_PROJECT();
+    }
+    if (!PUBLIC_TOKEN_RE.test(token) || token !== backend.publicToken || (key && key.project !== token)) throw NOT_FOUND_PROJECT();
+    await found.route.methods[method]!({ req, res, url, token, params: found.params });
+  }
+
+  return async (req, res, url) => {
+    if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) return false;
+    try {
+      await handle(req, res, url);
+    } catch (err) {
+      if (err instanceof BackendError && err.status >= 500) deps.logger.warn({ code: err.code, upstreamStatus: err.upstreamStatus, path: url.pathname }, err.message);
+      throw toHttpError(err);
+    }
+    return true;
+  };
+}

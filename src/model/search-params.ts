@@ -1,0 +1,55 @@
+// The one schema of `search_params`, shared by the embedded engine, the /v1 REST facade and the ability layer.
+import { z } from 'zod';
+import { formatZodIssues } from '../lib/zod-issues.js';
+import { BackendError } from './errors.js';
+
+export const SEARCH_SIZE_MAX = 100;
+export const HIGHLIGHT_LENGTH_MIN = 20;
+export const HIGHLIGHT_LENGTH_MAX = 1000;
+export const HIGHLIGHT_LENGTH_DEFAULT = 200;
+/** More tag filters than this cannot all match a real page; refusing keeps the query small. */
+export const SEARCH_TAGS_MAX = 20;
+
+const wholeNumber = (min: number, max: number) => {
+  const rule = max === Number.MAX_SAFE_INTEGER ? `must be a whole number >= ${min}` : `must be a whole number from ${min} to ${max}`;
+  return z.number({ error: rule }).int({ error: rule }).min(min, { error: rule }).max(max, { error: rule });
+};
+
+export const SearchParamsSchema = z
+  .strictObject({
+    size: wholeNumber(1, SEARCH_SIZE_MAX).default(10).describe('Number of hits to return, 1 to 100 (default 10).'),
+    from: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0).describe('Offset of the first hit, for paging (default 0).'),
+    lang: z
+      .string({ error: 'must be a language code such as en or en-US' })
+      .trim()
+      .min(1, { error: 'must be a language code such as en or en-US' })
+      .max(35, { error: 'must be a language code such as en or en-US' })
+      .optional()
+      .describe('Only pages in this language; "en" also matches "en-US".'),
+    tags: z
+      .array(z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }), { error: 'must be an array of strings' })
+      .max(SEARCH_TAGS_MAX, { error: `must hold at most ${SEARCH_TAGS_MAX} tags` })
+      .optional()
+      .describe('Only pages carrying every one of these tags, e.g. ["post_type/post"].'),
+    highlight_length: wholeNumber(HIGHLIGHT_LENGTH_MIN, HIGHLIGHT_LENGTH_MAX)
+      .default(HIGHLIGHT_LENGTH_DEFAULT)
+      .describe('Approximate length in characters of each hit\'s highlight (default 200).'),
+  })
+  .describe('Paging and filters of a search: size, from, lang, tags, highlight_length.');
+
+export type SearchParamsInput = z.input<typeof SearchParamsSchema>;
+export type ResolvedSearchParams = z.output<typeof SearchParamsSchema>;
+
+/** Validates search params (undefined and null mean none), or throws invalid_input naming each bad key. */
+export function parseSearchParams(raw: unknown): ResolvedSearchParams {
+  const parsed = SearchParamsSchema.safeParse(raw ?? {});
+  if (!parsed.success) throw new BackendError('invalid_input', formatZodIssues(parsed.error).join('; '));
+  return parsed.data;
+}
+
+/** Search terms: any string with at least one non-space character. Returns the terms unchanged. */
+export function checkTerms(terms: unknown): string {
+  if (typeof terms !== 'string') throw new BackendError('invalid_input', 'terms: must be a string');
+  if (!terms.trim()) throw new BackendError('invalid_input', 'terms: must not be empty');
+  return terms;
+}

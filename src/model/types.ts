@@ -1,0 +1,150 @@
+// The data shapes the backend hands upward (REST form, camelCase). The ability layer maps them to its
+// snake_case forms; nothing below the backend knows about abilities.
+
+export const CRAWL_MODES = ['full', 'partial', 'manual'] as const;
+export type CrawlMode = (typeof CRAWL_MODES)[number];
+export const CRAWL_STATUSES = ['queued', 'running', 'completed', 'stopped', 'failed'] as const;
+export type CrawlStatus = (typeof CRAWL_STATUSES)[number];
+
+export interface CrawlTargetStats {
+  pages: number;
+  /** max_pages cut this target short: links left unfetched are `unknown`, nothing is removed. */
+  cutByMaxPages: boolean;
+  /** Full crawls: whether this target walked links (walk_links, or unset: no sitemap was found). */
+  walkLinks?: boolean;
+}
+
+export interface CrawlStats {
+  pages: number;
+  links: number;
+  errors: number;
+  /** Per target host; present once the crawl has started. */
+  targets?: Record<string, CrawlTargetStats>;
+}
+
+export interface CrawlRecord {
+  id: number;
+  mode: CrawlMode;
+  status: CrawlStatus;
+  urls?: string[];
+  startedAt: string | null;
+  finishedAt: string | null;
+  stats: CrawlStats;
+  /** Why a crawl failed or stopped, when known. */
+  error?: string;
+}
+
+/** Live progress of a running crawl. */
+export interface CrawlProgress {
+  /** Page fetches finished. */
+  pagesDone: number;
+  /** Pages and link checks waiting. */
+  queued: number;
+  /** Broken links found so far. */
+  errors: number;
+  /** Link outcomes recorded so far. */
+  linksChecked: number;
+  /** HTTP requests sent. */
+  requests: number;
+  elapsedMs: number;
+  stats: CrawlStats;
+}
+
+export interface CrawlRequest {
+  mode: CrawlMode;
+  urls?: string[];
+}
+
+
+export interface ReportLink {
+  url: string;
+  httpStatus: number;
+  message: string;
+  redirectsTo?: string;
+}
+
+export interface ReportPage {
+  url: string;
+  links: ReportLink[];
+}
+
+export interface ReportSection {
+  count: number;
+  pages: ReportPage[];
+}
+
+export interface ReportTarget {
+  host: string;
+  linkTracking: 'pdf' | 'all';
+  walkLinks: boolean;
+}
+
+/** Link report, REST form (spec §2 plus lastFullCrawl and targets[].walkLinks). */
+export interface LinkReport {
+  notFound: ReportSection;
+  forbidden: ReportSection;
+  serverError: ReportSection;
+  redirect: ReportSection;
+  unknown: ReportSection;
+  targets: ReportTarget[];
+  truncated: boolean;
+  lastFullCrawl: string | null;
+}
+
+export interface LinkReportQuery {
+  target?: string;
+  /** 1..5000, default 1000. */
+  limit: number;
+}
+
+export interface CustomField {
+  type: 'keyword' | 'number' | 'date';
+  value: string | number;
+}
+
+/** What the CMS exposes for a post and the crawler indexes (DESIGN.md §2). */
+export interface PageMeta {
+  showInSearch: boolean;
+  title: string;
+  url: string;
+  created: string | null;
+  modified: string | null;
+  language: string | null;
+  tags: string[];
+  customFields: Record<string, CustomField>;
+  superwords: string[];
+  contentNoHighlight?: string;
+  description?: string;
+}
+
+export interface SearchParams {
+  size?: number;
+  from?: number;
+  lang?: string;
+  tags?: string[];
+  highlight_length?: number;
+}
+
+export interface SearchHit {
+  score: number;
+  title: string;
+  url: string;
+  language: string | null;
+  highlight: string;
+  tags: string[];
+  created: string | null;
+  modified: string | null;
+  customFields: Record<string, CustomField>;
+}
+
+export interface SearchResults {
+  total: number;
+  /** Milliseconds spent answering. */
+  duration: number;
+  hits: SearchHit[];
+}
+
+export interface DeletePagesResult {
+  deleted: string[];
+  notFound: string[];
+}

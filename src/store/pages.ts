@@ -1,0 +1,126 @@
+// Writes of what a crawl found: pages (and, through triggers, the full-text index), their links, link outcomes.
+import type { OutcomeWrite, PageWrite } from '../model/crawl-writes.js';
+import type { Store } from './store.js';
+
+/** Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction. */
+export function savePages(store: Store, pages: PageWrite[]): void {
+  if (!pages.length) return;
+  const upsert = store.prepare(`
+    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id)
+    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId)
+    ON CONFLICT(url) DO UPDATE SET host = excluded.host, http_status = excluded.http_status, content_type = excluded.content_type,
+      indexed = excluded.indexed, show_in_search = excluded.show_in_search, title = excluded.title, language = excluded.language,
+      tags = excluded.tags, superwords = excluded.superwords, content = excluded.content, meta = excluded.meta, created = excluded.created,
+      modified = excluded.modified, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod),
+      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id
+    RETURNING id`);
+  const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
+  const addTag = store.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
+  const delLinks = store.prepare('DELETE FROM links WHERE page_id = ?');
+  const addLink = store.prepare('INSERT OR IGNORE INTO links (page_id, url, element) VALUES (?, ?, ?)');
+  // The link report's ready rows (migration 2) follow the links just written: one set-based refresh per page
+  // (a trigger per link row would double the cost of writing links). Every write of `links` goes through here.
+  const clearReport = store.prepare('DELETE FROM report_links WHERE page_id = ?');
+  const fillReport = store.prepare(`
+    INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host)
+    SELECT l.page_id, l.url, rr.rank, p.url, p.host
+    FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
+    WHERE l.page_id = ?`);
+  const now = new Date().toISOString();
+  store.tx(() => {
+    for (const p of pages) {
+      const { id } = upsert.get({
+        url: p.url,
+        host: p.host,
+        httpStatus: p.httpStatus,
+        contentType: p.contentType,
+        indexed: p.indexed ? 1 : 0,
+        showInSearch: p.showInSearch ? 1 : 0,
+        title: p.title,
+        language: p.language,
+        tags: p.tags.join(' '),
+        superwords: p.superwords.join(' '),
+        content: p.content,
+        meta: p.meta ? JSON.stringify(p.meta) : null,
+        created: p.created,
+        modified: p.modified,
+        sitemapLastmod: p.sitemapLastmod,
+        lastCrawled: now,
+        crawlId: p.crawlId,
+      }) as { id: number };
+      delTags.run(id);
+      for (const t of p.tags) addTag.run(id, t);
+      delLinks.run(id);
+      for (const l of p.links) addLink.run(id, l.url, l.element);
+      clearReport.run(id);
+      fillReport.run(id);
+    }
+  });
+}
+
+/** Records link outcomes (one row per URL; the newest wins). One transaction. */
+export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
+  if (!outcomes.length) return;
+  const stmt = store.prepare(`
+    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at)
+    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt)
+    ON CONFLICT(url) DO UPDATE SET http_status = excluded.http_status, reason = excluded.reason, message = excluded.message,
+      redirects_to = excluded.redirects_to, crawl_id = excluded.crawl_id, checked_at = excluded.checked_at`);
+  const insertNew = store.prepare(`
+    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at)
+    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt) ON CONFLICT(url) DO NOTHING`);
+  const checkedAt = new Date().toISOString();
+  store.tx(() => {
+    for (const { onlyIfNew, ...o } of outcomes) (onlyIfNew ? insertNew : stmt).run({ ...o, checkedAt });
+  });
+}
+
+/**
+ * A full crawl decides what the report holds: redirected and skipped/unknown URLs are forgotten unless this crawl
+ * (`keepCrawlId`) found them again. The crawler applies it when a full crawl completes rather than when it starts,
+ * which leaves the same report, except that a crawl killed half way keeps the last complete report intact.
+ */
+export function clearForFullCrawl(store: Store, keepCrawlId: number | null = null): number {
+  return store.tx(
+    () =>
+      store.db
+        .prepare(`DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown') AND (? IS NULL OR crawl_id IS NOT ?)`)
+        .run(keepCrawlId, keepCrawlId).changes,
+  );
+}
+
+/** After a completed full crawl: pages of `host` the crawl did not see leave the store and the index. */
+export function removePagesNotSeen(store: Store, host: string, crawlId: number): number {
+  return store.tx(() => store.db.prepare('DELETE FROM pages WHERE host = ? AND (crawl_id IS NULL OR crawl_id <> ?)').run(host, crawlId).changes);
+}
+
+/** Every stored page of a host leaves the store and the index (a host that is no longer crawled). */
+export function removePagesOfHost(store: Store, host: string): number {
+  return store.tx(() => store.prepare('DELETE FROM pages WHERE host = ?').run(host).changes);
+}
+
+/** url → sitemap lastmod of every stored page of a host (for partial crawls). */
+export function sitemapLastmods(store: Store, host: string): Map<string, string | null> {
+  const rows = store.db.prepare('SELECT url, sitemap_lastmod FROM pages WHERE host = ?').all(host) as { url: string; sitemap_lastmod: string | null }[];
+  return new Map(rows.map((r) => [r.url, r.sitemap_lastmod]));
+}
+
+/** Marks stored pages as seen by a crawl without rewriting them (e.g. a page the site asked us not to fetch right now). */
+export function touchPages(store: Store, urls: string[], crawlId: number): void {
+  if (!urls.length) return;
+  const stmt = store.prepare('UPDATE pages SET crawl_id = ? WHERE url = ?');
+  store.tx(() => {
+    for (const u of urls) stmt.run(crawlId, u);
+  });
+}
+
+/** Removes the page stored under exactly this URL, with its tags, links and index entry; whether there was one. */
+export function removePageByUrl(store: Store, url: string): boolean {
+  return store.prepare('DELETE FROM pages WHERE url = ?').run(url).changes > 0;
+}
+
+/** Removes stored pages by exact URL (a re-crawled page that is now gone or redirects elsewhere). */
+export function removePagesByUrl(store: Store, urls: string[]): number {
+  if (!urls.length) return 0;
+  return store.tx(() => urls.filter((u) => removePageByUrl(store, u)).length);
+}

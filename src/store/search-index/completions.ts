@@ -1,0 +1,111 @@
+// The words of the index that start with a given prefix, to search the last word "as a prefix" cheaply.
+//
+// FTS5 answers `"data"*` by first merging the doclists of every indexed word that starts with "data" into one
+// list, in full, for every statement that uses it: tens of milliseconds on a large index, even to read one
+// row (a prefix index would avoid that, but it is about 40% of the work of indexing a page). So we look the
+// completions up in the index's vocabulary (fts5vocab) and search `("data" OR "database" OR …)`, which FTS5
+// reads lazily. Lookups are cached until the index changes.
+import type Database from 'better-sqlite3';
+import type { Store } from '../store.js';
+
+/** A prefix stands for at most this many of its completions, the most frequent ones. */
+export const MAX_COMPLETIONS = 64;
+const CACHE_SIZE = 2000;
+
+export interface Completions {
+  /** Most frequent first. */
+  terms: string[];
+  /** Sum of the pages each term is on: at least the number of pages the prefix matches. */
+  pages: number;
+}
+
+interface Cache {
+  vocab: Database.Statement;
+  structure: Database.Statement;
+  averages: Database.Statement;
+  /** The index's structure record when the cache was filled; any write to the index changes it. */
+  version: Buffer | null;
+  /** Pages in the index, from its averages record. */
+  rows: number;
+  entries: Map<string, Completions>;
+}
+
+const caches = new WeakMap<Store, Cache>();
+
+function cacheOf(store: Store): Cache {
+  let c = caches.get(store);
+  if (!c) {
+    store.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pages_fts_vocab USING fts5vocab(main, pages_fts, 'row')`);
+    c = {
+      vocab: store.db.prepare('SELECT term, doc FROM temp.pages_fts_vocab WHERE term >= ? AND term < ?').raw(),
+      structure: store.db.prepare('SELECT block FROM pages_fts_data WHERE id = 10').pluck(),
+      averages: store.db.prepare('SELECT block FROM pages_fts_data WHERE id = 1').pluck(),
+      version: null,
+      rows: 0,
+      entries: new Map(),
+    };
+    caches.set(store, c);
+  }
+  return c;
+}
+
+/** Case and diacritics folded as the index's tokenizer (unicode61 remove_diacritics 2) folds them. */
+export function foldWord(word: string): string {
+  return word.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+}
+
+/** The smallest string greater than every string that starts with `prefix`. */
+function upperBound(prefix: string): string {
+  const cps = [...prefix];
+  const last = cps.pop()!.codePointAt(0)!;
+  return cps.join('') + String.fromCodePoint(last + 1);
+}
+
+/** An SQLite varint (what FTS5's averages record starts with: the number of rows in the index). */
+function readVarint(b: Buffer): number {
+  let v = 0;
+  for (let i = 0; i < 9 && i < b.length; i++) {
+    if (i === 8) return v * 256 + b[i]!;
+    v = v * 128 + (b[i]! & 0x7f);
+    if (!(b[i]! & 0x80)) break;
+  }
+  return v;
+}
+
+/** The cache, emptied first when the index changed since it was filled. */
+function fresh(store: Store): Cache {
+  const c = cacheOf(store);
+  const version = (c.structure.get() as Buffer | undefined) ?? null;
+  if (!version || !c.version || !version.equals(c.version)) {
+    c.entries.clear();
+    c.version = version;
+    const averages = c.averages.get() as Buffer | undefined;
+    c.rows = averages ? readVarint(averages) : 0;
+  }
+  return c;
+}
+
+/** Pages in the full-text index. Call inside the search's read transaction. */
+export function indexedPages(store: Store): number {
+  return fresh(store).rows;
+}
+
+/**
+ * Indexed words starting with `prefix` (already folded), most frequent first, at most MAX_COMPLETIONS; none
+ * when there are none. Call inside the search's read transaction, so the lookup and the search agree.
+ */
+export function completions(store: Store, prefix: string): Completions {
+  const c = fresh(store);
+  const hit = c.entries.get(prefix);
+  if (hit) {
+    // Most recently used last: Map keeps insertion order, so the oldest entry is the first to go.
+    c.entries.delete(prefix);
+    c.entries.set(prefix, hit);
+    return hit;
+  }
+  const rows = (c.vocab.all(prefix, upperBound(prefix)) as [string, number][]).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, MAX_COMPLETIONS);
+  const found: Completions = { terms: rows.map((r) => r[0]), pages: rows.reduce((n, r) => n + r[1], 0) };
+  if (c.entries.size >= CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
+  c.entries.set(prefix, found);
+  return found;
+}
