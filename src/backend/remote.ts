@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { readCapped } from '../http/io.js';
+import { readCapped } from '../lib/read-capped.js';
 import type { Logger } from '../lib/log.js';
 import type { Backend } from './backend.js';
 import { BackendError, type BackendErrorCode } from '../model/errors.js';

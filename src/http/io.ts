@@ -1,5 +1,6 @@
 // Request/response helpers shared by every HTTP route: bounded body reading, JSON answers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readCapped } from '../lib/read-capped.js';
 
 /** An answer with a status and a JSON body, thrown from a route and written by the server. */
 export class HttpError extends Error {
@@ -33,18 +34,6 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
     req.resume();
     return new HttpError(413, 'payload_too_large', `request body is larger than ${maxBytes} bytes`);
   });
-}
-
-/** Reads a stream whole, at most maxBytes: past that, throws what tooLarge() gives (after it has let the stream go). */
-export async function readCapped(stream: AsyncIterable<unknown>, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** Reads a JSON body: 415 unless Content-Type is application/json, 400 when it does not parse. */

@@ -2,8 +2,18 @@
 import { lastFullCrawlRow } from './crawls.js';
 import type { Statement } from 'better-sqlite3';
 import type { Store } from './store.js';
-import type { ReportRow } from '../backend/report/assemble.js';
 import { REPORT_REASONS } from '../model/link-reasons.js';
+
+/** One (page, problem link) pair, as read from the store. */
+export interface ReportRow {
+  /** Section index: position of the reason in REPORT_REASONS. */
+  rank: number;
+  pageUrl: string;
+  url: string;
+  httpStatus: number;
+  message: string;
+  redirectsTo: string | null;
+}
 
 export interface ReportSnapshot {
   rows: ReportRow[];

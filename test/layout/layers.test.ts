@@ -37,8 +37,8 @@ function sourceFiles(dir: string): string[] {
 
 /** The layer a path under src/ belongs to: its first folder, or the file itself at the top. */
 function layerOf(pathInSrc: string): string {
-  const [first] = pathInSrc.split('/');
-  return first!;
+  const parts = pathInSrc.split('/');
+  return parts.length === 1 ? parts[0]!.replace(/\.js$/, '.ts') : parts[0]!;
 }
 
 export interface Violation {

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { assembleLinkReport, targetWalksLinks, type ReportRow } from '../../src/backend/report/assemble.js';
+import { assembleLinkReport, targetWalksLinks } from '../../src/backend/report/assemble.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
@@ -11,6 +11,7 @@ import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '
 import { Store } from '../../src/store/store.js';
 import type { LinkReport } from '../../src/model/types.js';
 import { HOST_A, HOST_B, makeApp, outcome, page, seedMany, seedSmallSite, tempDir, TOKEN } from './helpers.js';
+import { type ReportRow } from '../../src/store/report-query.js';
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
 const a = `https://${HOST_A}`;

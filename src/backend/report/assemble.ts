@@ -1,19 +1,9 @@
 // Pure decisions of the link report: rows in report order → the REST form, and the walkLinks rule.
 import type { TargetConfig } from '../../model/config.js';
 import { SECTION_KEYS } from '../../model/link-reasons.js';
+import type { ReportRow } from '../../store/report-query.js';
 import { type LinkReport, type ReportPage, type ReportSection, type ReportTarget } from '../../model/types.js';
 import { REPORT_REASONS } from '../../model/link-reasons.js';
-
-/** One (page, problem link) pair, as read from the store. */
-export interface ReportRow {
-  /** Section index: position of the reason in REPORT_REASONS. */
-  rank: number;
-  pageUrl: string;
-  url: string;
-  httpStatus: number;
-  message: string;
-  redirectsTo: string | null;
-}
 
 export interface ReportInput {
   /** Sorted by rank, then page URL, then link URL; at most `limit` of them. */

@@ -14,7 +14,6 @@ import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { completions, foldWord, indexedPages } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
 
-export { deletePages } from '../../backend/delete-pages.js';
 
 /** bm25 column weights of pages_fts (title, superwords, tags, content): a word in the title or superwords counts most. */
 export const BM25_WEIGHTS = [10, 20, 2, 1] as const;
