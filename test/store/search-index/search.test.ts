@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RANK_ALL, RANK_BLOCK, searchPages } from '../../src/store/search-index/search.js';
-import { savePages } from '../../src/store/pages.js';
-import type { PageMeta, SearchParams, SearchResults } from '../../src/model/types.js';
+import { RANK_ALL, RANK_BLOCK, searchPages } from '../../../src/store/search-index/search.js';
+import { savePages } from '../../../src/store/pages.js';
+import type { PageMeta, SearchParams, SearchResults } from '../../../src/model/types.js';
 import { BASE, HOSTILE, integrityCheck, invalid, page, tempStore, type TempStore } from './helpers.js';
-import { type PageWrite } from '../../src/model/crawl-writes.js';
+import { type PageWrite } from '../../../src/model/crawl-writes.js';
 
 function meta(over: Partial<PageMeta>): PageMeta {
   return { showInSearch: true, title: '', url: '', created: null, modified: null, language: 'en', tags: [], customFields: {}, superwords: [], ...over };

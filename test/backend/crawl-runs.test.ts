@@ -7,7 +7,7 @@ import type { Store } from '../../src/store/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { closedPort, hang, html, linksOf, outcomes, page, pageRows, redirect, send, startSite, target, tempStore, type TestSite } from './site.js';
+import { closedPort, hang, html, linksOf, outcomes, page, pageRows, redirect, send, startSite, target, tempStore, type TestSite } from '../crawler/site.js';
 
 const PROJECT = 'test1234:eu-north-1';
 

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { BackendError } from '../../src/model/errors.js';
-import { savePages } from '../../src/store/pages.js';
-import { Store } from '../../src/store/store.js';
-import { type PageWrite } from '../../src/model/crawl-writes.js';
+import { BackendError } from '../../../src/model/errors.js';
+import { savePages } from '../../../src/store/pages.js';
+import { Store } from '../../../src/store/store.js';
+import { type PageWrite } from '../../../src/model/crawl-writes.js';
 
 export const HOST = '127.0.0.1:18111';
 export const BASE = `http://${HOST}`;

@@ -6,7 +6,7 @@ import type { CrawlRecord } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { html, linksOf, outcomes, page, pageRows, send, startSite, target, tempStore, type Handler, type TestSite } from './site.js';
+import { html, linksOf, outcomes, page, pageRows, send, startSite, target, tempStore, type Handler, type TestSite } from '../crawler/site.js';
 
 const PROJECT = 'settings1:eu-north-1';
 

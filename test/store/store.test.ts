@@ -3,12 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCrawl, getCrawl, lastFullCrawl, setCrawlStatus } from '../src/store/crawls.js';
-import { savePages } from '../src/store/pages.js';
+import { createCrawl, getCrawl, lastFullCrawl, setCrawlStatus } from '../../src/store/crawls.js';
+import { savePages } from '../../src/store/pages.js';
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from '../src/store/migrations.js';
-import { Store } from '../src/store/store.js';
-import { type PageWrite } from '../src/model/crawl-writes.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { Store } from '../../src/store/store.js';
+import { type PageWrite } from '../../src/model/crawl-writes.js';
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), 'svc-store-')), 'svc.db');
 

@@ -9,7 +9,7 @@ import { BackendError } from '../../src/model/errors.js';
 import { RemoteBackend, type RemoteBackendOptions } from '../../src/backend/remote.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { startFacade, tempDir, TOKEN } from './helpers.js';
+import { startFacade, tempDir, TOKEN } from '../http/helpers.js';
 
 type Respond = (req: IncomingMessage, res: ServerResponse, n: number) => void;
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TargetConfig } from '../../src/model/config.js';
 import { TargetSchema } from '../../src/model/config.js';
 import { searchPages } from '../../src/store/search-index/search.js';
-import { BASE, HOST, integrityCheck, invalid, page, tempStore, type TempStore } from './helpers.js';
+import { BASE, HOST, integrityCheck, invalid, page, tempStore, type TempStore } from '../store/search-index/helpers.js';
 import { deletePages } from '../../src/backend/delete-pages.js';
 
 const targets: TargetConfig[] = [TargetSchema.parse({ host: HOST, scheme: 'http' }), TargetSchema.parse({ host: 'example.org' })];

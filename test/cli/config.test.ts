@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from '../src/cli/load-config.js';
+import { ConfigError, loadConfig, parseConfig } from '../../src/cli/load-config.js';
 
 function problemsOf(raw: unknown): string[] {
   try {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { searchPages } from '../../src/store/search-index/search.js';
-import { removePagesNotSeen, savePages } from '../../src/store/pages.js';
-import { Store } from '../../src/store/store.js';
+import { searchPages } from '../../../src/store/search-index/search.js';
+import { removePagesNotSeen, savePages } from '../../../src/store/pages.js';
+import { Store } from '../../../src/store/store.js';
 import { integrityCheck, page, tempStore, type TempStore } from './helpers.js';
 
 let t: TempStore;
@@ -69,7 +69,7 @@ describe('index and store stay in step', () => {
 
 describe('optimizeIndex', () => {
   it('merges the index without changing any answer', async () => {
-    const { optimizeIndex } = await import('../../src/store/search-index/optimize.js');
+    const { optimizeIndex } = await import('../../../src/store/search-index/optimize.js');
     t = tempStore();
     for (let i = 0; i < 5; i++) savePages(t.store, [page(`/o${i}`, { title: `Batch ${i}`, content: `capybara number${i}` })]);
     const before = searchPages(t.store, 'capybara', { size: 100 });

@@ -10,7 +10,7 @@ import { MIGRATIONS } from '../../src/store/migrations.js';
 import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/store/pages.js';
 import { Store } from '../../src/store/store.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, makeApp, outcome, page, seedMany, seedSmallSite, tempDir, TOKEN } from './helpers.js';
+import { HOST_A, HOST_B, makeApp, outcome, page, seedMany, seedSmallSite, tempDir, TOKEN } from '../http/helpers.js';
 import { type ReportRow } from '../../src/store/report-query.js';
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
