@@ -1,6 +1,7 @@
 // How an ability is written: its descriptor (zod schemas, annotations, capability) plus the function it runs.
 import { z } from 'zod';
 import type { TargetConfig } from '../model/config.js';
+import { checkSiteUrl } from '../model/site-urls.js';
 import type { User } from '../model/users.js';
 import type { SvcFunctions } from './functions.js';
 import type { Ability, InputIssue, JsonSchema } from './types.js';
@@ -13,6 +14,11 @@ export interface AbilityDeps {
   targets: readonly TargetConfig[];
 }
 
+export interface InputCheckOptions {
+  /** Whether messages may name configured targets: only to a caller who holds the ability's capability. */
+  revealTargets: boolean;
+}
+
 export interface RunContext {
   /** Always set: the registry refuses to run without a permitted user. */
   user: User;
@@ -23,7 +29,7 @@ export interface AbilityDefinition<I extends z.ZodType = z.ZodType, O extends z.
   inputSchema: I;
   outputSchema: O;
   /** Input rules that need the config (e.g. URLs on a configured target); part of input validation. */
-  checkInput?(input: z.output<I>, deps: AbilityDeps): InputIssue[];
+  checkInput?(input: z.output<I>, deps: AbilityDeps, check: InputCheckOptions): InputIssue[];
   run(input: z.output<I>, ctx: RunContext): Promise<z.input<O>>;
 }
 
@@ -39,21 +45,14 @@ export function defineAbility<I extends z.ZodType, O extends z.ZodType>(def: Def
   };
 }
 
-/** Input rule shared by manual-crawl and delete-pages: every URL on a configured target. */
-export function urlsOnTargets(urls: readonly string[], targets: readonly TargetConfig[]): InputIssue[] {
+/** Input rule shared by manual-crawl and delete-pages: every URL on a configured target (the one rule of model/site-urls). */
+export function urlsOnTargets(urls: readonly string[], targets: readonly TargetConfig[], check: InputCheckOptions): InputIssue[] {
   // Without configured targets (a remote backend) the upstream service decides.
   if (!targets.length) return [];
-  // Origins normalise case and default ports on both sides.
-  const allowed = targets.map((t) => new URL(`${t.scheme}://${t.host}`).origin);
   const issues: InputIssue[] = [];
   urls.forEach((u, i) => {
-    let origin: string;
-    try {
-      origin = new URL(u).origin;
-    } catch {
-      return; // the schema already rejected it
-    }
-    if (!allowed.includes(origin)) issues.push({ path: `urls[${i}]`, message: `"${u}" is not on a configured target (${allowed.join(', ')})` });
+    const r = checkSiteUrl(u, targets, { revealTargets: check.revealTargets });
+    if (typeof r === 'string') issues.push({ path: `urls[${i}]`, message: r });
   });
   return issues;
 }

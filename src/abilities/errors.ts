@@ -1,4 +1,4 @@
-// The errors an ability run ends with (DESIGN.md §2): built here so every caller gets the same code, message and status.
+// The errors an ability run ends with: built here so every caller gets the same code, message and status.
 import type { z } from 'zod';
 import type { BackendError } from '../model/errors.js';
 import { formatPath } from '../lib/zod-issues.js';
@@ -34,7 +34,7 @@ export function invalidOutput(ability: string, issues: InputIssue[]): AbilityErr
   return new AbilityError('ability_invalid_output', `${ability} returned output that does not match its output schema: ${text}`, 500);
 }
 
-/** No current user → 401; a user without the capability → 403. Same code either way (spec §5, §7). */
+/** No current user → 401; a user without the capability → 403. Same code either way. */
 export function invalidPermissions(ability: string, capability: string, user: { login: string; role: string } | null): AbilityError {
   if (!user) {
     return new AbilityError('ability_invalid_permissions', `${ability} needs a current user with the ${capability} capability, and no user is set`, 401, { capability });

@@ -1,4 +1,4 @@
-// Pure mappings from the backend's REST forms (camelCase) to the abilities' forms (snake_case, spec §2).
+// Pure mappings from the backend's REST forms (camelCase) to the abilities' forms (snake_case).
 import { type CrawlRecord, type DeletePagesResult, type LinkReport, type ReportSection } from '../model/types.js';
 import type { z } from 'zod';
 import type { AbilityLinkReportSchema, CrawlRecordSchema } from './schemas.js';

@@ -1,4 +1,4 @@
-// The plugin's plain functions (spec §1, §5): svc_search, svc_get_page_meta, svc_get_link_report, svc_manual_crawl,
+// The plugin's plain functions: svc_search, svc_get_page_meta, svc_get_link_report, svc_manual_crawl,
 // and the full/partial crawl and delete functions. They wrap the Backend and perform NO capability checks: a caller
 // using them directly must check capabilities itself. They answer in the backend's REST forms.
 import type { Backend } from '../backend/backend.js';

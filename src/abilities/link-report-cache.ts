@@ -1,4 +1,4 @@
-// The link report's local cache (spec §4.2 rule 2): the report only changes when the site is crawled, so a
+// The link report's local cache: the report only changes when the site is crawled, so a
 // result is reused for up to 15 minutes per (target, limit). One cache serves one project's functions. Only
 // successes are stored.
 import { LRUCache } from 'lru-cache';

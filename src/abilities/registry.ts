@@ -73,7 +73,7 @@ export class Registry implements AbilityRegistry {
     // 2. Input validation: the schema, then rules that need the config.
     const parsed = def.inputSchema.safeParse(input);
     if (!parsed.success) throw invalidInput(name, inputIssues(parsed.error, input));
-    const extra = def.checkInput?.(parsed.data, this.deps) ?? [];
+    const extra = def.checkInput?.(parsed.data, this.deps, { revealTargets: userCan(ctx.user, def.capability) }) ?? [];
     if (extra.length) throw invalidInput(name, extra);
 
     // 3. Permission check against the current user.

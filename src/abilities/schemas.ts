@@ -45,7 +45,7 @@ export const CrawlRecordSchema = z.object({
 
 export const LinkReasonSchema = z.enum(REPORT_REASONS as [string, ...string[]]);
 
-/** The link report, ability form (spec §2). */
+/** The link report, ability form. */
 export const AbilityLinkReportSchema = z.object({
   summary: z.object({
     not_found: z.number().int(),

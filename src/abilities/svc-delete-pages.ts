@@ -24,7 +24,7 @@ export const svcDeletePages = defineAbility({
     deleted: z.array(z.string()).describe('URLs removed from the index.'),
     not_found: z.array(z.string()).describe('URLs that were not in the index.'),
   }),
-  checkInput: (input, deps) => urlsOnTargets(input.urls, deps.targets),
+  checkInput: (input, deps, check) => urlsOnTargets(input.urls, deps.targets, check),
   async run(input, { deps }) {
     return toAbilityDeleteResult(await deps.fns.svc_delete_pages(input.urls));
   },

@@ -1,5 +1,5 @@
 // svc/get-page-meta: the page meta of one post; wraps svc_get_page_meta(). A post the user may not read is
-// answered exactly like a missing one (spec §4.2 rule 4, §7).
+// answered exactly like a missing one.
 import { z } from 'zod';
 import { canReadPost } from '../host/roles.js';
 import { defineAbility } from './define.js';

@@ -1,5 +1,6 @@
 // svc/link-report: the broken-link report in the ability form; wraps svc_get_link_report() (15-minute cache).
 import { z } from 'zod';
+import { findTarget } from '../model/site-urls.js';
 import { defineAbility } from './define.js';
 import { toAbilityLinkReport } from './forms.js';
 import { AbilityLinkReportSchema } from './schemas.js';
@@ -33,10 +34,10 @@ export const svcLinkReport = defineAbility({
     .strict()
     .default({ limit: REPORT_LIMIT.default }),
   outputSchema: AbilityLinkReportSchema,
-  checkInput(input, deps) {
-    if (input.target === undefined || !deps.targets.length) return [];
-    const hosts = deps.targets.map((t) => t.host);
-    return hosts.includes(input.target.toLowerCase()) ? [] : [{ path: 'target', message: `"${input.target}" is not a configured target (${hosts.join(', ')})` }];
+  checkInput(input, deps, check) {
+    if (input.target === undefined || !deps.targets.length || findTarget(input.target, deps.targets)) return [];
+    const list = check.revealTargets ? ` (${deps.targets.map((t) => t.host).join(', ')})` : '';
+    return [{ path: 'target', message: `"${input.target}" is not a configured target${list}` }];
   },
   async run(input, { deps }) {
     const report = await deps.fns.svc_get_link_report({ target: input.target?.toLowerCase(), limit: input.limit, refresh: input.refresh });

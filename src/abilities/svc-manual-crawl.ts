@@ -21,7 +21,7 @@ export const svcManualCrawl = defineAbility({
     })
     .strict(),
   outputSchema: CrawlRecordSchema,
-  checkInput: (input, deps) => urlsOnTargets(input.urls, deps.targets),
+  checkInput: (input, deps, check) => urlsOnTargets(input.urls, deps.targets, check),
   async run(input, { deps }) {
     return toAbilityCrawlRecord(await deps.fns.svc_manual_crawl(input.urls));
   },

@@ -1,4 +1,4 @@
-// The contract of the ability layer (spec §4.2–4.3, §5, §7): what an ability is, how it fails, how it runs.
+// The contract of the ability layer: what an ability is, how it fails, how it runs.
 import type { z } from 'zod';
 import type { User } from '../model/users.js';
 

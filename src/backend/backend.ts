@@ -1,5 +1,6 @@
 // The Backend interface: what the plain functions and the /v1 facade call. Two forms: embedded (this process
 // crawls and stores) and remote (an undici client of another service's /v1 API). Both throw BackendError.
+import type { FollowOptions } from './follow.js';
 import type {
   CrawlRecord,
   CrawlRequest,
@@ -17,6 +18,13 @@ export interface Backend {
   /** Starts a crawl in the background and answers at once with its record. 409 (conflict) while one runs. */
   startCrawl(req: CrawlRequest): Promise<CrawlRecord>;
   getCrawl(id: number): Promise<CrawlRecord | null>;
+  /**
+   * Follows crawl `id` until it ends, `timeoutMs` passes or the signal fires, and answers its record then (ended or
+   * not). `onProgress` hears its live progress meanwhile. not_found for an unknown id.
+   */
+  waitForCrawl(id: number, opts?: FollowOptions): Promise<CrawlRecord>;
+  /** Asks crawl `id` to stop; answers its record. not_found for an unknown id, conflict when it is not running. */
+  stopCrawl(id: number): Promise<CrawlRecord>;
   /** Newest first. */
   listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]>;
   /** Built from stored data only: never a request to the crawled site. */

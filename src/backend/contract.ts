@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { SearchResultsSchema as SearchResultsShape } from '../model/search-results.js';
 import { SearchParamsSchema } from '../model/search-params.js';
 import { CRAWL_MODES, CRAWL_STATUSES, type CrawlRecord, type DeletePagesResult, type LinkReport } from '../model/types.js';
-import { REPORT_LIMIT, DELETE_URLS_MAX } from '../model/limits.js';
+import { DELETE_URLS_MAX, MANUAL_URLS_MAX, REPORT_LIMIT } from '../model/limits.js';
 
 /** A full http(s) URL (whether it is on a configured target is checked against the config when it is used). */
 export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
@@ -22,6 +22,7 @@ export const CrawlRequestSchema = z
     urls: z
       .array(PageUrlSchema, { error: 'must be an array of URLs' })
       .min(1, { error: 'must list at least one URL' })
+      .max(MANUAL_URLS_MAX, { error: `must list at most ${MANUAL_URLS_MAX} URLs` })
       .optional()
       .meta({ description: 'Required with mode manual, and only allowed with it: full URLs of pages on a configured target.' }),
   })

@@ -1,6 +1,5 @@
 // Runs crawls of one project in the background, one at a time: validates a request, creates the record
 // (queued), answers at once, then moves it through running to completed | stopped | failed with live stats.
-import { MANUAL_URLS_MAX } from '../model/limits.js';
 import type { TargetConfig } from '../model/config.js';
 import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
 import type { FetcherOptions } from '../crawler/fetch.js';
@@ -12,8 +11,9 @@ import { applyFullCrawlClearing } from './clearing.js';
 import { checkSiteUrl } from '../model/site-urls.js';
 import { activeCrawl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from '../store/crawls.js';
 import type { Store } from '../store/store.js';
-import { CRAWL_MODES, type CrawlMode, type CrawlRecord, type CrawlRequest } from '../model/types.js';
-import { canonicalTargetHost } from '../model/site-urls.js';
+import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
+import { issuesMessage } from '../lib/zod-issues.js';
+import { CrawlRequestSchema } from './contract.js';
 import type { CrawlProgress } from '../model/types.js';
 
 export interface CrawlRunnerOptions {
@@ -37,34 +37,26 @@ export interface CrawlRunnerOptions {
 
 export type ProgressListener = (crawlId: number, progress: CrawlProgress) => void;
 
-/** The request as it came (REST body, ability input): checked here, field by field. */
-export function validateCrawlRequest(req: unknown, targets: TargetConfig[]): { mode: CrawlMode; urls?: string[] } {
-  if (!req || typeof req !== 'object' || Array.isArray(req)) throw new BackendError('invalid_input', 'request: must be an object with a mode');
-  const { mode, urls } = req as { mode?: unknown; urls?: unknown };
-  if (typeof mode !== 'string' || !CRAWL_MODES.includes(mode as CrawlMode)) {
-    throw new BackendError('invalid_input', `mode: must be one of ${CRAWL_MODES.join(', ')}${mode === undefined ? ' (missing)' : ''}`);
-  }
+/**
+ * The request as it came (REST body, ability input, CLI): the /v1 contract's schema, then every URL on a configured
+ * target with its scheme. One validation for every surface, so every surface gives the same message.
+ */
+export function validateCrawlRequest(req: unknown, targets: readonly TargetConfig[]): { mode: CrawlMode; urls?: string[] } {
+  const parsed = CrawlRequestSchema.safeParse(req);
+  if (!parsed.success) throw new BackendError('invalid_input', issuesMessage(parsed.error, 'body'));
+  const { mode, urls } = parsed.data;
   if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
-  if (mode !== 'manual') {
-    if (urls !== undefined && urls !== null) throw new BackendError('invalid_input', 'urls: only allowed when mode is manual');
-    return { mode: mode as CrawlMode };
-  }
-  if (urls === undefined || urls === null) throw new BackendError('invalid_input', 'urls: required when mode is manual (full URLs of pages on a configured target)');
-  if (!Array.isArray(urls)) throw new BackendError('invalid_input', 'urls: must be an array of full URLs');
-  if (urls.length === 0) throw new BackendError('invalid_input', 'urls: must hold at least one URL');
-  if (urls.length > MANUAL_URLS_MAX) throw new BackendError('invalid_input', `urls: at most ${MANUAL_URLS_MAX} URLs per manual crawl (got ${urls.length})`);
+  if (!urls) return { mode };
   const problems: string[] = [];
   const out: string[] = [];
   urls.forEach((u, i) => {
     const r = checkSiteUrl(u, targets);
     if (typeof r === 'string') return void problems.push(`urls[${i}]: ${r}`);
-    const target = targets.find((t) => canonicalTargetHost(t.host, t.scheme) === r.host)!;
-    if (r.protocol !== `${target.scheme}:`) return void problems.push(`urls[${i}]: must be a ${target.scheme}:// URL, like its target ${target.host}`);
     r.hash = '';
     out.push(r.href);
   });
   if (problems.length) throw new BackendError('invalid_input', problems.slice(0, 10).join('; ') + (problems.length > 10 ? `; … ${problems.length - 10} more` : ''));
-  return { mode: 'manual', urls: [...new Set(out)] };
+  return { mode, urls: [...new Set(out)] };
 }
 
 interface Running {
@@ -111,6 +103,11 @@ export class CrawlRunner {
   onProgress(listener: ProgressListener): () => void {
     this.progressListeners.add(listener);
     return () => this.progressListeners.delete(listener);
+  }
+
+  /** Whether crawl `id` runs in this process. */
+  isRunning(id: number): boolean {
+    return this.running.has(id);
   }
 
   /** Stops one crawl (status `stopped`); false when it is not running here. */

@@ -1,7 +1,10 @@
 // The embedded engine: crawler + store + index + report in this process.
 import type { Config } from '../model/config.js';
 import type { Logger } from '../lib/log.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BackendError } from '../model/errors.js';
 import type { Backend } from './backend.js';
+import { pollCrawl, type FollowOptions } from './follow.js';
 import { CrawlRunner } from './crawl-runner.js';
 import { buildLinkReport } from './report/link-report.js';
 import { searchPages } from '../store/search-index/search.js';
@@ -19,7 +22,7 @@ export interface EmbeddedBackendOptions {
 export class EmbeddedBackend implements Backend {
   readonly kind = 'embedded' as const;
   readonly publicToken: string;
-  readonly runner: CrawlRunner;
+  private readonly runner: CrawlRunner;
   private readonly store: Store;
   private readonly config: Config;
 
@@ -36,6 +39,28 @@ export class EmbeddedBackend implements Backend {
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {
     return getCrawl(this.store, this.publicToken, id);
+  }
+
+  async waitForCrawl(id: number, opts: FollowOptions = {}): Promise<CrawlRecord> {
+    if (!this.runner.isRunning(id)) return pollCrawl(id, (i) => this.getCrawl(i), opts, 500);
+    const off = opts.onProgress ? this.runner.onProgress((crawl, p) => crawl === id && opts.onProgress!(p)) : () => {};
+    const timers = new AbortController();
+    try {
+      const ends: Promise<CrawlRecord | null>[] = [this.runner.wait(id)];
+      if (opts.timeoutMs !== undefined) ends.push(sleep(opts.timeoutMs, null, { signal: timers.signal }).catch(() => null));
+      if (opts.signal) ends.push(new Promise((r) => opts.signal!.addEventListener('abort', () => r(null), { once: true })));
+      return (await Promise.race(ends)) ?? (await this.getCrawl(id))!;
+    } finally {
+      off();
+      timers.abort();
+    }
+  }
+
+  async stopCrawl(id: number): Promise<CrawlRecord> {
+    const rec = await this.getCrawl(id);
+    if (!rec) throw new BackendError('not_found', `crawl ${id} not found`);
+    if (!this.runner.stop(id)) throw new BackendError('conflict', `crawl ${id} is not running here (${rec.status})`);
+    return rec;
   }
 
   async listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]> {

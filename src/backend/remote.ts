@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { readCapped } from '../lib/read-capped.js';
 import type { Logger } from '../lib/log.js';
 import type { Backend } from './backend.js';
+import { pollCrawl, type FollowOptions } from './follow.js';
 import { BackendError, type BackendErrorCode } from '../model/errors.js';
 import { CrawlListSchema, CrawlRecordSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, SearchResultsSchema } from './contract.js';
 import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from '../model/types.js';
@@ -103,6 +104,14 @@ export class RemoteBackend implements Backend {
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {
     return this.call({ method: 'GET', path: `/crawls/${id}`, schema: CrawlRecordSchema, retry: true, nullOn404Code: 'crawl_not_found' });
+  }
+
+  async waitForCrawl(id: number, opts: FollowOptions = {}): Promise<CrawlRecord> {
+    return pollCrawl(id, (i) => this.getCrawl(i), opts, 1000);
+  }
+
+  async stopCrawl(id: number): Promise<CrawlRecord> {
+    return this.call({ method: 'POST', path: `/crawls/${id}/stop`, schema: CrawlRecordSchema, retry: false });
   }
 
   /** The facade pages by at most 100; larger asks are read page by page so both backends answer alike. */

@@ -1,6 +1,5 @@
 // `svc crawl full|partial|manual [URL…]`: runs one crawl in the foreground with a progress display on
 // stderr (a live line on a terminal, plain lines otherwise) and prints the final crawl record as one JSON line.
-import { EmbeddedBackend } from '../backend/embedded.js';
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
 import { CliError, openAppFrom, parse, toCliError } from './common.js';
 import type { CrawlProgress } from '../model/types.js';
@@ -92,44 +91,24 @@ export async function run(argv: string[]): Promise<number> {
   const display = new ProgressDisplay(process.stderr, Boolean(process.stderr.isTTY));
   let final: CrawlRecord;
   try {
-    if (app.backend instanceof EmbeddedBackend) {
-      const runner = app.backend.runner;
-      let rec: CrawlRecord;
-      try {
-        rec = runner.start(req);
-      } catch (err) {
-        throw toCliError(err);
-      }
-      const off = runner.onProgress((id, p: CrawlProgress) => {
-        if (id === rec.id) display.update(formatProgress({ mode: rec.mode, id, pagesDone: p.pagesDone, queued: p.queued, errors: p.errors, elapsedMs: p.elapsedMs }));
+    let rec: CrawlRecord;
+    try {
+      rec = await app.backend.startCrawl(req);
+    } catch (err) {
+      throw toCliError(err);
+    }
+    // Ctrl-C or SIGTERM stop the crawl (here, or in the remote service), and we wait for it to settle.
+    const onSignal = () => void app.backend.stopCrawl(rec.id).catch(() => {});
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      final = await app.backend.waitForCrawl(rec.id, {
+        onProgress: (p: CrawlProgress) =>
+          display.update(formatProgress({ mode: rec.mode, id: rec.id, pagesDone: p.pagesDone, queued: p.queued, errors: p.errors, elapsedMs: p.elapsedMs })),
       });
-      const onSignal = () => runner.stop(rec.id);
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      try {
-        final = await runner.wait(rec.id);
-      } finally {
-        off();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-    } else {
-      // A remote /v1 service crawls; follow its record until it ends.
-      let rec: CrawlRecord;
-      try {
-        rec = await app.backend.startCrawl(req);
-      } catch (err) {
-        throw toCliError(err);
-      }
-      const started = Date.now();
-      for (;;) {
-        const now = await app.backend.getCrawl(rec.id);
-        if (now) rec = now;
-        if (rec.status !== 'queued' && rec.status !== 'running') break;
-        display.update(formatProgress({ mode: rec.mode, id: rec.id, pagesDone: rec.stats.pages, queued: 0, errors: rec.stats.errors, elapsedMs: Date.now() - started }));
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-      final = rec;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
     }
   } finally {
     await app.close();

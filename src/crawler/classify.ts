@@ -1,5 +1,5 @@
 // Turns what a fetch came back with into a link outcome: reason, http_status, message, redirects_to.
-// PURE: the one place that decides what counts as broken (DESIGN.md §2).
+// PURE: the one place that decides the outcome of a fetch or link check (model/link-reasons says which are broken).
 import { STATUS_CODES } from 'node:http';
 import type { LinkOutcomeReason } from '../model/link-reasons.js';
 

@@ -1,4 +1,4 @@
-// The crawl engine: modes full / partial / manual exactly as DESIGN.md §2, link tracking, max_pages.
+// The crawl engine: modes full / partial / manual as the README describes them, link tracking, max_pages.
 // Decisions are delegated to pure modules (urls, classify, html, robots, sitemap, page-meta); this file
 // schedules fetches and hands what they found to its sink. What a full crawl clears is the backend's decision.
 import { setMaxListeners } from 'node:events';

@@ -1,5 +1,5 @@
 // The page meta the crawler indexes: the page's own JSON (svc-page-meta) where present, falling back to
-// <title>, <html lang>, Last-Modified and the meta description (DESIGN.md §2). PURE.
+// <title>, <html lang>, Last-Modified and the meta description. PURE.
 import type { PageMeta } from '../model/types.js';
 import type { ExtractedPage } from './html.js';
 

@@ -1,5 +1,5 @@
 // The demo site's content: the hand-written posts in src/demo/content/posts.json, turned into posts of the
-// posts-file format (DESIGN.md §3) for the origin the site is actually served on.
+// posts-file format for the origin the site is actually served on.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,7 +84,7 @@ export function demoPosts(origin: string): DemoPost[] {
   });
 }
 
-/** The posts file (JSON array, DESIGN.md §3) of the demo site served at `origin`. */
+/** The posts file (a JSON array) of the demo site served at `origin`. */
 export function demoPostsFile(origin: string): string {
   return JSON.stringify(
     demoPosts(origin).map((d) => d.post),

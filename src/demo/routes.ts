@@ -23,7 +23,7 @@ export interface DemoModel {
   pageMetaOf: (post: Post) => PageMeta;
 }
 
-/** The known faults of the demo site, by the reason a link checker should give them (DESIGN.md §2). */
+/** The known faults of the demo site, by the reason a link checker should give them. */
 export const DEMO_FAULTS = {
   not_found: ['/news/old-bulletin-2019/', '/sv/medlemsblad-2020/', '/files/annual-report-2024.pdf', '/assets/photos/raised-beds-2026.jpg', '/news/board-minutes-march/', '/events/midsummer-2023/'],
   forbidden: ['/board/archive/', '/intranet/'],

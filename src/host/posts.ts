@@ -66,7 +66,7 @@ export function parsePostsFile(text: string): Post[] {
 }
 
 /**
- * The page meta of a post (DESIGN.md §2): what the CMS publishes in the page's svc-page-meta script and the crawler
+ * The page meta of a post: what the CMS publishes in the page's svc-page-meta script and the crawler
  * indexes. Only a published post with show_in_search is shown in search; only a published post is tagged `public`.
  */
 export function pageMetaOfPost(post: Post): PageMeta {

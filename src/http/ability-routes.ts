@@ -1,4 +1,4 @@
-// The host's ability routes, as the host CMS's REST API has them (spec §4.3, DESIGN.md §3):
+// The host's ability routes, as the host CMS's REST API has them:
 //   GET  {rest_root}/abilities/v1/abilities                 list (paged: page, per_page; filter: category)
 //   GET  {rest_root}/abilities/v1/abilities/<name>          describe (the slash as %2F, or literal)
 //   POST {rest_root}/abilities/v1/abilities/<name>/run      run with {"input": …}; GET ?input=<JSON> for read-only
@@ -8,6 +8,7 @@
 // Authorization: Bearer <user token> sets the current user; no header, no user; a wrong token is refused (401).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpDeps } from './deps.js';
+import { wholeNumber } from './validate.js';
 import { AbilityError, type RegisteredAbility } from '../abilities/types.js';
 import { bearerChallenge, bearerToken, HttpError, readBody, readJsonBody, sendJson, type HttpHandler } from './io.js';
 import type { User } from '../model/users.js';
@@ -37,14 +38,11 @@ export function describeAbility(a: RegisteredAbility) {
 
 function intParam(url: URL, name: string, def: number, min: number, max: number): number {
   const raw = url.searchParams.get(name);
-  if (raw === null) return def;
-  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(400, 'rest_invalid_param', `${name}: must be a whole number from ${min} to ${max}`);
-  return n;
+  return raw === null ? def : wholeNumber(raw, name, min, max, 'rest_invalid_param');
 }
 
 /** `?input=<URL-encoded JSON>`; absent → no input. */
-function queryInput(url: URL): unknown {
+function inputParam(url: URL): unknown {
   const raw = url.searchParams.get('input');
   if (raw === null || raw === '') return undefined;
   try {
@@ -135,7 +133,7 @@ export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHand
         const why = ability.annotations.readonly ? '' : ` (GET runs only read-only abilities; ${ability.name} changes state)`;
         throw new HttpError(405, 'rest_ability_invalid_method', `${req.method} cannot run ${ability.name}; use ${allowed.join(' or ')}${why}`, { allow: allowed.join(', ') });
       }
-      const input = req.method === 'POST' ? await bodyInput(req, maxBytes) : queryInput(url);
+      const input = req.method === 'POST' ? await bodyInput(req, maxBytes) : inputParam(url);
       const output = await host.registry.execute(ability.name, input, { user });
       sendJson(res, 200, output);
       return;

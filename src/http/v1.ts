@@ -6,8 +6,9 @@ import { PUBLIC_TOKEN_RE } from '../model/config.js';
 import { bearerChallenge, bearerToken, HttpError, readJsonBody, sendJson, type HttpHandler } from './io.js';
 import { BackendError } from '../model/errors.js';
 import { openApiDocument } from './openapi.js';
-import { CrawlListQuerySchema, CrawlRequestSchema, DeletePagesRequestSchema, LinkReportQuerySchema, SearchRequestSchema } from '../backend/contract.js';
-import { parseInput, queryInput } from './validate.js';
+import type { CrawlRequest } from '../model/types.js';
+import { CrawlListQuerySchema, DeletePagesRequestSchema, LinkReportQuerySchema, SearchRequestSchema } from '../backend/contract.js';
+import { parseInput, queryInput, wholeNumber } from './validate.js';
 
 interface Call {
   req: IncomingMessage;
@@ -41,9 +42,7 @@ function toHttpError(err: unknown): unknown {
 }
 
 function crawlId(raw: string): number {
-  const id = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(id)) throw new HttpError(400, 'invalid_input', 'id: must be a positive integer');
-  return id;
+  return wholeNumber(raw, 'id', 1, Number.MAX_SAFE_INTEGER, 'invalid_input', 'must be a positive integer');
 }
 
 export function createV1Handler(deps: HttpDeps): HttpHandler {
@@ -56,8 +55,8 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       path: ['crawls'],
       methods: {
         POST: async ({ req, res, token }) => {
-          const body = parseInput(CrawlRequestSchema, await readJsonBody(req, maxBody), 'body');
-          const record = await backend.startCrawl(body);
+          // The backend validates the request (one validation for every surface).
+          const record = await backend.startCrawl((await readJsonBody(req, maxBody)) as CrawlRequest);
           sendJson(res, 202, record, { location: `${projectPath(token)}/crawls/${record.id}` });
         },
         GET: async ({ res, url }) => {

@@ -1,22 +1,7 @@
 // Turning request input into typed values with the /v1 schemas: every refusal is a 400 naming the field and the rule.
 import type { z } from 'zod';
-import { formatPath } from '../lib/zod-issues.js';
+import { issuesMessage, type InputPlace } from '../lib/zod-issues.js';
 import { HttpError } from './io.js';
-
-export type InputPlace = 'body' | 'query';
-
-export function issuesMessage(error: z.ZodError, place: InputPlace): string {
-  return error.issues
-    .map((issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        const what = place === 'query' ? 'query parameter' : 'field';
-        return `unknown ${what}${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-      }
-      if (issue.path.length === 0) return place === 'body' ? 'body must be a JSON object' : `query: ${issue.message}`;
-      return `${formatPath(issue.path)}: ${issue.message}`;
-    })
-    .join('; ');
-}
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, place: InputPlace): z.output<S> {
   const parsed = schema.safeParse(input);
@@ -35,4 +20,14 @@ export function queryInput(url: URL, numeric: readonly string[]): Record<string,
     out[key] = numeric.includes(key) && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   }
   return out;
+}
+
+/**
+ * A whole number from a path segment or query value, within [min, max]; otherwise a 400 whose message names it
+ * with `rule`. The one integer parser of the HTTP entries.
+ */
+export function wholeNumber(raw: string, name: string, min: number, max: number, code: string, rule = `must be a whole number from ${min} to ${max}`): number {
+  const n = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new HttpError(400, code, `${name}: ${rule}`);
+  return n;
 }

@@ -18,3 +18,19 @@ export function formatZodIssues(error: z.ZodError): string[] {
     return `${path}: ${issue.message}`;
   });
 }
+
+export type InputPlace = 'body' | 'query';
+
+/** The one message of a refused request (REST body or query, a crawl request from any surface): field and rule. */
+export function issuesMessage(error: z.ZodError, place: InputPlace): string {
+  return error.issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        const what = place === 'query' ? 'query parameter' : 'field';
+        return `unknown ${what}${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      }
+      if (issue.path.length === 0) return place === 'body' ? 'body must be a JSON object' : `query: ${issue.message}`;
+      return `${formatPath(issue.path)}: ${issue.message}`;
+    })
+    .join('; ');
+}

@@ -1,4 +1,4 @@
-// The one config file (snake_case, like the target settings of DESIGN.md §2), validated with zod.
+// The one config file (snake_case, like the target settings), validated with zod.
 import { parse as parseSelector } from 'css-what';
 import { z } from 'zod';
 

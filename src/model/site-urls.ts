@@ -12,8 +12,22 @@ export function canonicalTargetHost(host: string, scheme: string): string {
   return new URL(`${scheme}://${host}/`).host;
 }
 
-/** The URL, parsed, when it is a full http(s) URL on one of the targets; else a message naming the rule. */
-export function checkSiteUrl(raw: unknown, targets: TargetConfig[]): URL | string {
+/** The configured target a caller names (its host as configured, or canonical; any case), or undefined. */
+export function findTarget<T extends Pick<TargetConfig, 'host' | 'scheme'>>(name: string, targets: readonly T[]): T | undefined {
+  const wanted = name.trim().toLowerCase();
+  return targets.find((t) => t.host.toLowerCase() === wanted || canonicalTargetHost(t.host, t.scheme) === wanted);
+}
+
+export interface SiteUrlOptions {
+  /** List the configured targets in the message (never for a caller who may not know them). Default true. */
+  revealTargets?: boolean;
+}
+
+/**
+ * The URL, parsed, when it is a full http(s) URL on one of the targets, with the target's scheme; else a message
+ * naming the rule. Hosts compare in canonical form (case, default port, punycode).
+ */
+export function checkSiteUrl(raw: unknown, targets: readonly TargetConfig[], opts: SiteUrlOptions = {}): URL | string {
   if (typeof raw !== 'string' || !raw) return 'must be a full URL string';
   let url: URL;
   try {
@@ -22,9 +36,12 @@ export function checkSiteUrl(raw: unknown, targets: TargetConfig[]): URL | strin
     return `"${raw.slice(0, 200)}" is not a full URL (e.g. https://example.org/page)`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
-  const hosts = targets.map((t) => canonicalTargetHost(t.host, t.scheme));
-  if (!hosts.includes(url.host)) {
-    return hosts.length ? `host ${url.host} is not a configured target (${hosts.join(', ')})` : 'no target is configured';
+  const target = targets.find((t) => canonicalTargetHost(t.host, t.scheme) === url.host);
+  if (!target) {
+    if (!targets.length) return 'no target is configured';
+    const list = opts.revealTargets === false ? '' : ` (${targets.map((t) => canonicalTargetHost(t.host, t.scheme)).join(', ')})`;
+    return `host ${url.host} is not a configured target${list}`;
   }
+  if (url.protocol !== `${target.scheme}:`) return `must be a ${target.scheme}:// URL, like its target ${target.host}`;
   return url;
 }

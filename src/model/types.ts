@@ -79,7 +79,7 @@ export interface ReportTarget {
   walkLinks: boolean;
 }
 
-/** Link report, REST form (spec §2 plus lastFullCrawl and targets[].walkLinks). */
+/** Link report, REST form. */
 export interface LinkReport {
   notFound: ReportSection;
   forbidden: ReportSection;
@@ -102,7 +102,7 @@ export interface CustomField {
   value: string | number;
 }
 
-/** What the CMS exposes for a post and the crawler indexes (DESIGN.md §2). */
+/** What the CMS exposes for a post and the crawler indexes. */
 export interface PageMeta {
   showInSearch: boolean;
   title: string;

@@ -3,7 +3,7 @@ import { defineTool } from './define.js';
 
 export const svcLinkReport = defineTool({
   ability: 'svc/link-report',
-  // The report is built from what crawls recorded: reading it sends no request to the crawled site
-  // (spec §4.1 rule 2). `refresh` only re-reads this service's own /v1 report, past the 15-minute cache.
+  // The report is built from what crawls recorded: reading it sends no request to the crawled site.
+  // `refresh` only re-reads this service's own /v1 report, past the 15-minute cache.
   openWorldHint: false,
 });

@@ -3,7 +3,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import type { EmbeddedBackend } from '../../src/backend/embedded.js';
 import type { Role, User } from '../../src/model/users.js';
 import { addRoleUsers, makeApp, makeHost } from './helpers.js';
 import type { Host } from '../../src/abilities/runtime.js';
@@ -41,8 +40,7 @@ describe('crawl abilities (embedded)', () => {
     const admin = { user: users.administrator.user };
     const full = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number; mode: string; status: string };
     expect(full).toMatchObject({ mode: 'full', status: expect.stringMatching(/^(queued|running)$/), urls: null, error: null });
-    const runner = (app.backend as EmbeddedBackend).runner;
-    expect((await runner.wait(full.id)).status).toBe('completed');
+    expect((await app.backend.waitForCrawl(full.id)).status).toBe('completed');
 
     const before = (await host.registry.execute('svc/link-report', {}, admin)) as { summary: { not_found: number }; last_full_crawl: string | null };
     expect(before.summary.not_found).toBe(1);
@@ -52,7 +50,7 @@ describe('crawl abilities (embedded)', () => {
     missingAnswer = 200;
     const manual = (await host.registry.execute('svc/manual-crawl', { urls: [`${site}/`] }, admin)) as { id: number; urls: string[] };
     expect(manual.urls).toEqual([`${site}/`]);
-    await runner.wait(manual.id);
+    await app.backend.waitForCrawl(manual.id);
     const after = (await host.registry.execute('svc/link-report', {}, admin)) as { summary: { not_found: number }; last_full_crawl: string | null };
     expect(after.summary.not_found).toBe(0);
     expect(after.last_full_crawl).toBe(before.last_full_crawl); // a manual crawl never moves it
@@ -63,7 +61,7 @@ describe('crawl abilities (embedded)', () => {
     const admin = { user: users.administrator.user };
     const first = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number };
     const second = await host.registry.execute('svc/partial-crawl', {}, admin).catch((e: unknown) => e);
-    await (app.backend as EmbeddedBackend).runner.wait(first.id);
+    await app.backend.waitForCrawl(first.id);
     expect(second).toMatchObject({ code: 'svc_api_error', status: 409, data: { upstream_status: 409 } });
   });
 });

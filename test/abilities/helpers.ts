@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { openApp, type App } from '../../src/app.js';
 import { addUser } from '../../src/auth/users.js';
 import type { Backend } from '../../src/backend/backend.js';
-import type { BackendError } from '../../src/model/errors.js';
+import { BackendError } from '../../src/model/errors.js';
 import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { ConfigInput } from '../../src/model/config.js';
@@ -100,6 +100,14 @@ export class FakeBackend implements Backend {
   }
   async getCrawl(): Promise<CrawlRecord | null> {
     return null;
+  }
+  async waitForCrawl(id: number): Promise<CrawlRecord> {
+    this.hit('waitForCrawl', [id]);
+    throw new BackendError('not_found', `crawl ${id} not found`);
+  }
+  async stopCrawl(id: number): Promise<CrawlRecord> {
+    this.hit('stopCrawl', [id]);
+    throw new BackendError('not_found', `crawl ${id} not found`);
   }
   async listCrawls(): Promise<CrawlRecord[]> {
     return [];

@@ -141,7 +141,7 @@ describe('execute order', () => {
     ['svc/get-page-meta', { post_id: -1 }, 'post_id', /at least 1/],
     ['svc/manual-crawl', { urls: [] }, 'urls', /at least 1 URL/],
     ['svc/manual-crawl', { urls: ['/relative'] }, 'urls[0]', /full http\(s\) URL/],
-    ['svc/manual-crawl', { urls: ['https://elsewhere.example/x'] }, 'urls[0]', /not on a configured target/],
+    ['svc/manual-crawl', { urls: ['https://elsewhere.example/x'] }, 'urls[0]', /host elsewhere\.example is not a configured target/],
     ['svc/manual-crawl', { urls: [`${SITE}/a`, 'ftp://x/y'] }, 'urls[1]', /full http\(s\) URL/],
     ['svc/delete-pages', { urls: [] }, 'urls', /at least 1 URL/],
     ['svc/delete-pages', { urls: Array.from({ length: 51 }, (_, i) => `${SITE}/p${i}`) }, 'urls', /at most 50 URLs/],

@@ -7,7 +7,8 @@ import type { Store } from '../../src/store/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { closedPort, hang, html, linksOf, outcomes, page, pageRows, redirect, send, startSite, target, tempStore, type TestSite } from '../crawler/site.js';
+import { closedPort, hang, html, page, redirect, send, startSite, target, type TestSite } from '../crawler/site.js';
+import { linksOf, outcomes, pageRows, tempStore } from './stored.js';
 
 const PROJECT = 'test1234:eu-north-1';
 
@@ -558,16 +559,16 @@ describe('manual crawls', () => {
     const count = () => (store.db.prepare('SELECT count(*) AS n FROM crawls').get() as { n: number }).n;
     const before = count();
     const bad: [unknown, RegExp][] = [
-      [{ mode: 'manual' }, /^urls: required when mode is manual/],
-      [{ mode: 'manual', urls: [] }, /^urls: must hold at least one URL/],
+      [{ mode: 'manual' }, /^urls: is required when mode is manual/],
+      [{ mode: 'manual', urls: [] }, /^urls: must list at least one URL/],
       [{ mode: 'manual', urls: 'http://x/' }, /^urls: must be an array/],
-      [{ mode: 'manual', urls: [`${site.origin}/ok`, 'not a url'] }, /^urls\[1\]: .*not a full URL/],
+      [{ mode: 'manual', urls: [`${site.origin}/ok`, 'not a url'] }, /^urls\[1\]: must be a full http\(s\) URL/],
       [{ mode: 'manual', urls: ['https://example.org/page'] }, /^urls\[0\]: host example\.org is not a configured target/],
       [{ mode: 'manual', urls: [`https://${site.host}/x`] }, /^urls\[0\]: must be a http:\/\/ URL/],
-      [{ mode: 'manual', urls: [42] }, /^urls\[0\]: must be a full URL string/],
+      [{ mode: 'manual', urls: [42] }, /^urls\[0\]: must be a full http\(s\) URL/],
       [{ mode: 'sideways' }, /^mode: must be one of full, partial, manual/],
-      [{}, /^mode: must be one of full, partial, manual \(missing\)/],
-      [{ mode: 'full', urls: [`${site.origin}/`] }, /^urls: only allowed when mode is manual/],
+      [{}, /^mode: is required: full, partial or manual/],
+      [{ mode: 'full', urls: [`${site.origin}/`] }, /^urls: is only allowed with mode manual/],
     ];
     for (const [req, msg] of bad) {
       let err: unknown;

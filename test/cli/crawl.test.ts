@@ -75,7 +75,7 @@ describe('svc crawl', () => {
     expect(e).toBeInstanceOf(CliError);
     expect(e).toMatchObject({ exitCode: 2 });
     expect((e as Error).message).toMatch(/urls\[0\]: host elsewhere\.example is not a configured target/);
-    await expect(run(['full', `${site.origin}/a`, '--config', config])).rejects.toThrow(/urls: only allowed when mode is manual/);
+    await expect(run(['full', `${site.origin}/a`, '--config', config])).rejects.toThrow(/urls: is only allowed with mode manual/);
   });
 
   it('formats the progress line', () => {

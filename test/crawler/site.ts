@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TargetConfig } from '../../src/model/config.js';
 import { TargetSchema } from '../../src/model/config.js';
-import { Store } from '../../src/store/store.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
 
@@ -113,36 +112,8 @@ export function target(over: Partial<Record<keyof TargetConfig, unknown>> & { ho
   return TargetSchema.parse({ scheme: 'http', track_links: 'all', request_timeout_ms: 500, concurrency: 4, ...over });
 }
 
-export function tempStore(): { store: Store; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-crawler-'));
-  return { store: new Store(join(dir, 'svc.db')), dir };
-}
-
 export function writeJson(dir: string, name: string, value: unknown): string {
   const p = join(dir, name);
   writeFileSync(p, JSON.stringify(value));
   return p;
-}
-
-export interface OutcomeRow {
-  url: string;
-  http_status: number;
-  reason: string;
-  message: string;
-  redirects_to: string | null;
-  crawl_id: number;
-}
-
-export function outcomes(store: Store): Map<string, OutcomeRow> {
-  const rows = store.db.prepare('SELECT * FROM link_outcomes').all() as OutcomeRow[];
-  return new Map(rows.map((r) => [r.url, r]));
-}
-
-export function pageRows(store: Store): Map<string, { url: string; indexed: number; title: string; content: string; meta: string | null; sitemap_lastmod: string | null; crawl_id: number; http_status: number; content_type: string | null; language: string | null; tags: string }> {
-  const rows = store.db.prepare('SELECT * FROM pages').all() as { url: string }[];
-  return new Map(rows.map((r) => [r.url, r as never]));
-}
-
-export function linksOf(store: Store, pageUrl: string): { url: string; element: string }[] {
-  return store.db.prepare('SELECT l.url, l.element FROM links l JOIN pages p ON p.id = l.page_id WHERE p.url = ? ORDER BY l.url').all(pageUrl) as { url: string; element: string }[];
 }

@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpDeps, openApp, type App } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { createV1Handler } from '../../src/http/v1.js';
-import type { EmbeddedBackend } from '../../src/backend/embedded.js';
 import type { LinkReport } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { createHttpServer } from '../../src/http/server.js';
@@ -152,7 +151,7 @@ describe('two crawl starts at once', () => {
     const statuses = both.map((r) => r.status).sort();
     expect(statuses).toEqual([202, 409]);
     const accepted = (await both.find((r) => r.status === 202)!.json()) as { id: number };
-    await (app.backend as EmbeddedBackend).runner.wait(accepted.id);
+    await app.backend.waitForCrawl(accepted.id);
   }, 60_000);
 
   it('from two processes on one data directory: exactly one runs', async () => {

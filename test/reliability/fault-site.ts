@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 
 export interface FaultSite {
   server: Server;
@@ -16,9 +16,20 @@ export interface FaultSite {
 }
 
 const MB = 1024 * 1024;
-// 200 MB of zeros compress to ~200 kB: decompressing it whole would be the bomb.
+// 200 MB of zeros compress to ~200 kB: decompressing it whole would be the bomb. Made by streaming 1 MB at a
+// time, when the site starts, so the test site itself never holds 200 MB (its memory is the crawl's process's).
 let bomb: Buffer | undefined;
-const gzipBomb = () => (bomb ??= gzipSync(Buffer.alloc(200 * MB), { level: 9 }));
+async function makeGzipBomb(): Promise<Buffer> {
+  const gz = createGzip({ level: 9 });
+  const chunks: Buffer[] = [];
+  gz.on('data', (c: Buffer) => chunks.push(c));
+  const zeros = Buffer.alloc(MB);
+  for (let i = 0; i < 200; i++) if (!gz.write(zeros)) await once(gz, 'drain');
+  gz.end();
+  await once(gz, 'end');
+  return Buffer.concat(chunks);
+}
+const gzipBomb = () => bomb!;
 
 const LINKED = [
   '/ok',
@@ -44,6 +55,7 @@ function page(title: string, body: string, links: string[] = []): string {
 }
 
 export async function startFaultSite(): Promise<FaultSite> {
+  bomb ??= await makeGzipBomb();
   const hits = new Map<string, number>();
   const mode: FaultSite['mode'] = { robots: 'normal', sitemap: 'none' };
   const timers = new Set<NodeJS.Timeout>();

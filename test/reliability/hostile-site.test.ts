@@ -36,7 +36,7 @@ async function crawlMeasured(backend: EmbeddedBackend, mode: 'full' | 'partial' 
   const t = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
   try {
     const started = await backend.startCrawl({ mode });
-    const record = await backend.runner.wait(started.id);
+    const record = await backend.waitForCrawl(started.id);
     return { record, growthMb: (peak - before) / 1024 / 1024 };
   } finally {
     clearInterval(t);

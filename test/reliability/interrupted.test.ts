@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 it('a stopped full crawl keeps the last complete report; the next completed one decides it', async () => {
-  const first = await backend.runner.wait((await backend.startCrawl({ mode: 'full' })).id);
+  const first = await backend.waitForCrawl((await backend.startCrawl({ mode: 'full' })).id);
   expect(first.status).toBe('completed');
   const before = await backend.linkReport({ limit: 1000 });
   expect(before.redirect.count).toBeGreaterThan(0);
@@ -59,8 +59,8 @@ it('a stopped full crawl keeps the last complete report; the next completed one 
   slow = true;
   const second = await backend.startCrawl({ mode: 'full' });
   await new Promise((r) => setTimeout(r, 500));
-  backend.runner.stop(second.id);
-  expect((await backend.runner.wait(second.id)).status).toBe('stopped');
+  await backend.stopCrawl(second.id);
+  expect((await backend.waitForCrawl(second.id)).status).toBe('stopped');
   const during = await backend.linkReport({ limit: 1000 });
   expect(during.redirect.count).toBe(before.redirect.count);
   expect(during.lastFullCrawl).toBe(before.lastFullCrawl);
@@ -69,7 +69,7 @@ it('a stopped full crawl keeps the last complete report; the next completed one 
   // A completed full crawl that no longer finds the redirect clears it.
   slow = false;
   moved = false;
-  const third = await backend.runner.wait((await backend.startCrawl({ mode: 'full' })).id);
+  const third = await backend.waitForCrawl((await backend.startCrawl({ mode: 'full' })).id);
   expect(third.status).toBe('completed');
   const after = await backend.linkReport({ limit: 1000 });
   expect(after.redirect.count).toBe(0);

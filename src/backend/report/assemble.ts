@@ -16,7 +16,7 @@ export interface ReportInput {
 
 /**
  * walkLinks of a target: the configured `walk_links` when set. Unset, a target walks links when it does not use
- * sitemaps, or when no sitemap was found (DESIGN §2) — as the last completed full crawl found (`walkedLinks`);
+ * sitemaps, or when no sitemap was found — as the last completed full crawl found (`walkedLinks`);
  * before any such crawl no sitemap has been found yet, so true.
  */
 export function targetWalksLinks(target: Pick<TargetConfig, 'walk_links' | 'use_sitemap'>, walkedLinks: boolean | undefined): boolean {

@@ -5,7 +5,7 @@ import type { Store } from '../../store/store.js';
 import type { LinkReport, LinkReportQuery } from '../../model/types.js';
 import { assembleLinkReport, targetWalksLinks } from './assemble.js';
 import { readReportSnapshot } from '../../store/report-query.js';
-import { canonicalTargetHost } from '../../model/site-urls.js';
+import { canonicalTargetHost, findTarget } from '../../model/site-urls.js';
 import { REPORT_LIMIT } from '../../model/limits.js';
 
 /**
@@ -22,8 +22,7 @@ export function buildLinkReport(store: Store, project: string, targets: TargetCo
   let host: string | null = null;
   let shown = targets;
   if (query.target !== undefined) {
-    const wanted = query.target.trim().toLowerCase();
-    const match = targets.find((t) => t.host === wanted || canonical(t) === wanted);
+    const match = findTarget(query.target, targets);
     if (!match) {
       const known = targets.map((t) => t.host).join(', ') || 'none';
       throw new BackendError('invalid_input', `target: "${query.target}" is not a configured target host (configured: ${known})`);
