@@ -24,7 +24,12 @@ export interface App {
   store: Store;
   backend: Backend;
   dataDir: string;
-  close(): Promise<void>;
+  /** Stops crawls running here (`why`: their records' error) and closes the store. */
+  close(why?: string): Promise<void>;
+  /** ok, or degraded once SQLite has reported corruption (what /healthz answers). */
+  health(): { status: 'ok' | 'degraded'; error?: string };
+  /** Looks at an error that reached the top: SQLite corruption makes the service degraded and is logged once. */
+  noteError(err: unknown): void;
 }
 
 export interface OpenAppOptions {
@@ -44,14 +49,22 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
   } else {
     backend = new EmbeddedBackend({ config, store, logger });
   }
+  let corruption: string | null = null;
   return {
     config,
     logger,
     store,
     backend,
     dataDir,
-    async close() {
-      await backend.close();
+    health: () => (corruption ? { status: 'degraded', error: corruption } : { status: 'ok' }),
+    noteError(err) {
+      const code = (err as { code?: unknown })?.code;
+      if (corruption || typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return;
+      corruption = `${code}: ${(err as Error).message}`;
+      logger.error({ file: store.path, code }, `the database ${store.path} is damaged: run \`svc repair\` (stop the server first; \`svc check\` lists the problems)`);
+    },
+    async close(why?: string) {
+      await backend.close(why);
       store.close();
     },
   };

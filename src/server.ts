@@ -13,6 +13,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run
   keys: { summary: 'keys create [--name N]: make a /v1 API key', load: () => import('./cli/keys.js') },
   users: { summary: 'users add LOGIN --role R: add a user, print its bearer token', load: () => import('./cli/users.js') },
   posts: { summary: "posts import FILE: load posts into the host's post store", load: () => import('./cli/posts.js') },
+  check: { summary: 'check the database: tables, search index, report rows', load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'check') })) },
+  repair: { summary: 'rebuild the search index and report rows from the stored data', load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'repair') })) },
+  backup: { summary: 'backup FILE: a consistent copy of the database, safe while serving', load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'backup') })) },
   'demo-site': { summary: 'serve the bundled demo site alone', load: () => import('./cli/demo-site.js') },
 };
 
@@ -44,7 +47,9 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`svc: ${err.message}\n`);
       process.exitCode = err.exitCode;
     } else {
-      process.stderr.write(`svc: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      // One line, no stack trace (SVC_DEBUG=1 shows it): what failed, and the log above says where.
+      const message = err instanceof Error ? err.message : String(err);
+      process.stderr.write(`svc: ${process.env.SVC_DEBUG && err instanceof Error ? err.stack : message}\n`);
       process.exitCode = 1;
     }
   },

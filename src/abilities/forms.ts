@@ -26,7 +26,7 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
   return {
     summary,
     links,
-    targets: report.targets.map((t) => ({ host: t.host, link_tracking: t.linkTracking, walk_links: t.walkLinks })),
+    targets: report.targets.map((t) => ({ host: t.host, link_tracking: t.linkTracking, walk_links: t.walkLinks, last_crawl_error: t.lastCrawlError })),
     truncated: report.truncated,
     last_full_crawl: report.lastFullCrawl,
   };

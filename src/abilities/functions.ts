@@ -42,6 +42,7 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
   const cache = opts.cache ?? new LinkReportCache();
   // A crawl that ends in this process may change the report: forget the cached reports.
   const unsubscribe = backend.onCrawlEnded(() => cache.clear());
+  let seenVersion: string | null = null;
   return {
     svc_search: (terms, params = {}) => backend.search(terms, params),
     svc_get_post: (postId) => getPost(postId),
@@ -51,6 +52,12 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
     },
     async svc_get_link_report(o = {}) {
       const key = { target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default };
+      // A crawl that ended in another process on the same database makes every cached report stale.
+      const version = await backend.reportVersion();
+      if (version !== seenVersion) {
+        cache.clear();
+        seenVersion = version;
+      }
       if (!o.refresh) {
         const hit = cache.get(key);
         if (hit) return hit;

@@ -64,7 +64,14 @@ export const AbilityLinkReportSchema = z.object({
       redirects_to: z.string().nullable().describe('Final URL of the redirect chain; null when not a redirect.'),
     }),
   ),
-  targets: z.array(z.object({ host: z.string(), link_tracking: z.string(), walk_links: z.boolean() })),
+  targets: z.array(
+    z.object({
+      host: z.string(),
+      link_tracking: z.string(),
+      walk_links: z.boolean(),
+      last_crawl_error: z.string().nullable().describe('Why the latest crawl could not reach this target (e.g. connection refused), or null.'),
+    }),
+  ),
   truncated: z.boolean(),
   last_full_crawl: z.string().nullable(),
 });

@@ -23,15 +23,24 @@ export interface Backend {
    * not). `onProgress` hears its live progress meanwhile. not_found for an unknown id.
    */
   waitForCrawl(id: number, opts?: FollowOptions): Promise<CrawlRecord>;
-  /** Asks crawl `id` to stop; answers its record. not_found for an unknown id, conflict when it is not running. */
-  stopCrawl(id: number): Promise<CrawlRecord>;
+  /**
+   * Asks crawl `id` to stop, wherever it runs (its owner sees the request within one heartbeat); answers its record.
+   * not_found for an unknown id, conflict when it is not queued or running. `why` becomes its error when known here.
+   */
+  stopCrawl(id: number, why?: string): Promise<CrawlRecord>;
   /** Newest first. */
   listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]>;
+  /**
+   * Changes whenever a crawl of the project ends, in any process on the same database (null when this backend cannot
+   * tell: a remote one): a cached report made under another version is stale.
+   */
+  reportVersion(): Promise<string | null>;
   /** Built from stored data only: never a request to the crawled site. */
   linkReport(query: LinkReportQuery): Promise<LinkReport>;
   search(terms: string, params: SearchParams): Promise<SearchResults>;
   deletePages(urls: string[]): Promise<DeletePagesResult>;
   /** Called when a crawl started by this process ends (any end state). Returns an unsubscribe function. */
   onCrawlEnded(listener: (record: CrawlRecord) => void): () => void;
-  close(): Promise<void>;
+  /** Stops what runs here (`why`: the stopped crawls' error) and lets go of connections. */
+  close(why?: string): Promise<void>;
 }

@@ -10,9 +10,13 @@ import type { Store } from '../store/store.js';
  * could be fetched (nothing of those is removed).
  */
 export function applyFullCrawlClearing(store: Store, crawlId: number, targets: readonly TargetResult[], logger: Logger): void {
-  clearForFullCrawl(store, crawlId);
+  const unreached = targets.filter((t) => t.unreachable).map((t) => t.host);
+  // Outcomes also linked from a target that did not reach its end stay as they were.
+  clearForFullCrawl(store, crawlId, unreached);
   for (const t of targets) {
-    if (t.cutByMaxPages) {
+    if (t.unreachable) {
+      logger.warn({ host: t.host, error: t.error }, 'target unreachable: nothing of it is cleared or removed');
+    } else if (t.cutByMaxPages) {
       logger.info({ host: t.host }, 'max_pages cut the crawl short: no page of this target is removed');
     } else if (t.pages === 0) {
       logger.warn({ host: t.host }, 'no page of this target could be fetched: keeping its stored pages');

@@ -75,7 +75,9 @@ const CrawlStatsSchema = z.object({
   pages: z.int(),
   links: z.int(),
   errors: z.int(),
-  targets: z.record(z.string(), z.object({ pages: z.int(), cutByMaxPages: z.boolean(), walkLinks: z.boolean().optional() })).optional(),
+  targets: z
+    .record(z.string(), z.object({ pages: z.int(), cutByMaxPages: z.boolean(), walkLinks: z.boolean().optional(), unreachable: z.boolean().optional(), error: z.string().optional() }))
+    .optional(),
 });
 
 export const CrawlRecordSchema = z
@@ -106,7 +108,15 @@ export const LinkReportSchema = z
     serverError: ReportSectionSchema,
     redirect: ReportSectionSchema,
     unknown: ReportSectionSchema,
-    targets: z.array(z.object({ host: z.string(), linkTracking: z.enum(['pdf', 'all']), walkLinks: z.boolean() })),
+    targets: z.array(
+      z.object({
+        host: z.string(),
+        linkTracking: z.enum(['pdf', 'all']),
+        walkLinks: z.boolean(),
+        // An older service does not send it: null then.
+        lastCrawlError: z.string().nullable().default(null).describe('Why the latest crawl could not reach this target, or null.'),
+      }),
+    ),
     truncated: z.boolean().meta({ description: 'True when links were left out because of the limit.' }),
     lastFullCrawl: z.string().nullable().meta({ description: 'When the last completed full crawl finished (ISO 8601).' }),
   })

@@ -9,9 +9,10 @@ import { sitemapLastmods } from '../store/pages.js';
 import { CrawlWriter } from '../store/writer.js';
 import { applyFullCrawlClearing } from './clearing.js';
 import { checkSiteUrl } from '../model/site-urls.js';
-import { activeCrawl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from '../store/crawls.js';
+import { activeCrawl, beatCrawl, crawlControl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from '../store/crawls.js';
 import type { Store } from '../store/store.js';
-import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
+import type { CrawlMode, CrawlRecord, CrawlRequest, CrawlStatus } from '../model/types.js';
+import type { CrawlResult } from '../crawler/crawl.js';
 import { issuesMessage } from '../lib/zod-issues.js';
 import { CrawlRequestSchema } from './contract.js';
 import type { CrawlProgress } from '../model/types.js';
@@ -31,6 +32,10 @@ export interface CrawlRunnerOptions {
   fetcher?: FetcherOptions;
   /** Worker threads for parsing and writing when the compiled scripts exist (default true). */
   threads?: boolean;
+  /** A crawl whose owner has not beaten for this long is dead (default 30 s). */
+  deadAfterMs?: number;
+  /** How often a running crawl beats and looks for stop requests (default 2000 ms; a beat also rides on every stats write). */
+  heartbeatMs?: number;
   /** How often progress listeners hear from a crawl, and its live stats reach the crawl record. */
   progressIntervalMs?: number;
 }
@@ -59,6 +64,24 @@ export function validateCrawlRequest(req: unknown, targets: readonly TargetConfi
   return { mode, urls: [...new Set(out)] };
 }
 
+/** Why a crawl was stopped, as its record's error says. */
+export const STOP_REASONS = {
+  requested: 'stopped: a stop was requested (svc crawl stop, POST …/crawls/<id>/stop, or Ctrl-C)',
+  shutdown: 'stopped: the process running it shut down',
+  interrupt: 'stopped: interrupted (Ctrl-C / SIGINT)',
+  terminate: 'stopped: terminated (SIGTERM)',
+  clientClosed: 'stopped: the MCP stdio client closed (the crawl runs inside `svc mcp`)',
+} as const;
+
+/** How a crawl ended: stopped by a signal; failed when every target of a full crawl was unreachable; else completed. */
+export function crawlEnd(mode: CrawlMode, result: CrawlResult, signal: AbortSignal): { status: CrawlStatus; error?: string } {
+  if (result.stopped) return { status: 'stopped', error: typeof signal.reason === 'string' ? signal.reason : 'stopped before the end' };
+  const unreachable = result.targets.filter((t) => t.unreachable);
+  const lines = unreachable.map((t) => `${t.host} unreachable: ${t.error}`).join('; ');
+  if (mode === 'full' && unreachable.length && unreachable.length === result.targets.length) return { status: 'failed', error: lines };
+  return { status: 'completed', ...(lines ? { error: lines } : {}) };
+}
+
 interface Running {
   controller: AbortController;
   done: Promise<CrawlRecord>;
@@ -74,14 +97,15 @@ export class CrawlRunner {
   /** Validates the request, creates the record, starts the crawl in the background, answers at once. */
   start(req: CrawlRequest): CrawlRecord {
     const { mode, urls } = validateCrawlRequest(req, this.opts.targets);
-    const rec = createCrawl(this.opts.store, this.opts.project, mode, urls);
+    const rec = createCrawl(this.opts.store, this.opts.project, mode, urls, { deadAfterMs: this.opts.deadAfterMs });
     if (!rec) {
       const busy = activeCrawl(this.opts.store, this.opts.project);
       throw new BackendError('conflict', `a crawl of this project is already ${busy?.status ?? 'running'}${busy ? ` (crawl ${busy.id}, ${busy.mode})` : ''}: wait for it to end`);
     }
     const controller = new AbortController();
-    const done = this.execute(rec, controller.signal);
-    this.running.set(rec.id, { controller, done });
+    const running: Running = { controller, done: Promise.resolve(rec) };
+    this.running.set(rec.id, running);
+    running.done = this.execute(rec, controller.signal);
     return rec;
   }
 
@@ -110,19 +134,39 @@ export class CrawlRunner {
     return this.running.has(id);
   }
 
-  /** Stops one crawl (status `stopped`); false when it is not running here. */
-  stop(id: number): boolean {
+  /** Stops one crawl (status `stopped`, `why` its error); false when it is not running here. */
+  stop(id: number, why: string = STOP_REASONS.requested): boolean {
     const r = this.running.get(id);
     if (!r) return false;
-    r.controller.abort();
+    r.controller.abort(why);
     return true;
   }
 
   /** Stops running crawls (status `stopped`) and waits for them to settle. */
-  async stopAll(): Promise<void> {
+  async stopAll(why: string = STOP_REASONS.shutdown): Promise<void> {
     const all = [...this.running.values()];
-    for (const r of all) r.controller.abort();
+    for (const r of all) r.controller.abort(why);
     await Promise.allSettled(all.map((r) => r.done));
+  }
+
+  /**
+   * While a crawl runs: its stats (written with every batch) are the heartbeat; this loop also beats on its own and
+   * answers a stop asked for by another process, or a record another process has already marked failed.
+   */
+  private watch(id: number, controller: AbortController): () => void {
+    const { store } = this.opts;
+    const t = setInterval(() => {
+      try {
+        beatCrawl(store, id, Date.now());
+        const c = crawlControl(store, id);
+        if (c?.stopRequested) controller.abort(STOP_REASONS.requested);
+        else if (c && c.status !== 'running' && c.status !== 'queued') controller.abort(`marked ${c.status} by another process`);
+      } catch (err) {
+        this.opts.logger.warn({ err, crawl: id }, 'crawl heartbeat failed');
+      }
+    }, this.opts.heartbeatMs ?? 2000);
+    t.unref();
+    return () => clearInterval(t);
   }
 
   private async execute(rec: CrawlRecord, signal: AbortSignal): Promise<CrawlRecord> {
@@ -130,6 +174,8 @@ export class CrawlRunner {
     // Let start() return the queued record before any work happens.
     await new Promise((r) => setImmediate(r));
     let final: CrawlRecord = rec;
+    const controller = this.running.get(rec.id)!.controller;
+    const unwatch = this.watch(rec.id, controller);
     try {
       setCrawlStatus(store, rec.id, 'running');
       logger.info({ crawl: rec.id, mode: rec.mode }, 'crawl started');
@@ -151,10 +197,12 @@ export class CrawlRunner {
           for (const l of this.progressListeners) l(rec.id, p);
         },
       });
+      const end = crawlEnd(rec.mode, result, signal);
+      // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
       if (rec.mode === 'full' && !result.stopped) applyFullCrawlClearing(store, rec.id, result.targets, logger);
       updateCrawlStats(store, rec.id, result.stats);
-      setCrawlStatus(store, rec.id, result.stopped ? 'stopped' : 'completed', result.stopped ? 'stopped before the end' : undefined);
-      logger.info({ crawl: rec.id, mode: rec.mode, status: result.stopped ? 'stopped' : 'completed', ...result.stats }, 'crawl ended');
+      setCrawlStatus(store, rec.id, end.status, end.error);
+      logger.info({ crawl: rec.id, mode: rec.mode, status: end.status, error: end.error, ...result.stats }, 'crawl ended');
     } catch (err) {
       logger.error({ err, crawl: rec.id }, 'crawl failed');
       try {
@@ -163,6 +211,7 @@ export class CrawlRunner {
         // the store is gone (closing): the next open marks it failed
       }
     } finally {
+      unwatch();
       this.running.delete(rec.id);
       try {
         final = getCrawl(store, this.opts.project, rec.id) ?? rec;

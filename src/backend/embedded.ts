@@ -9,7 +9,7 @@ import { CrawlRunner } from './crawl-runner.js';
 import { buildLinkReport } from './report/link-report.js';
 import { searchPages } from '../store/search-index/search.js';
 import { deletePages } from './delete-pages.js';
-import { getCrawl, listCrawls } from '../store/crawls.js';
+import { getCrawl, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
 import type { Store } from '../store/store.js';
 import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from '../model/types.js';
 
@@ -56,15 +56,22 @@ export class EmbeddedBackend implements Backend {
     }
   }
 
-  async stopCrawl(id: number): Promise<CrawlRecord> {
+  async stopCrawl(id: number, why?: string): Promise<CrawlRecord> {
     const rec = await this.getCrawl(id);
     if (!rec) throw new BackendError('not_found', `crawl ${id} not found`);
-    if (!this.runner.stop(id)) throw new BackendError('conflict', `crawl ${id} is not running here (${rec.status})`);
+    // Here: at once. In another process on this database: its owner sees the request within a heartbeat.
+    if (!this.runner.stop(id, why) && !requestCrawlStop(this.store, this.publicToken, id)) {
+      throw new BackendError('conflict', `crawl ${id} is not running (${rec.status})`);
+    }
     return rec;
   }
 
   async listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]> {
     return listCrawls(this.store, this.publicToken, opts.limit, opts.offset);
+  }
+
+  async reportVersion(): Promise<string | null> {
+    return latestEndedCrawlId(this.store, this.publicToken);
   }
 
   async linkReport(query: LinkReportQuery): Promise<LinkReport> {
@@ -83,7 +90,7 @@ export class EmbeddedBackend implements Backend {
     return this.runner.onEnded(listener);
   }
 
-  async close(): Promise<void> {
-    await this.runner.stopAll();
+  async close(why?: string): Promise<void> {
+    await this.runner.stopAll(why);
   }
 }

@@ -110,7 +110,7 @@ export class RemoteBackend implements Backend {
     return pollCrawl(id, (i) => this.getCrawl(i), opts, 1000);
   }
 
-  async stopCrawl(id: number): Promise<CrawlRecord> {
+  async stopCrawl(id: number, _why?: string): Promise<CrawlRecord> {
     return this.call({ method: 'POST', path: `/crawls/${id}/stop`, schema: CrawlRecordSchema, retry: false });
   }
 
@@ -124,6 +124,11 @@ export class RemoteBackend implements Backend {
       if (page!.crawls.length < limit) break;
     }
     return out;
+  }
+
+  /** The other service's crawls end unseen: its reports are cached for their lifetime only. */
+  async reportVersion(): Promise<string | null> {
+    return null;
   }
 
   async linkReport(query: LinkReportQuery): Promise<LinkReport> {

@@ -73,3 +73,12 @@ export async function withApp<T>(values: { config?: string | boolean; site?: str
     await app.close();
   }
 }
+
+/**
+ * Commands that write (keys create, users add) without --config or SVC_CONFIG say where they wrote, so a key made
+ * in the wrong directory is noticed at once.
+ */
+export function sayWhereWritten(values: { config?: string | boolean; site?: string | boolean }, app: App, what: string): void {
+  if (typeof values.config === 'string' || process.env.SVC_CONFIG) return;
+  process.stderr.write(`svc: ${what} written to ${app.dataDir} (project ${app.backend.publicToken}); with no --config or SVC_CONFIG, data goes to ./data of this directory or SVC_DATA_DIR\n`);
+}

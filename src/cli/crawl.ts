@@ -1,10 +1,13 @@
 // `svc crawl full|partial|manual [URL…]`: runs one crawl in the foreground with a progress display on
 // stderr (a live line on a terminal, plain lines otherwise) and prints the final crawl record as one JSON line.
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
-import { CliError, openAppFrom, parse, toCliError } from './common.js';
+import type { Backend } from '../backend/backend.js';
+import { STOP_REASONS } from '../backend/crawl-runner.js';
+import { CliError, intOption, openAppFrom, parse, toCliError } from './common.js';
 import type { CrawlProgress } from '../model/types.js';
 
 const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL]
+       svc crawl stop [ID]        stop the running crawl (or crawl ID), wherever it runs
 
   full      read robots.txt and sitemaps, crawl every page (walking links when there is no sitemap),
             re-index everything, then remove pages the crawl did not see
@@ -12,7 +15,7 @@ const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --sit
   manual    crawl only the URLs given (each a full URL on a configured target)
 
 Progress goes to stderr; the final crawl record is printed on stdout as one JSON line.
-Exit status: 0 when the crawl completed, 1 when it stopped or failed, 2 on bad input.
+Exit status: 0 when the crawl completed, 1 when it stopped or failed or a target was unreachable, 2 on bad input.
 `;
 
 const MODES = ['full', 'partial', 'manual'];
@@ -33,17 +36,32 @@ export function formatProgress(p: ProgressLine): string {
   return `crawl ${p.id} (${p.mode}) · ${p.pagesDone} pages · ${p.queued} queued · ${p.errors} errors · ${rate.toFixed(1)} pages/s · ${secs.toFixed(1)} s`;
 }
 
-function summary(rec: CrawlRecord): string {
+/**
+ * The closing lines: how it ended (stopped and by what; failed and why), pages, links, and broken links counted
+ * both ways — (page, link) pairs as the report lists them and distinct URLs — then each unreachable target.
+ */
+export function summary(rec: CrawlRecord, brokenOnPages: number | null): string {
   const secs = rec.startedAt && rec.finishedAt ? (Date.parse(rec.finishedAt) - Date.parse(rec.startedAt)) / 1000 : NaN;
-  const cut = Object.entries(rec.stats.targets ?? {})
-    .filter(([, t]) => t.cutByMaxPages)
-    .map(([h]) => h);
-  return (
-    `crawl ${rec.id} ${rec.status}: ${rec.stats.pages} pages, ${rec.stats.links} links checked, ${rec.stats.errors} broken` +
-    (Number.isFinite(secs) ? ` in ${secs.toFixed(1)} s` : '') +
-    (cut.length ? ` (max_pages cut: ${cut.join(', ')})` : '') +
-    (rec.error && rec.status !== 'completed' ? ` — ${rec.error}` : '')
-  );
+  const targets = Object.entries(rec.stats.targets ?? {});
+  const cut = rec.status === 'stopped' ? [] : targets.filter(([, t]) => t.cutByMaxPages).map(([h]) => h);
+  const broken =
+    brokenOnPages === null
+      ? `${rec.stats.errors} broken (distinct URLs)`
+      : `${brokenOnPages} broken links on pages (${rec.stats.errors} distinct URL${rec.stats.errors === 1 ? '' : 's'})`;
+  const lines = [
+    `crawl ${rec.id} ${rec.status}: ${rec.stats.pages} pages, ${rec.stats.links} links checked, ${broken}` +
+      (Number.isFinite(secs) ? ` in ${secs.toFixed(1)} s` : '') +
+      (cut.length ? ` (max_pages cut: ${cut.join(', ')})` : ''),
+  ];
+  if (rec.status !== 'completed' && rec.error) lines.push(`  ${rec.error}`);
+  for (const [host, t] of targets) if (t.unreachable) lines.push(`  ${host} was unreachable: ${t.error ?? 'no page answered'} (nothing of it was cleared or removed)`);
+  return lines.join('\n');
+}
+
+/** Exit status of a crawl: 0 only when it completed with every target reachable. */
+export function crawlExitCode(rec: CrawlRecord): number {
+  const unreachable = Object.values(rec.stats.targets ?? {}).some((t) => t.unreachable);
+  return rec.status === 'completed' && !unreachable ? 0 : 1;
 }
 
 /** Writes progress to stderr: one rewritten line on a terminal, a plain line every few seconds otherwise. */
@@ -81,6 +99,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const [mode, ...urls] = positionals;
+  if (mode === 'stop') return stop(urls, values);
   if (!mode) throw new CliError(`missing mode\n\n${USAGE}`);
   if (!MODES.includes(mode)) throw new CliError(`unknown mode "${mode}": use full, partial or manual`);
   const req: CrawlRequest = { mode: mode as CrawlMode };
@@ -90,6 +109,7 @@ export async function run(argv: string[]): Promise<number> {
   const app = openAppFrom(values);
   const display = new ProgressDisplay(process.stderr, Boolean(process.stderr.isTTY));
   let final: CrawlRecord;
+  let brokenOnPages: number | null = null;
   try {
     let rec: CrawlRecord;
     try {
@@ -98,22 +118,62 @@ export async function run(argv: string[]): Promise<number> {
       throw toCliError(err);
     }
     // Ctrl-C or SIGTERM stop the crawl (here, or in the remote service), and we wait for it to settle.
-    const onSignal = () => void app.backend.stopCrawl(rec.id).catch(() => {});
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    const onInt = () => void app.backend.stopCrawl(rec.id, STOP_REASONS.interrupt).catch(() => {});
+    const onTerm = () => void app.backend.stopCrawl(rec.id, STOP_REASONS.terminate).catch(() => {});
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
     try {
       final = await app.backend.waitForCrawl(rec.id, {
         onProgress: (p: CrawlProgress) =>
           display.update(formatProgress({ mode: rec.mode, id: rec.id, pagesDone: p.pagesDone, queued: p.queued, errors: p.errors, elapsedMs: p.elapsedMs })),
       });
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
     }
+    brokenOnPages = await brokenPairs(app.backend);
   } finally {
     await app.close();
   }
-  display.done(summary(final));
+  display.done(summary(final, brokenOnPages));
   process.stdout.write(`${JSON.stringify(final)}\n`);
-  return final.status === 'completed' ? 0 : 1;
+  return crawlExitCode(final);
+}
+
+/** (page, link) pairs of broken links the report now holds; null when it cannot be read. */
+async function brokenPairs(backend: Backend): Promise<number | null> {
+  try {
+    const r = await backend.linkReport({ limit: 1 });
+    return r.notFound.count + r.forbidden.count + r.serverError.count;
+  } catch {
+    return null;
+  }
+}
+
+/** `svc crawl stop [ID]`: asks the crawl (default: the running one) to stop and waits up to 30 s for it to end. */
+async function stop(args: string[], values: Parameters<typeof openAppFrom>[0]): Promise<number> {
+  if (args.length > 1) throw new CliError('stop: give at most one crawl id');
+  const id = args[0] === undefined ? undefined : intOption('ID', args[0], 1, Number.MAX_SAFE_INTEGER);
+  const app = openAppFrom(values);
+  try {
+    let target = id;
+    if (target === undefined) {
+      const [latest] = await app.backend.listCrawls({ limit: 1, offset: 0 });
+      if (!latest || (latest.status !== 'running' && latest.status !== 'queued')) {
+        throw new CliError(`no crawl is running${latest ? ` (the latest, crawl ${latest.id}, is ${latest.status})` : ''}`, 1);
+      }
+      target = latest.id;
+    }
+    try {
+      await app.backend.stopCrawl(target);
+    } catch (err) {
+      throw toCliError(err);
+    }
+    const rec = await app.backend.waitForCrawl(target, { timeoutMs: 30_000 });
+    process.stderr.write(rec.status === 'stopped' ? `crawl ${rec.id} stopped\n` : `crawl ${rec.id} asked to stop; it is ${rec.status}\n`);
+    process.stdout.write(`${JSON.stringify(rec)}\n`);
+    return rec.status === 'stopped' ? 0 : 1;
+  } finally {
+    await app.close();
+  }
 }

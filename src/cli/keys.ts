@@ -1,6 +1,6 @@
 // `svc keys create [--name N]` · `svc keys list` · `svc keys revoke ID`: API keys of this service's /v1 project.
 import { createApiKey, listApiKeys, revokeApiKey } from '../auth/keys.js';
-import { CliError, intOption, parse, withApp } from './common.js';
+import { CliError, intOption, parse, sayWhereWritten, withApp } from './common.js';
 
 const USAGE = `usage: svc keys create [--name N]   make a /v1 API key; prints it once, alone on one line
        svc keys list                list keys (id, name, created) — never the keys themselves
@@ -26,6 +26,7 @@ export async function run(argv: string[]): Promise<number> {
       const { key, info } = createApiKey(app.store, project, name);
       app.logger.info({ id: info.id, name: info.name, project }, 'API key created; it is printed once and only its hash is stored');
       process.stdout.write(`${key}\n`);
+      sayWhereWritten(values, app, 'API key');
     } else if (action === 'list') {
       const keys = listApiKeys(app.store, project);
       if (!keys.length) process.stdout.write(`no API keys for ${project}\n`);

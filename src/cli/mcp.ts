@@ -1,5 +1,6 @@
 // `svc mcp [--config F]`: MCP over stdio. The current user is the login in SVC_USER; without it every tool
 // answers ability_invalid_permissions (tools/list still works). Nothing but protocol reaches stdout.
+import { STOP_REASONS } from '../backend/crawl-runner.js';
 import { CliError, parse, readConfig } from './common.js';
 import type { Host } from '../abilities/runtime.js';
 
@@ -24,13 +25,16 @@ export async function run(argv: string[]): Promise<number> {
     if (login && !user) throw new CliError(`SVC_USER: no user with login "${login}" (add one with: svc users add ${login} --role administrator)`, 2);
     // Below host 6.9 createHost has already said why there are no abilities; the initialize answer says it too.
     app.logger.info({ user: user?.login ?? null, tools: host.abilitiesEnabled ? host.registry.list().length : 0 }, 'mcp stdio ready');
-    const stop = () => {
+    const stop = (why: string) => {
       host?.close();
-      void app.close().finally(() => process.exit(0));
+      void app.close(why).finally(() => process.exit(0));
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.once('SIGINT', () => stop(STOP_REASONS.interrupt));
+    process.once('SIGTERM', () => stop(STOP_REASONS.terminate));
     await serveStdio({ host, user, logger: app.logger });
+    // The client went away: a crawl it started runs inside this process, so it stops here, and says why.
+    host.close();
+    await app.close(STOP_REASONS.clientClosed);
   } finally {
     host?.close();
     await app.close();

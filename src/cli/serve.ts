@@ -37,13 +37,21 @@ export async function run(argv: string[]): Promise<number> {
   const app = openApp(config, { logger });
   if (demo) demo.prepare(app);
   const host = createHost(app);
+  const deps = httpDeps(app);
   const server = createHttpServer({
     logger: app.logger,
-    handlers: [createV1Handler(httpDeps(app)), createAbilityRoutesHandler(httpDeps(app), host), createMcpHttpHandler(httpDeps(app), host)],
+    handlers: [createV1Handler(deps), createAbilityRoutesHandler(deps, host), createMcpHttpHandler(deps, host)],
+    allowedHosts: config.server.allowed_hosts,
+    allowedOrigins: config.server.allowed_origins,
+    health: () => app.health(),
+    onError: (err) => app.noteError(err),
   });
   try {
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (err: NodeJS.ErrnoException) => reject(new CliError(`cannot listen on ${config.server.host}:${config.server.port}: ${err.code ?? err.message}`, 1)));
+      server.once('error', (err: NodeJS.ErrnoException) => {
+        const hint = err.code === 'EADDRINUSE' ? ': another process uses this port; pass --port N (or set PORT)' : err.code === 'EACCES' ? ': not allowed; pass --port N above 1023' : '';
+        reject(new CliError(`cannot listen on ${config.server.host}:${config.server.port}: ${err.code ?? err.message}${hint}`, 1));
+      });
       server.listen(config.server.port, config.server.host, resolve);
     });
   } catch (err) {

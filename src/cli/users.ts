@@ -2,7 +2,7 @@
 // `svc users reset-token LOGIN` (a new token; the old one stops working).
 import { addUser, listUsers, resetUserToken } from '../auth/users.js';
 import { ROLES } from '../model/users.js';
-import { CliError, parse, withApp } from './common.js';
+import { CliError, parse, sayWhereWritten, withApp } from './common.js';
 
 const USAGE = `usage: svc users add LOGIN --role ROLE    add a user; prints its bearer token once
        svc users list                    logins and roles
@@ -24,6 +24,7 @@ export async function run(argv: string[]): Promise<number> {
     const role = values.role;
     await withApp(values, (app) => {
       process.stdout.write(`${addUser(app.store, login, role)}\n`);
+      sayWhereWritten(values, app, `user ${login}`);
       process.stderr.write(`added ${role} "${login}"; the token above is shown only once\n`);
     });
     return 0;

@@ -63,7 +63,7 @@ const FAILURE_TEXT: Record<FailureKind, string> = {
   redirect_loop: 'redirect loop',
   too_many_redirects: 'too many redirects',
   bad_redirect: 'redirect to a URL that cannot be fetched',
-  blocked: 'blocked by the address policy',
+  blocked: 'not checked: refused by the address policy (loopback, private and link-local addresses are fetched only for configured targets)',
   rate_limited: 'not checked: the site kept asking to slow down',
   aborted: 'not checked: the crawl was stopped',
 };
@@ -81,6 +81,8 @@ export function classify(s: FetchSummary): Classification {
     const message = s.detail ? `${base}: ${s.detail}` : base;
     // Being asked to slow down says nothing about the link: never report it as broken.
     if (s.failure === 'rate_limited') return { reason: 'skipped', httpStatus: s.status ?? 429, message, redirectsTo: null };
+    // An address this service refuses to reach says nothing about the site's health either.
+    if (s.failure === 'blocked') return { reason: 'skipped', httpStatus: s.hops[0]?.status ?? 0, message, redirectsTo: null };
     if (s.failure === 'aborted') return { reason: 'unknown', httpStatus: 0, message, redirectsTo: null };
     if (s.hops.length) {
       const first = s.hops[0]!;

@@ -67,6 +67,14 @@ class TargetRun {
   /** Sitemap URL → lastmod (when sitemaps were read). */
   sitemap: Map<string, string | null> | null = null;
   walk = false;
+  /** The pages this target's crawl starts from (start paths, sitemap pages, manual URLs). */
+  readonly seeds = new Set<string>();
+  /** Some seed answered (anything below 500): the site is there. */
+  seedReached = false;
+  /** The first seed failure: what makes a target unreachable. */
+  failure: string | null = null;
+  /** robots.txt did not answer (or answered 5xx): unreachable too when no seed answered either. */
+  robotsFailure: string | null = null;
   /** Page URLs queued or fetched in this crawl. */
   readonly seen = new Set<string>();
   private readonly queue: QueueItem[] = [];
@@ -102,6 +110,13 @@ class TargetRun {
     if (matchesAny(url, this.deny)) return 'not crawled: matches deny_patterns';
     if (this.cfg.respect_robots_txt && !this.robots.isAllowed(url)) return 'not crawled: disallowed by robots.txt';
     return null;
+  }
+
+  /** How this target's share ended: unreachable when nothing of the site answered (a stop says nothing). */
+  result(stopped: boolean): TargetResult {
+    const failure = this.failure ?? this.robotsFailure;
+    const unreachable = !stopped && !this.seedReached && failure !== null;
+    return { host: this.host, pages: this.stored, cutByMaxPages: this.cut, unreachable, error: unreachable ? failure : null };
   }
 
   get full(): boolean {
@@ -211,7 +226,7 @@ export class CrawlEngine {
       const stopped = this.signal.aborted;
       this.recordLeftovers();
       await this.writer.drain();
-      return { stats: this.stats(), stopped, targets: this.runs.map((r) => ({ host: r.host, pages: r.stored, cutByMaxPages: r.cut })) };
+      return { stats: this.stats(), stopped, targets: this.runs.map((r) => r.result(stopped)) };
     } finally {
       clearInterval(tick);
       await Promise.all([this.fetcher.close(), this.writer.close(), this.parser.close()]);
@@ -221,7 +236,16 @@ export class CrawlEngine {
 
   stats(): CrawlStats {
     const targets: Record<string, CrawlTargetStats> = {};
-    for (const r of this.runs) targets[r.host] = { pages: r.stored, cutByMaxPages: r.cut, ...(this.o.mode === 'full' ? { walkLinks: r.walk } : {}) };
+    const stopped = this.signal.aborted;
+    for (const r of this.runs) {
+      const res = r.result(stopped);
+      targets[r.host] = {
+        pages: r.stored,
+        cutByMaxPages: r.cut,
+        ...(this.o.mode === 'full' ? { walkLinks: r.walk } : {}),
+        ...(res.unreachable ? { unreachable: true, error: res.error! } : {}),
+      };
+    }
     return { pages: this.pagesStored, links: this.linksChecked, errors: this.errors, targets };
   }
 
@@ -256,7 +280,10 @@ export class CrawlEngine {
     const needSitemaps = (o.mode === 'full' || o.mode === 'partial') && cfg.use_sitemap;
     if (cfg.respect_robots_txt || needSitemaps) {
       r.robots = await loadRobots(this.fetcher, r.origin, { timeoutMs, signal: this.signal });
-      if (r.robots.status === 'unavailable') o.logger.warn({ host: r.host }, 'robots.txt could not be read (5xx or no answer): crawling without its rules');
+      if (r.robots.status === 'unavailable') {
+        r.robotsFailure = `${r.origin}/robots.txt: 5xx or no answer`;
+        o.logger.warn({ host: r.host }, 'robots.txt could not be read (5xx or no answer): crawling without its rules');
+      }
       if (cfg.respect_robots_txt && r.robots.crawlDelayMs) {
         const limiter = this.fetcher.limiter(r.host);
         limiter.delayMs = Math.max(limiter.delayMs, Math.min(r.robots.crawlDelayMs, MAX_ROBOTS_DELAY_MS));
@@ -308,11 +335,15 @@ export class CrawlEngine {
         if (n && r.owns(n)) seeds.push(r.canon(n));
       }
     }
-    for (const s of seeds) this.offerPage(r, s, true);
+    for (const s of seeds) {
+      r.seeds.add(s);
+      this.offerPage(r, s, true);
+    }
     const ended = await Promise.allSettled(Array.from({ length: cfg.concurrency }, () => this.worker(r)));
     const failed = ended.find((e) => e.status === 'rejected');
     if (failed) throw failed.reason;
-    if (r.queued > 0) r.cut = true;
+    // Pages left in the queue were cut by max_pages, unless the crawl was stopped.
+    if (r.queued > 0 && !this.signal.aborted) r.cut = true;
   }
 
   /** Queues a page of target r unless it was seen, is refused, or max_pages is reached (then it is `unknown`). */
@@ -395,6 +426,10 @@ export class CrawlEngine {
     });
     const cls = classify(res);
     if (r.tracks(url)) this.record(url, cls);
+    if (r.seeds.has(url) && !(!res.ok && res.failure === 'aborted')) {
+      if (res.ok && res.status < 500) r.seedReached = true;
+      else r.failure ??= `${url}: ${cls.message}`;
+    }
     if (!res.ok && res.failure === 'aborted') return;
 
     if (!res.ok || res.status < 200 || res.status >= 300) {

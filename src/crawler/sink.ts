@@ -33,6 +33,10 @@ export interface TargetResult {
   host: string;
   /** Pages stored by this crawl. */
   pages: number;
-  /** max_pages (or a sitemap cap) cut it short. */
+  /** max_pages (or a sitemap cap) cut it short; never set by a stop. */
   cutByMaxPages: boolean;
+  /** None of its seeds (start paths or sitemap pages) could be fetched, or robots.txt/sitemaps failed and nothing was. */
+  unreachable: boolean;
+  /** The first failure that made it unreachable, one line; null when reachable. */
+  error: string | null;
 }

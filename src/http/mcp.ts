@@ -7,7 +7,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { HttpDeps } from './deps.js';
 import type { User } from '../model/users.js';
-import { createOriginGuard } from './origin-guard.js';
 import { bearerChallenge, bearerToken, sendJson, type HttpHandler } from './io.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { Host } from '../abilities/runtime.js';
@@ -43,19 +42,12 @@ function negotiateSse(req: IncomingMessage): boolean {
 
 export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
   const cfg = deps.server;
-  const guard = createOriginGuard({ allowedHosts: cfg.allowed_hosts, allowedOrigins: cfg.allowed_origins });
   const log = deps.logger.child({ mcp: 'http' });
 
   return async (req, res, url) => {
     if (url.pathname !== MCP_PATH) return false;
     const origin = header(req, 'origin');
-    const refused = guard(header(req, 'host'), origin);
-    if (refused) {
-      log.warn({ host: header(req, 'host'), origin }, `mcp: refused: ${refused}`);
-      sendRpcError(res, 403, `Forbidden: ${refused}`);
-      return true;
-    }
-    // Browsers on an allowed origin may call us; say so (the guard has already vetted the origin).
+    // Browsers on an allowed origin may call us; say so (the server's guard has already vetted the origin).
     if (origin !== undefined) {
       res.setHeader('access-control-allow-origin', origin);
       res.setHeader('access-control-expose-headers', 'mcp-protocol-version, www-authenticate');

@@ -1,15 +1,49 @@
 // The HTTP server of `svc serve`: a chain of route handlers (/healthz, /v1, ability routes, /mcp), each
-// answering the requests it owns. Errors become JSON; nothing internal (stack, SQL) reaches a caller.
-import { createServer, type Server } from 'node:http';
+// answering the requests it owns. Before any of them, once for every route: the Host/Origin guard against DNS
+// rebinding, and the refusal of ambiguous requests (two Authorization headers, a repeated query parameter).
+// Errors become JSON; nothing internal (stack, SQL) reaches a caller.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Logger } from '../lib/log.js';
 import { HttpError, sendJson, type HttpHandler } from './io.js';
+import { createOriginGuard } from './origin-guard.js';
+
+export interface Health {
+  status: 'ok' | 'degraded';
+  error?: string;
+}
 
 export interface HttpServerOptions {
   handlers: HttpHandler[];
   logger: Logger;
+  /** server.allowed_hosts / allowed_origins: names besides loopback that may reach us. */
+  allowedHosts?: readonly string[];
+  allowedOrigins?: readonly string[];
+  /** What /healthz answers (503 when degraded); default ok. */
+  health?: () => Health;
+  /** Hears every error that became a 500 (e.g. so SQLite corruption marks the service degraded). */
+  onError?: (err: unknown) => void;
 }
 
+/** Why a request is ambiguous, or null: a header or parameter given twice could mean two things. */
+export function ambiguity(req: IncomingMessage, url: URL): string | null {
+  let auth = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'authorization') auth++;
+  if (auth > 1) return 'Authorization: send the header once';
+  const seen = new Set<string>();
+  for (const key of url.searchParams.keys()) {
+    if (seen.has(key)) return `${key}: must be given at most once`;
+    seen.add(key);
+  }
+  return null;
+}
+
+const header = (req: IncomingMessage, name: string) => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
 export function createHttpServer(opts: HttpServerOptions): Server {
+  const guard = createOriginGuard({ allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
   const server = createServer(async (req, res) => {
     let url: URL;
     try {
@@ -18,9 +52,24 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       sendJson(res, 400, { error: { code: 'invalid_url', message: 'request URL is not valid' } });
       return;
     }
+    // A page of another site that a browser sends to us under a rebound name gets nothing from any route.
+    const refused = guard(header(req, 'host'), header(req, 'origin'));
+    if (refused) {
+      opts.logger.warn({ host: header(req, 'host'), origin: header(req, 'origin'), path: url.pathname }, `refused: ${refused}`);
+      const body = url.pathname === '/mcp' ? { jsonrpc: '2.0', error: { code: -32000, message: `Forbidden: ${refused}` }, id: null } : { error: { code: 'forbidden', message: refused } };
+      sendJson(res, 403, body);
+      return;
+    }
+    const ambiguous = ambiguity(req, url);
+    if (ambiguous) {
+      req.resume();
+      sendJson(res, 400, { error: { code: 'invalid_input', message: ambiguous } });
+      return;
+    }
     try {
       if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-        sendJson(res, 200, { status: 'ok' });
+        const h = opts.health?.() ?? { status: 'ok' };
+        sendJson(res, h.status === 'ok' ? 200 : 503, h);
         return;
       }
       for (const handle of opts.handlers) {
@@ -37,6 +86,7 @@ export function createHttpServer(opts: HttpServerOptions): Server {
         return;
       }
       opts.logger.error({ err, method: req.method, path: url.pathname }, 'request failed');
+      opts.onError?.(err);
       sendJson(res, 500, { error: { code: 'internal', message: 'internal error' } });
     }
   });

@@ -77,6 +77,21 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       },
     },
     {
+      path: ['crawls', ':id', 'stop'],
+      methods: {
+        // The owner, in this process or another on the same database, stops it within one heartbeat.
+        POST: async ({ res, params }) => {
+          const id = crawlId(params[0]!);
+          try {
+            sendJson(res, 202, await backend.stopCrawl(id));
+          } catch (err) {
+            if (err instanceof BackendError && err.code === 'not_found') throw new HttpError(404, 'crawl_not_found', `no crawl ${id} in this project`);
+            throw err;
+          }
+        },
+      },
+    },
+    {
       path: ['link-report'],
       methods: {
         GET: async ({ res, url }) => {

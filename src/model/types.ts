@@ -12,6 +12,10 @@ export interface CrawlTargetStats {
   cutByMaxPages: boolean;
   /** Full crawls: whether this target walked links (walk_links, or unset: no sitemap was found). */
   walkLinks?: boolean;
+  /** None of its seeds could be fetched (connection failure, timeout, 5xx): nothing of it was cleared. */
+  unreachable?: boolean;
+  /** Why it was unreachable, one line. */
+  error?: string;
 }
 
 export interface CrawlStats {
@@ -77,6 +81,8 @@ export interface ReportTarget {
   host: string;
   linkTracking: 'pdf' | 'all';
   walkLinks: boolean;
+  /** Why the latest crawl could not reach this target (one line), or null. */
+  lastCrawlError: string | null;
 }
 
 /** Link report, REST form. */

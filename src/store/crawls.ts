@@ -1,4 +1,6 @@
-// Crawl records: created queued, moved through running to an end state, read newest first.
+// Crawl records: created queued, moved through running to an end state, read newest first; owned by the process
+// that runs them through a heartbeat.
+import { randomUUID } from 'node:crypto';
 import type { CrawlMode, CrawlRecord, CrawlStats, CrawlStatus } from '../model/types.js';
 import type { Store } from './store.js';
 
@@ -25,18 +27,68 @@ function toRecord(r: CrawlRow): CrawlRecord {
   return rec;
 }
 
+/** A crawl whose owner has not beaten for this long is dead. */
+export const CRAWL_DEAD_AFTER_MS = 30_000;
+
+/** This process's instance id: random, so a reused PID is never taken for the owner. */
+export const INSTANCE_ID = randomUUID();
+
+export interface CrawlOwner {
+  /** Default INSTANCE_ID. */
+  instance?: string;
+  /** Milliseconds since the epoch; default now. */
+  now?: number;
+  /** Default CRAWL_DEAD_AFTER_MS. */
+  deadAfterMs?: number;
+}
+
 /**
- * Creates a queued crawl unless one of the project is queued or running; returns null then.
- * The check and the insert share one IMMEDIATE transaction, so two starts at once cannot both win.
+ * Creates a queued crawl owned by `owner` unless one of the project is queued or running with a live owner;
+ * returns null then. Crawls whose owner stopped beating are marked failed first. The check and the insert share one
+ * IMMEDIATE transaction, so two starts at once cannot both win.
  */
-export function createCrawl(store: Store, project: string, mode: CrawlMode, urls?: string[]): CrawlRecord | null {
+export function createCrawl(store: Store, project: string, mode: CrawlMode, urls?: string[], owner: CrawlOwner = {}): CrawlRecord | null {
+  const now = owner.now ?? Date.now();
   return store.tx(() => {
+    failDeadCrawls(store, now - (owner.deadAfterMs ?? CRAWL_DEAD_AFTER_MS), project);
     if (activeCrawl(store, project)) return null;
     const row = store
-      .prepare(`INSERT INTO crawls (project, mode, status, urls, started_at, owner_pid) VALUES (?, ?, 'queued', ?, ?, ?) RETURNING *`)
-      .get(project, mode, urls ? JSON.stringify(urls) : null, new Date().toISOString(), process.pid) as CrawlRow;
+      .prepare(`INSERT INTO crawls (project, mode, status, urls, started_at, owner_pid, owner_instance, heartbeat_at) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING *`)
+      .get(project, mode, urls ? JSON.stringify(urls) : null, new Date(now).toISOString(), process.pid, owner.instance ?? INSTANCE_ID, now) as CrawlRow;
     return toRecord(row);
   });
+}
+
+/**
+ * Marks failed every queued or running crawl (of `project`, or of any) whose heartbeat is older than `before` (ms):
+ * its owner stopped answering. Returns their ids.
+ */
+export function failDeadCrawls(store: Store, before: number, project?: string): number[] {
+  const rows = store
+    .prepare(`SELECT id FROM crawls WHERE status IN ('queued','running') AND (? IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ?`)
+    .all(project ?? null, project ?? null, before) as { id: number }[];
+  const fail = store.prepare(
+    `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'owner stopped answering: its process ended or hangs') WHERE id = ? AND status IN ('queued','running')`,
+  );
+  const now = new Date().toISOString();
+  for (const { id } of rows) fail.run(now, id);
+  return rows.map((r) => r.id);
+}
+
+/** The owner's beat: the crawl is alive. */
+export function beatCrawl(store: Store, id: number, now: number): void {
+  store.prepare('UPDATE crawls SET heartbeat_at = ? WHERE id = ?').run(now, id);
+}
+
+/** What the owner of a running crawl must look at: its status (another process may have failed it) and stop requests. */
+export function crawlControl(store: Store, id: number): { status: CrawlStatus; stopRequested: boolean } | null {
+  const row = store.prepare('SELECT status, stop_requested FROM crawls WHERE id = ?').get(id) as { status: CrawlStatus; stop_requested: number } | undefined;
+  return row ? { status: row.status, stopRequested: row.stop_requested === 1 } : null;
+}
+
+/** Asks the owner of a queued or running crawl to stop it; false when it is not queued or running. */
+export function requestCrawlStop(store: Store, project: string, id: number): boolean {
+  return store.prepare(`UPDATE crawls SET stop_requested = 1 WHERE project = ? AND id = ? AND status IN ('queued','running')`).run(project, id).changes > 0;
 }
 
 export function setCrawlStatus(store: Store, id: number, status: CrawlStatus, error?: string): void {
@@ -46,10 +98,11 @@ export function setCrawlStatus(store: Store, id: number, status: CrawlStatus, er
     .run(status, ended ? 1 : 0, new Date().toISOString(), error ?? null, id);
 }
 
+/** Live or final stats; written by the owner, so it is also the owner's heartbeat. */
 export function updateCrawlStats(store: Store, id: number, stats: CrawlStats): void {
   store
-    .prepare('UPDATE crawls SET pages = ?, links = ?, errors = ?, stats = ? WHERE id = ?')
-    .run(stats.pages, stats.links, stats.errors, stats.targets ? JSON.stringify(stats.targets) : null, id);
+    .prepare('UPDATE crawls SET pages = ?, links = ?, errors = ?, stats = ?, heartbeat_at = ? WHERE id = ?')
+    .run(stats.pages, stats.links, stats.errors, stats.targets ? JSON.stringify(stats.targets) : null, Date.now(), id);
 }
 
 export function getCrawl(store: Store, project: string, id: number): CrawlRecord | null {
@@ -80,4 +133,18 @@ export function lastFullCrawlRow(store: Store, project: string): { finished_at: 
 /** When the last completed full crawl finished. */
 export function lastFullCrawl(store: Store, project: string): string | null {
   return lastFullCrawlRow(store, project)?.finished_at ?? null;
+}
+
+/** The per-target stats JSON of the project's latest ended crawl (any mode), or null. */
+export function latestEndedCrawlStats(store: Store, project: string): string | null {
+  const row = store.prepare(`SELECT stats FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed') ORDER BY id DESC LIMIT 1`).get(project) as
+    | { stats: string | null }
+    | undefined;
+  return row?.stats ?? null;
+}
+
+/** The id of the project's latest ended crawl, as a string, or null: it changes whenever a crawl ends. */
+export function latestEndedCrawlId(store: Store, project: string): string | null {
+  const row = store.prepare(`SELECT MAX(id) AS id FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed')`).get(project) as { id: number | null };
+  return row.id === null ? null : String(row.id);
 }

@@ -264,4 +264,16 @@ INSERT INTO pages_title_fts(rowid, title, superwords)
   SELECT id, title, superwords FROM pages WHERE indexed = 1 AND show_in_search = 1;
 `,
   },
+  {
+    // Crawl ownership by heartbeat, whatever the PIDs are (PID 1 in a container, a zombie, a reused PID): the
+    // owning process writes heartbeat_at (ms since the epoch) with the crawl's live stats; a crawl whose beat is
+    // older than 30 s is dead. stop_requested lets any process ask the owner to stop.
+    version: 7,
+    name: 'crawl heartbeat and stop requests',
+    sql: `
+ALTER TABLE crawls ADD COLUMN owner_instance TEXT;
+ALTER TABLE crawls ADD COLUMN heartbeat_at INTEGER;
+ALTER TABLE crawls ADD COLUMN stop_requested INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

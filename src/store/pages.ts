@@ -77,15 +77,19 @@ export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
 
 /**
  * A full crawl decides what the report holds: redirected and skipped/unknown URLs are forgotten unless this crawl
- * (`keepCrawlId`) found them again. The crawler applies it when a full crawl completes rather than when it starts,
- * which leaves the same report, except that a crawl killed half way keeps the last complete report intact.
+ * (`keepCrawlId`) found them again. The backend applies it when a full crawl completes rather than when it starts,
+ * which leaves the same report, except that a crawl killed half way keeps the last complete report intact. Outcomes
+ * linked from a page of `keepHosts` (targets that did not reach their end) are kept too.
  */
-export function clearForFullCrawl(store: Store, keepCrawlId: number | null = null): number {
+export function clearForFullCrawl(store: Store, keepCrawlId: number | null = null, keepHosts: readonly string[] = []): number {
   return store.tx(
     () =>
       store.db
-        .prepare(`DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown') AND (? IS NULL OR crawl_id IS NOT ?)`)
-        .run(keepCrawlId, keepCrawlId).changes,
+        .prepare(
+          `DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown') AND (? IS NULL OR crawl_id IS NOT ?)
+           AND NOT EXISTS (SELECT 1 FROM links l JOIN pages p ON p.id = l.page_id WHERE l.url = link_outcomes.url AND p.host IN (SELECT value FROM json_each(?)))`,
+        )
+        .run(keepCrawlId, keepCrawlId, JSON.stringify(keepHosts)).changes,
   );
 }
 

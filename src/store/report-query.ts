@@ -1,5 +1,5 @@
 // Store reads of the link report: report_links (kept ready by migration 2 and savePages) joined to the outcomes.
-import { lastFullCrawlRow } from './crawls.js';
+import { lastFullCrawlRow, latestEndedCrawlStats } from './crawls.js';
 import type { Statement } from 'better-sqlite3';
 import type { Store } from './store.js';
 import { REPORT_REASONS } from '../model/link-reasons.js';
@@ -21,12 +21,14 @@ export interface ReportSnapshot {
   lastFullCrawl: string | null;
   /** Per host: whether the last completed full crawl walked links (when it recorded it). */
   walkedLinks: Map<string, boolean>;
+  /** Per host: why the latest ended crawl could not reach it. */
+  unreachable: Map<string, string>;
 }
 
 export interface ReportRead {
   project: string;
-  /** Only pages of this host; null for every page in the store. */
-  host: string | null;
+  /** Only pages of these hosts (canonical host[:port]): the configured targets, or the one asked for. */
+  hosts: readonly string[];
   limit: number;
 }
 
@@ -34,10 +36,9 @@ const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redi
 type RawRow = [number, string, string, number, string, string | null];
 
 interface Statements {
-  rowsAll: Statement;
+  rowsOfHosts: Statement;
   rowsOfHost: Statement;
-  countsAll: Statement;
-  countsOfHost: Statement;
+  counts: Statement;
 }
 
 const prepared = new WeakMap<Store, Statements>();
@@ -48,14 +49,18 @@ function statements(store: Store): Statements {
     const db = store.db;
     s = {
       // Raw rows (arrays): building a JS object per row in the driver costs more than the query itself.
-      rowsAll: db.prepare(`SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url ORDER BY r.rank, r.page_url, r.url LIMIT ?`).raw(true),
+      // Pages of hosts no longer configured stay in the store but out of every answer.
+      rowsOfHosts: db
+        .prepare(
+          `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url WHERE r.host IN (SELECT value FROM json_each(?)) ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
+        )
+        .raw(true),
       rowsOfHost: db
         .prepare(
         `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url WHERE r.host = ? ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
         )
         .raw(true),
-      countsAll: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts GROUP BY rank'),
-      countsOfHost: db.prepare('SELECT rank, n FROM report_counts WHERE host = ?'),
+      counts: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts WHERE host IN (SELECT value FROM json_each(?)) GROUP BY rank'),
     };
     prepared.set(store, s);
   }
@@ -65,20 +70,34 @@ function statements(store: Store): Statements {
 /** Everything the report needs, read in one transaction so rows, counts and dates come from one snapshot. */
 export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapshot {
   const s = statements(store);
-  const rowsStmt = read.host === null ? s.rowsAll : s.rowsOfHost;
-  const countsStmt = read.host === null ? s.countsAll : s.countsOfHost;
-  const hostArgs = read.host === null ? [] : [read.host];
+  const one = read.hosts.length === 1;
+  const rowsStmt = one ? s.rowsOfHost : s.rowsOfHosts;
+  const hostArg = one ? read.hosts[0] : JSON.stringify(read.hosts);
   return store.db
     .transaction((): ReportSnapshot => {
-      const rows = (rowsStmt.all(...hostArgs, read.limit) as RawRow[]).map(
+      const rows = (rowsStmt.all(hostArg, read.limit) as RawRow[]).map(
         ([rank, pageUrl, url, httpStatus, message, redirectsTo]): ReportRow => ({ rank, pageUrl, url, httpStatus, message, redirectsTo }),
       );
       const counts = REPORT_REASONS.map(() => 0);
-      for (const c of countsStmt.all(...hostArgs) as { rank: number; n: number }[]) counts[c.rank] = c.n;
+      for (const c of s.counts.all(JSON.stringify(read.hosts)) as { rank: number; n: number }[]) counts[c.rank] = c.n;
       const lastFull = lastFullCrawlRow(store, read.project);
-      return { rows, counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null) };
+      const latest = latestEndedCrawlStats(store, read.project);
+      return { rows, counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null), unreachable: unreachableHosts(latest) };
     })
     .deferred();
+}
+
+function unreachableHosts(stats: string | null): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!stats) return out;
+  try {
+    for (const [host, t] of Object.entries(JSON.parse(stats) as Record<string, { unreachable?: unknown; error?: unknown }>)) {
+      if (t?.unreachable === true) out.set(host, typeof t.error === 'string' ? t.error : 'unreachable');
+    }
+  } catch {
+    // unreadable stats say nothing
+  }
+  return out;
 }
 
 function walkedLinks(stats: string | null): Map<string, boolean> {

@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { CRAWL_DEAD_AFTER_MS, failDeadCrawls } from './crawls.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -23,7 +24,7 @@ export interface StoreConnectionOptions {
 
 export class Store {
   readonly db: Db;
-  /** Crawls found `running` or `queued` at open: their process died, so they are now `failed`. */
+  /** Crawls found `running` or `queued` at open whose owner stopped beating 30 s ago or more: now `failed`. */
   readonly recoveredCrawls: number[];
 
   constructor(readonly path: string, opts: StoreConnectionOptions = {}) {
@@ -37,7 +38,7 @@ export class Store {
     this.recoveredCrawls = [];
     if (!opts.readonly && opts.migrate !== false) {
       migrate(this.db);
-      this.recoveredCrawls = this.failDeadCrawls();
+      this.recoveredCrawls = this.tx(() => failDeadCrawls(this, Date.now() - CRAWL_DEAD_AFTER_MS));
     }
   }
 
@@ -60,30 +61,6 @@ export class Store {
 
   close(): void {
     if (this.db.open) this.db.close();
-  }
-
-  private failDeadCrawls(): number[] {
-    // Other processes may share the file (`svc serve` and `svc crawl`, say): only a crawl whose process is gone is dead.
-    const rows = this.db.prepare(`SELECT id, owner_pid FROM crawls WHERE status IN ('running','queued')`).all() as { id: number; owner_pid: number | null }[];
-    const dead = rows.filter((r) => !processAlive(r.owner_pid)).map((r) => r.id);
-    const fail = this.db.prepare(
-      `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'the process running this crawl ended before it finished') WHERE id = ? AND status IN ('running','queued')`,
-    );
-    const now = new Date().toISOString();
-    this.tx(() => {
-      for (const id of dead) fail.run(now, id);
-    });
-    return dead;
-  }
-}
-
-function processAlive(pid: number | null): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

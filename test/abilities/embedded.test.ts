@@ -59,7 +59,7 @@ describe('abilities over the embedded backend', () => {
       ]),
     );
     expect(out.links).toHaveLength(3);
-    expect(out.targets).toEqual([{ host: TARGET_HOST, link_tracking: 'all', walk_links: expect.any(Boolean) }]);
+    expect(out.targets).toEqual([{ host: TARGET_HOST, link_tracking: 'all', walk_links: expect.any(Boolean), last_crawl_error: null }]);
     expect(out.truncated).toBe(false);
     expect(out.last_full_crawl).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
     const one = (await run('svc/link-report', { limit: 1, target: TARGET_HOST })) as Record<string, any>;

@@ -63,7 +63,7 @@ export function emptyReport(over: Partial<LinkReport> = {}): LinkReport {
   const section = () => ({ count: 0, pages: [] });
   return {
     notFound: section(), forbidden: section(), serverError: section(), redirect: section(), unknown: section(),
-    targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: true }], truncated: false, lastFullCrawl: null,
+    targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: true, lastCrawlError: null }], truncated: false, lastFullCrawl: null,
     ...over,
   };
 }
@@ -111,6 +111,9 @@ export class FakeBackend implements Backend {
   }
   async listCrawls(): Promise<CrawlRecord[]> {
     return [];
+  }
+  async reportVersion(): Promise<string | null> {
+    return null;
   }
   async linkReport(query: LinkReportQuery): Promise<LinkReport> {
     this.hit('linkReport', [query]);

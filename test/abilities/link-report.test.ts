@@ -13,7 +13,7 @@ const REST = emptyReport({
   serverError: { count: 1, pages: [{ url: `${SITE}/a`, links: [{ url: 'http://127.0.0.1:1/', httpStatus: 0, message: 'connection refused' }] }] },
   redirect: { count: 1, pages: [{ url: `${SITE}/c`, links: [{ url: `${SITE}/old`, httpStatus: 301, message: 'Moved Permanently', redirectsTo: `${SITE}/new` }] }] },
   unknown: { count: 2, pages: [{ url: `${SITE}/c`, links: [{ url: `${SITE}/later`, httpStatus: 0, message: 'not fetched: the crawl stopped at max_pages' }] }] },
-  targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: false }, { host: 'other.example', linkTracking: 'pdf', walkLinks: true }],
+  targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: false, lastCrawlError: null }, { host: 'other.example', linkTracking: 'pdf', walkLinks: true, lastCrawlError: null }],
   truncated: true,
   lastFullCrawl: '2026-10-04T08:00:00.000Z',
 });
@@ -32,8 +32,8 @@ describe('toAbilityLinkReport (pure)', () => {
         { page: `${SITE}/c`, link: `${SITE}/later`, http_status: 0, reason: 'unknown', message: 'not fetched: the crawl stopped at max_pages', redirects_to: null },
       ],
       targets: [
-        { host: TARGET_HOST, link_tracking: 'all', walk_links: false },
-        { host: 'other.example', link_tracking: 'pdf', walk_links: true },
+        { host: TARGET_HOST, link_tracking: 'all', walk_links: false, last_crawl_error: null },
+        { host: 'other.example', link_tracking: 'pdf', walk_links: true, last_crawl_error: null },
       ],
       truncated: true,
       last_full_crawl: '2026-10-04T08:00:00.000Z',

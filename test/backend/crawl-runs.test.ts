@@ -336,15 +336,17 @@ describe('the connect-time address policy (on by default)', () => {
     store.close();
   });
 
-  it('reports links to loopback hosts other than the target as failures without connecting to them', async () => {
+  it('records links to loopback hosts other than the target as skipped (not broken), without connecting to them', async () => {
     const rec = await crawl(runner(store, [target({ host: site.host })], { addressPolicy: undefined }), { mode: 'full' });
     expect(rec.status).toBe('completed');
     const o = outcomes(store);
     for (const url of [`http://127.0.0.2:${other.port}/secret`, `http://localhost:${other.port}/secret`, `${other.origin}/secret`]) {
-      expect(o.get(url), url).toMatchObject({ reason: 'server_error', http_status: 0 });
-      expect(o.get(url)!.message, url).toMatch(/blocked by the address policy/);
+      expect(o.get(url), url).toMatchObject({ reason: 'skipped', http_status: 0 });
+      expect(o.get(url)!.message, url).toMatch(/refused by the address policy/);
     }
-    expect(o.get(`${site.origin}/hop`)).toMatchObject({ reason: 'server_error', http_status: 302 });
+    expect(o.get(`${site.origin}/hop`)).toMatchObject({ reason: 'skipped', http_status: 302 });
+    // They say nothing about the site: the report has no broken link and the crawl counts none.
+    expect(rec.stats.errors).toBe(0);
     expect(o.get(`${site.origin}/fine`)).toMatchObject({ reason: 'ok' });
     expect(other.log).toEqual([]);
   });

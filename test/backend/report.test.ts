@@ -110,8 +110,8 @@ describe('buildLinkReport', () => {
     expect(r.truncated).toBe(false);
     expect(r.lastFullCrawl).toBeNull();
     expect(r.targets).toEqual([
-      { host: HOST_A, linkTracking: 'all', walkLinks: true },
-      { host: HOST_B, linkTracking: 'pdf', walkLinks: true },
+      { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
+      { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
     ]);
   });
 
@@ -251,7 +251,7 @@ describe('target hosts as the crawler stores them', () => {
       for (const target of ['c.example:443', 'c.example', 'C.EXAMPLE:443']) {
         const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 10, target });
         expect(flat(r)).toEqual(['notFound https://c.example/ https://c.example/gone']);
-        expect(r.targets).toEqual([{ host: 'c.example:443', linkTracking: 'all', walkLinks: false }]);
+        expect(r.targets).toEqual([{ host: 'c.example:443', linkTracking: 'all', walkLinks: false, lastCrawlError: null }]);
       }
     } finally {
       await app.close();

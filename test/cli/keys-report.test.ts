@@ -99,8 +99,8 @@ describe('svc report', () => {
     const r = JSON.parse(out);
     expect(r.notFound.count).toBe(3);
     expect(r.targets).toEqual([
-      { host: HOST_A, linkTracking: 'all', walkLinks: true },
-      { host: HOST_B, linkTracking: 'pdf', walkLinks: true },
+      { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
+      { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
     ]);
     const one = JSON.parse((await capture(() => report(['--json', '--limit', '1', '--target', HOST_A, '--config', cfg.path]))).out);
     expect(one.truncated).toBe(true);

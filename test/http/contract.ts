@@ -40,8 +40,8 @@ const SMALL_SITE_REPORT: LinkReport = {
   },
   unknown: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached' }] }] },
   targets: [
-    { host: HOST_A, linkTracking: 'all', walkLinks: true },
-    { host: HOST_B, linkTracking: 'pdf', walkLinks: true },
+    { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
+    { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
   ],
   truncated: false,
   lastFullCrawl: null,

@@ -126,8 +126,8 @@ describe('/v1 facade (embedded)', () => {
       expect(a.body.notFound.count).toBe(3);
       expect(a.body.redirect.pages[0].links[0]).toEqual({ url: `https://${HOST_A}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `https://${HOST_A}/new` });
       expect(a.body.targets).toEqual([
-        { host: HOST_A, linkTracking: 'all', walkLinks: true },
-        { host: HOST_B, linkTracking: 'pdf', walkLinks: true },
+        { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
+        { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
       ]);
       expect(a.body.truncated).toBe(false);
     });
@@ -390,7 +390,7 @@ describe('/v1 facade (embedded)', () => {
         expect(down.body).toEqual(live.body);
         expect(down.body.notFound.pages).toEqual([{ url: `http://${host}/`, links: [expect.objectContaining({ url: `http://${host}/missing`, httpStatus: 404 })] }]);
         expect(down.body.lastFullCrawl).toBe(rec.finishedAt);
-        expect(down.body.targets).toEqual([{ host, linkTracking: 'all', walkLinks: true }]);
+        expect(down.body.targets).toEqual([{ host, linkTracking: 'all', walkLinks: true, lastCrawlError: null }]);
       } finally {
         site.closeAllConnections();
         site.close();

@@ -19,7 +19,6 @@ export function buildLinkReport(store: Store, project: string, targets: TargetCo
   }
   // Pages are stored under the target's canonical host (default port dropped, IDN as punycode), as the crawler writes it.
   const canonical = (t: TargetConfig) => canonicalTargetHost(t.host, t.scheme);
-  let host: string | null = null;
   let shown = targets;
   if (query.target !== undefined) {
     const match = findTarget(query.target, targets);
@@ -27,18 +26,19 @@ export function buildLinkReport(store: Store, project: string, targets: TargetCo
       const known = targets.map((t) => t.host).join(', ') || 'none';
       throw new BackendError('invalid_input', `target: "${query.target}" is not a configured target host (configured: ${known})`);
     }
-    host = canonical(match);
     shown = [match];
   }
-  const snap = readReportSnapshot(store, {
-    project,
-    host,
-    limit,
-  });
+  // Only configured targets: pages of a host crawled under an older config stay out of the answer.
+  const snap = readReportSnapshot(store, { project, hosts: shown.map(canonical), limit });
   return assembleLinkReport({
     rows: snap.rows,
     counts: snap.counts,
     lastFullCrawl: snap.lastFullCrawl,
-    targets: shown.map((t) => ({ host: t.host, linkTracking: t.track_links, walkLinks: targetWalksLinks(t, snap.walkedLinks.get(canonical(t))) })),
+    targets: shown.map((t) => ({
+      host: t.host,
+      linkTracking: t.track_links,
+      walkLinks: targetWalksLinks(t, snap.walkedLinks.get(canonical(t))),
+      lastCrawlError: snap.unreachable.get(canonical(t)) ?? null,
+    })),
   });
 }

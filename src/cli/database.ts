@@ -1,0 +1,67 @@
+// `svc check` · `svc repair` · `svc backup FILE`: the database file's integrity, rebuilding what is derived from
+// it, and a consistent copy while the server runs.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { backupTo, derivedProblems, rebuildDerived, tableProblems } from '../store/maintenance.js';
+import { Store } from '../store/store.js';
+import { CliError, parse, readConfig } from './common.js';
+
+const USAGE = `usage: svc check            integrity of the database: tables, search index, report rows (exit 1 on a problem)
+       svc repair           rebuild the search index and the report rows from the stored pages and links
+       svc backup FILE      write a consistent copy of the database to FILE (safe while svc serve runs)
+options: --config F, --site URL
+`;
+
+function openDb(values: { config?: string | boolean; site?: string | boolean }): Store {
+  const path = join(resolve(readConfig(values).data_dir), 'svc.db');
+  if (!existsSync(path)) throw new CliError(`no database at ${path}: check --config / SVC_DATA_DIR (nothing has been stored there yet)`, 1);
+  return new Store(path, { migrate: false });
+}
+
+export async function run(argv: string[], command = 'check'): Promise<number> {
+  const { values, positionals } = parse(argv, {});
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command === 'backup') {
+    if (positionals.length !== 1) throw new CliError('backup: give the file to write, e.g. svc backup svc-backup.db');
+    const file = resolve(positionals[0]!);
+    if (existsSync(file)) throw new CliError(`backup: ${file} exists; give a new file name`);
+    const store = openDb(values);
+    try {
+      await backupTo(store, file);
+    } catch (err) {
+      throw new CliError(`backup: cannot write ${file}: ${(err as Error).message}`, 1);
+    } finally {
+      store.close();
+    }
+    process.stderr.write(`svc: database copied to ${file}\n`);
+    return 0;
+  }
+  if (positionals.length) throw new CliError(`${command}: unexpected argument "${positionals[0]}"`);
+  const store = openDb(values);
+  try {
+    const tables = tableProblems(store);
+    if (command === 'check') {
+      const problems = [...tables.map((p) => `tables: ${p}`), ...(tables.length ? [] : derivedProblems(store))];
+      for (const p of problems) process.stderr.write(`svc check: ${p}\n`);
+      if (problems.length) {
+        process.stderr.write(`svc check: ${problems.length} problem(s) in ${store.path}: ${tables.length ? 'the base tables are damaged: restore a backup (svc backup)' : 'run svc repair'}\n`);
+        return 1;
+      }
+      process.stderr.write(`svc check: ${store.path} is sound\n`);
+      return 0;
+    }
+    if (tables.length) {
+      for (const p of tables) process.stderr.write(`svc repair: tables: ${p}\n`);
+      throw new CliError(`repair: the base tables of ${store.path} are damaged and cannot be rebuilt from anything: restore a backup (svc backup), or crawl again into a new data directory`, 1);
+    }
+    for (const what of rebuildDerived(store)) process.stderr.write(`svc repair: rebuilt ${what}\n`);
+    const left = derivedProblems(store);
+    if (left.length) throw new CliError(`repair: still damaged after rebuilding: ${left.join('; ')}`, 1);
+    return 0;
+  } finally {
+    store.close();
+  }
+}
