@@ -29,6 +29,7 @@ input[type="search"] { font: inherit; padding: 5px 10px; border: 1px solid var(-
 table { border-collapse: collapse; width: 100%; margin-top: 8px; }
 th, td { text-align: left; vertical-align: top; padding: 6px 8px; border-bottom: 1px solid var(--line); }
 td { overflow-wrap: anywhere; }
+td:first-child { min-width: 26ch; } #links-table td:nth-child(4) { min-width: 18ch; }
 th { background: var(--bg); position: sticky; top: 50px; }
 th button { font: inherit; font-weight: 600; background: none; border: 0; padding: 0; cursor: pointer; color: inherit; }
 th[aria-sort="ascending"] button::after { content: " ▲"; } th[aria-sort="descending"] button::after { content: " ▼"; }
