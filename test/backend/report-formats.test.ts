@@ -171,6 +171,14 @@ describe('Markdown', () => {
     expect(md).not.toContain('<b>');
     expect(mdCell('a|b <i>x</i>\n[l](u)')).toBe('a\\|b \\<i\\>x\\</i\\> \\[l\\]\\(u\\)');
     expect(formatMarkdown(emptyReport())).toContain('No problem links found.');
+    // A target that checks only PDF links says so, in every readable format.
+    const pdf = sampleReport();
+    pdf.targets.push({ host: 'docs.example', linkTracking: 'pdf', walkLinks: false });
+    const note = 'docs.example tracks only links to PDF documents (track_links = pdf); set track_links to "all" to check every link.';
+    expect(formatMarkdown(pdf)).toContain(`> Note: ${mdCell(note)}`);
+    expect(formatText(pdf)).toContain(`  note: ${note}`);
+    expect(formatHtml(pdf)).toContain(note.replace(/"/g, '&quot;'));
+    expect(formatMarkdown(sampleReport())).not.toContain('Note:');
   });
 });
 

@@ -4,7 +4,7 @@
 // report reads without JS; the script only sorts, filters and switches views.
 import { createHash } from 'node:crypto';
 import type { LinkReport, ReportLink } from '../../../model/types.js';
-import { describeSource, escapeMarkup as x, type FormatOptions, REASONS, reasonCounts, reportRows, type Row, totalCount } from './shared.js';
+import { describeSource, escapeMarkup as x, type FormatOptions, REASONS, reasonCounts, reportRows, type Row, totalCount, trackingNote } from './shared.js';
 
 const STYLE = `
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --accent: #0969da; }
@@ -193,7 +193,10 @@ export function formatHtml(r: LinkReport, o: FormatOptions = {}): string {
     .concat(blocked ? [`<li data-reason="blocked"><span class="n">${blocked}</span><span class="label">Blocked (not failing)</span></li>`] : [])
     .join('');
   const targets = r.targets
-    .map((t) => `<p class="note">Target ${x(t.host)}: track_links ${x(t.linkTracking)}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}</p>`)
+    .map((t) => {
+      const note = trackingNote(t);
+      return `<p class="note">Target ${x(t.host)}: track_links ${x(t.linkTracking)}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}${note ? `. Note: ${x(note)}` : ''}</p>`;
+    })
     .join('');
   const shown = rows.length;
   const truncated = r.truncated ? `<p class="note">Showing ${shown} of ${total} problem links: the report was cut at its limit (raise --limit, or use --target).</p>` : '';

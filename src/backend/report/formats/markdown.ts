@@ -1,6 +1,6 @@
 // GitHub-flavoured Markdown: counts per reason, then one table per reason (pull-request comments, job summaries).
 import type { LinkReport } from '../../../model/types.js';
-import { reasonCounts, reportRows, totalCount } from './shared.js';
+import { reasonCounts, reportRows, totalCount, trackingNote } from './shared.js';
 
 /**
  * Text for a table cell, shown as written: every Markdown punctuation character backslash-escaped (so no link,
@@ -14,6 +14,7 @@ export function formatMarkdown(r: LinkReport): string {
   const rows = reportRows(r);
   const out: string[] = ['# Link report', ''];
   out.push(`Last full crawl: ${mdCell(r.lastFullCrawl ?? 'none completed yet')}`, '');
+  for (const note of r.targets.map(trackingNote)) if (note) out.push(`> Note: ${mdCell(note)}`, '');
   const counts = reasonCounts(r);
   out.push('| Reason | Links |', '| --- | ---: |');
   for (const c of counts) out.push(`| ${c.reason.title} | ${c.count} |`);

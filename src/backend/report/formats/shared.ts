@@ -1,7 +1,7 @@
 // What the report formats share: the report as flat (reason, page, link) rows, the reasons' titles, one sentence
 // per problem, and markup escaping. Everything from the report (URLs, messages, link texts) is untrusted.
 import { LINK_REASONS, type LinkReason, type SectionKey } from '../../../model/link-reasons.js';
-import type { LinkReport, ReportLink } from '../../../model/types.js';
+import type { LinkReport, ReportLink, ReportTarget } from '../../../model/types.js';
 
 export interface FormatOptions {
   /** svc's version, named by the machine-readable formats. */
@@ -63,6 +63,12 @@ export function totalCount(r: LinkReport): number {
 /** The reasons a JUnit consumer sees as failures. */
 export function failingSet(o: FormatOptions): ReadonlySet<LinkReason> {
   return new Set(o.failOn ?? REASONS.filter((r) => r.broken).map((r) => r.reason));
+}
+
+/** Why a near-empty report may not mean a healthy site: null when the target checks every link. */
+export function trackingNote(t: ReportTarget): string | null {
+  if (t.linkTracking === 'all') return null;
+  return `${t.host} tracks only links to PDF documents (track_links = ${t.linkTracking}); set track_links to "all" to check every link.`;
 }
 
 /** One line about a problem link: "Not found: URL (HTTP 404) — message". */

@@ -1,7 +1,7 @@
 // The readable report for a terminal: by reason, then by the page the links were found on.
 import { REPORT_LIMIT } from '../../../model/limits.js';
 import type { LinkReport, ReportLink } from '../../../model/types.js';
-import { describeSource, REASONS, totalCount } from './shared.js';
+import { describeSource, REASONS, totalCount, trackingNote } from './shared.js';
 
 const HEADING_NOTE: Partial<Record<string, string>> = { unknown: 'found but not fetched: the crawl stopped early' };
 
@@ -23,9 +23,7 @@ export function formatText(r: LinkReport): string {
   for (const t of r.targets) {
     out.push(`  target ${t.host}: track_links ${t.linkTracking}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}`);
   }
-  for (const t of r.targets.filter((t) => t.linkTracking !== 'all')) {
-    out.push(`  note: ${t.host} tracks only links to PDF documents (track_links = ${t.linkTracking}); set track_links to "all" to check every link.`);
-  }
+  for (const note of r.targets.map(trackingNote)) if (note) out.push(`  note: ${note}`);
   let shown = 0;
   for (const reason of REASONS) {
     const s = r[reason.section];
