@@ -1,69 +1,78 @@
-// `svc report [--target H] [--limit N] [--json]`: the link report from the backend (embedded or remote).
-import type { LinkReport } from '../model/types.js';
-import { intOption, parse, withApp } from './common.js';
+// `svc report [--target H] [--limit N] [--format F] [--output FILE] [--fail-on REASONS]`: the link report from the
+// backend (embedded or remote), in one of the report formats; exits 1 when a --fail-on reason is present.
+import { writeFileSync } from 'node:fs';
+import { failingReasons } from '../backend/report/fail-on.js';
+import { formatLinkReport, isReportFormat, REPORT_FORMATS, type ReportFormat } from '../backend/report/formats/index.js';
+import { packageVersion } from '../lib/package-version.js';
+import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import { REPORT_LIMIT } from '../model/limits.js';
-import { SECTION_KEYS, type SectionKey } from '../model/link-reasons.js';
+import { CliError, intOption, parse, withApp } from './common.js';
 
-const USAGE = `usage: svc report [--target H] [--limit N] [--json] [--config F | --site URL]
-  --target H   only pages of this configured target host
-  --limit N    most links shown, 1 to 5000 (default 1000); counts are always complete
-  --json       print the REST form of /v1/…/link-report
+const USAGE = `usage: svc report [--target H] [--limit N] [--format F] [--output FILE] [--fail-on REASONS] [--config F | --site URL]
+  --target H          only pages of this configured target host
+  --limit N           most links shown, 1 to 5000 (default 1000); counts are always complete
+  --format F          ${REPORT_FORMATS.join(', ')} (default text)
+  --json              the same as --format json (the REST form of /v1/…/link-report)
+  --output FILE       write the report to FILE instead of standard output
+  --fail-on REASONS   exit 1 when the report holds a link of one of these reasons (comma-separated:
+                      ${REPORT_REASONS.join(', ')}); blocked answers never fail
 `;
 
-const TITLES: Record<SectionKey, string> = {
-  notFound: 'Not found',
-  forbidden: 'Forbidden',
-  serverError: 'Server error',
-  redirect: 'Redirect',
-  unknown: 'Unknown (found but not fetched: the crawl stopped early)',
-};
+export function parseFormat(value: string | undefined, json: boolean): ReportFormat {
+  if (value === undefined) return json ? 'json' : 'text';
+  if (!isReportFormat(value)) throw new CliError(`--format: unknown format "${value}" (allowed: ${REPORT_FORMATS.join(', ')})`);
+  if (json && value !== 'json') throw new CliError(`--json: means --format json, but --format ${value} was given`);
+  return value;
+}
 
-/** The readable report: by reason, then by the page the links were found on. */
-export function formatReport(r: LinkReport): string {
-  const out: string[] = [];
-  out.push(`Link report — last full crawl: ${r.lastFullCrawl ?? 'none completed yet'}`);
-  for (const t of r.targets) {
-    out.push(`  target ${t.host}: track_links ${t.linkTracking}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}`);
-  }
-  for (const t of r.targets.filter((t) => t.linkTracking !== 'all')) {
-    out.push(`  note: ${t.host} tracks only links to PDF documents (track_links = ${t.linkTracking}); set track_links to "all" to check every link.`);
-  }
-  let shown = 0;
-  let total = 0;
-  for (const key of SECTION_KEYS) {
-    const s = r[key];
-    total += s.count;
-    out.push('', `${TITLES[key]} — ${s.count} link${s.count === 1 ? '' : 's'}`);
-    let shownHere = 0;
-    for (const p of s.pages) {
-      out.push(`  on ${p.url}`);
-      for (const l of p.links) {
-        shown++;
-        shownHere++;
-        const status = String(l.httpStatus || '—').padStart(3);
-        out.push(`    ${status}  ${l.url}${l.redirectsTo ? ` → ${l.redirectsTo}` : ''}${l.message ? `  (${l.message})` : ''}`);
-      }
+export function parseFailOn(value: string | undefined): LinkReason[] {
+  if (value === undefined) return [];
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!names.length) throw new CliError(`--fail-on: give at least one reason (allowed: ${REPORT_REASONS.join(', ')})`);
+  for (const n of names) {
+    if (!(REPORT_REASONS as readonly string[]).includes(n)) {
+      throw new CliError(`--fail-on: unknown reason "${n}" (allowed: ${REPORT_REASONS.join(', ')})`);
     }
-    if (shownHere < s.count) out.push(`  … ${s.count - shownHere} more not shown (over the limit)`);
   }
-  out.push('');
-  if (total === 0) out.push('No problem links found.');
-  else if (r.truncated) out.push(`Showing ${shown} of ${total} problem links (truncated: raise --limit up to ${REPORT_LIMIT.max}, or use --target).`);
-  else out.push(`${total} problem link${total === 1 ? '' : 's'}.`);
-  return `${out.join('\n')}\n`;
+  return [...new Set(names)] as LinkReason[];
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { target: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } }, false);
+  const { values } = parse(
+    argv,
+    {
+      target: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+      format: { type: 'string' },
+      output: { type: 'string' },
+      'fail-on': { type: 'string' },
+    },
+    false,
+  );
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
   const limit = intOption('limit', values.limit, REPORT_LIMIT.min, REPORT_LIMIT.max) ?? REPORT_LIMIT.default;
   const target = typeof values.target === 'string' ? values.target : undefined;
-  await withApp(values, async (app) => {
-    const report = await app.backend.linkReport({ target, limit });
-    process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-  });
-  return 0;
+  const format = parseFormat(typeof values.format === 'string' ? values.format : undefined, values.json === true);
+  const failOn = parseFailOn(typeof values['fail-on'] === 'string' ? values['fail-on'] : undefined);
+  const output = typeof values.output === 'string' ? values.output : undefined;
+  if (output === '') throw new CliError('--output: give a file name');
+  const report = await withApp(values, (app) => app.backend.linkReport({ target, limit }));
+  const text = formatLinkReport(format, report, { toolVersion: packageVersion(), ...(failOn.length ? { failOn } : {}) });
+  if (output === undefined) process.stdout.write(text);
+  else {
+    try {
+      writeFileSync(output, text);
+    } catch (err) {
+      throw new CliError(`--output: cannot write ${output}: ${(err as Error).message}`, 1);
+    }
+  }
+  const failing = failingReasons(report, failOn);
+  if (!failing.length) return 0;
+  const list = failing.map((f) => `${f.reason} (${f.links} link${f.links === 1 ? '' : 's'})`).join(', ');
+  process.stderr.write(`svc report: failing on ${list}\n`);
+  return 1;
 }

@@ -1,13 +1,13 @@
 // One MCP server as both transports build it: the tools of the host's ability registry, the current user of
 // the connection, and the logging capability (logging/setLevel filters the notifications sent to the client;
 // the server's own logs go to stderr through pino).
-import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { User } from '../model/users.js';
 import type { Logger } from '../lib/log.js';
+import { packageVersion } from '../lib/package-version.js';
 import { registerTools } from '../tools/index.js';
 import type { Host } from '../abilities/runtime.js';
 
@@ -89,17 +89,4 @@ export function createMcpServer(opts: McpServerOptions): Server {
     },
   });
   return server;
-}
-
-function packageVersion(): string {
-  // src/mcp (tests) or dist/src/mcp (built): the package root is two or three levels up.
-  for (const rel of ['../../package.json', '../../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'svc-mcp' && pkg.version) return pkg.version;
-    } catch {
-      // try the next level
-    }
-  }
-  return '0.0.0';
 }

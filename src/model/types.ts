@@ -65,6 +65,14 @@ export interface ReportLink {
   httpStatus: number;
   message: string;
   redirectsTo?: string;
+  /** The element the link was found in: a, img, script, link, iframe, source, css, … */
+  element?: string;
+  /** The anchor text or alt, at most 100 characters. */
+  text?: string;
+  /** A bot or rate-limit block, not real breakage: it never fails CI. */
+  blocked?: boolean;
+  /** When the link was first seen with this problem (ISO 8601). */
+  firstSeen?: string;
 }
 
 export interface ReportPage {

@@ -1,0 +1,30 @@
+// One line per (page, link), RFC 4180: CRLF line ends, a header line, fields quoted when they hold a comma, a quote
+// or a line break (quotes doubled). Values are written as they are, so a spreadsheet may read "=…" as a formula.
+import type { LinkReport } from '../../../model/types.js';
+import { reportRows } from './shared.js';
+
+export const CSV_COLUMNS = ['reason', 'page', 'link', 'http_status', 'message', 'redirects_to', 'element', 'text', 'blocked', 'first_seen'] as const;
+
+export function csvField(v: string): string {
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+export function formatCsv(r: LinkReport): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const { reason, page, link: l } of reportRows(r)) {
+    const fields = [
+      reason.reason,
+      page,
+      l.url,
+      String(l.httpStatus),
+      l.message,
+      l.redirectsTo ?? '',
+      l.element ?? '',
+      l.text ?? '',
+      l.blocked === undefined ? '' : String(l.blocked),
+      l.firstSeen ?? '',
+    ];
+    lines.push(fields.map(csvField).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}

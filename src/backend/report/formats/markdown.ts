@@ -1,0 +1,42 @@
+// GitHub-flavoured Markdown: counts per reason, then one table per reason (pull-request comments, job summaries).
+import type { LinkReport } from '../../../model/types.js';
+import { reasonCounts, reportRows, totalCount, trackingNote } from './shared.js';
+
+/**
+ * Text for a table cell, shown as written: every Markdown punctuation character backslash-escaped (so no link,
+ * emphasis, HTML or cell break can be injected), line breaks folded to spaces.
+ */
+export function mdCell(s: string): string {
+  return s.replace(/[\r\n]+/g, ' ').replace(/[\\`*_{}[\]()<>#+!|~&]/g, (c) => `\\${c}`);
+}
+
+export function formatMarkdown(r: LinkReport): string {
+  const rows = reportRows(r);
+  const out: string[] = ['# Link report', ''];
+  out.push(`Last full crawl: ${mdCell(r.lastFullCrawl ?? 'none completed yet')}`, '');
+  for (const note of r.targets.map(trackingNote)) if (note) out.push(`> Note: ${mdCell(note)}`, '');
+  const counts = reasonCounts(r);
+  out.push('| Reason | Links |', '| --- | ---: |');
+  for (const c of counts) out.push(`| ${c.reason.title} | ${c.count} |`);
+  out.push(`| **Total** | **${totalCount(r)}** |`);
+  // Columns the report has data for (element and text come with newer crawls).
+  const hasSource = rows.some((x) => x.link.element || x.link.text);
+  for (const c of counts) {
+    if (c.count === 0) continue;
+    out.push('', `## ${c.reason.title} (${c.count})`, '');
+    out.push(hasSource ? '| Page | Link | Status | Message | Element | Text |' : '| Page | Link | Status | Message |');
+    out.push(hasSource ? '| --- | --- | ---: | --- | --- | --- |' : '| --- | --- | ---: | --- |');
+    for (const { page, link: l } of rows.filter((x) => x.reason.reason === c.reason.reason)) {
+      let message = l.message;
+      if (l.redirectsTo && !message.includes(l.redirectsTo)) message = `${message} → ${l.redirectsTo}`.trim();
+      if (l.blocked && !message.startsWith('blocked')) message = `blocked: ${message}`;
+      if (l.firstSeen) message += ` (since ${l.firstSeen})`;
+      const cells = [mdCell(page), mdCell(l.url), l.httpStatus ? String(l.httpStatus) : '—', mdCell(message)];
+      if (hasSource) cells.push(l.element ? mdCell(l.element) : '', l.text ? mdCell(l.text) : '');
+      out.push(`| ${cells.join(' | ')} |`);
+    }
+    if (c.shown < c.count) out.push('', `… ${c.count - c.shown} more not shown (over the limit).`);
+  }
+  if (totalCount(r) === 0) out.push('', 'No problem links found.');
+  return `${out.join('\n')}\n`;
+}
