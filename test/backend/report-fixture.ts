@@ -40,7 +40,7 @@ export function sampleReport(): LinkReport {
       { url: `${SITE}/docs`, links: [link('/old', 301, '301 Moved Permanently', { redirectsTo: `${SITE}/new`, element: 'a', text: 'Old' })] },
     ]),
     unknown: section([{ url: `${SITE}/docs`, links: [link('/later', 0, 'not fetched: max_pages (10) reached', { element: 'css' })] }]),
-    targets: [{ host: 'site.example', linkTracking: 'all', walkLinks: true }],
+    targets: [{ host: 'site.example', linkTracking: 'all', walkLinks: true, lastCrawlError: null }],
     truncated: false,
     lastFullCrawl: '2026-11-20T08:00:00.000Z',
   };

@@ -173,7 +173,7 @@ describe('Markdown', () => {
     expect(formatMarkdown(emptyReport())).toContain('No problem links found.');
     // A target that checks only PDF links says so, in every readable format.
     const pdf = sampleReport();
-    pdf.targets.push({ host: 'docs.example', linkTracking: 'pdf', walkLinks: false });
+    pdf.targets.push({ host: 'docs.example', linkTracking: 'pdf', walkLinks: false, lastCrawlError: null });
     const note = 'docs.example tracks only links to PDF documents (track_links = pdf); set track_links to "all" to check every link.';
     expect(formatMarkdown(pdf)).toContain(`> Note: ${mdCell(note)}`);
     expect(formatText(pdf)).toContain(`  note: ${note}`);
