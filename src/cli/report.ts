@@ -42,6 +42,7 @@ export function formatReport(r: LinkReport): string {
         shownHere++;
         const status = String(l.httpStatus || '—').padStart(3);
         out.push(`    ${status}  ${l.url}${l.redirectsTo ? ` → ${l.redirectsTo}` : ''}${l.message ? `  (${l.message})` : ''}`);
+        out.push(`         <${l.element}>${l.text ? ` "${l.text}"` : ''}${l.blocked ? '  [blocked: not counted as broken]' : ''}`);
       }
     }
     if (shownHere < s.count) out.push(`  … ${s.count - shownHere} more not shown (over the limit)`);

@@ -264,4 +264,17 @@ INSERT INTO pages_title_fts(rowid, title, superwords)
   SELECT id, title, superwords FROM pages WHERE indexed = 1 AND show_in_search = 1;
 `,
   },
+  {
+    // Owned by the link-check fidelity work: where on the page a link is, bot blocks, fragment targets.
+    version: 6,
+    name: 'link text, blocked answers, page anchors',
+    sql: `
+-- The anchor text or alt of the link (at most 100 characters), beside the element it was found in.
+ALTER TABLE links ADD COLUMN text TEXT NOT NULL DEFAULT '';
+-- 1: the answer was a bot or rate-limit block (status 999, a challenge page), not a real failure.
+ALTER TABLE link_outcomes ADD COLUMN blocked INTEGER NOT NULL DEFAULT 0;
+-- JSON array of the page's fragment targets (ids, <a name>), when a target checks fragments; NULL: not collected.
+ALTER TABLE pages ADD COLUMN anchors TEXT;
+`,
+  },
 ];

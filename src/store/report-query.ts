@@ -13,6 +13,9 @@ export interface ReportRow {
   httpStatus: number;
   message: string;
   redirectsTo: string | null;
+  element: string;
+  text: string;
+  blocked: boolean;
 }
 
 export interface ReportSnapshot {
@@ -30,8 +33,10 @@ export interface ReportRead {
   limit: number;
 }
 
-const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to';
-type RawRow = [number, string, string, number, string, string | null];
+const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, l.element, l.text, o.blocked';
+// The link's element and text come from its row in links (primary key lookup per row).
+const LINKS_JOIN = 'JOIN links l ON l.page_id = r.page_id AND l.url = r.url';
+type RawRow = [number, string, string, number, string, string | null, string, string, number];
 
 interface Statements {
   rowsAll: Statement;
@@ -48,10 +53,10 @@ function statements(store: Store): Statements {
     const db = store.db;
     s = {
       // Raw rows (arrays): building a JS object per row in the driver costs more than the query itself.
-      rowsAll: db.prepare(`SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url ORDER BY r.rank, r.page_url, r.url LIMIT ?`).raw(true),
+      rowsAll: db.prepare(`SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url ${LINKS_JOIN} ORDER BY r.rank, r.page_url, r.url LIMIT ?`).raw(true),
       rowsOfHost: db
         .prepare(
-        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url WHERE r.host = ? ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
+        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url ${LINKS_JOIN} WHERE r.host = ? ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
         )
         .raw(true),
       countsAll: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts GROUP BY rank'),
@@ -71,7 +76,9 @@ export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapsh
   return store.db
     .transaction((): ReportSnapshot => {
       const rows = (rowsStmt.all(...hostArgs, read.limit) as RawRow[]).map(
-        ([rank, pageUrl, url, httpStatus, message, redirectsTo]): ReportRow => ({ rank, pageUrl, url, httpStatus, message, redirectsTo }),
+        ([rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked]): ReportRow => ({
+          rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked: blocked === 1,
+        }),
       );
       const counts = REPORT_REASONS.map(() => 0);
       for (const c of countsStmt.all(...hostArgs) as { rank: number; n: number }[]) counts[c.rank] = c.n;

@@ -20,7 +20,7 @@ function page(path: string, title: string, content: string, links: string[] = []
   return {
     url: `${SITE}${path}`, host: TARGET_HOST, httpStatus: 200, contentType: 'text/html', indexed: true, showInSearch: true, title, language: 'en',
     tags: meta.tags, superwords: [], content, meta, created: null, modified: null, sitemapLastmod: null, crawlId: 1,
-    links: links.map((url) => ({ url, element: 'a' })), ...over,
+    links: links.map((url) => ({ url, element: 'a', text: '' })), ...over,
   };
 }
 
