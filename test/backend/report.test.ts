@@ -113,8 +113,8 @@ describe('buildLinkReport', () => {
       `redirect ${a}/b ${a}/old`,
       `unknown ${a}/ ${a}/later`,
     ]);
-    expect(r.redirect.pages[0]!.links[0]).toEqual({ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new` });
-    expect(r.unknown.pages[0]!.links[0]).toEqual({ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached' });
+    expect(r.redirect.pages[0]!.links[0]).toEqual({ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new`, element: 'a', text: '' });
+    expect(r.unknown.pages[0]!.links[0]).toEqual({ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached', element: 'a', text: '' });
     expect(SECTIONS.map((s) => r[s].count)).toEqual([3, 1, 1, 2, 1]);
     expect(r.truncated).toBe(false);
     expect(r.lastFullCrawl).toBeNull();

@@ -90,12 +90,11 @@ describe('store', () => {
     const v2 = MIGRATIONS.filter((m) => m.version <= 2);
     for (const m of v2) old.exec(m.sql);
     old.pragma(`user_version = ${v2.at(-1)!.version}`);
-    const v2Store = { db: old, prepare: (sql: string) => old.prepare(sql), tx: <T>(fn: () => T): T => old.transaction(fn).immediate() } as unknown as Store;
-    savePages(v2Store, [
-      page('http://a/shown', { content: 'alpha visible', title: 'Alpha title' }),
-      page('http://a/hidden', { content: 'alpha hidden', showInSearch: false }),
-      page('http://a/pdf', { content: 'alpha document', indexed: false }),
-    ]);
+    // Rows as the version-2 schema holds them (today's savePages writes columns added later).
+    const insert = old.prepare(`INSERT INTO pages (url, host, http_status, indexed, show_in_search, title, content, last_crawled) VALUES (?, 'a', 200, ?, ?, ?, ?, '2026-01-01')`);
+    insert.run('http://a/shown', 1, 1, 'Alpha title', 'alpha visible');
+    insert.run('http://a/hidden', 1, 0, 'Hidden', 'alpha hidden');
+    insert.run('http://a/pdf', 0, 1, 'Document', 'alpha document');
     expect(old.prepare(`SELECT sql FROM sqlite_master WHERE name = 'pages_fts'`).pluck().get()).toContain(`prefix='3'`);
     old.close();
 
