@@ -124,11 +124,13 @@ export const ConfigSchema = z
     external_cache_max_age: duration.default(DEFAULT_EXTERNAL_CACHE_MAX_AGE),
   })
   .strict()
-  // Targets without their own external_cache_max_age take the top-level one.
-  .transform((c) => {
-    for (const t of c.targets) t.external_cache_max_age ??= c.external_cache_max_age;
-    return c;
-  });
+  .transform((c) => withTargetDefaults(c));
+
+/** Targets without their own external_cache_max_age take the config's top-level one (in place; returns the config). */
+export function withTargetDefaults<C extends { external_cache_max_age: string; targets: { external_cache_max_age?: string | undefined }[] }>(c: C): C {
+  for (const t of c.targets) t.external_cache_max_age ??= c.external_cache_max_age;
+  return c;
+}
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type TargetConfig = z.infer<typeof TargetSchema>;
