@@ -125,4 +125,18 @@ describe('link-check fidelity, end to end', () => {
     expect(again.get(u('/guide#uninstall'))).toMatchObject({ message: 'missing fragment #uninstall' });
     expect(again.get(u('/shop'))).toMatchObject({ blocked: true });
   });
+
+  it('a manual crawl checks fragments on pages it does not fetch against their stored ids', async () => {
+    const guideGets = site.hitCount('/guide', 'GET');
+    const rec = runner.start({ mode: 'manual', urls: [u('/')] });
+    expect((await runner.wait(rec.id)).status).toBe('completed');
+    // /guide was only checked (HEAD), not fetched: its ids come from the store.
+    expect(site.hitCount('/guide', 'GET')).toBe(guideGets);
+    const after = restLinks(buildLinkReport(store, PROJECT, targets, { limit: 1000 }));
+    expect(after.get(u('/guide#uninstall'))).toMatchObject({ message: 'missing fragment #uninstall', section: 'notFound' });
+    expect(after.has(u('/guide#install'))).toBe(false);
+    expect(after.has(u('/guide#legacy'))).toBe(false);
+    const row = store.db.prepare("SELECT reason, crawl_id FROM link_outcomes WHERE url = ?").get(u('/guide#install')) as { reason: string; crawl_id: number };
+    expect(row).toEqual({ reason: 'ok', crawl_id: rec.id });
+  });
 });
