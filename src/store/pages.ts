@@ -22,8 +22,8 @@ export function savePages(store: Store, pages: PageWrite[]): void {
   // (a trigger per link row would double the cost of writing links). Every write of `links` goes through here.
   const clearReport = store.prepare('DELETE FROM report_links WHERE page_id = ?');
   const fillReport = store.prepare(`
-    INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host)
-    SELECT l.page_id, l.url, rr.rank, p.url, p.host
+    INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host, element, text)
+    SELECT l.page_id, l.url, rr.rank, p.url, p.host, l.element, l.text
     FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
     WHERE l.page_id = ?`);
   const now = new Date().toISOString();

@@ -33,9 +33,8 @@ export interface ReportRead {
   limit: number;
 }
 
-const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, l.element, l.text, o.blocked';
-// The link's element and text come from its row in links (primary key lookup per row).
-const LINKS_JOIN = 'JOIN links l ON l.page_id = r.page_id AND l.url = r.url';
+// element and text are in the order indexes (migration 6): the rows are read from the index alone.
+const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked';
 type RawRow = [number, string, string, number, string, string | null, string, string, number];
 
 interface Statements {
@@ -53,10 +52,10 @@ function statements(store: Store): Statements {
     const db = store.db;
     s = {
       // Raw rows (arrays): building a JS object per row in the driver costs more than the query itself.
-      rowsAll: db.prepare(`SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url ${LINKS_JOIN} ORDER BY r.rank, r.page_url, r.url LIMIT ?`).raw(true),
+      rowsAll: db.prepare(`SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url ORDER BY r.rank, r.page_url, r.url LIMIT ?`).raw(true),
       rowsOfHost: db
         .prepare(
-        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url ${LINKS_JOIN} WHERE r.host = ? ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
+        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url WHERE r.host = ? ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
         )
         .raw(true),
       countsAll: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts GROUP BY rank'),

@@ -111,4 +111,30 @@ describe('store', () => {
     for (const t of ['pages_fts', 'pages_title_fts']) s.db.prepare(`INSERT INTO ${t}(${t}) VALUES ('integrity-check')`).run();
     s.close();
   });
+  it('migration 6 adds link text, blocked outcomes and page anchors, and report rows carry element and text', () => {
+    const path = dbPath();
+    const old = new Database(path);
+    old.pragma('journal_mode = WAL');
+    const before = MIGRATIONS.filter((m) => m.version < 6);
+    for (const m of before) old.exec(m.sql);
+    old.pragma(`user_version = ${before.at(-1)!.version}`);
+    // A problem link stored before the migration: its report row gets the link's element.
+    old.prepare(`INSERT INTO pages (id, url, host, http_status, last_crawled) VALUES (1, 'http://a/', 'a', 200, '2026-01-01')`).run();
+    old.prepare(`INSERT INTO links (page_id, url, element) VALUES (1, 'http://a/pic.png', 'img')`).run();
+    old.prepare(`INSERT INTO link_outcomes (url, http_status, reason, message, checked_at) VALUES ('http://a/pic.png', 404, 'not_found', '404 Not Found', '2026-01-01')`).run();
+    old.close();
+
+    const s = new Store(path);
+    expect(s.db.prepare('SELECT element, text FROM report_links').all()).toEqual([{ element: 'img', text: '' }]);
+    expect(s.db.prepare('SELECT blocked FROM link_outcomes').pluck().get()).toBe(0);
+    // New writes carry text, anchors, and report rows with element and text (from savePages and from the outcome trigger).
+    savePages(s, [page('http://a/', { links: [{ url: 'http://a/pic.png', element: 'img', text: 'A picture' }, { url: 'http://a/later', element: 'a', text: 'Later' }], anchors: ['top-1'] })]);
+    expect(s.db.prepare(`SELECT anchors FROM pages WHERE url = 'http://a/'`).pluck().get()).toBe('["top-1"]');
+    s.db.prepare(`INSERT INTO link_outcomes (url, http_status, reason, message, checked_at, blocked) VALUES ('http://a/later', 999, 'server_error', 'blocked: HTTP 999', '2026-01-01', 1)`).run();
+    expect(s.db.prepare('SELECT url, element, text FROM report_links ORDER BY url').all()).toEqual([
+      { url: 'http://a/later', element: 'a', text: 'Later' },
+      { url: 'http://a/pic.png', element: 'img', text: 'A picture' },
+    ]);
+    s.close();
+  });
 });
