@@ -599,7 +599,8 @@ export class CrawlEngine {
     this.writer.outcome({ url, httpStatus: c.httpStatus, reason: c.reason, message: c.message, redirectsTo: c.redirectsTo, blocked: c.blocked === true, crawlId: this.o.crawlId, onlyIfNew });
     if (this.fragments && this.targetFor(url)) this.targetOutcomes.set(url, c);
     if (c.reason !== 'skipped') this.linksChecked++;
-    if (isBroken(c.reason)) this.errors++;
+    // A bot block is not breakage: it keeps its reason in the report but is not counted as broken.
+    if (isBroken(c.reason) && !c.blocked) this.errors++;
   }
 
   // ── link checks (HEAD, GET fallback) ───────────────────────────────────────────────────────────────

@@ -134,6 +134,7 @@ describe('a crawl of a site with fragments, CSS, blocks and external links', () 
   let ext: TestSite;
   let mem: MemoryStore;
   let u: (path: string) => string;
+  let first: Awaited<ReturnType<typeof crawl>>;
 
   beforeAll(async () => {
     ext = await startSite({ '/ok': html('fine'), '/broken': send(404, 'no') });
@@ -168,7 +169,7 @@ describe('a crawl of a site with fragments, CSS, blocks and external links', () 
     });
     u = (p) => `${site.origin}${p}`;
     mem = new MemoryStore();
-    await crawl(mem, [target({ host: site.host, check_fragments: true })]);
+    first = await crawl(mem, [target({ host: site.host, check_fragments: true })]);
   });
   afterAll(async () => {
     await site?.close();
@@ -222,6 +223,9 @@ describe('a crawl of a site with fragments, CSS, blocks and external links', () 
     expect(outcome(u('/challenge-429'))).toMatchObject({ reason: 'server_error', httpStatus: 429, blocked: true });
     expect(site.hitCount('/challenge-429')).toBe(1);
     expect(outcome(u('/doc'))!.blocked).toBe(false);
+    // Counted as broken: 2 missing fragments, /missing and /missing#x, 5 missing images (img, CSS), the broken
+    // external link; not the 3 blocks.
+    expect(first.stats.errors).toBe(10);
   });
 
   it('reuses ok external results on the next crawl and checks broken ones again', async () => {
