@@ -641,12 +641,20 @@ export class CrawlEngine {
 
   // ── the end ────────────────────────────────────────────────────────────────────────────────────────
 
-  /** Every url#fragment link found gets its outcome from its page's outcome and ids (read from the store). */
+  /** Every url#fragment link found gets its outcome from its page's outcome and ids (read from the store, once a page). */
   private decideFragments(): void {
-    for (const [key, { base, fragment }] of this.fragmentLinks) {
+    const byPage = new Map<string, string[]>();
+    for (const { base, fragment } of this.fragmentLinks.values()) {
+      const list = byPage.get(base);
+      if (list) list.push(fragment);
+      else byPage.set(base, [fragment]);
+    }
+    for (const [base, fragments] of byPage) {
       const page = this.targetOutcomes.get(base);
-      const anchors = page?.reason === 'ok' && !this.notHtml.has(base) ? this.o.reader.pageAnchors(base) : null;
-      this.record(key, fragmentOutcome(page, fragment, anchors, this.notHtml.has(base)));
+      const notHtml = this.notHtml.has(base);
+      const stored = page?.reason === 'ok' && !notHtml ? this.o.reader.pageAnchors(base) : null;
+      const anchors = stored ? new Set(stored) : null;
+      for (const fragment of fragments) this.record(`${base}#${fragment}`, fragmentOutcome(page, fragment, anchors, notHtml));
     }
   }
 
@@ -673,7 +681,7 @@ export class CrawlEngine {
  * A link `page#fragment`: as its page when that is not ok; else ok when the page (an HTML page of a target) has an
  * element with that id or an <a name>, `not_found` (200) when it has not. Pure.
  */
-export function fragmentOutcome(page: Classification | undefined, fragment: string, anchors: readonly string[] | null, notHtml: boolean): Classification {
+export function fragmentOutcome(page: Classification | undefined, fragment: string, anchors: ReadonlySet<string> | null, notHtml: boolean): Classification {
   if (!page) return { reason: 'unknown', httpStatus: 0, message: 'fragment not checked: the page was not checked by this crawl', redirectsTo: null };
   if (page.reason !== 'ok' || notHtml) return page;
   if (!anchors) return { reason: 'unknown', httpStatus: page.httpStatus, message: 'fragment not checked: the page was not fetched by this crawl or one that checked fragments', redirectsTo: null };
@@ -684,7 +692,7 @@ export function fragmentOutcome(page: Classification | undefined, fragment: stri
     // not valid percent-encoding: compared as written
   }
   // "#top" means the top of the page unless the page names something so.
-  if (anchors.includes(fragment) || anchors.includes(decoded) || decoded.toLowerCase() === 'top') {
+  if (anchors.has(fragment) || anchors.has(decoded) || decoded.toLowerCase() === 'top') {
     return { reason: 'ok', httpStatus: page.httpStatus, message: statusText(page.httpStatus), redirectsTo: null };
   }
   return { reason: 'not_found', httpStatus: 200, message: `missing fragment #${decoded}`, redirectsTo: null };

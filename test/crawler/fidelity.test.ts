@@ -87,10 +87,10 @@ describe('pure parts', () => {
 
   it('decides a fragment link from its page', () => {
     const ok = { reason: 'ok' as const, httpStatus: 200, message: '200 OK', redirectsTo: null };
-    expect(fragmentOutcome(ok, 'intro', ['intro'], false).reason).toBe('ok');
-    expect(fragmentOutcome(ok, 'part%202', ['part 2'], false).reason).toBe('ok');
-    expect(fragmentOutcome(ok, 'top', [], false).reason).toBe('ok');
-    expect(fragmentOutcome(ok, 'nowhere', ['intro'], false)).toEqual({ reason: 'not_found', httpStatus: 200, message: 'missing fragment #nowhere', redirectsTo: null });
+    expect(fragmentOutcome(ok, 'intro', new Set(['intro']), false).reason).toBe('ok');
+    expect(fragmentOutcome(ok, 'part%202', new Set(['part 2']), false).reason).toBe('ok');
+    expect(fragmentOutcome(ok, 'top', new Set(), false).reason).toBe('ok');
+    expect(fragmentOutcome(ok, 'nowhere', new Set(['intro']), false)).toEqual({ reason: 'not_found', httpStatus: 200, message: 'missing fragment #nowhere', redirectsTo: null });
     expect(fragmentOutcome(ok, 'page=2', null, true).reason).toBe('ok');
     expect(fragmentOutcome(ok, 'x', null, false).reason).toBe('unknown');
     const gone = { reason: 'not_found' as const, httpStatus: 404, message: '404 Not Found', redirectsTo: null };
