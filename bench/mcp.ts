@@ -42,7 +42,7 @@ function seed(app: ReturnType<typeof openApp>): void {
   const pages: PageWrite[] = [];
   const outcomes: OutcomeWrite[] = [];
   for (let i = 0; i < PAGES; i++) {
-    const links = Array.from({ length: 20 }, (_, j) => ({ url: `${ORIGIN}/page/${(i * 7 + j * 13) % (PAGES * 1.1)}`, element: 'a' }));
+    const links = Array.from({ length: 20 }, (_, j) => ({ url: `${ORIGIN}/page/${(i * 7 + j * 13) % (PAGES * 1.1)}`, element: 'a', text: '' }));
     pages.push({
       url: `${ORIGIN}/page/${i}`,
       host: HOST,

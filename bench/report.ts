@@ -60,9 +60,9 @@ function fill(app: App): { pages: number; links: number; problemLinks: number; s
     let batch: PageWrite[] = [];
     for (let k = 0; k < PAGES_PER_HOST; k++) {
       const pl = [];
-      for (let j = 0; j < LINKS_PER_PAGE - PROBLEM_LINKS_PER_PAGE; j++) pl.push({ url: pageUrl(h, (k + 1 + j * 37) % PAGES_PER_HOST), element: 'a' });
-      pl.push({ url: problemUrl(h, (k * 7) % PROBLEM_URLS_PER_HOST), element: 'a' });
-      pl.push({ url: problemUrl(h, (k * 13 + 1) % PROBLEM_URLS_PER_HOST), element: 'img' });
+      for (let j = 0; j < LINKS_PER_PAGE - PROBLEM_LINKS_PER_PAGE; j++) pl.push({ url: pageUrl(h, (k + 1 + j * 37) % PAGES_PER_HOST), element: 'a', text: `link ${j}` });
+      pl.push({ url: problemUrl(h, (k * 7) % PROBLEM_URLS_PER_HOST), element: 'a', text: 'a broken link' });
+      pl.push({ url: problemUrl(h, (k * 13 + 1) % PROBLEM_URLS_PER_HOST), element: 'img', text: 'a picture' });
       links += pl.length;
       problemLinks += PROBLEM_LINKS_PER_PAGE;
       batch.push({

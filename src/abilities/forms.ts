@@ -19,7 +19,17 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
     summary[reason] = section.count;
     for (const page of section.pages) {
       for (const l of page.links) {
-        links.push({ page: page.url, link: l.url, http_status: l.httpStatus, reason, message: l.message, redirects_to: reason === 'redirect' ? (l.redirectsTo ?? null) : null });
+        links.push({
+          page: page.url,
+          link: l.url,
+          http_status: l.httpStatus,
+          reason,
+          message: l.message,
+          redirects_to: reason === 'redirect' ? (l.redirectsTo ?? null) : null,
+          element: l.element,
+          text: l.text,
+          blocked: l.blocked === true,
+        });
       }
     }
   }

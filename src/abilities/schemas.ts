@@ -62,6 +62,9 @@ export const AbilityLinkReportSchema = z.object({
       reason: LinkReasonSchema,
       message: z.string(),
       redirects_to: z.string().nullable().describe('Final URL of the redirect chain; null when not a redirect.'),
+      element: z.string().describe('The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, or css.'),
+      text: z.string().describe('The anchor text or alt text (at most 100 characters); empty when there is none.'),
+      blocked: z.boolean().describe('The answer was a bot or rate-limit block (status 999, a challenge page), not real breakage.'),
     }),
   ),
   targets: z.array(

@@ -95,7 +95,15 @@ export const CrawlRecordSchema = z
 
 export const CrawlListSchema = z.object({ crawls: z.array(CrawlRecordSchema), limit: z.int(), offset: z.int() }).meta({ title: 'CrawlList' });
 
-const ReportLinkSchema = z.object({ url: z.string(), httpStatus: z.int(), message: z.string(), redirectsTo: z.string().optional() });
+const ReportLinkSchema = z.object({
+  url: z.string(),
+  httpStatus: z.int(),
+  message: z.string(),
+  redirectsTo: z.string().optional(),
+  element: z.string().meta({ description: 'The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, or css (a stylesheet, <style> or style="").' }),
+  text: z.string().meta({ description: 'The anchor text or alt text, at most 100 characters; empty when there is none.' }),
+  blocked: z.literal(true).optional().meta({ description: 'Present when the answer was a bot or rate-limit block (status 999, a challenge page), not real breakage.' }),
+});
 const ReportSectionSchema = z.object({
   count: z.int().meta({ description: 'Full number of links in this section, whatever the limit.' }),
   pages: z.array(z.object({ url: z.string().meta({ description: 'The page the links were found on.' }), links: z.array(ReportLinkSchema) })),

@@ -5,7 +5,7 @@ import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.j
 import type { FetcherOptions } from '../crawler/fetch.js';
 import type { Logger } from '../lib/log.js';
 import { BackendError } from '../model/errors.js';
-import { sitemapLastmods } from '../store/pages.js';
+import { okCheckedSince, pageAnchors, sitemapLastmods } from '../store/pages.js';
 import { CrawlWriter } from '../store/writer.js';
 import { applyFullCrawlClearing } from './clearing.js';
 import { checkSiteUrl } from '../model/site-urls.js';
@@ -183,7 +183,11 @@ export class CrawlRunner {
       const { runCrawl } = await import('../crawler/crawl.js');
       const result = await runCrawl({
         sink: new CrawlWriter(store, rec.id, { threaded: this.opts.threads !== false }),
-        reader: { sitemapLastmods: (host) => sitemapLastmods(store, host) },
+        reader: {
+          sitemapLastmods: (host) => sitemapLastmods(store, host),
+          pageAnchors: (url) => pageAnchors(store, url),
+          okCheckedSince: (url, since) => okCheckedSince(store, url, since),
+        },
         threads: this.opts.threads,
         crawlId: rec.id,
         mode: rec.mode,

@@ -1,6 +1,6 @@
 // Turns what a fetch came back with into a link outcome: reason, http_status, message, redirects_to.
 // PURE: the one place that decides the outcome of a fetch or link check (model/link-reasons says which are broken).
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { LinkOutcomeReason } from '../model/link-reasons.js';
 
 /** Why nothing usable came back. */
@@ -26,7 +26,7 @@ export interface Hop {
 }
 
 export type FetchSummary =
-  | { ok: true; url: string; finalUrl: string; status: number; hops: Hop[] }
+  | { ok: true; url: string; finalUrl: string; status: number; hops: Hop[]; headers?: IncomingHttpHeaders }
   | { ok: false; url: string; finalUrl: string; failure: FailureKind; detail: string; hops: Hop[]; status?: number };
 
 export interface Classification {
@@ -36,6 +36,29 @@ export interface Classification {
   message: string;
   /** The final URL of a redirect chain; null when the link did not redirect. */
   redirectsTo: string | null;
+  /** A bot or rate-limit block answered, not the page: the reason stays, the message starts `blocked:`. */
+  blocked?: boolean;
+}
+
+/** Response headers that mark an answer as a bot challenge rather than the page, with the values that do. */
+const CHALLENGE_HEADERS: readonly (readonly [string, RegExp])[] = [
+  ['cf-mitigated', /challenge/i],
+  ['x-amzn-waf-action', /challenge|captcha/i],
+];
+
+/**
+ * What marks an answer as a bot or rate-limit block: status 999 (answered to crawlers by some sites), or a
+ * 403/429/503 that carries a challenge header. null for any other answer.
+ */
+export function blockMarker(status: number, headers: IncomingHttpHeaders | undefined): string | null {
+  if (status === 999) return 'status 999, sent to crawlers';
+  if ((status !== 403 && status !== 429 && status !== 503) || !headers) return null;
+  for (const [name, values] of CHALLENGE_HEADERS) {
+    const raw = headers[name];
+    const v = Array.isArray(raw) ? raw[0] : raw;
+    if (v && values.test(v)) return `${name}: ${v.slice(0, 60)}`;
+  }
+  return null;
 }
 
 /** The reason an HTTP status stands for on its own (a 3xx only means "redirect" when it led somewhere). */
@@ -76,6 +99,13 @@ function chainText(hops: Hop[], last: string): string {
 }
 
 export function classify(s: FetchSummary): Classification {
+  const c = classifyAnswer(s);
+  const marker = s.ok ? blockMarker(s.status, s.headers) : null;
+  // A block says nothing about the link itself: it keeps its reason, and says so.
+  return marker ? { ...c, message: `blocked: ${c.message} (${marker})`, blocked: true } : c;
+}
+
+function classifyAnswer(s: FetchSummary): Classification {
   if (!s.ok) {
     const base = FAILURE_TEXT[s.failure];
     const message = s.detail ? `${base}: ${s.detail}` : base;

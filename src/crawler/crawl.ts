@@ -3,11 +3,12 @@
 // schedules fetches and hands what they found to its sink. What a full crawl clears is the backend's decision.
 import { setMaxListeners } from 'node:events';
 import type { CrawlMode, CrawlProgress, CrawlStats, CrawlTargetStats } from '../model/types.js';
-import type { TargetConfig } from '../model/config.js';
+import { DEFAULT_EXTERNAL_CACHE_MAX_AGE, parseDuration, type TargetConfig } from '../model/config.js';
 import type { Logger } from '../lib/log.js';
-import { classify, type Classification } from './classify.js';
+import { classify, statusText, type Classification } from './classify.js';
+import { stylesheetLinks } from './css.js';
 import { Fetcher, header as responseHeader, type FetcherOptions, type FetchResult } from './fetch.js';
-import { HtmlSink, type ExtractedPage } from './html.js';
+import { HtmlSink, type ExtractedLink, type ExtractedPage } from './html.js';
 import { ParsePool } from './parse-pool.js';
 import type { CrawlReader, CrawlSink, TargetResult } from './sink.js';
 import { buildPageMeta } from './page-meta.js';
@@ -57,12 +58,31 @@ function isHtml(contentType: string | null): boolean {
   return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType);
 }
 
+function isCss(contentType: string | null): boolean {
+  return /^\s*text\/css\b/i.test(contentType ?? '');
+}
+
+/** Stylesheet bytes read for links. */
+const MAX_STYLESHEET_BYTES = 2 * 1024 * 1024;
+
+/** A link with a fragment to a page of a target, decided when the crawl ends. */
+interface FragmentLink {
+  /** The page's canonical URL. */
+  base: string;
+  /** As in the URL (percent-encoded), without '#'. */
+  fragment: string;
+}
+
 /** One target's share of a crawl. */
 class TargetRun {
   readonly host: string;
   readonly origin: string;
   readonly deny: RegExp[];
   readonly skip: RegExp[];
+  /** Stylesheets of this target are read for links (check_css; only where every link is tracked). */
+  readonly css: boolean;
+  /** How long an ok result of an external link found on this target's pages is reused, in ms. */
+  readonly externalCacheMs: number;
   robots: RobotsRules = ALLOW_ALL;
   /** Sitemap URL → lastmod (when sitemaps were read). */
   sitemap: Map<string, string | null> | null = null;
@@ -90,6 +110,8 @@ class TargetRun {
     this.origin = targetOrigin(cfg.host, cfg.scheme);
     this.deny = compilePatterns(cfg.deny_patterns);
     this.skip = compilePatterns(cfg.skip_link_patterns);
+    this.css = cfg.check_css && cfg.track_links === 'all';
+    this.externalCacheMs = parseDuration(cfg.external_cache_max_age ?? DEFAULT_EXTERNAL_CACHE_MAX_AGE) ?? 0;
   }
 
   /** The canonical form of a URL of this target (walk_query_strings = false drops the query). */
@@ -187,6 +209,14 @@ export class CrawlEngine {
   private pagesStored = 0;
   private linksChecked = 0;
   private errors = 0;
+  /** Some target checks fragments: pages keep their ids, outcomes of target URLs are remembered. */
+  private readonly fragments: boolean;
+  /** url#fragment → its page and fragment (check_fragments), decided when the crawl ends. */
+  private readonly fragmentLinks = new Map<string, FragmentLink>();
+  /** This crawl's outcome of every URL of a target (only when fragments are checked). */
+  private readonly targetOutcomes = new Map<string, Classification>();
+  /** URLs of targets stored as documents that are not HTML by this crawl (a fragment there is not checked). */
+  private readonly notHtml = new Set<string>();
 
   constructor(private readonly o: CrawlEngineOptions) {
     this.signal = this.ac.signal;
@@ -199,6 +229,7 @@ export class CrawlEngine {
     this.writer = o.sink;
     this.parser = new ParsePool(o.threads === false ? 0 : undefined);
     this.checkConcurrency = o.linkCheckConcurrency ?? 32;
+    this.fragments = o.targets.some((t) => t.check_fragments);
   }
 
   async run(): Promise<CrawlResult> {
@@ -226,6 +257,11 @@ export class CrawlEngine {
       const stopped = this.signal.aborted;
       this.recordLeftovers();
       await this.writer.drain();
+      if (this.fragmentLinks.size) {
+        // The pages' ids are in the store now (this crawl's and earlier ones').
+        this.decideFragments();
+        await this.writer.drain();
+      }
       return { stats: this.stats(), stopped, targets: this.runs.map((r) => r.result(stopped)) };
     } finally {
       clearInterval(tick);
@@ -406,21 +442,36 @@ export class CrawlEngine {
     // Parsed as it streams in (this thread), or collected and parsed on a parser thread.
     let sink: HtmlSink | null = null;
     let body: { chunks: Buffer[]; contentType: string | null; url: string } | null = null;
+    let stylesheet: { chunks: Buffer[]; url: string } | null = null;
+    const extractOpts = { contentSelector: cfg.content_selector, titleSelector: cfg.title_selector, anchors: this.fragments, css: r.css };
     const res = await this.fetcher.fetch(url, {
       timeoutMs: cfg.request_timeout_ms,
       signal: this.signal,
       onResponse: (info) => {
-        if (info.status < 200 || info.status >= 300 || !isHtml(info.contentType)) return undefined;
+        if (info.status < 200 || info.status >= 300) return undefined;
+        const css = r.css && isCss(info.contentType);
+        if (!css && !isHtml(info.contentType)) return undefined;
         const final = normalizeUrl(info.url);
         if (!final || !r.owns(final)) return undefined;
         // Redirected to a page this crawl has already seen: no need to parse it twice.
         if (final !== url && r.seen.has(r.canon(final))) return undefined;
+        if (css) {
+          const b = { chunks: [] as Buffer[], url: final };
+          stylesheet = b;
+          let size = 0;
+          const write = (c: Buffer) => {
+            if (size >= MAX_STYLESHEET_BYTES) return;
+            size += c.length;
+            b.chunks.push(c);
+          };
+          return { write, end: () => {} };
+        }
         if (this.parser.threaded) {
           const b = { chunks: [] as Buffer[], contentType: info.contentType, url: final };
           body = b;
           return { write: (c: Buffer) => void b.chunks.push(c), end: () => {} };
         }
-        sink = new HtmlSink(info.contentType, { url: final, contentSelector: cfg.content_selector, titleSelector: cfg.title_selector });
+        sink = new HtmlSink(info.contentType, { url: final, ...extractOpts });
         return sink;
       },
     });
@@ -451,15 +502,18 @@ export class CrawlEngine {
       if (r.tracks(canonical)) this.record(canonical, classify({ ok: true, url: canonical, finalUrl: canonical, status: res.status, hops: [] }));
       pageUrl = canonical;
     }
+    const css = stylesheet as { chunks: Buffer[]; url: string } | null;
+    if (css) {
+      // A stylesheet: stored as a document (never searched) with the links it holds.
+      const links = stylesheetLinks(Buffer.concat(css.chunks).toString('utf8'), css.url);
+      this.storePage(r, pageUrl, url, res, null, links);
+      return;
+    }
     let extracted = (sink as HtmlSink | null)?.page ?? null;
     const collected = body as { chunks: Buffer[]; contentType: string | null; url: string } | null;
     if (collected) {
       try {
-        extracted = await this.parser.parse(collected.chunks, collected.contentType, {
-          url: collected.url,
-          contentSelector: cfg.content_selector,
-          titleSelector: cfg.title_selector,
-        });
+        extracted = await this.parser.parse(collected.chunks, collected.contentType, { url: collected.url, ...extractOpts });
       } catch (err) {
         if (this.signal.aborted) return;
         this.o.logger.warn({ err, url: pageUrl }, 'page could not be parsed: stored without text or links');
@@ -468,16 +522,17 @@ export class CrawlEngine {
     this.storePage(r, pageUrl, url, res, extracted);
   }
 
-  private storePage(r: TargetRun, pageUrl: string, requested: string, res: FetchResult, extracted: ExtractedPage | null): void {
+  private storePage(r: TargetRun, pageUrl: string, requested: string, res: FetchResult, extracted: ExtractedPage | null, documentLinks: ExtractedLink[] = []): void {
     const cfg = r.cfg;
     const lastmod = r.sitemap?.get(pageUrl) ?? r.sitemap?.get(requested) ?? null;
     if (!extracted) {
-      // A document that is not HTML (PDF, image…): stored so it counts as seen, never in the search index.
+      // A document that is not HTML (PDF, image, stylesheet…): stored so it counts as seen, never in the search index.
       const meta = buildPageMeta({ url: pageUrl, host: r.host, extracted: EMPTY_PAGE, lastModified: responseHeader(res.headers, 'last-modified') ?? null, targetTags: cfg.tags });
+      if (this.fragments) this.notHtml.add(pageUrl);
       this.writer.page({
         url: pageUrl, host: r.host, httpStatus: res.ok ? res.status : 200, contentType: res.contentType, indexed: false, showInSearch: meta.showInSearch,
         title: meta.title, language: null, tags: meta.tags, superwords: [], content: '', meta, created: null, modified: meta.modified,
-        sitemapLastmod: lastmod, crawlId: this.o.crawlId, links: [],
+        sitemapLastmod: lastmod, crawlId: this.o.crawlId, links: documentLinks.length ? this.handleLinks(r, documentLinks, false) : [],
       });
       r.stored++;
       this.pagesStored++;
@@ -495,7 +550,7 @@ export class CrawlEngine {
       contentLanguage: responseHeader(res.headers, 'content-language') ?? null,
       targetTags: cfg.tags,
     });
-    const links = this.handleLinks(r, extracted, nofollow);
+    const links = this.handleLinks(r, extracted.links, nofollow);
     const write: PageWrite = {
       url: pageUrl,
       host: r.host,
@@ -514,6 +569,7 @@ export class CrawlEngine {
       sitemapLastmod: lastmod,
       crawlId: this.o.crawlId,
       links,
+      anchors: extracted.anchors ?? null,
     };
     this.writer.page(write);
     r.stored++;
@@ -521,20 +577,28 @@ export class CrawlEngine {
   }
 
   /** Walks (when allowed) and tracks the links of a crawled page; returns the ones to store with it. */
-  private handleLinks(r: TargetRun, page: ExtractedPage, nofollow: boolean): FoundLink[] {
+  private handleLinks(r: TargetRun, links: readonly ExtractedLink[], nofollow: boolean): FoundLink[] {
     const out: FoundLink[] = [];
     const stored = new Set<string>();
-    for (const link of page.links) {
+    for (const link of links) {
       const owner = this.targetFor(link.url);
       const url = owner ? owner.canon(link.url) : link.url;
       // skip_link_patterns: neither walked, checked nor reported.
       if (matchesAny(url, r.skip)) continue;
       const tracked = r.tracks(url);
-      if (tracked && !stored.has(url)) {
-        stored.add(url);
-        out.push({ url, element: link.element });
+      if (tracked) {
+        // A fragment is checked on links to a target's pages; the page itself gets its outcome as any link does.
+        const fragment = link.fragment && owner && r.cfg.check_fragments ? link.fragment : '';
+        const key = fragment ? `${url}#${fragment}` : url;
+        if (!stored.has(key)) {
+          stored.add(key);
+          out.push({ url: key, element: link.element, text: link.text });
+        }
+        if (fragment && !this.fragmentLinks.has(key)) this.fragmentLinks.set(key, { base: url, fragment });
       }
       if (owner === r && r.walk && link.walkable && !nofollow && !(link.nofollow && r.cfg.respect_robots_meta)) this.offerPage(r, url);
+      // A stylesheet of a target that checks CSS is fetched for the links it holds, walking or not.
+      else if (link.stylesheet && owner?.css && tracked) this.offerPage(owner, url);
       if (tracked) this.ensureOutcome(url, owner, r);
     }
     return out;
@@ -547,6 +611,11 @@ export class CrawlEngine {
       const refusal = owner.refusal(url);
       if (refusal) return this.decide(url, { reason: 'skipped', httpStatus: 0, message: refusal, redirectsTo: null });
       if (owner.seen.has(url)) return; // queued: its page fetch records it
+    } else if (from.externalCacheMs > 0 && this.o.reader.okCheckedSince(url, new Date(Date.now() - from.externalCacheMs).toISOString())) {
+      // An external link found ok recently: its stored outcome stands (and keeps its check time), no request.
+      this.decided.add(url);
+      this.linksChecked++;
+      return;
     }
     this.decided.add(url);
     this.checks.push({ url, timeoutMs: (owner ?? from).cfg.request_timeout_ms });
@@ -562,9 +631,11 @@ export class CrawlEngine {
   private record(url: string, c: Classification): void {
     // Once the crawl is stopped, `unknown` only fills gaps: it must not hide what the last complete crawl found.
     const onlyIfNew = c.reason === 'unknown' && this.signal.aborted;
-    this.writer.outcome({ url, httpStatus: c.httpStatus, reason: c.reason, message: c.message, redirectsTo: c.redirectsTo, crawlId: this.o.crawlId, onlyIfNew });
+    this.writer.outcome({ url, httpStatus: c.httpStatus, reason: c.reason, message: c.message, redirectsTo: c.redirectsTo, blocked: c.blocked === true, crawlId: this.o.crawlId, onlyIfNew });
+    if (this.fragments && this.targetFor(url)) this.targetOutcomes.set(url, c);
     if (c.reason !== 'skipped') this.linksChecked++;
-    if (isBroken(c.reason)) this.errors++;
+    // A bot block is not breakage: it keeps its reason in the report but is not counted as broken.
+    if (isBroken(c.reason) && !c.blocked) this.errors++;
   }
 
   // ── link checks (HEAD, GET fallback) ───────────────────────────────────────────────────────────────
@@ -605,6 +676,23 @@ export class CrawlEngine {
 
   // ── the end ────────────────────────────────────────────────────────────────────────────────────────
 
+  /** Every url#fragment link found gets its outcome from its page's outcome and ids (read from the store, once a page). */
+  private decideFragments(): void {
+    const byPage = new Map<string, string[]>();
+    for (const { base, fragment } of this.fragmentLinks.values()) {
+      const list = byPage.get(base);
+      if (list) list.push(fragment);
+      else byPage.set(base, [fragment]);
+    }
+    for (const [base, fragments] of byPage) {
+      const page = this.targetOutcomes.get(base);
+      const notHtml = this.notHtml.has(base);
+      const stored = page?.reason === 'ok' && !notHtml ? this.o.reader.pageAnchors(base) : null;
+      const anchors = stored ? new Set(stored) : null;
+      for (const fragment of fragments) this.record(`${base}#${fragment}`, fragmentOutcome(page, fragment, anchors, notHtml));
+    }
+  }
+
   /** Found but never fetched (max_pages, or the crawl was stopped): `unknown`. */
   private recordLeftovers(): void {
     const stopped = this.signal.aborted;
@@ -622,6 +710,27 @@ export class CrawlEngine {
       this.checkHead = this.checks.length;
     }
   }
+}
+
+/**
+ * A link `page#fragment`: as its page when that is not ok; else ok when the page (an HTML page of a target) has an
+ * element with that id or an <a name>, `not_found` (200) when it has not. Pure.
+ */
+export function fragmentOutcome(page: Classification | undefined, fragment: string, anchors: ReadonlySet<string> | null, notHtml: boolean): Classification {
+  if (!page) return { reason: 'unknown', httpStatus: 0, message: 'fragment not checked: the page was not checked by this crawl', redirectsTo: null };
+  if (page.reason !== 'ok' || notHtml) return page;
+  if (!anchors) return { reason: 'unknown', httpStatus: page.httpStatus, message: 'fragment not checked: the page was not fetched by this crawl or one that checked fragments', redirectsTo: null };
+  let decoded = fragment;
+  try {
+    decoded = decodeURIComponent(fragment);
+  } catch {
+    // not valid percent-encoding: compared as written
+  }
+  // "#top" means the top of the page unless the page names something so.
+  if (anchors.has(fragment) || anchors.has(decoded) || decoded.toLowerCase() === 'top') {
+    return { reason: 'ok', httpStatus: page.httpStatus, message: statusText(page.httpStatus), redirectsTo: null };
+  }
+  return { reason: 'not_found', httpStatus: 200, message: `missing fragment #${decoded}`, redirectsTo: null };
 }
 
 const EMPTY_PAGE: ExtractedPage = { title: '', text: '', lang: null, description: null, embeddedMeta: null, links: [], robots: { noindex: false, nofollow: false }, baseUrl: '' };

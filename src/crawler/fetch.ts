@@ -8,7 +8,7 @@ import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { Agent, buildConnector } from 'undici';
 import { bareHost, type AddressPolicy } from './address-policy.js';
-import type { FailureKind, FetchSummary, Hop } from './classify.js';
+import { blockMarker, type FailureKind, type FetchSummary, type Hop } from './classify.js';
 import { AbortError, HostLimiter, type HostLimits } from './host-limiter.js';
 
 export const DEFAULT_USER_AGENT = 'svc-crawler/0.1 (+https://github.com/svc-mcp/svc)';
@@ -320,7 +320,8 @@ export class Fetcher {
       const resHeaders = res.headers;
       try {
         const retryAfter = parseRetryAfter(header(resHeaders, 'retry-after'));
-        if (status === 429 || (status === 503 && retryAfter !== undefined)) {
+        // A challenge page does not go away by waiting: it is the answer.
+        if ((status === 429 || (status === 503 && retryAfter !== undefined)) && !blockMarker(status, resHeaders)) {
           await discard(res.body);
           if (attempt >= this.maxRetries) return { kind: 'failure', failure: 'rate_limited', detail: `${status} after ${attempt + 1} tries`, status, requests };
           const wait = Math.min(this.maxRetryWaitMs, retryAfter ?? 1000 * 2 ** attempt);

@@ -8,6 +8,7 @@ import { TextDecoder } from 'node:util';
 import type { PageMeta } from '../model/types.js';
 import type { BodySink } from './fetch.js';
 import { parseRobotsDirectives, ROBOTS_AGENT, type RobotsDirectives } from './robots.js';
+import { cssLinks } from './css.js';
 import { normalizeUrl, parseSrcset } from './urls.js';
 
 export type { RobotsDirectives };
@@ -23,7 +24,14 @@ export interface ExtractOptions {
   maxTextChars?: number;
   /** Links kept per page. */
   maxLinks?: number;
+  /** Collect the page's fragment targets (ids, <a name>) and keep the fragments of <a>/<area> links (check_fragments). */
+  anchors?: boolean;
+  /** Find links in <style> blocks and style="" attributes (check_css). */
+  css?: boolean;
 }
+
+/** Characters of a link's text kept. */
+export const LINK_TEXT_MAX = 100;
 
 export interface ExtractedLink {
   /** Resolved and canonical (see urls.ts). */
@@ -34,6 +42,12 @@ export interface ExtractedLink {
   walkable: boolean;
   /** rel="nofollow" on the link itself. */
   nofollow: boolean;
+  /** The anchor text (or alt, aria-label, title), at most LINK_TEXT_MAX characters; '' when there is none. */
+  text: string;
+  /** A stylesheet (<link rel=stylesheet>, @import): its own links are read when the target checks CSS. */
+  stylesheet?: boolean;
+  /** The fragment of an <a>/<area> link, without '#' (only with the `anchors` option, and only when not empty). */
+  fragment?: string;
 }
 
 /** The fields a `<script id="svc-page-meta">` may carry, type-checked; unknown or mistyped ones are dropped. */
@@ -53,6 +67,8 @@ export interface ExtractedPage {
   robots: RobotsDirectives;
   /** What relative links were resolved against. */
   baseUrl: string;
+  /** The ids and <a name>s on the page (only with the `anchors` option). */
+  anchors?: string[];
 }
 
 /** Elements whose text is not page content. */
@@ -72,6 +88,41 @@ interface RawLink {
   element: string;
   walkable: boolean;
   nofollow: boolean;
+  text: string;
+  stylesheet: boolean;
+}
+
+/** Fragment targets kept per page. */
+const MAX_ANCHORS = 20_000;
+/** Characters of a <style> block read for links. */
+const MAX_STYLE_CHARS = 1_000_000;
+
+/** Whitespace collapsed, cut at LINK_TEXT_MAX characters (not inside a surrogate pair). */
+export function linkText(s: string): string {
+  const t = collapseWhitespace(s);
+  if (t.length <= LINK_TEXT_MAX) return t;
+  const code = t.charCodeAt(LINK_TEXT_MAX - 1);
+  return t.slice(0, code >= 0xd800 && code <= 0xdbff ? LINK_TEXT_MAX - 1 : LINK_TEXT_MAX);
+}
+
+/** A URL and its fragment (without '#', '' when none) of a link resolved against base; null when it is never fetched. */
+function withFragment(raw: string, base: string): { url: string; fragment: string } | null {
+  const hashAt = raw.indexOf('#');
+  if (hashAt < 0) {
+    const url = normalizeUrl(raw, base);
+    return url ? { url, fragment: '' } : null;
+  }
+  // "#" alone goes nowhere; "#x" alone is the document the base names.
+  if (hashAt === 0 && raw.length === 1) return null;
+  const url = normalizeUrl(hashAt === 0 ? base : raw.slice(0, hashAt), base);
+  if (!url) return null;
+  let fragment = '';
+  try {
+    fragment = new URL(raw, base).hash.slice(1);
+  } catch {
+    // unparsable: no fragment to check
+  }
+  return { url, fragment };
 }
 
 function isStringArray(v: unknown): v is string[] {
@@ -135,10 +186,18 @@ export class HtmlExtractor {
   private readonly raw: RawLink[] = [];
   private readonly rawSeen = new Map<string, RawLink>();
   private ended = false;
+  /** The open <a> whose text is being read (when its link has no text yet). */
+  private anchorLink: RawLink | null = null;
+  private anchorText = '';
+  private anchorFallback = '';
+  private readonly anchors: Set<string> | null;
+  private inStyle = false;
+  private styleText = '';
 
   constructor(private readonly opts: ExtractOptions) {
     this.maxText = opts.maxTextChars ?? 1_000_000;
     this.maxLinks = opts.maxLinks ?? 10_000;
+    this.anchors = opts.anchors ? new Set() : null;
     this.dom = opts.contentSelector || opts.titleSelector ? new DomHandler(null, { withStartIndices: false }) : null;
     const dom = this.dom;
     const handler: Partial<Handler> = {
@@ -175,25 +234,36 @@ export class HtmlExtractor {
     if (!this.ended) {
       this.ended = true;
       this.parser.end();
+      this.closeAnchor();
+      if (this.inStyle) this.onClose('style');
     }
     const baseUrl = this.resolveBase();
     const links: ExtractedLink[] = [];
     const seen = new Map<string, ExtractedLink>();
+    const fragments = this.anchors !== null;
     for (const l of this.raw) {
-      const url = normalizeUrl(l.raw, baseUrl);
+      // Fragments matter only on links to documents (check_fragments); elsewhere a URL is its page.
+      const split = fragments && (l.element === 'a' || l.element === 'area') ? withFragment(l.raw, baseUrl) : null;
+      const url = split ? split.url : normalizeUrl(l.raw, baseUrl);
       if (!url) continue;
-      const prev = seen.get(url);
+      const key = split?.fragment ? `${url}#${split.fragment}` : url;
+      const prev = seen.get(key);
       if (prev) {
         // The same URL as a page link and as a resource: it is a page (walkable wins), followed unless every mention says nofollow.
         if (l.walkable && !prev.walkable) {
           prev.walkable = true;
           prev.element = l.element;
+          if (l.text) prev.text = l.text;
         }
         if (!l.nofollow) prev.nofollow = false;
+        if (!prev.text) prev.text = l.text;
+        if (l.stylesheet) prev.stylesheet = true;
         continue;
       }
-      const link: ExtractedLink = { url, element: l.element, walkable: l.walkable, nofollow: l.nofollow };
-      seen.set(url, link);
+      const link: ExtractedLink = { url, element: l.element, walkable: l.walkable, nofollow: l.nofollow, text: l.text };
+      if (l.stylesheet) link.stylesheet = true;
+      if (split?.fragment) link.fragment = split.fragment;
+      seen.set(key, link);
       links.push(link);
     }
     let title = collapseWhitespace(this.title);
@@ -228,6 +298,7 @@ export class HtmlExtractor {
       links,
       robots: { ...this.robots },
       baseUrl,
+      ...(this.anchors ? { anchors: [...this.anchors] } : {}),
     };
   }
 
@@ -239,26 +310,42 @@ export class HtmlExtractor {
     return this.opts.url;
   }
 
-  private addLink(raw: string | undefined, element: string, walkable: boolean, nofollow = false): void {
-    if (raw === undefined || this.raw.length >= this.maxLinks) return;
+  /** Records a link (or merges it into an earlier mention of the same href); returns its record. */
+  private addLink(raw: string | undefined, element: string, walkable: boolean, nofollow = false, text = '', stylesheet = false): RawLink | null {
+    if (raw === undefined) return null;
     const v = raw.trim();
-    if (!v) return;
+    if (!v) return null;
     const prev = this.rawSeen.get(v);
     if (prev) {
       // Same href again: a page link beats a resource, and one followable mention makes it followable.
       if (walkable && !prev.walkable) {
         prev.walkable = true;
         prev.element = element;
+        if (text) prev.text = text;
       }
       if (!nofollow) prev.nofollow = false;
-      return;
+      if (!prev.text) prev.text = text;
+      if (stylesheet) prev.stylesheet = true;
+      return prev;
     }
-    const link = { raw: v, element, walkable, nofollow };
+    if (this.raw.length >= this.maxLinks) return null;
+    const link: RawLink = { raw: v, element, walkable, nofollow, text, stylesheet };
     this.rawSeen.set(v, link);
     this.raw.push(link);
+    return link;
+  }
+
+  private addCssLinks(css: string): void {
+    for (const l of cssLinks(css, this.maxLinks)) this.addLink(l.raw, 'css', false, false, '', l.import);
   }
 
   private onOpen(name: string, a: Record<string, string>): void {
+    if (this.anchors && this.anchors.size < MAX_ANCHORS) {
+      if (a.id) this.anchors.add(a.id);
+      if (name === 'a' && a.name) this.anchors.add(a.name);
+    }
+    // A url( in a style attribute (the test is cheap, the tokenizer runs only when it may find something).
+    if (this.opts.css && a.style && /url\(/i.test(a.style)) this.addCssLinks(a.style);
     switch (name) {
       case 'html':
         if (a.lang && !this.lang) this.lang = a.lang.trim() || null;
@@ -279,13 +366,32 @@ export class HtmlExtractor {
         }
         break;
       }
-      case 'a':
-      case 'area':
-        this.addLink(a.href, name, true, /\bnofollow\b/i.test(a.rel ?? ''));
+      case 'a': {
+        this.closeAnchor();
+        const link = this.addLink(a.href, name, true, /\bnofollow\b/i.test(a.rel ?? ''));
+        if (link && !link.text) {
+          this.anchorLink = link;
+          this.anchorText = '';
+          this.anchorFallback = a['aria-label'] ?? a.title ?? '';
+        }
         break;
-      case 'img':
-        this.addLink(a.src, 'img', false);
-        if (a.srcset) for (const u of parseSrcset(a.srcset)) this.addLink(u, 'img', false);
+      }
+      case 'area':
+        this.addLink(a.href, name, true, /\bnofollow\b/i.test(a.rel ?? ''), linkText(a.alt ?? a['aria-label'] ?? ''));
+        break;
+      case 'img': {
+        const alt = linkText(a.alt ?? '');
+        this.addLink(a.src, 'img', false, false, alt);
+        if (a.srcset) for (const u of parseSrcset(a.srcset)) this.addLink(u, 'img', false, false, alt);
+        // An image inside a link gives the link its alt as text.
+        if (this.anchorLink && alt && this.anchorText.length < 400) this.anchorText += ` ${alt} `;
+        break;
+      }
+      case 'style':
+        if (this.opts.css) {
+          this.inStyle = true;
+          this.styleText = '';
+        }
         break;
       case 'source':
         this.addLink(a.src, 'source', false);
@@ -300,11 +406,11 @@ export class HtmlExtractor {
         break;
       case 'link': {
         const rel = `${a.rel ?? ''} ${a.rev ?? ''}`;
-        if (!ORIGIN_RELS.test(rel)) this.addLink(a.href, 'link', !RESOURCE_RELS.test(rel));
+        if (!ORIGIN_RELS.test(rel)) this.addLink(a.href, 'link', !RESOURCE_RELS.test(rel), false, linkText(a.title ?? ''), /\bstylesheet\b/i.test(rel));
         break;
       }
       case 'iframe':
-        this.addLink(a.src, 'iframe', true);
+        this.addLink(a.src, 'iframe', true, false, linkText(a.title ?? ''));
         break;
       case 'video':
         this.addLink(a.src, 'video', false);
@@ -321,6 +427,12 @@ export class HtmlExtractor {
   }
 
   private onClose(name: string): void {
+    if (name === 'a') this.closeAnchor();
+    if (name === 'style' && this.inStyle) {
+      this.inStyle = false;
+      this.addCssLinks(this.styleText);
+      this.styleText = '';
+    }
     if (name === 'title' && this.inTitle) {
       this.inTitle = false;
       this.titleDone = true;
@@ -330,7 +442,20 @@ export class HtmlExtractor {
     else if (!INLINE.has(name)) this.sep = true;
   }
 
+  /** The open <a> ends: its text (else its aria-label or title) becomes its link's text. */
+  private closeAnchor(): void {
+    const link = this.anchorLink;
+    if (!link) return;
+    this.anchorLink = null;
+    if (!link.text) link.text = linkText(this.anchorText) || linkText(this.anchorFallback);
+  }
+
   private onText(data: string): void {
+    if (this.inStyle) {
+      if (this.styleText.length < MAX_STYLE_CHARS) this.styleText += data;
+      return;
+    }
+    if (this.anchorLink && this.noTextDepth === 0 && this.anchorText.length < 400) this.anchorText += data;
     if (this.inMetaScript) {
       if (this.metaJson.length < MAX_META_JSON) this.metaJson += data;
       return;

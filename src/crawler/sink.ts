@@ -26,6 +26,10 @@ export interface CrawlSink {
 export interface CrawlReader {
   /** url → sitemap lastmod of every stored page of a target host (partial crawls compare them). */
   sitemapLastmods(host: string): Map<string, string | null>;
+  /** The fragment targets stored with a page by an earlier crawl (check_fragments), or null. */
+  pageAnchors(url: string): string[] | null;
+  /** Whether a link URL's stored outcome is ok and was checked at or after `since` (ISO 8601): the external link cache. */
+  okCheckedSince(url: string, since: string): boolean;
 }
 
 /** How one target's share of a crawl ended: the backend's clearing rule decides from this. */

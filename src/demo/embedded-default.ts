@@ -9,7 +9,7 @@ import type { App } from '../app.js';
 import { createApiKey, verifyApiKey } from '../auth/keys.js';
 import { removePagesOfHost } from '../store/pages.js';
 import { addUser, getUser, resetUserToken, userByToken } from '../auth/users.js';
-import { TargetSchema, type Config, type TargetConfig } from '../model/config.js';
+import { TargetSchema, withTargetDefaults, type Config, type TargetConfig } from '../model/config.js';
 import type { Role } from '../model/users.js';
 import type { Logger } from '../lib/log.js';
 import { demoPostsFile, packageRoot } from './content.js';
@@ -131,7 +131,7 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
   const site = await startSite(state, opts.firstPort ?? DEMO_SITE_PREFERRED_PORT, logger);
   const sameSite = state?.site_port === site.port && state.partner_port === site.partnerPort;
   writeFileAtomic(statePath, JSON.stringify({ site_port: site.port, partner_port: site.partnerPort }, null, 2) + '\n', 0o644);
-  const demoConfig: Config = { ...config, targets: demoTargets(site) };
+  const demoConfig: Config = withTargetDefaults({ ...config, targets: demoTargets(site) });
   let creds: Credentials | null = null;
 
   return {

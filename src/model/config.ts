@@ -30,6 +30,22 @@ const cssSelector = z
     }
   });
 
+/** How long an external link's ok result is reused when none is given. */
+export const DEFAULT_EXTERNAL_CACHE_MAX_AGE = '1d';
+
+const DURATION_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** "30m", "12h", "1d", "2w", "90s" or "0" → milliseconds; null when it is not such a duration. */
+export function parseDuration(s: string): number | null {
+  const m = /^\s*(\d{1,9})\s*([smhdw])?\s*$/.exec(s);
+  if (!m) return null;
+  const n = Number(m[1]);
+  if (!m[2]) return n === 0 ? 0 : null;
+  return n * DURATION_UNITS_MS[m[2]]!;
+}
+
+const duration = z.string().refine((s) => parseDuration(s) !== null, { message: 'must be a duration like "30m", "12h", "1d" or "2w" (or "0" for none)' });
+
 export const TargetSchema = z
   .object({
     host: z.string().regex(HOST_RE, 'must be a host name or host:port, without scheme or path').transform((h) => h.toLowerCase()),
@@ -52,8 +68,19 @@ export const TargetSchema = z
     title_selector: cssSelector.optional(),
     tags: z.array(z.string().min(1)).default([]),
     skip_link_patterns: z.array(regexString).default([]),
+    /** Links to `page#frag` on a target's HTML page must find an element with that id (or <a name>). */
+    check_fragments: z.boolean().default(false),
+    /** Links in stylesheets, <style> and style="" are found and checked. */
+    check_css: z.boolean().default(true),
+    /** How long an ok result of an external link is reused; unset: the top-level setting. */
+    external_cache_max_age: duration.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((t, ctx) => {
+    if (t.check_fragments && t.track_links !== 'all') {
+      ctx.addIssue({ code: 'custom', path: ['check_fragments'], message: 'needs track_links "all": fragments are checked on links to HTML pages, which track_links "pdf" does not track' });
+    }
+  });
 
 // A section left out gets its fields' own defaults (prefault: the empty object is parsed, so there is one copy of each).
 export const ConfigSchema = z
@@ -93,8 +120,17 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Default of every target's external_cache_max_age. */
+    external_cache_max_age: duration.default(DEFAULT_EXTERNAL_CACHE_MAX_AGE),
   })
-  .strict();
+  .strict()
+  .transform((c) => withTargetDefaults(c));
+
+/** Targets without their own external_cache_max_age take the config's top-level one (in place; returns the config). */
+export function withTargetDefaults<C extends { external_cache_max_age: string; targets: { external_cache_max_age?: string | undefined }[] }>(c: C): C {
+  for (const t of c.targets) t.external_cache_max_age ??= c.external_cache_max_age;
+  return c;
+}
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type TargetConfig = z.infer<typeof TargetSchema>;

@@ -3,8 +3,11 @@ import type { LinkOutcomeReason } from './link-reasons.js';
 import type { PageMeta } from './types.js';
 
 export interface FoundLink {
+  /** Canonical URL; with `#fragment` when its fragment is checked (check_fragments). */
   url: string;
   element: string;
+  /** Anchor text or alt, at most 100 characters. */
+  text: string;
 }
 
 export interface PageWrite {
@@ -27,6 +30,8 @@ export interface PageWrite {
   sitemapLastmod: string | null;
   crawlId: number | null;
   links: FoundLink[];
+  /** Fragment targets on the page (ids, <a name>), when a target checks fragments; null when not collected. */
+  anchors?: string[] | null;
 }
 
 export interface OutcomeWrite {
@@ -35,6 +40,8 @@ export interface OutcomeWrite {
   reason: LinkOutcomeReason;
   message: string;
   redirectsTo: string | null;
+  /** The answer was a bot or rate-limit block (status 999, a challenge page). */
+  blocked?: boolean;
   crawlId: number | null;
   /** Only record it when the URL has no outcome yet (a stopped crawl's `unknown` must not hide a known outcome). */
   onlyIfNew?: boolean;

@@ -65,12 +65,12 @@ export interface ReportLink {
   httpStatus: number;
   message: string;
   redirectsTo?: string;
-  /** The element the link was found in: a, img, script, link, iframe, source, css, … */
-  element?: string;
-  /** The anchor text or alt, at most 100 characters. */
-  text?: string;
-  /** A bot or rate-limit block, not real breakage: it never fails CI. */
-  blocked?: boolean;
+  /** The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, css. */
+  element: string;
+  /** The anchor text or alt text (at most 100 characters); '' when the element has none. */
+  text: string;
+  /** Present (true) when the answer was a bot or rate-limit block rather than real breakage. */
+  blocked?: true;
   /** When the link was first seen with this problem (ISO 8601). */
   firstSeen?: string;
 }

@@ -6,24 +6,24 @@ import type { Store } from './store.js';
 export function savePages(store: Store, pages: PageWrite[]): void {
   if (!pages.length) return;
   const upsert = store.prepare(`
-    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id)
-    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId)
+    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id, anchors)
+    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId, @anchors)
     ON CONFLICT(url) DO UPDATE SET host = excluded.host, http_status = excluded.http_status, content_type = excluded.content_type,
       indexed = excluded.indexed, show_in_search = excluded.show_in_search, title = excluded.title, language = excluded.language,
       tags = excluded.tags, superwords = excluded.superwords, content = excluded.content, meta = excluded.meta, created = excluded.created,
       modified = excluded.modified, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod),
-      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id
+      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id, anchors = excluded.anchors
     RETURNING id`);
   const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
   const addTag = store.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
   const delLinks = store.prepare('DELETE FROM links WHERE page_id = ?');
-  const addLink = store.prepare('INSERT OR IGNORE INTO links (page_id, url, element) VALUES (?, ?, ?)');
+  const addLink = store.prepare('INSERT OR IGNORE INTO links (page_id, url, element, text) VALUES (?, ?, ?, ?)');
   // The link report's ready rows (migration 2) follow the links just written: one set-based refresh per page
   // (a trigger per link row would double the cost of writing links). Every write of `links` goes through here.
   const clearReport = store.prepare('DELETE FROM report_links WHERE page_id = ?');
   const fillReport = store.prepare(`
-    INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host)
-    SELECT l.page_id, l.url, rr.rank, p.url, p.host
+    INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host, element, text)
+    SELECT l.page_id, l.url, rr.rank, p.url, p.host, l.element, l.text
     FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
     WHERE l.page_id = ?`);
   const now = new Date().toISOString();
@@ -47,11 +47,12 @@ export function savePages(store: Store, pages: PageWrite[]): void {
         sitemapLastmod: p.sitemapLastmod,
         lastCrawled: now,
         crawlId: p.crawlId,
+        anchors: p.anchors ? JSON.stringify(p.anchors) : null,
       }) as { id: number };
       delTags.run(id);
       for (const t of p.tags) addTag.run(id, t);
       delLinks.run(id);
-      for (const l of p.links) addLink.run(id, l.url, l.element);
+      for (const l of p.links) addLink.run(id, l.url, l.element, l.text);
       clearReport.run(id);
       fillReport.run(id);
     }
@@ -62,16 +63,16 @@ export function savePages(store: Store, pages: PageWrite[]): void {
 export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
   if (!outcomes.length) return;
   const stmt = store.prepare(`
-    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at)
-    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt)
+    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at, blocked)
+    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt, @blocked)
     ON CONFLICT(url) DO UPDATE SET http_status = excluded.http_status, reason = excluded.reason, message = excluded.message,
-      redirects_to = excluded.redirects_to, crawl_id = excluded.crawl_id, checked_at = excluded.checked_at`);
+      redirects_to = excluded.redirects_to, crawl_id = excluded.crawl_id, checked_at = excluded.checked_at, blocked = excluded.blocked`);
   const insertNew = store.prepare(`
-    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at)
-    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt) ON CONFLICT(url) DO NOTHING`);
+    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at, blocked)
+    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt, @blocked) ON CONFLICT(url) DO NOTHING`);
   const checkedAt = new Date().toISOString();
   store.tx(() => {
-    for (const { onlyIfNew, ...o } of outcomes) (onlyIfNew ? insertNew : stmt).run({ ...o, checkedAt });
+    for (const { onlyIfNew, blocked, ...o } of outcomes) (onlyIfNew ? insertNew : stmt).run({ ...o, blocked: blocked ? 1 : 0, checkedAt });
   });
 }
 
@@ -107,6 +108,23 @@ export function removePagesOfHost(store: Store, host: string): number {
 export function sitemapLastmods(store: Store, host: string): Map<string, string | null> {
   const rows = store.db.prepare('SELECT url, sitemap_lastmod FROM pages WHERE host = ?').all(host) as { url: string; sitemap_lastmod: string | null }[];
   return new Map(rows.map((r) => [r.url, r.sitemap_lastmod]));
+}
+
+/** The fragment targets stored with a page at its last crawl; null when there is no such page or none were collected. */
+export function pageAnchors(store: Store, url: string): string[] | null {
+  const row = store.prepare('SELECT anchors FROM pages WHERE url = ?').get(url) as { anchors: string | null } | undefined;
+  if (!row?.anchors) return null;
+  try {
+    const v: unknown = JSON.parse(row.anchors);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the stored outcome of a link URL is `ok` and was checked at or after `since` (ISO 8601): the external link cache. */
+export function okCheckedSince(store: Store, url: string, since: string): boolean {
+  return store.prepare(`SELECT 1 FROM link_outcomes WHERE url = ? AND reason = 'ok' AND checked_at >= ?`).get(url, since) !== undefined;
 }
 
 /** Marks stored pages as seen by a crawl without rewriting them (e.g. a page the site asked us not to fetch right now). */

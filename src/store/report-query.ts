@@ -13,6 +13,9 @@ export interface ReportRow {
   httpStatus: number;
   message: string;
   redirectsTo: string | null;
+  element: string;
+  text: string;
+  blocked: boolean;
 }
 
 export interface ReportSnapshot {
@@ -32,8 +35,9 @@ export interface ReportRead {
   limit: number;
 }
 
-const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to';
-type RawRow = [number, string, string, number, string, string | null];
+// element and text are in the order indexes (migration 6): the rows are read from the index alone.
+const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked';
+type RawRow = [number, string, string, number, string, string | null, string, string, number];
 
 interface Statements {
   rowsOfHosts: Statement;
@@ -76,7 +80,9 @@ export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapsh
   return store.db
     .transaction((): ReportSnapshot => {
       const rows = (rowsStmt.all(hostArg, read.limit) as RawRow[]).map(
-        ([rank, pageUrl, url, httpStatus, message, redirectsTo]): ReportRow => ({ rank, pageUrl, url, httpStatus, message, redirectsTo }),
+        ([rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked]): ReportRow => ({
+          rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked: blocked === 1,
+        }),
       );
       const counts = REPORT_REASONS.map(() => 0);
       for (const c of s.counts.all(JSON.stringify(read.hosts)) as { rank: number; n: number }[]) counts[c.rank] = c.n;

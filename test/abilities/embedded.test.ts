@@ -20,7 +20,7 @@ function page(path: string, title: string, content: string, links: string[] = []
   return {
     url: `${SITE}${path}`, host: TARGET_HOST, httpStatus: 200, contentType: 'text/html', indexed: true, showInSearch: true, title, language: 'en',
     tags: meta.tags, superwords: [], content, meta, created: null, modified: null, sitemapLastmod: null, crawlId: 1,
-    links: links.map((url) => ({ url, element: 'a' })), ...over,
+    links: links.map((url) => ({ url, element: 'a', text: '' })), ...over,
   };
 }
 
@@ -53,9 +53,9 @@ describe('abilities over the embedded backend', () => {
     expect(out.summary).toEqual({ not_found: 1, forbidden: 1, server_error: 0, redirect: 1, unknown: 0 });
     expect(out.links).toEqual(
       expect.arrayContaining([
-        { page: `${SITE}/`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null },
-        { page: `${SITE}/about`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'Forbidden', redirects_to: null },
-        { page: `${SITE}/`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new` },
+        { page: `${SITE}/`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null, element: 'a', text: '', blocked: false },
+        { page: `${SITE}/about`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'Forbidden', redirects_to: null, element: 'a', text: '', blocked: false },
+        { page: `${SITE}/`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'a', text: '', blocked: false },
       ]),
     );
     expect(out.links).toHaveLength(3);

@@ -8,11 +8,11 @@ import { BackendError } from '../../src/model/errors.js';
 import { addRoleUsers, emptyReport, FakeBackend, makeFakeApp, makeHost, SITE, TARGET_HOST } from './helpers.js';
 
 const REST = emptyReport({
-  notFound: { count: 3, pages: [{ url: `${SITE}/a`, links: [{ url: `${SITE}/missing`, httpStatus: 404, message: 'Not Found' }, { url: `${SITE}/gone`, httpStatus: 410, message: 'Gone' }] }] },
-  forbidden: { count: 1, pages: [{ url: `${SITE}/b`, links: [{ url: `${SITE}/secret`, httpStatus: 403, message: 'Forbidden' }] }] },
-  serverError: { count: 1, pages: [{ url: `${SITE}/a`, links: [{ url: 'http://127.0.0.1:1/', httpStatus: 0, message: 'connection refused' }] }] },
-  redirect: { count: 1, pages: [{ url: `${SITE}/c`, links: [{ url: `${SITE}/old`, httpStatus: 301, message: 'Moved Permanently', redirectsTo: `${SITE}/new` }] }] },
-  unknown: { count: 2, pages: [{ url: `${SITE}/c`, links: [{ url: `${SITE}/later`, httpStatus: 0, message: 'not fetched: the crawl stopped at max_pages' }] }] },
+  notFound: { count: 3, pages: [{ url: `${SITE}/a`, links: [{ url: `${SITE}/missing`, httpStatus: 404, message: 'Not Found', element: 'a', text: 'Missing page' }, { url: `${SITE}/gone`, httpStatus: 410, message: 'Gone', element: 'img', text: 'A gone picture' }] }] },
+  forbidden: { count: 1, pages: [{ url: `${SITE}/b`, links: [{ url: `${SITE}/secret`, httpStatus: 403, message: 'blocked: 403 Forbidden (cf-mitigated: challenge)', element: 'a', text: '', blocked: true }] }] },
+  serverError: { count: 1, pages: [{ url: `${SITE}/a`, links: [{ url: 'http://127.0.0.1:1/', httpStatus: 0, message: 'connection refused', element: 'script', text: '' }] }] },
+  redirect: { count: 1, pages: [{ url: `${SITE}/c`, links: [{ url: `${SITE}/old`, httpStatus: 301, message: 'Moved Permanently', redirectsTo: `${SITE}/new`, element: 'css', text: '' }] }] },
+  unknown: { count: 2, pages: [{ url: `${SITE}/c`, links: [{ url: `${SITE}/later`, httpStatus: 0, message: 'not fetched: the crawl stopped at max_pages', element: 'a', text: 'Later' }] }] },
   targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: false, lastCrawlError: null }, { host: 'other.example', linkTracking: 'pdf', walkLinks: true, lastCrawlError: null }],
   truncated: true,
   lastFullCrawl: '2026-10-04T08:00:00.000Z',
@@ -24,12 +24,12 @@ describe('toAbilityLinkReport (pure)', () => {
     expect(out).toEqual({
       summary: { not_found: 3, forbidden: 1, server_error: 1, redirect: 1, unknown: 2 },
       links: [
-        { page: `${SITE}/a`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null },
-        { page: `${SITE}/a`, link: `${SITE}/gone`, http_status: 410, reason: 'not_found', message: 'Gone', redirects_to: null },
-        { page: `${SITE}/b`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'Forbidden', redirects_to: null },
-        { page: `${SITE}/a`, link: 'http://127.0.0.1:1/', http_status: 0, reason: 'server_error', message: 'connection refused', redirects_to: null },
-        { page: `${SITE}/c`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new` },
-        { page: `${SITE}/c`, link: `${SITE}/later`, http_status: 0, reason: 'unknown', message: 'not fetched: the crawl stopped at max_pages', redirects_to: null },
+        { page: `${SITE}/a`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null, element: 'a', text: 'Missing page', blocked: false },
+        { page: `${SITE}/a`, link: `${SITE}/gone`, http_status: 410, reason: 'not_found', message: 'Gone', redirects_to: null, element: 'img', text: 'A gone picture', blocked: false },
+        { page: `${SITE}/b`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'blocked: 403 Forbidden (cf-mitigated: challenge)', redirects_to: null, element: 'a', text: '', blocked: true },
+        { page: `${SITE}/a`, link: 'http://127.0.0.1:1/', http_status: 0, reason: 'server_error', message: 'connection refused', redirects_to: null, element: 'script', text: '', blocked: false },
+        { page: `${SITE}/c`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'css', text: '', blocked: false },
+        { page: `${SITE}/c`, link: `${SITE}/later`, http_status: 0, reason: 'unknown', message: 'not fetched: the crawl stopped at max_pages', redirects_to: null, element: 'a', text: 'Later', blocked: false },
       ],
       targets: [
         { host: TARGET_HOST, link_tracking: 'all', walk_links: false, last_crawl_error: null },

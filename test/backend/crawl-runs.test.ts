@@ -270,9 +270,11 @@ describe('full crawl with link tracking (track_links = all)', () => {
     expect(byUrl.get(u('/embed'))).toBe('iframe');
     expect(o.get(u('/img/a-3x.png'))).toMatchObject({ reason: 'not_found' });
     expect(o.get(u('/style.css'))).toMatchObject({ reason: 'ok' });
-    expect(site.hitCount('/style.css', 'HEAD')).toBe(1);
-    expect(site.hitCount('/style.css', 'GET')).toBe(0);
-    expect(p.has(u('/style.css'))).toBe(false);
+    // check_css (on by default): the target's stylesheet is fetched for its links and kept as a document.
+    expect(site.hitCount('/style.css', 'HEAD')).toBe(0);
+    expect(site.hitCount('/style.css', 'GET')).toBe(1);
+    expect(p.get(u('/style.css'))!.indexed).toBe(0);
+    expect(site.hitCount('/app.js', 'GET')).toBe(0);
     expect(p.has(u('/embed'))).toBe(true);
   });
 

@@ -13,7 +13,7 @@ afterEach(() => t?.close());
 describe('deletePages', () => {
   it('removes pages by exact URL from the store and the index, and says which were not there', () => {
     t = tempStore([
-      page('/a', { title: 'Alpha', content: 'zebra one', links: [{ url: `${BASE}/x`, element: 'a' }] }),
+      page('/a', { title: 'Alpha', content: 'zebra one', links: [{ url: `${BASE}/x`, element: 'a', text: 'x' }] }),
       page('/b', { title: 'Beta', content: 'zebra two' }),
       page('/b/child', { title: 'Beta child', content: 'zebra three' }),
     ]);

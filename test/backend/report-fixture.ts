@@ -11,7 +11,7 @@ function section(pages: ReportPage[], extra = 0) {
 }
 
 function link(path: string, httpStatus: number, message: string, more: Partial<ReportLink> = {}): ReportLink {
-  return { url: `${SITE}${path}`, httpStatus, message, ...more };
+  return { url: `${SITE}${path}`, httpStatus, message, element: 'a', text: '', ...more };
 }
 
 export function sampleReport(): LinkReport {

@@ -35,7 +35,7 @@ describe('SARIF', () => {
 
   it('validates against the official SARIF 2.1.0 schema, for a full, an empty and a hostile report', () => {
     const hostile = sampleReport();
-    hostile.notFound.pages.push({ url: `${SITE}/a b|c/ü?q=%zz#x`, links: [{ url: `${SITE}/x`, httpStatus: 404, message: 'm\u0000', text: '\uD800 lone' }] });
+    hostile.notFound.pages.push({ url: `${SITE}/a b|c/ü?q=%zz#x`, links: [{ url: `${SITE}/x`, httpStatus: 404, message: 'm\u0000', element: 'a', text: '\uD800 lone' }] });
     hostile.notFound.count++;
     for (const r of [sampleReport(), emptyReport(), hostile]) {
       const log = JSON.parse(formatSarif(r, { toolVersion: '1.2.3' }));

@@ -48,6 +48,9 @@ describe('assembleLinkReport (pure)', () => {
     httpStatus: 404,
     message: 'm',
     redirectsTo,
+    element: 'a',
+    text: `to ${url}`,
+    blocked: url === 'y',
   });
 
   it('groups sorted rows by section, then by page, and keeps counts whatever the rows', () => {
@@ -60,8 +63,14 @@ describe('assembleLinkReport (pure)', () => {
     expect(r.notFound).toEqual({
       count: 3,
       pages: [
-        { url: 'p1', links: [{ url: 'x', httpStatus: 404, message: 'm' }, { url: 'y', httpStatus: 404, message: 'm' }] },
-        { url: 'p2', links: [{ url: 'x', httpStatus: 404, message: 'm' }] },
+        {
+          url: 'p1',
+          links: [
+            { url: 'x', httpStatus: 404, message: 'm', element: 'a', text: 'to x' },
+            { url: 'y', httpStatus: 404, message: 'm', element: 'a', text: 'to y', blocked: true },
+          ],
+        },
+        { url: 'p2', links: [{ url: 'x', httpStatus: 404, message: 'm', element: 'a', text: 'to x' }] },
       ],
     });
     expect(r.redirect.pages[0]!.links[0]!.redirectsTo).toBe('z2');
@@ -104,8 +113,8 @@ describe('buildLinkReport', () => {
       `redirect ${a}/b ${a}/old`,
       `unknown ${a}/ ${a}/later`,
     ]);
-    expect(r.redirect.pages[0]!.links[0]).toEqual({ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new` });
-    expect(r.unknown.pages[0]!.links[0]).toEqual({ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached' });
+    expect(r.redirect.pages[0]!.links[0]).toEqual({ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new`, element: 'a', text: '' });
+    expect(r.unknown.pages[0]!.links[0]).toEqual({ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached', element: 'a', text: '' });
     expect(SECTIONS.map((s) => r[s].count)).toEqual([3, 1, 1, 2, 1]);
     expect(r.truncated).toBe(false);
     expect(r.lastFullCrawl).toBeNull();

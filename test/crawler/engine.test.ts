@@ -71,7 +71,7 @@ afterAll(() => site.close());
 
 async function crawl(mode: CrawlMode, opts: { reader?: CrawlReader; urls?: string[]; target?: Record<string, unknown> } = {}) {
   const sink = new MemorySink();
-  const reader: CrawlReader = opts.reader ?? { sitemapLastmods: () => new Map() };
+  const reader: CrawlReader = opts.reader ?? { sitemapLastmods: () => new Map(), pageAnchors: () => null, okCheckedSince: () => false };
   const result = await runCrawl({
     sink,
     reader,
@@ -101,7 +101,7 @@ describe('crawl engine with a memory sink (no database)', () => {
     for (const o of sink.outcomes) perUrl.set(o.url, (perUrl.get(o.url) ?? 0) + 1);
     expect([...perUrl.values()].every((n) => n === 1)).toBe(true);
     expect(result.stopped).toBe(false);
-    expect(result.targets).toEqual([{ host: site.host, pages: 3, cutByMaxPages: false }]);
+    expect(result.targets).toEqual([{ host: site.host, pages: 3, cutByMaxPages: false, unreachable: false, error: null }]);
     expect(result.stats).toMatchObject({ pages: 3, errors: 1 });
     expect(sink.closed).toBe(true);
   });
@@ -114,6 +114,8 @@ describe('crawl engine with a memory sink (no database)', () => {
   it('partial: reads stored lastmods through the reader and crawls only pages whose lastmod changed', async () => {
     const asked: string[] = [];
     const reader: CrawlReader = {
+      pageAnchors: () => null,
+      okCheckedSince: () => false,
       sitemapLastmods: (host) => {
         asked.push(host);
         return new Map([

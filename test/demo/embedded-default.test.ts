@@ -64,7 +64,8 @@ describe('embedded default', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-'));
     dirs.push(dataDir);
     const first = await runOnce(dataDir);
-    expect(first.config.targets).toEqual(demoTargets(first.site));
+    // The demo's targets, with the config's top-level external_cache_max_age filled in as a parsed config has it.
+    expect(first.config.targets).toEqual(demoTargets(first.site).map((t) => ({ ...t, external_cache_max_age: first.config.external_cache_max_age })));
     expect(first.posts.length).toBe(first.site.posts.length);
     expect(first.posts.find((p) => p.id === 103)!.url).toBe(`${first.site.origin}/news/composting-workshop/`);
     const file = join(dataDir, 'credentials.json');

@@ -24,21 +24,21 @@ const SMALL_SITE_REPORT: LinkReport = {
   notFound: {
     count: 3,
     pages: [
-      { url: `${b}/`, links: [{ url: `${b}/doc.pdf`, httpStatus: 404, message: 'not_found message' }] },
-      { url: `${a}/`, links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message' }] },
-      { url: `${a}/b`, links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message' }] },
+      { url: `${b}/`, links: [{ url: `${b}/doc.pdf`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }] },
+      { url: `${a}/`, links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }] },
+      { url: `${a}/b`, links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }] },
     ],
   },
-  forbidden: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/secret`, httpStatus: 403, message: 'forbidden message' }] }] },
-  serverError: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/fail`, httpStatus: 500, message: 'server_error message' }] }] },
+  forbidden: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/secret`, httpStatus: 403, message: 'forbidden message', element: 'a', text: '' }] }] },
+  serverError: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/fail`, httpStatus: 500, message: 'server_error message', element: 'a', text: '' }] }] },
   redirect: {
     count: 2,
     pages: [
-      { url: `${a}/`, links: [{ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new` }] },
-      { url: `${a}/b`, links: [{ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new` }] },
+      { url: `${a}/`, links: [{ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new`, element: 'a', text: '' }] },
+      { url: `${a}/b`, links: [{ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new`, element: 'a', text: '' }] },
     ],
   },
-  unknown: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached' }] }] },
+  unknown: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached', element: 'a', text: '' }] }] },
   targets: [
     { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
     { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },

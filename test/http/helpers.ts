@@ -83,7 +83,7 @@ export function page(url: string, links: string[], over: Partial<PageWrite> = {}
     modified: null,
     sitemapLastmod: null,
     crawlId: null,
-    links: links.map((u) => ({ url: u, element: 'a' })),
+    links: links.map((u) => ({ url: u, element: 'a', text: '' })),
     ...over,
   };
 }

@@ -124,7 +124,7 @@ describe('/v1 facade (embedded)', () => {
       expect(a.status).toBe(200);
       expect(Object.keys(a.body).sort()).toEqual(['forbidden', 'lastFullCrawl', 'notFound', 'redirect', 'serverError', 'targets', 'truncated', 'unknown']);
       expect(a.body.notFound.count).toBe(3);
-      expect(a.body.redirect.pages[0].links[0]).toEqual({ url: `https://${HOST_A}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `https://${HOST_A}/new` });
+      expect(a.body.redirect.pages[0].links[0]).toEqual({ url: `https://${HOST_A}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `https://${HOST_A}/new`, element: 'a', text: '' });
       expect(a.body.targets).toEqual([
         { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
         { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
@@ -325,7 +325,7 @@ describe('/v1 facade (embedded)', () => {
       await new Promise<void>((r) => site.close(() => r()));
       const a = await call(`${sf.api}/link-report?target=${host}`, { headers: { authorization: `Bearer ${sf.key}` } });
       expect(a.status).toBe(200);
-      expect(a.body.notFound.pages).toEqual([{ url: `http://${host}/`, links: [{ url: `http://${host}/missing`, httpStatus: 404, message: 'not_found message' }] }]);
+      expect(a.body.notFound.pages).toEqual([{ url: `http://${host}/`, links: [{ url: `http://${host}/missing`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }] }]);
       expect(a.body.redirect.count).toBe(1);
       expect(hits).toBe(0);
     } finally {

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,9 +37,8 @@ describe('store', () => {
     expect(sharing.recoveredCrawls).toEqual([]);
     expect(getCrawl(sharing, 'p:eu', rec.id)!.status).toBe('running');
     sharing.close();
-    // … but once its process is gone, the next open marks it failed.
-    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-    a.db.prepare('UPDATE crawls SET owner_pid = ? WHERE id = ?').run(Number(gone.stdout), rec.id);
+    // … but once its owner has stopped beating for 30 s (whatever its PID), the next open marks it failed.
+    a.db.prepare('UPDATE crawls SET heartbeat_at = ? WHERE id = ?').run(Date.now() - 31_000, rec.id);
     a.close();
     const b = new Store(path);
     expect(b.recoveredCrawls).toEqual([rec.id]);
@@ -90,12 +88,11 @@ describe('store', () => {
     const v2 = MIGRATIONS.filter((m) => m.version <= 2);
     for (const m of v2) old.exec(m.sql);
     old.pragma(`user_version = ${v2.at(-1)!.version}`);
-    const v2Store = { db: old, prepare: (sql: string) => old.prepare(sql), tx: <T>(fn: () => T): T => old.transaction(fn).immediate() } as unknown as Store;
-    savePages(v2Store, [
-      page('http://a/shown', { content: 'alpha visible', title: 'Alpha title' }),
-      page('http://a/hidden', { content: 'alpha hidden', showInSearch: false }),
-      page('http://a/pdf', { content: 'alpha document', indexed: false }),
-    ]);
+    // Rows as the version-2 schema holds them (today's savePages writes columns added later).
+    const insert = old.prepare(`INSERT INTO pages (url, host, http_status, indexed, show_in_search, title, content, last_crawled) VALUES (?, 'a', 200, ?, ?, ?, ?, '2026-01-01')`);
+    insert.run('http://a/shown', 1, 1, 'Alpha title', 'alpha visible');
+    insert.run('http://a/hidden', 1, 0, 'Hidden', 'alpha hidden');
+    insert.run('http://a/pdf', 0, 1, 'Document', 'alpha document');
     expect(old.prepare(`SELECT sql FROM sqlite_master WHERE name = 'pages_fts'`).pluck().get()).toContain(`prefix='3'`);
     old.close();
 
@@ -110,6 +107,32 @@ describe('store', () => {
     expect(match('pages_fts', 'alpha')).toEqual([]);
     expect(match('pages_fts', 'omega')).toEqual(['http://a/shown']);
     for (const t of ['pages_fts', 'pages_title_fts']) s.db.prepare(`INSERT INTO ${t}(${t}) VALUES ('integrity-check')`).run();
+    s.close();
+  });
+  it('migration 6 adds link text, blocked outcomes and page anchors, and report rows carry element and text', () => {
+    const path = dbPath();
+    const old = new Database(path);
+    old.pragma('journal_mode = WAL');
+    const before = MIGRATIONS.filter((m) => m.version < 6);
+    for (const m of before) old.exec(m.sql);
+    old.pragma(`user_version = ${before.at(-1)!.version}`);
+    // A problem link stored before the migration: its report row gets the link's element.
+    old.prepare(`INSERT INTO pages (id, url, host, http_status, last_crawled) VALUES (1, 'http://a/', 'a', 200, '2026-01-01')`).run();
+    old.prepare(`INSERT INTO links (page_id, url, element) VALUES (1, 'http://a/pic.png', 'img')`).run();
+    old.prepare(`INSERT INTO link_outcomes (url, http_status, reason, message, checked_at) VALUES ('http://a/pic.png', 404, 'not_found', '404 Not Found', '2026-01-01')`).run();
+    old.close();
+
+    const s = new Store(path);
+    expect(s.db.prepare('SELECT element, text FROM report_links').all()).toEqual([{ element: 'img', text: '' }]);
+    expect(s.db.prepare('SELECT blocked FROM link_outcomes').pluck().get()).toBe(0);
+    // New writes carry text, anchors, and report rows with element and text (from savePages and from the outcome trigger).
+    savePages(s, [page('http://a/', { links: [{ url: 'http://a/pic.png', element: 'img', text: 'A picture' }, { url: 'http://a/later', element: 'a', text: 'Later' }], anchors: ['top-1'] })]);
+    expect(s.db.prepare(`SELECT anchors FROM pages WHERE url = 'http://a/'`).pluck().get()).toBe('["top-1"]');
+    s.db.prepare(`INSERT INTO link_outcomes (url, http_status, reason, message, checked_at, blocked) VALUES ('http://a/later', 999, 'server_error', 'blocked: HTTP 999', '2026-01-01', 1)`).run();
+    expect(s.db.prepare('SELECT url, element, text FROM report_links ORDER BY url').all()).toEqual([
+      { url: 'http://a/later', element: 'a', text: 'Later' },
+      { url: 'http://a/pic.png', element: 'img', text: 'A picture' },
+    ]);
     s.close();
   });
 });

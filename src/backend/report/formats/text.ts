@@ -21,7 +21,7 @@ export function formatText(r: LinkReport): string {
   const out: string[] = [];
   out.push(`Link report — last full crawl: ${r.lastFullCrawl ?? 'none completed yet'}`);
   for (const t of r.targets) {
-    out.push(`  target ${t.host}: track_links ${t.linkTracking}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}`);
+    out.push(`  target ${t.host}: track_links ${t.linkTracking}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}${t.lastCrawlError ? `; the latest crawl could not reach it: ${t.lastCrawlError}` : ''}`);
   }
   for (const note of r.targets.map(trackingNote)) if (note) out.push(`  note: ${note}`);
   let shown = 0;

@@ -1,0 +1,47 @@
+// A crawl sink and reader in memory, so crawler tests need no SQLite: pages and outcomes land in maps, and the
+// reader answers from them as the store would (anchors of stored pages, the external link cache).
+import type { CrawlReader, CrawlSink } from '../../src/crawler/sink.js';
+import type { OutcomeWrite, PageWrite } from '../../src/model/crawl-writes.js';
+
+export interface StoredOutcome extends OutcomeWrite {
+  checkedAt: string;
+}
+
+export class MemoryStore {
+  readonly pages = new Map<string, PageWrite>();
+  readonly outcomes = new Map<string, StoredOutcome>();
+
+  /** A fresh sink for one crawl (the engine closes it when the crawl ends). */
+  sink(): CrawlSink {
+    return {
+      page: (p) => void this.pages.set(p.url, p),
+      outcome: (o) => {
+        if (o.onlyIfNew && this.outcomes.has(o.url)) return;
+        this.outcomes.set(o.url, { ...o, checkedAt: new Date().toISOString() });
+      },
+      touch: () => {},
+      remove: (url) => void this.pages.delete(url),
+      stats: () => {},
+      flush: () => {},
+      settle: async () => {},
+      drain: async () => {},
+      close: async () => {},
+    };
+  }
+
+  reader(): CrawlReader {
+    return {
+      sitemapLastmods: (host) => new Map([...this.pages.values()].filter((p) => p.host === host).map((p) => [p.url, p.sitemapLastmod])),
+      pageAnchors: (url) => this.pages.get(url)?.anchors ?? null,
+      okCheckedSince: (url, since) => {
+        const o = this.outcomes.get(url);
+        return o !== undefined && o.reason === 'ok' && o.checkedAt >= since;
+      },
+    };
+  }
+
+  /** The links stored with a page, by URL. */
+  linksOf(pageUrl: string): Map<string, { element: string; text: string }> {
+    return new Map((this.pages.get(pageUrl)?.links ?? []).map((l) => [l.url, { element: l.element, text: l.text }]));
+  }
+}
