@@ -70,6 +70,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const server = { ...((raw.server as Record<string, unknown> | undefined) ?? {}) };
   if (env.PORT) server.port = Number(env.PORT);
   if (env.HOST) server.host = env.HOST;
+  if (env.SVC_PUBLIC_URL) server.public_url = env.SVC_PUBLIC_URL;
   if (Object.keys(server).length) raw = { ...raw, server };
   if (env.SVC_LOG_LEVEL) raw = { ...raw, log_level: env.SVC_LOG_LEVEL };
   return parseConfig(raw, source);

@@ -117,7 +117,7 @@ describe('embedded default', () => {
     const oldPartner = new URL(demo1.site.partnerOrigin).host;
     const pagesOf = (app: typeof app1, host: string) => (app.store.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(host) as { n: number }).n;
     try {
-      demo1.prepare(app1);
+      await demo1.prepare(app1);
       const out = sink();
       await demo1.announce(app1, 'http://127.0.0.1:8787', out);
       expect(out.text()).toMatch(/full crawl #\d+ started/);
@@ -141,7 +141,7 @@ describe('embedded default', () => {
       try {
         expect(demo2.site.port).not.toBe(demo1.site.port);
         expect(demo2.config.targets[0]!.host).toBe(demo2.site.host);
-        const creds = demo2.prepare(app2);
+        const creds = await demo2.prepare(app2);
         expect(creds.api_key).toBe(readCredentials(dataDir)!.api_key);
         expect(pagesOf(app2, oldHost)).toBe(0);
         expect(pagesOf(app2, oldPartner)).toBe(0);
