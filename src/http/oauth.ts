@@ -24,6 +24,24 @@ export function resourceMetadataUrl(resource: string): string {
   return new URL(`${PROTECTED_RESOURCE_METADATA_PATH}${u.pathname === '/' ? '' : u.pathname}`, u).href;
 }
 
+/**
+ * The SDK's /authorize handler leaves `state` out of the error redirect when the request's own parameters fail
+ * (a `plain` PKCE method, say); the client needs it back to match the answer to its request (RFC 6749 4.1.2.1).
+ */
+function keepStateOnErrors(req: Request, res: Response, next: NextFunction): void {
+  const params = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown> | undefined;
+  const state = params?.state;
+  if (typeof state === 'string' && state) {
+    const redirect = res.redirect.bind(res) as (status: number, url: string) => void;
+    res.redirect = ((status: number, url: string) => {
+      const u = new URL(url);
+      if (u.searchParams.has('error') && !u.searchParams.has('state')) u.searchParams.set('state', state);
+      redirect(status, u.href);
+    }) as Response['redirect'];
+  }
+  next();
+}
+
 export interface OAuthHttpOptions {
   provider: SvcOAuthProvider;
   /** The issuer: the origin clients reach us at. */
@@ -61,7 +79,7 @@ export function createOAuthHandler(opts: OAuthHttpOptions): HttpHandler {
 
   const app = express();
   app.disable('x-powered-by');
-  app.use('/authorize', authorizationHandler({ provider }));
+  app.use('/authorize', express.urlencoded({ extended: false, limit: '64kb' }), keepStateOnErrors, authorizationHandler({ provider }));
   app.use('/token', tokenHandler({ provider }));
   app.use('/register', clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0 }));
   app.use('/revoke', revocationHandler({ provider }));
