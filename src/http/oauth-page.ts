@@ -71,7 +71,9 @@ export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
 
   function render(res: Response, request: SignInRequest, status: number, message: string | null, login = ''): void {
     const secure = new URL(request.resource).protocol === 'https:';
-    const nonce = randomBytes(18).toString('base64url');
+    // The browser's nonce is kept when it has one, so two sign-in tabs do not spoil each other's forms.
+    const had = parseCookies(res.req.headers.cookie)[COOKIE];
+    const nonce = had && /^[\w-]{24}$/.test(had) ? had : randomBytes(18).toString('base64url');
     const c = request.client;
     const name = c.client_name?.trim() || 'An application';
     const target = new URL(request.redirectUri);

@@ -140,8 +140,8 @@ export interface SignInAnswer {
 }
 
 /** The page as a browser gets it: status, body, the form's fields and the cookie it sets. */
-export async function fetchForm(url: string): Promise<{ status: number; html: string; headers: Headers; fields: Record<string, string>; cookie: string }> {
-  const res = await fetch(url, { redirect: 'manual' });
+export async function fetchForm(url: string, cookie?: string): Promise<{ status: number; html: string; headers: Headers; fields: Record<string, string>; cookie: string }> {
+  const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
   const html = await res.text();
   return { status: res.status, html, headers: res.headers, fields: formFields(html), cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]! };
 }

@@ -181,6 +181,17 @@ describe('the sign-in page', () => {
     expect(new URL(ok.location!).searchParams.get('code')).toMatch(/^svc_oac_/);
   });
 
+  it('two sign-in tabs in one browser keep working (the cookie is reused)', async () => {
+    const a = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'tab-a' }));
+    const b = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'tab-b' }), a.cookie);
+    expect(b.cookie).toBe(a.cookie);
+    for (const f of [a, b]) {
+      const r = await postForm(srv.baseUrl, { ...f.fields, login: 'admin', password: PASSWORDS.admin, decision: 'allow' }, a.cookie);
+      expect(r.status).toBe(302);
+      expect(new URL(r.location!).searchParams.get('state')).toBe(f.fields.state);
+    }
+  });
+
   it('a form older than 10 minutes is refused', async () => {
     const f = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge }));
     srv.advance(601);
