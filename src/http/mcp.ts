@@ -73,7 +73,15 @@ function bearerCheck(deps: HttpDeps, host: Host): (req: IncomingMessage, res: Se
   };
   const app = express();
   app.disable('x-powered-by');
-  app.use(requireBearerAuth({ verifier, resourceMetadataUrl: resource && resourceMetadataUrl(resource), expectedResource: resource ? new URL(resource) : undefined }));
+  app.use(
+    requireBearerAuth({
+      verifier,
+      // Named in the 401's challenge too (scope="mcp"), so a client asks for it when it signs in.
+      requiredScopes: [MCP_SCOPE],
+      resourceMetadataUrl: resource && resourceMetadataUrl(resource),
+      expectedResource: resource ? new URL(resource) : undefined,
+    }),
+  );
   return (req, res) =>
     new Promise<User | null>((resolve, reject) => {
       const answered = () => resolve(null);

@@ -81,6 +81,7 @@ describe('discovery', () => {
     expect(r.status).toBe(401);
     expect(r.wwwAuthenticate).toMatch(/^Bearer /);
     expect(r.wwwAuthenticate).toContain(`resource_metadata="${srv.baseUrl}/.well-known/oauth-protected-resource/mcp"`);
+    expect(r.wwwAuthenticate).toContain('scope="mcp"');
     expect(JSON.parse(r.body)).toMatchObject({ error: 'invalid_token' });
   });
 
