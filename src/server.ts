@@ -11,7 +11,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run
   report: { summary: 'print the link report', load: () => import('./cli/report.js') },
   search: { summary: 'search the index', load: () => import('./cli/search.js') },
   keys: { summary: 'keys create [--name N]: make a /v1 API key', load: () => import('./cli/keys.js') },
-  users: { summary: 'users add LOGIN --role R: add a user, print its bearer token', load: () => import('./cli/users.js') },
+  users: { summary: 'users add|list|reset-token|set-password|revoke-tokens: users, tokens, sign-in passwords', load: () => import('./cli/users.js') },
   posts: { summary: "posts import FILE: load posts into the host's post store", load: () => import('./cli/posts.js') },
   check: { summary: 'check the database: tables, search index, report rows', load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'check') })) },
   repair: { summary: 'rebuild the search index and report rows from the stored data', load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'repair') })) },

@@ -70,6 +70,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const server = { ...((raw.server as Record<string, unknown> | undefined) ?? {}) };
   if (env.PORT) server.port = Number(env.PORT);
   if (env.HOST) server.host = env.HOST;
+  if (env.SVC_PUBLIC_URL) server.public_url = env.SVC_PUBLIC_URL;
+  if (env.SVC_MCP_AUTH) server.mcp_auth = env.SVC_MCP_AUTH;
   if (Object.keys(server).length) raw = { ...raw, server };
   if (env.SVC_LOG_LEVEL) raw = { ...raw, log_level: env.SVC_LOG_LEVEL };
   return parseConfig(raw, source);

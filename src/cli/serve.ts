@@ -1,14 +1,12 @@
 // `svc serve`: one HTTP server with /v1, the host's ability routes, MCP at /mcp and /healthz. With no config at
 // all (no --config, SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
 import type { AddressInfo } from 'node:net';
-import { createHost, httpDeps, openApp } from '../app.js';
-import { createV1Handler } from '../http/v1.js';
+import { createHost, httpDeps, openApp, serveHandlers } from '../app.js';
 import { DemoSiteError } from '../demo/site.js';
 import { isEmbeddedDefault, startEmbeddedDefault, type EmbeddedDefault } from '../demo/embedded-default.js';
-import { createAbilityRoutesHandler } from '../http/ability-routes.js';
 import { createHttpServer } from '../http/server.js';
 import { createLogger } from '../lib/log.js';
-import { createMcpHttpHandler } from '../http/mcp.js';
+import type { HttpHandler } from '../http/io.js';
 import { CliError, intOption, parse, readConfig } from './common.js';
 
 export async function run(argv: string[]): Promise<number> {
@@ -35,13 +33,16 @@ export async function run(argv: string[]): Promise<number> {
     config = demo.config;
   }
   const app = openApp(config, { logger });
-  if (demo) demo.prepare(app);
+  if (demo) await demo.prepare(app);
   const host = createHost(app);
-  const deps = httpDeps(app);
+  // The routes are added once listening: the OAuth issuer is the address we listen on (unless server.public_url
+  // says otherwise), and with --port 0 that is known only then. No request is read before they are in.
+  const handlers: HttpHandler[] = [];
+  const publicHost = config.server.public_url ? [new URL(config.server.public_url).host] : [];
   const server = createHttpServer({
     logger: app.logger,
-    handlers: [createV1Handler(deps), createAbilityRoutesHandler(deps, host), createMcpHttpHandler(deps, host)],
-    allowedHosts: config.server.allowed_hosts,
+    handlers,
+    allowedHosts: [...config.server.allowed_hosts, ...publicHost],
     allowedOrigins: config.server.allowed_origins,
     health: () => app.health(),
     onError: (err) => app.noteError(err),
@@ -65,7 +66,12 @@ export async function run(argv: string[]): Promise<number> {
   const address = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.address;
   const hostPart = address.includes(':') ? `[${address}]` : address;
   const baseUrl = `http://${hostPart}:${addr.port}`;
-  app.logger.info({ base_url: baseUrl, mcp_url: `${baseUrl}/mcp`, backend: app.backend.kind, demo: demo !== null }, 'svc serve listening');
+  const deps = httpDeps(app, { publicUrl: config.server.public_url ?? baseUrl });
+  handlers.push(...serveHandlers(deps, host));
+  app.logger.info(
+    { base_url: baseUrl, mcp_url: `${baseUrl}/mcp`, backend: app.backend.kind, demo: demo !== null, oauth_issuer: deps.oauth?.issuer.origin ?? null, mcp_auth: config.server.mcp_auth },
+    'svc serve listening',
+  );
   if (demo) await demo.announce(app, baseUrl);
   let closing = false;
   const shutdown = async (signal: string) => {

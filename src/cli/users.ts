@@ -1,12 +1,17 @@
 // `svc users add LOGIN --role R` (prints the new bearer token alone on one stdout line), `svc users list`,
-// `svc users reset-token LOGIN` (a new token; the old one stops working).
-import { addUser, listUsers, resetUserToken } from '../auth/users.js';
+// `svc users reset-token LOGIN` (a new token; the old one stops working), `svc users set-password LOGIN` (the
+// sign-in password of the OAuth page, read from stdin), `svc users revoke-tokens LOGIN` (ends its OAuth tokens).
+import { revokeUserTokens } from '../auth/oauth/provider.js';
+import { setPassword } from '../auth/passwords.js';
+import { addUser, getUser, listUsers, resetUserToken } from '../auth/users.js';
 import { ROLES } from '../model/users.js';
 import { CliError, parse, sayWhereWritten, withApp } from './common.js';
 
 const USAGE = `usage: svc users add LOGIN --role ROLE    add a user; prints its bearer token once
        svc users list                    logins and roles
        svc users reset-token LOGIN       replace a user's token; prints the new one once
+       svc users set-password LOGIN      set the password of the OAuth sign-in page, read from stdin
+       svc users revoke-tokens LOGIN     end every OAuth token the user's sign-ins issued
 roles: ${ROLES.join(', ')}
 `;
 
@@ -36,6 +41,24 @@ export async function run(argv: string[]): Promise<number> {
     });
     return 0;
   }
+  if (sub === 'set-password') {
+    if (!login) throw new CliError(`users set-password: LOGIN is required\n${USAGE}`);
+    const password = await readPassword();
+    await withApp(values, async (app) => {
+      await setPassword(app.store, login, password);
+      process.stderr.write(`password of "${login}" set\n`);
+    });
+    return 0;
+  }
+  if (sub === 'revoke-tokens') {
+    if (!login) throw new CliError(`users revoke-tokens: LOGIN is required\n${USAGE}`);
+    await withApp(values, (app) => {
+      if (!getUser(app.store, login)) throw new CliError(`login "${login}": no such user`, 1);
+      const n = revokeUserTokens(app.store, login);
+      process.stderr.write(`${n} OAuth token(s) of "${login}" revoked\n`);
+    });
+    return 0;
+  }
   if (sub === 'list') {
     if (login) throw new CliError(`unexpected argument "${login}"\n${USAGE}`);
     await withApp(values, (app) => {
@@ -46,3 +69,40 @@ export async function run(argv: string[]): Promise<number> {
   throw new CliError(sub ? `users: unknown subcommand "${sub}"\n${USAGE}` : USAGE);
 }
 
+
+/**
+ * The password: the first line of stdin (piped: `printf '%s' "$PW" | svc users set-password LOGIN`); on a
+ * terminal, typed without echo.
+ */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (stdin.isTTY) {
+    process.stderr.write('password (not shown): ');
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding('utf8');
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        let typed = '';
+        stdin.on('data', (chunk: string) => {
+          for (const ch of chunk) {
+            if (ch === '\r' || ch === '\n') return resolve(typed);
+            if (ch === '\u0003') return reject(new CliError('cancelled', 1));
+            if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
+            else typed += ch;
+          }
+        });
+      });
+    } finally {
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+    }
+  }
+  const chunks: Buffer[] = [];
+  for await (const c of stdin) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  const line = text.split(/\r?\n/)[0] ?? '';
+  if (!line) throw new CliError('users set-password: no password on stdin', 2);
+  return line;
+}

@@ -6,7 +6,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { App } from '../app.js';
+import { randomBytes } from 'node:crypto';
 import { createApiKey, verifyApiKey } from '../auth/keys.js';
+import { setPassword, verifyPassword } from '../auth/passwords.js';
 import { removePagesOfHost } from '../store/pages.js';
 import { addUser, getUser, resetUserToken, userByToken } from '../auth/users.js';
 import { TargetSchema, withTargetDefaults, type Config, type TargetConfig } from '../model/config.js';
@@ -53,7 +55,8 @@ export const CredentialsSchema = z.object({
   base_url: z.string(),
   public_token: z.string(),
   api_key: z.string(),
-  users: z.array(z.object({ login: z.string(), role: z.string(), token: z.string() })),
+  // password: for the OAuth sign-in page (absent in files of older versions: a new one is made).
+  users: z.array(z.object({ login: z.string(), role: z.string(), token: z.string(), password: z.string().optional() })),
 });
 export type Credentials = z.infer<typeof CredentialsSchema>;
 
@@ -110,8 +113,8 @@ export interface EmbeddedDefault {
   site: DemoSite;
   /** The config it runs with (the caller's defaults plus the demo target). */
   config: Config;
-  /** Loads posts, makes or re-finds the users and the API key. Call after openApp. */
-  prepare(app: App): Credentials;
+  /** Loads posts, makes or re-finds the users (tokens, passwords) and the API key. Call after openApp. */
+  prepare(app: App): Promise<Credentials>;
   /** Writes credentials.json, starts the first crawl if needed and prints the banner. Call once listening. */
   announce(app: App, baseUrl: string, out?: NodeJS.WritableStream): Promise<Credentials>;
   close(): Promise<void>;
@@ -138,7 +141,7 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
     site,
     config: demoConfig,
 
-    prepare(app) {
+    async prepare(app) {
       // The demo moved to other ports, so its old hosts are no targets any more: drop their pages (crawl ids
       // start at 1, so "not seen by crawl 0" is every one of them) before the new crawl fills the index.
       for (const [was, now] of [
@@ -155,12 +158,23 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
       );
       const saved = readCredentials(dataDir);
       const project = app.config.project.public_token;
-      const users = DEMO_USERS.map(({ login, role }) => {
-        const token = saved?.users.find((u) => u.login === login)?.token;
-        if (token && userByToken(app.store, token)?.login === login) return { login, role, token };
-        // A user whose token we no longer have gets a new one; a missing user is made.
-        return { login, role, token: getUser(app.store, login) ? resetUserToken(app.store, login) : addUser(app.store, login, role) };
-      });
+      const users = [];
+      for (const { login, role } of DEMO_USERS) {
+        const was = saved?.users.find((u) => u.login === login);
+        // A user whose token or password we no longer have gets a new one; a missing user is made.
+        const token =
+          was?.token && userByToken(app.store, was.token)?.login === login
+            ? was.token
+            : getUser(app.store, login)
+              ? resetUserToken(app.store, login)
+              : addUser(app.store, login, role);
+        let password = was?.password;
+        if (!password || !(await verifyPassword(app.store, login, password))) {
+          password = randomBytes(12).toString('base64url');
+          await setPassword(app.store, login, password);
+        }
+        users.push({ login, role, token, password });
+      }
       const apiKey = saved?.api_key && verifyApiKey(app.store, saved.api_key)?.project === project ? saved.api_key : createApiKey(app.store, project, 'demo').key;
       creds = { mcp_url: '', base_url: '', public_token: project, api_key: apiKey, users };
       return creds;
@@ -207,7 +221,7 @@ function banner(o: { creds: Credentials; site: DemoSite; credPath: string; confi
   const { creds, site } = o;
   const admin = creds.users.find((u) => u.role === 'administrator')!;
   const w = Math.max(...creds.users.map((u) => `${u.login} (${u.role})`.length));
-  const users = creds.users.map((u, i) => `${i === 0 ? '  users        ' : '               '}${`${u.login} (${u.role})`.padEnd(w)}  ${u.token}`);
+  const users = creds.users.map((u, i) => `${i === 0 ? '  users        ' : '               '}${`${u.login} (${u.role})`.padEnd(w)}  ${u.token}  password ${u.password ?? '-'}`);
   const mcpJson = JSON.stringify(
     {
       mcpServers: {
@@ -235,6 +249,9 @@ function banner(o: { creds: Credentials; site: DemoSite; credPath: string; confi
     '',
     'mcp.json for an assistant (as admin; HTTP while this runs, or stdio on the same data):',
     ...mcpJson.split('\n').map((l) => `  ${l}`),
+    '',
+    'Agents that sign in with OAuth (svc is the authorization server of /mcp) use a login and password above',
+    `on the sign-in page; the server's metadata: ${creds.base_url}/.well-known/oauth-protected-resource/mcp`,
     '',
     `Other commands reach the same data with --config ${o.configPath}`,
     '',

@@ -1,4 +1,5 @@
 // What the HTTP entries need, handed down by the composition root (src/app.ts).
+import type { SvcOAuthProvider } from '../auth/oauth/provider.js';
 import type { Backend } from '../backend/backend.js';
 import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';
@@ -13,4 +14,6 @@ export interface HttpDeps {
   restRoot: string;
   /** The stored record of a /v1 API key, or null for an unknown one. */
   verifyApiKey(key: string): ApiKeyInfo | null;
+  /** OAuth sign-in for /mcp (svc as its authorization server); null when off. */
+  oauth: { provider: SvcOAuthProvider; issuer: URL } | null;
 }

@@ -3,11 +3,23 @@
 // text/event-stream (as MCP clients must; logging notifications ride on the same stream before the result),
 // plain JSON otherwise (curl, scripts), which the transport allows but then sends no notifications.
 // Order of checks: Host/Origin (403) → method (405) → bearer token (401) → body size and shape (SDK: 413/415/400).
+// The bearer check is the SDK's requireBearerAuth (an Express middleware, run on this request): it takes a
+// user's static token (`svc_user_…`) or an OAuth access token issued for this /mcp, and its 401 names the
+// protected resource metadata, from which an MCP client finds where to sign in. Without a token the request
+// runs as no user, unless server.mcp_auth is "required".
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Request, type Response } from 'express';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { MCP_SCOPE } from '../auth/oauth/provider.js';
+import { USER_TOKEN_PREFIX } from '../auth/users.js';
 import type { HttpDeps } from './deps.js';
 import type { User } from '../model/users.js';
-import { bearerChallenge, bearerToken, sendJson, type HttpHandler } from './io.js';
+import { sendJson, type HttpHandler } from './io.js';
+import { resourceMetadataUrl } from './oauth.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { Host } from '../abilities/runtime.js';
 
@@ -40,9 +52,53 @@ function negotiateSse(req: IncomingMessage): boolean {
   return false;
 }
 
+/**
+ * The SDK's bearer middleware as a step of our handler: the user of the request's token, or null when the
+ * middleware has answered (401) itself.
+ */
+function bearerCheck(deps: HttpDeps, host: Host): (req: IncomingMessage, res: ServerResponse) => Promise<User | null> {
+  const resource = deps.oauth?.provider.resource;
+  const verifier: OAuthTokenVerifier = {
+    async verifyAccessToken(token: string): Promise<AuthInfo> {
+      if (token.startsWith(USER_TOKEN_PREFIX)) {
+        const user = host.userByToken(token);
+        if (!user) throw new InvalidTokenError('invalid bearer token');
+        // A static token does not expire; it acts on this resource only.
+        return { token, clientId: 'svc-user-token', scopes: [MCP_SCOPE], expiresAt: Number.MAX_SAFE_INTEGER, resource: resource ? new URL(resource) : undefined, extra: { user } };
+      }
+      if (deps.oauth) return deps.oauth.provider.verifyAccessToken(token);
+      throw new InvalidTokenError('invalid bearer token');
+    },
+  };
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(
+    requireBearerAuth({
+      verifier,
+      // Named in the 401's challenge too (scope="mcp"), so a client asks for it when it signs in.
+      requiredScopes: [MCP_SCOPE],
+      resourceMetadataUrl: resource && resourceMetadataUrl(resource),
+      expectedResource: resource ? new URL(resource) : undefined,
+    }),
+  );
+  return (req, res) =>
+    new Promise<User | null>((resolve, reject) => {
+      const answered = () => resolve(null);
+      res.once('finish', answered);
+      res.once('close', answered);
+      app(req as Request, res as Response, (err?: unknown) => {
+        res.off('finish', answered);
+        res.off('close', answered);
+        if (err) reject(err instanceof Error ? err : new Error(String(err)));
+        else resolve(((req as Request & { auth?: AuthInfo }).auth?.extra?.user as User | undefined) ?? null);
+      });
+    });
+}
+
 export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
   const cfg = deps.server;
   const log = deps.logger.child({ mcp: 'http' });
+  const authenticate = bearerCheck(deps, host);
 
   return async (req, res, url) => {
     if (url.pathname !== MCP_PATH) return false;
@@ -69,14 +125,9 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
     }
 
     let user: User | null = null;
-    const token = bearerToken(req);
-    if (token !== null) {
-      user = token === undefined ? null : host.userByToken(token);
-      if (!user) {
-        const why = token === undefined ? 'malformed Authorization header (expected: Bearer <token>)' : 'invalid bearer token';
-        sendRpcError(res, 401, `Unauthorized: ${why}`, bearerChallenge(true));
-        return true;
-      }
+    if (req.headers.authorization !== undefined || cfg.mcp_auth === 'required') {
+      user = await authenticate(req, res);
+      if (!user) return true; // answered 401 (or 403 for a missing scope)
     }
 
     const server = createMcpServer({ host, user, logger: deps.logger });

@@ -108,6 +108,18 @@ export const ConfigSchema = z
         allowed_hosts: z.array(z.string().min(1)).default([]),
         allowed_origins: z.array(z.string().min(1)).default([]),
         max_body_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+        /**
+         * The origin clients reach this server at (behind a proxy, say): the OAuth issuer, and `<public_url>/mcp` the
+         * protected resource. Unset: the listening address.
+         */
+        public_url: z
+          .url({ protocol: /^https?$/ })
+          .refine((u) => /^https?:\/\/[^/?#]+\/?$/.test(u), 'must be an origin like https://svc.example.org, without a path, query or fragment')
+          .transform((u) => u.replace(/\/$/, ''))
+          .nullable()
+          .default(null),
+        /** optional: a request to /mcp without a token runs as no user; required: it gets 401 and the OAuth challenge. */
+        mcp_auth: z.enum(['optional', 'required']).default('optional'),
       })
       .strict()
       .prefault({}),

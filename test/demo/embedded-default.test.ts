@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
 import { verifyApiKey } from '../../src/auth/keys.js';
+import { verifyPassword } from '../../src/auth/passwords.js';
 import { userByToken } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { demoTargets, isEmbeddedDefault, readCredentials, startEmbeddedDefault } from '../../src/demo/embedded-default.js';
@@ -33,7 +34,7 @@ async function runOnce(dataDir: string) {
   const demo = await startEmbeddedDefault(parseConfig({ data_dir: dataDir, log_level: 'silent' }), silentLogger, { firstPort: 0 });
   const app = openApp(demo.config, { logger: silentLogger });
   try {
-    demo.prepare(app);
+    await demo.prepare(app);
     const out = sink();
     const creds = await demo.announce(app, 'http://127.0.0.1:8787', out);
     return { creds, banner: out.text(), site: demo.site, config: demo.config, posts: listPosts(app.store), app };
@@ -75,6 +76,8 @@ describe('embedded default', () => {
     expect(first.banner).toContain(first.creds.api_key);
     expect(first.banner).toContain('http://127.0.0.1:8787/mcp');
     for (const u of first.creds.users) expect(first.banner).toContain(u.token);
+    for (const u of first.creds.users) expect(first.banner).toContain(`password ${u.password}`);
+    expect(first.creds.users.every((u) => typeof u.password === 'string' && u.password.length >= 16)).toBe(true);
     // The other commands' config: same data dir and target.
     const cfg = parseConfig(JSON.parse(readFileSync(join(dataDir, 'demo-config.json'), 'utf8')));
     expect(cfg.targets).toEqual(first.config.targets);
@@ -101,6 +104,8 @@ describe('embedded default', () => {
     try {
       expect(verifyApiKey(app.store, second.creds.api_key)?.project).toBe('demo1234:eu-north-1');
       for (const u of second.creds.users) expect(userByToken(app.store, u.token)).toEqual({ login: u.login, role: u.role });
+      for (const u of second.creds.users) expect(await verifyPassword(app.store, u.login, u.password!)).toEqual({ login: u.login, role: u.role });
+      expect(second.creds.users[0]!.password).not.toBe(first.creds.users[0]!.password);
       expect(getPost(app.store, 113)).toMatchObject({ status: 'private', author: 'karin' });
     } finally {
       await app.close();
@@ -118,7 +123,7 @@ describe('embedded default', () => {
     const oldPartner = new URL(demo1.site.partnerOrigin).host;
     const pagesOf = (app: typeof app1, host: string) => (app.store.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(host) as { n: number }).n;
     try {
-      demo1.prepare(app1);
+      await demo1.prepare(app1);
       const out = sink();
       await demo1.announce(app1, 'http://127.0.0.1:8787', out);
       expect(out.text()).toMatch(/full crawl #\d+ started/);
@@ -142,7 +147,7 @@ describe('embedded default', () => {
       try {
         expect(demo2.site.port).not.toBe(demo1.site.port);
         expect(demo2.config.targets[0]!.host).toBe(demo2.site.host);
-        const creds = demo2.prepare(app2);
+        const creds = await demo2.prepare(app2);
         expect(creds.api_key).toBe(readCredentials(dataDir)!.api_key);
         expect(pagesOf(app2, oldHost)).toBe(0);
         expect(pagesOf(app2, oldPartner)).toBe(0);

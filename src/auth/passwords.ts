@@ -1,0 +1,61 @@
+// Users' passwords for the OAuth sign-in page: scrypt hashes (node:crypto) with a random salt, checked in
+// constant time. An unknown login costs the same scrypt run as a known one, so timing tells no logins apart.
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { User } from '../model/users.js';
+import type { Store } from '../store/store.js';
+import { setPasswordHash, userWithPasswordHash } from '../store/oauth.js';
+import { UserError } from './users.js';
+
+/** N = 2^15, r = 8, p = 1: about 32 MiB and some tens of ms per check. */
+const PARAMS = { N: 32768, r: 8, p: 1 } as const;
+const KEY_LEN = 32;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 1024;
+
+function derive(password: string, salt: Buffer, o: { N: number; r: number; p: number }): Promise<Buffer> {
+  const opts: ScryptOptions = { N: o.N, r: o.r, p: o.p, maxmem: 128 * o.N * o.r * 2 };
+  return new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, KEY_LEN, opts, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+/** `scrypt$N$r$p$<salt b64>$<key b64>`: the parameters travel with the hash, so they can grow later. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, PARAMS);
+  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+/** True when `password` matches the stored hash; false for a malformed one. */
+export async function passwordMatches(password: string, stored: string): Promise<boolean> {
+  const m = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+)$/.exec(stored);
+  if (!m) return false;
+  const [N, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (N > 2 ** 20 || r > 32 || p > 16) return false;
+  const want = Buffer.from(m[5]!, 'base64');
+  const got = await derive(password, Buffer.from(m[4]!, 'base64'), { N, r, p });
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+export function checkPasswordRules(password: string): void {
+  if (password.length < PASSWORD_MIN) throw new UserError(`password: must be at least ${PASSWORD_MIN} characters`);
+  if (password.length > PASSWORD_MAX) throw new UserError(`password: must be at most ${PASSWORD_MAX} characters`);
+}
+
+/** Sets (replaces) a user's sign-in password. */
+export async function setPassword(store: Store, login: string, password: string): Promise<void> {
+  checkPasswordRules(password);
+  const hash = await hashPassword(password);
+  if (!setPasswordHash(store, login, hash)) throw new UserError(`login "${login}": no such user`);
+}
+
+let dummyHash: Promise<string> | null = null;
+
+/** The user when login and password match, else null (unknown login, no password set, or a wrong one). */
+export async function verifyPassword(store: Store, login: string, password: string): Promise<User | null> {
+  const row = login.length <= 60 && password.length <= PASSWORD_MAX ? userWithPasswordHash(store, login) : null;
+  if (!row?.passwordHash) {
+    dummyHash ??= hashPassword('not a password of anyone');
+    await passwordMatches(password.slice(0, PASSWORD_MAX), await dummyHash);
+    return null;
+  }
+  return (await passwordMatches(password, row.passwordHash)) ? { login: row.login, role: row.role } : null;
+}

@@ -1,0 +1,148 @@
+// The sign-in and consent page of /authorize. GET shows it: who asks (the client's name, where it sends the
+// answer), what for (the scopes), a login and password. The form posts back to /authorize, where the SDK's
+// handler checks the request again, and comes here with the answer.
+// CSRF: each form carries a token that is an HMAC over the authorization request it was made for, an expiry,
+// and a random nonce also set as a SameSite=Strict cookie; a post whose token does not match the request, the
+// cookie or the clock is refused. The page runs no script, may not be framed, and may post only to us (and,
+// through the redirect that follows, to the client's redirect URI).
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Response } from 'express';
+import type { AuthorizePage, SignInRequest, SvcOAuthProvider } from '../auth/oauth/provider.js';
+import { SCOPE_DESCRIPTIONS } from '../auth/oauth/provider.js';
+
+const FORM_TTL_MS = 10 * 60 * 1000;
+const COOKIE = 'svc_signin';
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1d2327}
+h1{font-size:1.4rem}label{display:block;margin:.8rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}
+.who{background:#f0f0f1;padding:.6rem .8rem;border-radius:4px}.error{color:#b32d2e;font-weight:600}
+button{margin-top:1rem;padding:.5rem 1.2rem;font-size:1rem}button.primary{background:#2271b1;color:#fff;border:0;border-radius:3px}
+ul{padding-left:1.2rem}small{color:#50575e}`;
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
+function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** What the form's token is bound to: every field of the authorization request. */
+function requestDigest(r: SignInRequest): string {
+  const fields = [r.client.client_id, r.redirectUri, r.codeChallenge, r.state ?? '', r.scopes.join(' '), r.resource];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
+}
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0) out[part.slice(0, i).trim()] = part.slice(i + 1).trim();
+  }
+  return out;
+}
+
+/** The origin (or, for an app's own scheme, the scheme) the browser is sent to after the form: CSP form-action. */
+function redirectTarget(uri: string): string {
+  const u = new URL(uri);
+  return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : u.protocol;
+}
+
+export interface SignInPageOptions {
+  /** Clock in ms (tests move it). */
+  now?: () => number;
+}
+
+export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
+  const key = randomBytes(32);
+  const now = opts.now ?? Date.now;
+  const mac = (expires: number, nonce: string, digest: string) => createHmac('sha256', key).update(`${expires}.${nonce}.${digest}`).digest('base64url');
+
+  function formToken(request: SignInRequest, nonce: string): string {
+    const expires = now() + FORM_TTL_MS;
+    return `${expires}.${mac(expires, nonce, requestDigest(request))}`;
+  }
+
+  function tokenValid(token: unknown, nonce: string | undefined, request: SignInRequest): boolean {
+    if (typeof token !== 'string' || !nonce) return false;
+    const m = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
+    if (!m || Number(m[1]) < now()) return false;
+    const want = Buffer.from(mac(Number(m[1]), nonce, requestDigest(request)));
+    const got = Buffer.from(m[2]!);
+    return want.length === got.length && timingSafeEqual(want, got);
+  }
+
+  function render(res: Response, request: SignInRequest, status: number, message: string | null, login = ''): void {
+    const secure = new URL(request.resource).protocol === 'https:';
+    // The browser's nonce is kept when it has one, so two sign-in tabs do not spoil each other's forms.
+    const had = parseCookies(res.req.headers.cookie)[COOKIE];
+    const nonce = had && /^[\w-]{24}$/.test(had) ? had : randomBytes(18).toString('base64url');
+    const c = request.client;
+    const name = c.client_name?.trim() || 'An application';
+    const target = new URL(request.redirectUri);
+    const hidden: Record<string, string | undefined> = {
+      response_type: 'code',
+      client_id: c.client_id,
+      redirect_uri: request.redirectUri,
+      code_challenge: request.codeChallenge,
+      code_challenge_method: 'S256',
+      state: request.state,
+      scope: request.scopes.join(' '),
+      resource: request.resource,
+      csrf_token: formToken(request, nonce),
+    };
+    const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>Sign in to svc</title><style>${STYLE}</style></head>
+<body><main>
+<h1>Sign in to svc</h1>
+<p class="who"><strong id="client-name">${esc(name)}</strong> wants to use svc as you.<br>
+<small>Client ID ${esc(c.client_id)}; the answer goes to <span id="redirect-host">${esc(target.protocol === 'http:' || target.protocol === 'https:' ? target.host : target.protocol)}</span>.</small></p>
+<p>It asks for:</p>
+<ul id="scopes">${request.scopes.map((s) => `<li><code>${esc(s)}</code>: ${esc(SCOPE_DESCRIPTIONS[s] ?? s)}</li>`).join('')}</ul>
+${message ? `<p class="error" id="error" role="alert">${esc(message)}</p>` : ''}
+<form method="post" action="/authorize">
+${Object.entries(hidden)
+  .filter((e): e is [string, string] => e[1] !== undefined)
+  .map(([k, v]) => `<input type="hidden" name="${k}" value="${esc(v)}">`)
+  .join('\n')}
+<label for="login">Login</label><input type="text" id="login" name="login" value="${esc(login)}" autocomplete="username" autocapitalize="none" required>
+<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
+<button type="submit" class="primary" name="decision" value="allow" id="allow">Sign in and allow</button>
+<button type="submit" name="decision" value="deny" id="deny" formnovalidate>Cancel</button>
+</form>
+</main></body></html>`;
+    res.status(status);
+    res.set({
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self' ${redirectTarget(request.redirectUri)}; frame-ancestors 'none'; base-uri 'none'`,
+      'x-frame-options': 'DENY',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'set-cookie': `${COOKIE}=${nonce}; Path=/authorize; HttpOnly; SameSite=Strict; Max-Age=${FORM_TTL_MS / 1000}${secure ? '; Secure' : ''}`,
+    });
+    res.send(html);
+  }
+
+  return async (provider: SvcOAuthProvider, request: SignInRequest, res: Response) => {
+    const req = res.req;
+    if (req.method !== 'POST') return render(res, request, 200, null);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const login = typeof body.login === 'string' ? body.login.trim() : '';
+    if (!tokenValid(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], request)) {
+      return render(res, request, 400, 'This form expired or did not come from this page. Please sign in again.', login);
+    }
+    if (body.decision === 'deny') {
+      res.redirect(302, provider.denied(request));
+      return;
+    }
+    const password = typeof body.password === 'string' ? body.password : '';
+    const result = await provider.signIn(login, password, req.socket.remoteAddress ?? 'unknown');
+    if ('error' in result) {
+      if (result.error === 'rate_limited') {
+        res.set('retry-after', String(result.retryAfter));
+        return render(res, request, 429, `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfter / 60)} minute(s).`, login);
+      }
+      return render(res, request, 401, 'Wrong login or password.', login);
+    }
+    res.redirect(302, provider.issueCode(request, result.user));
+  };
+}

@@ -1,0 +1,63 @@
+// Passwords of the sign-in page: scrypt hashes with their parameters and a salt, stored on the user row.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword, passwordMatches, setPassword, verifyPassword } from '../../src/auth/passwords.js';
+import { addUser, UserError } from '../../src/auth/users.js';
+import { openStore, type Store } from '../../src/store/store.js';
+
+let dir: string;
+let store: Store;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-pw-'));
+  store = openStore({ path: join(dir, 'svc.db') });
+  addUser(store, 'ann', 'editor');
+  addUser(store, 'bob', 'subscriber');
+});
+
+afterAll(() => {
+  store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('password hashes', () => {
+  it('are scrypt with their parameters and a fresh salt: the same password hashes differently each time', async () => {
+    const a = await hashPassword('hunter2 hunter2');
+    const b = await hashPassword('hunter2 hunter2');
+    expect(a).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+    expect(a).not.toBe(b);
+    expect(await passwordMatches('hunter2 hunter2', a)).toBe(true);
+    expect(await passwordMatches('hunter2 hunter3', a)).toBe(false);
+    expect(await passwordMatches('hunter2 hunter2', 'sha256$abc')).toBe(false);
+  });
+
+  it('compare Unicode passwords in one normal form (é typed either way)', async () => {
+    const h = await hashPassword('caf\u00e9 au lait');
+    expect(await passwordMatches('cafe\u0301 au lait', h)).toBe(true);
+  });
+});
+
+describe('setPassword / verifyPassword', () => {
+  it('sets a password on the user row (only its hash) and checks it', async () => {
+    await setPassword(store, 'ann', 'ann secret password');
+    const row = store.db.prepare('SELECT password_hash FROM users WHERE login = ?').get('ann') as { password_hash: string };
+    expect(row.password_hash).toMatch(/^scrypt\$/);
+    expect(row.password_hash).not.toContain('ann secret password');
+    expect(await verifyPassword(store, 'ann', 'ann secret password')).toEqual({ login: 'ann', role: 'editor' });
+    expect(await verifyPassword(store, 'ann', 'ann secret passworD')).toBeNull();
+  });
+
+  it('a user without a password, or an unknown login, never signs in', async () => {
+    expect(await verifyPassword(store, 'bob', '')).toBeNull();
+    expect(await verifyPassword(store, 'bob', 'anything at all')).toBeNull();
+    expect(await verifyPassword(store, 'nobody', 'ann secret password')).toBeNull();
+  });
+
+  it('refuses short and overlong passwords and unknown users, naming the rule', async () => {
+    await expect(setPassword(store, 'ann', 'short')).rejects.toThrow(new UserError('password: must be at least 8 characters'));
+    await expect(setPassword(store, 'ann', 'x'.repeat(1025))).rejects.toThrow(/password: must be at most 1024 characters/);
+    await expect(setPassword(store, 'nobody', 'long enough password')).rejects.toThrow('login "nobody": no such user');
+  });
+});

@@ -1,0 +1,158 @@
+// The MCP SDK's own OAuth client against a running `svc serve` (mcp_auth required) on loopback: it meets the
+// 401, discovers the resource and the authorization server, registers itself, starts the code flow with PKCE;
+// the test plays the user on the sign-in page over HTTP; then the SDK exchanges the code, lists the tools, and
+// refreshes. `svc users set-password` and `svc users revoke-tokens` are run as users run them.
+import { spawnSync } from 'node:child_process';
+import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFixture, SERVER_JS, startServe, svc, type Fixture, type ServeProcess } from '../mcp/fixture.js';
+import { signIn, token } from './oauth-helpers.js';
+
+const PASSWORD = 'a long admin password';
+const REDIRECT = 'http://127.0.0.1:1/oauth/callback';
+
+/** An OAuth client provider that keeps everything in memory and records where it was sent to sign in. */
+class MemoryProvider implements OAuthClientProvider {
+  client?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier?: string;
+  authUrl?: URL;
+  readonly stateValue = `state-${Math.random().toString(36).slice(2)}`;
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'SDK test agent', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  state() {
+    return this.stateValue;
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(t: OAuthTokens) {
+    this.saved = t;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    if (!this.verifier) throw new Error('no code verifier saved');
+    return this.verifier;
+  }
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
+    if (scope === 'all' || scope === 'client') this.client = undefined;
+  }
+}
+
+let fx: Fixture;
+let serve: ServeProcess;
+
+beforeAll(async () => {
+  fx = await makeFixture({ server: { mcp_auth: 'required' } });
+  const r = spawnSync(process.execPath, [SERVER_JS, 'users', 'set-password', 'admin', '--config', fx.configPath], { input: `${PASSWORD}\n`, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  expect(r.stderr).toContain('password of "admin" set');
+  serve = await startServe(fx);
+}, 120_000);
+
+afterAll(async () => {
+  await serve?.stop();
+  await fx?.cleanup();
+});
+
+async function connect(provider: MemoryProvider): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { authProvider: provider });
+  const client = new Client({ name: 'sdk-oauth-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+describe('the SDK OAuth client against svc serve', () => {
+  it('signs in (discovery, registration, PKCE, sign-in page, token), lists the tools, refreshes, and is cut off by revoke-tokens', async () => {
+    const provider = new MemoryProvider();
+
+    // 1. No token: the server says 401, the SDK discovers, registers and sends the user to /authorize.
+    const transport = new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { authProvider: provider });
+    const first = new Client({ name: 'sdk-oauth-test', version: '1.0.0' });
+    await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.client?.client_id).toBeTruthy();
+    expect(provider.client).toMatchObject({ token_endpoint_auth_method: 'none' });
+    const authUrl = provider.authUrl!;
+    expect(`${authUrl.origin}${authUrl.pathname}`).toBe(`${serve.baseUrl}/authorize`);
+    expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authUrl.searchParams.get('resource')).toBe(serve.mcpUrl);
+    expect(authUrl.searchParams.get('scope')).toBe('mcp');
+    expect(authUrl.searchParams.get('state')).toBe(provider.stateValue);
+
+    // 2. The user signs in on the page; the browser would land on the redirect URI with the code.
+    const answer = await signIn(authUrl.href, 'admin', PASSWORD);
+    expect(answer.status, answer.html).toBe(302);
+    const landed = new URL(answer.location!);
+    expect(`${landed.origin}${landed.pathname}`).toBe(REDIRECT);
+    expect(landed.searchParams.get('state')).toBe(provider.stateValue);
+    const code = landed.searchParams.get('code')!;
+
+    // 3. The SDK exchanges the code (with its PKCE verifier) for tokens, then connects with them.
+    await transport.finishAuth(code);
+    expect(provider.saved).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp' });
+    const { client } = await connect(provider);
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    expect(tools).toContain('svc-search');
+    expect(tools).toContain('svc-full-crawl');
+    // The token acts as admin: an administrator's tool runs.
+    const report = await client.callTool({ name: 'svc-link-report', arguments: {} });
+    expect(report.isError).toBeFalsy();
+    await client.close();
+
+    // 4. Refresh: the SDK trades the refresh token for new tokens; the old refresh token is spent.
+    const before = provider.saved!;
+    expect(await auth(provider, { serverUrl: new URL(serve.mcpUrl) })).toBe('AUTHORIZED');
+    const after = provider.saved!;
+    expect(after.access_token).not.toBe(before.access_token);
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    const replay = await token(serve.baseUrl, { grant_type: 'refresh_token', client_id: provider.client!.client_id, refresh_token: before.refresh_token! });
+    expect(replay).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
+    const again = await connect(provider);
+    expect((await again.client.listTools()).tools.length).toBe(tools.length);
+    await again.client.close();
+
+    // 5. `svc users revoke-tokens admin`: the tokens stop working and refreshing fails; the SDK must sign in again.
+    const out = svc(['users', 'revoke-tokens', 'admin', '--config', fx.configPath]);
+    expect(out).toBe('');
+    provider.authUrl = undefined;
+    await expect(connect(provider)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.authUrl).toBeDefined();
+  }, 60_000);
+
+  it('static user tokens keep working beside OAuth', async () => {
+    const client = new Client({ name: 'static', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${fx.tokens.sub}` } } }));
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+  });
+
+  it('users set-password refuses a short password and an unknown user, naming the problem', () => {
+    const short = spawnSync(process.execPath, [SERVER_JS, 'users', 'set-password', 'admin', '--config', fx.configPath], { input: 'short\n', encoding: 'utf8' });
+    expect(short.status).not.toBe(0);
+    expect(short.stderr).toContain('password: must be at least 8 characters');
+    const nobody = spawnSync(process.execPath, [SERVER_JS, 'users', 'set-password', 'nobody', '--config', fx.configPath], { input: 'long enough password\n', encoding: 'utf8' });
+    expect(nobody.status).toBe(1);
+    expect(nobody.stderr).toContain('login "nobody": no such user');
+    const revokeNobody = spawnSync(process.execPath, [SERVER_JS, 'users', 'revoke-tokens', 'nobody', '--config', fx.configPath], { encoding: 'utf8' });
+    expect(revokeNobody.status).toBe(1);
+  });
+});
