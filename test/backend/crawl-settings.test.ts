@@ -147,9 +147,13 @@ describe('target settings', () => {
       '/1': (_q, res) => void (times.push(Date.now()), res.writeHead(200).end('x')),
       '/2': (_q, res) => void (times.push(Date.now()), res.writeHead(200).end('x')),
     });
+    const started = Date.now();
     await run([target({ host: s.host, concurrency: 4, use_sitemap: false })]);
+    const elapsed = Date.now() - started;
     expect(times).toHaveLength(3);
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(130);
+    // Request starts are spaced by 150 ms on our side, so three of them cannot fit in less than 300 ms, however
+    // late each one reaches the server (gaps between arrivals depend on the machine's load; this does not).
+    expect(elapsed).toBeGreaterThanOrEqual(300);
   });
 
   it('content_selector, title_selector and tags shape what is indexed', async () => {
