@@ -30,7 +30,8 @@ export async function run(argv: string[]): Promise<number> {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    await serveStdio({ host, user, logger: app.logger });
+    const signInHint = 'start `svc mcp` with SVC_USER=<login> in its environment (the MCP client config\'s "env"); add a user with: svc users add <login> --role administrator';
+    await serveStdio({ host, user, logger: app.logger, signInHint });
   } finally {
     host?.close();
     await app.close();

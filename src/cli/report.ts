@@ -21,7 +21,7 @@ const TITLES: Record<SectionKey, string> = {
 /** The readable report: by reason, then by the page the links were found on. */
 export function formatReport(r: LinkReport): string {
   const out: string[] = [];
-  out.push(`Link report — last full crawl: ${r.lastFullCrawl ?? 'none completed yet'}`);
+  out.push(`Link report — last full crawl: ${r.lastFullCrawl ?? 'none completed yet (run: svc crawl full)'}`);
   for (const t of r.targets) {
     out.push(`  target ${t.host}: track_links ${t.linkTracking}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}`);
   }

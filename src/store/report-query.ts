@@ -28,9 +28,13 @@ export interface ReportRead {
   /** Only pages of this host; null for every page in the store. */
   host: string | null;
   limit: number;
+  /** Only rows of these section ranks; null for every section. */
+  ranks: readonly number[] | null;
 }
 
 const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to';
+/** The reasons filter: a JSON array of ranks, or null for all. */
+const RANKS = '(@ranks IS NULL OR r.rank IN (SELECT value FROM json_each(@ranks)))';
 type RawRow = [number, string, string, number, string, string | null];
 
 interface Statements {
@@ -48,10 +52,10 @@ function statements(store: Store): Statements {
     const db = store.db;
     s = {
       // Raw rows (arrays): building a JS object per row in the driver costs more than the query itself.
-      rowsAll: db.prepare(`SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url ORDER BY r.rank, r.page_url, r.url LIMIT ?`).raw(true),
+      rowsAll: db.prepare(`SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url WHERE ${RANKS} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`).raw(true),
       rowsOfHost: db
         .prepare(
-        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url WHERE r.host = ? ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
+        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url WHERE r.host = @host AND ${RANKS} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
         )
         .raw(true),
       countsAll: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts GROUP BY rank'),
@@ -70,11 +74,13 @@ export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapsh
   const hostArgs = read.host === null ? [] : [read.host];
   return store.db
     .transaction((): ReportSnapshot => {
-      const rows = (rowsStmt.all(...hostArgs, read.limit) as RawRow[]).map(
+      const ranks = read.ranks === null ? null : JSON.stringify(read.ranks);
+      const rowArgs = read.host === null ? { limit: read.limit, ranks } : { host: read.host, limit: read.limit, ranks };
+      const rows = (rowsStmt.all(rowArgs) as RawRow[]).map(
         ([rank, pageUrl, url, httpStatus, message, redirectsTo]): ReportRow => ({ rank, pageUrl, url, httpStatus, message, redirectsTo }),
       );
       const counts = REPORT_REASONS.map(() => 0);
-      for (const c of countsStmt.all(...hostArgs) as { rank: number; n: number }[]) counts[c.rank] = c.n;
+      for (const c of countsStmt.all(...hostArgs) as { rank: number; n: number }[]) if (read.ranks === null || read.ranks.includes(c.rank)) counts[c.rank] = c.n;
       const lastFull = lastFullCrawlRow(store, read.project);
       return { rows, counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null) };
     })
