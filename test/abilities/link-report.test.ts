@@ -32,8 +32,9 @@ describe('toAbilityLinkReport (pure)', () => {
         { page: `${SITE}/c`, link: `${SITE}/later`, http_status: 0, reason: 'unknown', message: 'not fetched: the crawl stopped at max_pages', redirects_to: null },
       ],
       top_links: [
-        { link: `${SITE}/missing`, reason: 'not_found', http_status: 404, pages: 1 },
+        // Ties: report order, then by URL.
         { link: `${SITE}/gone`, reason: 'not_found', http_status: 410, pages: 1 },
+        { link: `${SITE}/missing`, reason: 'not_found', http_status: 404, pages: 1 },
         { link: `${SITE}/secret`, reason: 'forbidden', http_status: 403, pages: 1 },
         { link: 'http://127.0.0.1:1/', reason: 'server_error', http_status: 0, pages: 1 },
         { link: `${SITE}/old`, reason: 'redirect', http_status: 301, pages: 1 },
