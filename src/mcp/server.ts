@@ -66,7 +66,11 @@ export function createMcpServer(opts: McpServerOptions): Server {
   // Tools go on the low-level server (their schemas are the abilities' own); resources, prompts and completions
   // use the SDK's registrations.
   const server = mcp.server;
-  if (opts.host.abilitiesEnabled) registerResourcesAndPrompts(mcp, { host: opts.host, user: opts.user, signInHint: opts.signInHint });
+  if (opts.host.abilitiesEnabled) {
+    registerResourcesAndPrompts(mcp, { host: opts.host, user: opts.user, signInHint: opts.signInHint });
+    // The lists are fixed for the life of a connection (the SDK's registration says otherwise by default).
+    server.registerCapabilities({ resources: { listChanged: false }, prompts: { listChanged: false } });
+  }
   let minLevel = LEVELS.indexOf(DEFAULT_LEVEL);
   // Replaces the SDK's own handler so this server knows the level it must honour.
   server.setRequestHandler(SetLevelRequestSchema, (req) => {

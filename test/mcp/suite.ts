@@ -268,6 +268,7 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
 
   it('offers the prompt audit-broken-links with target completions', async () => {
     const { clients, fx } = get();
+    expect(clients.admin.getServerCapabilities()).toMatchObject({ resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} });
     const prompts = (await clients.admin.listPrompts()).prompts;
     expect(prompts.map((p) => p.name)).toEqual(['audit-broken-links']);
     expect(prompts[0]!.arguments).toEqual([expect.objectContaining({ name: 'target', required: true })]);
