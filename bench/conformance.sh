@@ -7,7 +7,10 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SERVER_JS="$ROOT/dist/src/server.js"
-SCENARIOS=(server-initialize ping tools-list logging-set-level dns-rebinding-protection)
+# The suite's other tools/resources/prompts scenarios call fixtures of its reference "everything" server by name
+# (test_simple_text, test://static-text, test_prompt_with_arguments, …), which svc does not have: only the
+# scenarios that check any server's listings apply.
+SCENARIOS=(server-initialize ping tools-list logging-set-level dns-rebinding-protection resources-list prompts-list)
 SUITE_VERSION="${CONFORMANCE_VERSION:-0.1}"
 
 [ -f "$SERVER_JS" ] || { echo "conformance: $SERVER_JS is missing; run npm run build" >&2; exit 2; }

@@ -4,7 +4,7 @@ import type { TargetConfig } from '../model/config.js';
 import { checkSiteUrl } from '../model/site-urls.js';
 import type { User } from '../model/users.js';
 import type { SvcFunctions } from './functions.js';
-import type { Ability, InputIssue, JsonSchema } from './types.js';
+import type { Ability, ExecuteContext, InputIssue, JsonSchema } from './types.js';
 
 export const SVC_CATEGORY = 'svc';
 
@@ -23,6 +23,8 @@ export interface RunContext {
   /** Always set: the registry refuses to run without a permitted user. */
   user: User;
   deps: AbilityDeps;
+  onProgress?: ExecuteContext['onProgress'];
+  signal?: AbortSignal;
 }
 
 export interface AbilityDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends Ability {

@@ -34,17 +34,27 @@ export function invalidOutput(ability: string, issues: InputIssue[]): AbilityErr
   return new AbilityError('ability_invalid_output', `${ability} returned output that does not match its output schema: ${text}`, 500);
 }
 
-/** No current user → 401; a user without the capability → 403. Same code either way. */
-export function invalidPermissions(ability: string, capability: string, user: { login: string; role: string } | null): AbilityError {
+/** No current user → 401 (saying how to set one, when the caller's transport told); a user without the capability → 403. Same code either way. */
+export function invalidPermissions(ability: string, capability: string, user: { login: string; role: string } | null, signInHint?: string): AbilityError {
   if (!user) {
-    return new AbilityError('ability_invalid_permissions', `${ability} needs a current user with the ${capability} capability, and no user is set`, 401, { capability });
+    const next = signInHint ? `: ${signInHint}` : '';
+    return new AbilityError('ability_invalid_permissions', `${ability} needs a current user with the ${capability} capability, and no user is set${next}`, 401, { capability });
   }
   return new AbilityError('ability_invalid_permissions', `user "${user.login}" (${user.role}) lacks the ${capability} capability that ${ability} needs`, 403, { capability });
 }
 
 /** The one answer for a missing post and for a post the user may not read, so ids cannot be probed. */
 export function postNotFound(postId: number): AbilityError {
-  return new AbilityError('svc_post_not_found', `no post with id ${postId}`, 404);
+  return new AbilityError('svc_post_not_found', `no post ${postId} that you can read`, 404);
+}
+
+/** An unknown crawl id, or no crawl at all yet: says what to call instead. */
+export function crawlNotFound(id: number | null, latest: number | null): AbilityError {
+  const message =
+    id === null
+      ? 'no crawl has run yet in this project: start one with svc/full-crawl'
+      : `no crawl ${id} in this project${latest === null ? ': no crawl has run yet; start one with svc/full-crawl' : ` (the latest is ${latest}; leave out id for it)`}`;
+  return new AbilityError('svc_crawl_not_found', message, 404);
 }
 
 /**

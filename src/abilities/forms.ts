@@ -1,7 +1,7 @@
 // Pure mappings from the backend's REST forms (camelCase) to the abilities' forms (snake_case).
-import { type CrawlRecord, type DeletePagesResult, type LinkReport, type ReportSection } from '../model/types.js';
+import { type CrawlRecord, type DeletePagesResult, type LinkReport, type PageIndexState, type PageMeta, type ReportSection } from '../model/types.js';
 import type { z } from 'zod';
-import type { AbilityLinkReportSchema, CrawlRecordSchema } from './schemas.js';
+import { TOP_LINKS_MAX, type AbilityLinkReportSchema, type CrawlRecordSchema, type PageMetaSchema } from './schemas.js';
 import { SECTION_KEYS, REPORT_REASONS } from '../model/link-reasons.js';
 
 export type AbilityLinkReport = z.output<typeof AbilityLinkReportSchema>;
@@ -36,10 +36,33 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
   return {
     summary,
     links,
+    top_links: topLinks(links),
     targets: report.targets.map((t) => ({ host: t.host, link_tracking: t.linkTracking, walk_links: t.walkLinks, last_crawl_error: t.lastCrawlError })),
     truncated: report.truncated,
     last_full_crawl: report.lastFullCrawl,
   };
+}
+
+/**
+ * The distinct problem URLs of a flat link list with the number of pages carrying each, most pages first (then in
+ * report order, then by URL), at most TOP_LINKS_MAX: the links whose fix helps the most pages.
+ */
+export function topLinks(links: readonly AbilityLinkReport['links'][number][]): AbilityLinkReport['top_links'] {
+  const byUrl = new Map<string, { link: string; reason: string; http_status: number; pages: Set<string>; rank: number }>();
+  for (const l of links) {
+    let e = byUrl.get(l.link);
+    if (!e) byUrl.set(l.link, (e = { link: l.link, reason: l.reason, http_status: l.http_status, pages: new Set(), rank: REPORT_REASONS.indexOf(l.reason as never) }));
+    e.pages.add(l.page);
+  }
+  return [...byUrl.values()]
+    .sort((a, b) => b.pages.size - a.pages.size || a.rank - b.rank || (a.link < b.link ? -1 : a.link > b.link ? 1 : 0))
+    .slice(0, TOP_LINKS_MAX)
+    .map((e) => ({ link: e.link, reason: e.reason, http_status: e.http_status, pages: e.pages.size }));
+}
+
+/** A post's page meta with what the index holds of its URL. */
+export function toAbilityPageMeta(meta: PageMeta, index: PageIndexState): z.output<typeof PageMetaSchema> {
+  return { ...meta, index: { indexed: index.indexed, in_search: index.inSearch, last_crawled: index.lastCrawled } };
 }
 
 export function toAbilityCrawlRecord(r: CrawlRecord): AbilityCrawlRecord {
@@ -61,4 +84,24 @@ export function toAbilityCrawlRecord(r: CrawlRecord): AbilityCrawlRecord {
 
 export function toAbilityDeleteResult(r: DeletePagesResult): { deleted: string[]; not_found: string[] } {
   return { deleted: r.deleted, not_found: r.notFound };
+}
+
+const WAIT = 'call svc/get-crawl with wait_seconds (up to 60, repeat until it ends) to wait for it';
+const RUN_FULL = 'run svc/full-crawl (a user with manage_options), then follow it with svc/get-crawl and wait_seconds';
+
+/** What to do next when a search found nothing: the index may be empty, or a crawl still filling it. Null when neither. */
+export function searchNotice(latest: CrawlRecord | null): string | null {
+  if (!latest) return `The search index is empty: no crawl has run yet. To fill it, ${RUN_FULL}.`;
+  if (latest.status === 'queued' || latest.status === 'running') return `Crawl ${latest.id} (${latest.mode}) is still ${latest.status} (${latest.stats.pages} pages so far): the index is not complete yet; ${WAIT}.`;
+  return null;
+}
+
+/** What to do next when the report cannot be complete yet: no completed full crawl, or a crawl still running. */
+export function reportNotice(lastFullCrawl: string | null, latest: CrawlRecord | null): string | null {
+  if (latest && (latest.status === 'queued' || latest.status === 'running')) {
+    return `Crawl ${latest.id} (${latest.mode}) is still ${latest.status}: this report will change when it ends; ${WAIT}, then read the report with refresh: true.`;
+  }
+  if (lastFullCrawl !== null) return null;
+  if (!latest) return `No crawl has run yet, so the report is empty. To fill it, ${RUN_FULL}.`;
+  return `No full crawl has completed yet (the latest, crawl ${latest.id} (${latest.mode}), ended ${latest.status}${latest.error ? `: ${latest.error}` : ''}): the report holds only what partial or manual crawls found. For a complete report, ${RUN_FULL}.`;
 }

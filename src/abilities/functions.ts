@@ -2,7 +2,9 @@
 // and the full/partial crawl and delete functions. They wrap the Backend and perform NO capability checks: a caller
 // using them directly must check capabilities itself. They answer in the backend's REST forms.
 import type { Backend } from '../backend/backend.js';
-import type { CrawlRecord, DeletePagesResult, LinkReport, PageMeta, SearchParams, SearchResults } from '../model/types.js';
+import type { FollowOptions } from '../backend/follow.js';
+import type { LinkReason } from '../model/link-reasons.js';
+import type { CrawlRecord, DeletePagesResult, LinkReport, PageIndexState, PageMeta, SearchParams, SearchResults } from '../model/types.js';
 import { pageMetaOfPost } from '../host/posts.js';
 import { LinkReportCache } from './link-report-cache.js';
 import { type Post } from '../model/posts.js';
@@ -11,6 +13,8 @@ import { REPORT_LIMIT } from '../model/limits.js';
 export interface LinkReportOptions {
   target?: string;
   limit?: number;
+  /** Only these reasons; all when absent or empty. */
+  reasons?: readonly LinkReason[];
   /** Read the backend instead of the cache (and store the fresh result). */
   refresh?: boolean;
 }
@@ -22,6 +26,12 @@ export interface SvcFunctions {
   /** The page meta of a post whatever its status, or null when there is no such post. */
   svc_get_page_meta(postId: number): PageMeta | null;
   svc_get_link_report(opts?: LinkReportOptions): Promise<LinkReport>;
+  /** Crawl `id`, or the latest crawl when id is null; null when there is none. */
+  svc_get_crawl(id: number | null): Promise<CrawlRecord | null>;
+  /** Follows crawl `id` until it ends or the wait is over; answers its record then. */
+  svc_wait_for_crawl(id: number, opts: FollowOptions): Promise<CrawlRecord>;
+  /** What the search index holds of a page URL. */
+  svc_page_index_state(url: string): Promise<PageIndexState>;
   svc_full_crawl(): Promise<CrawlRecord>;
   svc_partial_crawl(): Promise<CrawlRecord>;
   svc_manual_crawl(urls: string[]): Promise<CrawlRecord>;
@@ -51,7 +61,8 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
       return post ? pageMetaOfPost(post) : null;
     },
     async svc_get_link_report(o = {}) {
-      const key = { target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default };
+      const reasons = o.reasons?.length ? [...o.reasons] : null;
+      const key = { target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default, reasons };
       // A crawl that ended in another process on the same database makes every cached report stale.
       const version = await backend.reportVersion();
       if (version !== seenVersion) {
@@ -62,10 +73,16 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
         const hit = cache.get(key);
         if (hit) return hit;
       }
-      const report = await backend.linkReport({ target: o.target, limit: key.limit });
+      const report = await backend.linkReport({ target: o.target, limit: key.limit, ...(reasons ? { reasons } : {}) });
       cache.set(key, report);
       return report;
     },
+    async svc_get_crawl(id) {
+      if (id !== null) return backend.getCrawl(id);
+      return (await backend.listCrawls({ limit: 1, offset: 0 }))[0] ?? null;
+    },
+    svc_wait_for_crawl: (id, follow) => backend.waitForCrawl(id, follow),
+    svc_page_index_state: (url) => backend.pageIndexState(url),
     svc_full_crawl: () => backend.startCrawl({ mode: 'full' }),
     svc_partial_crawl: () => backend.startCrawl({ mode: 'partial' }),
     svc_manual_crawl: (urls) => backend.startCrawl({ mode: 'manual', urls }),

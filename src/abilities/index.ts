@@ -1,9 +1,10 @@
-// The seven svc abilities, registered in the category svc.
+// The eight svc abilities, registered in the category svc.
 import type { AbilityDefinition } from './define.js';
 import { SVC_CATEGORY } from './define.js';
 import type { Registry } from './registry.js';
 import { svcDeletePages } from './svc-delete-pages.js';
 import { svcFullCrawl } from './svc-full-crawl.js';
+import { svcGetCrawl } from './svc-get-crawl.js';
 import { svcGetPageMeta } from './svc-get-page-meta.js';
 import { svcLinkReport } from './svc-link-report.js';
 import { svcManualCrawl } from './svc-manual-crawl.js';
@@ -18,6 +19,7 @@ export const SVC_ABILITIES: readonly AbilityDefinition[] = [
   svcPartialCrawl,
   svcManualCrawl,
   svcDeletePages,
+  svcGetCrawl,
 ];
 
 export function registerSvcAbilities(registry: Registry): void {

@@ -67,8 +67,9 @@ export class Registry implements AbilityRegistry {
     if (!entry) throw new AbilityError('ability_not_found', `no ability named "${name}"`, 404);
     const { def } = entry;
 
-    // 1. An absent input takes the input schema's default, when it has one.
-    if ((input === undefined || input === null) && 'default' in def.inputJsonSchema) input = structuredClone(def.inputJsonSchema.default);
+    // 1. An absent input takes the input schema's default, when it has one; otherwise it is an empty object, so
+    // the caller hears which fields are required rather than that "input" is not an object.
+    if (input === undefined || input === null) input = 'default' in def.inputJsonSchema ? structuredClone(def.inputJsonSchema.default) : {};
 
     // 2. Input validation: the schema, then rules that need the config.
     const parsed = def.inputSchema.safeParse(input);
@@ -77,12 +78,12 @@ export class Registry implements AbilityRegistry {
     if (extra.length) throw invalidInput(name, extra);
 
     // 3. Permission check against the current user.
-    if (!ctx.user || !userCan(ctx.user, def.capability)) throw invalidPermissions(name, def.capability, ctx.user);
+    if (!ctx.user || !userCan(ctx.user, def.capability)) throw invalidPermissions(name, def.capability, ctx.user, ctx.signInHint);
 
     // 4. The function.
     let result: unknown;
     try {
-      result = await def.run(parsed.data, { user: ctx.user, deps: this.deps });
+      result = await def.run(parsed.data, { user: ctx.user, deps: this.deps, onProgress: ctx.onProgress, signal: ctx.signal });
     } catch (err) {
       if (err instanceof BackendError) throw fromBackendError(name, err);
       throw err;

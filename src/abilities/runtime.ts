@@ -3,6 +3,7 @@
 // only from 6.9 on.
 import type { Backend } from '../backend/backend.js';
 import { ABILITIES_MIN_VERSION, hasAbilitiesApi } from '../host/version.js';
+import { userCan } from '../host/roles.js';
 import type { Logger } from '../lib/log.js';
 import type { TargetConfig } from '../model/config.js';
 import type { User } from '../model/users.js';
@@ -26,6 +27,10 @@ export interface Host {
   userByLogin(login: string): User | null;
   /** The user whose bearer token this is (compared by hash), or null. */
   userByToken(token: string): User | null;
+  /** The configured target hosts (host or host:port), in config order. */
+  targetHosts: readonly string[];
+  /** Whether the user holds the capability (what the abilities check before they run). */
+  can(user: User | null, capability: 'read' | 'manage_options'): boolean;
   /** Stops listening to the backend (crawl ends). */
   close(): void;
 }
@@ -62,6 +67,8 @@ export function createAbilityHost(deps: HostDeps): Host {
     functions,
     userByLogin: deps.userByLogin,
     userByToken: deps.userByToken,
+    targetHosts: deps.targets.map((t) => t.host),
+    can: (user, capability) => userCan(user, capability),
     close: () => functions.close(),
   };
 }

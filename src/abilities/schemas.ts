@@ -12,6 +12,19 @@ import { CustomFieldSchema } from '../model/search-results.js';
 export { CustomFieldSchema, SearchResultsSchema } from '../model/search-results.js';
 import { REPORT_REASONS } from '../model/link-reasons.js';
 
+/** Most entries in the link report's top_links. */
+export const TOP_LINKS_MAX = 20;
+
+/** A count or an id: a whole number, never negative (z.int() alone publishes minimum -2^53+1). */
+export const countSchema = () => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** What the search index holds of a page. */
+export const PageIndexSchema = z.object({
+  indexed: z.boolean().describe('A crawl stored this page and indexed its text. false for a page no crawl has seen yet.'),
+  in_search: z.boolean().describe('The page can appear in search results now: indexed, and not hidden from search.'),
+  last_crawled: z.string().nullable().describe('When a crawl last stored the page (ISO 8601); null when none has.'),
+});
+
 export const PageMetaSchema = z.object({
   showInSearch: z.boolean(),
   title: z.string(),
@@ -24,41 +37,51 @@ export const PageMetaSchema = z.object({
   superwords: z.array(z.string()),
   contentNoHighlight: z.string().optional(),
   description: z.string().optional(),
+  index: PageIndexSchema.describe('What the search index holds of the page now. showInSearch is what the post asks for; index says whether a crawl has put it there.'),
 });
+
+/** The end of every crawl ability's description: how to see the crawl through. */
+export const FOLLOW_CRAWL =
+  'Follow the crawl with svc/get-crawl (its id, wait_seconds up to 60) until status is completed, stopped or failed. Over stdio the ' +
+  'crawl runs inside the `svc mcp` process: a client that exits stops it, so call svc/get-crawl with wait_seconds to keep it busy until the end.';
 
 /** A crawl record in the ability form (snake_case). */
 export const CrawlRecordSchema = z.object({
-  id: z.number().int(),
+  id: countSchema().min(1),
   mode: z.enum(CRAWL_MODES),
-  status: z.enum(CRAWL_STATUSES).describe('queued or running right after the start; poll the /v1 crawls API or the link report for the result.'),
+  status: z
+    .enum(CRAWL_STATUSES)
+    .describe('queued or running until the crawl ends as completed, stopped or failed; follow it with the get-crawl ability (MCP tool svc-get-crawl) and wait_seconds.'),
   urls: z.array(z.string()).nullable().describe('The URLs of a manual crawl; null for full and partial crawls.'),
   started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
+  finished_at: z.string().nullable().describe('When it ended; null while it is queued or running.'),
   stats: z.object({
-    pages: z.number().int(),
-    links: z.number().int(),
-    errors: z.number().int(),
-    targets: z.record(z.string(), z.object({ pages: z.number().int(), cut_by_max_pages: z.boolean() })).optional(),
+    pages: countSchema().describe('Pages fetched.'),
+    links: countSchema().describe('Link outcomes recorded.'),
+    errors: countSchema().describe('Broken links found.'),
+    targets: z.record(z.string(), z.object({ pages: countSchema(), cut_by_max_pages: z.boolean() })).optional(),
   }),
-  error: z.string().nullable(),
+  error: z.string().nullable().describe('Why it failed or stopped, when known.'),
 });
 
 export const LinkReasonSchema = z.enum(REPORT_REASONS as [string, ...string[]]);
 
 /** The link report, ability form. */
 export const AbilityLinkReportSchema = z.object({
-  summary: z.object({
-    not_found: z.number().int(),
-    forbidden: z.number().int(),
-    server_error: z.number().int(),
-    redirect: z.number().int(),
-    unknown: z.number().int(),
-  }),
+  summary: z
+    .object({
+      not_found: countSchema(),
+      forbidden: countSchema(),
+      server_error: countSchema(),
+      redirect: countSchema(),
+      unknown: countSchema(),
+    })
+    .describe('Problem links (page, link pairs) per reason, whatever the limit; 0 for reasons left out by the reasons filter.'),
   links: z.array(
     z.object({
       page: z.string().describe('The page the link was found on.'),
       link: z.string().describe('The link URL.'),
-      http_status: z.number().int().describe('0 when no response came.'),
+      http_status: countSchema().describe('0 when no response came.'),
       reason: LinkReasonSchema,
       message: z.string(),
       redirects_to: z.string().nullable().describe('Final URL of the redirect chain; null when not a redirect.'),
@@ -75,6 +98,18 @@ export const AbilityLinkReportSchema = z.object({
       last_crawl_error: z.string().nullable().describe('Why the latest crawl could not reach this target (e.g. connection refused), or null.'),
     }),
   ),
+  top_links: z
+    .array(
+      z.object({
+        link: z.string().describe('The problem URL.'),
+        reason: LinkReasonSchema,
+        http_status: countSchema().describe('0 when no response came.'),
+        pages: countSchema().min(1).describe('How many pages in this answer carry the link.'),
+      }),
+    )
+    .max(TOP_LINKS_MAX)
+    .describe(`Up to ${TOP_LINKS_MAX} distinct problem URLs, most pages first: fixing these first fixes the most pages. Counted over the links in this answer (raise limit when truncated).`),
   truncated: z.boolean(),
   last_full_crawl: z.string().nullable(),
+  notice: z.string().optional().describe('What to do next when the report cannot be complete yet (no completed crawl, or one still running).'),
 });

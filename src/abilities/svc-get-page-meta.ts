@@ -5,6 +5,7 @@ import { canReadPost } from '../host/roles.js';
 import { defineAbility } from './define.js';
 import { postNotFound } from './errors.js';
 import { PageMetaSchema } from './schemas.js';
+import { toAbilityPageMeta } from './forms.js';
 
 export const svcGetPageMeta = defineAbility({
   name: 'svc/get-page-meta',
@@ -12,7 +13,8 @@ export const svcGetPageMeta = defineAbility({
   description:
     'Returns the page meta of one post or page, by its numeric post id: the data the crawler indexes for it (title, url, created and ' +
     'modified dates, language, tags such as public, post_type/post, taxonomy/category/<term> and domain/<host>, customFields with ' +
-    'postId, superwords, and showInSearch — whether it may appear in search results). Use it to see how a post is indexed or why it ' +
+    'postId, superwords, and showInSearch — whether the post asks to appear in search results), and index: whether a crawl has ' +
+    'indexed the page (indexed), whether it can appear in search now (in_search) and when it was last crawled. Use it to see how a post is indexed or why it ' +
     'does or does not show up in search. A post that does not exist and an unpublished post you may not read give the same ' +
     'svc_post_not_found error.',
   capability: 'read',
@@ -28,6 +30,6 @@ export const svcGetPageMeta = defineAbility({
     if (!post || !canReadPost(user, post)) throw postNotFound(input.post_id);
     const meta = deps.fns.svc_get_page_meta(input.post_id);
     if (!meta) throw postNotFound(input.post_id);
-    return meta;
+    return toAbilityPageMeta(meta, await deps.fns.svc_page_index_state(meta.url));
   },
 });

@@ -2,8 +2,10 @@
 import { z } from 'zod';
 import { findTarget } from '../model/site-urls.js';
 import { defineAbility } from './define.js';
-import { toAbilityLinkReport } from './forms.js';
-import { AbilityLinkReportSchema } from './schemas.js';
+import { reportNotice, toAbilityLinkReport } from './forms.js';
+import { AbilityLinkReportSchema, LinkReasonSchema } from './schemas.js';
+import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
+import { latestCrawlOrNull } from './svc-get-crawl.js';
 import { REPORT_LIMIT } from '../model/limits.js';
 
 export const svcLinkReport = defineAbility({
@@ -12,8 +14,10 @@ export const svcLinkReport = defineAbility({
   description:
     'Lists the problem links the crawler found on this site: links answered as missing (not_found), forbidden, failing (server_error), ' +
     'redirected (with redirects_to, the final URL), or not fetched because a crawl stopped early (unknown). Returns a summary count per ' +
-    'reason, a flat list of links (page, link, http_status, reason, message, redirects_to), the crawler targets, truncated, and ' +
-    'last_full_crawl (when the last completed full crawl finished). Reading it sends no requests to the site. At most `limit` links ' +
+    'reason, a flat list of links (page, link, http_status, reason, message, redirects_to), top_links (up to 20 distinct problem URLs ' +
+    'with the number of pages carrying each, most pages first: fix those first), the crawler targets, truncated, ' +
+    'last_full_crawl (when the last completed full crawl finished), and a notice with the next step when no full crawl has ' +
+    'completed yet or one is still running. Filter with reasons, e.g. ["not_found"]. Reading it sends no requests to the site. At most `limit` links ' +
     `(${REPORT_LIMIT.min}-${REPORT_LIMIT.max}, default ${REPORT_LIMIT.default}); truncated is true when there were more. Filter to one host with target. Cached up to 15 minutes; pass ` +
     'refresh: true for fresh data (e.g. right after a crawl). To tell a site without broken links from a target that does not track ' +
     'all links, check targets[].link_tracking: only "all" reports every link ("pdf" tracks only PDF links).',
@@ -30,6 +34,12 @@ export const svcLinkReport = defineAbility({
         .default(REPORT_LIMIT.default)
         .describe(`Maximum number of links returned, ${REPORT_LIMIT.min}-${REPORT_LIMIT.max}.`),
       refresh: z.boolean({ error: 'must be true or false' }).optional().describe('true: read fresh data instead of the up to 15-minute-old cache.'),
+      reasons: z
+        .array(LinkReasonSchema, { error: `must be an array of reasons (${REPORT_REASONS.join(', ')})` })
+        .min(1, 'must list at least 1 reason')
+        .max(REPORT_REASONS.length)
+        .optional()
+        .describe(`Only links of these reasons (${REPORT_REASONS.join(', ')}); all when absent. e.g. ["not_found", "server_error"] for the broken ones.`),
     })
     .strict()
     .default({ limit: REPORT_LIMIT.default }),
@@ -40,7 +50,10 @@ export const svcLinkReport = defineAbility({
     return [{ path: 'target', message: `"${input.target}" is not a configured target${list}` }];
   },
   async run(input, { deps }) {
-    const report = await deps.fns.svc_get_link_report({ target: input.target?.toLowerCase(), limit: input.limit, refresh: input.refresh });
-    return toAbilityLinkReport(report);
+    const reasons = input.reasons as LinkReason[] | undefined;
+    const report = await deps.fns.svc_get_link_report({ target: input.target?.toLowerCase(), limit: input.limit, refresh: input.refresh, reasons });
+    const out = toAbilityLinkReport(report);
+    const notice = reportNotice(report.lastFullCrawl, await latestCrawlOrNull(deps));
+    return notice ? { ...out, notice } : out;
   },
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineAbility, urlsOnTargets } from './define.js';
 import { toAbilityCrawlRecord } from './forms.js';
-import { CrawlRecordSchema, PageUrlSchema } from './schemas.js';
+import { FOLLOW_CRAWL, CrawlRecordSchema, PageUrlSchema } from './schemas.js';
 import { MANUAL_URLS_MAX } from '../model/limits.js';
 
 export const svcManualCrawl = defineAbility({
@@ -12,7 +12,7 @@ export const svcManualCrawl = defineAbility({
     'Starts a crawl of only the listed pages in the background and returns at once with the crawl record. Use it after editing or ' +
     'publishing a few pages, to re-index them and re-check their links without a full crawl. Every URL must be a full URL ' +
     `(https://host/path) on one of this site's configured hosts; 1 to ${MANUAL_URLS_MAX} URLs. Only one crawl runs at a time: while one ` +
-    'runs this fails with svc_api_error (409).',
+    'runs this fails with svc_api_error (409). ' + FOLLOW_CRAWL,
   capability: 'manage_options',
   annotations: { readonly: false, destructive: false, idempotent: false },
   inputSchema: z

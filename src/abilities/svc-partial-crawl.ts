@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineAbility } from './define.js';
 import { toAbilityCrawlRecord } from './forms.js';
-import { CrawlRecordSchema } from './schemas.js';
+import { FOLLOW_CRAWL, CrawlRecordSchema } from './schemas.js';
 
 export const svcPartialCrawl = defineAbility({
   name: 'svc/partial-crawl',
@@ -10,7 +10,7 @@ export const svcPartialCrawl = defineAbility({
   description:
     'Starts a partial crawl in the background and returns at once with the crawl record: only pages whose sitemap lastmod changed ' +
     'since the last crawl are fetched and re-indexed (sitemaps only; links are not walked). Faster than a full crawl after a few ' +
-    'edits. Only one crawl runs at a time: while one runs this fails with svc_api_error (409).',
+    'edits. Only one crawl runs at a time: while one runs this fails with svc_api_error (409). ' + FOLLOW_CRAWL,
   capability: 'manage_options',
   annotations: { readonly: false, destructive: false, idempotent: false },
   inputSchema: z.object({}).strict().default({}),

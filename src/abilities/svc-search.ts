@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { defineAbility } from './define.js';
 import { SearchParamsSchema, SearchResultsSchema } from './schemas.js';
+import { searchNotice } from './forms.js';
+import { latestCrawlOrNull } from './svc-get-crawl.js';
 
 export const svcSearch = defineAbility({
   name: 'svc/search',
@@ -11,7 +13,8 @@ export const svcSearch = defineAbility({
     'Use it to find pages about a topic, or to check whether a page is in the search index. Words are combined with AND; the last word also ' +
     'matches as a prefix; "quoted phrases" match exactly. Returns {success, results: {total, duration, hits}}, each hit with title, url, a ' +
     'highlight (matches wrapped in <em>), tags and dates. At most 100 hits per call (search_params.size, default 10); page with search_params.from. ' +
-    'Filter with search_params.lang and search_params.tags (all must match). Pages hidden from search and unpublished posts are never returned.',
+    'Filter with search_params.lang and search_params.tags (all must match). Pages hidden from search and unpublished posts are never returned. When nothing is found because no crawl has filled the ' +
+    'index yet (or one is still running), notice says so and what to run.',
   capability: 'read',
   annotations: { readonly: true, destructive: false, idempotent: true },
   inputSchema: z
@@ -20,9 +23,14 @@ export const svcSearch = defineAbility({
       search_params: SearchParamsSchema.optional().describe('Paging and filters: size, from, lang, tags, highlight_length.'),
     })
     .strict(),
-  outputSchema: z.object({ success: z.boolean(), results: SearchResultsSchema }),
+  outputSchema: z.object({
+    success: z.boolean(),
+    results: SearchResultsSchema,
+    notice: z.string().optional().describe('Only when nothing was found and the index is empty or still being filled: what to do next.'),
+  }),
   async run(input, { deps }) {
     const results = await deps.fns.svc_search(input.terms, input.search_params ?? {});
-    return { success: true, results };
+    const notice = results.total === 0 ? searchNotice(await latestCrawlOrNull(deps)) : null;
+    return notice ? { success: true, results, notice } : { success: true, results };
   },
 });

@@ -8,6 +8,7 @@ export type AbilityErrorCode =
   | 'ability_invalid_output' // the function's result violates the output schema
   | 'ability_not_found' // no ability of that name
   | 'svc_post_not_found' // missing post, or a non-public post the user may not read: indistinguishable
+  | 'svc_crawl_not_found' // no crawl of that id (or none at all yet)
   | 'svc_api_error'; // the backend (or upstream /v1 service) failed; data.upstream_status when there was one
 
 export class AbilityError extends Error {
@@ -46,9 +47,25 @@ export interface Ability {
   outputJsonSchema: JsonSchema;
 }
 
+/** How far a long-running ability has got (svc/get-crawl while it waits for a crawl's end). */
+export interface AbilityProgress {
+  /** Units done (pages fetched). */
+  done: number;
+  /** Units still waiting (pages and link checks queued). */
+  queued: number;
+  /** One line a person can read. */
+  message: string;
+}
+
 export interface ExecuteContext {
   /** The current user; null when none is set (CLI without a user, HTTP without a token). */
   user: User | null;
+  /** How this caller sets a current user (e.g. "set SVC_USER=<login>"): the transport knows, the no-user error says it. */
+  signInHint?: string;
+  /** Hears the progress of an ability that waits (svc/get-crawl with wait_seconds). */
+  onProgress?: (p: AbilityProgress) => void;
+  /** Stops a waiting ability early (the caller went away or cancelled); it answers what it has. */
+  signal?: AbortSignal;
 }
 
 export interface AbilityRegistry {

@@ -7,6 +7,7 @@ import type {
   DeletePagesResult,
   LinkReport,
   LinkReportQuery,
+  PageIndexState,
   SearchParams,
   SearchResults,
 } from '../model/types.js';
@@ -39,6 +40,8 @@ export interface Backend {
   linkReport(query: LinkReportQuery): Promise<LinkReport>;
   search(terms: string, params: SearchParams): Promise<SearchResults>;
   deletePages(urls: string[]): Promise<DeletePagesResult>;
+  /** What the search index holds of one URL (as given, or in its canonical form). */
+  pageIndexState(url: string): Promise<PageIndexState>;
   /** Called when a crawl started by this process ends (any end state). Returns an unsubscribe function. */
   onCrawlEnded(listener: (record: CrawlRecord) => void): () => void;
   /** Stops what runs here (`why`: the stopped crawls' error) and lets go of connections. */

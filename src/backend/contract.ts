@@ -3,8 +3,9 @@
 import { z } from 'zod';
 import { SearchResultsSchema as SearchResultsShape } from '../model/search-results.js';
 import { SearchParamsSchema } from '../model/search-params.js';
-import { CRAWL_MODES, CRAWL_STATUSES, type CrawlRecord, type DeletePagesResult, type LinkReport } from '../model/types.js';
+import { CRAWL_MODES, CRAWL_STATUSES, type CrawlRecord, type DeletePagesResult, type LinkReport, type PageIndexState } from '../model/types.js';
 import { DELETE_URLS_MAX, MANUAL_URLS_MAX, REPORT_LIMIT } from '../model/limits.js';
+import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 
 /** A full http(s) URL (whether it is on a configured target is checked against the config when it is used). */
 export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
@@ -46,15 +47,27 @@ export const LinkReportQuerySchema = z
     limit: intRange(REPORT_LIMIT.min, REPORT_LIMIT.max)
       .default(REPORT_LIMIT.default)
       .meta({ description: 'Most links returned, across all sections in report order.' }),
+    reasons: z
+      .string()
+      .regex(new RegExp(`^(${REPORT_REASONS.join('|')})(,(${REPORT_REASONS.join('|')}))*$`), { error: `must be a comma-separated list of ${REPORT_REASONS.join(', ')}` })
+      .transform((s) => [...new Set(s.split(','))] as LinkReason[])
+      .optional()
+      .meta({ description: `Only these reasons, comma separated (${REPORT_REASONS.join(', ')}); the other sections are empty (count 0).` }),
   })
   .strict();
+
+export const PageStateQuerySchema = z.object({ url: PageUrlSchema.meta({ description: 'The page URL, as a post or a link names it.' }) }).strict();
 
 export const SearchRequestSchema = z
   .object({
     terms: z.string({ error: 'must be a string' }).meta({ description: 'Words (implicit AND, the last also as a prefix) and "quoted phrases".' }),
     params: SearchParamsSchema.optional(),
+    search_params: SearchParamsSchema.optional().meta({ description: 'The same as params (the name the ability uses); give one of the two.' }),
   })
   .strict()
+  .superRefine((body, ctx) => {
+    if (body.params !== undefined && body.search_params !== undefined) ctx.addIssue({ code: 'custom', path: ['search_params'], message: 'give params or search_params, not both' });
+  })
   .meta({ title: 'SearchRequest' });
 
 export const DeletePagesRequestSchema = z
@@ -71,18 +84,21 @@ export const DeletePagesRequestSchema = z
 
 // ---- answers --------------------------------------------------------------------------------------------
 
+/** A count or an id: never negative. */
+const count = () => z.int().min(0);
+
 const CrawlStatsSchema = z.object({
-  pages: z.int(),
-  links: z.int(),
-  errors: z.int(),
+  pages: count(),
+  links: count(),
+  errors: count(),
   targets: z
-    .record(z.string(), z.object({ pages: z.int(), cutByMaxPages: z.boolean(), walkLinks: z.boolean().optional(), unreachable: z.boolean().optional(), error: z.string().optional() }))
+    .record(z.string(), z.object({ pages: count(), cutByMaxPages: z.boolean(), walkLinks: z.boolean().optional(), unreachable: z.boolean().optional(), error: z.string().optional() }))
     .optional(),
 });
 
 export const CrawlRecordSchema = z
   .object({
-    id: z.int(),
+    id: count(),
     mode: z.enum(CRAWL_MODES),
     status: z.enum(CRAWL_STATUSES),
     urls: z.array(z.string()).optional(),
@@ -93,11 +109,11 @@ export const CrawlRecordSchema = z
   })
   .meta({ title: 'CrawlRecord' }) satisfies z.ZodType<CrawlRecord>;
 
-export const CrawlListSchema = z.object({ crawls: z.array(CrawlRecordSchema), limit: z.int(), offset: z.int() }).meta({ title: 'CrawlList' });
+export const CrawlListSchema = z.object({ crawls: z.array(CrawlRecordSchema), limit: count(), offset: count() }).meta({ title: 'CrawlList' });
 
 const ReportLinkSchema = z.object({
   url: z.string(),
-  httpStatus: z.int(),
+  httpStatus: count(),
   message: z.string(),
   redirectsTo: z.string().optional(),
   element: z.string().meta({ description: 'The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, or css (a stylesheet, <style> or style="").' }),
@@ -105,7 +121,7 @@ const ReportLinkSchema = z.object({
   blocked: z.literal(true).optional().meta({ description: 'Present when the answer was a bot or rate-limit block (status 999, a challenge page), not real breakage.' }),
 });
 const ReportSectionSchema = z.object({
-  count: z.int().meta({ description: 'Full number of links in this section, whatever the limit.' }),
+  count: count().meta({ description: 'Full number of links in this section, whatever the limit.' }),
   pages: z.array(z.object({ url: z.string().meta({ description: 'The page the links were found on.' }), links: z.array(ReportLinkSchema) })),
 });
 
@@ -135,5 +151,13 @@ export const SearchResultsSchema = SearchResultsShape.meta({ title: 'SearchResul
 export const DeletePagesResultSchema = z
   .object({ deleted: z.array(z.string()), notFound: z.array(z.string()) })
   .meta({ title: 'DeletePagesResult' }) satisfies z.ZodType<DeletePagesResult>;
+
+export const PageIndexStateSchema = z
+  .object({
+    indexed: z.boolean().meta({ description: 'A crawl stored the page and indexed its text (HTML, not noindex).' }),
+    inSearch: z.boolean().meta({ description: 'The page can appear in search results: indexed and not hidden from search.' }),
+    lastCrawled: z.string().nullable().meta({ description: 'When a crawl last stored the page (ISO 8601); null when none has.' }),
+  })
+  .meta({ title: 'PageIndexState' }) satisfies z.ZodType<PageIndexState>;
 
 export const ErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) }).meta({ title: 'Error' });

@@ -11,7 +11,9 @@ import { searchPages } from '../store/search-index/search.js';
 import { deletePages } from './delete-pages.js';
 import { getCrawl, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
 import type { Store } from '../store/store.js';
-import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from '../model/types.js';
+import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
+import { pageIndexState } from '../store/pages.js';
+import { normalizeUrl } from '../crawler/urls.js';
 
 export interface EmbeddedBackendOptions {
   config: Config;
@@ -84,6 +86,11 @@ export class EmbeddedBackend implements Backend {
 
   async deletePages(urls: string[]): Promise<DeletePagesResult> {
     return deletePages(this.store, this.config.targets, urls);
+  }
+
+  async pageIndexState(url: string): Promise<PageIndexState> {
+    const canonical = normalizeUrl(url);
+    return pageIndexState(this.store, canonical && canonical !== url ? [url, canonical] : [url]);
   }
 
   onCrawlEnded(listener: (record: CrawlRecord) => void): () => void {

@@ -9,8 +9,8 @@ import type { Logger } from '../lib/log.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { BackendError, type BackendErrorCode } from '../model/errors.js';
-import { CrawlListSchema, CrawlRecordSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, SearchResultsSchema } from './contract.js';
-import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from '../model/types.js';
+import { CrawlListSchema, CrawlRecordSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, PageIndexStateSchema, SearchResultsSchema } from './contract.js';
+import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
 
 export interface RemoteBackendOptions {
   baseUrl: string;
@@ -132,7 +132,7 @@ export class RemoteBackend implements Backend {
   }
 
   async linkReport(query: LinkReportQuery): Promise<LinkReport> {
-    return this.call({ method: 'GET', path: '/link-report', query: { target: query.target, limit: query.limit }, schema: LinkReportSchema, retry: true });
+    return this.call({ method: 'GET', path: '/link-report', query: { target: query.target, limit: query.limit, reasons: query.reasons?.length ? query.reasons.join(',') : undefined }, schema: LinkReportSchema, retry: true });
   }
 
   /** Read-only, so retried like a GET although it is a POST. */
@@ -142,6 +142,10 @@ export class RemoteBackend implements Backend {
 
   async deletePages(urls: string[]): Promise<DeletePagesResult> {
     return this.call({ method: 'POST', path: '/pages/delete', body: { urls }, schema: DeletePagesResultSchema, retry: false });
+  }
+
+  async pageIndexState(url: string): Promise<PageIndexState> {
+    return this.call({ method: 'GET', path: '/pages', query: { url }, schema: PageIndexStateSchema, retry: true });
   }
 
   /**

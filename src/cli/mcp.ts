@@ -31,7 +31,8 @@ export async function run(argv: string[]): Promise<number> {
     };
     process.once('SIGINT', () => stop(STOP_REASONS.interrupt));
     process.once('SIGTERM', () => stop(STOP_REASONS.terminate));
-    await serveStdio({ host, user, logger: app.logger });
+    const signInHint = 'start `svc mcp` with SVC_USER=<login> in its environment (the MCP client config\'s "env"); add a user with: svc users add <login> --role administrator';
+    await serveStdio({ host, user, logger: app.logger, signInHint });
     // The client went away: a crawl it started runs inside this process, so it stops here, and says why.
     host.close();
     await app.close(STOP_REASONS.clientClosed);

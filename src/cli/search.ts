@@ -23,7 +23,8 @@ export function highlightForTerminal(html: string, tty: boolean): string {
     .replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);
 }
 
-export function formatResults(terms: string, r: SearchResults, from: number, tty = false): string {
+/** `emptyIndex`: no crawl has run yet, so nothing can match. */
+export function formatResults(terms: string, r: SearchResults, from: number, tty = false, emptyIndex = false): string {
   const out: string[] = [];
   const shown = r.hits.length ? `, showing ${from + 1}–${from + r.hits.length}` : '';
   out.push(`${r.total} result${r.total === 1 ? '' : 's'} for ${JSON.stringify(terms)}${shown} (${r.duration} ms)`);
@@ -35,7 +36,8 @@ export function formatResults(terms: string, r: SearchResults, from: number, tty
     out.push(`   ${facts}`);
     if (h.highlight) out.push(`   ${highlightForTerminal(h.highlight, tty)}`);
   });
-  if (!r.total) out.push('', 'No page matches every word. Fewer or shorter words find more.');
+  if (!r.total && emptyIndex) out.push('', 'The search index is empty: no crawl has run yet. Fill it with: svc crawl full');
+  else if (!r.total) out.push('', 'No page matches every word. Fewer or shorter words find more.');
   else if (from + r.hits.length < r.total && r.hits.length) out.push('', `More: --from ${from + r.hits.length}`);
   return `${out.join('\n')}\n`;
 }
@@ -64,7 +66,8 @@ export async function run(argv: string[]): Promise<number> {
 
   await withApp(values, async (app) => {
     const results = await app.backend.search(terms, params);
-    process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true));
+    const emptyIndex = results.total === 0 && !values.json && (await app.backend.listCrawls({ limit: 1, offset: 0 }).catch(() => [null])).length === 0;
+    process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true, emptyIndex));
   });
   return 0;
 }

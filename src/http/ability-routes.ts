@@ -13,6 +13,7 @@ import { AbilityError, type RegisteredAbility } from '../abilities/types.js';
 import { bearerChallenge, bearerToken, HttpError, readBody, readJsonBody, sendJson, type HttpHandler } from './io.js';
 import type { User } from '../model/users.js';
 import type { Host } from '../abilities/runtime.js';
+import { BEARER_HINT } from './mcp.js';
 
 const RUN_PATH_RE = /^([^/]+\/[^/]+)\/run$/;
 const PER_PAGE_DEFAULT = 50;
@@ -134,7 +135,10 @@ export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHand
         throw new HttpError(405, 'rest_ability_invalid_method', `${req.method} cannot run ${ability.name}; use ${allowed.join(' or ')}${why}`, { allow: allowed.join(', ') });
       }
       const input = req.method === 'POST' ? await bodyInput(req, maxBytes) : inputParam(url);
-      const output = await host.registry.execute(ability.name, input, { user });
+      // A caller that hangs up stops a waiting ability (svc/get-crawl with wait_seconds).
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      const output = await host.registry.execute(ability.name, input, { user, signInHint: BEARER_HINT, signal: gone.signal });
       sendJson(res, 200, output);
       return;
     }

@@ -24,6 +24,8 @@ import { createMcpServer } from '../mcp/server.js';
 import type { Host } from '../abilities/runtime.js';
 
 export const MCP_PATH = '/mcp';
+/** What a caller over HTTP does to set a current user. */
+export const BEARER_HINT = 'send the header "Authorization: Bearer <user token>" (a token from: svc users add <login> --role administrator)';
 
 /** JSON-RPC error shape the SDK's transport uses for its own HTTP-level refusals. */
 function sendRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -130,7 +132,7 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
       if (!user) return true; // answered 401 (or 403 for a missing scope)
     }
 
-    const server = createMcpServer({ host, user, logger: deps.logger });
+    const server = createMcpServer({ host, user, logger: deps.logger, signInHint: BEARER_HINT });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !negotiateSse(req), maxRequestBodySize: cfg.max_body_bytes });
     transport.onerror = (err) => log.debug({ err: err.message }, 'mcp: request refused by the transport');
     res.once('close', () => void server.close());

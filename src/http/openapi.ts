@@ -10,6 +10,8 @@ import {
   ErrorSchema,
   LinkReportQuerySchema,
   LinkReportSchema,
+  PageIndexStateSchema,
+  PageStateQuerySchema,
   SearchRequestSchema,
   SearchResultsSchema,
 } from '../backend/contract.js';
@@ -108,6 +110,15 @@ export function openApiDocument(): JsonSchema {
           security: [],
           requestBody: { required: true, content: json(SearchRequestSchema, 'input') },
           responses: { '200': answer('Search results', SearchResultsSchema), ...errors(400, 404, 413, 501) },
+        },
+      },
+      '/v1/projects/{publicToken}/pages': {
+        parameters: [tokenParam],
+        get: {
+          operationId: 'pageIndexState',
+          summary: 'What the search index holds of one URL: whether a crawl indexed it, whether it can appear in search, when it was last crawled',
+          parameters: queryParameters(PageStateQuerySchema),
+          responses: { '200': answer('The page state (all false and null for a URL no crawl has stored)', PageIndexStateSchema), ...errors(400, 401, 404) },
         },
       },
       '/v1/projects/{publicToken}/pages/delete': {

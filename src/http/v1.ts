@@ -7,7 +7,7 @@ import { bearerChallenge, bearerToken, HttpError, readJsonBody, sendJson, type H
 import { BackendError } from '../model/errors.js';
 import { openApiDocument } from './openapi.js';
 import type { CrawlRequest } from '../model/types.js';
-import { CrawlListQuerySchema, DeletePagesRequestSchema, LinkReportQuerySchema, SearchRequestSchema } from '../backend/contract.js';
+import { CrawlListQuerySchema, DeletePagesRequestSchema, LinkReportQuerySchema, PageStateQuerySchema, SearchRequestSchema } from '../backend/contract.js';
 import { parseInput, queryInput, wholeNumber } from './validate.js';
 
 interface Call {
@@ -106,7 +106,16 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       methods: {
         POST: async ({ req, res }) => {
           const body = parseInput(SearchRequestSchema, await readJsonBody(req, maxBody), 'body');
-          sendJson(res, 200, await backend.search(body.terms, body.params ?? {}));
+          sendJson(res, 200, await backend.search(body.terms, body.params ?? body.search_params ?? {}));
+        },
+      },
+    },
+    {
+      path: ['pages'],
+      methods: {
+        GET: async ({ res, url }) => {
+          const q = parseInput(PageStateQuerySchema, queryInput(url, []), 'query');
+          sendJson(res, 200, await backend.pageIndexState(q.url));
         },
       },
     },

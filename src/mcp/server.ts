@@ -1,7 +1,8 @@
 // One MCP server as both transports build it: the tools of the host's ability registry, the current user of
 // the connection, and the logging capability (logging/setLevel filters the notifications sent to the client;
 // the server's own logs go to stderr through pino).
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -10,6 +11,7 @@ import type { Logger } from '../lib/log.js';
 import { packageVersion } from '../lib/package-version.js';
 import { registerTools } from '../tools/index.js';
 import type { Host } from '../abilities/runtime.js';
+import { registerResourcesAndPrompts } from './resources.js';
 
 const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 /** Until the client sets a level, only problems are sent as notifications. */
@@ -24,14 +26,19 @@ const INSTRUCTIONS = [
   'Use svc-link-report for broken (not_found), forbidden, failing (server_error) and redirected links; it reads',
   'what crawls recorded and is cached for 15 minutes (pass refresh: true after a crawl).',
   'svc-full-crawl, svc-partial-crawl and svc-manual-crawl start a crawl and return at once with its record;',
+  'follow it with svc-get-crawl and wait_seconds (up to 60 s per call) until it is completed, stopped or failed.',
+  'Over stdio the crawl runs inside this process: exiting stops it.',
   'svc-delete-pages removes pages from the index (at most 50 URLs). Reports, crawls and deletions need a',
   'user with manage_options; an ability_invalid_permissions error means the current user may not run it.',
+  'Resources: svc://crawls/{id} and svc://link-report/{target}; prompt audit-broken-links.',
 ].join(' ');
 
 export interface McpServerOptions {
   host: Host;
   /** The current user (null: none; every tool then answers ability_invalid_permissions). */
   user: User | null;
+  /** How a client of this transport sets a current user (stdio: SVC_USER; HTTP: the Authorization header). */
+  signInHint?: string;
   logger: Logger;
 }
 
@@ -48,7 +55,7 @@ let ajv: AjvJsonSchemaValidator | undefined;
 const lazyValidator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 
 export function createMcpServer(opts: McpServerOptions): Server {
-  const server = new Server(
+  const mcp = new McpServer(
     { name: SERVER_NAME, title: 'svc site search and link report', version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: false }, logging: {} },
@@ -56,6 +63,14 @@ export function createMcpServer(opts: McpServerOptions): Server {
       jsonSchemaValidator: lazyValidator,
     },
   );
+  // Tools go on the low-level server (their schemas are the abilities' own); resources, prompts and completions
+  // use the SDK's registrations.
+  const server = mcp.server;
+  if (opts.host.abilitiesEnabled) {
+    registerResourcesAndPrompts(mcp, { host: opts.host, user: opts.user, signInHint: opts.signInHint });
+    // The lists are fixed for the life of a connection (the SDK's registration says otherwise by default).
+    server.registerCapabilities({ resources: { listChanged: false }, prompts: { listChanged: false } });
+  }
   let minLevel = LEVELS.indexOf(DEFAULT_LEVEL);
   // Replaces the SDK's own handler so this server knows the level it must honour.
   server.setRequestHandler(SetLevelRequestSchema, (req) => {
@@ -66,6 +81,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
   registerTools(server, {
     registry: opts.host.registry,
     user: opts.user,
+    signInHint: opts.signInHint,
     onCall: async ({ tool, ms, result, error }, sendNotification) => {
       const duration_ms = Math.round(ms * 100) / 100;
       let level: LoggingLevel;

@@ -1,5 +1,6 @@
 // The data shapes the backend hands upward (REST form, camelCase). The ability layer maps them to its
 // snake_case forms; nothing below the backend knows about abilities.
+import type { LinkReason } from './link-reasons.js';
 
 export const CRAWL_MODES = ['full', 'partial', 'manual'] as const;
 export type CrawlMode = (typeof CRAWL_MODES)[number];
@@ -109,6 +110,18 @@ export interface LinkReportQuery {
   target?: string;
   /** 1..5000, default 1000. */
   limit: number;
+  /** Only these reasons (the other sections are empty, count 0); all when absent. */
+  reasons?: readonly LinkReason[];
+}
+
+/** What the search index holds of one URL. */
+export interface PageIndexState {
+  /** A crawl stored the page and indexed its text (HTML, not noindex). */
+  indexed: boolean;
+  /** It can appear in search results: indexed and not hidden from search. */
+  inSearch: boolean;
+  /** When a crawl last stored it; null when no crawl has. */
+  lastCrawled: string | null;
 }
 
 export interface CustomField {

@@ -1,5 +1,6 @@
 // Writes of what a crawl found: pages (and, through triggers, the full-text index), their links, link outcomes.
 import type { OutcomeWrite, PageWrite } from '../model/crawl-writes.js';
+import type { PageIndexState } from '../model/types.js';
 import type { Store } from './store.js';
 
 /** Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction. */
@@ -145,4 +146,14 @@ export function removePageByUrl(store: Store, url: string): boolean {
 export function removePagesByUrl(store: Store, urls: string[]): number {
   if (!urls.length) return 0;
   return store.tx(() => urls.filter((u) => removePageByUrl(store, u)).length);
+}
+
+/** What the index holds of the first of `urls` that is stored (e.g. a URL as given and in its canonical form). */
+export function pageIndexState(store: Store, urls: readonly string[]): PageIndexState {
+  const stmt = store.prepare('SELECT indexed, show_in_search, last_crawled FROM pages WHERE url = ?');
+  for (const url of urls) {
+    const row = stmt.get(url) as { indexed: number; show_in_search: number; last_crawled: string } | undefined;
+    if (row) return { indexed: row.indexed === 1, inSearch: row.indexed === 1 && row.show_in_search === 1, lastCrawled: row.last_crawled };
+  }
+  return { indexed: false, inSearch: false, lastCrawled: null };
 }

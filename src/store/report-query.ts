@@ -33,11 +33,15 @@ export interface ReportRead {
   /** Only pages of these hosts (canonical host[:port]): the configured targets, or the one asked for. */
   hosts: readonly string[];
   limit: number;
+  /** Only rows of these section ranks; null for every section. */
+  ranks: readonly number[] | null;
 }
 
 // element and text are in the order indexes (migration 6): the rows are read from the index alone.
 const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked';
 type RawRow = [number, string, string, number, string, string | null, string, string, number];
+/** The reasons filter: a JSON array of ranks, or null for all. */
+const RANKS = '(@ranks IS NULL OR r.rank IN (SELECT value FROM json_each(@ranks)))';
 
 interface Statements {
   rowsOfHosts: Statement;
@@ -56,12 +60,12 @@ function statements(store: Store): Statements {
       // Pages of hosts no longer configured stay in the store but out of every answer.
       rowsOfHosts: db
         .prepare(
-          `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url WHERE r.host IN (SELECT value FROM json_each(?)) ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
+          `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url WHERE r.host IN (SELECT value FROM json_each(@host)) AND ${RANKS} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
         )
         .raw(true),
       rowsOfHost: db
         .prepare(
-        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url WHERE r.host = ? ORDER BY r.rank, r.page_url, r.url LIMIT ?`,
+        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url WHERE r.host = @host AND ${RANKS} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
         )
         .raw(true),
       counts: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts WHERE host IN (SELECT value FROM json_each(?)) GROUP BY rank'),
@@ -79,13 +83,13 @@ export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapsh
   const hostArg = one ? read.hosts[0] : JSON.stringify(read.hosts);
   return store.db
     .transaction((): ReportSnapshot => {
-      const rows = (rowsStmt.all(hostArg, read.limit) as RawRow[]).map(
+      const rows = (rowsStmt.all({ host: hostArg, limit: read.limit, ranks: read.ranks === null ? null : JSON.stringify(read.ranks) }) as RawRow[]).map(
         ([rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked]): ReportRow => ({
           rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked: blocked === 1,
         }),
       );
       const counts = REPORT_REASONS.map(() => 0);
-      for (const c of s.counts.all(JSON.stringify(read.hosts)) as { rank: number; n: number }[]) counts[c.rank] = c.n;
+      for (const c of s.counts.all(JSON.stringify(read.hosts)) as { rank: number; n: number }[]) if (read.ranks === null || read.ranks.includes(c.rank)) counts[c.rank] = c.n;
       const lastFull = lastFullCrawlRow(store, read.project);
       const latest = latestEndedCrawlStats(store, read.project);
       return { rows, counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null), unreachable: unreachableHosts(latest) };

@@ -1,9 +1,8 @@
 // What turns an ability into an MCP tool. A tool file names its ability and decides the one hint the
 // ability cannot know (openWorldHint); everything else — title, description, both schemas and the other
 // three hints — is read from the ability at listing time, so there is one source of every schema.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AbilityError, type Ability, type AbilityRegistry, type JsonSchema } from '../abilities/types.js';
-import type { User } from '../model/users.js';
+import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AbilityError, type Ability, type AbilityRegistry, type ExecuteContext, type JsonSchema } from '../abilities/types.js';
 
 export interface ToolSpec {
   /** MCP name: the ability name with its slash made a dash (MCP names allow no slash). */
@@ -12,6 +11,8 @@ export interface ToolSpec {
   ability: string;
   /** True when a call reaches beyond this service's own data (fetches the site or the links on it). */
   openWorldHint: boolean;
+  /** Content items a success carries after the JSON text (e.g. resource links to the pages found). */
+  content?(output: Record<string, unknown>): ContentBlock[];
 }
 
 export function defineTool(spec: Omit<ToolSpec, 'name'>): ToolSpec {
@@ -24,7 +25,7 @@ function objectSchema(schema: JsonSchema, what: string, tool: string): Tool['inp
   return schema as Tool['inputSchema'];
 }
 
-/** The ability's description as a model reading MCP tools needs it: sibling abilities named by their tool names. */
+/** Text of an ability (description, error, notice) as a model reading MCP tools needs it: abilities named by their tool names. */
 export function toolDescription(description: string): string {
   return description.replace(/\bsvc\/([a-z0-9-]+)/g, 'svc-$1');
 }
@@ -48,7 +49,7 @@ export function toolDefinition(spec: ToolSpec, ability: Ability): Tool {
 }
 
 export function errorResult(code: string, message: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] };
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${toolDescription(message)}` }] };
 }
 
 /**
@@ -56,11 +57,11 @@ export function errorResult(code: string, message: string): CallToolResult {
  * validates output). Ability errors become a tool result with isError, so the model sees them and can fix
  * its call; anything else is rethrown for the caller to log.
  */
-export async function callTool(spec: ToolSpec, registry: AbilityRegistry, args: Record<string, unknown> | undefined, user: User | null): Promise<CallToolResult> {
+export async function callTool(spec: ToolSpec, registry: AbilityRegistry, args: Record<string, unknown> | undefined, ctx: ExecuteContext): Promise<CallToolResult> {
   let output: unknown;
   try {
     // No arguments: the registry applies the input schema's default, as the host's own API does.
-    output = await registry.execute(spec.ability, args, { user });
+    output = await registry.execute(spec.ability, args, ctx);
   } catch (err) {
     if (err instanceof AbilityError) return errorResult(err.code, err.message);
     throw err;
@@ -68,5 +69,8 @@ export async function callTool(spec: ToolSpec, registry: AbilityRegistry, args: 
   if (output === null || typeof output !== 'object' || Array.isArray(output)) {
     return errorResult('ability_invalid_output', `${spec.ability} returned a ${Array.isArray(output) ? 'list' : typeof output}, not an object`);
   }
-  return { structuredContent: output as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(output) }] };
+  let structured = output as Record<string, unknown>;
+  // A notice is prose for the model: it names what to call next by tool name.
+  if (typeof structured.notice === 'string') structured = { ...structured, notice: toolDescription(structured.notice) };
+  return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }, ...(spec.content?.(structured) ?? [])] };
 }

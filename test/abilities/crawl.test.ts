@@ -12,6 +12,8 @@ let app: App;
 let host: Host;
 let users: Record<Role, { user: User; token: string }>;
 let missingAnswer = 404;
+/** Delay of the page answers (ms), so a crawl lasts long enough to be followed. */
+let delayMs = 0;
 
 afterEach(async () => {
   host.close();
@@ -20,7 +22,8 @@ afterEach(async () => {
 });
 
 async function start(): Promise<string> {
-  server = createServer((req, res) => {
+  server = createServer(async (req, res) => {
+    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     if (req.url === '/robots.txt' || req.url === '/sitemap.xml') return void res.writeHead(404).end();
     if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Home</title></head><body><a href="/missing">x</a> volunteer</body></html>');
     if (req.url === '/missing') return void res.writeHead(missingAnswer, { 'content-type': 'text/html' }).end('<html><title>M</title></html>');
@@ -54,6 +57,33 @@ describe('crawl abilities (embedded)', () => {
     const after = (await host.registry.execute('svc/link-report', {}, admin)) as { summary: { not_found: number }; last_full_crawl: string | null };
     expect(after.summary.not_found).toBe(0);
     expect(after.last_full_crawl).toBe(before.last_full_crawl); // a manual crawl never moves it
+  });
+
+  it('svc/get-crawl with wait_seconds follows a crawl in process to its end, with progress; a short wait answers it still running', async () => {
+    delayMs = 400;
+    try {
+      await start();
+      const admin = { user: users.administrator.user };
+      const full = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number };
+      const short = (await host.registry.execute('svc/get-crawl', { id: full.id, wait_seconds: 0.2 }, admin)) as { status: string; finished_at: string | null };
+      expect(short).toMatchObject({ status: expect.stringMatching(/^(queued|running)$/), finished_at: null });
+      const heard: { done: number; queued: number; message: string }[] = [];
+      const done = (await host.registry.execute('svc/get-crawl', { wait_seconds: 30 }, { ...admin, onProgress: (p) => void heard.push(p) })) as Record<string, unknown>;
+      expect(done).toMatchObject({ id: full.id, mode: 'full', status: 'completed', finished_at: expect.any(String), stats: { pages: 2 } });
+      expect(heard.length).toBeGreaterThanOrEqual(1);
+      expect(heard.at(-1)!.message).toMatch(new RegExp(`^crawl ${full.id}: \\d+ pages done, \\d+ queued`));
+      // A caller that goes away stops the wait, not the crawl.
+      const again = (await host.registry.execute('svc/manual-crawl', { urls: [`http://${app.config.targets[0]!.host}/`] }, admin)) as { id: number };
+      const gone = new AbortController();
+      setTimeout(() => gone.abort(), 100);
+      const t = Date.now();
+      const cut = (await host.registry.execute('svc/get-crawl', { id: again.id, wait_seconds: 30 }, { ...admin, signal: gone.signal })) as { status: string };
+      expect(Date.now() - t).toBeLessThan(5000);
+      expect(cut.status).toMatch(/^(queued|running)$/);
+      expect((await app.backend.waitForCrawl(again.id)).status).toBe('completed');
+    } finally {
+      delayMs = 0;
+    }
   });
 
   it('a second crawl while one runs → svc_api_error 409', async () => {

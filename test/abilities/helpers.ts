@@ -6,7 +6,7 @@ import { openApp, type App } from '../../src/app.js';
 import { addUser } from '../../src/auth/users.js';
 import type { Backend } from '../../src/backend/backend.js';
 import { BackendError } from '../../src/model/errors.js';
-import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, SearchParams, SearchResults } from '../../src/model/types.js';
+import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { ConfigInput } from '../../src/model/config.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
@@ -126,6 +126,10 @@ export class FakeBackend implements Backend {
   async deletePages(urls: string[]): Promise<DeletePagesResult> {
     this.hit('deletePages', [urls]);
     return { deleted: urls.slice(0, 1), notFound: urls.slice(1) };
+  }
+  async pageIndexState(url: string): Promise<PageIndexState> {
+    this.hit('pageIndexState', [url]);
+    return { indexed: false, inSearch: false, lastCrawled: null };
   }
   onCrawlEnded(listener: (record: CrawlRecord) => void): () => void {
     this.listeners.add(listener);

@@ -31,6 +31,15 @@ describe('toAbilityLinkReport (pure)', () => {
         { page: `${SITE}/c`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'css', text: '', blocked: false },
         { page: `${SITE}/c`, link: `${SITE}/later`, http_status: 0, reason: 'unknown', message: 'not fetched: the crawl stopped at max_pages', redirects_to: null, element: 'a', text: 'Later', blocked: false },
       ],
+      top_links: [
+        // Ties: report order, then by URL.
+        { link: `${SITE}/gone`, reason: 'not_found', http_status: 410, pages: 1 },
+        { link: `${SITE}/missing`, reason: 'not_found', http_status: 404, pages: 1 },
+        { link: `${SITE}/secret`, reason: 'forbidden', http_status: 403, pages: 1 },
+        { link: 'http://127.0.0.1:1/', reason: 'server_error', http_status: 0, pages: 1 },
+        { link: `${SITE}/old`, reason: 'redirect', http_status: 301, pages: 1 },
+        { link: `${SITE}/later`, reason: 'unknown', http_status: 0, pages: 1 },
+      ],
       targets: [
         { host: TARGET_HOST, link_tracking: 'all', walk_links: false, last_crawl_error: null },
         { host: 'other.example', link_tracking: 'pdf', walk_links: true, last_crawl_error: null },

@@ -144,7 +144,7 @@ describe('svc/get-page-meta visibility', () => {
   ] as const)('%s reading post %i → %s', async (role, id, readable) => {
     const out = await answer(role, id);
     if (readable) expect(out).toMatchObject({ customFields: { postId: { type: 'number', value: id } } });
-    else expect(out).toEqual({ code: 'svc_post_not_found', message: `no post with id ${id}`, status: 404, data: {} });
+    else expect(out).toEqual({ code: 'svc_post_not_found', message: `no post ${id} that you can read`, status: 404, data: {} });
   });
 
   it('returns the page meta of a published post', async () => {
@@ -158,6 +158,8 @@ describe('svc/get-page-meta visibility', () => {
       tags: ['public', 'post_type/post', 'taxonomy/category/news', 'domain/127.0.0.1:18123'],
       customFields: { postId: { type: 'number', value: 1 } },
       superwords: [],
+      // No crawl has seen the page: the post asks to be in search, but it is not there yet.
+      index: { indexed: false, in_search: false, last_crawled: null },
     });
   });
 });

@@ -8,7 +8,7 @@ import { compareVersions, hasAbilitiesApi } from '../../src/host/version.js';
 import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, SITE } from './helpers.js';
 import { createHost } from '../../src/app.js';
 
-const NAMES = ['svc/search', 'svc/get-page-meta', 'svc/link-report', 'svc/full-crawl', 'svc/partial-crawl', 'svc/manual-crawl', 'svc/delete-pages'];
+const NAMES = ['svc/search', 'svc/get-page-meta', 'svc/link-report', 'svc/full-crawl', 'svc/partial-crawl', 'svc/manual-crawl', 'svc/delete-pages', 'svc/get-crawl'];
 
 let app: App;
 let backend: FakeBackend;
@@ -32,7 +32,7 @@ async function errorOf(p: Promise<unknown>): Promise<AbilityError> {
 }
 
 describe('registry', () => {
-  it('registers the seven svc abilities in the category svc, with names namespace/name', () => {
+  it('registers the eight svc abilities in the category svc, with names namespace/name', () => {
     const { host } = setup();
     const list = host.registry.list();
     expect(list.map((a) => a.name)).toEqual(NAMES);
@@ -75,7 +75,7 @@ describe('registry', () => {
     expect((host.registry.get('svc/search')!.inputJsonSchema as { required: string[] }).required).toEqual(['terms']);
     expect((host.registry.get('svc/get-page-meta')!.inputJsonSchema as { required: string[] }).required).toEqual(['post_id']);
     const out = host.registry.get('svc/link-report')!.outputJsonSchema as { required: string[] };
-    expect(out.required).toEqual(['summary', 'links', 'targets', 'truncated', 'last_full_crawl']);
+    expect(out.required).toEqual(['summary', 'links', 'targets', 'top_links', 'truncated', 'last_full_crawl']);
   });
 
   it('refuses bad ability names, unknown categories and duplicates', () => {
@@ -115,12 +115,14 @@ describe('execute order', () => {
     expect(backend.calls.at(-1)).toEqual({ method: 'linkReport', args: [{ target: undefined, limit: 1000 }] });
   });
 
-  it('an absent input where the schema has no default is an input error naming the field', async () => {
+  it('an absent input where the schema has no default is an input error naming the required field', async () => {
     const { host, admin } = setup();
-    const e = await errorOf(host.registry.execute('svc/search', undefined, admin));
-    expect(e.code).toBe('ability_invalid_input');
-    expect(e.status).toBe(400);
-    expect(e.message).toMatch(/input: /);
+    for (const input of [undefined, null]) {
+      const e = await errorOf(host.registry.execute('svc/search', input, admin));
+      expect(e.code).toBe('ability_invalid_input');
+      expect(e.status).toBe(400);
+      expect(e.message).toBe('invalid input for svc/search: terms: is required (must be a string)');
+    }
   });
 
   it.each([
@@ -201,7 +203,7 @@ describe('version gate', () => {
     const users = addRoleUsers(app);
     const host = createHost(app);
     expect(host.abilitiesEnabled).toBe(enabled);
-    expect(host.registry.list()).toHaveLength(enabled ? 7 : 0);
+    expect(host.registry.list()).toHaveLength(enabled ? 8 : 0);
     expect(hasAbilitiesApi(version)).toBe(enabled);
     if (enabled) {
       expect(host.disabledReason).toBeNull();

@@ -9,7 +9,7 @@ import { BackendError } from '../../src/model/errors.js';
 import { RemoteBackend, type RemoteBackendOptions } from '../../src/backend/remote.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { startFacade, tempDir, TOKEN } from '../http/helpers.js';
+import { HOST_A, makeApp, seedSmallSite, startFacade, tempDir, TOKEN } from '../http/helpers.js';
 
 type Respond = (req: IncomingMessage, res: ServerResponse, n: number) => void;
 
@@ -194,6 +194,28 @@ describe('RemoteBackend', () => {
       expect(down.status).toBe(502);
       expect(await down.json()).toEqual({ error: { code: 'upstream_error', message: expect.stringContaining('answered 503: try later') } });
     } finally {
+      await f.close();
+      await app.close();
+    }
+  });
+
+  it('against a real /v1 facade: page index state and the reasons filter answer as the embedded backend does', async () => {
+    const app = makeApp();
+    seedSmallSite(app);
+    const f = await startFacade(app);
+    const b = new RemoteBackend({ baseUrl: f.baseUrl, apiKey: f.key, publicToken: TOKEN, logger: silentLogger });
+    try {
+      for (const url of [`https://${HOST_A}/`, `https://${HOST_A}/b#part`, `https://${HOST_A}/never`]) {
+        expect(await b.pageIndexState(url), url).toEqual(await app.backend.pageIndexState(url));
+      }
+      expect((await b.pageIndexState(`https://${HOST_A}/`)).indexed).toBe(true);
+      const query = { limit: 2, reasons: ['redirect', 'forbidden'] as const };
+      const remote = await b.linkReport({ ...query, reasons: [...query.reasons] });
+      expect(remote).toEqual(await app.backend.linkReport({ ...query, reasons: [...query.reasons] }));
+      expect(remote.notFound.count).toBe(0);
+      expect(remote.forbidden.count).toBe(1);
+    } finally {
+      await b.close();
       await f.close();
       await app.close();
     }

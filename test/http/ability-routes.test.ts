@@ -7,7 +7,8 @@ import { BackendError } from '../../src/model/errors.js';
 import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
 import { createHttpServer } from '../../src/http/server.js';
 import type { Role } from '../../src/model/users.js';
-import { addRoleUsers, FakeBackend, makeFakeApp, seedPosts, SITE } from '../abilities/helpers.js';
+import { addRoleUsers, FakeBackend, makeApp, makeFakeApp, seedPosts, SITE } from '../abilities/helpers.js';
+import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 
 let app: App;
 let backend: FakeBackend;
@@ -60,18 +61,18 @@ describe('list and describe', () => {
     await start();
     const all = await call('/abilities');
     expect(all.status).toBe(200);
-    expect(all.headers.get('x-wp-total')).toBe('7');
-    expect(all.body.map((a: { name: string }) => a.name)).toEqual(['svc/search', 'svc/get-page-meta', 'svc/link-report', 'svc/full-crawl', 'svc/partial-crawl', 'svc/manual-crawl', 'svc/delete-pages']);
+    expect(all.headers.get('x-wp-total')).toBe('8');
+    expect(all.body.map((a: { name: string }) => a.name)).toEqual(['svc/search', 'svc/get-page-meta', 'svc/link-report', 'svc/full-crawl', 'svc/partial-crawl', 'svc/manual-crawl', 'svc/delete-pages', 'svc/get-crawl']);
     const item = all.body[0];
     expect(Object.keys(item).sort()).toEqual(['category', 'description', 'input_schema', 'label', 'meta', 'name', 'output_schema']);
     expect(item.meta.annotations).toEqual({ readonly: true, destructive: false, idempotent: true });
     expect(item.input_schema).toMatchObject({ type: 'object', required: ['terms'] });
 
     const page3 = await call('/abilities?per_page=3&page=3');
-    expect(page3.body.map((a: { name: string }) => a.name)).toEqual(['svc/delete-pages']);
+    expect(page3.body.map((a: { name: string }) => a.name)).toEqual(['svc/delete-pages', 'svc/get-crawl']);
     expect(page3.headers.get('x-wp-totalpages')).toBe('3');
     expect((await call('/abilities?per_page=3&page=9')).body).toEqual([]);
-    expect((await call('/abilities?category=svc')).body).toHaveLength(7);
+    expect((await call('/abilities?category=svc')).body).toHaveLength(8);
     expect((await call('/abilities?category=other')).body).toEqual([]);
   });
 
@@ -191,6 +192,7 @@ describe('run', () => {
     const noUser = await call(runPath('svc/search'), { body: { input: { terms: 'x' } } });
     expect(noUser.status).toBe(401);
     expect(noUser.body).toMatchObject({ code: 'ability_invalid_permissions', data: { status: 401 } });
+    expect(noUser.body.message).toMatch(/no user is set: send the header "Authorization: Bearer <user token>"/);
     expect(noUser.headers.get('www-authenticate')).toMatch(/^Bearer/);
 
     const lacking = await call(runPath('svc/link-report'), { role: 'editor', body: { input: {} } });
@@ -279,11 +281,33 @@ describe('version gate and rest_root', () => {
 
   it('host 6.10 has the abilities', async () => {
     await start({ host: { version: '6.10' } });
-    expect((await call('/abilities')).body).toHaveLength(7);
+    expect((await call('/abilities')).body).toHaveLength(8);
   });
 
   it('honours host.rest_root', async () => {
     await start({ host: { rest_root: '/api' } }, '/api');
-    expect((await call('/abilities')).body).toHaveLength(7);
+    expect((await call('/abilities')).body).toHaveLength(8);
+  });
+});
+
+describe('svc/get-crawl over the route (real embedded backend)', () => {
+  it('runs by GET ?input= and POST, answers the record in snake_case, and a missing crawl is a 404 naming what to do', async () => {
+    app = makeApp();
+    tokens = Object.fromEntries(Object.entries(addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
+    const host = createHost(app);
+    server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wp-json/abilities/v1`;
+    const none = await call(runPath('svc/get-crawl'), { role: 'administrator', method: 'GET' });
+    expect([none.status, none.body.code]).toEqual([404, 'svc_crawl_not_found']);
+    expect(none.body.message).toMatch(/start one with svc\/full-crawl/);
+    const crawl = createCrawl(app.store, app.config.project.public_token, 'partial')!;
+    setCrawlStatus(app.store, crawl.id, 'completed');
+    const got = await call(`${runPath('svc/get-crawl')}?input=${encodeURIComponent(JSON.stringify({ id: crawl.id, wait_seconds: 5 }))}`, { role: 'administrator' });
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: crawl.id, mode: 'partial', status: 'completed', urls: null, error: null, finished_at: expect.any(String) });
+    expect((await call(runPath('svc/get-crawl'), { role: 'administrator', body: { input: {} } })).body).toEqual(got.body);
+    expect((await call(runPath('svc/get-crawl'), { role: 'subscriber', method: 'GET' })).status).toBe(403);
+    host.close();
   });
 });

@@ -87,6 +87,7 @@ describe('/v1 facade (embedded)', () => {
         ['POST', '/crawls'],
         ['GET', '/crawls/1'],
         ['GET', '/link-report'],
+        ['GET', '/pages?url=https%3A%2F%2Fa.example%2F'],
         ['POST', '/pages/delete'],
       ] as const) {
         const a = await call(`${f.api}${path}`, { method, headers: json, body: method === 'POST' ? '{}' : undefined });
@@ -261,6 +262,40 @@ describe('/v1 facade (embedded)', () => {
       expectError(await call(`${f.api}/search`, { headers: json }), 405, 'method_not_allowed');
     });
 
+    it('search takes search_params (the ability\'s name) as well as params, not both', async () => {
+      savePages(app.store, [page(`https://${HOST_A}/zebra-1`, [], { title: 'Zebra one', content: 'zebra' }), page(`https://${HOST_A}/zebra-2`, [], { title: 'Zebra two', content: 'zebra' })]);
+      const post = (body: unknown) => call(`${f.api}/search`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+      const a = await post({ terms: 'zebra', search_params: { size: 1 } });
+      expect(a.status, a.text).toBe(200);
+      expect(a.body.hits).toHaveLength(1);
+      expect(a.body.total).toBeGreaterThanOrEqual(2);
+      expect((await post({ terms: 'zebra', params: { size: 1 } })).body.hits).toHaveLength(1);
+      expectError(await post({ terms: 'zebra', search_params: { size: 0 } }), 400, 'invalid_input', /^search_params\.size: /);
+      expectError(await post({ terms: 'zebra', params: {}, search_params: {} }), 400, 'invalid_input', /search_params: give params or search_params, not both/);
+    });
+
+    it('GET /pages?url= answers what the index holds of one URL', async () => {
+      savePages(app.store, [page(`https://${HOST_A}/state`, []), page(`https://${HOST_A}/hidden-state`, [], { showInSearch: false })]);
+      const get = (u: string) => call(`${f.api}/pages?url=${encodeURIComponent(u)}`, { headers: auth });
+      const a = await get(`https://${HOST_A}/state`);
+      expect(a.status, a.text).toBe(200);
+      expect(a.body).toEqual({ indexed: true, inSearch: true, lastCrawled: expect.stringMatching(/^\d{4}-/) });
+      expect((await get(`https://${HOST_A}/hidden-state`)).body).toMatchObject({ indexed: true, inSearch: false });
+      expect((await get(`https://${HOST_A}/never-crawled`)).body).toEqual({ indexed: false, inSearch: false, lastCrawled: null });
+      expectError(await call(`${f.api}/pages`, { headers: auth }), 400, 'invalid_input', /^url: /);
+      expectError(await get('not a url'), 400, 'invalid_input', /^url: must be a full http\(s\) URL/);
+    });
+
+    it('link-report reasons: only those sections, filtered before the limit; a bad reason is a 400', async () => {
+      const a = await call(`${f.api}/link-report?reasons=redirect,server_error&limit=1`, { headers: auth });
+      expect(a.status, a.text).toBe(200);
+      expect([a.body.notFound.count, a.body.forbidden.count, a.body.unknown.count]).toEqual([0, 0, 0]);
+      expect(a.body.serverError.pages[0].links[0].url).toBe(`https://${HOST_A}/fail`);
+      expect(a.body.redirect.count).toBeGreaterThanOrEqual(1);
+      expect(a.body.truncated).toBe(true);
+      expectError(await call(`${f.api}/link-report?reasons=broken`, { headers: auth }), 400, 'invalid_input', /^reasons: must be a comma-separated list/);
+    });
+
     it('pages/delete validates 1 to 50 urls and answers which were deleted', async () => {
       const post = (body: unknown) => call(`${f.api}/pages/delete`, { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify(body) });
       expectError(await post({}), 400, 'invalid_input', /^urls: is required/);
@@ -285,6 +320,7 @@ describe('/v1 facade (embedded)', () => {
         '/v1/projects/{publicToken}/crawls',
         '/v1/projects/{publicToken}/crawls/{id}',
         '/v1/projects/{publicToken}/link-report',
+        '/v1/projects/{publicToken}/pages',
         '/v1/projects/{publicToken}/pages/delete',
         '/v1/projects/{publicToken}/search',
       ]);

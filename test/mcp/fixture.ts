@@ -71,7 +71,8 @@ const page = (title: string, body: string, links: string[] = []) =>
     .map((l) => `<a href="${l}">${l}</a>`)
     .join(' ')}</main></body></html>`;
 
-export async function startSite(): Promise<TestSite> {
+/** `delayMs`: every answer but robots.txt and the sitemap waits this long, so a crawl lasts long enough to be followed. */
+export async function startSite(delayMs = 0): Promise<TestSite> {
   let origin = '';
   const pages: Record<string, string> = {
     '/': page('Quokka home', 'The quokka sanctuary welcomes visitors every weekend.', ['/about', '/news/one', '/missing', '/secret', '/broken', '/old']),
@@ -80,9 +81,15 @@ export async function startSite(): Promise<TestSite> {
   };
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const slow = delayMs > 0 && path !== '/robots.txt' && path !== '/sitemap.xml';
     const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': type, ...headers });
-      res.end(req.method === 'HEAD' ? undefined : body);
+      const answer = () => {
+        if (res.destroyed) return;
+        res.writeHead(status, { 'content-type': type, ...headers });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      };
+      if (slow) setTimeout(answer, delayMs);
+      else answer();
     };
     if (path === '/robots.txt') return send(200, 'text/plain', `User-agent: *\nAllow: /\nSitemap: ${origin}/sitemap.xml\n`);
     if (path === '/sitemap.xml') {
@@ -122,6 +129,8 @@ export interface Fixture {
 
 export interface FixtureOptions {
   hostVersion?: string;
+  /** Delay of the site's pages (ms); see startSite. */
+  siteDelayMs?: number;
   server?: Record<string, unknown>;
 }
 
@@ -135,7 +144,7 @@ export function svc(args: string[], env: NodeJS.ProcessEnv = {}): string {
 export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
   await ensureBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-'));
-  const site = await startSite();
+  const site = await startSite(opts.siteDelayMs);
   const postsPath = join(dir, 'posts.json');
   writeFileSync(
     postsPath,

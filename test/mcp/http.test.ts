@@ -10,7 +10,7 @@ let serve: ServeProcess;
 let clients: Clients;
 
 beforeAll(async () => {
-  fx = await makeFixture({ server: { allowed_hosts: ['svc.test'], allowed_origins: ['https://app.example.test'] } });
+  fx = await makeFixture({ siteDelayMs: 250, server: { allowed_hosts: ['svc.test'], allowed_origins: ['https://app.example.test'] } });
   serve = await startServe(fx);
   const [admin, sub, alice, none] = await Promise.all([
     httpClient(serve.mcpUrl, fx.tokens.admin),
@@ -44,7 +44,7 @@ async function post(headers: Record<string, string>, body: unknown = INIT): Prom
 }
 
 describe('svc serve /mcp (Streamable HTTP)', () => {
-  toolCallSuite(() => ({ clients, fx }));
+  toolCallSuite(() => ({ clients, fx, signIn: /Authorization: Bearer <user token>/ }));
 
   it('publishes the same tool definitions as stdio', async () => {
     const { client } = await stdioClient(fx, undefined);

@@ -1,7 +1,8 @@
 // `svc mcp` over stdio, the built process driven by the SDK's real Client.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, LoggingMessageNotificationSchema, type CallToolResult, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, SERVER_JS, stdioClient, type Fixture } from './fixture.js';
 import { call, toolCallSuite, type Clients } from './suite.js';
@@ -10,7 +11,7 @@ let fx: Fixture;
 let clients: Clients;
 
 beforeAll(async () => {
-  fx = await makeFixture();
+  fx = await makeFixture({ siteDelayMs: 250 });
   const [admin, sub, alice, none] = await Promise.all([stdioClient(fx, 'admin'), stdioClient(fx, 'sub'), stdioClient(fx, 'alice'), stdioClient(fx, undefined)]);
   clients = { admin: admin.client, sub: sub.client, alice: alice.client, none: none.client };
 });
@@ -21,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('svc mcp (stdio)', () => {
-  toolCallSuite(() => ({ clients, fx }));
+  toolCallSuite(() => ({ clients, fx, signIn: /SVC_USER=<login>/ }));
 
   it('writes nothing but JSON-RPC messages on stdout', async () => {
     const child = spawn(process.execPath, [SERVER_JS, 'mcp', '--config', fx.configPath], {
@@ -95,5 +96,49 @@ describe('svc mcp below host 6.9', () => {
     expect(client.getInstructions()).toMatch(/no tools.*6\.8.*6\.9/);
     await expect(client.callTool({ name: 'svc-search', arguments: { terms: 'x' } })).rejects.toThrow(/unknown tool/);
     await client.close();
+  });
+});
+
+// What a one-shot client does (the Inspector CLI, a script): start `svc mcp`, call, exit. The crawl runs inside
+// that process, so it ends with the client unless the client waits for it with svc-get-crawl.
+describe('svc mcp with one-shot clients', () => {
+  let one: Fixture;
+  beforeAll(async () => {
+    one = await makeFixture({ siteDelayMs: 250 });
+  });
+  afterAll(async () => one?.cleanup());
+
+  /** One client process: connect, run `fn`, close (the `svc mcp` process exits with it). */
+  async function oneShot<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+    const { client } = await stdioClient(one, 'admin', 'one-shot');
+    try {
+      return await fn(client);
+    } finally {
+      await client.close();
+    }
+  }
+  const structured = (r: unknown) => (r as CallToolResult).structuredContent as Record<string, unknown>;
+
+  it('a client that exits right after svc-full-crawl stops the crawl (the descriptions say so)', async () => {
+    const id = await oneShot(async (c) => structured(await c.callTool({ name: 'svc-full-crawl', arguments: {} })).id as number);
+    const rec = await oneShot(async (c) => structured(await c.callTool({ name: 'svc-get-crawl', arguments: { id } })));
+    expect(rec).toMatchObject({ id, status: 'stopped' });
+  });
+
+  it('a client that calls svc-full-crawl, then svc-get-crawl with wait_seconds, then exits sees the crawl complete', async () => {
+    const [started, waited] = await oneShot(async (c) => {
+      const s = structured(await c.callTool({ name: 'svc-full-crawl', arguments: {} }));
+      const w = structured(await c.callTool({ name: 'svc-get-crawl', arguments: { id: s.id, wait_seconds: 60 } }, CallToolResultSchema, { timeout: 90_000 }));
+      return [s, w];
+    });
+    expect(waited).toMatchObject({ id: started.id, status: 'completed' });
+    // A new process reads the same record from the database: the crawl really completed, and its findings are there.
+    const [rec, report] = await oneShot(async (c) => [
+      structured(await c.callTool({ name: 'svc-get-crawl', arguments: {} })),
+      structured(await c.callTool({ name: 'svc-link-report', arguments: { reasons: ['forbidden'] } })),
+    ]);
+    expect(rec).toMatchObject({ id: started.id, status: 'completed', finished_at: expect.any(String) });
+    expect(report.last_full_crawl).toBe(rec.finished_at);
+    expect(report.links).toEqual([expect.objectContaining({ link: one.site.url('/secret'), reason: 'forbidden' })]);
   });
 });

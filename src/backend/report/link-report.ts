@@ -7,16 +7,20 @@ import { assembleLinkReport, targetWalksLinks } from './assemble.js';
 import { readReportSnapshot } from '../../store/report-query.js';
 import { canonicalTargetHost, findTarget } from '../../model/site-urls.js';
 import { REPORT_LIMIT } from '../../model/limits.js';
+import { REPORT_REASONS } from '../../model/link-reasons.js';
 
 /**
  * Sections in the order notFound, forbidden, serverError, redirect, unknown; within a section pages by URL, and
  * within a page links by URL (binary order). `limit` caps the links returned across all sections in that order.
+ * With `reasons`, the other sections are empty (count 0).
  */
 export function buildLinkReport(store: Store, project: string, targets: TargetConfig[], query: LinkReportQuery): LinkReport {
   const limit = query.limit ?? REPORT_LIMIT.default;
   if (!Number.isInteger(limit) || limit < REPORT_LIMIT.min || limit > REPORT_LIMIT.max) {
     throw new BackendError('invalid_input', `limit: must be an integer from ${REPORT_LIMIT.min} to ${REPORT_LIMIT.max}`);
   }
+  const unknown = query.reasons?.find((r) => !REPORT_REASONS.includes(r));
+  if (unknown !== undefined) throw new BackendError('invalid_input', `reasons: "${unknown}" is not one of ${REPORT_REASONS.join(', ')}`);
   // Pages are stored under the target's canonical host (default port dropped, IDN as punycode), as the crawler writes it.
   const canonical = (t: TargetConfig) => canonicalTargetHost(t.host, t.scheme);
   let shown = targets;
@@ -29,7 +33,12 @@ export function buildLinkReport(store: Store, project: string, targets: TargetCo
     shown = [match];
   }
   // Only configured targets: pages of a host crawled under an older config stay out of the answer.
-  const snap = readReportSnapshot(store, { project, hosts: shown.map(canonical), limit });
+  const snap = readReportSnapshot(store, {
+    project,
+    hosts: shown.map(canonical),
+    limit,
+    ranks: query.reasons?.length ? query.reasons.map((r) => REPORT_REASONS.indexOf(r)) : null,
+  });
   return assembleLinkReport({
     rows: snap.rows,
     counts: snap.counts,

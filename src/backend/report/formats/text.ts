@@ -19,7 +19,7 @@ function linkLine(l: ReportLink): string {
 
 export function formatText(r: LinkReport): string {
   const out: string[] = [];
-  out.push(`Link report — last full crawl: ${r.lastFullCrawl ?? 'none completed yet'}`);
+  out.push(`Link report — last full crawl: ${r.lastFullCrawl ?? 'none completed yet (run: svc crawl full)'}`);
   for (const t of r.targets) {
     out.push(`  target ${t.host}: track_links ${t.linkTracking}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}${t.lastCrawlError ? `; the latest crawl could not reach it: ${t.lastCrawlError}` : ''}`);
   }

@@ -1,0 +1,124 @@
+// MCP resources and prompts over the abilities: a crawl record (svc://crawls/{id}) and a target's link report
+// (svc://link-report/{target}) as JSON, and the prompt audit-broken-links. Everything is read through the
+// registry as the connection's user, so resources show exactly what the tools would; a user without
+// manage_options is listed no resource and completed no target.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
+import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Host } from '../abilities/runtime.js';
+import { AbilityError } from '../abilities/types.js';
+import { toolDescription } from '../tools/define.js';
+import type { User } from '../model/users.js';
+
+export const CRAWL_TEMPLATE = 'svc://crawls/{id}';
+export const REPORT_TEMPLATE = 'svc://link-report/{target}';
+export const AUDIT_PROMPT = 'audit-broken-links';
+/** The MCP code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+
+export const crawlUri = (id: number) => `svc://crawls/${id}`;
+export const reportUri = (target: string) => `svc://link-report/${encodeURIComponent(target)}`;
+
+/** A JSON-RPC error whose message is ours alone (McpError would prefix "MCP error -32602:"). */
+function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+export interface ResourceOptions {
+  host: Host;
+  user: User | null;
+  signInHint?: string;
+}
+
+export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOptions): void {
+  const { host, user } = opts;
+  const manager = () => host.can(user, 'manage_options');
+  const run = async (ability: string, input: Record<string, unknown>, uri: string): Promise<ReadResourceResult> => {
+    try {
+      const out = await host.registry.execute(ability, input, { user, signInHint: opts.signInHint });
+      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(out) }] };
+    } catch (err) {
+      if (!(err instanceof AbilityError)) throw err;
+      const code = err.code === 'svc_crawl_not_found' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams;
+      throw protocolError(code, `${uri}: ${err.code}: ${toolDescription(err.message)}`);
+    }
+  };
+  const targets = (prefix: string | undefined) => (manager() ? host.targetHosts.filter((t) => t.toLowerCase().startsWith((prefix ?? '').toLowerCase())) : []);
+
+  mcp.registerResource(
+    'crawl',
+    new ResourceTemplate(CRAWL_TEMPLATE, {
+      list: async () => {
+        if (!manager()) return { resources: [] };
+        try {
+          const latest = (await host.registry.execute('svc/get-crawl', {}, { user })) as { id: number; mode: string; status: string };
+          return { resources: [{ uri: crawlUri(latest.id), name: `crawl-${latest.id}`, title: `Latest crawl (${latest.id}, ${latest.mode}, ${latest.status})` }] };
+        } catch {
+          return { resources: [] };
+        }
+      },
+    }),
+    {
+      title: 'Crawl record',
+      description: 'A crawl record as svc-get-crawl answers it (id, mode, status, urls, started_at, finished_at, stats, error). The latest crawl is listed.',
+      mimeType: 'application/json',
+    },
+    async (uri, vars) => {
+      const raw = String(vars.id ?? '');
+      const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+      if (!(id >= 1)) throw protocolError(ErrorCode.InvalidParams, `${uri.href}: the crawl id must be a whole number of at least 1`);
+      return run('svc/get-crawl', { id }, uri.href);
+    },
+  );
+
+  mcp.registerResource(
+    'link-report',
+    new ResourceTemplate(REPORT_TEMPLATE, {
+      list: async () => ({ resources: targets(undefined).map((t) => ({ uri: reportUri(t), name: `link-report-${t}`, title: `Link report of ${t}` })) }),
+      complete: { target: (value) => targets(value) },
+    }),
+    {
+      title: 'Link report of a target',
+      description: 'The broken-link report of one configured target as svc-link-report answers it (summary, links, top_links, targets, truncated, last_full_crawl, notice). One is listed per target.',
+      mimeType: 'application/json',
+    },
+    async (uri, vars) => {
+      let target: string;
+      try {
+        target = decodeURIComponent(String(vars.target ?? ''));
+      } catch {
+        throw protocolError(ErrorCode.InvalidParams, `${uri.href}: the target is not valid URL encoding`);
+      }
+      return run('svc/link-report', { target }, uri.href);
+    },
+  );
+
+  mcp.registerPrompt(
+    AUDIT_PROMPT,
+    {
+      title: 'Audit broken links',
+      description: 'Find and explain the broken links of one target: read its link report (crawling first when no full crawl has completed), then list what to fix first.',
+      argsSchema: { target: completable(z.string().describe('The configured target host to audit (host or host:port).'), (value) => targets(value)) },
+    },
+    ({ target }) => ({
+      description: `Audit the broken links of ${target}`,
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'text',
+            text: [
+              `Audit the broken links of the site ${target}.`,
+              `1. Call svc-link-report with {"target": "${target}", "reasons": ["not_found", "forbidden", "server_error"], "refresh": true}.`,
+              '2. If its notice says no full crawl has completed yet, call svc-full-crawl, then svc-get-crawl with {"id": <its id>, "wait_seconds": 60} until its status is completed, stopped or failed; then read the report again.',
+              '3. Start from top_links: the links carried by the most pages. For each, say what is wrong (reason, http_status) and on which pages it appears (the links list has each page).',
+              '4. End with a short list of fixes, most pages helped first. Mention redirects only when asked: they still work.',
+            ].join('\n'),
+          },
+        },
+      ],
+    }),
+  );
+}
