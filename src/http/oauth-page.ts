@@ -90,7 +90,7 @@ export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
     };
     const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>Sign in to svc</title><style>${STYLE}</style></head>
+<meta name="referrer" content="same-origin"><title>Sign in to svc</title><style>${STYLE}</style></head>
 <body><main>
 <h1>Sign in to svc</h1>
 <p class="who"><strong id="client-name">${esc(name)}</strong> wants to use svc as you.<br>
@@ -116,7 +116,9 @@ ${Object.entries(hidden)
       'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self' ${redirectTarget(request.redirectUri)}; frame-ancestors 'none'; base-uri 'none'`,
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
+      // same-origin: no referrer leaves for the client (the code stays out of it), and the form post carries our Origin
+      // (with no-referrer a browser sends "Origin: null", which the server-wide guard refuses).
+      'referrer-policy': 'same-origin',
       'set-cookie': `${COOKIE}=${nonce}; Path=/authorize; HttpOnly; SameSite=Strict; Max-Age=${FORM_TTL_MS / 1000}${secure ? '; Secure' : ''}`,
     });
     res.send(html);
