@@ -41,12 +41,21 @@ export interface App {
 
 export interface OpenAppOptions {
   logger?: Logger;
+  /** Read commands on a data directory they may not write: no migration, no crawl clean-up. */
+  readonly?: boolean;
+}
+
+/** How long a crawl's owner may stay silent before the crawl is dead: 30 s, or SVC_CRAWL_DEAD_AFTER_MS (tests, benchmarks). */
+function crawlDeadAfterMs(): number | undefined {
+  const v = Number(process.env.SVC_CRAWL_DEAD_AFTER_MS);
+  return Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
 export function openApp(config: Config, opts: OpenAppOptions = {}): App {
   const logger = opts.logger ?? createLogger(config.log_level);
   const dataDir = resolve(config.data_dir);
-  const store = openStore({ path: join(dataDir, 'svc.db') });
+  const deadAfterMs = crawlDeadAfterMs();
+  const store = openStore({ path: join(dataDir, 'svc.db'), readonly: opts.readonly, deadAfterMs });
   if (store.recoveredCrawls.length) logger.warn({ crawls: store.recoveredCrawls }, 'crawls left running by a process that ended were marked failed');
   const { base_url, api_key, public_token } = config.api;
   let backend: Backend;
@@ -54,7 +63,7 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
     if (!api_key || !public_token) throw new Error('api.base_url needs api.api_key and api.public_token (SVC_API_KEY, SVC_PUBLIC_TOKEN)');
     backend = new RemoteBackend({ baseUrl: base_url, apiKey: api_key, publicToken: public_token, logger });
   } else {
-    backend = new EmbeddedBackend({ config, store, logger });
+    backend = new EmbeddedBackend({ config, store, logger, deadAfterMs });
   }
   let corruption: string | null = null;
   return {

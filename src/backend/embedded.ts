@@ -9,7 +9,7 @@ import { CrawlRunner } from './crawl-runner.js';
 import { buildLinkReport } from './report/link-report.js';
 import { searchPages } from '../store/search-index/search.js';
 import { deletePages } from './delete-pages.js';
-import { getCrawl, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
+import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
 import type { Store } from '../store/store.js';
 import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
@@ -19,6 +19,8 @@ export interface EmbeddedBackendOptions {
   config: Config;
   store: Store;
   logger: Logger;
+  /** A crawl whose owner has not beaten for this long is dead (default 30 s). */
+  deadAfterMs?: number;
 }
 
 export class EmbeddedBackend implements Backend {
@@ -27,12 +29,27 @@ export class EmbeddedBackend implements Backend {
   private readonly runner: CrawlRunner;
   private readonly store: Store;
   private readonly config: Config;
+  private sweep: NodeJS.Timeout | null = null;
 
   constructor(opts: EmbeddedBackendOptions) {
     this.config = opts.config;
     this.store = opts.store;
     this.publicToken = opts.config.project.public_token;
-    this.runner = new CrawlRunner({ store: opts.store, project: this.publicToken, targets: opts.config.targets, logger: opts.logger });
+    this.runner = new CrawlRunner({ store: opts.store, project: this.publicToken, targets: opts.config.targets, logger: opts.logger, deadAfterMs: opts.deadAfterMs });
+    // A crawl whose owner died (another process, or this one before a restart) is failed within a few seconds of
+    // its heartbeat going stale, even when nobody starts a new crawl.
+    if (!opts.store.readonly) {
+      const deadAfter = opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS;
+      this.sweep = setInterval(() => {
+        try {
+          const ids = this.store.tx(() => failDeadCrawls(this.store, Date.now() - deadAfter, this.publicToken));
+          if (ids.length) opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
+        } catch (err) {
+          opts.logger.warn({ err }, 'dead-crawl sweep failed');
+        }
+      }, Math.min(5000, deadAfter / 2));
+      this.sweep.unref();
+    }
   }
 
   async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
@@ -98,6 +115,7 @@ export class EmbeddedBackend implements Backend {
   }
 
   async close(why?: string): Promise<void> {
+    if (this.sweep) clearInterval(this.sweep);
     await this.runner.stopAll(why);
   }
 }

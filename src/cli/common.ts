@@ -1,4 +1,5 @@
 // What every command shares: option parsing, config loading with readable errors, opening the app.
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { openApp, type App } from '../app.js';
 import { UserError } from '../auth/users.js';
@@ -43,8 +44,23 @@ export function readConfig(values: { config?: string | boolean; site?: string | 
   }
 }
 
-export function openAppFrom(values: { config?: string | boolean; site?: string | boolean }): App {
-  return openApp(readConfig(values));
+/** Errors of opening a data directory this process may not write. */
+const CANNOT_WRITE = /^(SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM)/;
+
+/**
+ * The app of the config the options name. `readOnlyOk`: a read command, which still works (read only) on a data
+ * directory it may not write; any other command gets one line naming the directory.
+ */
+export function openAppFrom(values: { config?: string | boolean; site?: string | boolean }, opts: { readOnlyOk?: boolean } = {}): App {
+  const config = readConfig(values);
+  try {
+    return openApp(config);
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (!CANNOT_WRITE.test(code)) throw err;
+    if (opts.readOnlyOk) return openApp(config, { readonly: true });
+    throw new CliError(`cannot write the data directory ${resolve(config.data_dir)} (${code}): it is read-only for this user; svc report and svc search still read it, or point --config / SVC_DATA_DIR at a writable directory`, 1);
+  }
 }
 
 /** Parses a whole number option, naming the option when it is not one. */
@@ -63,8 +79,12 @@ export function toCliError(err: unknown): unknown {
 }
 
 /** Opens the app for one command, runs it, and closes the app whatever happens. */
-export async function withApp<T>(values: { config?: string | boolean; site?: string | boolean }, fn: (app: App) => T | Promise<T>): Promise<T> {
-  const app = openAppFrom(values);
+export async function withApp<T>(
+  values: { config?: string | boolean; site?: string | boolean },
+  fn: (app: App) => T | Promise<T>,
+  opts: { readOnlyOk?: boolean } = {},
+): Promise<T> {
+  const app = openAppFrom(values, opts);
   try {
     return await fn(app);
   } catch (err) {

@@ -60,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
   const failOn = parseFailOn(typeof values['fail-on'] === 'string' ? values['fail-on'] : undefined);
   const output = typeof values.output === 'string' ? values.output : undefined;
   if (output === '') throw new CliError('--output: give a file name');
-  const report = await withApp(values, (app) => app.backend.linkReport({ target, limit }));
+  const report = await withApp(values, (app) => app.backend.linkReport({ target, limit }), { readOnlyOk: true });
   const text = formatLinkReport(format, report, { toolVersion: packageVersion(), ...(failOn.length ? { failOn } : {}) });
   if (output === undefined) process.stdout.write(text);
   else {

@@ -68,6 +68,6 @@ export async function run(argv: string[]): Promise<number> {
     const results = await app.backend.search(terms, params);
     const emptyIndex = results.total === 0 && !values.json && (await app.backend.listCrawls({ limit: 1, offset: 0 }).catch(() => [null])).length === 0;
     process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true, emptyIndex));
-  });
+  }, { readOnlyOk: true });
   return 0;
 }

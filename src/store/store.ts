@@ -1,6 +1,7 @@
 // The SQLite store: one file, WAL, migrations at open, every multi-row write in one transaction.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls } from './crawls.js';
 import { MIGRATIONS } from './migrations.js';
@@ -10,7 +11,10 @@ export type Db = Database.Database;
 export interface OpenStoreOptions {
   /** Path of the database file, or ':memory:'. */
   path: string;
+  /** Read only (no migration, no clean-up of dead crawls): works in a data directory this process may not write. */
   readonly?: boolean;
+  /** A crawl whose owner has not beaten for this long is dead (default CRAWL_DEAD_AFTER_MS). */
+  deadAfterMs?: number;
 }
 
 /** How a connection is opened: the defaults suit the process that owns the file (it migrates it). */
@@ -20,17 +24,25 @@ export interface StoreConnectionOptions {
   migrate?: boolean;
   cacheKb?: number;
   busyTimeoutMs?: number;
+  deadAfterMs?: number;
+  /** A private copy's directory, removed on close. */
+  removeDirOnClose?: string;
 }
 
 export class Store {
   readonly db: Db;
   /** Crawls found `running` or `queued` at open whose owner stopped beating 30 s ago or more: now `failed`. */
   readonly recoveredCrawls: number[];
+  readonly readonly: boolean;
+  private readonly removeDirOnClose: string | null;
 
   constructor(readonly path: string, opts: StoreConnectionOptions = {}) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:' && !opts.readonly) mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { readonly: opts.readonly ?? false });
-    this.db.pragma('journal_mode = WAL');
+    this.readonly = opts.readonly ?? false;
+    this.removeDirOnClose = opts.removeDirOnClose ?? null;
+    // A read-only connection cannot set the journal mode (the file already has it).
+    if (!this.readonly) this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
@@ -38,7 +50,7 @@ export class Store {
     this.recoveredCrawls = [];
     if (!opts.readonly && opts.migrate !== false) {
       migrate(this.db);
-      this.recoveredCrawls = this.tx(() => failDeadCrawls(this, Date.now() - CRAWL_DEAD_AFTER_MS));
+      this.recoveredCrawls = this.tx(() => failDeadCrawls(this, Date.now() - (opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS)));
     }
   }
 
@@ -61,6 +73,7 @@ export class Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+    if (this.removeDirOnClose) rmSync(this.removeDirOnClose, { recursive: true, force: true });
   }
 }
 
@@ -76,5 +89,29 @@ export function migrate(db: Db): void {
 }
 
 export function openStore(opts: OpenStoreOptions): Store {
-  return new Store(opts.path, { readonly: opts.readonly });
+  if (opts.readonly) return openReadOnly(opts.path);
+  return new Store(opts.path, { deadAfterMs: opts.deadAfterMs });
+}
+
+/**
+ * A read-only connection, for read commands on a data directory they may not write. SQLite reads a WAL database only
+ * where it can create the shared-memory file beside it; in a read-only directory the file (and its WAL) is read from a
+ * private copy instead, removed when the store closes.
+ */
+function openReadOnly(path: string): Store {
+  if (!existsSync(path)) throw Object.assign(new Error(`no database at ${path}: nothing has been crawled into this data directory yet`), { code: 'ENOENT' });
+  try {
+    const store = new Store(path, { readonly: true });
+    store.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+    return store;
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (!/^SQLITE_(READONLY|CANTOPEN)/.test(code)) throw err;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-readonly-'));
+  const copy = join(dir, basename(path));
+  copyFileSync(path, copy);
+  if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+  const store = new Store(copy, { readonly: true, removeDirOnClose: dir });
+  return store;
 }
