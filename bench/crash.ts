@@ -1,12 +1,15 @@
 // npm run bench:crash — kill -9 `svc serve` during a full crawl at random moments, 20 times. After each kill:
-// the database passes PRAGMA integrity_check, the restart marks the dead crawl failed, the last complete
-// report and the index are intact; at the end a full crawl completes.
+// the database passes PRAGMA integrity_check, the dead crawl is failed once its heartbeat is stale (whatever the
+// PIDs: some rounds restart while the killed process is still a zombie, some give the dead crawl the PID of the
+// live server), the last complete report and the index are intact; at the end a full crawl completes.
+// The first two rounds keep the real 30 s limit; the others use SVC_CRAWL_DEAD_AFTER_MS=3000 to stay short.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { printTable } from './lib/measure.js';
-import { BENCH_TOKEN, serve, type Served, startDocsSite, svc, writeDocsConfig } from './lib/services.js';
+import { BENCH_TOKEN, serve, type Served, startDocsSite, SVC, svc, writeDocsConfig } from './lib/services.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const TOKEN = BENCH_TOKEN;
@@ -60,19 +63,38 @@ async function main(): Promise<void> {
   const rows: (string | number)[][] = [];
   let failures = 0;
   let late = 0;
+  let maxRunningMs = 0;
   for (let round = 1; round <= ROUNDS; round++) {
-    s = await serve(['--config', config, '--port', '0']);
+    const deadAfterMs = round <= 2 ? 30_000 : 3_000;
+    const env = { SVC_CRAWL_DEAD_AFTER_MS: String(deadAfterMs) };
+    // Rounds of three kinds: a plain kill; a kill whose process stays a zombie (its parent never reaps it) while
+    // the next server starts; a kill after which the dead crawl carries the PID of the live server.
+    const kind = (['plain', 'zombie', 'reused pid'] as const)[round % 3]!;
+    s = kind === 'zombie' ? await serveUnreaped(config, env) : await serve(['--config', config, '--port', '0'], env);
     const id = await startFull(s);
     const delay = 100 + Math.floor(Math.random() * Math.max(1, crawlMs * 0.85 - 100));
     await new Promise((r) => setTimeout(r, delay));
     await s.stop('SIGKILL');
+    const killedAt = Date.now();
     const db = new Database(join(dataDir, 'svc.db'));
     const integrity = db.pragma('integrity_check', { simple: true }) as string;
     db.close();
-    s = await serve(['--config', config, '--port', '0']);
-    const status = (await crawl(s, id)).status;
-    const now = await snapshot(s);
-    await s.stop();
+    const next = await serve(['--config', config, '--port', '0'], env);
+    if (kind === 'reused pid') {
+      const rw = new Database(join(dataDir, 'svc.db'));
+      rw.prepare('UPDATE crawls SET owner_pid = ? WHERE id = ?').run(next.proc.pid, id);
+      rw.close();
+    }
+    // The dead crawl must end failed within the limit (plus one sweep), never stay running.
+    let status = (await crawl(next, id)).status;
+    while ((status === 'running' || status === 'queued') && Date.now() - killedAt < deadAfterMs + 10_000) {
+      await new Promise((r) => setTimeout(r, 250));
+      status = (await crawl(next, id)).status;
+    }
+    const deadAfter = Date.now() - killedAt;
+    const now = await snapshot(next);
+    await next.stop();
+    await (s as Partial<{ reap(): Promise<void> }>).reap?.();
     if (status === 'completed' && late < ROUNDS) {
       // This crawl was quicker than the kill: it tests nothing; run the round again.
       late++;
@@ -80,9 +102,10 @@ async function main(): Promise<void> {
       continue;
     }
     const intact = JSON.stringify(now) === JSON.stringify(baseline);
-    const ok = integrity === 'ok' && status === 'failed' && intact;
+    const ok = integrity === 'ok' && status === 'failed' && deadAfter <= deadAfterMs + 10_000 && intact;
     if (!ok) failures++;
-    rows.push([round, delay, integrity, status, intact ? 'yes' : `no ${JSON.stringify(now)}`, ok ? 'ok' : 'FAIL']);
+    maxRunningMs = Math.max(maxRunningMs, deadAfter);
+    rows.push([round, kind, delay, integrity, `${status} after ${(deadAfter / 1000).toFixed(1)} s (limit ${deadAfterMs / 1000} s)`, intact ? 'yes' : `no ${JSON.stringify(now)}`, ok ? 'ok' : 'FAIL']);
   }
   s = await serve(['--config', config, '--port', '0']);
   const last = await startFull(s);
@@ -91,10 +114,48 @@ async function main(): Promise<void> {
   await s.stop();
 
   console.log(`\nbench:crash — ${ROUNDS} kill -9 rounds during a full crawl (a full crawl takes ${crawlMs} ms here; ${late} kill(s) came after the crawl had ended and were repeated)\n`);
-  printTable(['round', 'killed after ms', 'integrity_check', 'dead crawl on restart', 'report+index intact', 'result'], rows);
+  printTable(['round', 'kind', 'killed after ms', 'integrity_check', 'dead crawl', 'report+index intact', 'result'], rows);
+  console.log(`\nlongest a killed crawl stayed running: ${(maxRunningMs / 1000).toFixed(1)} s`);
   console.log(`\nfinal full crawl: ${lastStatus}; report+index equal to baseline: ${JSON.stringify(after) === JSON.stringify(baseline)}`);
   console.log(`${ROUNDS - failures} passed, ${failures} failed`);
   if (failures || lastStatus !== 'completed') process.exitCode = 1;
+}
+
+/**
+ * `svc serve` as the child of a process that never reaps its children (sh exec'ing sleep): once killed, it stays a
+ * zombie, its PID taken, while the next server starts.
+ */
+async function serveUnreaped(config: string, env: NodeJS.ProcessEnv): Promise<Served & { reap(): Promise<void> }> {
+  const parent = spawn('sh', ['-c', `"${process.execPath}" "${SVC}" serve --config "${config}" --port 0 & exec sleep 600`], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${buf}`)), 60_000);
+    parent.stderr!.setEncoding('utf8');
+    parent.stderr!.on('data', (c: string) => {
+      buf += c;
+      const m = /"base_url":"(http:[^"]+)"/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        parent.stderr!.removeAllListeners('data');
+        parent.stderr!.resume();
+        resolve(m[1]!);
+      }
+    });
+  });
+  const child = Number(execFileSync('pgrep', ['-P', String(parent.pid)], { encoding: 'utf8' }).trim().split('\n')[0]);
+  return {
+    proc: parent,
+    baseUrl,
+    stop: async (signal = 'SIGTERM') => {
+      process.kill(child, signal);
+      // Killed, but its parent never waits for it: a zombie holding its PID.
+      await new Promise((r) => setTimeout(r, 200));
+    },
+    reap: async () => {
+      parent.kill('SIGKILL');
+      await new Promise((r) => parent.once('exit', r));
+    },
+  };
 }
 
 main().catch((err) => {

@@ -10,6 +10,10 @@ export interface StoredOutcome extends OutcomeWrite {
 export class MemoryStore {
   readonly pages = new Map<string, PageWrite>();
   readonly outcomes = new Map<string, StoredOutcome>();
+  /** Pages the crawls asked to remove, in order. */
+  readonly removed: string[] = [];
+  /** Sinks closed so far (the engine closes its sink when the crawl ends). */
+  closed = 0;
 
   /** A fresh sink for one crawl (the engine closes it when the crawl ends). */
   sink(): CrawlSink {
@@ -20,12 +24,17 @@ export class MemoryStore {
         this.outcomes.set(o.url, { ...o, checkedAt: new Date().toISOString() });
       },
       touch: () => {},
-      remove: (url) => void this.pages.delete(url),
+      remove: (url) => {
+        this.removed.push(url);
+        this.pages.delete(url);
+      },
       stats: () => {},
       flush: () => {},
       settle: async () => {},
       drain: async () => {},
-      close: async () => {},
+      close: async () => {
+        this.closed++;
+      },
     };
   }
 
