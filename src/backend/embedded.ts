@@ -9,7 +9,7 @@ import { CrawlRunner } from './crawl-runner.js';
 import { buildLinkReport } from './report/link-report.js';
 import { searchPages } from '../store/search-index/search.js';
 import { deletePages } from './delete-pages.js';
-import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
+import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
 import type { Store } from '../store/store.js';
 import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
@@ -42,12 +42,15 @@ export class EmbeddedBackend implements Backend {
       const deadAfter = opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS;
       this.sweep = setInterval(() => {
         try {
-          const ids = this.store.tx(() => failDeadCrawls(this.store, Date.now() - deadAfter, this.publicToken));
+          const before = Date.now() - deadAfter;
+          // A read each second; the write lock only when there is something to fail.
+          if (!hasDeadCrawls(this.store, before, this.publicToken)) return;
+          const ids = this.store.tx(() => failDeadCrawls(this.store, before, this.publicToken));
           if (ids.length) opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
         } catch (err) {
           opts.logger.warn({ err }, 'dead-crawl sweep failed');
         }
-      }, Math.min(5000, deadAfter / 2));
+      }, Math.min(1000, deadAfter / 3));
       this.sweep.unref();
     }
   }

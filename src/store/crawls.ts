@@ -75,6 +75,11 @@ export function failDeadCrawls(store: Store, before: number, project?: string): 
   return rows.map((r) => r.id);
 }
 
+/** Whether any queued or running crawl of the project has a heartbeat older than `before` (a read: no write lock). */
+export function hasDeadCrawls(store: Store, before: number, project: string): boolean {
+  return store.prepare(`SELECT 1 FROM crawls WHERE status IN ('queued','running') AND project = ? AND COALESCE(heartbeat_at, 0) < ? LIMIT 1`).get(project, before) !== undefined;
+}
+
 /** The owner's beat: the crawl is alive. */
 export function beatCrawl(store: Store, id: number, now: number): void {
   store.prepare('UPDATE crawls SET heartbeat_at = ? WHERE id = ?').run(now, id);
