@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import { httpDeps, openApp, type App } from '../src/app.js';
+import { openApp, type App } from '../src/app.js';
 import { createApiKey } from '../src/auth/keys.js';
 import { createV1Handler } from '../src/http/v1.js';
 import { createCrawl, setCrawlStatus } from '../src/store/crawls.js';
@@ -22,6 +22,7 @@ import { silentLogger } from '../src/lib/log.js';
 import { printTable, summarize } from './lib/measure.js';
 import type { LinkReason } from '../src/model/link-reasons.js';
 import { type OutcomeWrite, type PageWrite } from '../src/model/crawl-writes.js';
+import { httpDeps } from '../src/app-http.js';
 
 const TOKEN = 'bench001:eu-north-1';
 const HOSTS = [1, 2, 3, 4, 5].map((i) => `site${i}.example`);

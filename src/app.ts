@@ -3,20 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createAbilityHost, type Host } from './abilities/runtime.js';
-import { verifyApiKey } from './auth/keys.js';
-import { SvcOAuthProvider } from './auth/oauth/provider.js';
 import { getUser, userByToken } from './auth/users.js';
 import type { Backend } from './backend/backend.js';
 import { EmbeddedBackend } from './backend/embedded.js';
 import { RemoteBackend } from './backend/remote.js';
 import { parsePostsFile, PostsFileError } from './host/posts.js';
-import type { HttpDeps } from './http/deps.js';
-import { createSignInPage } from './http/oauth-page.js';
-import { createAbilityRoutesHandler } from './http/ability-routes.js';
-import type { HttpHandler } from './http/io.js';
-import { createMcpHttpHandler, MCP_PATH } from './http/mcp.js';
-import { createOAuthHandler } from './http/oauth.js';
-import { createV1Handler } from './http/v1.js';
 import { createLogger, type Logger } from './lib/log.js';
 import type { Config } from './model/config.js';
 import { getPost, importPosts } from './store/posts.js';
@@ -124,54 +115,4 @@ export function createHost(app: App, opts: CreateHostOptions = {}): Host {
     userByToken: (token) => userByToken(app.store, token),
     now: opts.now,
   });
-}
-
-export interface HttpDepsOptions {
-  /**
-   * The origin clients reach the server at (server.public_url, else the listening address): with it, /mcp is an
-   * OAuth protected resource and svc its authorization server. Without it (or when it cannot be an issuer:
-   * plain http on a name other than localhost or 127.0.0.1), OAuth is off and /mcp takes static tokens only.
-   */
-  publicUrl?: string;
-  /** Clock of the OAuth codes, tokens and sign-in forms (ms); tests move it. */
-  now?: () => number;
-}
-
-/** Why this URL cannot be the OAuth issuer, or null when it can (https, or http on localhost/127.0.0.1). */
-export function issuerProblem(url: URL): string | null {
-  if (url.protocol === 'https:' || url.hostname === 'localhost' || url.hostname === '127.0.0.1') return null;
-  return `OAuth needs an https issuer (or http on localhost or 127.0.0.1), not ${url.origin}: set server.public_url`;
-}
-
-/** What the HTTP entries (/v1, the ability routes, /mcp, OAuth) need of this app. Build it once per server. */
-export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
-  let oauth: HttpDeps['oauth'] = null;
-  if (opts.publicUrl) {
-    const issuer = new URL(opts.publicUrl);
-    const problem = issuerProblem(issuer);
-    if (problem) app.logger.warn({ public_url: issuer.origin }, `OAuth sign-in is off: ${problem}`);
-    else {
-      const provider = new SvcOAuthProvider({ store: app.store, resource: new URL(MCP_PATH, issuer), authorizePage: createSignInPage({ now: opts.now }), now: opts.now });
-      oauth = { provider, issuer: new URL(issuer.origin) };
-    }
-  }
-  return {
-    backend: app.backend,
-    logger: app.logger,
-    server: app.config.server,
-    restRoot: app.config.host.rest_root,
-    verifyApiKey: (key) => verifyApiKey(app.store, key),
-    oauth,
-  };
-}
-
-/** The routes of `svc serve`, in order: /v1, the ability routes, OAuth (when on), /mcp. */
-export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
-  const handlers = [createV1Handler(deps), createAbilityRoutesHandler(deps, host)];
-  if (deps.oauth) {
-    const allowedHosts = [...deps.server.allowed_hosts, deps.oauth.issuer.host];
-    handlers.push(createOAuthHandler({ provider: deps.oauth.provider, issuer: deps.oauth.issuer, allowedHosts, logger: deps.logger }));
-  }
-  handlers.push(createMcpHttpHandler(deps, host));
-  return handlers;
 }

@@ -1,13 +1,14 @@
 // `svc serve`: one HTTP server with /v1, the host's ability routes, MCP at /mcp and /healthz. With no config at
 // all (no --config, SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
 import type { AddressInfo } from 'node:net';
-import { createHost, httpDeps, openApp, serveHandlers } from '../app.js';
+import { createHost, openApp } from '../app.js';
 import { DemoSiteError } from '../demo/site.js';
 import { isEmbeddedDefault, startEmbeddedDefault, type EmbeddedDefault } from '../demo/embedded-default.js';
 import { createHttpServer } from '../http/server.js';
 import { createLogger } from '../lib/log.js';
 import type { HttpHandler } from '../http/io.js';
 import { CliError, intOption, parse, readConfig } from './common.js';
+import { httpDeps, serveHandlers } from '../app-http.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } }, false);

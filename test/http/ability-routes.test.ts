@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHost, httpDeps, type App } from '../../src/app.js';
+import { createHost, type App } from '../../src/app.js';
 import type { ConfigInput } from '../../src/model/config.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
@@ -9,6 +9,7 @@ import { createHttpServer } from '../../src/http/server.js';
 import type { Role } from '../../src/model/users.js';
 import { addRoleUsers, FakeBackend, makeApp, makeFakeApp, seedPosts, SITE } from '../abilities/helpers.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
+import { httpDeps } from '../../src/app-http.js';
 
 let app: App;
 let backend: FakeBackend;

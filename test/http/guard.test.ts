@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHost, httpDeps, type App, type Host } from '../../src/app.js';
+import { createHost, type App, type Host } from '../../src/app.js';
 import { addUser } from '../../src/auth/users.js';
 import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
 import { createMcpHttpHandler } from '../../src/http/mcp.js';
@@ -13,6 +13,7 @@ import { createHttpServer } from '../../src/http/server.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { makeApp, TOKEN } from './helpers.js';
+import { httpDeps } from '../../src/app-http.js';
 
 let app: App;
 let host: Host;

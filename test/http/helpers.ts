@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { httpDeps, openApp, type App } from '../../src/app.js';
+import { openApp, type App } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { saveOutcomes, savePages } from '../../src/store/pages.js';
@@ -14,6 +14,7 @@ import { createHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { LinkOutcomeReason } from '../../src/model/link-reasons.js';
 import { type OutcomeWrite, type PageWrite } from '../../src/model/crawl-writes.js';
+import { httpDeps } from '../../src/app-http.js';
 
 export const TOKEN = 'proj1234:eu-north-1';
 export const OTHER_TOKEN = 'other999:us-east-1';

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHost, httpDeps, openApp, serveHandlers, type App, type Host } from '../../src/app.js';
+import { createHost, openApp, type App, type Host } from '../../src/app.js';
 import { setPassword } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
@@ -14,6 +14,7 @@ import type { HttpDeps } from '../../src/http/deps.js';
 import type { HttpHandler } from '../../src/http/io.js';
 import { createHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/lib/log.js';
+import { httpDeps, serveHandlers } from '../../src/app-http.js';
 
 export const PASSWORDS = { admin: 'correct horse battery', reader: 'reader password 1' } as const;
 

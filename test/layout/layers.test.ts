@@ -23,6 +23,7 @@ export const LAYERS: Record<string, readonly string[]> = {
   cli: ['*'],
   demo: ['*'],
   'app.ts': ['*'],
+  'app-http.ts': ['*'],
   'server.ts': ['*'],
 };
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHost, httpDeps, openApp, type App } from '../../src/app.js';
+import { createHost, openApp, type App } from '../../src/app.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { addUser } from '../../src/auth/users.js';
@@ -22,6 +22,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import { createMcpHttpHandler } from '../../src/http/mcp.js';
 import { type Host } from '../../src/abilities/runtime.js';
 import { importPosts } from '../../src/store/posts.js';
+import { httpDeps } from '../../src/app-http.js';
 
 const TOKEN = 'fuzz0001:eu-north-1';
 const OTHER = 'other001:us-east-1';
