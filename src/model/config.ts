@@ -119,7 +119,7 @@ export const ConfigSchema = z
           .nullable()
           .default(null),
         /** optional: a request to /mcp without a token runs as no user; required: it gets 401 and the OAuth challenge. */
-        mcp_auth: z.enum(['optional', 'required']).default('optional'),
+        mcp_auth: z.enum(['optional', 'required']).default('required'),
       })
       .strict()
       .prefault({}),

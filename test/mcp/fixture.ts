@@ -160,7 +160,8 @@ export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
       data_dir: join(dir, 'data'),
       targets: [{ host: site.host, scheme: 'http', track_links: 'all', concurrency: 2, request_timeout_ms: 3000 }],
       host: { version: opts.hostVersion ?? '6.9', posts_file: postsPath },
-      server: { host: '127.0.0.1', port: 0, max_body_bytes: 65536, ...opts.server },
+      // The anonymous-client cases of the suite need /mcp to let a request without a token through (as no user).
+      server: { host: '127.0.0.1', port: 0, max_body_bytes: 65536, mcp_auth: 'optional', ...opts.server },
       log_level: 'warn',
     }),
   );

@@ -121,7 +121,8 @@ beforeAll(async () => {
     project: { public_token: TOKEN },
     data_dir: mkdtempSync(join(tmpdir(), 'svc-fuzz-')),
     targets: [{ host: `127.0.0.1:${sitePort}`, scheme: 'http', track_links: 'all', max_pages: 5, request_timeout_ms: 1000 }],
-    server: { max_body_bytes: 1024 * 1024 },
+    // Anonymous MCP clients are part of the fuzz: /mcp lets a request without a token through, as no user.
+    server: { max_body_bytes: 1024 * 1024, mcp_auth: 'optional' },
   });
   app = openApp(config, { logger: silentLogger });
   keyA = createApiKey(app.store, TOKEN, 'a').key;
