@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations.js';
+import { registerTermFunctions } from './search-index/terms.js';
 
 export type Db = Database.Database;
 
@@ -34,6 +35,8 @@ export class Store {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
     this.db.pragma(`cache_size = -${opts.cacheKb ?? 32000}`);
+    // The full-text index's triggers compute a page's stems in JS: every connection that may write pages needs them.
+    registerTermFunctions(this.db);
     this.recoveredCrawls = [];
     if (!opts.readonly && opts.migrate !== false) {
       migrate(this.db);

@@ -13,12 +13,25 @@ import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { completions, foldWord, indexedPages } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
+import { algorithmFor, isExactTitle, queryVariants } from './terms.js';
 
 
-/** bm25 column weights of pages_fts (title, superwords, tags, content): a word in the title or superwords counts most. */
-export const BM25_WEIGHTS = [10, 20, 2, 1] as const;
-/** bm25 column weights of pages_title_fts (title, superwords). */
-const TITLE_WEIGHTS = [10, 20] as const;
+/**
+ * bm25 column weights of pages_fts (title, superwords, tags, content, title_terms, terms): a word in the title or
+ * superwords counts most; a stem or identifier part (the *_terms columns) counts half as much as the word itself.
+ */
+export const BM25_WEIGHTS = [10, 20, 2, 1, 5, 0.5] as const;
+/** bm25 column weights of pages_title_fts (title, superwords, title_terms). */
+const TITLE_WEIGHTS = [10, 20, 5] as const;
+/**
+ * Tiers above bm25: a page whose title is the query (word for word, or its leading part before " - ", " | ", …)
+ * comes first, then pages whose title or superwords hold every word of the query, then the others.
+ */
+const TIER_EXACT_TITLE = 2;
+const TIER_TITLE = 1;
+const TIER_SCORE = 1000;
+/** Titles read to find the exact ones among the pages whose title holds every word (best ranked first). */
+const EXACT_TITLE_CHECKS = 200;
 /** Answers of up to this many matches are ranked whole, by bm25 over all of them. */
 export const RANK_ALL = 1000;
 /** Broader answers are ranked this many matches at a time (see above). */
@@ -46,7 +59,9 @@ interface IndexStatements {
 interface Statements {
   byShape: Map<string, Record<Index, IndexStatements>>;
   page: Database.Statement;
+  title: Database.Statement;
   tags: Database.Statement;
+  stemmers: Database.Statement;
 }
 
 const cache = new WeakMap<Store, Statements>();
@@ -57,7 +72,9 @@ function statements(store: Store): Statements {
     s = {
       byShape: new Map(),
       page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
+      title: store.db.prepare('SELECT title FROM pages WHERE id = ?').pluck(),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
+      stemmers: store.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck(),
     };
     cache.set(store, s);
   }
@@ -163,6 +180,7 @@ function rankBroad(
   from: number,
   size: number,
   firstIds: number[],
+  exactTitle: (id: number) => boolean,
 ): Ranked[] {
   const main = st.pages_fts;
   const titles = st.pages_title_fts;
@@ -173,7 +191,7 @@ function rankBroad(
   };
   const titleBlock = (k: number): Ranked[] => {
     // The titles index is small: its full expression ranks cheaply.
-    if (titleTotal <= RANK_BLOCK) return rank(titles, bind, ALL.lo, ALL.hi);
+    if (titleTotal <= RANK_BLOCK) return withTiers(rank(titles, bind, ALL.lo, ALL.hi), () => true, exactTitle);
     const ids = blockIds(titles, null, bind, k);
     return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
   };
@@ -192,6 +210,20 @@ function rankBroad(
     pos += take.length;
   }
   return out;
+}
+
+/**
+ * The ranked rows in tier order (see TIER_EXACT_TITLE), bm25 order within a tier. `inTitle`: the page's title or
+ * superwords hold every word; `exactTitle` is asked of the first EXACT_TITLE_CHECKS of those only.
+ */
+function withTiers(ranked: Ranked[], inTitle: (id: number) => boolean, exactTitle: (id: number) => boolean): Ranked[] {
+  let checks = EXACT_TITLE_CHECKS;
+  const tiered = ranked.map((r) => {
+    const tier = !inTitle(r.id) ? 0 : checks-- > 0 && exactTitle(r.id) ? TIER_EXACT_TITLE : TIER_TITLE;
+    return { tier, hit: tier ? { id: r.id, score: r.score + tier * TIER_SCORE } : r };
+  });
+  // Stable: the bm25 order stays within each tier.
+  return tiered.sort((a, b) => b.tier - a.tier).map((t) => t.hit);
 }
 
 function parseMeta(json: string | null): Partial<PageMeta> {
@@ -215,21 +247,26 @@ const BROAD_PREFIX_SHARE = 0.25;
  * only word, the word itself does (or its most frequent completion, when the word is not one yet); pages
  * without that word come after the others of their block, in index order.
  */
-function queryExpressions(store: Store, parts: QueryPart[]): { expression: string; rankExpression: string } {
+function queryExpressions(store: Store, parts: QueryPart[], algorithms: readonly string[]): { expression: string; rankExpression: string } {
   let broad: { word: string; terms: string[] } | null = null;
-  const expression = toExpression(parts, (prefix) => {
-    const word = foldWord(prefix);
-    const found = completions(store, word);
-    if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
-    return found.terms;
-  });
+  const variants = (word: string) => queryVariants(word, algorithms);
+  const expression = toExpression(
+    parts,
+    (prefix) => {
+      const word = foldWord(prefix);
+      const found = completions(store, word);
+      if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
+      return found.terms;
+    },
+    variants,
+  );
   if (!broad) return { expression: expression!, rankExpression: expression! };
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
   const rankWord = terms.includes(word) ? word : terms[0]!;
   const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
-  return { expression: expression!, rankExpression: toExpression(rankParts)! };
+  return { expression: expression!, rankExpression: toExpression(rankParts, undefined, variants)! };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -255,7 +292,14 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
 
   // One read transaction: every statement below sees the same snapshot, even while a crawl writes.
   const { total, hits } = store.db.transaction(() => {
-    const { expression, rankExpression } = queryExpressions(store, parts);
+    // The query's words are stemmed as the pages they may find were: in the filtered language's stemmer, or in each
+    // stemmer the index uses.
+    const filtered = lang === undefined ? null : algorithmFor(lang);
+    const algorithms = lang === undefined ? (s.stemmers.all() as string[]) : filtered ? [filtered] : [];
+    const { expression, rankExpression } = queryExpressions(store, parts, algorithms);
+    const last = parts.at(-1)!;
+    const queryWords = parts.flatMap((part) => part.words).map(foldWord);
+    const exactTitle = (id: number) => isExactTitle(s.title.get(id) as string, queryWords, last.prefix, algorithms);
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
@@ -264,18 +308,23 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
     const total = firstIds.length <= RANK_BLOCK ? firstIds.length : (main.count.get(bind) as number);
     let ranked: Ranked[] = [];
     if (p.from < total) {
-      if (total <= RANK_ALL && rankExpression === expression) {
+      if (total <= RANK_ALL) {
         // The rank statement over every rowid returns every match: no list of them is needed first.
-        ranked = rank(main, rankBind, ALL.lo, ALL.hi).slice(p.from, p.from + p.size);
-      } else if (total <= RANK_ALL) {
-        const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
-        ranked = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids).slice(p.from, p.from + p.size);
+        const all =
+          rankExpression === expression
+            ? rank(main, rankBind, ALL.lo, ALL.hi)
+            : (() => {
+                const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
+                return rank(main, rankBind, ids[0]!, ids.at(-1)!, ids);
+              })();
+        // The pages whose title (or superwords) holds every word, from the small titles index.
+        const inTitle = new Set(st.pages_title_fts.idsIn.all({ ...bind, ...ALL }) as number[]);
+        ranked = withTiers(all, (id) => inTitle.has(id), exactTitle).slice(p.from, p.from + p.size);
       } else {
-        ranked = rankBroad(st, bind, rankBind, p.from, p.size, firstIds.slice(0, RANK_BLOCK));
+        ranked = rankBroad(st, bind, rankBind, p.from, p.size, firstIds.slice(0, RANK_BLOCK), exactTitle);
       }
     }
     // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.
-    const last = parts.at(-1)!;
     const prefix = last.prefix ? foldWord(last.words.at(-1)!) : null;
     const find = matcher(parts.flatMap((part) => (part === last && prefix ? part.words.slice(0, -1) : part.words)).map(foldWord), prefix);
     const hits: SearchHit[] = ranked.map(({ id, score }) => {

@@ -1,0 +1,160 @@
+// The words a page is found by besides its own: Snowball stems in the page's language and the parts of
+// camelCase identifiers. Pure apart from a cache of stems; computed in JS when a page is written (the index's
+// triggers call it as the SQL function svc_terms) and when a query is built.
+//
+// The index keeps every word exactly as today (unicode61: `pg_dump` is the words `pg` `dump`, `ProxyPass` the
+// word `proxypass`); these extra terms go into columns of their own, so a query word matches its own form in
+// the text and, with a lower weight, any word with the same stem: exact matches rank above stem-only ones.
+import type Database from 'better-sqlite3';
+import snowball from 'snowball-stemmers';
+
+/** Snowball algorithm per primary language subtag. */
+const ALGORITHMS: Record<string, string> = {
+  ar: 'arabic', hy: 'armenian', eu: 'basque', ca: 'catalan', cs: 'czech', da: 'danish', nl: 'dutch', en: 'english', fi: 'finnish',
+  fr: 'french', de: 'german', hu: 'hungarian', it: 'italian', ga: 'irish', no: 'norwegian', nb: 'norwegian', nn: 'norwegian',
+  pt: 'portuguese', ro: 'romanian', ru: 'russian', es: 'spanish', sl: 'slovene', sv: 'swedish', ta: 'tamil', tr: 'turkish',
+};
+/** A page that does not say its language is stemmed as English: most sites that omit `lang` are written in it. */
+const DEFAULT_ALGORITHM = 'english';
+
+/** Stems per algorithm (a Snowball stemmer costs about 10 µs a word; the vocabulary of a site is small). */
+const CACHE_LIMIT = 200_000;
+interface Stemmer {
+  algorithm: string;
+  cache: Map<string, string>;
+  stem(word: string): string;
+}
+const stemmers = new Map<string, Stemmer | null>();
+
+/** The Snowball algorithm for a page language ("en", "sv-FI", null), or null when there is none for it. */
+export function algorithmFor(language: string | null | undefined): string | null {
+  if (language === null || language === undefined || language === '') return DEFAULT_ALGORITHM;
+  return ALGORITHMS[language.toLowerCase().split(/[-_]/)[0]!] ?? null;
+}
+
+function stemmer(algorithm: string): Stemmer {
+  let s = stemmers.get(algorithm);
+  if (!s) {
+    const impl = snowball.newStemmer(algorithm);
+    const cache = new Map<string, string>();
+    s = {
+      algorithm,
+      cache,
+      stem(word) {
+        let out = cache.get(word);
+        if (out === undefined) {
+          out = impl.stem(word);
+          if (cache.size >= CACHE_LIMIT) cache.clear();
+          cache.set(word, out);
+        }
+        return out;
+      },
+    };
+    stemmers.set(algorithm, s);
+  }
+  return s;
+}
+
+/** The stem of a lower-case word in a Snowball algorithm; the word itself when it is no word to stem. */
+export function stemWord(algorithm: string, word: string): string {
+  return STEMMABLE.test(word) && word.length <= MAX_STEM_CHARS ? stemmer(algorithm).stem(word) : word;
+}
+
+// Words as the index's tokenizer (unicode61) cuts them: letters, numbers, marks, private use.
+const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+/** Only words of letters (and marks) have stems; numbers and codes stay as they are. */
+const STEMMABLE = /^[\p{L}\p{M}]+$/u;
+const MAX_STEM_CHARS = 40;
+/** A word with a lower-case letter followed by an upper-case one: ProxyPass, DirectoryIndex, maxConnections. */
+const CAMEL_RE = /[\p{L}\p{N}]*\p{Ll}\p{Lu}[\p{L}\p{N}]*/gu;
+const CAMEL_PART_RE = /\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}+/gu;
+/** A huge page adds at most this many extra terms (distinct words of real pages are a few thousand). */
+const MAX_TERMS = 20_000;
+
+/**
+ * The extra terms of a text, space-separated, each once: the stems that differ from their word (in the
+ * language's algorithm; none without one) and the parts of camelCase words with their stems. Order is of no
+ * consequence (no phrase is matched against them).
+ */
+export function extraTerms(text: string, language: string | null): string {
+  if (!text) return '';
+  const algorithm = algorithmFor(language);
+  const out = new Set<string>();
+  const seen = new Set<string>();
+  const s = algorithm ? stemmer(algorithm) : null;
+  const add = (word: string) => {
+    if (seen.has(word)) return;
+    seen.add(word);
+    if (!s || word.length > MAX_STEM_CHARS || !STEMMABLE.test(word)) return;
+    const stem = s.stem(word);
+    if (stem !== word && stem) out.add(stem);
+  };
+  if (s) for (const m of text.toLowerCase().matchAll(WORD_RE)) {
+    add(m[0]);
+    if (out.size >= MAX_TERMS) break;
+  }
+  for (const m of text.matchAll(CAMEL_RE)) {
+    for (const p of m[0].matchAll(CAMEL_PART_RE)) {
+      const part = p[0].toLowerCase();
+      if (part === m[0].toLowerCase()) continue;
+      out.add(part);
+      add(part);
+    }
+    if (out.size >= MAX_TERMS) break;
+  }
+  return [...out].join(' ');
+}
+
+/**
+ * The other forms a query word is searched as (lower case, not the word itself): its stem in each of the
+ * given algorithms. The index holds a page's stems only where they differ from the word, and holds the word
+ * itself otherwise, so searching the word or its stem finds every page with a word of that stem.
+ */
+export function queryVariants(word: string, algorithms: readonly string[]): string[] {
+  const lower = word.toLowerCase();
+  const out: string[] = [];
+  for (const a of algorithms) {
+    const stem = stemWord(a, lower);
+    if (stem && stem !== lower && !out.includes(stem)) out.push(stem);
+  }
+  return out;
+}
+
+/** The SQL functions the index's triggers call; every connection that writes pages registers them. */
+export function registerTermFunctions(db: Database.Database): void {
+  db.function('svc_terms', { deterministic: true }, (language: unknown, text: unknown) =>
+    extraTerms(typeof text === 'string' ? text : '', typeof language === 'string' ? language : null),
+  );
+  db.function('svc_stemmer', { deterministic: true }, (language: unknown) => algorithmFor(typeof language === 'string' ? language : null));
+}
+
+// ---------- titles ----------
+
+/** Where a title's own name ends and the site's name or a section begins: "mod_rewrite - Apache HTTP Server". */
+const TITLE_SEPARATOR = /\s+[-|–—·:]\s+|:\s+/u;
+/** A leading section number: "9.16. ", "Chapter 9. ", "Part II. ", "F.4. ". */
+const SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[IVXLC]+|\p{Lu})(?:\.\d+)*\.\s+/u;
+
+function foldedWords(text: string): string[] {
+  return [...text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().matchAll(WORD_RE)].map((m) => m[0]);
+}
+
+/** The word lists a query must equal to match a title exactly: the whole title and its leading part, without a section number. */
+export function titleNames(title: string): string[][] {
+  const bare = title.trim().replace(SECTION_NUMBER, '');
+  const names = [foldedWords(bare)];
+  const lead = bare.split(TITLE_SEPARATOR)[0]!;
+  if (lead !== bare) names.push(foldedWords(lead));
+  return names.filter((n) => n.length > 0);
+}
+
+/**
+ * Whether the query's words (folded, in order) are the title's name: word for word, each the same word or of
+ * the same stem in one of `algorithms`; the last one, when `prefix`, also as the start of the title's word.
+ */
+export function isExactTitle(title: string, words: string[], prefix: boolean, algorithms: readonly string[]): boolean {
+  if (!words.length) return false;
+  const same = (q: string, t: string, last: boolean) =>
+    q === t || (last && prefix && t.startsWith(q)) || algorithms.some((a) => stemWord(a, q) === stemWord(a, t));
+  return titleNames(title).some((name) => name.length === words.length && name.every((t, i) => same(words[i]!, t, i === words.length - 1)));
+}
