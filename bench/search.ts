@@ -6,7 +6,7 @@
 // wall-clock time and as CPU time, since other work on the machine inflates the first.
 //   BENCH_SIZES=10000,100000  BENCH_BATCH=500  BENCH_PASSES=3
 import { fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import { optimizeIndex } from '../src/store/search-index/optimize.js';
 import { completions, foldWord } from '../src/store/search-index/completions.js';
 import { buildQuery } from '../src/store/search-index/query.js';
 import { BM25_WEIGHTS, searchPages } from '../src/store/search-index/search.js';
-import { extractHtml } from '../src/crawler/html.js';
+import { fetchCorpus, type Doc } from './lib/docs-corpus.js';
 import { savePages } from '../src/store/pages.js';
 import { Store } from '../src/store/store.js';
 import { printTable, summarize } from './lib/measure.js';
@@ -22,40 +22,12 @@ import { mulberry32 } from './lib/random.js';
 import { startDocsSite } from './lib/services.js';
 import { type PageWrite } from '../src/model/crawl-writes.js';
 
-const DOCS_DIR = '/usr/share/doc/postgresql-doc-15/html';
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
 const PASSES = Number(process.env.BENCH_PASSES ?? 3);
 const QUERY_COUNT = 240;
 /** The content-word query set leaves out the corpus' this many most frequent words. */
 const STOPWORDS = 100;
-
-interface Doc {
-  path: string;
-  title: string;
-  text: string;
-}
-
-// ---------- corpus ----------
-
-async function fetchCorpus(base: string): Promise<Doc[]> {
-  const files = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.html')).sort();
-  const docs: Doc[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const f = files[next++]!;
-      const url = new URL(f, base).href;
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`${f}: HTTP ${res.status}`);
-      // The crawler's own extractor: the index gets the text a crawl of this site would give it.
-      const { title, text } = extractHtml(await res.text(), { url });
-      docs.push({ path: f, title, text });
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-  return docs.sort((a, b) => a.path.localeCompare(b.path));
-}
 
 // ---------- queries ----------
 
