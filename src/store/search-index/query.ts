@@ -93,7 +93,15 @@ export type Expand = (prefix: string) => string[];
 /** The other forms a whole word is also searched as (its stems, see terms.ts), not the word itself. */
 export type Variants = (word: string) => string[];
 
-function partExpression(p: QueryPart, expand?: Expand, variants?: Variants): string {
+function partExpression(p: QueryPart, expand?: Expand, variants?: Variants, rank = false): string {
+  const matched = matchExpression(p, expand, variants);
+  if (!rank || !p.identifier) return matched;
+  // To rank, an identifier's parts count as words too: a page about `shared_buffers` speaks of shared buffers.
+  const parts = [...new Set(p.prefix ? p.words.slice(0, -1) : p.words)];
+  return parts.length ? `(${matched} AND (${parts.map(ftsString).join(' OR ')}))` : matched;
+}
+
+function matchExpression(p: QueryPart, expand?: Expand, variants?: Variants): string {
   const phrase = p.words.join(' ');
   if (!p.prefix) {
     const others = !p.phrase && variants ? variants(phrase) : [];
@@ -107,9 +115,10 @@ function partExpression(p: QueryPart, expand?: Expand, variants?: Variants): str
   return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
 }
 
-export function toExpression(parts: QueryPart[], expand?: Expand, variants?: Variants): string | null {
+/** `rank`: the expression that ranks the matches of the other (the same pages; identifiers' parts also scored). */
+export function toExpression(parts: QueryPart[], expand?: Expand, variants?: Variants, rank = false): string | null {
   if (!parts.length) return null;
-  return parts.map((p) => partExpression(p, expand, variants)).join(' AND ');
+  return parts.map((p) => partExpression(p, expand, variants, rank)).join(' AND ');
 }
 
 export function buildQuery(terms: string, expand?: Expand, variants?: Variants): BuiltQuery {

@@ -11,9 +11,9 @@ import type { Store } from '../store.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
 import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
-import { completions, foldWord, indexedPages } from './completions.js';
+import { completions, documentFrequency, foldWord, indexedPages } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
-import { algorithmFor, isExactTitle, queryVariants } from './terms.js';
+import { algorithmFor, exactTitleLevel, queryVariants, titleScore, type RankWord } from './terms.js';
 
 
 /**
@@ -24,14 +24,20 @@ export const BM25_WEIGHTS = [10, 20, 2, 1, 5, 0.5] as const;
 /** bm25 column weights of pages_title_fts (title, superwords, title_terms). */
 const TITLE_WEIGHTS = [10, 20, 5] as const;
 /**
- * Tiers above bm25: a page whose title is the query (word for word, or its leading part before " - ", " | ", …)
- * comes first, then pages whose title or superwords hold every word of the query, then the others.
+ * Tiers above the score: a page whose title is the query word for word (or its leading part before " - ", " | ",
+ * …; see terms.ts) comes first, then one whose title is the query up to stems or a word still being typed, then
+ * pages whose title or superwords hold every word of the query, then the others.
  */
-const TIER_EXACT_TITLE = 2;
+const TIER_EXACT_TITLE = 3;
+const TIER_LOOSE_TITLE = 2;
 const TIER_TITLE = 1;
 const TIER_SCORE = 1000;
-/** Titles read to find the exact ones among the pages whose title holds every word (best ranked first). */
-const EXACT_TITLE_CHECKS = 200;
+/** How much the title's own bm25 (terms.ts titleScore) adds to the page's bm25. */
+const TITLE_BOOST = 2;
+/** Pages whose title is read and scored: the best ranked by bm25, and those whose title holds every word. */
+const TITLE_CHECKS = 100;
+const TITLE_SET_CHECKS = 200;
+
 /** Answers of up to this many matches are ranked whole, by bm25 over all of them. */
 export const RANK_ALL = 1000;
 /** Broader answers are ranked this many matches at a time (see above). */
@@ -180,7 +186,7 @@ function rankBroad(
   from: number,
   size: number,
   firstIds: number[],
-  exactTitle: (id: number) => boolean,
+  titleRanking: TitleRanking,
 ): Ranked[] {
   const main = st.pages_fts;
   const titles = st.pages_title_fts;
@@ -191,7 +197,7 @@ function rankBroad(
   };
   const titleBlock = (k: number): Ranked[] => {
     // The titles index is small: its full expression ranks cheaply.
-    if (titleTotal <= RANK_BLOCK) return withTiers(rank(titles, bind, ALL.lo, ALL.hi), () => true, exactTitle);
+    if (titleTotal <= RANK_BLOCK) return withTitles(rank(titles, bind, ALL.lo, ALL.hi), () => true, titleRanking);
     const ids = blockIds(titles, null, bind, k);
     return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
   };
@@ -212,18 +218,37 @@ function rankBroad(
   return out;
 }
 
+interface TitleRanking {
+  words: RankWord[];
+  algorithms: readonly string[];
+  title: (id: number) => string;
+}
+
 /**
- * The ranked rows in tier order (see TIER_EXACT_TITLE), bm25 order within a tier. `inTitle`: the page's title or
- * superwords hold every word; `exactTitle` is asked of the first EXACT_TITLE_CHECKS of those only.
+ * The ranked rows (best bm25 first) re-ranked with their titles: tiers first (see TIER_EXACT_TITLE), then bm25
+ * plus TITLE_BOOST times the title's own score. `inTitle`: the page's title or superwords hold every word. Only
+ * the first TITLE_CHECKS rows and TITLE_SET_CHECKS of those in `inTitle` have their title read.
  */
-function withTiers(ranked: Ranked[], inTitle: (id: number) => boolean, exactTitle: (id: number) => boolean): Ranked[] {
-  let checks = EXACT_TITLE_CHECKS;
-  const tiered = ranked.map((r) => {
-    const tier = !inTitle(r.id) ? 0 : checks-- > 0 && exactTitle(r.id) ? TIER_EXACT_TITLE : TIER_TITLE;
-    return { tier, hit: tier ? { id: r.id, score: r.score + tier * TIER_SCORE } : r };
+function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: TitleRanking): Ranked[] {
+  let setChecks = TITLE_SET_CHECKS;
+  const out = ranked.map((r, i) => {
+    const all = inTitle(r.id);
+    if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return all ? { id: r.id, score: r.score + TIER_TITLE * TIER_SCORE } : r;
+    if (all) setChecks--;
+    const title = t.title(r.id);
+    const level = exactTitleLevel(title, t.words, t.algorithms);
+    const tier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
+    return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
   });
-  // Stable: the bm25 order stays within each tier.
-  return tiered.sort((a, b) => b.tier - a.tier).map((t) => t.hit);
+  return out.sort((a, b) => b.score - a.score);
+}
+
+/** bm25's inverse document frequency of a folded query word; a word still being typed counts as its completions. */
+function inverseFrequency(store: Store, word: string, prefix: boolean): number {
+  const n = indexedPages(store);
+  let df = documentFrequency(store, word);
+  if (!df && prefix) df = Math.min(n, completions(store, word).pages);
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
 function parseMeta(json: string | null): Partial<PageMeta> {
@@ -250,23 +275,20 @@ const BROAD_PREFIX_SHARE = 0.25;
 function queryExpressions(store: Store, parts: QueryPart[], algorithms: readonly string[]): { expression: string; rankExpression: string } {
   let broad: { word: string; terms: string[] } | null = null;
   const variants = (word: string) => queryVariants(word, algorithms);
-  const expression = toExpression(
-    parts,
-    (prefix) => {
-      const word = foldWord(prefix);
-      const found = completions(store, word);
-      if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
-      return found.terms;
-    },
-    variants,
-  );
-  if (!broad) return { expression: expression!, rankExpression: expression! };
+  const expand = (prefix: string) => {
+    const word = foldWord(prefix);
+    const found = completions(store, word);
+    if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
+    return found.terms;
+  };
+  const expression = toExpression(parts, expand, variants);
+  if (!broad) return { expression: expression!, rankExpression: parts.some((p) => p.identifier) ? toExpression(parts, expand, variants, true)! : expression! };
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
   const rankWord = terms.includes(word) ? word : terms[0]!;
   const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
-  return { expression: expression!, rankExpression: toExpression(rankParts, undefined, variants)! };
+  return { expression: expression!, rankExpression: toExpression(rankParts, undefined, variants, true)! };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -298,8 +320,14 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
     const algorithms = lang === undefined ? (s.stemmers.all() as string[]) : filtered ? [filtered] : [];
     const { expression, rankExpression } = queryExpressions(store, parts, algorithms);
     const last = parts.at(-1)!;
-    const queryWords = parts.flatMap((part) => part.words).map(foldWord);
-    const exactTitle = (id: number) => isExactTitle(s.title.get(id) as string, queryWords, last.prefix, algorithms);
+    const words: RankWord[] = parts.flatMap((part) =>
+      part.words.map((w, i) => {
+        const word = foldWord(w);
+        const prefix = part.prefix && i === part.words.length - 1;
+        return { word, prefix, idf: inverseFrequency(store, word, prefix) };
+      }),
+    );
+    const titleRanking: TitleRanking = { words, algorithms, title: (id) => s.title.get(id) as string };
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
@@ -319,9 +347,9 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
               })();
         // The pages whose title (or superwords) holds every word, from the small titles index.
         const inTitle = new Set(st.pages_title_fts.idsIn.all({ ...bind, ...ALL }) as number[]);
-        ranked = withTiers(all, (id) => inTitle.has(id), exactTitle).slice(p.from, p.from + p.size);
+        ranked = withTitles(all, (id) => inTitle.has(id), titleRanking).slice(p.from, p.from + p.size);
       } else {
-        ranked = rankBroad(st, bind, rankBind, p.from, p.size, firstIds.slice(0, RANK_BLOCK), exactTitle);
+        ranked = rankBroad(st, bind, rankBind, p.from, p.size, firstIds.slice(0, RANK_BLOCK), titleRanking);
       }
     }
     // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.

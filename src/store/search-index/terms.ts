@@ -148,13 +148,60 @@ export function titleNames(title: string): string[][] {
   return names.filter((n) => n.length > 0);
 }
 
+/** A word of the query as the title ranking sees it: folded, maybe a prefix, with its inverse document frequency. */
+export interface RankWord {
+  word: string;
+  prefix: boolean;
+  idf: number;
+}
+
+/** How a title word answers a query word: 1 the same word, STEM_MATCH the same stem or (typing) a longer word, else 0. */
+const STEM_MATCH = 0.8;
+function wordMatch(q: RankWord, t: string, algorithms: readonly string[]): number {
+  if (q.word === t) return 1;
+  if ((q.prefix && t.startsWith(q.word)) || algorithms.some((a) => stemWord(a, q.word) === stemWord(a, t))) return STEM_MATCH;
+  return 0;
+}
+
 /**
- * Whether the query's words (folded, in order) are the title's name: word for word, each the same word or of
- * the same stem in one of `algorithms`; the last one, when `prefix`, also as the start of the title's word.
+ * How exactly the query is the title's name (see titleNames): 2 word for word, 1 when some words only share
+ * a stem or (the last one, typed as a prefix) start the title's word, 0 when it is not.
  */
-export function isExactTitle(title: string, words: string[], prefix: boolean, algorithms: readonly string[]): boolean {
-  if (!words.length) return false;
-  const same = (q: string, t: string, last: boolean) =>
-    q === t || (last && prefix && t.startsWith(q)) || algorithms.some((a) => stemWord(a, q) === stemWord(a, t));
-  return titleNames(title).some((name) => name.length === words.length && name.every((t, i) => same(words[i]!, t, i === words.length - 1)));
+export function exactTitleLevel(title: string, words: RankWord[], algorithms: readonly string[]): 0 | 1 | 2 {
+  if (!words.length) return 0;
+  let best: 0 | 1 | 2 = 0;
+  for (const name of titleNames(title)) {
+    if (name.length !== words.length) continue;
+    let level: 0 | 1 | 2 = 2;
+    for (let i = 0; i < name.length && level; i++) {
+      const m = wordMatch(words[i]!, name[i]!, algorithms);
+      if (!m) level = 0;
+      else if (m < 1) level = 1;
+    }
+    if (level > best) best = level;
+  }
+  return best;
+}
+
+/** Titles are short: bm25's saturation and length normalization, for a title of TITLE_AVG_WORDS words. */
+const TITLE_K1 = 1.2;
+const TITLE_B = 0.75;
+const TITLE_AVG_WORDS = 5;
+
+/**
+ * bm25 of the title alone (as a search library scores a title field): the query words the title holds, by
+ * their idf, an inexact match counting STEM_MATCH, normalized by the title's length. The whole row's bm25 that
+ * FTS5 computes normalizes by the page's length, so a title word counts for little on a long page.
+ */
+export function titleScore(title: string, words: RankWord[], algorithms: readonly string[]): number {
+  const tw = foldedWords(title.trim().replace(SECTION_NUMBER, ''));
+  if (!tw.length) return 0;
+  const norm = (TITLE_K1 + 1) / (1 + TITLE_K1 * (1 - TITLE_B + (TITLE_B * tw.length) / TITLE_AVG_WORDS));
+  let score = 0;
+  for (const q of words) {
+    let m = 0;
+    for (const t of tw) if (m < 1) m = Math.max(m, wordMatch(q, t, algorithms));
+    score += q.idf * m * norm;
+  }
+  return score;
 }
