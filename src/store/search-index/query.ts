@@ -109,9 +109,11 @@ function matchExpression(p: QueryPart, expand?: Expand, variants?: Variants): st
   }
   const last = p.words.at(-1)!;
   const completed = expand ? expand(last) : [];
-  if (!completed.length) return `${ftsString(phrase)}*`;
   const head = p.words.slice(0, -1).join(' ');
-  const alternatives = completed.map((w) => ftsString(head ? `${head} ${w}` : w));
+  // A word typed whole also matches through its stems (a phrase does not).
+  const others = !head && !p.phrase && variants ? variants(last).filter((v) => !completed.includes(v)) : [];
+  const alternatives = completed.length ? completed.map((w) => ftsString(head ? `${head} ${w}` : w)) : [`${ftsString(phrase)}*`];
+  alternatives.push(...others.map(ftsString));
   return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
 }
 

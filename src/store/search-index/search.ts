@@ -25,7 +25,7 @@ export const BM25_WEIGHTS = [10, 20, 2, 1, 5, 0.5] as const;
 const TITLE_WEIGHTS = [10, 20, 5] as const;
 /**
  * Tiers above the score: a page whose title is the query word for word (or its leading part before " - ", " | ",
- * …; see terms.ts) comes first, then one whose title is the query up to stems or a word still being typed, then
+ * …; see terms.ts) comes first, then one whose title is the query up to a last word still being typed, then
  * pages whose title or superwords hold every word of the query, then the others.
  */
 const TIER_EXACT_TITLE = 3;
@@ -236,7 +236,7 @@ function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: Title
     if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return all ? { id: r.id, score: r.score + TIER_TITLE * TIER_SCORE } : r;
     if (all) setChecks--;
     const title = t.title(r.id);
-    const level = exactTitleLevel(title, t.words, t.algorithms);
+    const level = exactTitleLevel(title, t.words);
     const tier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
     return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
   });

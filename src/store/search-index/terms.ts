@@ -155,26 +155,28 @@ export interface RankWord {
   idf: number;
 }
 
-/** How a title word answers a query word: 1 the same word, STEM_MATCH the same stem or (typing) a longer word, else 0. */
+/** How a title word answers a query word: 1 the same word, STEM_MATCH the same stem, PREFIX_MATCH a longer word (typing), else 0. */
 const STEM_MATCH = 0.8;
+const PREFIX_MATCH = 0.5;
 function wordMatch(q: RankWord, t: string, algorithms: readonly string[]): number {
   if (q.word === t) return 1;
-  if ((q.prefix && t.startsWith(q.word)) || algorithms.some((a) => stemWord(a, q.word) === stemWord(a, t))) return STEM_MATCH;
-  return 0;
+  if (algorithms.some((a) => stemWord(a, q.word) === stemWord(a, t))) return STEM_MATCH;
+  return q.prefix && t.startsWith(q.word) ? PREFIX_MATCH : 0;
 }
 
 /**
- * How exactly the query is the title's name (see titleNames): 2 word for word, 1 when some words only share
- * a stem or (the last one, typed as a prefix) start the title's word, 0 when it is not.
+ * How exactly the query is the title's name (see titleNames): 2 word for word, 1 when the last word, typed as
+ * a prefix, only starts the title's last word, 0 when it is not (a title with a word of the same stem is no
+ * exact title: exact words rank above stems).
  */
-export function exactTitleLevel(title: string, words: RankWord[], algorithms: readonly string[]): 0 | 1 | 2 {
+export function exactTitleLevel(title: string, words: RankWord[]): 0 | 1 | 2 {
   if (!words.length) return 0;
   let best: 0 | 1 | 2 = 0;
   for (const name of titleNames(title)) {
     if (name.length !== words.length) continue;
     let level: 0 | 1 | 2 = 2;
     for (let i = 0; i < name.length && level; i++) {
-      const m = wordMatch(words[i]!, name[i]!, algorithms);
+      const m = wordMatch(words[i]!, name[i]!, []);
       if (!m) level = 0;
       else if (m < 1) level = 1;
     }
@@ -190,13 +192,16 @@ const TITLE_AVG_WORDS = 5;
 
 /**
  * bm25 of the title alone (as a search library scores a title field): the query words the title holds, by
- * their idf, an inexact match counting STEM_MATCH, normalized by the title's length. The whole row's bm25 that
+ * their idf, an inexact match counting less, normalized by the length of the title's name. The whole row's bm25 that
  * FTS5 computes normalizes by the page's length, so a title word counts for little on a long page.
  */
 export function titleScore(title: string, words: RankWord[], algorithms: readonly string[]): number {
-  const tw = foldedWords(title.trim().replace(SECTION_NUMBER, ''));
-  if (!tw.length) return 0;
-  const norm = (TITLE_K1 + 1) / (1 + TITLE_K1 * (1 - TITLE_B + (TITLE_B * tw.length) / TITLE_AVG_WORDS));
+  const names = titleNames(title);
+  const tw = names[0];
+  if (!tw) return 0;
+  // The length is the title's own name's: a site's name after it is on every page.
+  const length = names.at(-1)!.length;
+  const norm = (TITLE_K1 + 1) / (1 + TITLE_K1 * (1 - TITLE_B + (TITLE_B * length) / TITLE_AVG_WORDS));
   let score = 0;
   for (const q of words) {
     let m = 0;
