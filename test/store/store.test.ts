@@ -112,4 +112,40 @@ describe('store', () => {
     for (const t of ['pages_fts', 'pages_title_fts']) s.db.prepare(`INSERT INTO ${t}(${t}) VALUES ('integrity-check')`).run();
     s.close();
   });
+
+  it('migration 4 re-indexes an existing database with stems and identifier parts, searchable pages only', () => {
+    const path = dbPath();
+    const old = new Database(path);
+    old.pragma('journal_mode = WAL');
+    const v3 = MIGRATIONS.filter((m) => m.version <= 3);
+    for (const m of v3) old.exec(m.sql);
+    old.pragma(`user_version = ${v3.at(-1)!.version}`);
+    const v3Store = { db: old, prepare: (sql: string) => old.prepare(sql), tx: <T>(fn: () => T): T => old.transaction(fn).immediate() } as unknown as Store;
+    savePages(v3Store, [
+      page('http://a/en', { content: 'Window functions and the ProxyPass directive', title: 'Indexes', language: 'en' }),
+      page('http://a/sv', { content: 'Husen byggdes av trä', language: 'sv' }),
+      page('http://a/hidden', { content: 'functions hidden', showInSearch: false }),
+    ]);
+    const match = (db: Database.Database, t: string, q: string) =>
+      db.prepare(`SELECT p.url FROM ${t} f JOIN pages p ON p.id = f.rowid WHERE ${t} MATCH ? ORDER BY p.url`).pluck().all(q);
+    expect(match(old, 'pages_fts', 'function')).toEqual([]);
+    old.close();
+
+    const s = new Store(path);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)!.version);
+    expect(match(s.db, 'pages_fts', 'function')).toEqual(['http://a/en']);
+    expect(match(s.db, 'pages_fts', 'proxy')).toEqual(['http://a/en']);
+    expect(match(s.db, 'pages_fts', 'hus')).toEqual(['http://a/sv']);
+    expect(match(s.db, 'pages_title_fts', 'index')).toEqual(['http://a/en']);
+    expect(s.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck().all()).toEqual(['english', 'swedish']);
+    // The triggers keep the contentless indexes in step: a changed page loses its old terms, a deleted one all.
+    savePages(s, [page('http://a/en', { content: 'omega', title: 'Omega', language: 'en' })]);
+    expect(match(s.db, 'pages_fts', 'function')).toEqual([]);
+    expect(match(s.db, 'pages_fts', 'omega')).toEqual(['http://a/en']);
+    s.db.prepare(`DELETE FROM pages WHERE url = 'http://a/sv'`).run();
+    expect(match(s.db, 'pages_fts', 'hus')).toEqual([]);
+    for (const t of ['pages_fts', 'pages_title_fts']) s.db.prepare(`INSERT INTO ${t}(${t}) VALUES ('integrity-check')`).run();
+    expect(s.db.prepare('SELECT count(*) FROM pages_fts_docsize').pluck().get()).toBe(1);
+    s.close();
+  });
 });

@@ -18,7 +18,7 @@ const ALGORITHMS: Record<string, string> = {
 const DEFAULT_ALGORITHM = 'english';
 
 /** Stems per algorithm (a Snowball stemmer costs about 10 µs a word; the vocabulary of a site is small). */
-const CACHE_LIMIT = 200_000;
+const CACHE_LIMIT = 50_000;
 interface Stemmer {
   algorithm: string;
   cache: Map<string, string>;
@@ -68,8 +68,11 @@ const MAX_STEM_CHARS = 40;
 /** A word with a lower-case letter followed by an upper-case one: ProxyPass, DirectoryIndex, maxConnections. */
 const CAMEL_RE = /[\p{L}\p{N}]*\p{Ll}\p{Lu}[\p{L}\p{N}]*/gu;
 const CAMEL_PART_RE = /\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}+/gu;
-/** A huge page adds at most this many extra terms (distinct words of real pages are a few thousand). */
+/** A huge page adds at most this many extra terms (distinct words of real pages are a few thousand)... */
 const MAX_TERMS = 20_000;
+/** ...read from at most this many distinct words of its first MAX_TEXT_CHARS characters (a manual's longest page has ~300,000). */
+const MAX_WORDS = 50_000;
+const MAX_TEXT_CHARS = 1_000_000;
 
 /**
  * The extra terms of a text, space-separated, each once: the stems that differ from their word (in the
@@ -78,6 +81,7 @@ const MAX_TERMS = 20_000;
  */
 export function extraTerms(text: string, language: string | null): string {
   if (!text) return '';
+  if (text.length > MAX_TEXT_CHARS) text = text.slice(0, MAX_TEXT_CHARS);
   const algorithm = algorithmFor(language);
   const out = new Set<string>();
   const seen = new Set<string>();
@@ -89,18 +93,19 @@ export function extraTerms(text: string, language: string | null): string {
     const stem = s.stem(word);
     if (stem !== word && stem) out.add(stem);
   };
+  const full = () => out.size >= MAX_TERMS || seen.size >= MAX_WORDS;
   if (s) for (const m of text.toLowerCase().matchAll(WORD_RE)) {
     add(m[0]);
-    if (out.size >= MAX_TERMS) break;
+    if (full()) break;
   }
   for (const m of text.matchAll(CAMEL_RE)) {
+    if (full()) break;
     for (const p of m[0].matchAll(CAMEL_PART_RE)) {
       const part = p[0].toLowerCase();
       if (part === m[0].toLowerCase()) continue;
       out.add(part);
       add(part);
     }
-    if (out.size >= MAX_TERMS) break;
   }
   return [...out].join(' ');
 }
