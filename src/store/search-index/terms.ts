@@ -66,11 +66,11 @@ const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const STEMMABLE = /^[\p{L}\p{M}]+$/u;
 const MAX_STEM_CHARS = 40;
 /** A word with a lower-case letter followed by an upper-case one: ProxyPass, DirectoryIndex, maxConnections. */
-const CAMEL_RE = /[\p{L}\p{N}]*\p{Ll}\p{Lu}[\p{L}\p{N}]*/gu;
+const CAMEL_RE = /\p{Ll}\p{Lu}/u;
 const CAMEL_PART_RE = /\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}+/gu;
 /** A huge page adds at most this many extra terms (distinct words of real pages are a few thousand)... */
 const MAX_TERMS = 20_000;
-/** ...read from at most this many distinct words of its first MAX_TEXT_CHARS characters (a manual's longest page has ~300,000). */
+/** ...read from at most this many distinct words (as written) of its first MAX_TEXT_CHARS characters (a manual's longest page has ~300,000). */
 const MAX_WORDS = 50_000;
 const MAX_TEXT_CHARS = 1_000_000;
 
@@ -93,16 +93,20 @@ export function extraTerms(text: string, language: string | null): string {
     const stem = s.stem(word);
     if (stem !== word && stem) out.add(stem);
   };
-  const full = () => out.size >= MAX_TERMS || seen.size >= MAX_WORDS;
-  if (s) for (const m of text.toLowerCase().matchAll(WORD_RE)) {
-    add(m[0]);
-    if (full()) break;
+  // Each distinct word once (as written: its case tells camelCase apart), then its stem and its parts.
+  const words = new Set<string>();
+  for (const m of text.matchAll(WORD_RE)) {
+    words.add(m[0]);
+    if (words.size >= MAX_WORDS) break;
   }
-  for (const m of text.matchAll(CAMEL_RE)) {
-    if (full()) break;
-    for (const p of m[0].matchAll(CAMEL_PART_RE)) {
+  for (const word of words) {
+    if (out.size >= MAX_TERMS) break;
+    const lower = word.toLowerCase();
+    if (s) add(lower);
+    if (!CAMEL_RE.test(word)) continue;
+    for (const p of word.matchAll(CAMEL_PART_RE)) {
       const part = p[0].toLowerCase();
-      if (part === m[0].toLowerCase()) continue;
+      if (part === lower) continue;
       out.add(part);
       add(part);
     }
