@@ -13,7 +13,7 @@ import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { completions, documentFrequency, foldWord, indexedPages } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
-import { algorithmFor, exactTitleLevel, queryVariants, titleScore, type RankWord } from './terms.js';
+import { algorithmFor, exactTitleLevel, queryVariants, titleNames, titleScore, type RankWord } from './terms.js';
 
 
 /**
@@ -235,7 +235,7 @@ function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: Title
     const all = inTitle(r.id);
     if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return all ? { id: r.id, score: r.score + TIER_TITLE * TIER_SCORE } : r;
     if (all) setChecks--;
-    const title = t.title(r.id);
+    const title = titleNames(t.title(r.id));
     const level = exactTitleLevel(title, t.words);
     const tier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
     return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };

@@ -144,11 +144,13 @@ const TITLE_SEPARATOR = /\s+[-|–—·:]\s+|:\s+/u;
 /** A leading section number: "9.16. ", "Chapter 9. ", "Part II. ", "F.4. ". */
 const SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[IVXLC]+|\p{Lu})(?:\.\d+)*\.\s+/u;
 
+const NON_ASCII = /[^\x00-\x7f]/;
 function foldedWords(text: string): string[] {
-  return [...text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().matchAll(WORD_RE)].map((m) => m[0]);
+  const folded = NON_ASCII.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text;
+  return [...folded.toLowerCase().matchAll(WORD_RE)].map((m) => m[0]);
 }
 
-/** The word lists a query must equal to match a title exactly: the whole title and its leading part, without a section number. */
+/** The word lists a query must equal to match a title exactly: the whole title and its leading part, without a section number (exactTitleLevel and titleScore take them or the title). */
 export function titleNames(title: string): string[][] {
   const bare = title.trim().replace(SECTION_NUMBER, '');
   const names = [foldedWords(bare)];
@@ -178,10 +180,10 @@ function wordMatch(q: RankWord, t: string, algorithms: readonly string[]): numbe
  * a prefix, only starts the title's last word, 0 when it is not (a title with a word of the same stem is no
  * exact title: exact words rank above stems).
  */
-export function exactTitleLevel(title: string, words: RankWord[]): 0 | 1 | 2 {
+export function exactTitleLevel(title: string | string[][], words: RankWord[]): 0 | 1 | 2 {
   if (!words.length) return 0;
   let best: 0 | 1 | 2 = 0;
-  for (const name of titleNames(title)) {
+  for (const name of typeof title === 'string' ? titleNames(title) : title) {
     if (name.length !== words.length) continue;
     let level: 0 | 1 | 2 = 2;
     for (let i = 0; i < name.length && level; i++) {
@@ -204,8 +206,8 @@ const TITLE_AVG_WORDS = 5;
  * their idf, an inexact match counting less, normalized by the length of the title's name. The whole row's bm25 that
  * FTS5 computes normalizes by the page's length, so a title word counts for little on a long page.
  */
-export function titleScore(title: string, words: RankWord[], algorithms: readonly string[]): number {
-  const names = titleNames(title);
+export function titleScore(title: string | string[][], words: RankWord[], algorithms: readonly string[]): number {
+  const names = typeof title === 'string' ? titleNames(title) : title;
   const tw = names[0];
   if (!tw) return 0;
   // The length is the title's own name's: a site's name after it is on every page.
