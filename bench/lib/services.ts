@@ -6,10 +6,13 @@ import { dirname, join, resolve } from 'node:path';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const SVC = join(ROOT, 'dist/src/server.js');
-const DOCS_SCRIPT = resolve(ROOT, '../shared/bench/serve-docs-site.sh');
+const DOCS_SCRIPT = join(ROOT, 'bench/serve-docs-site.sh');
 
-/** Starts nginx with the PostgreSQL manual (installing it if missing) and returns its base URL. */
-export function startDocsSite(port = 18099): string {
+/**
+ * Starts nginx with the PostgreSQL manual (installing it if missing) and returns its base URL. BENCH_DOCS_PORT
+ * (and SVC_DOCS_SITE_DIR, read by the script) let two benchmarks on one machine serve it side by side.
+ */
+export function startDocsSite(port = Number(process.env.BENCH_DOCS_PORT ?? 18099)): string {
   return execFileSync('bash', [DOCS_SCRIPT, 'start', String(port)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 }
 

@@ -1,5 +1,6 @@
 // Integrity of the database file: SQLite's own checks, the full-text indexes and the report rows (both derived
 // from the base tables, so they can be rebuilt), and an online backup.
+import { FILL_SEARCH_INDEXES } from './migrations.js';
 import type { Store } from './store.js';
 
 /** Every FTS5 table of the schema (whatever migrations made them). */
@@ -55,13 +56,12 @@ export function derivedProblems(store: Store): string[] {
 export function rebuildDerived(store: Store): string[] {
   return store.tx(() => {
     const done: string[] = [];
-    for (const t of fullTextTables(store)) {
-      store.db.prepare(`INSERT INTO ${t}(${t}) VALUES ('delete-all')`).run();
-      const cols = (store.db.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((c) => c.name);
-      // Only searchable pages are in the indexes (hidden and noindex pages never are).
-      store.db.prepare(`INSERT INTO ${t}(rowid, ${cols.join(', ')}) SELECT id, ${cols.join(', ')} FROM pages WHERE indexed = 1 AND show_in_search = 1`).run();
-      done.push(`search index ${t}`);
-    }
+    const tables = fullTextTables(store);
+    for (const t of tables) store.db.prepare(`INSERT INTO ${t}(${t}) VALUES ('delete-all')`).run();
+    store.db.prepare('DELETE FROM search_stemmers').run();
+    // Only searchable pages go in (hidden and noindex pages never are), with their stems, as the triggers write them.
+    store.db.exec(FILL_SEARCH_INDEXES);
+    for (const t of tables) done.push(`search index ${t}`);
     store.db.prepare('DELETE FROM report_links').run();
     store.db.prepare('DELETE FROM report_counts').run();
     store.db.prepare(`INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host) ${EXPECTED_REPORT_ROWS}`).run();

@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls } from './crawls.js';
 import { MIGRATIONS } from './migrations.js';
+import { registerTermFunctions } from './search-index/terms.js';
 
 export type Db = Database.Database;
 
@@ -47,6 +48,8 @@ export class Store {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
     this.db.pragma(`cache_size = -${opts.cacheKb ?? 32000}`);
+    // The full-text index's triggers compute a page's stems in JS: every connection that may write pages needs them.
+    registerTermFunctions(this.db);
     this.recoveredCrawls = [];
     if (!opts.readonly && opts.migrate !== false) {
       migrate(this.db);

@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { createCrawl, getCrawl, lastFullCrawl } from '../../src/store/crawls.js';
+import { searchPages } from '../../src/store/search-index/search.js';
 import { Store } from '../../src/store/store.js';
 import { html, page, startSite, target, type TestSite } from '../crawler/site.js';
 import { SERVER_JS } from '../paths.js';
@@ -75,8 +76,8 @@ describe('data of a host that is no longer configured', () => {
   let store: Store;
 
   beforeAll(async () => {
-    a = await startSite({ '/': html('<a href="/a-missing">a</a>') });
-    b = await startSite({ '/': html('<a href="/b-missing">b</a>') });
+    a = await startSite({ '/': html('<p>shared words of alpha</p><a href="/a-missing">a</a>') });
+    b = await startSite({ '/': html('<p>shared words of beta</p><a href="/b-missing">b</a>') });
     ({ store } = tempStore());
     await crawl(runner(store, [target({ host: a.host, use_sitemap: false })]), { mode: 'full' });
     await crawl(runner(store, [target({ host: b.host, use_sitemap: false })]), { mode: 'full' });
@@ -91,6 +92,13 @@ describe('data of a host that is no longer configured', () => {
     const report = buildLinkReport(store, PROJECT, [target({ host: b.host })], { limit: 100 });
     expect(report.notFound.pages.map((p) => p.url)).toEqual([`${b.origin}/`]);
     expect(report.notFound.count).toBe(1);
+  });
+
+  it('stays out of search', () => {
+    expect(searchPages(store, 'shared', undefined).total).toBe(2);
+    const scoped = searchPages(store, 'shared', undefined, { hosts: [b.host] });
+    expect(scoped.total).toBe(1);
+    expect(scoped.hits.map((h) => h.url)).toEqual([`${b.origin}/`]);
   });
 });
 

@@ -7,6 +7,7 @@ import { savePages } from '../../src/store/pages.js';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { Store } from '../../src/store/store.js';
+import { registerTermFunctions } from '../../src/store/search-index/terms.js';
 import { type PageWrite } from '../../src/model/crawl-writes.js';
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), 'svc-store-')), 'svc.db');
@@ -114,6 +115,7 @@ describe('store', () => {
     const old = new Database(path);
     old.pragma('journal_mode = WAL');
     const before = MIGRATIONS.filter((m) => m.version < 6);
+    registerTermFunctions(old);
     for (const m of before) old.exec(m.sql);
     old.pragma(`user_version = ${before.at(-1)!.version}`);
     // A problem link stored before the migration: its report row gets the link's element.
@@ -133,6 +135,43 @@ describe('store', () => {
       { url: 'http://a/later', element: 'a', text: 'Later' },
       { url: 'http://a/pic.png', element: 'img', text: 'A picture' },
     ]);
+    s.close();
+  });
+
+  it('migration 4 re-indexes an existing database with stems and identifier parts, searchable pages only', () => {
+    const path = dbPath();
+    const old = new Database(path);
+    old.pragma('journal_mode = WAL');
+    const v3 = MIGRATIONS.filter((m) => m.version <= 3);
+    for (const m of v3) old.exec(m.sql);
+    old.pragma(`user_version = ${v3.at(-1)!.version}`);
+    // Rows as a version-3 database holds them (later migrations add columns savePages writes).
+    const insert = old.prepare(
+      `INSERT INTO pages (url, host, http_status, indexed, show_in_search, title, language, content, last_crawled) VALUES (?, 'a', 200, 1, ?, ?, ?, ?, '2026-01-01')`,
+    );
+    insert.run('http://a/en', 1, 'Indexes', 'en', 'Window functions and the ProxyPass directive');
+    insert.run('http://a/sv', 1, 'http://a/sv', 'sv', 'Husen byggdes av trä');
+    insert.run('http://a/hidden', 0, 'http://a/hidden', null, 'functions hidden');
+    const match = (db: Database.Database, t: string, q: string) =>
+      db.prepare(`SELECT p.url FROM ${t} f JOIN pages p ON p.id = f.rowid WHERE ${t} MATCH ? ORDER BY p.url`).pluck().all(q);
+    expect(match(old, 'pages_fts', 'function')).toEqual([]);
+    old.close();
+
+    const s = new Store(path);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)!.version);
+    expect(match(s.db, 'pages_fts', 'function')).toEqual(['http://a/en']);
+    expect(match(s.db, 'pages_fts', 'proxy')).toEqual(['http://a/en']);
+    expect(match(s.db, 'pages_fts', 'hus')).toEqual(['http://a/sv']);
+    expect(match(s.db, 'pages_title_fts', 'index')).toEqual(['http://a/en']);
+    expect(s.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck().all()).toEqual(['english', 'swedish']);
+    // The triggers keep the contentless indexes in step: a changed page loses its old terms, a deleted one all.
+    savePages(s, [page('http://a/en', { content: 'omega', title: 'Omega', language: 'en' })]);
+    expect(match(s.db, 'pages_fts', 'function')).toEqual([]);
+    expect(match(s.db, 'pages_fts', 'omega')).toEqual(['http://a/en']);
+    s.db.prepare(`DELETE FROM pages WHERE url = 'http://a/sv'`).run();
+    expect(match(s.db, 'pages_fts', 'hus')).toEqual([]);
+    for (const t of ['pages_fts', 'pages_title_fts']) s.db.prepare(`INSERT INTO ${t}(${t}) VALUES ('integrity-check')`).run();
+    expect(s.db.prepare('SELECT count(*) FROM pages_fts_docsize').pluck().get()).toBe(1);
     s.close();
   });
 });

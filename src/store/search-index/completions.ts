@@ -21,6 +21,7 @@ export interface Completions {
 
 interface Cache {
   vocab: Database.Statement;
+  df: Database.Statement;
   structure: Database.Statement;
   averages: Database.Statement;
   /** The index's structure record when the cache was filled; any write to the index changes it. */
@@ -28,6 +29,7 @@ interface Cache {
   /** Pages in the index, from its averages record. */
   rows: number;
   entries: Map<string, Completions>;
+  frequencies: Map<string, number>;
 }
 
 const caches = new WeakMap<Store, Cache>();
@@ -38,11 +40,13 @@ function cacheOf(store: Store): Cache {
     store.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pages_fts_vocab USING fts5vocab(main, pages_fts, 'row')`);
     c = {
       vocab: store.db.prepare('SELECT term, doc FROM temp.pages_fts_vocab WHERE term >= ? AND term < ?').raw(),
+      df: store.db.prepare('SELECT doc FROM temp.pages_fts_vocab WHERE term = ?').pluck(),
       structure: store.db.prepare('SELECT block FROM pages_fts_data WHERE id = 10').pluck(),
       averages: store.db.prepare('SELECT block FROM pages_fts_data WHERE id = 1').pluck(),
       version: null,
       rows: 0,
       entries: new Map(),
+      frequencies: new Map(),
     };
     caches.set(store, c);
   }
@@ -78,6 +82,7 @@ function fresh(store: Store): Cache {
   const version = (c.structure.get() as Buffer | undefined) ?? null;
   if (!version || !c.version || !version.equals(c.version)) {
     c.entries.clear();
+    c.frequencies.clear();
     c.version = version;
     const averages = c.averages.get() as Buffer | undefined;
     c.rows = averages ? readVarint(averages) : 0;
@@ -108,4 +113,17 @@ export function completions(store: Store, prefix: string): Completions {
   if (c.entries.size >= CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
   c.entries.set(prefix, found);
   return found;
+}
+
+/** Pages holding `term` (already folded) in any column; 0 when it is not in the index. Call inside the search's read transaction. */
+export function documentFrequency(store: Store, term: string): number {
+  const c = fresh(store);
+  const key = `=${term}`;
+  let df = c.frequencies.get(key);
+  if (df === undefined) {
+    df = (c.df.get(term) as number | undefined) ?? 0;
+    if (c.frequencies.size >= CACHE_SIZE) c.frequencies.delete(c.frequencies.keys().next().value!);
+    c.frequencies.set(key, df);
+  }
+  return df;
 }

@@ -17,6 +17,8 @@ export interface QueryPart {
   words: string[];
   phrase: boolean;
   prefix: boolean;
+  /** A snake_case identifier as typed (`pg_dump`): searched as the phrase of its parts, the last one maybe a prefix. */
+  identifier?: boolean;
 }
 
 export interface BuiltQuery {
@@ -28,6 +30,8 @@ export interface BuiltQuery {
 // unicode61 keeps letters, numbers and private-use characters in tokens and folds marks into them.
 const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const HAS_BASE_RE = /[\p{L}\p{N}\p{Co}]/u;
+// A word, or words joined by underscores (an identifier: max_connections, mod_rewrite).
+const TOKEN_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:_+[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
 
 function wordsOf(text: string): string[] {
   const out: string[] = [];
@@ -45,12 +49,14 @@ function wordsOf(text: string): string[] {
 export function parseTerms(terms: string): QueryPart[] {
   const parts: QueryPart[] = [];
   let budget = MAX_QUERY_WORDS;
-  const push = (words: string[], phrase: boolean) => {
+  const push = (words: string[], phrase: boolean, identifier = false) => {
     if (budget <= 0 || !words.length) return;
     const kept = words.slice(0, budget);
     budget -= kept.length;
     // A "phrase" of one word is just that word; it keeps `phrase` so it is not made a prefix.
-    parts.push({ words: kept, phrase, prefix: false });
+    const part: QueryPart = { words: kept, phrase, prefix: false };
+    if (identifier && kept.length > 1) part.identifier = true;
+    parts.push(part);
   };
   const segments = terms.split('"');
   let openQuote = false;
@@ -60,12 +66,16 @@ export function parseTerms(terms: string): QueryPart[] {
       openQuote = i === segments.length - 1; // no closing quote after it
       push(wordsOf(seg), true);
     } else {
-      for (const w of wordsOf(seg)) push([w], false);
+      for (const m of seg.matchAll(TOKEN_RE)) {
+        const words = wordsOf(m[0]);
+        if (words.length > 1) push(words, true, true);
+        else push(words, false);
+      }
     }
   });
   const last = parts.at(-1);
   // Typing-as-you-search: the last word is still being typed, unless it closed a quoted phrase.
-  if (last && (!last.phrase || openQuote) && [...last.words.at(-1)!].length >= MIN_PREFIX_CHARS) last.prefix = true;
+  if (last && (!last.phrase || openQuote || last.identifier) && [...last.words.at(-1)!].length >= MIN_PREFIX_CHARS) last.prefix = true;
   return parts;
 }
 
@@ -80,23 +90,40 @@ function ftsString(text: string): string {
  */
 export type Expand = (prefix: string) => string[];
 
-function partExpression(p: QueryPart, expand?: Expand): string {
+/** The other forms a whole word is also searched as (its stems, see terms.ts), not the word itself. */
+export type Variants = (word: string) => string[];
+
+function partExpression(p: QueryPart, expand?: Expand, variants?: Variants, rank = false): string {
+  const matched = matchExpression(p, expand, variants);
+  if (!rank || !p.identifier) return matched;
+  // To rank, an identifier's parts count as words too: a page about `shared_buffers` speaks of shared buffers.
+  const parts = [...new Set(p.prefix ? p.words.slice(0, -1) : p.words)];
+  return parts.length ? `(${matched} AND (${parts.map(ftsString).join(' OR ')}))` : matched;
+}
+
+function matchExpression(p: QueryPart, expand?: Expand, variants?: Variants): string {
   const phrase = p.words.join(' ');
-  if (!p.prefix) return ftsString(phrase);
+  if (!p.prefix) {
+    const others = !p.phrase && variants ? variants(phrase) : [];
+    return others.length ? `(${[phrase, ...others].map(ftsString).join(' OR ')})` : ftsString(phrase);
+  }
   const last = p.words.at(-1)!;
   const completed = expand ? expand(last) : [];
-  if (!completed.length) return `${ftsString(phrase)}*`;
   const head = p.words.slice(0, -1).join(' ');
-  const alternatives = completed.map((w) => ftsString(head ? `${head} ${w}` : w));
+  // A word typed whole also matches through its stems (a phrase does not).
+  const others = !head && !p.phrase && variants ? variants(last).filter((v) => !completed.includes(v)) : [];
+  const alternatives = completed.length ? completed.map((w) => ftsString(head ? `${head} ${w}` : w)) : [`${ftsString(phrase)}*`];
+  alternatives.push(...others.map(ftsString));
   return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
 }
 
-export function toExpression(parts: QueryPart[], expand?: Expand): string | null {
+/** `rank`: the expression that ranks the matches of the other (the same pages; identifiers' parts also scored). */
+export function toExpression(parts: QueryPart[], expand?: Expand, variants?: Variants, rank = false): string | null {
   if (!parts.length) return null;
-  return parts.map((p) => partExpression(p, expand)).join(' AND ');
+  return parts.map((p) => partExpression(p, expand, variants, rank)).join(' AND ');
 }
 
-export function buildQuery(terms: string, expand?: Expand): BuiltQuery {
+export function buildQuery(terms: string, expand?: Expand, variants?: Variants): BuiltQuery {
   const parts = parseTerms(terms);
-  return { expression: toExpression(parts, expand), parts };
+  return { expression: toExpression(parts, expand, variants), parts };
 }

@@ -11,14 +11,33 @@ import type { Store } from '../store.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
 import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
-import { completions, foldWord, indexedPages } from './completions.js';
+import { completions, documentFrequency, foldWord, indexedPages } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
+import { algorithmFor, exactTitleLevel, queryVariants, titleNames, titleScore, type RankWord } from './terms.js';
 
 
-/** bm25 column weights of pages_fts (title, superwords, tags, content): a word in the title or superwords counts most. */
-export const BM25_WEIGHTS = [10, 20, 2, 1] as const;
-/** bm25 column weights of pages_title_fts (title, superwords). */
-const TITLE_WEIGHTS = [10, 20] as const;
+/**
+ * bm25 column weights of pages_fts (title, superwords, tags, content, title_terms, terms): a word in the title or
+ * superwords counts most; a stem or identifier part (the *_terms columns) counts half as much as the word itself.
+ */
+export const BM25_WEIGHTS = [10, 20, 2, 1, 5, 0.5] as const;
+/** bm25 column weights of pages_title_fts (title, superwords, title_terms). */
+const TITLE_WEIGHTS = [10, 20, 5] as const;
+/**
+ * Tiers above the score: a page whose title is the query word for word (or its leading part before " - ", " | ",
+ * …; see terms.ts) comes first, then one whose title is the query up to a last word still being typed, then
+ * pages whose title or superwords hold every word of the query, then the others.
+ */
+const TIER_EXACT_TITLE = 3;
+const TIER_LOOSE_TITLE = 2;
+const TIER_TITLE = 1;
+const TIER_SCORE = 1000;
+/** How much the title's own bm25 (terms.ts titleScore) adds to the page's bm25. */
+const TITLE_BOOST = 2;
+/** Pages whose title is read and scored: the best ranked by bm25, and those whose title holds every word. */
+const TITLE_CHECKS = 30;
+const TITLE_SET_CHECKS = 200;
+
 /** Answers of up to this many matches are ranked whole, by bm25 over all of them. */
 export const RANK_ALL = 1000;
 /** Broader answers are ranked this many matches at a time (see above). */
@@ -31,6 +50,8 @@ type Index = 'pages_fts' | 'pages_title_fts';
 interface Filters {
   lang: boolean;
   tagCount: number;
+  /** Only pages of the hosts in @hosts (a JSON array). */
+  hosts: boolean;
 }
 
 interface IndexStatements {
@@ -46,7 +67,9 @@ interface IndexStatements {
 interface Statements {
   byShape: Map<string, Record<Index, IndexStatements>>;
   page: Database.Statement;
+  title: Database.Statement;
   tags: Database.Statement;
+  stemmers: Database.Statement;
 }
 
 const cache = new WeakMap<Store, Statements>();
@@ -57,7 +80,9 @@ function statements(store: Store): Statements {
     s = {
       byShape: new Map(),
       page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
+      title: store.db.prepare('SELECT title FROM pages WHERE id = ?').pluck(),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
+      stemmers: store.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck(),
     };
     cache.set(store, s);
   }
@@ -72,6 +97,7 @@ function filterSql(f: Filters): string {
       AND (lower(p.language) = @lang OR substr(lower(p.language), 1, length(@lang) + 1) = @lang || '-'))`;
   }
   for (let i = 0; i < f.tagCount; i++) sql += ` AND EXISTS (SELECT 1 FROM page_tags t WHERE t.tag = @tag${i} AND t.page_id = f.rowid)`;
+  if (f.hosts) sql += ` AND EXISTS (SELECT 1 FROM pages p WHERE p.id = f.rowid AND p.host IN (SELECT value FROM json_each(@hosts)))`;
   return sql;
 }
 
@@ -93,7 +119,7 @@ function indexStatements(db: Database.Database, index: Index, f: Filters): Index
 
 function statementsFor(store: Store, f: Filters): Record<Index, IndexStatements> {
   const s = statements(store);
-  const key = `${f.lang ? 'l' : ''}${f.tagCount}`;
+  const key = `${f.lang ? 'l' : ''}${f.hosts ? 'h' : ''}${f.tagCount}`;
   let shape = s.byShape.get(key);
   if (!shape) {
     shape = { pages_fts: indexStatements(store.db, 'pages_fts', f), pages_title_fts: indexStatements(store.db, 'pages_title_fts', f) };
@@ -163,6 +189,7 @@ function rankBroad(
   from: number,
   size: number,
   firstIds: number[],
+  titleRanking: TitleRanking,
 ): Ranked[] {
   const main = st.pages_fts;
   const titles = st.pages_title_fts;
@@ -173,7 +200,7 @@ function rankBroad(
   };
   const titleBlock = (k: number): Ranked[] => {
     // The titles index is small: its full expression ranks cheaply.
-    if (titleTotal <= RANK_BLOCK) return rank(titles, bind, ALL.lo, ALL.hi);
+    if (titleTotal <= RANK_BLOCK) return withTitles(rank(titles, bind, ALL.lo, ALL.hi), () => true, titleRanking);
     const ids = blockIds(titles, null, bind, k);
     return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
   };
@@ -192,6 +219,39 @@ function rankBroad(
     pos += take.length;
   }
   return out;
+}
+
+interface TitleRanking {
+  words: RankWord[];
+  algorithms: readonly string[];
+  title: (id: number) => string;
+}
+
+/**
+ * The ranked rows (best bm25 first) re-ranked with their titles: tiers first (see TIER_EXACT_TITLE), then bm25
+ * plus TITLE_BOOST times the title's own score. `inTitle`: the page's title or superwords hold every word. Only
+ * the first TITLE_CHECKS rows and TITLE_SET_CHECKS of those in `inTitle` have their title read.
+ */
+function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: TitleRanking): Ranked[] {
+  let setChecks = TITLE_SET_CHECKS;
+  const out = ranked.map((r, i) => {
+    const all = inTitle(r.id);
+    if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return all ? { id: r.id, score: r.score + TIER_TITLE * TIER_SCORE } : r;
+    if (all) setChecks--;
+    const title = titleNames(t.title(r.id));
+    const level = exactTitleLevel(title, t.words);
+    const tier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
+    return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
+  });
+  return out.sort((a, b) => b.score - a.score);
+}
+
+/** bm25's inverse document frequency of a folded query word; a word still being typed counts as its completions. */
+function inverseFrequency(store: Store, word: string, prefix: boolean): number {
+  const n = indexedPages(store);
+  let df = documentFrequency(store, word);
+  if (!df && prefix) df = Math.min(n, completions(store, word).pages);
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
 function parseMeta(json: string | null): Partial<PageMeta> {
@@ -215,21 +275,23 @@ const BROAD_PREFIX_SHARE = 0.25;
  * only word, the word itself does (or its most frequent completion, when the word is not one yet); pages
  * without that word come after the others of their block, in index order.
  */
-function queryExpressions(store: Store, parts: QueryPart[]): { expression: string; rankExpression: string } {
+function queryExpressions(store: Store, parts: QueryPart[], algorithms: readonly string[]): { expression: string; rankExpression: string } {
   let broad: { word: string; terms: string[] } | null = null;
-  const expression = toExpression(parts, (prefix) => {
+  const variants = (word: string) => queryVariants(word, algorithms);
+  const expand = (prefix: string) => {
     const word = foldWord(prefix);
     const found = completions(store, word);
     if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
     return found.terms;
-  });
-  if (!broad) return { expression: expression!, rankExpression: expression! };
+  };
+  const expression = toExpression(parts, expand, variants);
+  if (!broad) return { expression: expression!, rankExpression: parts.some((p) => p.identifier) ? toExpression(parts, expand, variants, true)! : expression! };
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
   const rankWord = terms.includes(word) ? word : terms[0]!;
   const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
-  return { expression: expression!, rankExpression: toExpression(rankParts)! };
+  return { expression: expression!, rankExpression: toExpression(rankParts, undefined, variants, true)! };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -238,7 +300,17 @@ const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 *
  * Searches the index. `terms`: words (all must match), "quoted phrases", the last word also as a prefix.
  * Throws BackendError invalid_input for empty terms or bad params.
  */
-export function searchPages(store: Store, terms: string, params: SearchParams | undefined): SearchResults {
+export interface SearchScope {
+  /** Only pages of these hosts (the configured targets): pages of a host no longer configured stay out. */
+  hosts?: readonly string[];
+}
+
+/** Whether the store holds indexed pages of a host outside `hosts` (only then does a search need the host filter). */
+function hasOtherHosts(store: Store, hosts: readonly string[]): boolean {
+  return store.prepare('SELECT 1 FROM pages WHERE host NOT IN (SELECT value FROM json_each(?)) AND indexed = 1 LIMIT 1').get(JSON.stringify(hosts)) !== undefined;
+}
+
+export function searchPages(store: Store, terms: string, params: SearchParams | undefined, scope: SearchScope = {}): SearchResults {
   const started = performance.now();
   const text = checkTerms(terms);
   const p = parseSearchParams(params);
@@ -250,12 +322,27 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
   const bind: Record<string, unknown> = {};
   if (lang !== undefined) bind.lang = lang;
   tags.forEach((t, i) => (bind[`tag${i}`] = t));
-  const st = statementsFor(store, { lang: lang !== undefined, tagCount: tags.length });
+  const byHost = scope.hosts !== undefined && hasOtherHosts(store, scope.hosts);
+  if (byHost) bind.hosts = JSON.stringify(scope.hosts);
+  const st = statementsFor(store, { lang: lang !== undefined, tagCount: tags.length, hosts: byHost });
   const s = statements(store);
 
   // One read transaction: every statement below sees the same snapshot, even while a crawl writes.
   const { total, hits } = store.db.transaction(() => {
-    const { expression, rankExpression } = queryExpressions(store, parts);
+    // The query's words are stemmed as the pages they may find were: in the filtered language's stemmer, or in each
+    // stemmer the index uses.
+    const filtered = lang === undefined ? null : algorithmFor(lang);
+    const algorithms = lang === undefined ? (s.stemmers.all() as string[]) : filtered ? [filtered] : [];
+    const { expression, rankExpression } = queryExpressions(store, parts, algorithms);
+    const last = parts.at(-1)!;
+    const words: RankWord[] = parts.flatMap((part) =>
+      part.words.map((w, i) => {
+        const word = foldWord(w);
+        const prefix = part.prefix && i === part.words.length - 1;
+        return { word, prefix, idf: inverseFrequency(store, word, prefix) };
+      }),
+    );
+    const titleRanking: TitleRanking = { words, algorithms, title: (id) => s.title.get(id) as string };
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
@@ -264,18 +351,23 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
     const total = firstIds.length <= RANK_BLOCK ? firstIds.length : (main.count.get(bind) as number);
     let ranked: Ranked[] = [];
     if (p.from < total) {
-      if (total <= RANK_ALL && rankExpression === expression) {
+      if (total <= RANK_ALL) {
         // The rank statement over every rowid returns every match: no list of them is needed first.
-        ranked = rank(main, rankBind, ALL.lo, ALL.hi).slice(p.from, p.from + p.size);
-      } else if (total <= RANK_ALL) {
-        const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
-        ranked = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids).slice(p.from, p.from + p.size);
+        const all =
+          rankExpression === expression
+            ? rank(main, rankBind, ALL.lo, ALL.hi)
+            : (() => {
+                const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
+                return rank(main, rankBind, ids[0]!, ids.at(-1)!, ids);
+              })();
+        // The pages whose title (or superwords) holds every word, from the small titles index.
+        const inTitle = new Set(st.pages_title_fts.idsIn.all({ ...bind, ...ALL }) as number[]);
+        ranked = withTitles(all, (id) => inTitle.has(id), titleRanking).slice(p.from, p.from + p.size);
       } else {
-        ranked = rankBroad(st, bind, rankBind, p.from, p.size, firstIds.slice(0, RANK_BLOCK));
+        ranked = rankBroad(st, bind, rankBind, p.from, p.size, firstIds.slice(0, RANK_BLOCK), titleRanking);
       }
     }
     // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.
-    const last = parts.at(-1)!;
     const prefix = last.prefix ? foldWord(last.words.at(-1)!) : null;
     const find = matcher(parts.flatMap((part) => (part === last && prefix ? part.words.slice(0, -1) : part.words)).map(foldWord), prefix);
     const hits: SearchHit[] = ranked.map(({ id, score }) => {

@@ -1,0 +1,32 @@
+// The PostgreSQL manual's pages as the crawler's own extractor reads them, fetched from the docs site on
+// loopback (serve-docs-site.sh): what a crawl of the site would give the index.
+import { readdirSync } from 'node:fs';
+import { extractHtml } from '../../src/crawler/html.js';
+
+export const DOCS_DIR = '/usr/share/doc/postgresql-doc-15/html';
+
+export interface Doc {
+  /** File name, relative to the site's root. */
+  path: string;
+  title: string;
+  text: string;
+  lang: string | null;
+}
+
+export async function fetchCorpus(base: string): Promise<Doc[]> {
+  const files = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.html')).sort();
+  const docs: Doc[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const f = files[next++]!;
+      const url = new URL(f, base).href;
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`${f}: HTTP ${res.status}`);
+      const { title, text, lang } = extractHtml(await res.text(), { url });
+      docs.push({ path: f, title, text, lang });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return docs.sort((a, b) => a.path.localeCompare(b.path));
+}

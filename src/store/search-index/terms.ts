@@ -1,0 +1,223 @@
+// The words a page is found by besides its own: Snowball stems in the page's language and the parts of
+// camelCase identifiers. Pure apart from a cache of stems; computed in JS when a page is written (the index's
+// triggers call it as the SQL function svc_terms) and when a query is built.
+//
+// The index keeps every word exactly as today (unicode61: `pg_dump` is the words `pg` `dump`, `ProxyPass` the
+// word `proxypass`); these extra terms go into columns of their own, so a query word matches its own form in
+// the text and, with a lower weight, any word with the same stem: exact matches rank above stem-only ones.
+import type Database from 'better-sqlite3';
+import snowball from 'snowball-stemmers';
+
+/** Snowball algorithm per primary language subtag. */
+const ALGORITHMS: Record<string, string> = {
+  ar: 'arabic', hy: 'armenian', eu: 'basque', ca: 'catalan', cs: 'czech', da: 'danish', nl: 'dutch', en: 'english', fi: 'finnish',
+  fr: 'french', de: 'german', hu: 'hungarian', it: 'italian', ga: 'irish', no: 'norwegian', nb: 'norwegian', nn: 'norwegian',
+  pt: 'portuguese', ro: 'romanian', ru: 'russian', es: 'spanish', sl: 'slovene', sv: 'swedish', ta: 'tamil', tr: 'turkish',
+};
+/** A page that does not say its language is stemmed as English: most sites that omit `lang` are written in it. */
+const DEFAULT_ALGORITHM = 'english';
+
+/** Stems per algorithm (a Snowball stemmer costs about 10 µs a word; the vocabulary of a site is small). */
+const CACHE_LIMIT = 50_000;
+interface Stemmer {
+  algorithm: string;
+  cache: Map<string, string>;
+  stem(word: string): string;
+}
+const stemmers = new Map<string, Stemmer | null>();
+
+/** The Snowball algorithm for a page language ("en", "sv-FI", null), or null when there is none for it. */
+export function algorithmFor(language: string | null | undefined): string | null {
+  if (language === null || language === undefined || language === '') return DEFAULT_ALGORITHM;
+  return ALGORITHMS[language.toLowerCase().split(/[-_]/)[0]!] ?? null;
+}
+
+function stemmer(algorithm: string): Stemmer {
+  let s = stemmers.get(algorithm);
+  if (!s) {
+    const impl = snowball.newStemmer(algorithm);
+    const cache = new Map<string, string>();
+    s = {
+      algorithm,
+      cache,
+      stem(word) {
+        let out = cache.get(word);
+        if (out === undefined) {
+          out = impl.stem(word);
+          if (cache.size >= CACHE_LIMIT) cache.clear();
+          cache.set(word, out);
+        }
+        return out;
+      },
+    };
+    stemmers.set(algorithm, s);
+  }
+  return s;
+}
+
+/** The stem of a lower-case word in a Snowball algorithm; the word itself when it is no word to stem. */
+export function stemWord(algorithm: string, word: string): string {
+  return STEMMABLE.test(word) && word.length <= MAX_STEM_CHARS ? stemmer(algorithm).stem(word) : word;
+}
+
+// Words as the index's tokenizer (unicode61) cuts them: letters, numbers, marks, private use.
+const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+/** Only words of letters (and marks) have stems; numbers and codes stay as they are. */
+const STEMMABLE = /^[\p{L}\p{M}]+$/u;
+const MAX_STEM_CHARS = 40;
+/** A word with a lower-case letter followed by an upper-case one: ProxyPass, DirectoryIndex, maxConnections. */
+const CAMEL_RE = /\p{Ll}\p{Lu}/u;
+const CAMEL_PART_RE = /\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}+/gu;
+/** A huge page adds at most this many extra terms (distinct words of real pages are a few thousand)... */
+const MAX_TERMS = 20_000;
+/** ...read from at most this many distinct words (as written) of its first MAX_TEXT_CHARS characters (a manual's longest page has ~300,000). */
+const MAX_WORDS = 50_000;
+const MAX_TEXT_CHARS = 1_000_000;
+
+/**
+ * The extra terms of a text, space-separated, each once: the stems that differ from their word (in the
+ * language's algorithm; none without one) and the parts of camelCase words with their stems. Order is of no
+ * consequence (no phrase is matched against them).
+ */
+export function extraTerms(text: string, language: string | null): string {
+  if (!text) return '';
+  if (text.length > MAX_TEXT_CHARS) text = text.slice(0, MAX_TEXT_CHARS);
+  const algorithm = algorithmFor(language);
+  const out = new Set<string>();
+  const seen = new Set<string>();
+  const s = algorithm ? stemmer(algorithm) : null;
+  const add = (word: string) => {
+    if (seen.has(word)) return;
+    seen.add(word);
+    if (!s || word.length > MAX_STEM_CHARS || !STEMMABLE.test(word)) return;
+    const stem = s.stem(word);
+    if (stem !== word && stem) out.add(stem);
+  };
+  // Each distinct word once (as written: its case tells camelCase apart), then its stem and its parts.
+  const words = new Set<string>();
+  for (const m of text.matchAll(WORD_RE)) {
+    words.add(m[0]);
+    if (words.size >= MAX_WORDS) break;
+  }
+  for (const word of words) {
+    if (out.size >= MAX_TERMS) break;
+    const lower = word.toLowerCase();
+    if (s) add(lower);
+    if (!CAMEL_RE.test(word)) continue;
+    for (const p of word.matchAll(CAMEL_PART_RE)) {
+      const part = p[0].toLowerCase();
+      if (part === lower) continue;
+      out.add(part);
+      add(part);
+    }
+  }
+  return [...out].join(' ');
+}
+
+/**
+ * The other forms a query word is searched as (lower case, not the word itself): its stem in each of the
+ * given algorithms. The index holds a page's stems only where they differ from the word, and holds the word
+ * itself otherwise, so searching the word or its stem finds every page with a word of that stem.
+ */
+export function queryVariants(word: string, algorithms: readonly string[]): string[] {
+  const lower = word.toLowerCase();
+  const out: string[] = [];
+  for (const a of algorithms) {
+    const stem = stemWord(a, lower);
+    if (stem && stem !== lower && !out.includes(stem)) out.push(stem);
+  }
+  return out;
+}
+
+/** The SQL functions the index's triggers call; every connection that writes pages registers them. */
+export function registerTermFunctions(db: Database.Database): void {
+  db.function('svc_terms', { deterministic: true }, (language: unknown, text: unknown) =>
+    extraTerms(typeof text === 'string' ? text : '', typeof language === 'string' ? language : null),
+  );
+  db.function('svc_stemmer', { deterministic: true }, (language: unknown) => algorithmFor(typeof language === 'string' ? language : null));
+}
+
+// ---------- titles ----------
+
+/** Where a title's own name ends and the site's name or a section begins: "mod_rewrite - Apache HTTP Server". */
+const TITLE_SEPARATOR = /\s+[-|–—·:]\s+|:\s+/u;
+/** A leading section number: "9.16. ", "Chapter 9. ", "Part II. ", "F.4. ". */
+const SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[IVXLC]+|\p{Lu})(?:\.\d+)*\.\s+/u;
+
+const NON_ASCII = /[^\x00-\x7f]/;
+function foldedWords(text: string): string[] {
+  const folded = NON_ASCII.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text;
+  return [...folded.toLowerCase().matchAll(WORD_RE)].map((m) => m[0]);
+}
+
+/** The word lists a query must equal to match a title exactly: the whole title and its leading part, without a section number (exactTitleLevel and titleScore take them or the title). */
+export function titleNames(title: string): string[][] {
+  const bare = title.trim().replace(SECTION_NUMBER, '');
+  const names = [foldedWords(bare)];
+  const lead = bare.split(TITLE_SEPARATOR)[0]!;
+  if (lead !== bare) names.push(foldedWords(lead));
+  return names.filter((n) => n.length > 0);
+}
+
+/** A word of the query as the title ranking sees it: folded, maybe a prefix, with its inverse document frequency. */
+export interface RankWord {
+  word: string;
+  prefix: boolean;
+  idf: number;
+}
+
+/** How a title word answers a query word: 1 the same word, STEM_MATCH the same stem, PREFIX_MATCH a longer word (typing), else 0. */
+const STEM_MATCH = 0.8;
+const PREFIX_MATCH = 0.5;
+function wordMatch(q: RankWord, t: string, algorithms: readonly string[]): number {
+  if (q.word === t) return 1;
+  if (algorithms.some((a) => stemWord(a, q.word) === stemWord(a, t))) return STEM_MATCH;
+  return q.prefix && t.startsWith(q.word) ? PREFIX_MATCH : 0;
+}
+
+/**
+ * How exactly the query is the title's name (see titleNames): 2 word for word, 1 when the last word, typed as
+ * a prefix, only starts the title's last word, 0 when it is not (a title with a word of the same stem is no
+ * exact title: exact words rank above stems).
+ */
+export function exactTitleLevel(title: string | string[][], words: RankWord[]): 0 | 1 | 2 {
+  if (!words.length) return 0;
+  let best: 0 | 1 | 2 = 0;
+  for (const name of typeof title === 'string' ? titleNames(title) : title) {
+    if (name.length !== words.length) continue;
+    let level: 0 | 1 | 2 = 2;
+    for (let i = 0; i < name.length && level; i++) {
+      const m = wordMatch(words[i]!, name[i]!, []);
+      if (!m) level = 0;
+      else if (m < 1) level = 1;
+    }
+    if (level > best) best = level;
+  }
+  return best;
+}
+
+/** Titles are short: bm25's saturation and length normalization, for a title of TITLE_AVG_WORDS words. */
+const TITLE_K1 = 1.2;
+const TITLE_B = 0.75;
+const TITLE_AVG_WORDS = 5;
+
+/**
+ * bm25 of the title alone (as a search library scores a title field): the query words the title holds, by
+ * their idf, an inexact match counting less, normalized by the length of the title's name. The whole row's bm25 that
+ * FTS5 computes normalizes by the page's length, so a title word counts for little on a long page.
+ */
+export function titleScore(title: string | string[][], words: RankWord[], algorithms: readonly string[]): number {
+  const names = typeof title === 'string' ? titleNames(title) : title;
+  const tw = names[0];
+  if (!tw) return 0;
+  // The length is the title's own name's: a site's name after it is on every page.
+  const length = names.at(-1)!.length;
+  const norm = (TITLE_K1 + 1) / (1 + TITLE_K1 * (1 - TITLE_B + (TITLE_B * length) / TITLE_AVG_WORDS));
+  let score = 0;
+  for (const q of words) {
+    let m = 0;
+    for (const t of tw) if (m < 1) m = Math.max(m, wordMatch(q, t, algorithms));
+    score += q.idf * m * norm;
+  }
+  return score;
+}

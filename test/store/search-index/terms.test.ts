@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { algorithmFor, exactTitleLevel, extraTerms, queryVariants, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
+
+const terms = (text: string, lang: string | null) => extraTerms(text, lang).split(' ').filter(Boolean).sort();
+const w = (word: string, prefix = false): RankWord => ({ word, prefix, idf: 1 });
+
+describe('extra terms of a page (stems and identifier parts)', () => {
+  it('adds the English stems that differ from their word, each once', () => {
+    expect(terms('Functions and indexes: running functions', 'en')).toEqual(['function', 'index', 'run']);
+    // Words that are their own stem add nothing: the index holds them already.
+    expect(terms('index run', 'en-GB')).toEqual([]);
+  });
+
+  it('stems Swedish pages with the Swedish stemmer, diacritics kept for it', () => {
+    expect(terms('Flickorna och husen, hästarnas möjligheter', 'sv')).toEqual(['flick', 'hus', 'häst', 'möj']);
+    expect(terms('Husen', 'sv-FI')).toEqual(['hus']);
+  });
+
+  it('leaves pages in a language without a stemmer as they were, and stems pages without a language as English', () => {
+    expect(terms('runners running', 'ja')).toEqual([]);
+    expect(algorithmFor('ja')).toBeNull();
+    expect(algorithmFor(null)).toBe('english');
+    expect(terms('runners', null)).toEqual(['runner']);
+  });
+
+  it('splits camelCase identifiers into their parts (and stems those), in any language', () => {
+    expect(terms('ProxyPass', 'en')).toEqual(['pass', 'proxi', 'proxy']);
+    expect(terms('DirectoryIndex', 'ja')).toEqual(['directory', 'index']);
+    expect(terms('maxConnections getHTTPServer', 'ja')).toEqual(['connections', 'get', 'http', 'max', 'server']);
+  });
+
+  it('keeps numbers and codes as they are and copes with any Unicode', () => {
+    expect(terms('2024 x86_64 ÅÄÖ 日本語 😀 \u0301', 'en')).toEqual([]);
+    expect(() => extraTerms('\u0000\uffff\ud800 '.repeat(1000), 'sv')).not.toThrow();
+  });
+
+  it('gives a query word its stems in each stemmer of the index, not the word itself', () => {
+    expect(queryVariants('Functions', ['english'])).toEqual(['function']);
+    expect(queryVariants('husen', ['english', 'swedish'])).toEqual(['hus']);
+    expect(queryVariants('index', ['english'])).toEqual([]);
+  });
+});
+
+describe('identifiers in queries', () => {
+  it('searches snake_case identifiers as the phrase of their parts, the last part typed as a prefix', () => {
+    expect(parseTerms('max_connections')).toEqual([{ words: ['max', 'connections'], phrase: true, prefix: true, identifier: true }]);
+    expect(buildQuery('pg_dump restore').expression).toBe('"pg dump" AND "restore"*');
+    expect(buildQuery('mod_rewrite').expression).toBe('"mod rewrite"*');
+  });
+
+  it('ranks an identifier by its parts too, matching the same pages', () => {
+    expect(toExpression(parseTerms('shared_buffers size'), undefined, undefined, true)).toBe('("shared buffers" AND ("shared" OR "buffers")) AND "size"*');
+    expect(toExpression(parseTerms('shared_buff'), undefined, undefined, true)).toBe('("shared buff"* AND ("shared"))');
+    expect(toExpression(parseTerms('shared_buff'))).toBe('"shared buff"*');
+  });
+
+  it('treats an option as its word and stems plain words, not phrases', () => {
+    expect(buildQuery('--force').expression).toBe('"force"*');
+    const variants = (word: string) => queryVariants(word, ['english']);
+    expect(buildQuery('vacuuming tables now', undefined, variants).expression).toBe('("vacuuming" OR "vacuum") AND ("tables" OR "tabl") AND "now"*');
+    expect(buildQuery('"vacuuming tables"', undefined, variants).expression).toBe('"vacuuming tables"');
+  });
+});
+
+describe('titles', () => {
+  it('names a title by itself and by its leading part, without a section number', () => {
+    expect(titleNames('mod_rewrite - Apache HTTP Server Version 2.4')).toEqual([
+      ['mod', 'rewrite', 'apache', 'http', 'server', 'version', '2', '4'],
+      ['mod', 'rewrite'],
+    ]);
+    expect(titleNames('9.16. JSON Functions and Operators')).toEqual([['json', 'functions', 'and', 'operators']]);
+    expect(titleNames('Chapter 11. Indexes | Docs')).toEqual([['indexes', 'docs'], ['indexes']]);
+  });
+
+  it('tells an exact title from one exact up to a word being typed', () => {
+    expect(exactTitleLevel('CREATE TABLE', [w('create'), w('table', true)])).toBe(2);
+    expect(exactTitleLevel('CREATE TABLESPACE', [w('create'), w('table', true)])).toBe(1);
+    expect(exactTitleLevel('Café crème', [w('cafe'), w('creme')])).toBe(2);
+    expect(exactTitleLevel('CREATE TABLE AS', [w('create'), w('table')])).toBe(0);
+    // The same stem is not the same title: exact words rank above stems.
+    expect(exactTitleLevel('Window Functions', [w('window'), w('function')])).toBe(0);
+  });
+
+  it('scores a short title holding the words above a long one', () => {
+    const q = [w('partial'), w('indexes')];
+    const short = titleScore('11.8. Partial Indexes', q, ['english']);
+    const long = titleScore('Notes on partial and expression indexes in large clusters', q, ['english']);
+    expect(short).toBeGreaterThan(long);
+    expect(long).toBeGreaterThan(titleScore('Indexes', q, ['english']));
+    expect(titleScore('Unrelated', q, ['english'])).toBe(0);
+  });
+});
