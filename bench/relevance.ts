@@ -13,7 +13,7 @@ import { searchPages } from '../src/store/search-index/search.js';
 import { optimizeIndex } from '../src/store/search-index/optimize.js';
 import { Store } from '../src/store/store.js';
 import { type PageWrite } from '../src/model/crawl-writes.js';
-import { fetchCorpus, type Doc } from './lib/docs-corpus.js';
+import { docPage, fetchCorpus, type Doc } from './lib/docs-corpus.js';
 import { printTable } from './lib/measure.js';
 import { startDocsSite } from './lib/services.js';
 import { KNOWN_ITEMS } from './relevance-queries.js';
@@ -29,26 +29,7 @@ interface Engine {
 function svcEngine(docs: Doc[], base: string): { engine: Engine; close(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-relevance-'));
   const store = new Store(join(dir, 'svc.db'));
-  const host = new URL(base).host;
-  const pages: PageWrite[] = docs.map((d) => ({
-    url: new URL(d.path, base).href,
-    host,
-    httpStatus: 200,
-    contentType: 'text/html',
-    indexed: true,
-    showInSearch: true,
-    title: d.title,
-    language: d.lang,
-    tags: [],
-    superwords: [],
-    content: d.text,
-    meta: null,
-    created: null,
-    modified: null,
-    sitemapLastmod: null,
-    crawlId: 1,
-    links: [],
-  }));
+  const pages = docs.map((d) => docPage(d, new URL(d.path, base).href));
   for (let i = 0; i < pages.length; i += 200) savePages(store, pages.slice(i, i + 200));
   optimizeIndex(store);
   return {

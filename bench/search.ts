@@ -16,7 +16,7 @@ import { optimizeIndex } from '../src/store/search-index/optimize.js';
 import { completions, foldWord } from '../src/store/search-index/completions.js';
 import { buildQuery } from '../src/store/search-index/query.js';
 import { BM25_WEIGHTS, searchPages } from '../src/store/search-index/search.js';
-import { fetchCorpus, type Doc } from './lib/docs-corpus.js';
+import { docPage, fetchCorpus, type Doc } from './lib/docs-corpus.js';
 import { savePages } from '../src/store/pages.js';
 import { Store } from '../src/store/store.js';
 import { MIGRATIONS } from '../src/store/migrations.js';
@@ -70,26 +70,12 @@ function makeQueries(docs: Doc[], count: number, seed: number, skip: Set<string>
 // ---------- one size (child process) ----------
 
 function pageFor(doc: Doc, copy: number, host: string, base: string): PageWrite {
-  return {
-    url: `${base}c${copy}/${doc.path}`,
-    host,
-    httpStatus: 200,
-    contentType: 'text/html',
-    indexed: true,
+  return docPage(doc, `${base}c${copy}/${doc.path}`, {
     // One page in a hundred is hidden, as a CMS's showInSearch: false would make it.
     showInSearch: copy % 100 !== 99,
-    title: doc.title,
     language: copy % 10 === 9 ? 'fi' : 'en',
     tags: ['public', `domain/${host}`, `section/${copy % 7}`],
-    superwords: [],
-    content: doc.text,
-    meta: null,
-    created: null,
-    modified: null,
-    sitemapLastmod: null,
-    crawlId: 1,
-    links: [],
-  };
+  });
 }
 
 interface QuerySet {

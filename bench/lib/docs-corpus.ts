@@ -2,6 +2,7 @@
 // loopback (serve-docs-site.sh): what a crawl of the site would give the index.
 import { readdirSync } from 'node:fs';
 import { extractHtml } from '../../src/crawler/html.js';
+import type { PageWrite } from '../../src/model/crawl-writes.js';
 
 export const DOCS_DIR = '/usr/share/doc/postgresql-doc-15/html';
 
@@ -29,4 +30,28 @@ export async function fetchCorpus(base: string): Promise<Doc[]> {
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   return docs.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** A page of the manual as the crawler would store it: indexed, shown, no links; `over` sets the rest. */
+export function docPage(doc: Doc, url: string, over: Partial<PageWrite> = {}): PageWrite {
+  return {
+    url,
+    host: new URL(url).host,
+    httpStatus: 200,
+    contentType: 'text/html',
+    indexed: true,
+    showInSearch: true,
+    title: doc.title,
+    language: doc.lang,
+    tags: [],
+    superwords: [],
+    content: doc.text,
+    meta: null,
+    created: null,
+    modified: null,
+    sitemapLastmod: null,
+    crawlId: 1,
+    links: [],
+    ...over,
+  };
 }
