@@ -12,7 +12,6 @@ import { savePages } from '../src/store/pages.js';
 import { searchPages } from '../src/store/search-index/search.js';
 import { optimizeIndex } from '../src/store/search-index/optimize.js';
 import { Store } from '../src/store/store.js';
-import { type PageWrite } from '../src/model/crawl-writes.js';
 import { docPage, fetchCorpus, type Doc } from './lib/docs-corpus.js';
 import { printTable } from './lib/measure.js';
 import { startDocsSite } from './lib/services.js';
