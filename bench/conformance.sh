@@ -37,9 +37,10 @@ SUITE="$tmp/node_modules/@modelcontextprotocol/conformance/dist/index.js"
   || { echo "conformance: $NODE24 is not Node >= 22" >&2; exit 2; }
 echo "conformance: suite $("$NODE24" -p "require('$tmp/node_modules/@modelcontextprotocol/conformance/package.json').version") on Node $("$NODE24" --version)"
 
-# svc serve on loopback, port chosen by the OS, its own data dir and the default host version (6.9).
+# svc serve on loopback, port chosen by the OS, its own data dir and the default host version (6.9). The suite
+# connects without a token, so /mcp lets a request without one through (mcp_auth optional).
 cat >"$tmp/svc.json" <<JSON
-{ "data_dir": "$tmp/data", "server": { "host": "127.0.0.1", "port": 0 }, "log_level": "info" }
+{ "data_dir": "$tmp/data", "server": { "host": "127.0.0.1", "port": 0, "mcp_auth": "optional" }, "log_level": "info" }
 JSON
 node "$SERVER_JS" serve --config "$tmp/svc.json" 2>"$tmp/serve.log" &
 serve_pid=$!
