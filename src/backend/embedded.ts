@@ -31,6 +31,8 @@ export class EmbeddedBackend implements Backend {
   private readonly store: Store;
   private readonly config: Config;
   private sweep: NodeJS.Timeout | null = null;
+  /** Fails crawls whose owner went silent past the limit: every second, and before a crawl record is read. */
+  private failDead: () => void = () => {};
 
   constructor(opts: EmbeddedBackendOptions) {
     this.config = opts.config;
@@ -41,17 +43,18 @@ export class EmbeddedBackend implements Backend {
     // its heartbeat going stale, even when nobody starts a new crawl.
     if (!opts.store.readonly) {
       const deadAfter = opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS;
-      this.sweep = setInterval(() => {
+      this.failDead = () => {
         try {
           const before = Date.now() - deadAfter;
-          // A read each second; the write lock only when there is something to fail.
+          // A read; the write lock only when there is something to fail.
           if (!hasDeadCrawls(this.store, before, this.publicToken)) return;
           const ids = this.store.tx(() => failDeadCrawls(this.store, before, this.publicToken));
           if (ids.length) opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
         } catch (err) {
           opts.logger.warn({ err }, 'dead-crawl sweep failed');
         }
-      }, Math.min(1000, deadAfter / 3));
+      };
+      this.sweep = setInterval(this.failDead, Math.min(1000, deadAfter / 3));
       this.sweep.unref();
     }
   }
@@ -61,6 +64,10 @@ export class EmbeddedBackend implements Backend {
   }
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {
+    const rec = getCrawl(this.store, this.publicToken, id);
+    if (rec?.status !== 'running' && rec?.status !== 'queued') return rec;
+    // Nobody is shown as running a crawl whose owner is dead, not even for the second until the next sweep.
+    this.failDead();
     return getCrawl(this.store, this.publicToken, id);
   }
 
@@ -90,6 +97,7 @@ export class EmbeddedBackend implements Backend {
   }
 
   async listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]> {
+    this.failDead();
     return listCrawls(this.store, this.publicToken, opts.limit, opts.offset);
   }
 
