@@ -54,8 +54,7 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
 export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
   const handlers = [createV1Handler(deps), createAbilityRoutesHandler(deps, host)];
   if (deps.oauth) {
-    const allowedHosts = [...deps.server.allowed_hosts, deps.oauth.issuer.host];
-    handlers.push(createOAuthHandler({ provider: deps.oauth.provider, issuer: deps.oauth.issuer, allowedHosts, logger: deps.logger }));
+    handlers.push(createOAuthHandler({ provider: deps.oauth.provider, issuer: deps.oauth.issuer, logger: deps.logger }));
   }
   handlers.push(createMcpHttpHandler(deps, host));
   return handlers;

@@ -57,6 +57,12 @@ export function bearerChallenge(invalidToken: boolean): Record<string, string> {
   return { 'www-authenticate': invalidToken ? 'Bearer realm="svc", error="invalid_token"' : 'Bearer realm="svc"' };
 }
 
+/** A request header's value (the first, when a client sent it twice). */
+export function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
 /** The token of an `Authorization: Bearer <token>` header; null when absent; undefined when malformed. */
 export function bearerToken(req: IncomingMessage): string | null | undefined {
   const h = req.headers.authorization;

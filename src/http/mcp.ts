@@ -18,7 +18,7 @@ import { MCP_SCOPE } from '../auth/oauth/provider.js';
 import { USER_TOKEN_PREFIX } from '../auth/users.js';
 import type { HttpDeps } from './deps.js';
 import type { User } from '../model/users.js';
-import { sendJson, type HttpHandler } from './io.js';
+import { headerValue, sendJson, type HttpHandler } from './io.js';
 import { resourceMetadataUrl } from './oauth.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { Host } from '../abilities/runtime.js';
@@ -32,17 +32,12 @@ function sendRpcError(res: ServerResponse, status: number, message: string, head
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 /**
  * True when the answer may be an SSE stream. A client that accepts only JSON gets JSON: the SDK's transport
  * insists on both media types even in its JSON mode, so the Accept header it reads is widened to say so.
  */
 function negotiateSse(req: IncomingMessage): boolean {
-  const accept = (header(req, 'accept') ?? '*/*').toLowerCase();
+  const accept = (headerValue(req, 'accept') ?? '*/*').toLowerCase();
   if (accept.includes('text/event-stream')) return true;
   if (!/application\/json|application\/\*|\*\/\*/.test(accept)) return true; // neither: let the transport answer 406
   const both = 'application/json, text/event-stream';
@@ -104,7 +99,7 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
 
   return async (req, res, url) => {
     if (url.pathname !== MCP_PATH) return false;
-    const origin = header(req, 'origin');
+    const origin = headerValue(req, 'origin');
     // Browsers on an allowed origin may call us; say so (the server's guard has already vetted the origin).
     if (origin !== undefined) {
       res.setHeader('access-control-allow-origin', origin);

@@ -14,7 +14,6 @@ import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/s
 import { MCP_SCOPE, type SvcOAuthProvider } from '../auth/oauth/provider.js';
 import type { Logger } from '../lib/log.js';
 import { sendJson, type HttpHandler } from './io.js';
-import { createOriginGuard } from './origin-guard.js';
 
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
@@ -46,7 +45,6 @@ export interface OAuthHttpOptions {
   provider: SvcOAuthProvider;
   /** The issuer: the origin clients reach us at. */
   issuer: URL;
-  allowedHosts: readonly string[];
   logger: Logger;
 }
 
@@ -74,7 +72,6 @@ export function createOAuthHandler(opts: OAuthHttpOptions): HttpHandler {
     PROTECTED_RESOURCE_METADATA_PATH,
     new URL(resourceMetadataUrl(provider.resource)).pathname,
   ]);
-  const guard = createOriginGuard({ allowedHosts: opts.allowedHosts });
   const log = opts.logger.child({ oauth: true });
 
   const app = express();
@@ -95,13 +92,8 @@ export function createOAuthHandler(opts: OAuthHttpOptions): HttpHandler {
   });
 
   return async (req, res, url) => {
+    // The server's Host/Origin guard has already refused foreign names, for these paths as for every other.
     if (!paths.has(url.pathname)) return false;
-    const refused = guard(req.headers.host, undefined);
-    if (refused) {
-      log.warn({ host: req.headers.host }, `oauth: refused: ${refused}`);
-      sendJson(res, 403, { error: 'access_denied', error_description: `Forbidden: ${refused}` });
-      return true;
-    }
     await new Promise<void>((resolve, reject) => {
       res.once('close', () => resolve());
       res.once('finish', () => resolve());

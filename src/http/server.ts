@@ -4,7 +4,7 @@
 // Errors become JSON; nothing internal (stack, SQL) reaches a caller.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Logger } from '../lib/log.js';
-import { HttpError, sendJson, type HttpHandler } from './io.js';
+import { headerValue, HttpError, sendJson, type HttpHandler } from './io.js';
 import { createOriginGuard } from './origin-guard.js';
 
 export interface Health {
@@ -37,10 +37,6 @@ export function ambiguity(req: IncomingMessage, url: URL): string | null {
   return null;
 }
 
-const header = (req: IncomingMessage, name: string) => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
 
 export function createHttpServer(opts: HttpServerOptions): Server {
   const guard = createOriginGuard({ allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
@@ -53,9 +49,9 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       return;
     }
     // A page of another site that a browser sends to us under a rebound name gets nothing from any route.
-    const refused = guard(header(req, 'host'), header(req, 'origin'));
+    const refused = guard(headerValue(req, 'host'), headerValue(req, 'origin'));
     if (refused) {
-      opts.logger.warn({ host: header(req, 'host'), origin: header(req, 'origin'), path: url.pathname }, `refused: ${refused}`);
+      opts.logger.warn({ host: headerValue(req, 'host'), origin: headerValue(req, 'origin'), path: url.pathname }, `refused: ${refused}`);
       const body = url.pathname === '/mcp' ? { jsonrpc: '2.0', error: { code: -32000, message: `Forbidden: ${refused}` }, id: null } : { error: { code: 'forbidden', message: refused } };
       sendJson(res, 403, body);
       return;

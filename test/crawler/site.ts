@@ -1,8 +1,7 @@
 // A test site on 127.0.0.1 (port 0) with routes the test defines; counts every request it answers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TargetConfig } from '../../src/model/config.js';
 import { TargetSchema } from '../../src/model/config.js';
