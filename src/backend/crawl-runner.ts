@@ -9,7 +9,7 @@ import { okCheckedSince, pageAnchors, sitemapLastmods } from '../store/pages.js'
 import { CrawlWriter } from '../store/writer.js';
 import { applyFullCrawlClearing } from './clearing.js';
 import { checkSiteUrl } from '../model/site-urls.js';
-import { activeCrawl, beatCrawl, crawlControl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from '../store/crawls.js';
+import { activeCrawl, crawlControl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from '../store/crawls.js';
 import type { Store } from '../store/store.js';
 import type { CrawlMode, CrawlRecord, CrawlRequest, CrawlStatus } from '../model/types.js';
 import type { CrawlResult } from '../crawler/crawl.js';
@@ -34,7 +34,7 @@ export interface CrawlRunnerOptions {
   threads?: boolean;
   /** A crawl whose owner has not beaten for this long is dead (default 30 s). */
   deadAfterMs?: number;
-  /** How often a running crawl beats and looks for stop requests (default 2000 ms; a beat also rides on every stats write). */
+  /** How often a running crawl looks for stop requests (default 2000 ms); its heartbeat rides on every stats write. */
   heartbeatMs?: number;
   /** How often progress listeners hear from a crawl, and its live stats reach the crawl record. */
   progressIntervalMs?: number;
@@ -66,7 +66,7 @@ export function validateCrawlRequest(req: unknown, targets: readonly TargetConfi
 
 /** Why a crawl was stopped, as its record's error says. */
 export const STOP_REASONS = {
-  requested: 'stopped: a stop was requested (svc crawl stop, POST …/crawls/<id>/stop, or Ctrl-C)',
+  requested: 'stopped: a stop was requested (svc crawl stop, or POST …/crawls/<id>/stop)',
   shutdown: 'stopped: the process running it shut down',
   interrupt: 'stopped: interrupted (Ctrl-C / SIGINT)',
   terminate: 'stopped: terminated (SIGTERM)',
@@ -150,19 +150,19 @@ export class CrawlRunner {
   }
 
   /**
-   * While a crawl runs: its stats (written with every batch) are the heartbeat; this loop also beats on its own and
+   * While a crawl runs: its stats, written by the writer with every batch (at least every progress tick), are the
+   * heartbeat. This loop only reads (a write here would wait for the writer's lock on the crawling thread): it
    * answers a stop asked for by another process, or a record another process has already marked failed.
    */
   private watch(id: number, controller: AbortController): () => void {
     const { store } = this.opts;
     const t = setInterval(() => {
       try {
-        beatCrawl(store, id, Date.now());
         const c = crawlControl(store, id);
         if (c?.stopRequested) controller.abort(STOP_REASONS.requested);
         else if (c && c.status !== 'running' && c.status !== 'queued') controller.abort(`marked ${c.status} by another process`);
       } catch (err) {
-        this.opts.logger.warn({ err, crawl: id }, 'crawl heartbeat failed');
+        this.opts.logger.warn({ err, crawl: id }, 'reading the crawl record for stop requests failed');
       }
     }, this.opts.heartbeatMs ?? 2000);
     t.unref();

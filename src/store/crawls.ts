@@ -80,11 +80,6 @@ export function hasDeadCrawls(store: Store, before: number, project: string): bo
   return store.prepare(`SELECT 1 FROM crawls WHERE status IN ('queued','running') AND project = ? AND COALESCE(heartbeat_at, 0) < ? LIMIT 1`).get(project, before) !== undefined;
 }
 
-/** The owner's beat: the crawl is alive. */
-export function beatCrawl(store: Store, id: number, now: number): void {
-  store.prepare('UPDATE crawls SET heartbeat_at = ? WHERE id = ?').run(now, id);
-}
-
 /** What the owner of a running crawl must look at: its status (another process may have failed it) and stop requests. */
 export function crawlControl(store: Store, id: number): { status: CrawlStatus; stopRequested: boolean } | null {
   const row = store.prepare('SELECT status, stop_requested FROM crawls WHERE id = ?').get(id) as { status: CrawlStatus; stop_requested: number } | undefined;
