@@ -1,9 +1,11 @@
 // The Backend interface: what the plain functions and the /v1 facade call. Two forms: embedded (this process
 // crawls and stores) and remote (an undici client of another service's /v1 API). Both throw BackendError.
 import type { FollowOptions } from './follow.js';
+import type { ScheduleInfo } from '../model/schedule.js';
 import type {
   CrawlRecord,
   CrawlRequest,
+  CrawlTrigger,
   DeletePagesResult,
   LinkReport,
   LinkReportQuery,
@@ -18,6 +20,13 @@ export interface Backend {
   readonly publicToken: string;
   /** Starts a crawl in the background and answers at once with its record. 409 (conflict) while one runs. */
   startCrawl(req: CrawlRequest): Promise<CrawlRecord>;
+  /**
+   * Queues a crawl for a schedule or live update: never a conflict; it runs in its turn in a serving process (a
+   * live update merges into its waiting crawl). A remote backend asks the other service to start it.
+   */
+  queueCrawl(req: CrawlRequest, trigger: Exclude<CrawlTrigger, 'request'>): Promise<CrawlRecord>;
+  /** The configured schedules with their next and last runs. */
+  schedule(): Promise<ScheduleInfo>;
   getCrawl(id: number): Promise<CrawlRecord | null>;
   /**
    * Follows crawl `id` until it ends, `timeoutMs` passes or the signal fires, and answers its record then (ended or

@@ -3,9 +3,10 @@
 import { z } from 'zod';
 import { SearchResultsSchema as SearchResultsShape } from '../model/search-results.js';
 import { SearchParamsSchema } from '../model/search-params.js';
-import { CRAWL_MODES, CRAWL_STATUSES, type CrawlRecord, type DeletePagesResult, type LinkReport, type PageIndexState } from '../model/types.js';
+import { CRAWL_MODES, CRAWL_STATUSES, CRAWL_TRIGGERS, type CrawlRecord, type DeletePagesResult, type LinkReport, type PageIndexState } from '../model/types.js';
 import { DELETE_URLS_MAX, MANUAL_URLS_MAX, REPORT_LIMIT } from '../model/limits.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
+import type { ScheduleInfo } from '../model/schedule.js';
 
 /** A full http(s) URL (whether it is on a configured target is checked against the config when it is used). */
 export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
@@ -101,6 +102,11 @@ export const CrawlRecordSchema = z
     id: count(),
     mode: z.enum(CRAWL_MODES),
     status: z.enum(CRAWL_STATUSES),
+    // An older service does not send it: a request then.
+    trigger: z
+      .enum(CRAWL_TRIGGERS)
+      .default('request')
+      .meta({ description: 'Who asked for it: request (a person or program: REST, ability, CLI), schedule:full, schedule:partial or live_update (queued, run in turn).' }),
     urls: z.array(z.string()).optional(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
@@ -108,6 +114,18 @@ export const CrawlRecordSchema = z
     error: z.string().optional(),
   })
   .meta({ title: 'CrawlRecord' }) satisfies z.ZodType<CrawlRecord>;
+
+const ScheduleEntrySchema = z
+  .object({
+    cron: z.string().meta({ description: 'The cron expression (5 fields, or 6 with seconds first; server local time).' }),
+    nextRun: z.string().nullable().meta({ description: 'Its next run (ISO 8601), or null when it has none.' }),
+    lastRun: z.string().nullable().meta({ description: 'When it last queued a crawl (ISO 8601), or null.' }),
+  })
+  .nullable();
+
+export const ScheduleSchema = z
+  .object({ full: ScheduleEntrySchema, partial: ScheduleEntrySchema })
+  .meta({ title: 'Schedule', description: 'The configured crawl schedules; null for a kind that has none.' }) satisfies z.ZodType<ScheduleInfo>;
 
 export const CrawlListSchema = z.object({ crawls: z.array(CrawlRecordSchema), limit: count(), offset: count() }).meta({ title: 'CrawlList' });
 

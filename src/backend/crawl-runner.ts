@@ -9,9 +9,21 @@ import { okCheckedSince, pageAnchors, sitemapLastmods } from '../store/pages.js'
 import { CrawlWriter } from '../store/writer.js';
 import { applyFullCrawlClearing } from './clearing.js';
 import { checkSiteUrl } from '../model/site-urls.js';
-import { activeCrawl, crawlControl, createCrawl, getCrawl, setCrawlStatus, updateCrawlStats } from '../store/crawls.js';
+import {
+  activeCrawl,
+  claimQueuedCrawl,
+  crawlControl,
+  createCrawl,
+  enqueueCrawl,
+  getCrawl,
+  setCrawlStatus,
+  setWaitingCrawlRequest,
+  updateCrawlStats,
+  waitingCrawl,
+} from '../store/crawls.js';
 import type { Store } from '../store/store.js';
-import type { CrawlMode, CrawlRecord, CrawlRequest, CrawlStatus } from '../model/types.js';
+import type { CrawlMode, CrawlRecord, CrawlRequest, CrawlStatus, CrawlTrigger } from '../model/types.js';
+import { MANUAL_URLS_MAX } from '../model/limits.js';
 import type { CrawlResult } from '../crawler/crawl.js';
 import { issuesMessage } from '../lib/zod-issues.js';
 import { CrawlRequestSchema } from './contract.js';
@@ -52,6 +64,11 @@ export function validateCrawlRequest(req: unknown, targets: readonly TargetConfi
   const { mode, urls } = parsed.data;
   if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
   if (!urls) return { mode };
+  return { mode, urls: checkCrawlUrls(urls, targets) };
+}
+
+/** Every URL on a configured target, without its fragment, deduplicated; or invalid_input naming each bad one. */
+export function checkCrawlUrls(urls: readonly string[], targets: readonly TargetConfig[]): string[] {
   const problems: string[] = [];
   const out: string[] = [];
   urls.forEach((u, i) => {
@@ -61,7 +78,17 @@ export function validateCrawlRequest(req: unknown, targets: readonly TargetConfi
     out.push(r.href);
   });
   if (problems.length) throw new BackendError('invalid_input', problems.slice(0, 10).join('; ') + (problems.length > 10 ? `; … ${problems.length - 10} more` : ''));
-  return { mode, urls: [...new Set(out)] };
+  return [...new Set(out)];
+}
+
+/**
+ * What a waiting live-update crawl becomes when more URLs change: the union of its URLs and the new ones (first
+ * seen first), or a full crawl when that is more than one manual crawl may list (or it is one already).
+ */
+export function mergeQueuedUrls(waiting: { mode: CrawlMode; urls?: readonly string[] }, add: readonly string[], max = MANUAL_URLS_MAX): { mode: CrawlMode; urls?: string[] } {
+  if (waiting.mode !== 'manual') return { mode: waiting.mode };
+  const urls = [...new Set([...(waiting.urls ?? []), ...add])];
+  return urls.length > max ? { mode: 'full' } : { mode: 'manual', urls };
 }
 
 /** Why a crawl was stopped, as its record's error says. */
@@ -91,10 +118,15 @@ export class CrawlRunner {
   private readonly running = new Map<number, Running>();
   private readonly endedListeners = new Set<(record: CrawlRecord) => void>();
   private readonly progressListeners = new Set<ProgressListener>();
+  /** Set while this process runs the queue (`svc serve`): it polls for queued crawls. */
+  private queueTimer: NodeJS.Timeout | null = null;
 
   constructor(readonly opts: CrawlRunnerOptions) {}
 
-  /** Validates the request, creates the record, starts the crawl in the background, answers at once. */
+  /**
+   * A person's crawl: validates the request, creates the record, starts the crawl in the background, answers at
+   * once. A conflict while a crawl of the project runs (queued crawls nobody has claimed yet wait for it instead).
+   */
   start(req: CrawlRequest): CrawlRecord {
     const { mode, urls } = validateCrawlRequest(req, this.opts.targets);
     const rec = createCrawl(this.opts.store, this.opts.project, mode, urls, { deadAfterMs: this.opts.deadAfterMs });
@@ -102,11 +134,67 @@ export class CrawlRunner {
       const busy = activeCrawl(this.opts.store, this.opts.project);
       throw new BackendError('conflict', `a crawl of this project is already ${busy?.status ?? 'running'}${busy ? ` (crawl ${busy.id}, ${busy.mode})` : ''}: wait for it to end`);
     }
+    this.launch(rec);
+    return rec;
+  }
+
+  /**
+   * A schedule's or live update's crawl: queued in the database, never a conflict; a serving process runs it in its
+   * turn (oldest first). Live update merges its URLs into a live-update crawl still waiting, if there is one, so a
+   * burst of changes is one crawl. Answers the queued record.
+   */
+  enqueue(req: CrawlRequest, trigger: Exclude<CrawlTrigger, 'request'>): CrawlRecord {
+    const { store, project, targets } = this.opts;
+    let rec: CrawlRecord;
+    if (trigger === 'live_update' && req.mode === 'manual') {
+      if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
+      const urls = checkCrawlUrls(req.urls ?? [], targets);
+      rec = store.tx(() => {
+        const waiting = waitingCrawl(store, project, 'live_update');
+        if (waiting) {
+          const merged = mergeQueuedUrls(waiting, urls);
+          if (setWaitingCrawlRequest(store, waiting.id, merged.mode, merged.urls)) return getCrawl(store, project, waiting.id)!;
+        }
+        const fresh = mergeQueuedUrls({ mode: 'manual' }, urls);
+        return enqueueCrawl(store, project, fresh.mode, fresh.urls, trigger);
+      });
+    } else {
+      const { mode, urls } = validateCrawlRequest(req, targets);
+      rec = store.tx(() => enqueueCrawl(store, project, mode, urls, trigger));
+    }
+    this.opts.logger.info({ crawl: rec.id, mode: rec.mode, trigger, urls: rec.urls?.length }, 'crawl queued');
+    if (this.queueTimer) setImmediate(() => this.runQueued());
+    return rec;
+  }
+
+  /**
+   * Runs the project's queued crawls in this process, one at a time, oldest first: looks every `pollMs` and as soon
+   * as a crawl ends. Another process on the same database may run them too; each crawl is claimed by one.
+   */
+  serveQueue(pollMs = 1000): void {
+    if (this.queueTimer) return;
+    this.queueTimer = setInterval(() => this.runQueued(), pollMs);
+    this.queueTimer.unref();
+    setImmediate(() => this.runQueued());
+  }
+
+  /** Claims and starts the oldest queued crawl when this process serves the queue and no crawl runs (anywhere). */
+  runQueued(): void {
+    if (!this.queueTimer || this.running.size) return;
+    try {
+      const rec = claimQueuedCrawl(this.opts.store, this.opts.project, { deadAfterMs: this.opts.deadAfterMs });
+      if (rec) this.launch(rec);
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'claiming a queued crawl failed');
+    }
+  }
+
+  /** Where every crawl this process runs starts: a person's at once, a queued one when claimed. */
+  private launch(rec: CrawlRecord): void {
     const controller = new AbortController();
     const running: Running = { controller, done: Promise.resolve(rec) };
     this.running.set(rec.id, running);
     running.done = this.execute(rec, controller.signal);
-    return rec;
   }
 
   /** Resolves with the final record when crawl `id` ends (at once when it already has). */
@@ -142,8 +230,10 @@ export class CrawlRunner {
     return true;
   }
 
-  /** Stops running crawls (status `stopped`) and waits for them to settle. */
+  /** Stops running crawls (status `stopped`) and waits for them to settle. Queued ones wait for the next server. */
   async stopAll(why: string = STOP_REASONS.shutdown): Promise<void> {
+    if (this.queueTimer) clearInterval(this.queueTimer);
+    this.queueTimer = null;
     const all = [...this.running.values()];
     for (const r of all) r.controller.abort(why);
     await Promise.allSettled(all.map((r) => r.done));
@@ -178,7 +268,7 @@ export class CrawlRunner {
     const unwatch = this.watch(rec.id, controller);
     try {
       setCrawlStatus(store, rec.id, 'running');
-      logger.info({ crawl: rec.id, mode: rec.mode }, 'crawl started');
+      logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger }, 'crawl started');
       // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
       const { runCrawl } = await import('../crawler/crawl.js');
       const result = await runCrawl({
@@ -229,6 +319,8 @@ export class CrawlRunner {
           logger.error({ err }, 'crawl-ended listener failed');
         }
       }
+      // The next queued crawl's turn.
+      if (this.queueTimer) setImmediate(() => this.runQueued());
     }
     return final;
   }

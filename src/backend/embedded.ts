@@ -6,13 +6,15 @@ import { BackendError } from '../model/errors.js';
 import { canonicalTargetHost } from '../model/site-urls.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
-import { CrawlRunner } from './crawl-runner.js';
+import { CrawlRunner, STOP_REASONS } from './crawl-runner.js';
 import { buildLinkReport } from './report/link-report.js';
 import { searchPages } from '../store/search-index/search.js';
 import { deletePages } from './delete-pages.js';
-import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
+import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEndedCrawlId, listCrawls, requestCrawlStop, stopWaitingCrawl } from '../store/crawls.js';
+import { readSchedule, Scheduler } from './scheduler.js';
+import type { ScheduleInfo } from '../model/schedule.js';
 import type { Store } from '../store/store.js';
-import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
+import type { CrawlRecord, CrawlRequest, CrawlTrigger, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
 import { normalizeUrl } from '../crawler/urls.js';
 
@@ -22,6 +24,8 @@ export interface EmbeddedBackendOptions {
   logger: Logger;
   /** A crawl whose owner has not beaten for this long is dead (default 30 s). */
   deadAfterMs?: number;
+  /** The schedules' clock (ms since the epoch); tests move it. */
+  now?: () => number;
 }
 
 export class EmbeddedBackend implements Backend {
@@ -31,6 +35,9 @@ export class EmbeddedBackend implements Backend {
   private readonly store: Store;
   private readonly config: Config;
   private sweep: NodeJS.Timeout | null = null;
+  private scheduler: Scheduler | null = null;
+  private readonly logger: Logger;
+  private readonly now: () => number;
   /** Fails crawls whose owner went silent past the limit: every second, and before a crawl record is read. */
   private failDead: () => void = () => {};
 
@@ -38,6 +45,8 @@ export class EmbeddedBackend implements Backend {
     this.config = opts.config;
     this.store = opts.store;
     this.publicToken = opts.config.project.public_token;
+    this.logger = opts.logger;
+    this.now = opts.now ?? Date.now;
     this.runner = new CrawlRunner({ store: opts.store, project: this.publicToken, targets: opts.config.targets, logger: opts.logger, deadAfterMs: opts.deadAfterMs });
     // A crawl whose owner died (another process, or this one before a restart) is failed within a few seconds of
     // its heartbeat going stale, even when nobody starts a new crawl.
@@ -61,6 +70,28 @@ export class EmbeddedBackend implements Backend {
 
   async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
     return this.runner.start(req);
+  }
+
+  async queueCrawl(req: CrawlRequest, trigger: Exclude<CrawlTrigger, 'request'>): Promise<CrawlRecord> {
+    return this.runner.enqueue(req, trigger);
+  }
+
+  async schedule(): Promise<ScheduleInfo> {
+    return readSchedule(this.store, this.publicToken, this.config.schedule, this.now());
+  }
+
+  /**
+   * What a serving process does unattended: runs queued crawls in their turn, and the config's schedules. Only
+   * `svc serve` calls it; any other command leaves queued crawls for the server.
+   */
+  runUnattended(opts: { queuePollMs?: number } = {}): void {
+    if (this.store.readonly) return;
+    this.runner.serveQueue(opts.queuePollMs);
+    const { full, partial } = this.config.schedule;
+    if (!full && !partial) return;
+    this.scheduler = new Scheduler({ store: this.store, project: this.publicToken, schedule: this.config.schedule, logger: this.logger, now: this.now, onQueued: () => this.runner.runQueued() });
+    this.scheduler.start();
+    this.logger.info({ schedule: { full: full ?? null, partial: partial ?? null } }, 'crawl schedules running');
   }
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {
@@ -89,10 +120,13 @@ export class EmbeddedBackend implements Backend {
   async stopCrawl(id: number, why?: string): Promise<CrawlRecord> {
     const rec = await this.getCrawl(id);
     if (!rec) throw new BackendError('not_found', `crawl ${id} not found`);
-    // Here: at once. In another process on this database: its owner sees the request within a heartbeat.
-    if (!this.runner.stop(id, why) && !requestCrawlStop(this.store, this.publicToken, id)) {
-      throw new BackendError('conflict', `crawl ${id} is not running (${rec.status})`);
+    // Here: at once. Queued and claimed by nobody: stopped now, it never runs. In another process on this database:
+    // its owner sees the request within a heartbeat.
+    if (this.runner.stop(id, why)) return rec;
+    if (stopWaitingCrawl(this.store, this.publicToken, id, `stopped before it ran: ${(why ?? STOP_REASONS.requested).replace(/^stopped: /, '')}`)) {
+      return (await this.getCrawl(id))!;
     }
+    if (!requestCrawlStop(this.store, this.publicToken, id)) throw new BackendError('conflict', `crawl ${id} is not running (${rec.status})`);
     return rec;
   }
 
@@ -128,6 +162,7 @@ export class EmbeddedBackend implements Backend {
 
   async close(why?: string): Promise<void> {
     if (this.sweep) clearInterval(this.sweep);
+    this.scheduler?.stop();
     await this.runner.stopAll(why);
   }
 }

@@ -5,12 +5,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { readCapped } from '../lib/read-capped.js';
+import { MANUAL_URLS_MAX } from '../model/limits.js';
 import type { Logger } from '../lib/log.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { BackendError, type BackendErrorCode } from '../model/errors.js';
-import { CrawlListSchema, CrawlRecordSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, PageIndexStateSchema, SearchResultsSchema } from './contract.js';
-import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
+import { CrawlListSchema, CrawlRecordSchema, ScheduleSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, PageIndexStateSchema, SearchResultsSchema } from './contract.js';
+import type { ScheduleInfo } from '../model/schedule.js';
+import type { CrawlRecord, CrawlRequest, CrawlTrigger, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
 
 export interface RemoteBackendOptions {
   baseUrl: string;
@@ -100,6 +102,18 @@ export class RemoteBackend implements Backend {
 
   async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
     return this.call({ method: 'POST', path: '/crawls', body: req, schema: CrawlRecordSchema, retry: false });
+  }
+
+  /**
+   * The other service has its own queue and schedules; /v1 starts crawls for people only, so this asks it to start
+   * one (a conflict while one runs there). A live update larger than one manual crawl may list becomes a full crawl.
+   */
+  async queueCrawl(req: CrawlRequest, _trigger: Exclude<CrawlTrigger, 'request'>): Promise<CrawlRecord> {
+    return this.startCrawl(req.urls && req.urls.length > MANUAL_URLS_MAX ? { mode: 'full' } : req);
+  }
+
+  async schedule(): Promise<ScheduleInfo> {
+    return this.call({ method: 'GET', path: '/schedule', schema: ScheduleSchema, retry: true });
   }
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {

@@ -1,6 +1,7 @@
 // The one config file (snake_case, like the target settings), validated with zod.
 import { parse as parseSelector } from 'css-what';
 import { z } from 'zod';
+import { cronProblem } from './schedule.js';
 
 /** host or host:port, no scheme, no path. */
 const HOST_RE = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
@@ -45,6 +46,11 @@ export function parseDuration(s: string): number | null {
 }
 
 const duration = z.string().refine((s) => parseDuration(s) !== null, { message: 'must be a duration like "30m", "12h", "1d" or "2w" (or "0" for none)' });
+
+const cronExpression = z.string().superRefine((s, ctx) => {
+  const problem = cronProblem(s);
+  if (problem) ctx.addIssue({ code: 'custom', message: `must be a cron expression of 5 fields (minute hour day month weekday) or 6 (seconds first), e.g. "0 3 * * 1": ${problem}` });
+});
 
 export const TargetSchema = z
   .object({
@@ -98,6 +104,8 @@ export const ConfigSchema = z
         version: z.string().regex(/^\d+(\.\d+){0,2}$/, 'must be a version like 6.9').default('6.9'),
         rest_root: z.string().regex(/^\/[A-Za-z0-9._~/-]*[^/]$/, 'must start with / and not end with /').default('/wp-json'),
         posts_file: z.string().min(1).nullable().optional(),
+        /** A change of the posts (import, delete, posts_file) queues one manual crawl of the changed posts' URLs. */
+        live_update: z.boolean().default(true),
       })
       .strict()
       .prefault({}),
@@ -129,6 +137,11 @@ export const ConfigSchema = z
         api_key: z.string().min(1).nullable().default(null),
         public_token: z.string().regex(PUBLIC_TOKEN_RE, 'must have the form <id>:<region>').nullable().default(null),
       })
+      .strict()
+      .prefault({}),
+    /** Cron expressions (5 fields, or 6 with seconds first; server local time) of the crawls `svc serve` queues. */
+    schedule: z
+      .object({ full: cronExpression.nullable().optional(), partial: cronExpression.nullable().optional() })
       .strict()
       .prefault({}),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

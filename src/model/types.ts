@@ -6,6 +6,12 @@ export const CRAWL_MODES = ['full', 'partial', 'manual'] as const;
 export type CrawlMode = (typeof CRAWL_MODES)[number];
 export const CRAWL_STATUSES = ['queued', 'running', 'completed', 'stopped', 'failed'] as const;
 export type CrawlStatus = (typeof CRAWL_STATUSES)[number];
+/**
+ * Who asked for a crawl: `request` a person or a program (REST, ability, MCP tool, CLI), which runs at once or gets
+ * a conflict; the others are queued and run in their turn by a serving process.
+ */
+export const CRAWL_TRIGGERS = ['request', 'schedule:full', 'schedule:partial', 'live_update'] as const;
+export type CrawlTrigger = (typeof CRAWL_TRIGGERS)[number];
 
 export interface CrawlTargetStats {
   pages: number;
@@ -31,7 +37,10 @@ export interface CrawlRecord {
   id: number;
   mode: CrawlMode;
   status: CrawlStatus;
+  /** Who asked for it; absent means `request` (records made before there was a queue). */
+  trigger?: CrawlTrigger;
   urls?: string[];
+  /** When it started running (null while it waits in the queue). */
   startedAt: string | null;
   finishedAt: string | null;
   stats: CrawlStats;

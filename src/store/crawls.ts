@@ -1,7 +1,7 @@
 // Crawl records: created queued, moved through running to an end state, read newest first; owned by the process
 // that runs them through a heartbeat.
 import { randomUUID } from 'node:crypto';
-import type { CrawlMode, CrawlRecord, CrawlStats, CrawlStatus } from '../model/types.js';
+import type { CrawlMode, CrawlRecord, CrawlStats, CrawlStatus, CrawlTrigger } from '../model/types.js';
 import type { Store } from './store.js';
 
 interface CrawlRow {
@@ -16,12 +16,13 @@ interface CrawlRow {
   errors: number;
   stats: string | null;
   error: string | null;
+  triggered_by: CrawlTrigger;
 }
 
 function toRecord(r: CrawlRow): CrawlRecord {
   const stats: CrawlStats = { pages: r.pages, links: r.links, errors: r.errors };
   if (r.stats) stats.targets = JSON.parse(r.stats) as CrawlStats['targets'];
-  const rec: CrawlRecord = { id: r.id, mode: r.mode, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at, stats };
+  const rec: CrawlRecord = { id: r.id, mode: r.mode, status: r.status, trigger: r.triggered_by, startedAt: r.started_at, finishedAt: r.finished_at, stats };
   if (r.urls) rec.urls = JSON.parse(r.urls) as string[];
   if (r.error) rec.error = r.error;
   return rec;
@@ -43,8 +44,9 @@ export interface CrawlOwner {
 }
 
 /**
- * Creates a queued crawl owned by `owner` unless one of the project is queued or running with a live owner;
- * returns null then. Crawls whose owner stopped beating are marked failed first. The check and the insert share one
+ * A person's crawl (REST, ability, CLI): created queued and owned by `owner`, to run at once, unless one of the
+ * project is running or claimed with a live owner; returns null then (a conflict). Queued crawls nobody has claimed
+ * yet do not block it: they wait for it. Crawls whose owner stopped beating are marked failed first. The check and the insert share one
  * IMMEDIATE transaction, so two starts at once cannot both win.
  */
 export function createCrawl(store: Store, project: string, mode: CrawlMode, urls?: string[], owner: CrawlOwner = {}): CrawlRecord | null {
@@ -59,13 +61,16 @@ export function createCrawl(store: Store, project: string, mode: CrawlMode, urls
   });
 }
 
+/** Queued or running with an owner: a queued crawl nobody has claimed has no owner to die, and waits. */
+const OWNED = `(status = 'running' OR (status = 'queued' AND owner_instance IS NOT NULL))`;
+
 /**
- * Marks failed every queued or running crawl (of `project`, or of any) whose heartbeat is older than `before` (ms):
- * its owner stopped answering. Returns their ids.
+ * Marks failed every owned queued or running crawl (of `project`, or of any) whose heartbeat is older than `before`
+ * (ms): its owner stopped answering. Queued crawls nobody has claimed are left to wait. Returns their ids.
  */
 export function failDeadCrawls(store: Store, before: number, project?: string): number[] {
   const rows = store
-    .prepare(`SELECT id FROM crawls WHERE status IN ('queued','running') AND (? IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ?`)
+    .prepare(`SELECT id FROM crawls WHERE ${OWNED} AND (? IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ?`)
     .all(project ?? null, project ?? null, before) as { id: number }[];
   const fail = store.prepare(
     `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'owner stopped answering: its process ended or hangs') WHERE id = ? AND status IN ('queued','running')`,
@@ -75,9 +80,9 @@ export function failDeadCrawls(store: Store, before: number, project?: string): 
   return rows.map((r) => r.id);
 }
 
-/** Whether any queued or running crawl of the project has a heartbeat older than `before` (a read: no write lock). */
+/** Whether any owned queued or running crawl of the project has a heartbeat older than `before` (a read: no write lock). */
 export function hasDeadCrawls(store: Store, before: number, project: string): boolean {
-  return store.prepare(`SELECT 1 FROM crawls WHERE status IN ('queued','running') AND project = ? AND COALESCE(heartbeat_at, 0) < ? LIMIT 1`).get(project, before) !== undefined;
+  return store.prepare(`SELECT 1 FROM crawls WHERE ${OWNED} AND project = ? AND COALESCE(heartbeat_at, 0) < ? LIMIT 1`).get(project, before) !== undefined;
 }
 
 /** What the owner of a running crawl must look at: its status (another process may have failed it) and stop requests. */
@@ -115,12 +120,74 @@ export function listCrawls(store: Store, project: string, limit: number, offset:
   return rows.map(toRecord);
 }
 
-/** The newest queued or running crawl of the project. */
+/** The newest crawl of the project that runs or is about to (queued and claimed by an owner). */
 export function activeCrawl(store: Store, project: string): CrawlRecord | null {
-  const row = store.prepare(`SELECT * FROM crawls WHERE project = ? AND status IN ('queued','running') ORDER BY id DESC LIMIT 1`).get(project) as
+  const row = store.prepare(`SELECT * FROM crawls WHERE project = ? AND ${OWNED} ORDER BY id DESC LIMIT 1`).get(project) as
     | CrawlRow
     | undefined;
   return row ? toRecord(row) : null;
+}
+
+/**
+ * Queues a crawl nobody owns yet (a schedule's, live update's): no conflict, ever; a serving process claims it in
+ * its turn. Its started_at is set when it is claimed.
+ */
+export function enqueueCrawl(store: Store, project: string, mode: CrawlMode, urls: string[] | undefined, trigger: CrawlTrigger): CrawlRecord {
+  const row = store
+    .prepare(`INSERT INTO crawls (project, mode, status, urls, triggered_by) VALUES (?, ?, 'queued', ?, ?) RETURNING *`)
+    .get(project, mode, urls ? JSON.stringify(urls) : null, trigger) as CrawlRow;
+  return toRecord(row);
+}
+
+/** The newest queued crawl of `trigger` that nobody has claimed nor asked to stop (live update merges into it). */
+export function waitingCrawl(store: Store, project: string, trigger: CrawlTrigger): CrawlRecord | null {
+  const row = store
+    .prepare(`SELECT * FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL AND stop_requested = 0 AND triggered_by = ? ORDER BY id DESC LIMIT 1`)
+    .get(project, trigger) as CrawlRow | undefined;
+  return row ? toRecord(row) : null;
+}
+
+/** Replaces what an unclaimed queued crawl will crawl; false when it has been claimed or stopped meanwhile. */
+export function setWaitingCrawlRequest(store: Store, id: number, mode: CrawlMode, urls: string[] | undefined): boolean {
+  return store.prepare(`UPDATE crawls SET mode = ?, urls = ? WHERE id = ? AND status = 'queued' AND owner_instance IS NULL`).run(mode, urls ? JSON.stringify(urls) : null, id).changes > 0;
+}
+
+/** Whether the project has any crawl queued (claimed or not) or running: a scheduled run falling now is skipped. */
+export function hasPendingCrawl(store: Store, project: string): boolean {
+  return store.prepare(`SELECT 1 FROM crawls WHERE project = ? AND status IN ('queued','running') LIMIT 1`).get(project) !== undefined;
+}
+
+/**
+ * Claims the project's oldest unclaimed queued crawl for `owner` (status running, its heartbeat now), unless a
+ * crawl of the project runs or is claimed by a live owner. One IMMEDIATE transaction, so of two processes on one
+ * database only one gets it. Null when there is nothing to run, or it is not this one's turn.
+ */
+export function claimQueuedCrawl(store: Store, project: string, owner: CrawlOwner = {}): CrawlRecord | null {
+  const now = owner.now ?? Date.now();
+  return store.tx(() => {
+    failDeadCrawls(store, now - (owner.deadAfterMs ?? CRAWL_DEAD_AFTER_MS), project);
+    if (activeCrawl(store, project)) return null;
+    // A stop asked for before anyone claimed it: it never runs.
+    store
+      .prepare(`UPDATE crawls SET status = 'stopped', finished_at = ?, error = COALESCE(error, ?) WHERE project = ? AND status = 'queued' AND owner_instance IS NULL AND stop_requested = 1`)
+      .run(new Date(now).toISOString(), 'stopped before it ran: a stop was requested', project);
+    const row = store
+      .prepare(
+        `UPDATE crawls SET status = 'running', started_at = ?, owner_pid = ?, owner_instance = ?, heartbeat_at = ?
+         WHERE id = (SELECT id FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL ORDER BY id LIMIT 1) RETURNING *`,
+      )
+      .get(new Date(now).toISOString(), process.pid, owner.instance ?? INSTANCE_ID, now, project) as CrawlRow | undefined;
+    return row ? toRecord(row) : null;
+  });
+}
+
+/** Stops a queued crawl nobody has claimed: it never runs. False when it is not such a crawl (claimed, running, ended). */
+export function stopWaitingCrawl(store: Store, project: string, id: number, why: string): boolean {
+  return (
+    store
+      .prepare(`UPDATE crawls SET status = 'stopped', finished_at = ?, error = ? WHERE project = ? AND id = ? AND status = 'queued' AND owner_instance IS NULL`)
+      .run(new Date().toISOString(), why, project, id).changes > 0
+  );
 }
 
 /** The last full crawl with status completed (spec: partial/manual/stopped/failed never change it): when it finished, its stats JSON. */

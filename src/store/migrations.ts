@@ -430,4 +430,23 @@ ALTER TABLE crawls ADD COLUMN heartbeat_at INTEGER;
 ALTER TABLE crawls ADD COLUMN stop_requested INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    // Owned by the unattended loop (schedules, the crawl queue, live update). Needs only migration 7's owner columns.
+    // A crawl queued by a schedule or by live update waits with no owner (owner_instance NULL, no heartbeat) until a
+    // serving process claims it; triggered_by says who asked for it. schedule_state remembers, per schedule, up to
+    // when its runs are accounted for and when it last queued a crawl, so a restart runs a missed one once.
+    version: 10,
+    name: 'crawl queue and schedules',
+    sql: `
+ALTER TABLE crawls ADD COLUMN triggered_by TEXT NOT NULL DEFAULT 'request'
+  CHECK (triggered_by IN ('request','schedule:full','schedule:partial','live_update'));
+CREATE TABLE schedule_state (
+  project    TEXT NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind IN ('full','partial')),
+  checked_at INTEGER,               -- ms since the epoch: runs up to here are queued or skipped
+  last_run   INTEGER,               -- ms since the epoch: when it last queued a crawl
+  PRIMARY KEY (project, kind)
+);
+`,
+  },
 ];

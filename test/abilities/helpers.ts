@@ -14,6 +14,7 @@ import { createHost } from '../../src/app.js';
 import { type Host } from '../../src/abilities/runtime.js';
 import { importPosts } from '../../src/store/posts.js';
 import { PostSchema, type PostInput } from '../../src/model/posts.js';
+import type { ScheduleInfo } from '../../src/model/schedule.js';
 
 export const SITE = 'http://127.0.0.1:18123';
 export const TARGET_HOST = '127.0.0.1:18123';
@@ -97,6 +98,13 @@ export class FakeBackend implements Backend {
   async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
     this.hit('startCrawl', [req]);
     return { id: this.nextId++, mode: req.mode, status: 'queued', ...(req.urls ? { urls: req.urls } : {}), startedAt: null, finishedAt: null, stats: { pages: 0, links: 0, errors: 0 } };
+  }
+  async queueCrawl(req: CrawlRequest, trigger: string): Promise<CrawlRecord> {
+    this.hit('queueCrawl', [req, trigger]);
+    return this.startCrawl(req);
+  }
+  async schedule(): Promise<ScheduleInfo> {
+    return { full: null, partial: null };
   }
   async getCrawl(): Promise<CrawlRecord | null> {
     return null;
