@@ -10,7 +10,11 @@ import { RemoteBackend } from './backend/remote.js';
 import { parsePostsFile, PostsFileError } from './host/posts.js';
 import { createLogger, type Logger } from './lib/log.js';
 import type { Config } from './model/config.js';
-import { getPost, importPosts } from './store/posts.js';
+import { changePosts, getPost } from './store/posts.js';
+import { changedPostUrls } from './host/live-update.js';
+import { checkSiteUrl } from './model/site-urls.js';
+import type { Post } from './model/posts.js';
+import type { CrawlRecord } from './model/types.js';
 import { openStore, type Store } from './store/store.js';
 
 export type { Host };
@@ -22,6 +26,11 @@ export interface App {
   store: Store;
   backend: Backend;
   dataDir: string;
+  /**
+   * What `svc serve` does besides answering: runs queued crawls in their turn and the config's schedules. With a
+   * remote backend the other service does both.
+   */
+  runUnattended(): void;
   /** Stops crawls running here (`why`: their records' error) and closes the store. */
   close(why?: string): Promise<void>;
   /** ok, or degraded once SQLite has reported corruption (what /healthz answers). */
@@ -50,11 +59,12 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
   if (store.recoveredCrawls.length) logger.warn({ crawls: store.recoveredCrawls }, 'crawls left running by a process that ended were marked failed');
   const { base_url, api_key, public_token } = config.api;
   let backend: Backend;
+  let embedded: EmbeddedBackend | null = null;
   if (base_url) {
     if (!api_key || !public_token) throw new Error('api.base_url needs api.api_key and api.public_token (SVC_API_KEY, SVC_PUBLIC_TOKEN)');
     backend = new RemoteBackend({ baseUrl: base_url, apiKey: api_key, publicToken: public_token, logger });
   } else {
-    backend = new EmbeddedBackend({ config, store, logger, deadAfterMs });
+    backend = embedded = new EmbeddedBackend({ config, store, logger, deadAfterMs });
   }
   let corruption: string | null = null;
   return {
@@ -63,6 +73,10 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
     store,
     backend,
     dataDir,
+    runUnattended() {
+      if (embedded) embedded.runUnattended();
+      else if (config.schedule.full || config.schedule.partial) logger.warn({ api: base_url }, 'schedule is ignored here: crawls run in the /v1 service at api.base_url, so put the schedule in its config');
+    },
     health: () => (corruption ? { status: 'degraded', error: corruption } : { status: 'ok' }),
     noteError(err) {
       const code = (err as { code?: unknown })?.code;
@@ -93,12 +107,54 @@ function loadPostsFile(app: App): void {
   } catch (err) {
     throw new Error(`host.posts_file: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
+  let posts: Post[];
   try {
-    const n = importPosts(app.store, parsePostsFile(text));
-    app.logger.info({ posts: n, file: path }, 'posts loaded');
+    posts = parsePostsFile(text);
   } catch (err) {
     if (err instanceof PostsFileError) throw new Error(`host.posts_file ${path}: ${err.message}`);
     throw err;
+  }
+  // The posts are written before this returns; only queueing the live update's crawl is left to the promise.
+  void applyPostChange(app, { upsert: posts }).then(
+    (r) => app.logger.info({ posts: posts.length, file: path, changed_urls: r.urls.length, crawl: r.crawl?.id ?? null }, 'posts loaded'),
+    (err: unknown) => app.logger.error({ err, file: path }, 'loading host.posts_file failed'),
+  );
+}
+
+export interface PostChangeResult {
+  /** Posts deleted (of those asked for). */
+  removed: number;
+  /** The page URLs the change made stale (live update), on configured targets or not. */
+  urls: string[];
+  /** The queued live-update crawl they went into (a new one, or the waiting one they were merged into), or null. */
+  crawl: CrawlRecord | null;
+  /** Why no crawl was queued although URLs changed, or null. */
+  notQueued: string | null;
+}
+
+/**
+ * The one way the host's posts change (svc posts import and delete, host.posts_file): writes them, then — live
+ * update, unless host.live_update is false — queues one manual crawl of the URLs of the posts that changed (old and
+ * new URL when a URL changed), merged into a live-update crawl still waiting if there is one. The crawl waits in
+ * the database for a serving process (`svc serve`) to run it.
+ */
+export async function applyPostChange(app: App, change: { upsert?: readonly Post[]; remove?: readonly number[] }): Promise<PostChangeResult> {
+  const { before, after, removed } = changePosts(app.store, change);
+  const urls = changedPostUrls(before, after);
+  const done = (crawl: CrawlRecord | null, notQueued: string | null): PostChangeResult => ({ removed, urls, crawl, notQueued });
+  if (!urls.length) return done(null, null);
+  if (!app.config.host.live_update) return done(null, 'host.live_update is off');
+  // Only pages of configured targets can be crawled; a post elsewhere is the business of another service.
+  const onTargets = urls.filter((u) => typeof checkSiteUrl(u, app.config.targets) !== 'string');
+  if (onTargets.length < urls.length) app.logger.info({ urls: urls.filter((u) => !onTargets.includes(u)) }, 'live update: changed posts not on a configured target are not crawled');
+  if (!onTargets.length) return done(null, 'no changed URL is on a configured target');
+  try {
+    const crawl = await app.backend.queueCrawl({ mode: 'manual', urls: onTargets }, 'live_update');
+    app.logger.info({ crawl: crawl.id, mode: crawl.mode, urls: onTargets.length }, 'live update: crawl of the changed posts queued');
+    return done(crawl, null);
+  } catch (err) {
+    app.logger.warn({ err }, 'live update: the crawl of the changed posts could not be queued');
+    return done(null, err instanceof Error ? err.message : String(err));
   }
 }
 

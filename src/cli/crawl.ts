@@ -7,7 +7,7 @@ import { CliError, intOption, openAppFrom, parse, toCliError } from './common.js
 import type { CrawlProgress } from '../model/types.js';
 
 const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL]
-       svc crawl stop [ID]        stop the running crawl (or crawl ID), wherever it runs
+       svc crawl stop [ID]        stop the running crawl (or crawl ID), wherever it runs; a queued one never runs
 
   full      read robots.txt and sitemaps, crawl every page (walking links when there is no sitemap),
             re-index everything, then remove pages the crawl did not see
@@ -158,11 +158,14 @@ async function stop(args: string[], values: Parameters<typeof openAppFrom>[0]): 
   try {
     let target = id;
     if (target === undefined) {
-      const [latest] = await app.backend.listCrawls({ limit: 1, offset: 0 });
-      if (!latest || (latest.status !== 'running' && latest.status !== 'queued')) {
+      // The running crawl; else the newest queued one (scheduled and live-update crawls wait in a queue).
+      const recent = await app.backend.listCrawls({ limit: 100, offset: 0 });
+      const pick = recent.find((c) => c.status === 'running') ?? recent.find((c) => c.status === 'queued');
+      if (!pick) {
+        const latest = recent[0];
         throw new CliError(`no crawl is running${latest ? ` (the latest, crawl ${latest.id}, is ${latest.status})` : ''}`, 1);
       }
-      target = latest.id;
+      target = pick.id;
     }
     try {
       await app.backend.stopCrawl(target);

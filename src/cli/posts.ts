@@ -1,13 +1,29 @@
-// `svc posts import FILE` (a JSON array or NDJSON of posts; upserts by id) and `svc posts list`.
+// `svc posts import FILE` (a JSON array or NDJSON of posts; upserts by id), `svc posts delete ID…` and
+// `svc posts list`. Import and delete queue the live update's crawl of the changed posts' URLs.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parsePostsFile, PostsFileError } from '../host/posts.js';
-import { CliError, parse, withApp } from './common.js';
-import { importPosts, listPosts } from '../store/posts.js';
+import { CliError, intOption, parse, withApp } from './common.js';
+import { listPosts } from '../store/posts.js';
+import { applyPostChange, type PostChangeResult } from '../app.js';
 
 const USAGE = `usage: svc posts import FILE    load posts (JSON array or NDJSON) into the host's post store, replacing posts with the same id
+       svc posts delete ID…     delete posts by id
        svc posts list           id, status, author, url of every post
+
+Live update (host.live_update, on by default): import and delete queue one manual crawl of the URLs of the
+posts that changed (old and new URL when a URL changed). It waits in the database until svc serve runs it.
 `;
+
+/** One line on stderr about the live update's crawl, when there is something to say. */
+function sayLiveUpdate(r: PostChangeResult): void {
+  if (r.crawl) {
+    const what = r.crawl.mode === 'manual' ? `${r.crawl.urls?.length ?? 0} URL${r.crawl.urls?.length === 1 ? '' : 's'}` : 'a full crawl: too many URLs for one manual crawl';
+    process.stderr.write(`svc: live update: ${r.urls.length} changed URL${r.urls.length === 1 ? '' : 's'} queued in crawl ${r.crawl.id} (${what}); \`svc serve\` runs it\n`);
+  } else if (r.notQueued) {
+    process.stderr.write(`svc: live update: ${r.urls.length} changed URL${r.urls.length === 1 ? '' : 's'} not queued: ${r.notQueued}\n`);
+  }
+}
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {});
@@ -16,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const [sub, file, ...extra] = positionals;
-  if (extra.length) throw new CliError(`unexpected argument "${extra[0]}"\n${USAGE}`);
+  if (extra.length && sub !== 'delete') throw new CliError(`unexpected argument "${extra[0]}"\n${USAGE}`);
   if (sub === 'import') {
     if (!file) throw new CliError(`posts import: FILE is required\n${USAGE}`);
     const path = resolve(file);
@@ -33,9 +49,23 @@ export async function run(argv: string[]): Promise<number> {
       if (err instanceof PostsFileError) throw new CliError(`${path}: ${err.message}`, 1);
       throw err;
     }
-    await withApp(values, (app) => {
-      const n = importPosts(app.store, posts);
+    const n = posts.length;
+    await withApp(values, async (app) => {
+      const r = await applyPostChange(app, { upsert: posts });
       process.stdout.write(`imported ${n} post${n === 1 ? '' : 's'} from ${path}\n`);
+      sayLiveUpdate(r);
+    });
+    return 0;
+  }
+  if (sub === 'delete') {
+    const ids = positionals.slice(1).map((a) => intOption('ID', a, 1, Number.MAX_SAFE_INTEGER)!);
+    if (!ids.length) throw new CliError(`posts delete: give the id of at least one post\n${USAGE}`);
+    await withApp(values, async (app) => {
+      const r = await applyPostChange(app, { remove: ids });
+      const missing = ids.length - r.removed;
+      process.stdout.write(`deleted ${r.removed} post${r.removed === 1 ? '' : 's'}${missing ? ` (${missing} not found)` : ''}\n`);
+      sayLiveUpdate(r);
+      if (missing && !r.removed) throw new CliError(`no post ${ids.join(', ')}: svc posts list shows the ids`, 1);
     });
     return 0;
   }

@@ -74,6 +74,8 @@ export async function run(argv: string[]): Promise<number> {
     'svc serve listening',
   );
   if (demo) await demo.announce(app, baseUrl);
+  // Queued crawls (schedules, live update, and those queued while no server ran) and the schedules run from now on.
+  app.runUnattended();
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

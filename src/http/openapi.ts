@@ -12,6 +12,7 @@ import {
   LinkReportSchema,
   PageIndexStateSchema,
   PageStateQuerySchema,
+  ScheduleSchema,
   SearchRequestSchema,
   SearchResultsSchema,
 } from '../backend/contract.js';
@@ -90,6 +91,14 @@ export function openApiDocument(): JsonSchema {
           operationId: 'getCrawl',
           summary: 'One crawl record, with live stats while it runs',
           responses: { '200': answer('The crawl record', CrawlRecordSchema), ...errors(400, 401, 404) },
+        },
+      },
+      '/v1/projects/{publicToken}/schedule': {
+        parameters: [tokenParam],
+        get: {
+          operationId: 'schedule',
+          summary: 'The crawl schedules of the config (full, partial): cron expression, next run, last run; null for a kind with no schedule',
+          responses: { '200': answer('The schedule', ScheduleSchema), ...errors(401, 404) },
         },
       },
       '/v1/projects/{publicToken}/link-report': {

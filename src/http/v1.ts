@@ -92,6 +92,14 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       },
     },
     {
+      path: ['schedule'],
+      methods: {
+        GET: async ({ res }) => {
+          sendJson(res, 200, await backend.schedule());
+        },
+      },
+    },
+    {
       path: ['link-report'],
       methods: {
         GET: async ({ res, url }) => {

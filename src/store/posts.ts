@@ -36,6 +36,23 @@ function fromRow(r: PostRow): Post {
   };
 }
 
+/**
+ * Writes and deletes posts in one transaction, and answers the posts it touched as they were before and as they are
+ * after (a deleted post is only in `before`, a new one only in `after`): what live update compares.
+ */
+export function changePosts(store: Store, change: { upsert?: readonly Post[]; remove?: readonly number[] }): { before: Post[]; after: Post[]; removed: number } {
+  const ids = [...new Set([...(change.upsert ?? []).map((p) => p.id), ...(change.remove ?? [])])];
+  const read = () => ids.map((id) => getPost(store, id)).filter((p): p is Post => p !== null);
+  return store.tx(() => {
+    const before = read();
+    if (change.upsert?.length) importPosts(store, change.upsert);
+    let removed = 0;
+    const del = store.prepare('DELETE FROM posts WHERE id = ?');
+    for (const id of change.remove ?? []) removed += del.run(id).changes;
+    return { before, after: read(), removed };
+  });
+}
+
 /** Inserts or replaces posts by id, all in one transaction. Returns how many were written. */
 export function importPosts(store: Store, posts: readonly Post[]): number {
   const stmt = store.db.prepare(`
