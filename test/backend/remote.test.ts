@@ -80,7 +80,8 @@ describe('RemoteBackend', () => {
     respond = (req, res) => send(res, req.method === 'POST' ? 202 : 200, req.method === 'POST' ? CRAWL : REPORT);
     const b = client();
     expect(await b.linkReport({ limit: 5, target: 'a.example' })).toEqual(REPORT);
-    expect(await b.startCrawl({ mode: 'manual', urls: ['https://a.example/x'] })).toEqual(CRAWL);
+    // An older service sends no trigger: the record says `request`.
+    expect(await b.startCrawl({ mode: 'manual', urls: ['https://a.example/x'] })).toEqual({ ...CRAWL, trigger: 'request' });
     expect(seen[0]).toMatchObject({ method: 'GET', url: `/api/v1/projects/${encodeURIComponent(TOKEN)}/link-report?target=a.example&limit=5`, authorization: 'Bearer svc_key_test' });
     expect(seen[1]).toMatchObject({ method: 'POST', url: `/api/v1/projects/${encodeURIComponent(TOKEN)}/crawls`, body: '{"mode":"manual","urls":["https://a.example/x"]}' });
   });

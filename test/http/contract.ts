@@ -132,12 +132,26 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
         id: last,
         mode: 'partial',
         status: 'failed',
+        trigger: 'request',
         startedAt: expect.any(String),
         finishedAt: expect.any(String),
         stats: { pages: 119, links: 238, errors: 1, targets: { [HOST_A]: { pages: 119, cutByMaxPages: false } } },
         error: 'boom',
       });
       expect(await backend.getCrawl(987654)).toBeNull();
+    });
+
+    it('schedule: each kind with its cron, next run and last run; null for a kind without one', async () => {
+      const schedule = h.engine.config.schedule;
+      expect(await backend.schedule()).toEqual({ full: null, partial: null });
+      schedule.full = '0 3 * * 1';
+      try {
+        const s = await backend.schedule();
+        expect(s).toEqual({ full: { cron: '0 3 * * 1', nextRun: expect.any(String), lastRun: null }, partial: null });
+        expect(Date.parse(s.full!.nextRun!)).toBeGreaterThan(Date.now());
+      } finally {
+        delete schedule.full;
+      }
     });
 
     it('search: the same hits and the same refusals', async () => {

@@ -322,6 +322,7 @@ describe('/v1 facade (embedded)', () => {
         '/v1/projects/{publicToken}/link-report',
         '/v1/projects/{publicToken}/pages',
         '/v1/projects/{publicToken}/pages/delete',
+        '/v1/projects/{publicToken}/schedule',
         '/v1/projects/{publicToken}/search',
       ]);
       const crawlBody = a.body.paths['/v1/projects/{publicToken}/crawls'].post.requestBody.content['application/json'].schema;
