@@ -10,7 +10,7 @@ import { RemoteBackend } from './backend/remote.js';
 import { parsePostsFile, PostsFileError } from './host/posts.js';
 import { createLogger, type Logger } from './lib/log.js';
 import type { Config } from './model/config.js';
-import { changePosts, getPost } from './store/posts.js';
+import { changePosts, getPost, hasPosts } from './store/posts.js';
 import { changedPostUrls } from './host/live-update.js';
 import { checkSiteUrl } from './model/site-urls.js';
 import type { Post } from './model/posts.js';
@@ -114,8 +114,11 @@ function loadPostsFile(app: App): void {
     if (err instanceof PostsFileError) throw new Error(`host.posts_file ${path}: ${err.message}`);
     throw err;
   }
+  // The file is loaded at every start: the first load fills an empty post store (the site is crawled anyway) and
+  // queues nothing; a later start with a changed file queues the changed pages, as an import would.
+  const first = !hasPosts(app.store);
   // The posts are written before this returns; only queueing the live update's crawl is left to the promise.
-  void applyPostChange(app, { upsert: posts }).then(
+  void applyPostChange(app, { upsert: posts }, { liveUpdate: !first }).then(
     (r) => app.logger.info({ posts: posts.length, file: path, changed_urls: r.urls.length, crawl: r.crawl?.id ?? null }, 'posts loaded'),
     (err: unknown) => app.logger.error({ err, file: path }, 'loading host.posts_file failed'),
   );
@@ -138,11 +141,11 @@ export interface PostChangeResult {
  * new URL when a URL changed), merged into a live-update crawl still waiting if there is one. The crawl waits in
  * the database for a serving process (`svc serve`) to run it.
  */
-export async function applyPostChange(app: App, change: { upsert?: readonly Post[]; remove?: readonly number[] }): Promise<PostChangeResult> {
+export async function applyPostChange(app: App, change: { upsert?: readonly Post[]; remove?: readonly number[] }, opts: { liveUpdate?: boolean } = {}): Promise<PostChangeResult> {
   const { before, after, removed } = changePosts(app.store, change);
   const urls = changedPostUrls(before, after);
   const done = (crawl: CrawlRecord | null, notQueued: string | null): PostChangeResult => ({ removed, urls, crawl, notQueued });
-  if (!urls.length) return done(null, null);
+  if (!urls.length || opts.liveUpdate === false) return done(null, null);
   if (!app.config.host.live_update) return done(null, 'host.live_update is off');
   // Only pages of configured targets can be crawled; a post elsewhere is the business of another service.
   const onTargets = urls.filter((u) => typeof checkSiteUrl(u, app.config.targets) !== 'string');

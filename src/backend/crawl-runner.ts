@@ -1,5 +1,6 @@
 // Runs crawls of one project in the background, one at a time: validates a request, creates the record
-// (queued), answers at once, then moves it through running to completed | stopped | failed with live stats.
+// (queued), answers at once, then moves it through running to completed | stopped | failed with live stats. Crawls
+// of schedules and live update wait in the database's queue until a serving process claims them (serveQueue).
 import type { TargetConfig } from '../model/config.js';
 import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
 import type { FetcherOptions } from '../crawler/fetch.js';

@@ -89,6 +89,10 @@ export class EmbeddedBackend implements Backend {
     this.runner.serveQueue(opts.queuePollMs);
     const { full, partial } = this.config.schedule;
     if (!full && !partial) return;
+    if (!this.config.targets.length) {
+      this.logger.warn('schedule is ignored: no crawl targets are configured');
+      return;
+    }
     this.scheduler = new Scheduler({ store: this.store, project: this.publicToken, schedule: this.config.schedule, logger: this.logger, now: this.now, onQueued: () => this.runner.runQueued() });
     this.scheduler.start();
     this.logger.info({ schedule: { full: full ?? null, partial: partial ?? null } }, 'crawl schedules running');

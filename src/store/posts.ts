@@ -69,6 +69,11 @@ export function importPosts(store: Store, posts: readonly Post[]): number {
   return posts.length;
 }
 
+/** Whether the post store holds any post. */
+export function hasPosts(store: Store): boolean {
+  return store.prepare('SELECT 1 FROM posts LIMIT 1').get() !== undefined;
+}
+
 export function getPost(store: Store, id: number): Post | null {
   const row = store.prepare('SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
   return row ? fromRow(row) : null;
