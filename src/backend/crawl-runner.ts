@@ -17,6 +17,7 @@ import {
   createCrawl,
   enqueueCrawl,
   getCrawl,
+  hasClaimableCrawl,
   setCrawlStatus,
   setWaitingCrawlRequest,
   updateCrawlStats,
@@ -183,6 +184,8 @@ export class CrawlRunner {
   runQueued(): void {
     if (!this.queueTimer || this.running.size) return;
     try {
+      // A read first: the write lock only when there is something to claim (this runs every second).
+      if (!hasClaimableCrawl(this.opts.store, this.opts.project)) return;
       const rec = claimQueuedCrawl(this.opts.store, this.opts.project, { deadAfterMs: this.opts.deadAfterMs });
       if (rec) this.launch(rec);
     } catch (err) {

@@ -157,6 +157,14 @@ export function hasPendingCrawl(store: Store, project: string): boolean {
   return store.prepare(`SELECT 1 FROM crawls WHERE project = ? AND status IN ('queued','running') LIMIT 1`).get(project) !== undefined;
 }
 
+/** Whether a queued crawl waits unclaimed and none of the project runs (a read: no write lock). */
+export function hasClaimableCrawl(store: Store, project: string): boolean {
+  return (
+    store.prepare(`SELECT 1 FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL LIMIT 1`).get(project) !== undefined &&
+    store.prepare(`SELECT 1 FROM crawls WHERE project = ? AND ${OWNED} LIMIT 1`).get(project) === undefined
+  );
+}
+
 /**
  * Claims the project's oldest unclaimed queued crawl for `owner` (status running, its heartbeat now), unless a
  * crawl of the project runs or is claimed by a live owner. One IMMEDIATE transaction, so of two processes on one
