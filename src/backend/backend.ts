@@ -51,7 +51,10 @@ export interface Backend {
   deletePages(urls: string[]): Promise<DeletePagesResult>;
   /** What the search index holds of one URL (as given, or in its canonical form). */
   pageIndexState(url: string): Promise<PageIndexState>;
-  /** Called when a crawl started by this process ends (any end state). Returns an unsubscribe function. */
+  /**
+   * Called when a crawl run by this process ends (any end state; a person's crawl, or a queued one it claimed), and
+   * when this process stops a queued crawl before it ran. Returns an unsubscribe function.
+   */
   onCrawlEnded(listener: (record: CrawlRecord) => void): () => void;
   /** Stops what runs here (`why`: the stopped crawls' error) and lets go of connections. */
   close(why?: string): Promise<void>;

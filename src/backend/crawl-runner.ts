@@ -20,6 +20,7 @@ import {
   hasClaimableCrawl,
   setCrawlStatus,
   setWaitingCrawlRequest,
+  stopWaitingCrawl,
   updateCrawlStats,
   waitingCrawl,
 } from '../store/crawls.js';
@@ -151,6 +152,7 @@ export class CrawlRunner {
     if (trigger === 'live_update' && req.mode === 'manual') {
       if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
       const urls = checkCrawlUrls(req.urls ?? [], targets);
+      if (!urls.length) throw new BackendError('invalid_input', 'urls: must list at least one URL');
       rec = store.tx(() => {
         const waiting = waitingCrawl(store, project, 'live_update');
         if (waiting) {
@@ -232,6 +234,29 @@ export class CrawlRunner {
     if (!r) return false;
     r.controller.abort(why);
     return true;
+  }
+
+  /**
+   * Stops a queued crawl nobody has claimed: it never runs, and crawl-ended listeners hear of it as of any crawl
+   * that ends here. Null when it is not such a crawl (running, claimed, ended, unknown).
+   */
+  stopWaiting(id: number, why: string = STOP_REASONS.requested): CrawlRecord | null {
+    const { store, project } = this.opts;
+    if (!stopWaitingCrawl(store, project, id, `stopped before it ran: ${why.replace(/^stopped: /, '')}`)) return null;
+    const rec = getCrawl(store, project, id)!;
+    this.opts.logger.info({ crawl: id, trigger: rec.trigger }, 'queued crawl stopped before it ran');
+    this.notifyEnded(rec);
+    return rec;
+  }
+
+  private notifyEnded(rec: CrawlRecord): void {
+    for (const l of this.endedListeners) {
+      try {
+        l(rec);
+      } catch (err) {
+        this.opts.logger.error({ err }, 'crawl-ended listener failed');
+      }
+    }
   }
 
   /** Stops running crawls (status `stopped`) and waits for them to settle. Queued ones wait for the next server. */
@@ -316,13 +341,7 @@ export class CrawlRunner {
       } catch {
         final = { ...rec, status: 'failed' };
       }
-      for (const l of this.endedListeners) {
-        try {
-          l(final);
-        } catch (err) {
-          logger.error({ err }, 'crawl-ended listener failed');
-        }
-      }
+      this.notifyEnded(final);
       // The next queued crawl's turn.
       if (this.queueTimer) setImmediate(() => this.runQueued());
     }

@@ -6,11 +6,11 @@ import { BackendError } from '../model/errors.js';
 import { canonicalTargetHost } from '../model/site-urls.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
-import { CrawlRunner, STOP_REASONS } from './crawl-runner.js';
+import { CrawlRunner } from './crawl-runner.js';
 import { buildLinkReport } from './report/link-report.js';
 import { searchPages } from '../store/search-index/search.js';
 import { deletePages } from './delete-pages.js';
-import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEndedCrawlId, listCrawls, requestCrawlStop, stopWaitingCrawl } from '../store/crawls.js';
+import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
 import { readSchedule, Scheduler } from './scheduler.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import type { Store } from '../store/store.js';
@@ -127,9 +127,8 @@ export class EmbeddedBackend implements Backend {
     // Here: at once. Queued and claimed by nobody: stopped now, it never runs. In another process on this database:
     // its owner sees the request within a heartbeat.
     if (this.runner.stop(id, why)) return rec;
-    if (stopWaitingCrawl(this.store, this.publicToken, id, `stopped before it ran: ${(why ?? STOP_REASONS.requested).replace(/^stopped: /, '')}`)) {
-      return (await this.getCrawl(id))!;
-    }
+    const stopped = this.runner.stopWaiting(id, why);
+    if (stopped) return stopped;
     if (!requestCrawlStop(this.store, this.publicToken, id)) throw new BackendError('conflict', `crawl ${id} is not running (${rec.status})`);
     return rec;
   }

@@ -97,7 +97,11 @@ describe('the crawl queue', () => {
       expect(person.trigger).toBe('request');
       await b.waitForCrawl(person.id);
       const bHits = site.hitCount('/b');
+      const heard: CrawlRecord[] = [];
+      b.onCrawlEnded((r) => heard.push(r));
       const stopped = await b.stopCrawl(waiting.id);
+      // Crawl-ended listeners (webhooks) hear of it as of any crawl that ends.
+      expect(heard).toEqual([stopped]);
       expect(stopped).toMatchObject({ id: waiting.id, status: 'stopped', startedAt: null });
       expect(stopped.error).toMatch(/^stopped before it ran: a stop was requested/);
       b.runUnattended({ queuePollMs: 50 });
