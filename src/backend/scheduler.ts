@@ -32,6 +32,8 @@ export function readSchedule(store: Store, project: string, schedule: Schedules,
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Until the first look is done: runs due then fell while no server looked, and are queued even behind a crawl. */
+  private starting = true;
   private readonly now: () => number;
 
   constructor(private readonly opts: SchedulerOptions) {
@@ -56,7 +58,8 @@ export class Scheduler {
 
   /**
    * Looks at every schedule once at the clock's now and acts: queues a due run, skips (and logs) one that falls while
-   * a crawl is queued or running. Answers the decisions. Reads first; the write lock only when something is due, and
+   * a crawl is queued or running. At the first look, a due run was missed while no server was up: it is queued even
+   * behind another crawl (it waits its turn), so a crawl left by a crashed server cannot swallow it. Answers the decisions. Reads first; the write lock only when something is due, and
    * then decides again inside it, so two servers on one database queue a run once.
    */
   tick(): ScheduleDecision[] {
@@ -69,7 +72,7 @@ export class Scheduler {
       if (seen.action === 'wait') return seen;
       return store.tx(() => {
         const state = getScheduleState(store, project, kind);
-        const d = decideSchedule(cron, state, now, hasPendingCrawl(store, project));
+        const d = decideSchedule(cron, state, now, !this.starting && hasPendingCrawl(store, project));
         if (d.action === 'wait') return d;
         if (d.action === 'run') {
           const rec = enqueueCrawl(store, project, kind, undefined, `schedule:${kind}`);
@@ -82,6 +85,7 @@ export class Scheduler {
         return d;
       });
     });
+    this.starting = false;
     for (const rec of queued) this.opts.onQueued?.(rec);
     return decisions;
   }

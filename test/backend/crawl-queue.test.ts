@@ -218,6 +218,31 @@ describe('the scheduler, with an injected clock and a real database', () => {
     }
   });
 
+  it('a run missed while no server was up is queued at start even behind a pending crawl; two servers queue a run once', () => {
+    const { store, dir } = tempStore();
+    const other = new Store(join(dir, 'svc.db'));
+    let now = t0;
+    const make = (s: Store) => new Scheduler({ store: s, project: PROJECT, schedule: { full: EVERY_10_MIN }, logger: silentLogger, now: () => now });
+    try {
+      make(store).tick();
+      // A crawl left queued (say, by a live update) while the server was down through a run.
+      enqueueCrawl(store, PROJECT, 'manual', ['http://x.example/'], 'live_update');
+      now = t0 + 25 * 60_000;
+      const [one, two] = [make(store), make(other)];
+      expect(one.tick()[0]).toMatchObject({ action: 'run', missed: true });
+      // The other server starting at the same moment finds it handled.
+      expect(two.tick()[0]!.action).toBe('wait');
+      expect(listCrawls(store, PROJECT, 100, 0).filter((c) => c.trigger === 'schedule:full')).toHaveLength(1);
+      // Once started, a run that falls while crawls are pending is skipped.
+      now = t0 + 30 * 60_000 + 10;
+      expect(one.tick()[0]!.action).toBe('skip');
+      expect(two.tick()[0]!.action).toBe('wait');
+    } finally {
+      other.close();
+      store.close();
+    }
+  });
+
   it('GET …/schedule data: the next run after now and the last run, from the database', async () => {
     const { store } = tempStore();
     const site = await startSite({ '/': html('x') });
