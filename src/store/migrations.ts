@@ -430,4 +430,19 @@ ALTER TABLE crawls ADD COLUMN heartbeat_at INTEGER;
 ALTER TABLE crawls ADD COLUMN stop_requested INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    // Owned by the crawl-cost work (conditional re-crawls): what the next crawl asks a page's server with
+    // (If-None-Match / If-Modified-Since), a hash of the body it was made from (a 200 with the same one is not
+    // parsed or indexed again), the settings it was extracted under, and its links as found, replayed when the
+    // page is kept. All NULL for pages stored before: they are fetched and parsed once more as before.
+    version: 11,
+    name: 'page validators, body hash and found links for conditional re-crawls',
+    sql: `
+ALTER TABLE pages ADD COLUMN etag TEXT;
+ALTER TABLE pages ADD COLUMN last_modified TEXT;
+ALTER TABLE pages ADD COLUMN body_hash TEXT;
+ALTER TABLE pages ADD COLUMN revisit_key TEXT;
+ALTER TABLE pages ADD COLUMN found_links TEXT;
+`,
+  },
 ];
