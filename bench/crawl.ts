@@ -168,7 +168,7 @@ async function main(): Promise<void> {
   const logPath = docsSiteLog();
   console.error(`bench:crawl — ${site.href}, ${ROUNDS} round(s) per tool, svc concurrency ${CONCURRENCY}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}`);
   const loadStart = loadavg()[0]!;
-  const rows: Record<'first' | 'repeat' | 'lk1' | 'lk2' | 'floor', Run[]> = { first: [], repeat: [], lk1: [], lk2: [], floor: [] };
+  const rows: Record<'first' | 'repeat' | 'lk1' | 'lk2' | 'floor' | 'start', Run[]> = { first: [], repeat: [], lk1: [], lk2: [], floor: [], start: [] };
   const say = (round: number, r: Run) =>
     console.error(`  round ${round} ${r.tool}: ${r.wallS.toFixed(2)} s (CPU ${r.cpuS.toFixed(2)} s), ${r.pages} pages, ${r.requests} requests, ${(r.bytes / 1e6).toFixed(2)} MB, ${r.peakMb.toFixed(0)} MB RSS`);
   for (let round = 1; round <= ROUNDS; round++) {
@@ -190,6 +190,9 @@ async function main(): Promise<void> {
       const f = await runFloor(logPath, a.pageUrls);
       rows.floor.push(f);
       say(round, f);
+      // What every svc run pays before it crawls: node and the CLI's modules (not the crawler's, loaded at crawl start).
+      const g = await measure([SVC, 'crawl', '--help']);
+      rows.start.push(runOf('svc process start alone (svc crawl --help)', g, { requests: 0, pages: 0, bytes: 0 }, new Set(), null));
     } finally {
       rmSync(d.dir, { recursive: true, force: true });
     }
@@ -199,6 +202,7 @@ async function main(): Promise<void> {
   const lk1 = median(rows.lk1);
   const lk2 = median(rows.lk2);
   const floor = median(rows.floor);
+  const start = median(rows.start);
   // linkinator keeps nothing between runs: both runs measure the same work, and the targets compare with all of them.
   const lk = median([...rows.lk1, ...rows.lk2]);
   const rate = (r: Run) => r.pages / r.wallS;
@@ -206,12 +210,12 @@ async function main(): Promise<void> {
     `\nbench:crawl — PostgreSQL 15 manual on ${site.host}, full crawls, same host only; median of ${ROUNDS} alternating run(s) each; ` +
       `${availableParallelism()} cores, load average ${loadStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end\n`,
   );
-  const table = [first, repeat, lk1, lk2, floor];
+  const table = [first, repeat, lk1, lk2, floor, start];
   printTable(
     ['tool', 'wall s', 'CPU s', 'pages', 'pages/s', 'peak RSS MB', 'requests', 'MB sent', 'broken URLs', 'broken (page, link)'],
     table.map((r) => [
       r.tool, r.wallS, r.cpuS, r.pages, rate(r), r.peakMb, r.requests, r.bytes / 1e6,
-      r === floor ? 'n/a' : r.broken.size, r === floor ? 'n/a' : (r.brokenPairs ?? 'n/a (one per URL)'),
+      r === floor || r === start ? 'n/a' : r.broken.size, r === floor || r === start ? 'n/a' : (r.brokenPairs ?? 'n/a (one per URL)'),
     ]),
   );
   const same = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((u) => b.has(u));
@@ -221,6 +225,11 @@ async function main(): Promise<void> {
   const firstRate = rate(first) / rate(lk);
   const firstRss = first.peakMb / lk.peakMb;
   console.log(`\nrepeat full crawl / linkinator: ${repeatRate.toFixed(2)}× pages/s (target ≥ 5: ${check(repeatRate >= 5)}), ${(100 * repeatBytes).toFixed(1)}% of its bytes (target < 10%: ${check(repeatBytes < 0.1)}); ${repeat.kept ?? 0} of ${repeat.pages} pages kept as stored`);
+  const beyondStart = repeat.wallS - start.wallS;
+  console.log(
+    `  (svc's process start alone takes ${start.wallS.toFixed(2)} s of the repeat crawl's ${repeat.wallS.toFixed(2)} s; 5× linkinator would leave ` +
+      `${(lk.wallS / 5 - start.wallS).toFixed(2)} s for the crawl itself, which takes ${beyondStart.toFixed(2)} s: ${(repeat.pages / beyondStart / rate(lk)).toFixed(2)}× linkinator's pages/s without the start)`,
+  );
   console.log(`first crawl / linkinator: ${firstRate.toFixed(2)}× pages/s (target ≥ 1.3: ${check(firstRate >= 1.3)}), ${firstRss.toFixed(2)}× peak RSS (target ≤ 1.1: ${check(firstRss <= 1.1)})`);
   console.log(`same broken links: first vs linkinator ${same(first.broken, lk1.broken) ? 'yes' : 'NO'}, repeat vs first ${same(repeat.broken, first.broken) ? 'yes' : 'NO'}; broken: ${[...first.broken].join(', ') || '(none)'}`);
   console.log(
