@@ -458,6 +458,7 @@ export class CrawlEngine {
     const cfg = r.cfg;
     // Asked for with its validators when the store holds it: a 304 keeps it as it is.
     const prior = conditional ? this.revisitOf(r, url) : null;
+    const validators = prior ? conditionalHeaders(prior) : undefined;
     // Parsed as it streams in (this thread), or collected and parsed on a parser thread (or here, once its hash
     // says it changed).
     let sink: HtmlSink | null = null;
@@ -470,7 +471,7 @@ export class CrawlEngine {
     const res = await this.fetcher.fetch(url, {
       timeoutMs: cfg.request_timeout_ms,
       signal: this.signal,
-      headers: prior ? conditionalHeaders(prior) : undefined,
+      headers: validators,
       onResponse: (info) => {
         if (info.status < 200 || info.status >= 300) return undefined;
         const css = r.css && isCss(info.contentType);
@@ -517,7 +518,7 @@ export class CrawlEngine {
       },
     });
     // A 304 to our own validators: the stored page stands, and so does its outcome.
-    const notModified = prior !== null && res.ok && res.status === 304 && res.hops.length === 0;
+    const notModified = prior !== null && validators !== undefined && res.ok && res.status === 304 && res.hops.length === 0;
     const cls = notModified ? { reason: 'ok' as const, httpStatus: prior.httpStatus, message: statusText(prior.httpStatus), redirectsTo: null } : classify(res);
     if (r.tracks(url)) this.record(url, cls);
     if (r.seeds.has(url) && !(!res.ok && res.failure === 'aborted')) {
