@@ -1,6 +1,7 @@
 // The crawl engine: modes full / partial / manual as the README describes them, link tracking, max_pages.
 // Decisions are delegated to pure modules (urls, classify, html, robots, sitemap, page-meta); this file
 // schedules fetches and hands what they found to its sink. What a full crawl clears is the backend's decision.
+import type { Hash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { CrawlMode, CrawlProgress, CrawlStats, CrawlTargetStats } from '../model/types.js';
 import { DEFAULT_EXTERNAL_CACHE_MAX_AGE, parseDuration, type TargetConfig } from '../model/config.js';
@@ -16,7 +17,6 @@ import { ALLOW_ALL, loadRobots, xRobotsTag, type RobotsRules } from './robots.js
 import { loadSitemaps } from './sitemap.js';
 import { compilePatterns, isPdfUrl, matchesAny, normalizeUrl } from './urls.js';
 import { bodyHasher, conditionalHeaders, decodeFound, encodeFound, revisitKey } from './revisit.js';
-import type { Hash } from 'node:crypto';
 import { isBroken } from '../model/link-reasons.js';
 import { canonicalTargetHost, targetOrigin } from '../model/site-urls.js';
 import { type FoundLink, type PageRevisit, type PageWrite, type StoredRevisit } from '../model/crawl-writes.js';

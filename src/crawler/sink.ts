@@ -1,5 +1,6 @@
 // What the crawler writes to and reads from, defined here so the crawler needs no database: the backend hands it
-// the store's batched writer and a reader of stored lastmods; tests hand it plain objects.
+// the store's batched writer and a reader of what is stored (lastmods, anchors, outcomes, a page's validators and
+// found links for a conditional re-crawl); tests hand it plain objects.
 import type { KeepWrite, OutcomeWrite, PageWrite, StoredRevisit } from '../model/crawl-writes.js';
 import type { CrawlStats } from '../model/types.js';
 
