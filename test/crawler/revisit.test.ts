@@ -110,6 +110,47 @@ describe('a re-crawl of an unchanged site', () => {
   });
 });
 
+describe('redirects and manual crawls', () => {
+  it('a page reached through a redirect is kept when its body is the same; a manual crawl asks with validators too', async () => {
+    const r = await startSite({
+      '/': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(page('<a href="/old">old</a>')),
+      '/old': (_req, res) => void res.writeHead(301, { location: '/new' }).end(),
+      '/new': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(page('<p>moved here</p><a href="/gone">x</a>')),
+      '/gone': (_req, res) => void res.writeHead(404).end(),
+      '/v': validated('<p>validated</p>', { etag: '"v"' }),
+    });
+    try {
+      const mem = new MemoryStore();
+      const run = (crawlId: number, mode: 'full' | 'manual', urls?: string[]) =>
+        runCrawl({
+          sink: mem.sink(),
+          reader: mem.reader(),
+          crawlId,
+          mode,
+          urls,
+          targets: [target({ host: r.host, use_sitemap: false, respect_robots_txt: false })],
+          logger: silentLogger,
+          threads: false,
+          fetcher: { addressPolicy: null },
+        });
+      await run(1, 'full');
+      expect(mem.pages.has(`${r.origin}/new`)).toBe(true);
+      const second = await run(2, 'full');
+      expect(second.stats).toMatchObject({ unchanged: 2 }); // / and /new (through /old)
+      expect(mem.kept).toContain(`${r.origin}/new`);
+      expect(mem.outcomes.get(`${r.origin}/gone`)).toMatchObject({ reason: 'not_found', crawlId: 2 });
+      const before = notModified;
+      const manual = await run(3, 'manual', [`${r.origin}/v`]);
+      await run(4, 'manual', [`${r.origin}/v`]);
+      expect(manual.stats.pages).toBe(1);
+      expect(notModified - before).toBe(1);
+      expect(mem.outcomes.get(`${r.origin}/v`)).toMatchObject({ reason: 'ok', httpStatus: 200, crawlId: 4 });
+    } finally {
+      await r.close();
+    }
+  });
+});
+
 describe('settings a stored page was made under', () => {
   it('a crawl under other settings (here content_selector) sends no validators and parses every page again', async () => {
     const mem = new MemoryStore();
