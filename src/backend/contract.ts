@@ -92,6 +92,8 @@ const CrawlStatsSchema = z.object({
   pages: count(),
   links: count(),
   errors: count(),
+  notModified: count().optional(),
+  unchanged: count().optional(),
   targets: z
     .record(z.string(), z.object({ pages: count(), cutByMaxPages: z.boolean(), walkLinks: z.boolean().optional(), unreachable: z.boolean().optional(), error: z.string().optional() }))
     .optional(),

@@ -6,7 +6,7 @@ import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.j
 import type { FetcherOptions } from '../crawler/fetch.js';
 import type { Logger } from '../lib/log.js';
 import { BackendError } from '../model/errors.js';
-import { okCheckedSince, pageAnchors, sitemapLastmods } from '../store/pages.js';
+import { okCheckedSince, pageAnchors, sitemapLastmods, storedRevisit } from '../store/pages.js';
 import { CrawlWriter } from '../store/writer.js';
 import { applyFullCrawlClearing } from './clearing.js';
 import { checkSiteUrl } from '../model/site-urls.js';
@@ -306,6 +306,7 @@ export class CrawlRunner {
           sitemapLastmods: (host) => sitemapLastmods(store, host),
           pageAnchors: (url) => pageAnchors(store, url),
           okCheckedSince: (url, since) => okCheckedSince(store, url, since),
+          revisit: (url) => storedRevisit(store, url),
         },
         threads: this.opts.threads,
         crawlId: rec.id,

@@ -48,8 +48,10 @@ export function summary(rec: CrawlRecord, brokenOnPages: number | null): string 
     brokenOnPages === null
       ? `${rec.stats.errors} broken (distinct URLs)`
       : `${brokenOnPages} broken links on pages (${rec.stats.errors} distinct URL${rec.stats.errors === 1 ? '' : 's'})`;
+  const { notModified = 0, unchanged = 0 } = rec.stats;
+  const kept = notModified || unchanged ? ` (${notModified} not modified, ${unchanged} unchanged: kept as stored)` : '';
   const lines = [
-    `crawl ${rec.id} ${rec.status}: ${rec.stats.pages} pages, ${rec.stats.links} links checked, ${broken}` +
+    `crawl ${rec.id} ${rec.status}: ${rec.stats.pages} pages${kept}, ${rec.stats.links} links checked, ${broken}` +
       (Number.isFinite(secs) ? ` in ${secs.toFixed(1)} s` : '') +
       (cut.length ? ` (max_pages cut: ${cut.join(', ')})` : ''),
   ];

@@ -1,6 +1,7 @@
 // The crawl engine: modes full / partial / manual as the README describes them, link tracking, max_pages.
 // Decisions are delegated to pure modules (urls, classify, html, robots, sitemap, page-meta); this file
 // schedules fetches and hands what they found to its sink. What a full crawl clears is the backend's decision.
+import type { Hash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { CrawlMode, CrawlProgress, CrawlStats, CrawlTargetStats } from '../model/types.js';
 import { DEFAULT_EXTERNAL_CACHE_MAX_AGE, parseDuration, type TargetConfig } from '../model/config.js';
@@ -15,9 +16,10 @@ import { buildPageMeta } from './page-meta.js';
 import { ALLOW_ALL, loadRobots, xRobotsTag, type RobotsRules } from './robots.js';
 import { loadSitemaps } from './sitemap.js';
 import { compilePatterns, isPdfUrl, matchesAny, normalizeUrl } from './urls.js';
+import { bodyHasher, conditionalHeaders, decodeFound, encodeFound, revisitKey } from './revisit.js';
 import { isBroken } from '../model/link-reasons.js';
 import { canonicalTargetHost, targetOrigin } from '../model/site-urls.js';
-import { type FoundLink, type PageWrite } from '../model/crawl-writes.js';
+import { type FoundLink, type PageRevisit, type PageWrite, type StoredRevisit } from '../model/crawl-writes.js';
 
 export interface CrawlEngineOptions {
   /** Where pages and outcomes go. The engine closes it when the crawl ends. */
@@ -101,6 +103,8 @@ class TargetRun {
   private head = 0;
   fetched = 0;
   stored = 0;
+  /** The settings this target's pages are stored under (set by the engine: it depends on every target). */
+  revisitKey = '';
   active = 0;
   cut = false;
   private waiters: (() => void)[] = [];
@@ -209,6 +213,9 @@ export class CrawlEngine {
   private pagesStored = 0;
   private linksChecked = 0;
   private errors = 0;
+  /** Stored pages kept as they were: the site answered 304, or the same body again. */
+  private notModified = 0;
+  private unchanged = 0;
   /** Some target checks fragments: pages keep their ids, outcomes of target URLs are remembered. */
   private readonly fragments: boolean;
   /** url#fragment → its page and fragment (check_fragments), decided when the crawl ends. */
@@ -226,6 +233,9 @@ export class CrawlEngine {
     setMaxListeners(0, this.signal);
     this.fetcher = new Fetcher(o.fetcher);
     this.runs = o.targets.map((t) => new TargetRun(t));
+    const origins = this.runs.map((r) => [r.origin, r.cfg.walk_query_strings] as const);
+    const fragments = this.runs.some((r) => r.cfg.check_fragments);
+    for (const r of this.runs) r.revisitKey = revisitKey(r.cfg, origins, fragments);
     this.writer = o.sink;
     this.parser = new ParsePool(o.threads === false ? 0 : undefined);
     this.checkConcurrency = o.linkCheckConcurrency ?? 32;
@@ -282,7 +292,7 @@ export class CrawlEngine {
         ...(res.unreachable ? { unreachable: true, error: res.error! } : {}),
       };
     }
-    return { pages: this.pagesStored, links: this.linksChecked, errors: this.errors, targets };
+    return { pages: this.pagesStored, links: this.linksChecked, errors: this.errors, notModified: this.notModified, unchanged: this.unchanged, targets };
   }
 
   progress(): CrawlProgress {
@@ -437,16 +447,31 @@ export class CrawlEngine {
 
   // ── pages ──────────────────────────────────────────────────────────────────────────────────────────
 
-  private async crawlPage(r: TargetRun, url: string): Promise<void> {
+  /** What the store holds of a page of r that this crawl may reuse (stored under the same settings), or null. */
+  private revisitOf(r: TargetRun, url: string): StoredRevisit | null {
+    const stored = this.o.reader.revisit(url);
+    return stored && stored.key === r.revisitKey ? stored : null;
+  }
+
+  /** conditional: false when a stored page's links could not be replayed after a 304 (fetched again, in full). */
+  private async crawlPage(r: TargetRun, url: string, conditional = true): Promise<void> {
     const cfg = r.cfg;
-    // Parsed as it streams in (this thread), or collected and parsed on a parser thread.
+    // Asked for with its validators when the store holds it: a 304 keeps it as it is.
+    const prior = conditional ? this.revisitOf(r, url) : null;
+    const validators = prior ? conditionalHeaders(prior) : undefined;
+    // Parsed as it streams in (this thread), or collected and parsed on a parser thread (or here, once its hash
+    // says it changed).
     let sink: HtmlSink | null = null;
     let body: { chunks: Buffer[]; contentType: string | null; url: string } | null = null;
     let stylesheet: { chunks: Buffer[]; url: string } | null = null;
+    // The body's hash, and the stored page it would replace (the requested URL's, or the end of its redirects').
+    let hash: Hash | null = null;
+    let before: StoredRevisit | null = null;
     const extractOpts = { contentSelector: cfg.content_selector, titleSelector: cfg.title_selector, anchors: this.fragments, css: r.css };
     const res = await this.fetcher.fetch(url, {
       timeoutMs: cfg.request_timeout_ms,
       signal: this.signal,
+      headers: validators,
       onResponse: (info) => {
         if (info.status < 200 || info.status >= 300) return undefined;
         const css = r.css && isCss(info.contentType);
@@ -455,6 +480,9 @@ export class CrawlEngine {
         if (!final || !r.owns(final)) return undefined;
         // Redirected to a page this crawl has already seen: no need to parse it twice.
         if (final !== url && r.seen.has(r.canon(final))) return undefined;
+        before = final === url ? prior : this.revisitOf(r, r.canon(final));
+        const h = bodyHasher(info.headers);
+        hash = h;
         if (css) {
           const b = { chunks: [] as Buffer[], url: final };
           stylesheet = b;
@@ -462,26 +490,47 @@ export class CrawlEngine {
           const write = (c: Buffer) => {
             if (size >= MAX_STYLESHEET_BYTES) return;
             size += c.length;
+            h.update(c);
             b.chunks.push(c);
           };
           return { write, end: () => {} };
         }
-        if (this.parser.threaded) {
+        if (this.parser.threaded || before?.bodyHash) {
           const b = { chunks: [] as Buffer[], contentType: info.contentType, url: final };
           body = b;
-          return { write: (c: Buffer) => void b.chunks.push(c), end: () => {} };
+          return {
+            write: (c: Buffer) => {
+              h.update(c);
+              b.chunks.push(c);
+            },
+            end: () => {},
+          };
         }
-        sink = new HtmlSink(info.contentType, { url: final, ...extractOpts });
-        return sink;
+        const html = new HtmlSink(info.contentType, { url: final, ...extractOpts });
+        sink = html;
+        return {
+          write: (c: Buffer) => {
+            h.update(c);
+            html.write(c);
+          },
+          end: () => html.end(),
+        };
       },
     });
-    const cls = classify(res);
+    // A 304 to our own validators: the stored page stands, and so does its outcome.
+    const notModified = prior !== null && validators !== undefined && res.ok && res.status === 304 && res.hops.length === 0;
+    const cls = notModified ? { reason: 'ok' as const, httpStatus: prior.httpStatus, message: statusText(prior.httpStatus), redirectsTo: null } : classify(res);
     if (r.tracks(url)) this.record(url, cls);
     if (r.seeds.has(url) && !(!res.ok && res.failure === 'aborted')) {
       if (res.ok && res.status < 500) r.seedReached = true;
       else r.failure ??= `${url}: ${cls.message}`;
     }
     if (!res.ok && res.failure === 'aborted') return;
+    if (notModified) {
+      if (this.keepPage(r, url, url, res, prior, 'notModified')) return;
+      // Its links cannot be replayed: fetch it again without validators (its outcome is recorded again, the same).
+      return this.crawlPage(r, url, false);
+    }
 
     if (!res.ok || res.status < 200 || res.status >= 300) {
       // A page that answers with a transient failure keeps its stored copy; one that is gone or moved loses it.
@@ -502,37 +551,85 @@ export class CrawlEngine {
       if (r.tracks(canonical)) this.record(canonical, classify({ ok: true, url: canonical, finalUrl: canonical, status: res.status, hops: [] }));
       pageUrl = canonical;
     }
+    const bodyHash = (hash as Hash | null)?.digest('base64url') ?? null;
+    const stored = before as StoredRevisit | null;
+    // The same body (and shaping headers) as the stored page: kept as it is, neither parsed nor indexed again.
+    if (bodyHash && stored?.bodyHash === bodyHash && this.keepPage(r, pageUrl, url, res, stored, 'unchanged')) return;
     const css = stylesheet as { chunks: Buffer[]; url: string } | null;
     if (css) {
       // A stylesheet: stored as a document (never searched) with the links it holds.
       const links = stylesheetLinks(Buffer.concat(css.chunks).toString('utf8'), css.url);
-      this.storePage(r, pageUrl, url, res, null, links);
+      this.storePage(r, pageUrl, url, res, null, bodyHash, links);
       return;
     }
     let extracted = (sink as HtmlSink | null)?.page ?? null;
     const collected = body as { chunks: Buffer[]; contentType: string | null; url: string } | null;
+    let parsed = true;
     if (collected) {
       try {
         extracted = await this.parser.parse(collected.chunks, collected.contentType, { url: collected.url, ...extractOpts });
       } catch (err) {
         if (this.signal.aborted) return;
+        parsed = false;
         this.o.logger.warn({ err, url: pageUrl }, 'page could not be parsed: stored without text or links');
       }
     }
-    this.storePage(r, pageUrl, url, res, extracted);
+    // A page that could not be parsed is never kept for what it holds: the next crawl tries again.
+    this.storePage(r, pageUrl, url, res, extracted, parsed ? bodyHash : null);
   }
 
-  private storePage(r: TargetRun, pageUrl: string, requested: string, res: FetchResult, extracted: ExtractedPage | null, documentLinks: ExtractedLink[] = []): void {
+  /** The sitemap lastmod of a page (under its own URL, or the one it was requested as). */
+  private lastmodOf(r: TargetRun, pageUrl: string, requested: string): string | null {
+    return r.sitemap?.get(pageUrl) ?? r.sitemap?.get(requested) ?? null;
+  }
+
+  /**
+   * A stored page this crawl found unchanged stays as it is: its links are walked and checked as if just found on
+   * it (this crawl's outcomes and walk need them), nothing indexed is written. False when its links cannot be read.
+   */
+  private keepPage(r: TargetRun, pageUrl: string, requested: string, res: FetchResult, stored: StoredRevisit, kind: 'notModified' | 'unchanged'): boolean {
+    const found = decodeFound(stored.found);
+    if (!found) {
+      this.o.logger.warn({ url: pageUrl }, 'the stored links of a page could not be read: fetching it in full');
+      return false;
+    }
+    if (this.fragments && !found.html) this.notHtml.add(pageUrl);
+    if (found.links.length) this.handleLinks(r, found.links, found.nofollow);
+    // A 304 may omit validators that still hold; a 200's own are the ones to ask with next time.
+    const etag = responseHeader(res.headers, 'etag') ?? (kind === 'notModified' ? stored.etag : null);
+    const lastModified = responseHeader(res.headers, 'last-modified') ?? (kind === 'notModified' ? stored.lastModified : null);
+    this.writer.keep({ url: pageUrl, crawlId: this.o.crawlId, sitemapLastmod: this.lastmodOf(r, pageUrl, requested), etag, lastModified });
+    r.stored++;
+    this.pagesStored++;
+    this[kind]++;
+    return true;
+  }
+
+  /** What the next crawl needs to revisit a page: its validators, body hash, settings key and found links. */
+  private revisit(r: TargetRun, res: FetchResult, bodyHash: string | null, links: ExtractedLink[], nofollow: boolean, html: boolean): PageRevisit {
+    return {
+      etag: responseHeader(res.headers, 'etag') ?? null,
+      lastModified: responseHeader(res.headers, 'last-modified') ?? null,
+      bodyHash,
+      key: r.revisitKey,
+      found: encodeFound({ nofollow, html, links }),
+    };
+  }
+
+  private storePage(r: TargetRun, pageUrl: string, requested: string, res: FetchResult, extracted: ExtractedPage | null, bodyHash: string | null, documentLinks: ExtractedLink[] = []): void {
     const cfg = r.cfg;
-    const lastmod = r.sitemap?.get(pageUrl) ?? r.sitemap?.get(requested) ?? null;
+    const lastmod = this.lastmodOf(r, pageUrl, requested);
     if (!extracted) {
       // A document that is not HTML (PDF, image, stylesheet…): stored so it counts as seen, never in the search index.
       const meta = buildPageMeta({ url: pageUrl, host: r.host, extracted: EMPTY_PAGE, lastModified: responseHeader(res.headers, 'last-modified') ?? null, targetTags: cfg.tags });
       if (this.fragments) this.notHtml.add(pageUrl);
+      // An HTML page that could not be parsed (no hash) is not revisited: the next crawl fetches and parses it again.
+      const revisitable = bodyHash !== null || !isHtml(res.contentType);
       this.writer.page({
         url: pageUrl, host: r.host, httpStatus: res.ok ? res.status : 200, contentType: res.contentType, indexed: false, showInSearch: meta.showInSearch,
         title: meta.title, language: null, tags: meta.tags, superwords: [], content: '', meta, created: null, modified: meta.modified,
         sitemapLastmod: lastmod, crawlId: this.o.crawlId, links: documentLinks.length ? this.handleLinks(r, documentLinks, false) : [],
+        revisit: revisitable ? this.revisit(r, res, bodyHash, documentLinks, false, false) : null,
       });
       r.stored++;
       this.pagesStored++;
@@ -570,6 +667,7 @@ export class CrawlEngine {
       crawlId: this.o.crawlId,
       links,
       anchors: extracted.anchors ?? null,
+      revisit: bodyHash ? this.revisit(r, res, bodyHash, extracted.links, nofollow, true) : null,
     };
     this.writer.page(write);
     r.stored++;

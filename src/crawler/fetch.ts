@@ -57,6 +57,8 @@ export interface FetchOptions {
   signal?: AbortSignal;
   /** Decoded bytes handed to the sink at most. */
   maxBodyBytes?: number;
+  /** Sent with the request of `url` itself (and its retries), never with a redirect hop: e.g. conditional headers. */
+  headers?: Record<string, string>;
   /** Called with the final (non-redirect) answer; return a sink to read its body, or nothing to skip it. */
   onResponse?: (res: ResponseInfo) => BodySink | undefined | void;
 }
@@ -217,7 +219,7 @@ export class Fetcher {
     let current = url;
     let requests = 0;
     for (;;) {
-      const step = await this.requestOnce(current, opts);
+      const step = await this.requestOnce(current, opts, current === url ? opts.headers : undefined);
       requests += step.requests;
       if (step.kind === 'failure') {
         return { ok: false, url, finalUrl: current, failure: step.failure, detail: step.detail, hops, status: step.status, headers: NO_HEADERS, contentType: null, truncated: false, requests };
@@ -266,6 +268,7 @@ export class Fetcher {
   private async requestOnce(
     url: string,
     opts: FetchOptions,
+    extraHeaders?: Record<string, string>,
   ): Promise<
     | { kind: 'failure'; failure: FailureKind; detail: string; status?: number; requests: number }
     | { kind: 'redirect'; status: number; location: string; requests: number }
@@ -279,6 +282,7 @@ export class Fetcher {
       accept: method === 'HEAD' ? '*/*' : 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
       'accept-encoding': 'gzip, deflate, br',
       ...this.hostHeaders.get(u.host),
+      ...extraHeaders,
     };
     let requests = 0;
     for (let attempt = 0; ; attempt++) {

@@ -5,6 +5,7 @@ import { selectAll, selectOne } from 'css-select';
 import { DomHandler, type AnyNode, type Element } from 'domhandler';
 import { Parser, type Handler } from 'htmlparser2';
 import { TextDecoder } from 'node:util';
+import type { ExtractedLink } from '../model/crawl-writes.js';
 import type { PageMeta } from '../model/types.js';
 import type { BodySink } from './fetch.js';
 import { parseRobotsDirectives, ROBOTS_AGENT, type RobotsDirectives } from './robots.js';
@@ -33,22 +34,7 @@ export interface ExtractOptions {
 /** Characters of a link's text kept. */
 export const LINK_TEXT_MAX = 100;
 
-export interface ExtractedLink {
-  /** Resolved and canonical (see urls.ts). */
-  url: string;
-  /** The element it came from: a, area, img, source, script, link, iframe, video, audio, track, embed. */
-  element: string;
-  /** A link to another page (a, area, iframe, navigational <link>), as opposed to a resource the page loads. */
-  walkable: boolean;
-  /** rel="nofollow" on the link itself. */
-  nofollow: boolean;
-  /** The anchor text (or alt, aria-label, title), at most LINK_TEXT_MAX characters; '' when there is none. */
-  text: string;
-  /** A stylesheet (<link rel=stylesheet>, @import): its own links are read when the target checks CSS. */
-  stylesheet?: boolean;
-  /** The fragment of an <a>/<area> link, without '#' (only with the `anchors` option, and only when not empty). */
-  fragment?: string;
-}
+export type { ExtractedLink };
 
 /** The fields a `<script id="svc-page-meta">` may carry, type-checked; unknown or mistyped ones are dropped. */
 export type EmbeddedMeta = Partial<PageMeta>;

@@ -1,6 +1,7 @@
 // What the crawler writes to and reads from, defined here so the crawler needs no database: the backend hands it
-// the store's batched writer and a reader of stored lastmods; tests hand it plain objects.
-import type { OutcomeWrite, PageWrite } from '../model/crawl-writes.js';
+// the store's batched writer and a reader of what is stored (lastmods, anchors, outcomes, a page's validators and
+// found links for a conditional re-crawl); tests hand it plain objects.
+import type { KeepWrite, OutcomeWrite, PageWrite, StoredRevisit } from '../model/crawl-writes.js';
 import type { CrawlStats } from '../model/types.js';
 
 export interface CrawlSink {
@@ -10,6 +11,8 @@ export interface CrawlSink {
   outcome(o: OutcomeWrite): void;
   /** The stored page stays as it is but counts as seen by this crawl (e.g. a transient failure). */
   touch(url: string): void;
+  /** A stored page found unchanged (304, or the same body): it stays as it is, with its links and index entry. */
+  keep(k: KeepWrite): void;
   /** The stored page under this URL goes (it is gone, or now redirects). */
   remove(url: string): void;
   /** The crawl's live stats, written with the next batch. */
@@ -30,6 +33,8 @@ export interface CrawlReader {
   pageAnchors(url: string): string[] | null;
   /** Whether a link URL's stored outcome is ok and was checked at or after `since` (ISO 8601): the external link cache. */
   okCheckedSince(url: string, since: string): boolean;
+  /** A stored page's validators, body hash, settings key and found links (what a conditional re-crawl needs), or null. */
+  revisit(url: string): StoredRevisit | null;
 }
 
 /** How one target's share of a crawl ended: the backend's clearing rule decides from this. */

@@ -10,6 +10,54 @@ export interface FoundLink {
   text: string;
 }
 
+/** A link as found on a page (resolved, canonical), before the crawl decides what of it to walk, check and store. */
+export interface ExtractedLink {
+  /** Resolved and canonical (see crawler/urls.ts). */
+  url: string;
+  /** The element it came from: a, area, img, source, script, link, iframe, video, audio, track, embed, css. */
+  element: string;
+  /** A link to another page (a, area, iframe, navigational <link>), as opposed to a resource the page loads. */
+  walkable: boolean;
+  /** rel="nofollow" on the link itself. */
+  nofollow: boolean;
+  /** The anchor text (or alt, aria-label, title), at most 100 characters; '' when there is none. */
+  text: string;
+  /** A stylesheet (<link rel=stylesheet>, @import): its own links are read when the target checks CSS. */
+  stylesheet?: boolean;
+  /** The fragment of an <a>/<area> link, without '#' (only when fragments are collected, and only when not empty). */
+  fragment?: string;
+}
+
+/**
+ * What the next crawl needs to ask whether a document changed and, when it did not, to go on without it: its
+ * validators, a hash of what it was made of, and the links found on it (opaque to the store: the crawler's own form).
+ */
+export interface PageRevisit {
+  etag: string | null;
+  lastModified: string | null;
+  /** Hash of the body and the response headers that shaped the stored page; null when the body was not read. */
+  bodyHash: string | null;
+  /** The settings the page was extracted with: a stored page is only reused under the same ones. */
+  key: string;
+  /** The links as found, with what walking them needs (crawler-encoded). */
+  found: string;
+}
+
+/** A stored page this crawl found unchanged (304, or the same body): it stays as it is, with its links and index entry. */
+export interface KeepWrite {
+  url: string;
+  crawlId: number | null;
+  sitemapLastmod: string | null;
+  /** The validators to ask with next time (a 304 may bring new ones). */
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/** What a stored page offers a revisit (the store answers it only when the page has links to replay). */
+export interface StoredRevisit extends PageRevisit {
+  httpStatus: number;
+}
+
 export interface PageWrite {
   url: string;
   /** The target's host[:port]. */
@@ -32,6 +80,8 @@ export interface PageWrite {
   links: FoundLink[];
   /** Fragment targets on the page (ids, <a name>), when a target checks fragments; null when not collected. */
   anchors?: string[] | null;
+  /** Kept for the next crawl's conditional request and link replay; absent: the page cannot be revisited so. */
+  revisit?: PageRevisit | null;
 }
 
 export interface OutcomeWrite {

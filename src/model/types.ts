@@ -29,6 +29,10 @@ export interface CrawlStats {
   pages: number;
   links: number;
   errors: number;
+  /** Of `pages`: stored pages the site answered 304 Not Modified for (kept as they are, links replayed). */
+  notModified?: number;
+  /** Of `pages`: stored pages fetched again with the same body (not parsed or indexed again, links replayed). */
+  unchanged?: number;
   /** Per target host; present once the crawl has started. */
   targets?: Record<string, CrawlTargetStats>;
 }

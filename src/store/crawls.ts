@@ -17,10 +17,15 @@ interface CrawlRow {
   stats: string | null;
   error: string | null;
   triggered_by: CrawlTrigger;
+  not_modified: number;
+  unchanged: number;
 }
 
 function toRecord(r: CrawlRow): CrawlRecord {
   const stats: CrawlStats = { pages: r.pages, links: r.links, errors: r.errors };
+  // Only crawls that kept stored pages say so (older records and first crawls look as they always did).
+  if (r.not_modified) stats.notModified = r.not_modified;
+  if (r.unchanged) stats.unchanged = r.unchanged;
   if (r.stats) stats.targets = JSON.parse(r.stats) as CrawlStats['targets'];
   const rec: CrawlRecord = { id: r.id, mode: r.mode, status: r.status, trigger: r.triggered_by, startedAt: r.started_at, finishedAt: r.finished_at, stats };
   if (r.urls) rec.urls = JSON.parse(r.urls) as string[];
@@ -106,8 +111,8 @@ export function setCrawlStatus(store: Store, id: number, status: CrawlStatus, er
 /** Live or final stats; written by the owner, so it is also the owner's heartbeat. */
 export function updateCrawlStats(store: Store, id: number, stats: CrawlStats): void {
   store
-    .prepare('UPDATE crawls SET pages = ?, links = ?, errors = ?, stats = ?, heartbeat_at = ? WHERE id = ?')
-    .run(stats.pages, stats.links, stats.errors, stats.targets ? JSON.stringify(stats.targets) : null, Date.now(), id);
+    .prepare('UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, stats = ?, heartbeat_at = ? WHERE id = ?')
+    .run(stats.pages, stats.links, stats.errors, stats.notModified ?? 0, stats.unchanged ?? 0, stats.targets ? JSON.stringify(stats.targets) : null, Date.now(), id);
 }
 
 export function getCrawl(store: Store, project: string, id: number): CrawlRecord | null {

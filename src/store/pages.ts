@@ -1,5 +1,5 @@
 // Writes of what a crawl found: pages (and, through triggers, the full-text index), their links, link outcomes.
-import type { OutcomeWrite, PageWrite } from '../model/crawl-writes.js';
+import type { KeepWrite, OutcomeWrite, PageWrite, StoredRevisit } from '../model/crawl-writes.js';
 import type { PageIndexState } from '../model/types.js';
 import type { Store } from './store.js';
 
@@ -7,13 +7,16 @@ import type { Store } from './store.js';
 export function savePages(store: Store, pages: PageWrite[]): void {
   if (!pages.length) return;
   const upsert = store.prepare(`
-    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id, anchors)
-    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId, @anchors)
+    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id, anchors,
+      etag, last_modified, body_hash, revisit_key, found_links)
+    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId, @anchors,
+      @etag, @lastModified, @bodyHash, @revisitKey, @foundLinks)
     ON CONFLICT(url) DO UPDATE SET host = excluded.host, http_status = excluded.http_status, content_type = excluded.content_type,
       indexed = excluded.indexed, show_in_search = excluded.show_in_search, title = excluded.title, language = excluded.language,
       tags = excluded.tags, superwords = excluded.superwords, content = excluded.content, meta = excluded.meta, created = excluded.created,
       modified = excluded.modified, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod),
-      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id, anchors = excluded.anchors
+      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id, anchors = excluded.anchors,
+      etag = excluded.etag, last_modified = excluded.last_modified, body_hash = excluded.body_hash, revisit_key = excluded.revisit_key, found_links = excluded.found_links
     RETURNING id`);
   const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
   const addTag = store.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
@@ -49,6 +52,11 @@ export function savePages(store: Store, pages: PageWrite[]): void {
         lastCrawled: now,
         crawlId: p.crawlId,
         anchors: p.anchors ? JSON.stringify(p.anchors) : null,
+        etag: p.revisit?.etag ?? null,
+        lastModified: p.revisit?.lastModified ?? null,
+        bodyHash: p.revisit?.bodyHash ?? null,
+        revisitKey: p.revisit?.key ?? null,
+        foundLinks: p.revisit?.found ?? null,
       }) as { id: number };
       delTags.run(id);
       for (const t of p.tags) addTag.run(id, t);
@@ -126,6 +134,29 @@ export function pageAnchors(store: Store, url: string): string[] | null {
 /** Whether the stored outcome of a link URL is `ok` and was checked at or after `since` (ISO 8601): the external link cache. */
 export function okCheckedSince(store: Store, url: string, since: string): boolean {
   return store.prepare(`SELECT 1 FROM link_outcomes WHERE url = ? AND reason = 'ok' AND checked_at >= ?`).get(url, since) !== undefined;
+}
+
+/**
+ * Stored pages a crawl found unchanged (304, or the same body): seen by this crawl and checked now, with the
+ * validators to ask with next time. Nothing indexed or linked is written, so neither the index nor the links move.
+ */
+export function keepPages(store: Store, kept: KeepWrite[]): void {
+  if (!kept.length) return;
+  const stmt = store.prepare(`UPDATE pages SET crawl_id = @crawlId, last_crawled = @now, sitemap_lastmod = COALESCE(@sitemapLastmod, sitemap_lastmod),
+    etag = @etag, last_modified = @lastModified WHERE url = @url`);
+  const now = new Date().toISOString();
+  store.tx(() => {
+    for (const k of kept) stmt.run({ ...k, now });
+  });
+}
+
+/** What a stored page offers a revisit: its validators, body hash, settings key and found links; null when it has none to replay. */
+export function storedRevisit(store: Store, url: string): StoredRevisit | null {
+  const row = store
+    .prepare('SELECT etag, last_modified, body_hash, revisit_key, found_links, http_status FROM pages WHERE url = ? AND found_links IS NOT NULL AND revisit_key IS NOT NULL')
+    .get(url) as { etag: string | null; last_modified: string | null; body_hash: string | null; revisit_key: string; found_links: string; http_status: number } | undefined;
+  if (!row) return null;
+  return { etag: row.etag, lastModified: row.last_modified, bodyHash: row.body_hash, key: row.revisit_key, found: row.found_links, httpStatus: row.http_status };
 }
 
 /** Marks stored pages as seen by a crawl without rewriting them (e.g. a page the site asked us not to fetch right now). */

@@ -3,11 +3,11 @@
 // script the commits happen on a writer thread with its own connection, beside the crawling; otherwise here.
 import { Worker } from 'node:worker_threads';
 import { updateCrawlStats } from './crawls.js';
-import { removePagesByUrl, saveOutcomes, savePages, touchPages } from './pages.js';
+import { keepPages, removePagesByUrl, saveOutcomes, savePages, touchPages } from './pages.js';
 import type { CrawlStats } from '../model/types.js';
 import type { Store } from './store.js';
 import { WORKER_LIMITS, workerScript } from '../lib/workers.js';
-import { type OutcomeWrite, type PageWrite } from '../model/crawl-writes.js';
+import { type KeepWrite, type OutcomeWrite, type PageWrite } from '../model/crawl-writes.js';
 
 export interface WriteBatch {
   crawlId: number;
@@ -15,6 +15,8 @@ export interface WriteBatch {
   outcomes: OutcomeWrite[];
   /** Stored pages that count as seen without being rewritten. */
   touched: string[];
+  /** Stored pages found unchanged: seen and checked now, nothing indexed rewritten. */
+  kept: KeepWrite[];
   /** Stored pages that go (gone, or now a redirect). */
   removed: string[];
   /** The crawl's live stats, committed with the batch so the crawling thread never waits for the write lock. */
@@ -26,6 +28,7 @@ export function writeBatch(store: Store, b: WriteBatch): void {
   store.tx(() => {
     removePagesByUrl(store, b.removed);
     savePages(store, b.pages);
+    keepPages(store, b.kept);
     touchPages(store, b.touched, b.crawlId);
     saveOutcomes(store, b.outcomes);
     if (b.stats) updateCrawlStats(store, b.crawlId, b.stats);
@@ -98,6 +101,12 @@ export class CrawlWriter {
     if (this.batch.touched.length >= this.maxOutcomes) this.flush();
   }
 
+  /** A stored page found unchanged: it stays as it is, seen and checked by this crawl. */
+  keep(k: KeepWrite): void {
+    this.batch.kept.push(k);
+    if (this.batch.kept.length >= this.maxOutcomes) this.flush();
+  }
+
   /** The stored page under this URL goes (it is gone, or now redirects). */
   remove(url: string): void {
     this.batch.removed.push(url);
@@ -113,7 +122,7 @@ export class CrawlWriter {
   flush(): void {
     this.throwIfFailed();
     const b = this.batch;
-    if (!b.pages.length && !b.outcomes.length && !b.touched.length && !b.removed.length && !b.stats) return;
+    if (!b.pages.length && !b.outcomes.length && !b.touched.length && !b.kept.length && !b.removed.length && !b.stats) return;
     this.batch = this.empty();
     this.contentChars = 0;
     if (!this.worker) return writeBatch(this.store, b);
@@ -162,6 +171,6 @@ export class CrawlWriter {
   }
 
   private empty(): WriteBatch {
-    return { crawlId: this.crawlId, pages: [], outcomes: [], touched: [], removed: [] };
+    return { crawlId: this.crawlId, pages: [], outcomes: [], touched: [], kept: [], removed: [] };
   }
 }

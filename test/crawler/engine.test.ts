@@ -79,6 +79,7 @@ describe('crawl engine with a memory sink (no database)', () => {
     const reader: CrawlReader = {
       pageAnchors: () => null,
       okCheckedSince: () => false,
+      revisit: () => null,
       sitemapLastmods: (host) => {
         asked.push(host);
         return new Map([

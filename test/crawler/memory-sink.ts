@@ -12,18 +12,33 @@ export class MemoryStore {
   readonly outcomes = new Map<string, StoredOutcome>();
   /** Pages the crawls asked to remove, in order. */
   readonly removed: string[] = [];
+  /** Pages the crawls kept as they were (304 or the same body), in order. */
+  readonly kept: string[] = [];
+  /** Pages written (parsed and stored), in order, over all crawls. */
+  readonly written: string[] = [];
   /** Sinks closed so far (the engine closes its sink when the crawl ends). */
   closed = 0;
 
   /** A fresh sink for one crawl (the engine closes it when the crawl ends). */
   sink(): CrawlSink {
     return {
-      page: (p) => void this.pages.set(p.url, p),
+      page: (p) => {
+        this.written.push(p.url);
+        this.pages.set(p.url, p);
+      },
       outcome: (o) => {
         if (o.onlyIfNew && this.outcomes.has(o.url)) return;
         this.outcomes.set(o.url, { ...o, checkedAt: new Date().toISOString() });
       },
       touch: () => {},
+      keep: (k) => {
+        this.kept.push(k.url);
+        const p = this.pages.get(k.url);
+        if (!p) return;
+        p.crawlId = k.crawlId;
+        p.sitemapLastmod = k.sitemapLastmod ?? p.sitemapLastmod;
+        if (p.revisit) p.revisit = { ...p.revisit, etag: k.etag, lastModified: k.lastModified };
+      },
       remove: (url) => {
         this.removed.push(url);
         this.pages.delete(url);
@@ -45,6 +60,10 @@ export class MemoryStore {
       okCheckedSince: (url, since) => {
         const o = this.outcomes.get(url);
         return o !== undefined && o.reason === 'ok' && o.checkedAt >= since;
+      },
+      revisit: (url) => {
+        const p = this.pages.get(url);
+        return p?.revisit ? { ...p.revisit, httpStatus: p.httpStatus } : null;
       },
     };
   }

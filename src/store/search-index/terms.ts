@@ -74,6 +74,45 @@ const MAX_TERMS = 20_000;
 const MAX_WORDS = 50_000;
 const MAX_TEXT_CHARS = 1_000_000;
 
+/** Whether a UTF-16 code unit below 0x10000 is a word character (WORD_RE): 1 yes, 2 no, 0 not looked up yet. */
+const BMP_WORD = new Uint8Array(0x10000);
+for (let c = 0; c < 128; c++) BMP_WORD[c] = /[0-9A-Za-z]/.test(String.fromCharCode(c)) ? 1 : 2;
+const WORD_CHAR = /^[\p{L}\p{N}\p{M}\p{Co}]$/u;
+
+/**
+ * The distinct words of a text as WORD_RE cuts them, in order of first appearance, at most `max`. A scan of char
+ * codes with a table: the same words as text.matchAll(WORD_RE), in about half the time on a long page.
+ */
+export function distinctWords(text: string, max: number): Set<string> {
+  const words = new Set<string>();
+  const n = text.length;
+  let start = -1;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    let width = 1;
+    let word: boolean;
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair: its code point decides.
+      width = 2;
+      word = WORD_CHAR.test(text.slice(i, i + 2));
+    } else {
+      let k = BMP_WORD[c]!;
+      if (k === 0) BMP_WORD[c] = k = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 2;
+      word = k === 1;
+    }
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      words.add(text.slice(start, i));
+      start = -1;
+      if (words.size >= max) return words;
+    }
+    i += width - 1;
+  }
+  if (start >= 0) words.add(text.slice(start));
+  return words;
+}
+
 /**
  * The extra terms of a text, space-separated, each once: the stems that differ from their word (in the
  * language's algorithm; none without one) and the parts of camelCase words with their stems. Order is of no
@@ -94,11 +133,7 @@ export function extraTerms(text: string, language: string | null): string {
     if (stem !== word && stem) out.add(stem);
   };
   // Each distinct word once (as written: its case tells camelCase apart), then its stem and its parts.
-  const words = new Set<string>();
-  for (const m of text.matchAll(WORD_RE)) {
-    words.add(m[0]);
-    if (words.size >= MAX_WORDS) break;
-  }
+  const words = distinctWords(text, MAX_WORDS);
   for (const word of words) {
     if (out.size >= MAX_TERMS) break;
     const lower = word.toLowerCase();

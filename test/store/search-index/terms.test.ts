@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { algorithmFor, exactTitleLevel, extraTerms, queryVariants, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { algorithmFor, distinctWords, exactTitleLevel, extraTerms, queryVariants, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
 import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
 
 const terms = (text: string, lang: string | null) => extraTerms(text, lang).split(' ').filter(Boolean).sort();
@@ -89,5 +89,20 @@ describe('titles', () => {
     expect(short).toBeGreaterThan(long);
     expect(long).toBeGreaterThan(titleScore('Indexes', q, ['english']));
     expect(titleScore('Unrelated', q, ['english'])).toBe(0);
+  });
+});
+
+describe('distinctWords', () => {
+  it('cuts the same words as the index tokenizer pattern, in order, up to the cap (ASCII, accents, CJK, astral, lone surrogates)', () => {
+    const re = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+    const alphabet = ['a', 'Z', '9', ' ', '-', '_', '.', 'é', 'e\u0301', 'ß', '中', '\u{1D400}', '\u{1F600}', '\u{F0000}', '\uD800', '\uDC00', '٣', '\u00A0', '\n'];
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let n = 0; n < 500; n++) {
+      let text = '';
+      for (let i = 0; i < 40; i++) text += alphabet[Math.floor(rand() * alphabet.length)];
+      expect([...distinctWords(text, 1_000)]).toEqual([...new Set(text.match(re) ?? [])]);
+    }
+    expect([...distinctWords('one two three two four', 2)]).toEqual(['one', 'two']);
   });
 });
