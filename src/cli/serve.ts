@@ -74,6 +74,7 @@ export async function run(argv: string[]): Promise<number> {
     'svc serve listening',
   );
   if (demo) await demo.announce(app, baseUrl);
+  await app.startWebhookDeliveries();
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -1,6 +1,7 @@
 // GET /v1/openapi.json: an OpenAPI 3.1 document generated from the same zod schemas that validate the requests.
 import { z } from 'zod';
 import {
+  CrawlChangesSchema,
   CrawlListQuerySchema,
   CrawlListSchema,
   CrawlRecordSchema,
@@ -14,6 +15,8 @@ import {
   PageStateQuerySchema,
   SearchRequestSchema,
   SearchResultsSchema,
+  WebhookDeliveryListQuerySchema,
+  WebhookDeliveryListSchema,
 } from '../backend/contract.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -90,6 +93,23 @@ export function openApiDocument(): JsonSchema {
           operationId: 'getCrawl',
           summary: 'One crawl record, with live stats while it runs',
           responses: { '200': answer('The crawl record', CrawlRecordSchema), ...errors(400, 401, 404) },
+        },
+      },
+      '/v1/projects/{publicToken}/crawls/{id}/changes': {
+        parameters: [tokenParam, { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+        get: {
+          operationId: 'crawlChanges',
+          summary: 'What the crawl changed since the previous completed full crawl: problems new in the report and problems gone from it',
+          responses: { '200': answer('New and fixed problems', CrawlChangesSchema), ...errors(400, 401, 404, 409) },
+        },
+      },
+      '/v1/projects/{publicToken}/webhook-deliveries': {
+        parameters: [tokenParam],
+        get: {
+          operationId: 'listWebhookDeliveries',
+          summary: 'Webhook deliveries (the outbox), newest first',
+          parameters: queryParameters(WebhookDeliveryListQuerySchema),
+          responses: { '200': answer('A page of deliveries', WebhookDeliveryListSchema), ...errors(400, 401, 404) },
         },
       },
       '/v1/projects/{publicToken}/link-report': {
