@@ -66,25 +66,26 @@ export class WebhookDeliverer {
   /** One round: every due delivery is claimed and sent; answers how many were sent. */
   runOnce(): Promise<number> {
     if (this.running) return this.running;
-    this.running = (async () => {
-      let sent = 0;
-      try {
-        do {
-          this.again = false;
-          for (;;) {
-            if (this.stopped) return sent;
-            const batch = claimDueDeliveries(this.opts.store, this.opts.project, this.now(), this.leaseMs, 10);
-            if (!batch.length) break;
-            await Promise.all(batch.map((d) => this.send(d)));
-            sent += batch.length;
-          }
-        } while (this.again);
-        return sent;
-      } finally {
-        this.running = null;
+    const round: Promise<number> = this.round().finally(() => {
+      if (this.running === round) this.running = null;
+    });
+    this.running = round;
+    return round;
+  }
+
+  private async round(): Promise<number> {
+    let sent = 0;
+    do {
+      this.again = false;
+      for (;;) {
+        if (this.stopped) return sent;
+        const batch = claimDueDeliveries(this.opts.store, this.opts.project, this.now(), this.leaseMs, 10);
+        if (!batch.length) break;
+        await Promise.all(batch.map((d) => this.send(d)));
+        sent += batch.length;
       }
-    })();
-    return this.running;
+    } while (this.again);
+    return sent;
   }
 
   /** Stops the loop, waits for the round in flight, closes connections. */
