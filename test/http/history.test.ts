@@ -1,6 +1,6 @@
 // History over the /v1 facade and the svc/link-report ability, on real crawls of a loopback site: since (query
 // parameter and ability input) with its counts and its error, first_seen in both forms, the changes route (200,
-// 404, 409) and the deliveries list (never a secret).
+// 404, 409) and the deliveries list (never a secret); the remote backend through those routes.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createHost, type App } from '../../src/app.js';
 import { addUser } from '../../src/auth/users.js';
@@ -8,6 +8,8 @@ import type { Host } from '../../src/abilities/runtime.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { startSite, type TestSite } from '../crawler/site.js';
 import { makeApp, startFacade, type Facade } from './helpers.js';
+import { RemoteBackend } from '../../src/backend/remote.js';
+import { silentLogger } from '../../src/lib/log.js';
 
 const SECRET = 'the-webhook-secret-1234';
 let site: TestSite;
@@ -101,6 +103,17 @@ it('since filters the report over REST and the ability; changes and deliveries o
   ]);
   expect(JSON.stringify((await get('/webhook-deliveries')).body)).not.toContain(SECRET);
   expect((await get('/webhook-deliveries?limit=0')).status).toBe(400);
+
+  // The remote backend reads the same through these routes.
+  const remote = new RemoteBackend({ baseUrl: api.baseUrl, apiKey: api.key, publicToken: app.backend.publicToken, logger: silentLogger });
+  try {
+    expect(await remote.crawlChanges(second.id)).toEqual(await app.backend.crawlChanges(second.id));
+    expect(await remote.listWebhookDeliveries({ limit: 5, offset: 0 })).toEqual(await app.backend.listWebhookDeliveries({ limit: 5, offset: 0 }));
+    expect(await remote.linkReport({ limit: 10, since: first.finishedAt })).toEqual(await app.backend.linkReport({ limit: 10, since: first.finishedAt }));
+    await expect(remote.crawlChanges(999)).rejects.toMatchObject({ code: 'not_found' });
+  } finally {
+    await remote.close();
+  }
 }, 60_000);
 
 it('409 for the changes of a crawl that has not ended', async () => {
