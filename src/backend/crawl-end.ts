@@ -1,14 +1,18 @@
 // What happens once when a crawl has ended, in the transaction that records its end: the problem history moves on
 // (first seen, fixed), and a delivery per matching webhook goes into the outbox. A crawl ended by this process is
 // recorded with its end status; one marked failed elsewhere (its owner died) by the next sweep of any process.
+// Old history (problems fixed long ago) and finished deliveries are forgotten here too.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../lib/log.js';
 import type { TargetConfig, WebhookConfig } from '../model/config.js';
 import { crawlEndEvent } from '../model/webhooks.js';
 import { getCrawl } from '../store/crawls.js';
-import { recordProblemHistory, unrecordedEnd, unrecordedEnds } from '../store/history.js';
+import { pruneProblemHistory, recordProblemHistory, unrecordedEnd, unrecordedEnds } from '../store/history.js';
 import type { Store } from '../store/store.js';
-import { insertDelivery } from '../store/webhooks.js';
+import { insertDelivery, pruneDeliveries } from '../store/webhooks.js';
+import { DELIVERIES_KEEP_DAYS, HISTORY_KEEP_DAYS } from '../model/limits.js';
+
+const DAY_MS = 86_400_000;
 import { crawlChanges } from './history/changes.js';
 import { webhookBody } from './webhooks/payload.js';
 
@@ -30,12 +34,14 @@ export function recordCrawlEnd(ctx: CrawlEndContext, id: number): boolean {
   const end = unrecordedEnd(store, project, id);
   if (!end) return false;
   recordProblemHistory(store, project, id, end.finishedAt);
+  const now = (ctx.now ?? Date.now)();
+  pruneProblemHistory(store, project, new Date(now - HISTORY_KEEP_DAYS * DAY_MS).toISOString());
+  pruneDeliveries(store, project, now - DELIVERIES_KEEP_DAYS * DAY_MS);
   const crawl = getCrawl(store, project, id)!;
   const event = crawlEndEvent(crawl.status);
   const hooks = event ? ctx.webhooks.filter((h) => h.events.includes(event)) : [];
   if (!event || !hooks.length) return true;
   const body = webhookBody({ event, project, crawl, changes: crawlChanges(store, project, ctx.targets, id) });
-  const now = (ctx.now ?? Date.now)();
   for (const h of hooks) insertDelivery(store, { id: randomUUID(), project, crawlId: id, event, url: h.url, body, now });
   return true;
 }

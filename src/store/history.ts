@@ -121,3 +121,8 @@ export function previousCompletedFullCrawl(store: Store, project: string, id: nu
     .get(project, id) as { id: number; finished_at: string } | undefined;
   return row ? { id: row.id, finishedAt: row.finished_at } : null;
 }
+
+/** Forgets problems fixed before `before` (ISO 8601): their crawls' changes are too old to be asked for. */
+export function pruneProblemHistory(store: Store, project: string, before: string): number {
+  return store.prepare('DELETE FROM problem_history WHERE project = ? AND fixed_crawl IS NOT NULL AND fixed_at < ?').run(project, before).changes;
+}

@@ -114,3 +114,8 @@ export function listDeliveries(store: Store, project: string, limit: number, off
     .all(project, limit, offset) as DeliveryRow[];
   return rows.map(toDelivery);
 }
+
+/** Forgets delivered and failed deliveries created before `before` (ms). */
+export function pruneDeliveries(store: Store, project: string, before: number): number {
+  return store.prepare(`DELETE FROM webhook_deliveries WHERE project = ? AND status IN ('delivered','failed') AND created_at < ?`).run(project, before).changes;
+}
