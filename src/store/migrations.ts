@@ -459,7 +459,9 @@ CREATE TABLE problem_history (
   fixed_crawl  INTEGER,           -- NULL while the problem is still in the report
   fixed_at     TEXT
 );
-CREATE UNIQUE INDEX problem_history_open ON problem_history(project, page_url, url, reason) WHERE fixed_crawl IS NULL;
+-- The open episode of a report row: the report reads first_seen from the index alone (fixed_crawl is in it for
+-- that too). One open episode per problem: recordProblemHistory opens one only where none is open, in one transaction.
+CREATE INDEX problem_history_open ON problem_history(project, page_url, url, reason, first_seen, fixed_crawl) WHERE fixed_crawl IS NULL;
 CREATE INDEX problem_history_span ON problem_history(project, first_crawl, fixed_crawl);
 ALTER TABLE crawls ADD COLUMN history_done INTEGER NOT NULL DEFAULT 0;
 UPDATE crawls SET history_done = 1 WHERE status IN ('completed','stopped','failed');
