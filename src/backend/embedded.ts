@@ -78,6 +78,9 @@ export class EmbeddedBackend implements Backend {
   }
 
   async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
+    // A dead crawl is failed and its end recorded before the new crawl writes anything, so the history gives the
+    // new crawl's findings to the new crawl.
+    this.failDead();
     return this.runner.start(req);
   }
 

@@ -9,8 +9,10 @@ const SINCE_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(
 
 /** A `since` value → the same instant as toISOString writes it (how first-seen times are stored); null when invalid. */
 export function normalizeSince(value: string): string | null {
-  if (!SINCE_RE.test(value.trim())) return null;
-  const t = Date.parse(value.trim());
+  // An unencoded "+02:00" in a query string arrives as " 02:00".
+  const v = value.trim().replace(/(\d) (\d{2}:?\d{2})$/, '$1+$2');
+  if (!SINCE_RE.test(v)) return null;
+  const t = Date.parse(v);
   return Number.isFinite(t) ? new Date(t).toISOString() : null;
 }
 

@@ -61,6 +61,7 @@ it('normalizeSince: ISO times with Z or an offset, or a date alone, become the s
   expect(normalizeSince('2026-11-23T10:00:00+02:00')).toBe('2026-11-23T08:00:00.000Z');
   expect(normalizeSince('2026-11-23T08:00Z')).toBe('2026-11-23T08:00:00.000Z');
   expect(normalizeSince('2026-11-23')).toBe('2026-11-23T00:00:00.000Z');
+  expect(normalizeSince('2026-11-23T10:00:00 02:00')).toBe('2026-11-23T08:00:00.000Z');
   for (const bad of ['yesterday', '2026-11-23T08:00:00', '23.11.2026', '2026-13-45T00:00:00Z', '']) expect(normalizeSince(bad)).toBeNull();
 });
 

@@ -12,6 +12,8 @@ import { silentLogger } from '../../src/lib/log.js';
 import type { WebhookConfig } from '../../src/model/config.js';
 import { claimDueDeliveries, insertDelivery, listDeliveries } from '../../src/store/webhooks.js';
 import { Store } from '../../src/store/store.js';
+import { createCrawl } from '../../src/store/crawls.js';
+import { EmbeddedBackend } from '../../src/backend/embedded.js';
 import { startSite, type TestSite } from '../crawler/site.js';
 
 const PROJECT = 'hook0001:eu-north-1';
@@ -156,4 +158,28 @@ describe('the deliverer', () => {
     expect(listDeliveries(store!, PROJECT, 10, 0)[0]).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null, lastError: expect.stringContaining('gave up after 2 attempts') });
     expect(got).toHaveLength(0);
   });
+});
+
+it('a crawl whose owner died is failed by the next process and its crawl.failed event goes into the outbox', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-hook-dead-'));
+  const store = new Store(join(dataDir, 'svc.db'));
+  // Another process started it and stopped beating a minute ago.
+  const dead = createCrawl(store, PROJECT, 'full', undefined, { instance: 'gone', now: Date.now() - 60_000 })!;
+  const config = parseConfig({
+    project: { public_token: PROJECT },
+    data_dir: dataDir,
+    webhooks: [{ url: 'https://hooks.example.org/svc', secret: SECRET, events: ['crawl.failed'] }],
+  });
+  const backend = new EmbeddedBackend({ config, store, logger: silentLogger });
+  try {
+    expect((await backend.getCrawl(dead.id))?.status).toBe('failed');
+    const [d] = await backend.listWebhookDeliveries({ limit: 10, offset: 0 });
+    expect(d).toMatchObject({ event: 'crawl.failed', crawl: dead.id, status: 'pending', url: 'https://hooks.example.org/svc' });
+    const body = JSON.parse(store.db.prepare('SELECT body FROM webhook_deliveries').pluck().get() as string);
+    expect(body).toMatchObject({ event: 'crawl.failed', project: PROJECT, crawl: { id: dead.id, status: 'failed', error: expect.stringMatching(/owner stopped answering/) }, changes: { newCount: 0, fixedCount: 0, new: [] } });
+    expect(await backend.crawlChanges(dead.id)).toEqual({ since: null, new: [], fixed: [] });
+  } finally {
+    await backend.close();
+    store.close();
+  }
 });
