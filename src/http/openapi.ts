@@ -43,7 +43,7 @@ function errors(...statuses: number[]): Record<string, unknown> {
     401: 'Missing, malformed or unknown API key (WWW-Authenticate: Bearer)',
     404: 'Unknown project, or a key of another project',
     405: 'Method not allowed',
-    409: 'A crawl of this project is already queued or running',
+    409: 'A crawl of this project is already queued or running (start), or the crawl has not ended yet (changes)',
     413: 'Request body larger than the server limit',
     501: 'Not available on this service',
     502: 'The upstream /v1 service failed',
