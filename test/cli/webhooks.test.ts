@@ -134,17 +134,17 @@ it('kill -9 of svc serve while a delivery is pending loses no delivery after a r
   cleanup.push(() => receiver.close());
   receiver.failing = true;
   const { configPath, key } = setup(receiver);
-  const first = await serve(configPath, 3_000);
+  const first = await serve(configPath, 5_000);
   expect((await call(first.api, key, '/crawls', { mode: 'full' })).status).toBe(202);
   await waitFor(async () => (receiver.requests.length ? true : undefined), 30_000, 'the first attempt');
-  // The attempt failed and is recorded pending, 3 s before its retry: the server dies without a word.
+  // The attempt failed and is recorded pending, 5 s before its retry: the server dies without a word.
   await waitFor(async () => ((await call(first.api, key, '/webhook-deliveries')).body.deliveries[0]?.status === 'pending' ? true : undefined), 5_000, 'pending');
   first.child.kill('SIGKILL');
   await once(first.child, 'exit');
   const before = receiver.requests.length;
 
   receiver.failing = false;
-  const second = await serve(configPath, 3_000);
+  const second = await serve(configPath, 5_000);
   await waitFor(async () => (receiver.requests.some((r) => r.status === 204) ? true : undefined), 30_000, 'the delivery after the restart');
   expect(receiver.requests.slice(before).map((r) => r.status)).toEqual([204]);
   const list = await call(second.api, key, '/webhook-deliveries');
