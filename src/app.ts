@@ -16,6 +16,7 @@ import { checkSiteUrl } from './model/site-urls.js';
 import type { Post } from './model/posts.js';
 import type { CrawlRecord } from './model/types.js';
 import { openStore, type Store } from './store/store.js';
+import type { WebhookDeliverer } from './backend/webhooks/deliverer.js';
 
 export type { Host };
 
@@ -37,12 +38,25 @@ export interface App {
   health(): { status: 'ok' | 'degraded'; error?: string };
   /** Looks at an error that reached the top: SQLite corruption makes the service degraded and is logged once. */
   noteError(err: unknown): void;
+  /**
+   * Starts sending the webhook outbox (svc serve): every second, and at once when a crawl ends here. Nothing with a
+   * remote backend (its crawls end in the other service) or a read-only store, or without webhooks.
+   */
+  startWebhookDeliveries(): Promise<void>;
+  /** One round of the webhook outbox (svc crawl before it exits): the deliveries due now; how many were sent. */
+  deliverWebhooksOnce(): Promise<number>;
 }
 
 export interface OpenAppOptions {
   logger?: Logger;
   /** Read commands on a data directory they may not write: no migration, no crawl clean-up. */
   readonly?: boolean;
+}
+
+/** The first wait before a failed webhook delivery is tried again: 10 s, or SVC_WEBHOOK_RETRY_BASE_MS (tests). */
+function webhookRetryBaseMs(): number | undefined {
+  const v = Number(process.env.SVC_WEBHOOK_RETRY_BASE_MS);
+  return Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
 /** How long a crawl's owner may stay silent before the crawl is dead: 30 s, or SVC_CRAWL_DEAD_AFTER_MS (tests, benchmarks). */
@@ -67,6 +81,17 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
     backend = embedded = new EmbeddedBackend({ config, store, logger, deadAfterMs });
   }
   let corruption: string | null = null;
+  // The deliverer (and undici) load only where webhooks are sent.
+  let deliverer: Promise<WebhookDeliverer | null> | null = null;
+  const retryBase = webhookRetryBaseMs();
+  const webhooksHere = backend.kind === 'embedded' && !store.readonly && config.webhooks.length > 0;
+  const getDeliverer = () =>
+    (deliverer ??= webhooksHere
+      ? import('./backend/webhooks/deliverer.js').then(
+          ({ WebhookDeliverer }) =>
+            new WebhookDeliverer({ store, project: config.project.public_token, webhooks: config.webhooks, logger, retry: retryBase ? { baseDelayMs: retryBase } : {} }),
+        )
+      : Promise.resolve(null));
   return {
     config,
     logger,
@@ -84,8 +109,19 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
       corruption = `${code}: ${(err as Error).message}`;
       logger.error({ file: store.path, code }, `the database ${store.path} is damaged: run \`svc repair\` (stop the server first; \`svc check\` lists the problems)`);
     },
+    async startWebhookDeliveries() {
+      const d = await getDeliverer();
+      if (!d) return;
+      d.start();
+      backend.onCrawlEnded(() => d.kick());
+    },
+    async deliverWebhooksOnce() {
+      const d = await getDeliverer();
+      return d ? d.runOnce() : 0;
+    },
     async close(why?: string) {
       await backend.close(why);
+      await (await deliverer)?.stop();
       store.close();
     },
   };

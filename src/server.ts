@@ -9,6 +9,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run
   mcp: { summary: 'MCP over stdio (current user from SVC_USER)', load: () => import('./cli/mcp.js') },
   crawl: { summary: 'crawl full|partial|manual [URL…] in the foreground', load: () => import('./cli/crawl.js') },
   report: { summary: 'print the link report', load: () => import('./cli/report.js') },
+  changes: { summary: 'changes [ID]: problems new and fixed by a crawl (default: the latest)', load: () => import('./cli/changes.js') },
   search: { summary: 'search the index', load: () => import('./cli/search.js') },
   keys: { summary: 'keys create [--name N]: make a /v1 API key', load: () => import('./cli/keys.js') },
   users: { summary: 'users add|list|reset-token|set-password|revoke-tokens: users, tokens, sign-in passwords', load: () => import('./cli/users.js') },

@@ -29,6 +29,7 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
           element: l.element,
           text: l.text,
           blocked: l.blocked === true,
+          first_seen: l.firstSeen ?? null,
         });
       }
     }

@@ -15,6 +15,8 @@ export interface LinkReportOptions {
   limit?: number;
   /** Only these reasons; all when absent or empty. */
   reasons?: readonly LinkReason[];
+  /** Only problems first seen after this time (ISO 8601). */
+  since?: string;
   /** Read the backend instead of the cache (and store the fresh result). */
   refresh?: boolean;
 }
@@ -62,7 +64,7 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
     },
     async svc_get_link_report(o = {}) {
       const reasons = o.reasons?.length ? [...o.reasons] : null;
-      const key = { target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default, reasons };
+      const key = { target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default, reasons, since: o.since ?? null };
       // A crawl that ended in another process on the same database makes every cached report stale.
       const version = await backend.reportVersion();
       if (version !== seenVersion) {
@@ -73,7 +75,7 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
         const hit = cache.get(key);
         if (hit) return hit;
       }
-      const report = await backend.linkReport({ target: o.target, limit: key.limit, ...(reasons ? { reasons } : {}) });
+      const report = await backend.linkReport({ target: o.target, limit: key.limit, ...(reasons ? { reasons } : {}), ...(o.since ? { since: o.since } : {}) });
       cache.set(key, report);
       return report;
     },

@@ -1,5 +1,5 @@
 // The link report's local cache: the report only changes when the site is crawled, so a
-// result is reused for up to 15 minutes per (target, limit, reasons). One cache serves one project's functions. Only
+// result is reused for up to 15 minutes per (target, limit, reasons, since). One cache serves one project's functions. Only
 // successes are stored.
 import { LRUCache } from 'lru-cache';
 import type { LinkReport } from '../model/types.js';
@@ -18,6 +18,8 @@ export interface LinkReportKey {
   limit: number;
   /** The reasons filter; null for all. */
   reasons?: readonly string[] | null;
+  /** The since filter; null for none. */
+  since?: string | null;
 }
 
 export class LinkReportCache {
@@ -30,7 +32,7 @@ export class LinkReportCache {
   }
 
   private static key(k: LinkReportKey): string {
-    return JSON.stringify([k.target, k.limit, k.reasons ? [...k.reasons].sort() : null]);
+    return JSON.stringify([k.target, k.limit, k.reasons ? [...k.reasons].sort() : null, k.since ?? null]);
   }
 
   get(k: LinkReportKey): LinkReport | undefined {

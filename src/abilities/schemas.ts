@@ -76,7 +76,7 @@ export const AbilityLinkReportSchema = z.object({
       redirect: countSchema(),
       unknown: countSchema(),
     })
-    .describe('Problem links (page, link pairs) per reason, whatever the limit; 0 for reasons left out by the reasons filter.'),
+    .describe('Problem links (page, link pairs) per reason, whatever the limit; 0 for reasons left out by the reasons filter; with since, only those first seen after it.'),
   links: z.array(
     z.object({
       page: z.string().describe('The page the link was found on.'),
@@ -88,6 +88,10 @@ export const AbilityLinkReportSchema = z.object({
       element: z.string().describe('The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, or css.'),
       text: z.string().describe('The anchor text or alt text (at most 100 characters); empty when there is none.'),
       blocked: z.boolean().describe('The answer was a bot or rate-limit block (status 999, a challenge page), not real breakage.'),
+      first_seen: z
+        .string()
+        .nullable()
+        .describe('When the crawl that first found this problem (this link on this page, with this reason) ended; null while that crawl still runs.'),
     }),
   ),
   targets: z.array(

@@ -7,6 +7,7 @@ import { AbilityLinkReportSchema, LinkReasonSchema } from './schemas.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import { latestCrawlOrNull } from './svc-get-crawl.js';
 import { REPORT_LIMIT } from '../model/limits.js';
+import { normalizeSince, SINCE_RULE } from '../model/history.js';
 
 export const svcLinkReport = defineAbility({
   name: 'svc/link-report',
@@ -17,7 +18,8 @@ export const svcLinkReport = defineAbility({
     'reason, a flat list of links (page, link, http_status, reason, message, redirects_to), top_links (up to 20 distinct problem URLs ' +
     'with the number of pages carrying each, most pages first: fix those first), the crawler targets, truncated, ' +
     'last_full_crawl (when the last completed full crawl finished), and a notice with the next step when no full crawl has ' +
-    'completed yet or one is still running. Filter with reasons, e.g. ["not_found"]. Reading it sends no requests to the site. At most `limit` links ' +
+    'completed yet or one is still running. Each link has first_seen: when the crawl that first found the problem ended. Filter with reasons, ' +
+    'e.g. ["not_found"], and with since (ISO time) for the problems first seen after it. Reading it sends no requests to the site. At most `limit` links ' +
     `(${REPORT_LIMIT.min}-${REPORT_LIMIT.max}, default ${REPORT_LIMIT.default}); truncated is true when there were more. Filter to one host with target. Cached up to 15 minutes; pass ` +
     'refresh: true for fresh data (e.g. right after a crawl). To tell a site without broken links from a target that does not track ' +
     'all links, check targets[].link_tracking: only "all" reports every link ("pdf" tracks only PDF links).',
@@ -40,6 +42,11 @@ export const svcLinkReport = defineAbility({
         .max(REPORT_REASONS.length)
         .optional()
         .describe(`Only links of these reasons (${REPORT_REASONS.join(', ')}); all when absent. e.g. ["not_found", "server_error"] for the broken ones.`),
+      since: z
+        .string({ error: `must be a string: ${SINCE_RULE}` })
+        .refine((s) => normalizeSince(s) !== null, { error: SINCE_RULE })
+        .optional()
+        .describe('Only problems first seen after this time (ISO 8601, e.g. "2026-11-23T08:00:00Z"): what broke since then. summary then counts only those.'),
     })
     .strict()
     .default({ limit: REPORT_LIMIT.default }),
@@ -51,7 +58,8 @@ export const svcLinkReport = defineAbility({
   },
   async run(input, { deps }) {
     const reasons = input.reasons as LinkReason[] | undefined;
-    const report = await deps.fns.svc_get_link_report({ target: input.target?.toLowerCase(), limit: input.limit, refresh: input.refresh, reasons });
+    const since = input.since === undefined ? undefined : normalizeSince(input.since)!;
+    const report = await deps.fns.svc_get_link_report({ target: input.target?.toLowerCase(), limit: input.limit, refresh: input.refresh, reasons, since });
     const out = toAbilityLinkReport(report);
     const notice = reportNotice(report.lastFullCrawl, await latestCrawlOrNull(deps));
     return notice ? { ...out, notice } : out;

@@ -2,6 +2,8 @@
 // crawls and stores) and remote (an undici client of another service's /v1 API). Both throw BackendError.
 import type { FollowOptions } from './follow.js';
 import type { ScheduleInfo } from '../model/schedule.js';
+import type { CrawlChanges } from '../model/history.js';
+import type { WebhookDelivery } from '../model/webhooks.js';
 import type {
   CrawlRecord,
   CrawlRequest,
@@ -47,6 +49,13 @@ export interface Backend {
   reportVersion(): Promise<string | null>;
   /** Built from stored data only: never a request to the crawled site. */
   linkReport(query: LinkReportQuery): Promise<LinkReport>;
+  /**
+   * What crawl `id` changed since the previous completed full crawl: new and fixed problems. not_found for an unknown
+   * crawl, conflict for one that has not ended.
+   */
+  crawlChanges(id: number): Promise<CrawlChanges>;
+  /** Webhook deliveries of the project, newest first (never a secret). */
+  listWebhookDeliveries(opts: { limit: number; offset: number }): Promise<WebhookDelivery[]>;
   search(terms: string, params: SearchParams): Promise<SearchResults>;
   deletePages(urls: string[]): Promise<DeletePagesResult>;
   /** What the search index holds of one URL (as given, or in its canonical form). */

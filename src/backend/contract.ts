@@ -7,6 +7,8 @@ import { CRAWL_MODES, CRAWL_STATUSES, CRAWL_TRIGGERS, type CrawlRecord, type Del
 import { DELETE_URLS_MAX, MANUAL_URLS_MAX, REPORT_LIMIT } from '../model/limits.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import type { ScheduleInfo } from '../model/schedule.js';
+import { normalizeSince, SINCE_RULE, type CrawlChanges } from '../model/history.js';
+import { DELIVERY_STATUSES, WEBHOOK_EVENTS, type WebhookDelivery } from '../model/webhooks.js';
 
 /** A full http(s) URL (whether it is on a configured target is checked against the config when it is used). */
 export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
@@ -54,8 +56,15 @@ export const LinkReportQuerySchema = z
       .transform((s) => [...new Set(s.split(','))] as LinkReason[])
       .optional()
       .meta({ description: `Only these reasons, comma separated (${REPORT_REASONS.join(', ')}); the other sections are empty (count 0).` }),
+    since: z
+      .string()
+      .refine((s) => normalizeSince(s) !== null, { error: SINCE_RULE })
+      .optional()
+      .meta({ description: 'Only problems first seen after this time (ISO 8601); section counts then count only those.' }),
   })
   .strict();
+
+export const WebhookDeliveryListQuerySchema = CrawlListQuerySchema;
 
 export const PageStateQuerySchema = z.object({ url: PageUrlSchema.meta({ description: 'The page URL, as a post or a link names it.' }) }).strict();
 
@@ -139,6 +148,7 @@ const ReportLinkSchema = z.object({
   element: z.string().meta({ description: 'The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, or css (a stylesheet, <style> or style="").' }),
   text: z.string().meta({ description: 'The anchor text or alt text, at most 100 characters; empty when there is none.' }),
   blocked: z.literal(true).optional().meta({ description: 'Present when the answer was a bot or rate-limit block (status 999, a challenge page), not real breakage.' }),
+  firstSeen: z.string().optional().meta({ description: 'When the crawl that first found this problem ended (ISO 8601); absent while that crawl runs.' }),
 });
 const ReportSectionSchema = z.object({
   count: count().meta({ description: 'Full number of links in this section, whatever the limit.' }),
@@ -165,6 +175,39 @@ export const LinkReportSchema = z
     lastFullCrawl: z.string().nullable().meta({ description: 'When the last completed full crawl finished (ISO 8601).' }),
   })
   .meta({ title: 'LinkReport' }) satisfies z.ZodType<LinkReport>;
+
+const ChangeLinkSchema = ReportLinkSchema.extend({
+  page: z.string().meta({ description: 'The page the link is on.' }),
+  reason: z.enum(REPORT_REASONS as [LinkReason, ...LinkReason[]]),
+  firstSeen: z.string().meta({ description: 'When the crawl that first found this problem ended (ISO 8601).' }),
+});
+
+export const CrawlChangesSchema = z
+  .object({
+    since: z.string().nullable().meta({ description: 'finishedAt of the previous completed full crawl before this crawl; null when there was none.' }),
+    new: z.array(ChangeLinkSchema).meta({ description: 'Problems in the report after this crawl that were not in it after the since crawl.' }),
+    fixed: z.array(ChangeLinkSchema).meta({ description: 'Problems in the report after the since crawl that are not in it after this crawl (as they were then).' }),
+  })
+  .meta({ title: 'CrawlChanges' }) satisfies z.ZodType<CrawlChanges>;
+
+export const WebhookDeliverySchema = z
+  .object({
+    id: z.string().meta({ description: 'Sent as the X-Svc-Delivery header.' }),
+    event: z.enum(WEBHOOK_EVENTS),
+    url: z.string(),
+    crawl: count().nullable(),
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: count(),
+    lastError: z.string().nullable(),
+    nextAttemptAt: z.string().nullable().meta({ description: 'When the next attempt is due (pending deliveries).' }),
+    createdAt: z.string(),
+    deliveredAt: z.string().nullable(),
+  })
+  .meta({ title: 'WebhookDelivery' }) satisfies z.ZodType<WebhookDelivery>;
+
+export const WebhookDeliveryListSchema = z
+  .object({ deliveries: z.array(WebhookDeliverySchema), limit: count(), offset: count() })
+  .meta({ title: 'WebhookDeliveryList' });
 
 export const SearchResultsSchema = SearchResultsShape.meta({ title: 'SearchResults' });
 

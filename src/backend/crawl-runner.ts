@@ -53,6 +53,11 @@ export interface CrawlRunnerOptions {
   heartbeatMs?: number;
   /** How often progress listeners hear from a crawl, and its live stats reach the crawl record. */
   progressIntervalMs?: number;
+  /**
+   * Runs inside the transaction that writes a crawl's end status (any end): what follows from the end (problem
+   * history, webhook outbox: crawl-end.ts). When it throws, the end is still written and it is rolled back alone.
+   */
+  recordEnd?: (crawlId: number) => void;
 }
 
 export type ProgressListener = (crawlId: number, progress: CrawlProgress) => void;
@@ -325,12 +330,12 @@ export class CrawlRunner {
       // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
       if (rec.mode === 'full' && !result.stopped) applyFullCrawlClearing(store, rec.id, result.targets, logger);
       updateCrawlStats(store, rec.id, result.stats);
-      setCrawlStatus(store, rec.id, end.status, end.error);
+      this.end(rec.id, end.status, end.error);
       logger.info({ crawl: rec.id, mode: rec.mode, status: end.status, error: end.error, ...result.stats }, 'crawl ended');
     } catch (err) {
       logger.error({ err, crawl: rec.id }, 'crawl failed');
       try {
-        setCrawlStatus(store, rec.id, 'failed', err instanceof Error ? err.message : String(err));
+        this.end(rec.id, 'failed', err instanceof Error ? err.message : String(err));
       } catch {
         // the store is gone (closing): the next open marks it failed
       }
@@ -347,6 +352,20 @@ export class CrawlRunner {
       if (this.queueTimer) setImmediate(() => this.runQueued());
     }
     return final;
+  }
+
+  /** The end status, and in the same transaction what follows from it (opts.recordEnd, in a savepoint of its own). */
+  private end(id: number, status: CrawlStatus, error?: string): void {
+    const { store, recordEnd, logger } = this.opts;
+    store.tx(() => {
+      setCrawlStatus(store, id, status, error);
+      if (!recordEnd) return;
+      try {
+        store.db.transaction(() => recordEnd(id))();
+      } catch (err) {
+        logger.error({ err, crawl: id }, 'recording the end of the crawl (history, webhooks) failed; the next sweep tries again');
+      }
+    });
   }
 
   private policy() {

@@ -17,6 +17,11 @@ import type { Store } from '../store/store.js';
 import type { CrawlRecord, CrawlRequest, CrawlTrigger, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
 import { normalizeUrl } from '../crawler/urls.js';
+import { recordCrawlEnd, recordPendingEnds, type CrawlEndContext } from './crawl-end.js';
+import { crawlChanges } from './history/changes.js';
+import type { CrawlChanges } from '../model/history.js';
+import type { WebhookDelivery } from '../model/webhooks.js';
+import { listDeliveries } from '../store/webhooks.js';
 
 export interface EmbeddedBackendOptions {
   config: Config;
@@ -38,6 +43,7 @@ export class EmbeddedBackend implements Backend {
   private scheduler: Scheduler | null = null;
   private readonly logger: Logger;
   private readonly now: () => number;
+  private readonly ends: CrawlEndContext;
   /** Fails crawls whose owner went silent past the limit: every second, and before a crawl record is read. */
   private failDead: () => void = () => {};
 
@@ -47,7 +53,15 @@ export class EmbeddedBackend implements Backend {
     this.publicToken = opts.config.project.public_token;
     this.logger = opts.logger;
     this.now = opts.now ?? Date.now;
-    this.runner = new CrawlRunner({ store: opts.store, project: this.publicToken, targets: opts.config.targets, logger: opts.logger, deadAfterMs: opts.deadAfterMs });
+    this.ends = { store: opts.store, project: this.publicToken, targets: opts.config.targets, webhooks: opts.config.webhooks, logger: opts.logger };
+    this.runner = new CrawlRunner({
+      store: opts.store,
+      project: this.publicToken,
+      targets: opts.config.targets,
+      logger: opts.logger,
+      deadAfterMs: opts.deadAfterMs,
+      recordEnd: (id) => void recordCrawlEnd(this.ends, id),
+    });
     // A crawl whose owner died (another process, or this one before a restart) is failed within a few seconds of
     // its heartbeat going stale, even when nobody starts a new crawl.
     if (!opts.store.readonly) {
@@ -56,19 +70,26 @@ export class EmbeddedBackend implements Backend {
         try {
           const before = Date.now() - deadAfter;
           // A read; the write lock only when there is something to fail.
-          if (!hasDeadCrawls(this.store, before, this.publicToken)) return;
-          const ids = this.store.tx(() => failDeadCrawls(this.store, before, this.publicToken));
-          if (ids.length) opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
+          if (hasDeadCrawls(this.store, before, this.publicToken)) {
+            const ids = this.store.tx(() => failDeadCrawls(this.store, before, this.publicToken));
+            if (ids.length) opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
+          }
+          // Ends not recorded yet (a crawl failed here or by another process after its owner died): history, webhooks.
+          recordPendingEnds(this.ends);
         } catch (err) {
           opts.logger.warn({ err }, 'dead-crawl sweep failed');
         }
       };
+      this.failDead();
       this.sweep = setInterval(this.failDead, Math.min(1000, deadAfter / 3));
       this.sweep.unref();
     }
   }
 
   async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
+    // A dead crawl is failed and its end recorded before the new crawl writes anything, so the history gives the
+    // new crawl's findings to the new crawl.
+    this.failDead();
     return this.runner.start(req);
   }
 
@@ -144,6 +165,16 @@ export class EmbeddedBackend implements Backend {
 
   async linkReport(query: LinkReportQuery): Promise<LinkReport> {
     return buildLinkReport(this.store, this.publicToken, this.config.targets, query);
+  }
+
+  async crawlChanges(id: number): Promise<CrawlChanges> {
+    // A crawl another process failed may not be recorded in the history yet.
+    if (!this.store.readonly) recordPendingEnds(this.ends);
+    return crawlChanges(this.store, this.publicToken, this.config.targets, id);
+  }
+
+  async listWebhookDeliveries(opts: { limit: number; offset: number }): Promise<WebhookDelivery[]> {
+    return listDeliveries(this.store, this.publicToken, opts.limit, opts.offset);
   }
 
   async search(terms: string, params: SearchParams): Promise<SearchResults> {

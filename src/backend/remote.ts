@@ -10,8 +10,10 @@ import type { Logger } from '../lib/log.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { BackendError, type BackendErrorCode } from '../model/errors.js';
-import { CrawlListSchema, CrawlRecordSchema, ScheduleSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, PageIndexStateSchema, SearchResultsSchema } from './contract.js';
+import { CrawlChangesSchema, WebhookDeliveryListSchema, CrawlListSchema, CrawlRecordSchema, ScheduleSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, PageIndexStateSchema, SearchResultsSchema } from './contract.js';
 import type { ScheduleInfo } from '../model/schedule.js';
+import type { CrawlChanges } from '../model/history.js';
+import type { WebhookDelivery } from '../model/webhooks.js';
 import type { CrawlRecord, CrawlRequest, CrawlTrigger, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
 
 export interface RemoteBackendOptions {
@@ -146,7 +148,29 @@ export class RemoteBackend implements Backend {
   }
 
   async linkReport(query: LinkReportQuery): Promise<LinkReport> {
-    return this.call({ method: 'GET', path: '/link-report', query: { target: query.target, limit: query.limit, reasons: query.reasons?.length ? query.reasons.join(',') : undefined }, schema: LinkReportSchema, retry: true });
+    return this.call({
+      method: 'GET',
+      path: '/link-report',
+      query: { target: query.target, limit: query.limit, reasons: query.reasons?.length ? query.reasons.join(',') : undefined, since: query.since },
+      schema: LinkReportSchema,
+      retry: true,
+    });
+  }
+
+  async crawlChanges(id: number): Promise<CrawlChanges> {
+    return this.call({ method: 'GET', path: `/crawls/${id}/changes`, schema: CrawlChangesSchema, retry: true });
+  }
+
+  /** The facade pages by at most 100, as for crawls. */
+  async listWebhookDeliveries(opts: { limit: number; offset: number }): Promise<WebhookDelivery[]> {
+    const out: WebhookDelivery[] = [];
+    while (out.length < opts.limit) {
+      const limit = Math.min(CRAWL_PAGE, opts.limit - out.length);
+      const page = await this.call({ method: 'GET', path: '/webhook-deliveries', query: { limit, offset: opts.offset + out.length }, schema: WebhookDeliveryListSchema, retry: true });
+      out.push(...page.deliveries);
+      if (page.deliveries.length < limit) break;
+    }
+    return out;
   }
 
   /** Read-only, so retried like a GET although it is a POST. */

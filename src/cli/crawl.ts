@@ -134,6 +134,8 @@ export async function run(argv: string[]): Promise<number> {
       process.off('SIGTERM', onTerm);
     }
     brokenOnPages = await brokenPairs(app.backend);
+    // The crawl's webhook deliveries are in the outbox: one try now; a server on this database retries the rest.
+    await app.deliverWebhooksOnce().catch(() => 0);
   } finally {
     await app.close();
   }

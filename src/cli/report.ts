@@ -6,11 +6,13 @@ import { formatLinkReport, isReportFormat, REPORT_FORMATS, type ReportFormat } f
 import { packageVersion } from '../lib/package-version.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import { REPORT_LIMIT } from '../model/limits.js';
+import { normalizeSince, SINCE_RULE } from '../model/history.js';
 import { CliError, intOption, parse, withApp } from './common.js';
 
-const USAGE = `usage: svc report [--target H] [--limit N] [--format F] [--output FILE] [--fail-on REASONS] [--config F | --site URL]
+const USAGE = `usage: svc report [--target H] [--limit N] [--since TIME] [--format F] [--output FILE] [--fail-on REASONS] [--config F | --site URL]
   --target H          only pages of this configured target host
   --limit N           most links shown, 1 to 5000 (default 1000); counts are always complete
+  --since TIME        only problems first seen after TIME (ISO 8601, e.g. 2026-11-23T08:00:00Z); counts too
   --format F          ${REPORT_FORMATS.join(', ')} (default text)
   --json              the same as --format json (the REST form of /v1/…/link-report)
   --output FILE       write the report to FILE instead of standard output
@@ -47,6 +49,7 @@ export async function run(argv: string[]): Promise<number> {
       format: { type: 'string' },
       output: { type: 'string' },
       'fail-on': { type: 'string' },
+      since: { type: 'string' },
     },
     false,
   );
@@ -60,7 +63,9 @@ export async function run(argv: string[]): Promise<number> {
   const failOn = parseFailOn(typeof values['fail-on'] === 'string' ? values['fail-on'] : undefined);
   const output = typeof values.output === 'string' ? values.output : undefined;
   if (output === '') throw new CliError('--output: give a file name');
-  const report = await withApp(values, (app) => app.backend.linkReport({ target, limit }), { readOnlyOk: true });
+  const since = typeof values.since === 'string' ? values.since : undefined;
+  if (since !== undefined && normalizeSince(since) === null) throw new CliError(`--since: ${SINCE_RULE}`);
+  const report = await withApp(values, (app) => app.backend.linkReport({ target, limit, ...(since ? { since } : {}) }), { readOnlyOk: true });
   const text = formatLinkReport(format, report, { toolVersion: packageVersion(), ...(failOn.length ? { failOn } : {}) });
   if (output === undefined) process.stdout.write(text);
   else {

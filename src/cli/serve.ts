@@ -76,6 +76,7 @@ export async function run(argv: string[]): Promise<number> {
   if (demo) await demo.announce(app, baseUrl);
   // Queued crawls (schedules, live update, and those queued while no server ran) and the schedules run from now on.
   app.runUnattended();
+  await app.startWebhookDeliveries();
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

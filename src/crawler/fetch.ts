@@ -135,7 +135,7 @@ export function describeError(err: unknown, timeoutMs: number): { failure: Failu
 }
 
 /** A connector that resolves the name itself, asks the policy about every address, and connects to the one it checked. */
-function guardedConnector(policy: AddressPolicy, connectTimeoutMs: number): buildConnector.connector {
+export function guardedConnector(policy: AddressPolicy, connectTimeoutMs: number): buildConnector.connector {
   const base = buildConnector({ timeout: connectTimeoutMs });
   return (opts, callback) => {
     const name = bareHost(opts.hostname);

@@ -1,6 +1,7 @@
 // GET /v1/openapi.json: an OpenAPI 3.1 document generated from the same zod schemas that validate the requests.
 import { z } from 'zod';
 import {
+  CrawlChangesSchema,
   CrawlListQuerySchema,
   CrawlListSchema,
   CrawlRecordSchema,
@@ -15,6 +16,8 @@ import {
   ScheduleSchema,
   SearchRequestSchema,
   SearchResultsSchema,
+  WebhookDeliveryListQuerySchema,
+  WebhookDeliveryListSchema,
 } from '../backend/contract.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -41,7 +44,7 @@ function errors(...statuses: number[]): Record<string, unknown> {
     401: 'Missing, malformed or unknown API key (WWW-Authenticate: Bearer)',
     404: 'Unknown project, or a key of another project',
     405: 'Method not allowed',
-    409: 'A crawl of this project is already queued or running',
+    409: 'A crawl of this project is already queued or running (start), or the crawl has not ended yet (changes)',
     413: 'Request body larger than the server limit',
     501: 'Not available on this service',
     502: 'The upstream /v1 service failed',
@@ -99,6 +102,23 @@ export function openApiDocument(): JsonSchema {
           operationId: 'schedule',
           summary: 'The crawl schedules of the config (full, partial): cron expression, next run, last run; null for a kind with no schedule',
           responses: { '200': answer('The schedule', ScheduleSchema), ...errors(401, 404) },
+        },
+      },
+      '/v1/projects/{publicToken}/crawls/{id}/changes': {
+        parameters: [tokenParam, { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+        get: {
+          operationId: 'crawlChanges',
+          summary: 'What the crawl changed since the previous completed full crawl: problems new in the report and problems gone from it',
+          responses: { '200': answer('New and fixed problems', CrawlChangesSchema), ...errors(400, 401, 404, 409) },
+        },
+      },
+      '/v1/projects/{publicToken}/webhook-deliveries': {
+        parameters: [tokenParam],
+        get: {
+          operationId: 'listWebhookDeliveries',
+          summary: 'Webhook deliveries (the outbox), newest first',
+          parameters: queryParameters(WebhookDeliveryListQuerySchema),
+          responses: { '200': answer('A page of deliveries', WebhookDeliveryListSchema), ...errors(400, 401, 404) },
         },
       },
       '/v1/projects/{publicToken}/link-report': {

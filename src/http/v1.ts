@@ -7,7 +7,7 @@ import { bearerChallenge, bearerToken, HttpError, readJsonBody, sendJson, type H
 import { BackendError } from '../model/errors.js';
 import { openApiDocument } from './openapi.js';
 import type { CrawlRequest } from '../model/types.js';
-import { CrawlListQuerySchema, DeletePagesRequestSchema, LinkReportQuerySchema, PageStateQuerySchema, SearchRequestSchema } from '../backend/contract.js';
+import { CrawlListQuerySchema, DeletePagesRequestSchema, LinkReportQuerySchema, PageStateQuerySchema, SearchRequestSchema, WebhookDeliveryListQuerySchema } from '../backend/contract.js';
 import { parseInput, queryInput, wholeNumber } from './validate.js';
 
 interface Call {
@@ -96,6 +96,30 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       methods: {
         GET: async ({ res }) => {
           sendJson(res, 200, await backend.schedule());
+        },
+      },
+    },
+    {
+      path: ['crawls', ':id', 'changes'],
+      methods: {
+        // 409 (conflict) while the crawl has not ended.
+        GET: async ({ res, params }) => {
+          const id = crawlId(params[0]!);
+          try {
+            sendJson(res, 200, await backend.crawlChanges(id));
+          } catch (err) {
+            if (err instanceof BackendError && err.code === 'not_found') throw new HttpError(404, 'crawl_not_found', `no crawl ${id} in this project`);
+            throw err;
+          }
+        },
+      },
+    },
+    {
+      path: ['webhook-deliveries'],
+      methods: {
+        GET: async ({ res, url }) => {
+          const q = parseInput(WebhookDeliveryListQuerySchema, queryInput(url, ['limit', 'offset']), 'query');
+          sendJson(res, 200, { deliveries: await backend.listWebhookDeliveries(q), limit: q.limit, offset: q.offset });
         },
       },
     },

@@ -2,6 +2,7 @@
 import { parse as parseSelector } from 'css-what';
 import { z } from 'zod';
 import { cronProblem } from './schedule.js';
+import { WEBHOOK_EVENTS } from './webhooks.js';
 
 /** host or host:port, no scheme, no path. */
 const HOST_RE = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
@@ -88,6 +89,25 @@ export const TargetSchema = z
     }
   });
 
+/**
+ * A webhook: svc POSTs each matching crawl end to `url`, signed with `secret` (HMAC-SHA256). A URL on a loopback or
+ * private address is refused (at connect time, after DNS) unless `allow_private` is true, which allows that host:port.
+ */
+export const WebhookSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL, e.g. https://hooks.example.org/svc' }),
+    secret: z
+      .string({ error: 'is required: a shared secret of at least 16 characters (the receiver checks X-Svc-Signature-256 with it)' })
+      .min(16, { error: 'must be at least 16 characters' })
+      .max(1024, { error: 'must be at most 1024 characters' }),
+    events: z
+      .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(', ')}` }), { error: `must be an array of events (${WEBHOOK_EVENTS.join(', ')})` })
+      .min(1, { error: `must list at least one event (${WEBHOOK_EVENTS.join(', ')})` })
+      .default([...WEBHOOK_EVENTS]),
+    allow_private: z.boolean({ error: 'must be true or false' }).default(false),
+  })
+  .strict();
+
 // A section left out gets its fields' own defaults (prefault: the empty object is parsed, so there is one copy of each).
 export const ConfigSchema = z
   .object({
@@ -147,6 +167,16 @@ export const ConfigSchema = z
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Default of every target's external_cache_max_age. */
     external_cache_max_age: duration.default(DEFAULT_EXTERNAL_CACHE_MAX_AGE),
+    webhooks: z
+      .array(WebhookSchema, { error: 'must be an array of {url, secret, events}' })
+      .default([])
+      .superRefine((hooks, ctx) => {
+        const seen = new Set<string>();
+        hooks.forEach((h, i) => {
+          if (seen.has(h.url)) ctx.addIssue({ code: 'custom', path: [i, 'url'], message: 'is listed twice: give each URL once, with all its events' });
+          seen.add(h.url);
+        });
+      }),
   })
   .strict()
   .transform((c) => withTargetDefaults(c));
@@ -159,4 +189,5 @@ export function withTargetDefaults<C extends { external_cache_max_age: string; t
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type TargetConfig = z.infer<typeof TargetSchema>;
+export type WebhookConfig = z.infer<typeof WebhookSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;

@@ -6,3 +6,6 @@ export const REPORT_LIMIT = { min: 1, max: 5000, default: 1000 } as const;
 export const DELETE_URLS_MAX = 50;
 /** URLs one manual crawl may list. */
 export const MANUAL_URLS_MAX = 1000;
+/** How long a fixed problem's history, and a finished webhook delivery, are kept (days). */
+export const HISTORY_KEEP_DAYS = 180;
+export const DELIVERIES_KEEP_DAYS = 30;

@@ -85,7 +85,10 @@ export interface ReportLink {
   text: string;
   /** Present (true) when the answer was a bot or rate-limit block rather than real breakage. */
   blocked?: true;
-  /** When the link was first seen with this problem (ISO 8601). */
+  /**
+   * When the crawl that first found this problem (this link on this page, with this reason) ended (ISO 8601); absent
+   * while the crawl that found it has not ended.
+   */
   firstSeen?: string;
 }
 
@@ -125,6 +128,8 @@ export interface LinkReportQuery {
   limit: number;
   /** Only these reasons (the other sections are empty, count 0); all when absent. */
   reasons?: readonly LinkReason[];
+  /** Only problems first seen after this time (ISO 8601); all when absent. */
+  since?: string;
 }
 
 /** What the search index holds of one URL. */

@@ -16,6 +16,8 @@ export interface ReportRow {
   element: string;
   text: string;
   blocked: boolean;
+  /** When the crawl that first found this problem ended; null while the crawl that found it has not ended. */
+  firstSeen: string | null;
 }
 
 export interface ReportSnapshot {
@@ -35,18 +37,26 @@ export interface ReportRead {
   limit: number;
   /** Only rows of these section ranks; null for every section. */
   ranks: readonly number[] | null;
+  /** Only problems first seen after this time (ISO 8601 as toISOString writes it), and those not recorded yet; null for all. */
+  since: string | null;
 }
 
 // element and text are in the order indexes (migration 6): the rows are read from the index alone.
-const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked';
-type RawRow = [number, string, string, number, string, string | null, string, string, number];
+const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked, h.first_seen';
+type RawRow = [number, string, string, number, string, string | null, string, string, number, string | null];
 /** The reasons filter: a JSON array of ranks, or null for all. */
 const RANKS = '(@ranks IS NULL OR r.rank IN (SELECT value FROM json_each(@ranks)))';
+/** The open history episode of each row (migration 8): when it was first seen. */
+const HISTORY = `JOIN report_reasons rr ON rr.rank = r.rank
+  LEFT JOIN problem_history h ON h.project = @project AND h.page_url = r.page_url AND h.url = r.url AND h.reason = rr.reason AND h.fixed_crawl IS NULL`;
+/** The since filter: a problem not recorded yet (its crawl has not ended) is newer than any time given. */
+const SINCE = '(@since IS NULL OR h.first_seen IS NULL OR h.first_seen > @since)';
 
 interface Statements {
   rowsOfHosts: Statement;
   rowsOfHost: Statement;
   counts: Statement;
+  countsSince: Statement;
 }
 
 const prepared = new WeakMap<Store, Statements>();
@@ -60,15 +70,19 @@ function statements(store: Store): Statements {
       // Pages of hosts no longer configured stay in the store but out of every answer.
       rowsOfHosts: db
         .prepare(
-          `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url WHERE r.host IN (SELECT value FROM json_each(@host)) AND ${RANKS} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
+          `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url ${HISTORY} WHERE r.host IN (SELECT value FROM json_each(@host)) AND ${RANKS} AND ${SINCE} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
         )
         .raw(true),
       rowsOfHost: db
         .prepare(
-        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url WHERE r.host = @host AND ${RANKS} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
+        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url ${HISTORY} WHERE r.host = @host AND ${RANKS} AND ${SINCE} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
         )
         .raw(true),
       counts: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts WHERE host IN (SELECT value FROM json_each(?)) GROUP BY rank'),
+      // With since, the kept counts do not apply: the matching rows are counted.
+      countsSince: db.prepare(
+        `SELECT r.rank AS rank, COUNT(*) AS n FROM report_links r ${HISTORY} WHERE r.host IN (SELECT value FROM json_each(@host)) AND ${SINCE} GROUP BY r.rank`,
+      ),
     };
     prepared.set(store, s);
   }
@@ -83,13 +97,18 @@ export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapsh
   const hostArg = one ? read.hosts[0] : JSON.stringify(read.hosts);
   return store.db
     .transaction((): ReportSnapshot => {
-      const rows = (rowsStmt.all({ host: hostArg, limit: read.limit, ranks: read.ranks === null ? null : JSON.stringify(read.ranks) }) as RawRow[]).map(
-        ([rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked]): ReportRow => ({
-          rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked: blocked === 1,
+      const args = { host: hostArg, limit: read.limit, ranks: read.ranks === null ? null : JSON.stringify(read.ranks), project: read.project, since: read.since };
+      const rows = (rowsStmt.all(args) as RawRow[]).map(
+        ([rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked, firstSeen]): ReportRow => ({
+          rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked: blocked === 1, firstSeen,
         }),
       );
       const counts = REPORT_REASONS.map(() => 0);
-      for (const c of s.counts.all(JSON.stringify(read.hosts)) as { rank: number; n: number }[]) if (read.ranks === null || read.ranks.includes(c.rank)) counts[c.rank] = c.n;
+      const counted =
+        read.since === null
+          ? s.counts.all(JSON.stringify(read.hosts))
+          : s.countsSince.all({ host: JSON.stringify(read.hosts), project: read.project, since: read.since });
+      for (const c of counted as { rank: number; n: number }[]) if (read.ranks === null || read.ranks.includes(c.rank)) counts[c.rank] = c.n;
       const lastFull = lastFullCrawlRow(store, read.project);
       const latest = latestEndedCrawlStats(store, read.project);
       return { rows, counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null), unreachable: unreachableHosts(latest) };

@@ -168,7 +168,7 @@ describe('svc/link-report reasons and top_links', () => {
   });
 
   it('topLinks counts distinct pages and keeps at most 20', () => {
-    const links = Array.from({ length: 30 }, (_, i) => ({ page: `p${i % 3}`, link: `l${i % 25}`, http_status: 404, reason: 'not_found', message: '', redirects_to: null, element: 'a', text: '', blocked: false }));
+    const links = Array.from({ length: 30 }, (_, i) => ({ page: `p${i % 3}`, link: `l${i % 25}`, http_status: 404, reason: 'not_found', message: '', redirects_to: null, element: 'a', text: '', blocked: false, first_seen: null }));
     links.push({ ...links[0]! }); // the same pair twice counts once
     const top = topLinks(links);
     expect(top).toHaveLength(20);

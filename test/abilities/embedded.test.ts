@@ -53,9 +53,9 @@ describe('abilities over the embedded backend', () => {
     expect(out.summary).toEqual({ not_found: 1, forbidden: 1, server_error: 0, redirect: 1, unknown: 0 });
     expect(out.links).toEqual(
       expect.arrayContaining([
-        { page: `${SITE}/`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null, element: 'a', text: '', blocked: false },
-        { page: `${SITE}/about`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'Forbidden', redirects_to: null, element: 'a', text: '', blocked: false },
-        { page: `${SITE}/`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'a', text: '', blocked: false },
+        { page: `${SITE}/`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null, element: 'a', text: '', blocked: false, first_seen: null },
+        { page: `${SITE}/about`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'Forbidden', redirects_to: null, element: 'a', text: '', blocked: false, first_seen: null },
+        { page: `${SITE}/`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'a', text: '', blocked: false, first_seen: null },
       ]),
     );
     expect(out.links).toHaveLength(3);

@@ -1,4 +1,6 @@
 // Shared fixtures: a real app (SQLite in a temp dir, the embedded backend) with users, posts and seeded pages.
+import type { CrawlChanges } from '../../src/model/history.js';
+import type { WebhookDelivery } from '../../src/model/webhooks.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +128,13 @@ export class FakeBackend implements Backend {
   async linkReport(query: LinkReportQuery): Promise<LinkReport> {
     this.hit('linkReport', [query]);
     return structuredClone(this.report);
+  }
+  async crawlChanges(id: number): Promise<CrawlChanges> {
+    this.hit('crawlChanges', [id]);
+    throw new BackendError('not_found', `crawl ${id} not found`);
+  }
+  async listWebhookDeliveries(): Promise<WebhookDelivery[]> {
+    return [];
   }
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
     this.hit('search', [terms, params]);

@@ -24,12 +24,12 @@ describe('toAbilityLinkReport (pure)', () => {
     expect(out).toEqual({
       summary: { not_found: 3, forbidden: 1, server_error: 1, redirect: 1, unknown: 2 },
       links: [
-        { page: `${SITE}/a`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null, element: 'a', text: 'Missing page', blocked: false },
-        { page: `${SITE}/a`, link: `${SITE}/gone`, http_status: 410, reason: 'not_found', message: 'Gone', redirects_to: null, element: 'img', text: 'A gone picture', blocked: false },
-        { page: `${SITE}/b`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'blocked: 403 Forbidden (cf-mitigated: challenge)', redirects_to: null, element: 'a', text: '', blocked: true },
-        { page: `${SITE}/a`, link: 'http://127.0.0.1:1/', http_status: 0, reason: 'server_error', message: 'connection refused', redirects_to: null, element: 'script', text: '', blocked: false },
-        { page: `${SITE}/c`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'css', text: '', blocked: false },
-        { page: `${SITE}/c`, link: `${SITE}/later`, http_status: 0, reason: 'unknown', message: 'not fetched: the crawl stopped at max_pages', redirects_to: null, element: 'a', text: 'Later', blocked: false },
+        { page: `${SITE}/a`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null, element: 'a', text: 'Missing page', blocked: false, first_seen: null },
+        { page: `${SITE}/a`, link: `${SITE}/gone`, http_status: 410, reason: 'not_found', message: 'Gone', redirects_to: null, element: 'img', text: 'A gone picture', blocked: false, first_seen: null },
+        { page: `${SITE}/b`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'blocked: 403 Forbidden (cf-mitigated: challenge)', redirects_to: null, element: 'a', text: '', blocked: true, first_seen: null },
+        { page: `${SITE}/a`, link: 'http://127.0.0.1:1/', http_status: 0, reason: 'server_error', message: 'connection refused', redirects_to: null, element: 'script', text: '', blocked: false, first_seen: null },
+        { page: `${SITE}/c`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'css', text: '', blocked: false, first_seen: null },
+        { page: `${SITE}/c`, link: `${SITE}/later`, http_status: 0, reason: 'unknown', message: 'not fetched: the crawl stopped at max_pages', redirects_to: null, element: 'a', text: 'Later', blocked: false, first_seen: null },
       ],
       top_links: [
         // Ties: report order, then by URL.

@@ -51,6 +51,7 @@ describe('assembleLinkReport (pure)', () => {
     element: 'a',
     text: `to ${url}`,
     blocked: url === 'y',
+    firstSeen: null,
   });
 
   it('groups sorted rows by section, then by page, and keeps counts whatever the rows', () => {

@@ -319,11 +319,13 @@ describe('/v1 facade (embedded)', () => {
         '/v1/openapi.json',
         '/v1/projects/{publicToken}/crawls',
         '/v1/projects/{publicToken}/crawls/{id}',
+        '/v1/projects/{publicToken}/crawls/{id}/changes',
         '/v1/projects/{publicToken}/link-report',
         '/v1/projects/{publicToken}/pages',
         '/v1/projects/{publicToken}/pages/delete',
         '/v1/projects/{publicToken}/schedule',
         '/v1/projects/{publicToken}/search',
+        '/v1/projects/{publicToken}/webhook-deliveries',
       ]);
       const crawlBody = a.body.paths['/v1/projects/{publicToken}/crawls'].post.requestBody.content['application/json'].schema;
       expect(crawlBody.properties.mode.enum).toEqual(['full', 'partial', 'manual']);

@@ -39,6 +39,7 @@ export function assembleLinkReport(input: ReportInput): LinkReport {
     const link: ReportPage['links'][number] = { url: row.url, httpStatus: row.httpStatus, message: row.message, element: row.element, text: row.text };
     if (REPORT_REASONS[row.rank] === 'redirect' && row.redirectsTo !== null) link.redirectsTo = row.redirectsTo;
     if (row.blocked) link.blocked = true;
+    if (row.firstSeen !== null) link.firstSeen = row.firstSeen;
     page.links.push(link);
   }
   const total = sections.reduce((n, s) => n + s.count, 0);

@@ -8,17 +8,21 @@ import { readReportSnapshot } from '../../store/report-query.js';
 import { canonicalTargetHost, findTarget } from '../../model/site-urls.js';
 import { REPORT_LIMIT } from '../../model/limits.js';
 import { REPORT_REASONS } from '../../model/link-reasons.js';
+import { normalizeSince, SINCE_RULE } from '../../model/history.js';
 
 /**
  * Sections in the order notFound, forbidden, serverError, redirect, unknown; within a section pages by URL, and
  * within a page links by URL (binary order). `limit` caps the links returned across all sections in that order.
- * With `reasons`, the other sections are empty (count 0).
+ * With `reasons`, the other sections are empty (count 0). With `since`, only problems first seen after it (or found
+ * by a crawl that has not ended yet) are listed, and each section's count is the number of those.
  */
 export function buildLinkReport(store: Store, project: string, targets: TargetConfig[], query: LinkReportQuery): LinkReport {
   const limit = query.limit ?? REPORT_LIMIT.default;
   if (!Number.isInteger(limit) || limit < REPORT_LIMIT.min || limit > REPORT_LIMIT.max) {
     throw new BackendError('invalid_input', `limit: must be an integer from ${REPORT_LIMIT.min} to ${REPORT_LIMIT.max}`);
   }
+  const since = query.since === undefined ? null : normalizeSince(query.since);
+  if (query.since !== undefined && since === null) throw new BackendError('invalid_input', `since: ${SINCE_RULE}`);
   const unknown = query.reasons?.find((r) => !REPORT_REASONS.includes(r));
   if (unknown !== undefined) throw new BackendError('invalid_input', `reasons: "${unknown}" is not one of ${REPORT_REASONS.join(', ')}`);
   // Pages are stored under the target's canonical host (default port dropped, IDN as punycode), as the crawler writes it.
@@ -38,6 +42,7 @@ export function buildLinkReport(store: Store, project: string, targets: TargetCo
     hosts: shown.map(canonical),
     limit,
     ranks: query.reasons?.length ? query.reasons.map((r) => REPORT_REASONS.indexOf(r)) : null,
+    since,
   });
   return assembleLinkReport({
     rows: snap.rows,

@@ -1,0 +1,48 @@
+// Pure parts of webhooks: the body of a crawl-end event, its signature, and when a failed delivery is tried again.
+import { createHmac } from 'node:crypto';
+import type { CrawlChanges } from '../../model/history.js';
+import type { CrawlRecord } from '../../model/types.js';
+import type { WebhookEvent } from '../../model/webhooks.js';
+import type { AttemptOutcome } from '../../store/webhooks.js';
+
+/** New problems a webhook body lists at most (the counts are always complete). */
+export const WEBHOOK_NEW_MAX = 100;
+
+/** The exact JSON body of a crawl-end event: the crawl as /v1 shows it, and what it changed. */
+export function webhookBody(e: { event: WebhookEvent; project: string; crawl: CrawlRecord; changes: CrawlChanges }): string {
+  return JSON.stringify({
+    event: e.event,
+    project: e.project,
+    crawl: e.crawl,
+    changes: { since: e.changes.since, newCount: e.changes.new.length, fixedCount: e.changes.fixed.length, new: e.changes.new.slice(0, WEBHOOK_NEW_MAX) },
+  });
+}
+
+/** The X-Svc-Signature-256 value: `sha256=` and the hex HMAC-SHA256 of the exact body bytes with the secret. */
+export function signatureHeader(body: string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+}
+
+export interface RetryPolicy {
+  /** Wait after the first failed attempt; each further failure doubles it. */
+  baseDelayMs: number;
+  /** Longest wait between two attempts. */
+  maxDelayMs: number;
+  /** A delivery that fails this long after it was created fails for good. */
+  retryForMs: number;
+}
+
+/** 10 s, 20 s, 40 s … at most 10 minutes apart, for an hour: about 12 attempts. */
+export const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 10_000, maxDelayMs: 600_000, retryForMs: 3_600_000 };
+
+/** When attempt `attempts + 1` is due after attempt `attempts` (1 or more) failed at `now`. */
+export function nextAttemptAt(attempts: number, now: number, policy: RetryPolicy = DEFAULT_RETRY): number {
+  const exp = Math.min(Math.max(attempts, 1) - 1, 30);
+  return now + Math.min(policy.baseDelayMs * 2 ** exp, policy.maxDelayMs);
+}
+
+/** After failed attempt `attempt` of a delivery created at `createdAt`: try again later, or fail once the retry time is spent. */
+export function afterFailure(d: { attempt: number; createdAt: number }, error: string, now: number, policy: RetryPolicy = DEFAULT_RETRY): AttemptOutcome {
+  if (now - d.createdAt >= policy.retryForMs) return { status: 'failed', error: `${error} (gave up after ${d.attempt} attempts)` };
+  return { status: 'pending', nextAttemptAt: nextAttemptAt(d.attempt, now, policy), error };
+}

@@ -1,0 +1,121 @@
+// The webhook outbox (migration 9): deliveries written with a crawl's end, claimed with a lease, sent, recorded.
+import type { DeliveryStatus, WebhookDelivery, WebhookEvent } from '../model/webhooks.js';
+import type { Store } from './store.js';
+
+interface DeliveryRow {
+  id: string;
+  crawl_id: number | null;
+  event: WebhookEvent;
+  url: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: number | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function toDelivery(r: DeliveryRow): WebhookDelivery {
+  return {
+    id: r.id,
+    event: r.event,
+    url: r.url,
+    crawl: r.crawl_id,
+    status: r.status,
+    attempts: r.attempts,
+    lastError: r.last_error,
+    nextAttemptAt: r.status === 'pending' ? iso(r.next_attempt_at) : null,
+    createdAt: iso(r.created_at)!,
+    deliveredAt: iso(r.delivered_at),
+  };
+}
+
+export interface NewDelivery {
+  id: string;
+  project: string;
+  crawlId: number | null;
+  event: WebhookEvent;
+  url: string;
+  body: string;
+  /** ms since the epoch: created, and due at once. */
+  now: number;
+}
+
+/** Adds a pending delivery, due at once. Call inside the transaction that records the crawl's end. */
+export function insertDelivery(store: Store, d: NewDelivery): void {
+  store
+    .prepare(
+      `INSERT INTO webhook_deliveries (id, seq, project, crawl_id, event, url, body, status, next_attempt_at, created_at)
+       VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+    )
+    .run(d.id, d.project, d.crawlId, d.event, d.url, d.body, d.now, d.now);
+}
+
+/** A delivery taken by one process to send: the exact body and the attempt it is on. */
+export interface ClaimedDelivery {
+  id: string;
+  url: string;
+  event: WebhookEvent;
+  body: string;
+  /** This attempt's number (1 for the first). */
+  attempt: number;
+  createdAt: number;
+}
+
+/**
+ * Takes up to `limit` deliveries that are due — pending with next_attempt_at reached, or sending under a lease that
+ * ran out (its process died) — marking them sending until `now + leaseMs` and counting the attempt. One transaction,
+ * so two processes never take the same one.
+ */
+export function claimDueDeliveries(store: Store, project: string, now: number, leaseMs: number, limit: number): ClaimedDelivery[] {
+  return store.tx(() => {
+    const rows = store
+      .prepare(
+        `SELECT id FROM webhook_deliveries WHERE project = @project AND
+           ((status = 'pending' AND next_attempt_at <= @now) OR (status = 'sending' AND lease_until <= @now))
+         ORDER BY seq LIMIT @limit`,
+      )
+      .all({ project, now, limit }) as { id: string }[];
+    const claim = store.prepare(
+      `UPDATE webhook_deliveries SET status = 'sending', lease_until = ?, attempts = attempts + 1 WHERE id = ?
+       RETURNING id, url, event, body, attempts, created_at`,
+    );
+    return rows.map(({ id }) => {
+      const r = claim.get(now + leaseMs, id) as { id: string; url: string; event: WebhookEvent; body: string; attempts: number; created_at: number };
+      return { id: r.id, url: r.url, event: r.event, body: r.body, attempt: r.attempts, createdAt: r.created_at };
+    });
+  });
+}
+
+/** The outcome of one attempt: delivered, another attempt at `nextAttemptAt`, or failed for good. */
+export type AttemptOutcome = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: number; error: string } | { status: 'failed'; error: string };
+
+/** Records the outcome of the attempt on a claimed delivery. */
+export function recordAttempt(store: Store, id: string, outcome: AttemptOutcome, now: number): void {
+  if (outcome.status === 'delivered') {
+    store.prepare(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ?, lease_until = NULL, next_attempt_at = NULL WHERE id = ?`).run(now, id);
+  } else if (outcome.status === 'pending') {
+    store.prepare(`UPDATE webhook_deliveries SET status = 'pending', last_error = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?`).run(outcome.error, outcome.nextAttemptAt, id);
+  } else {
+    store.prepare(`UPDATE webhook_deliveries SET status = 'failed', last_error = ?, next_attempt_at = NULL, lease_until = NULL WHERE id = ?`).run(outcome.error, id);
+  }
+}
+
+/** Deliveries of the project, newest first. */
+export function listDeliveries(store: Store, project: string, limit: number, offset: number): WebhookDelivery[] {
+  const rows = store
+    .prepare(
+      `SELECT id, crawl_id, event, url, body, status, attempts, last_error, next_attempt_at, created_at, delivered_at
+       FROM webhook_deliveries WHERE project = ? ORDER BY seq DESC LIMIT ? OFFSET ?`,
+    )
+    .all(project, limit, offset) as DeliveryRow[];
+  return rows.map(toDelivery);
+}
+
+/** Forgets delivered and failed deliveries created before `before` (ms). */
+export function pruneDeliveries(store: Store, project: string, before: number): number {
+  return store.prepare(`DELETE FROM webhook_deliveries WHERE project = ? AND status IN ('delivered','failed') AND created_at < ?`).run(project, before).changes;
+}
