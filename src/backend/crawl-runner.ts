@@ -247,7 +247,12 @@ export class CrawlRunner {
    */
   stopWaiting(id: number, why: string = STOP_REASONS.requested): CrawlRecord | null {
     const { store, project } = this.opts;
-    if (!stopWaitingCrawl(store, project, id, `stopped before it ran: ${why.replace(/^stopped: /, '')}`)) return null;
+    const stopped = store.tx(() => {
+      if (!stopWaitingCrawl(store, project, id, `stopped before it ran: ${why.replace(/^stopped: /, '')}`)) return false;
+      this.recordEnd(id);
+      return true;
+    });
+    if (!stopped) return null;
     const rec = getCrawl(store, project, id)!;
     this.opts.logger.info({ crawl: id, trigger: rec.trigger }, 'queued crawl stopped before it ran');
     this.notifyEnded(rec);
@@ -356,16 +361,22 @@ export class CrawlRunner {
 
   /** The end status, and in the same transaction what follows from it (opts.recordEnd, in a savepoint of its own). */
   private end(id: number, status: CrawlStatus, error?: string): void {
-    const { store, recordEnd, logger } = this.opts;
+    const { store } = this.opts;
     store.tx(() => {
       setCrawlStatus(store, id, status, error);
-      if (!recordEnd) return;
-      try {
-        store.db.transaction(() => recordEnd(id))();
-      } catch (err) {
-        logger.error({ err, crawl: id }, 'recording the end of the crawl (history, webhooks) failed; the next sweep tries again');
-      }
+      this.recordEnd(id);
     });
+  }
+
+  /** Inside the transaction that ends crawl `id`: what follows from its end, in a savepoint of its own. */
+  private recordEnd(id: number): void {
+    const { store, recordEnd, logger } = this.opts;
+    if (!recordEnd) return;
+    try {
+      store.db.transaction(() => recordEnd(id))();
+    } catch (err) {
+      logger.error({ err, crawl: id }, 'recording the end of the crawl (history, webhooks) failed; the next sweep tries again');
+    }
   }
 
   private policy() {
