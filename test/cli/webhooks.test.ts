@@ -55,7 +55,7 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-function setup(receiver: Receiver): { dir: string; configPath: string; key: string } {
+function setup(receiver: Receiver, extra: Record<string, unknown> = {}): { dir: string; configPath: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-hooks-'));
   const configPath = join(dir, 'svc.json');
   writeFileSync(
@@ -66,6 +66,7 @@ function setup(receiver: Receiver): { dir: string; configPath: string; key: stri
       targets: [{ host: site.host, scheme: 'http', track_links: 'all', use_sitemap: false }],
       webhooks: [{ url: receiver.url, secret: SECRET, events: ['crawl.completed'], allow_private: true }],
       log_level: 'info',
+      ...extra,
     }),
   );
   const keys = spawnSync(process.execPath, [SERVER_JS, 'keys', 'create', '--config', configPath], { encoding: 'utf8' });
@@ -152,4 +153,34 @@ it('kill -9 of svc serve while a delivery is pending loses no delivery after a r
   const ok = receiver.requests.at(-1)!;
   expect(ok.headers['x-svc-delivery']).toBe(list.body.deliveries[0].id);
   expect(ok.headers['x-svc-signature-256']).toBe(`sha256=${createHmac('sha256', SECRET).update(ok.body).digest('hex')}`);
+}, 90_000);
+
+it('the loop as a site owner runs it: a link breaks between two scheduled crawls; the webhook and svc changes say so', async () => {
+  let home = '<a href="/a">a</a>';
+  site = await startSite({
+    '/': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(home),
+    '/a': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<p>a</p>'),
+  });
+  cleanup.push(() => site.close());
+  const receiver = await startReceiver();
+  cleanup.push(() => receiver.close());
+  const { configPath } = setup(receiver, { schedule: { full: '*/2 * * * * *' } });
+  const server = await serve(configPath, 200);
+  const bodies = () => receiver.requests.filter((r) => r.status === 204).map((r) => JSON.parse(r.body));
+
+  // The first scheduled crawl finds nothing broken; then the site breaks a link.
+  await waitFor(async () => (bodies().length ? true : undefined), 30_000, 'the first scheduled crawl');
+  expect(bodies()[0]).toMatchObject({ event: 'crawl.completed', crawl: { trigger: 'schedule:full', mode: 'full' }, changes: { newCount: 0 } });
+  home = '<a href="/a">a</a> <a href="/team">team</a>';
+  const broke = await waitFor(async () => bodies().find((b) => b.changes.newCount > 0), 30_000, 'a scheduled crawl that sees the break');
+  expect(broke.crawl.trigger).toBe('schedule:full');
+  expect(broke.changes.new).toEqual([expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/team`, reason: 'not_found' })]);
+  server.child.kill('SIGTERM');
+  await once(server.child, 'exit');
+
+  const changes = spawnSync(process.execPath, [SERVER_JS, 'changes', String(broke.crawl.id), '--json', '--config', configPath], { encoding: 'utf8' });
+  expect(changes.status, changes.stderr).toBe(0);
+  const out = JSON.parse(changes.stdout);
+  expect(out.new).toEqual([expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/team`, reason: 'not_found' })]);
+  expect(out.fixed).toEqual([]);
 }, 90_000);
