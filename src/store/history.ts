@@ -1,19 +1,12 @@
 // Problem history (migration 8): when each (page, link, reason) problem was first found and when it went away.
 // Written when a crawl's end is recorded; read by the report (first_seen, since) and by a crawl's changes.
 import type { Store } from './store.js';
+import type { ProblemLinkRow } from './report-query.js';
 
 /** One episode of a problem, as stored: open while fixedCrawl is null. */
-export interface ProblemEpisode {
-  pageUrl: string;
-  url: string;
+export interface ProblemEpisode extends ProblemLinkRow {
   reason: string;
   host: string;
-  httpStatus: number;
-  message: string;
-  redirectsTo: string | null;
-  element: string;
-  text: string;
-  blocked: boolean;
   firstCrawl: number;
   firstSeen: string;
   fixedCrawl: number | null;

@@ -4,10 +4,8 @@ import type { Statement } from 'better-sqlite3';
 import type { Store } from './store.js';
 import { REPORT_REASONS } from '../model/link-reasons.js';
 
-/** One (page, problem link) pair, as read from the store. */
-export interface ReportRow {
-  /** Section index: position of the reason in REPORT_REASONS. */
-  rank: number;
+/** A problem link where a page has it: what the report and the problem history both keep of it. */
+export interface ProblemLinkRow {
   pageUrl: string;
   url: string;
   httpStatus: number;
@@ -16,6 +14,12 @@ export interface ReportRow {
   element: string;
   text: string;
   blocked: boolean;
+}
+
+/** One (page, problem link) pair, as read from the store. */
+export interface ReportRow extends ProblemLinkRow {
+  /** Section index: position of the reason in REPORT_REASONS. */
+  rank: number;
   /** When the crawl that first found this problem ended; null while the crawl that found it has not ended. */
   firstSeen: string | null;
 }
