@@ -570,6 +570,7 @@ export class CrawlEngine {
       crawlId: this.o.crawlId,
       links,
       anchors: extracted.anchors ?? null,
+      headings: extracted.headings,
     };
     this.writer.page(write);
     r.stored++;
@@ -733,7 +734,7 @@ export function fragmentOutcome(page: Classification | undefined, fragment: stri
   return { reason: 'not_found', httpStatus: 200, message: `missing fragment #${decoded}`, redirectsTo: null };
 }
 
-const EMPTY_PAGE: ExtractedPage = { title: '', text: '', lang: null, description: null, embeddedMeta: null, links: [], robots: { noindex: false, nofollow: false }, baseUrl: '' };
+const EMPTY_PAGE: ExtractedPage = { title: '', text: '', lang: null, description: null, embeddedMeta: null, links: [], robots: { noindex: false, nofollow: false }, baseUrl: '', headings: [] };
 
 /** Runs one crawl to its end (or until the signal stops it). */
 export function runCrawl(o: CrawlEngineOptions): Promise<CrawlResult> {

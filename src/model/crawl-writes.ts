@@ -32,6 +32,8 @@ export interface PageWrite {
   links: FoundLink[];
   /** Fragment targets on the page (ids, <a name>), when a target checks fragments; null when not collected. */
   anchors?: string[] | null;
+  /** The text of the page's headings (h1–h6), in order; none when absent. Search ranks a page whose heading is the query high. */
+  headings?: string[];
 }
 
 export interface OutcomeWrite {

@@ -282,3 +282,51 @@ export function titleScore(title: string | string[][], words: RankWord[], algori
   }
   return score;
 }
+
+// ---------- headings ----------
+
+/** Words, and identifiers whose words are joined by underscores kept whole (`work_mem` is not `maintenance_work_mem`). */
+const UNIT_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:_+[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
+/** SECTION_NUMBER in folded (lower-case) text. */
+const FOLDED_SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[ivxlc]+|\p{Ll})(?:\.\d+)*\.\s+/u;
+function folded(text: string): string {
+  return (NON_ASCII.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text).toLowerCase();
+}
+function units(foldedText: string): string[] {
+  return [...foldedText.matchAll(UNIT_RE)].map((m) => m[0].replace(/_+/g, '_'));
+}
+
+/**
+ * How a page's headings (one a line) answer the query, given as its units (folded words; an identifier's words
+ * joined by `_`): 2 when a heading's name (as titleNames reads a title: no section number, or its part before a
+ * separator or a parenthesis) is the query word for word, 1 when a heading holds every unit of the query the
+ * page's title does not, else 0. A title that holds every unit alone is the title tiers' business. A heading says
+ * what a part of the page is about: "28.2.3. pg_stat_activity", "13.3.5. Advisory Locks".
+ */
+export function headingLevel(headings: string, query: readonly string[], title = ''): 0 | 1 | 2 {
+  if (!headings || !query.length) return 0;
+  const text = folded(headings);
+  // A heading is read under the page's title ("INSERT" › "ON CONFLICT Clause" answers `insert on conflict`).
+  const titleUnits = units(folded(title));
+  const rest = query.filter((u) => !titleUnits.includes(u));
+  // Most pages hold the query's words in no heading: a substring test per unit rules them out cheaply.
+  if (!rest.length || !rest.every((u) => text.includes(u))) return 0;
+  let best: 0 | 1 | 2 = 0;
+  for (const line of text.split('\n')) {
+    if (!rest.every((u) => line.includes(u))) continue;
+    const bare = line.trim().replace(FOLDED_SECTION_NUMBER, '');
+    const all = units(bare);
+    if (!rest.every((u) => all.includes(u))) continue;
+    best = 1;
+    // A heading's name may end at a separator, or at a parenthesis: "wal_level (enum)" defines `wal_level`.
+    for (const name of [all, units(bare.split(TITLE_SEPARATOR)[0]!), units(bare.split(' (')[0]!)]) {
+      if (name.length === query.length && name.every((u, i) => u === query[i])) return 2;
+    }
+  }
+  return best;
+}
+
+/** The units of a query for headingLevel: each word folded, an identifier's words joined by `_`. */
+export function queryUnits(parts: readonly { words: string[]; identifier?: boolean }[]): string[] {
+  return parts.flatMap((p) => (p.identifier ? [folded(p.words.join('_'))] : p.words.map(folded)));
+}
