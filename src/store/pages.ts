@@ -7,15 +7,17 @@ import type { Store } from './store.js';
 export function savePages(store: Store, pages: PageWrite[]): void {
   if (!pages.length) return;
   const upsert = store.prepare(`
-    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id, anchors, headings)
-    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId, @anchors, @headings)
+    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id, anchors)
+    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId, @anchors)
     ON CONFLICT(url) DO UPDATE SET host = excluded.host, http_status = excluded.http_status, content_type = excluded.content_type,
       indexed = excluded.indexed, show_in_search = excluded.show_in_search, title = excluded.title, language = excluded.language,
       tags = excluded.tags, superwords = excluded.superwords, content = excluded.content, meta = excluded.meta, created = excluded.created,
       modified = excluded.modified, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod),
-      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id, anchors = excluded.anchors, headings = excluded.headings
+      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id, anchors = excluded.anchors
     RETURNING id`);
   const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
+  const setHeadings = store.prepare('INSERT OR REPLACE INTO page_headings (page_id, headings) VALUES (?, ?)');
+  const delHeadings = store.prepare('DELETE FROM page_headings WHERE page_id = ?');
   const addTag = store.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
   const delLinks = store.prepare('DELETE FROM links WHERE page_id = ?');
   const addLink = store.prepare('INSERT OR IGNORE INTO links (page_id, url, element, text) VALUES (?, ?, ?, ?)');
@@ -49,10 +51,11 @@ export function savePages(store: Store, pages: PageWrite[]): void {
         lastCrawled: now,
         crawlId: p.crawlId,
         anchors: p.anchors ? JSON.stringify(p.anchors) : null,
-        headings: (p.headings ?? []).join('\n'),
       }) as { id: number };
       delTags.run(id);
       for (const t of p.tags) addTag.run(id, t);
+      if (p.headings?.length) setHeadings.run(id, p.headings.join('\n'));
+      else delHeadings.run(id);
       delLinks.run(id);
       for (const l of p.links) addLink.run(id, l.url, l.element, l.text);
       clearReport.run(id);

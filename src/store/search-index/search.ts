@@ -87,7 +87,7 @@ function statements(store: Store): Statements {
     s = {
       byShape: new Map(),
       page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
-      title: store.db.prepare('SELECT title, headings FROM pages WHERE id = ?').raw(),
+      title: store.db.prepare('SELECT p.title, h.headings FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?').raw(),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
       stemmers: store.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck(),
     };
@@ -234,7 +234,7 @@ interface TitleRanking {
   units: string[];
   algorithms: readonly string[];
   /** The page's title and headings (one a line). */
-  title: (id: number) => [string, string];
+  title: (id: number) => [string, string | null];
 }
 
 /**
@@ -251,7 +251,7 @@ function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: Title
     const [text, headings] = t.title(r.id);
     const title = titleNames(text);
     const level = exactTitleLevel(title, t.words);
-    const heading = headingLevel(headings, t.units, text);
+    const heading = headingLevel(headings ?? '', t.units, text);
     const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
     const tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
     return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
@@ -355,7 +355,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
         return { word, prefix, idf: inverseFrequency(store, word, prefix) };
       }),
     );
-    const titleRanking: TitleRanking = { words, units: queryUnits(parts), algorithms, title: (id) => s.title.get(id) as [string, string] };
+    const titleRanking: TitleRanking = { words, units: queryUnits(parts), algorithms, title: (id) => s.title.get(id) as [string, string | null] };
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
