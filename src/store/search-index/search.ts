@@ -42,7 +42,7 @@ const TIER_SCORE = 1000;
 /** How much the title's own bm25 (terms.ts titleScore) adds to the page's bm25. */
 const TITLE_BOOST = 2;
 /** Pages whose title is read and scored: the best ranked by bm25, and those whose title holds every word. */
-const TITLE_CHECKS = 30;
+const TITLE_CHECKS = 15;
 const TITLE_SET_CHECKS = 200;
 
 /** Answers of up to this many matches are ranked whole, by bm25 over all of them. */

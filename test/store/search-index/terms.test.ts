@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { algorithmFor, exactTitleLevel, extraTerms, queryVariants, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { algorithmFor, distinctWords, exactTitleLevel, extraTerms, headingLevel, queryUnits, queryVariants, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
 import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
 
 const terms = (text: string, lang: string | null) => extraTerms(text, lang).split(' ').filter(Boolean).sort();
@@ -50,7 +50,11 @@ describe('identifiers in queries', () => {
   });
 
   it('ranks an identifier by its parts too, matching the same pages', () => {
-    expect(toExpression(parseTerms('shared_buffers size'), undefined, undefined, true)).toBe('("shared buffers" AND ("shared" OR "buffers")) AND "size"*');
+    // With more than one part, the ranking also scores all the words as one phrase (OR the first part: the same pages match).
+    expect(toExpression(parseTerms('shared_buffers size'), undefined, undefined, true)).toBe(
+      '("shared buffers" AND ("shared" OR "buffers")) AND "size"* AND ("shared buffers size" OR "shared buffers")',
+    );
+    expect(toExpression(parseTerms('shared_buffers size'))).toBe('"shared buffers" AND "size"*');
     expect(toExpression(parseTerms('shared_buff'), undefined, undefined, true)).toBe('("shared buff"* AND ("shared"))');
     expect(toExpression(parseTerms('shared_buff'))).toBe('"shared buff"*');
   });
@@ -89,5 +93,34 @@ describe('titles', () => {
     expect(short).toBeGreaterThan(long);
     expect(long).toBeGreaterThan(titleScore('Indexes', q, ['english']));
     expect(titleScore('Unrelated', q, ['english'])).toBe(0);
+  });
+});
+
+describe('the words of a page, cut as the index cuts them', () => {
+  it('gives the distinct words the Unicode word pattern gives, ASCII or not', () => {
+    for (const text of ['pg_dump --clean, ProxyPass → 9.22. “Window” Functions—§ x', 'Hästarnas stall: café Ωmega 𝒜x a\u0301b 中文 ok\u200bz', '', '  ']) {
+      const expected = new Set(text.match(/[\p{L}\p{N}\p{M}\p{Co}]+/gu) ?? []);
+      expect(distinctWords(text)).toEqual(expected);
+    }
+  });
+});
+
+describe('headings', () => {
+  const units = (q: string) => queryUnits(parseTerms(q));
+  it('is 2 for a heading that is the query (no section number; before a separator or parenthesis)', () => {
+    expect(headingLevel('13.3. Explicit Locking\n13.3.5. Advisory Locks', units('advisory locks'))).toBe(2);
+    expect(headingLevel('Settings\nwal_level (enum)', units('wal_level'))).toBe(2);
+    expect(headingLevel('8.11.1. tsvector', units('TSVECTOR'))).toBe(2);
+    expect(headingLevel('Café - Menu', units('cafe'))).toBe(2);
+  });
+  it('is 1 for a heading holding every word the title does not, 0 otherwise', () => {
+    expect(headingLevel('9.7.3. POSIX Regular Expressions', units('regular expressions'))).toBe(1);
+    expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'), 'INSERT')).toBe(1);
+    expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'))).toBe(0);
+    // An identifier is matched whole.
+    expect(headingLevel('14.4.4. Increase maintenance_work_mem', units('work_mem'))).toBe(0);
+    expect(headingLevel('', units('anything'))).toBe(0);
+    // The title alone holding every word is no heading match.
+    expect(headingLevel('Outputs', units('insert'), 'INSERT')).toBe(0);
   });
 });
