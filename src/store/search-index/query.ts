@@ -117,20 +117,10 @@ function matchExpression(p: QueryPart, expand?: Expand, variants?: Variants): st
   return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
 }
 
-/** Phrase scoring applies to queries of this many words at most. */
-const MAX_PHRASE_WORDS = 8;
-
-/**
- * `rank`: the expression that ranks the matches of the other (the same pages; identifiers' parts also scored, and
- * the query's words as one phrase: a page where they stand together, in order, scores above one that only holds them).
- */
+/** `rank`: the expression that ranks the matches of the other (the same pages; identifiers' parts also scored). */
 export function toExpression(parts: QueryPart[], expand?: Expand, variants?: Variants, rank = false): string | null {
   if (!parts.length) return null;
-  const all = parts.map((p) => partExpression(p, expand, variants, rank)).join(' AND ');
-  const words = parts.flatMap((p) => p.words);
-  if (!rank || parts.length < 2 || words.length > MAX_PHRASE_WORDS) return all;
-  // OR the first part's own expression: the rows matched stay exactly those of the other expression.
-  return `${all} AND (${ftsString(words.join(' '))} OR ${matchExpression(parts[0]!, expand, variants)})`;
+  return parts.map((p) => partExpression(p, expand, variants, rank)).join(' AND ');
 }
 
 export function buildQuery(terms: string, expand?: Expand, variants?: Variants): BuiltQuery {

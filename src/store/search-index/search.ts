@@ -42,7 +42,7 @@ const TIER_SCORE = 1000;
 /** How much the title's own bm25 (terms.ts titleScore) adds to the page's bm25. */
 const TITLE_BOOST = 2;
 /** Pages whose title is read and scored: the best ranked by bm25, and those whose title holds every word. */
-const TITLE_CHECKS = 15;
+const TITLE_CHECKS = 20;
 const TITLE_SET_CHECKS = 200;
 
 /** Answers of up to this many matches are ranked whole, by bm25 over all of them. */
@@ -298,7 +298,7 @@ function queryExpressions(store: Store, parts: QueryPart[], algorithms: readonly
     return found.terms;
   };
   const expression = toExpression(parts, expand, variants);
-  if (!broad) return { expression: expression!, rankExpression: toExpression(parts, expand, variants, true)! };
+  if (!broad) return { expression: expression!, rankExpression: parts.some((p) => p.identifier) ? toExpression(parts, expand, variants, true)! : expression! };
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.

@@ -78,9 +78,6 @@ const PAGES = [
     content: 'Increase maintenance_work_mem; work_mem matters less; work_mem work_mem.',
     headings: ['14.4.4. Increase maintenance_work_mem'],
   }),
-  // The query's words together, in order, against a page that holds them apart.
-  page('/datatype-datetime.html', { title: '8.5. Date/Time Types', content: `${filler(12)} The type timestamp with time zone stores a point in time. ${filler(12)}` }),
-  page('/datetime-posix.html', { title: 'B.5. POSIX Specifications', content: `${filler(4)} A zone, a timestamp, the time: zone time with timestamp; time zone? with timestamp.` }),
 ];
 
 let t: TempStore;
@@ -142,11 +139,6 @@ describe('ranking', () => {
     expect(first('insert on conflict', 1)).toEqual(['/sql-insert.html']);
     // An identifier in a heading is the whole identifier: work_mem is not maintenance_work_mem.
     expect(first('work_mem', 1)).toEqual(['/runtime-config-resource.html']);
-  });
-
-  it('scores the query\'s words standing together, in order, above the same words apart', () => {
-    expect(first('timestamp with time zone', 1)).toEqual(['/datatype-datetime.html']);
-    expect(all('timestamp with time zone')).toContain('/datetime-posix.html');
   });
 
   it('keeps the index in step through all of it', () => {
