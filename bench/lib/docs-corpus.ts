@@ -12,6 +12,7 @@ export interface Doc {
   title: string;
   text: string;
   lang: string | null;
+  headings: string[];
 }
 
 export async function fetchCorpus(base: string): Promise<Doc[]> {
@@ -24,8 +25,8 @@ export async function fetchCorpus(base: string): Promise<Doc[]> {
       const url = new URL(f, base).href;
       const res = await fetch(url);
       if (!res.ok) throw new Error(`${f}: HTTP ${res.status}`);
-      const { title, text, lang } = extractHtml(await res.text(), { url });
-      docs.push({ path: f, title, text, lang });
+      const { title, text, lang, headings } = extractHtml(await res.text(), { url });
+      docs.push({ path: f, title, text, lang, headings });
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
@@ -52,6 +53,7 @@ export function docPage(doc: Doc, url: string, over: Partial<PageWrite> = {}): P
     sitemapLastmod: null,
     crawlId: 1,
     links: [],
+    headings: doc.headings,
     ...over,
   };
 }

@@ -668,6 +668,7 @@ export class CrawlEngine {
       links,
       anchors: extracted.anchors ?? null,
       revisit: bodyHash ? this.revisit(r, res, bodyHash, extracted.links, nofollow, true) : null,
+      headings: extracted.headings,
     };
     this.writer.page(write);
     r.stored++;
@@ -831,7 +832,7 @@ export function fragmentOutcome(page: Classification | undefined, fragment: stri
   return { reason: 'not_found', httpStatus: 200, message: `missing fragment #${decoded}`, redirectsTo: null };
 }
 
-const EMPTY_PAGE: ExtractedPage = { title: '', text: '', lang: null, description: null, embeddedMeta: null, links: [], robots: { noindex: false, nofollow: false }, baseUrl: '' };
+const EMPTY_PAGE: ExtractedPage = { title: '', text: '', lang: null, description: null, embeddedMeta: null, links: [], robots: { noindex: false, nofollow: false }, baseUrl: '', headings: [] };
 
 /** Runs one crawl to its end (or until the signal stops it). */
 export function runCrawl(o: CrawlEngineOptions): Promise<CrawlResult> {

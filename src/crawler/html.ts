@@ -55,7 +55,18 @@ export interface ExtractedPage {
   baseUrl: string;
   /** The ids and <a name>s on the page (only with the `anchors` option). */
   anchors?: string[];
+  /**
+   * The text of its headings (h1–h6), in page order, whitespace collapsed: search ranks a page whose heading is
+   * the query high. (Not <dt>: on real sites they are as often a book index's or a table of contents' entries
+   * as the definition of a term.)
+   */
+  headings: string[];
 }
+
+/** Headings kept per page, and characters kept of each. */
+export const MAX_HEADINGS = 200;
+export const MAX_HEADING_CHARS = 200;
+const HEADING = /^h[1-6]$/;
 
 /** Elements whose text is not page content. */
 const NO_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'canvas', 'iframe', 'object', 'title', 'select', 'textarea', 'button']);
@@ -179,6 +190,10 @@ export class HtmlExtractor {
   private readonly anchors: Set<string> | null;
   private inStyle = false;
   private styleText = '';
+  /** The open heading's text so far (null outside a heading), and the headings read. */
+  private heading: string | null = null;
+  private headingTag = '';
+  private readonly headings: string[] = [];
 
   constructor(private readonly opts: ExtractOptions) {
     this.maxText = opts.maxTextChars ?? 1_000_000;
@@ -285,6 +300,7 @@ export class HtmlExtractor {
       robots: { ...this.robots },
       baseUrl,
       ...(this.anchors ? { anchors: [...this.anchors] } : {}),
+      headings: this.headings,
     };
   }
 
@@ -408,6 +424,10 @@ export class HtmlExtractor {
         this.addLink(a.src, name, false);
         break;
     }
+    if (HEADING.test(name) && this.noTextDepth === 0 && this.headings.length < MAX_HEADINGS) {
+      this.heading = '';
+      this.headingTag = name;
+    }
     if (NO_TEXT.has(name)) this.noTextDepth++;
     else if (!INLINE.has(name)) this.sep = true;
   }
@@ -424,6 +444,11 @@ export class HtmlExtractor {
       this.titleDone = true;
     }
     if (name === 'script') this.inMetaScript = false;
+    if (name === this.headingTag && this.heading !== null) {
+      const h = collapseWhitespace(this.heading);
+      if (h) this.headings.push(h.length > MAX_HEADING_CHARS ? h.slice(0, MAX_HEADING_CHARS) : h);
+      this.heading = null;
+    }
     if (NO_TEXT.has(name)) this.noTextDepth = Math.max(0, this.noTextDepth - 1);
     else if (!INLINE.has(name)) this.sep = true;
   }
@@ -450,7 +475,10 @@ export class HtmlExtractor {
       if (this.title.length < 2000) this.title += data;
       return;
     }
-    if (this.noTextDepth === 0) this.pushText(data);
+    if (this.noTextDepth === 0) {
+      this.pushText(data);
+      if (this.heading !== null && this.heading.length < MAX_HEADING_CHARS * 2) this.heading += data;
+    }
   }
 
   private pushText(s: string): void {

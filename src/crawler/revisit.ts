@@ -7,7 +7,7 @@ import type { TargetConfig } from '../model/config.js';
 import type { ExtractedLink, StoredRevisit } from '../model/crawl-writes.js';
 
 /** Bump when extraction changes what a page yields (text, links): every stored page is then fetched and parsed again. */
-const EXTRACTION_VERSION = 1;
+const EXTRACTION_VERSION = 2; // 2: headings (h1–h6) are extracted
 
 /**
  * The settings a page of target `cfg` is stored under: a stored page (text, links, what walking them does) is only

@@ -82,6 +82,8 @@ export interface PageWrite {
   anchors?: string[] | null;
   /** Kept for the next crawl's conditional request and link replay; absent: the page cannot be revisited so. */
   revisit?: PageRevisit | null;
+  /** The text of the page's headings (h1–h6), in order; none when absent. Search ranks a page whose heading is the query high. */
+  headings?: string[];
 }
 
 export interface OutcomeWrite {

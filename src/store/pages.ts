@@ -19,6 +19,8 @@ export function savePages(store: Store, pages: PageWrite[]): void {
       etag = excluded.etag, last_modified = excluded.last_modified, body_hash = excluded.body_hash, revisit_key = excluded.revisit_key, found_links = excluded.found_links
     RETURNING id`);
   const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
+  const setHeadings = store.prepare('INSERT OR REPLACE INTO page_headings (page_id, headings) VALUES (?, ?)');
+  const delHeadings = store.prepare('DELETE FROM page_headings WHERE page_id = ?');
   const addTag = store.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
   const delLinks = store.prepare('DELETE FROM links WHERE page_id = ?');
   const addLink = store.prepare('INSERT OR IGNORE INTO links (page_id, url, element, text) VALUES (?, ?, ?, ?)');
@@ -60,6 +62,8 @@ export function savePages(store: Store, pages: PageWrite[]): void {
       }) as { id: number };
       delTags.run(id);
       for (const t of p.tags) addTag.run(id, t);
+      if (p.headings?.length) setHeadings.run(id, p.headings.join('\n'));
+      else delHeadings.run(id);
       delLinks.run(id);
       for (const l of p.links) addLink.run(id, l.url, l.element, l.text);
       clearReport.run(id);

@@ -97,6 +97,18 @@ describe('classify', () => {
 describe('html extraction', () => {
   const base = 'http://h/dir/page.html';
 
+  it('collects the text of the headings h1–h6 in page order, not of scripts or other elements', () => {
+    const x = extractHtml(
+      `<title>T</title><h1>9.22. Window   <code>Functions</code></h1><p>text</p><h3><a href="#x">13.3.5.</a> Advisory Locks</h3>
+       <dl><dt>wal_level (enum)</dt><dd>a setting</dd></dl><h2></h2><noscript><h2>hidden</h2></noscript><h6>Last</h6>`,
+      { url: base },
+    );
+    expect(x.headings).toEqual(['9.22. Window Functions', '13.3.5. Advisory Locks', 'Last']);
+    // Heading text is page text too.
+    expect(x.text).toContain('Advisory Locks');
+    expect(extractHtml(`${'<h2>x</h2>'.repeat(300)}<h2>${'long '.repeat(100)}</h2>`, { url: base }).headings).toHaveLength(200);
+  });
+
   it('extracts title, text, language, description and every kind of link', () => {
     const x = extractHtml(
       `<!doctype html><html lang="de"><head><title> The  Title </title><meta name="description" content="About it">

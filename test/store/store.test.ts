@@ -81,6 +81,21 @@ describe('store', () => {
     expect(s.db.prepare(`INSERT INTO pages_fts(pages_fts) VALUES ('integrity-check')`).run().changes).toBeGreaterThanOrEqual(0);
   });
 
+  it('migration 12 keeps a page\'s headings beside it: written, replaced, cleared and removed with the page', () => {
+    const s = new Store(dbPath());
+    const headings = () => s.db.prepare('SELECT p.url, h.headings FROM page_headings h JOIN pages p ON p.id = h.page_id ORDER BY p.url').all();
+    savePages(s, [page('http://127.0.0.1:1/a', { headings: ['9.22. Window Functions', 'Notes'] }), page('http://127.0.0.1:1/b'), page('http://127.0.0.1:1/c', { headings: ['C'] })]);
+    expect(headings()).toEqual([
+      { url: 'http://127.0.0.1:1/a', headings: '9.22. Window Functions\nNotes' },
+      { url: 'http://127.0.0.1:1/c', headings: 'C' },
+    ]);
+    savePages(s, [page('http://127.0.0.1:1/a', { headings: ['Other'] }), page('http://127.0.0.1:1/c', { headings: [] })]);
+    expect(headings()).toEqual([{ url: 'http://127.0.0.1:1/a', headings: 'Other' }]);
+    s.db.prepare('DELETE FROM pages WHERE url = ?').run('http://127.0.0.1:1/a');
+    expect(headings()).toEqual([]);
+    s.close();
+  });
+
   it('migration 3 rebuilds the full-text indexes without prefix indexes, from the searchable pages only', () => {
     const path = dbPath();
     const old = new Database(path);

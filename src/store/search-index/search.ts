@@ -13,7 +13,7 @@ import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { completions, documentFrequency, foldWord, indexedPages } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
-import { algorithmFor, exactTitleLevel, queryVariants, titleNames, titleScore, type RankWord } from './terms.js';
+import { algorithmFor, exactTitleLevel, headingLevel, queryUnits, queryVariants, titleNames, titleScore, type RankWord } from './terms.js';
 
 
 /**
@@ -31,11 +31,18 @@ const TITLE_WEIGHTS = [10, 20, 5] as const;
 const TIER_EXACT_TITLE = 3;
 const TIER_LOOSE_TITLE = 2;
 const TIER_TITLE = 1;
+/**
+ * Headings (h1–h6) are the titles of a page's parts: a heading that is the query word for word ranks the page as
+ * a title that is the query up to its last word (the manual's "13.3.5. Advisory Locks" answers `advisory locks`),
+ * and a heading holding every word of the query adds half a tier.
+ */
+const TIER_EXACT_HEADING = 2;
+const TIER_HEADING_BONUS = 0.5;
 const TIER_SCORE = 1000;
 /** How much the title's own bm25 (terms.ts titleScore) adds to the page's bm25. */
 const TITLE_BOOST = 2;
 /** Pages whose title is read and scored: the best ranked by bm25, and those whose title holds every word. */
-const TITLE_CHECKS = 30;
+const TITLE_CHECKS = 20;
 const TITLE_SET_CHECKS = 200;
 
 /** Answers of up to this many matches are ranked whole, by bm25 over all of them. */
@@ -80,7 +87,7 @@ function statements(store: Store): Statements {
     s = {
       byShape: new Map(),
       page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
-      title: store.db.prepare('SELECT title FROM pages WHERE id = ?').pluck(),
+      title: store.db.prepare('SELECT p.title, h.headings FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?').raw(),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
       stemmers: store.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck(),
     };
@@ -223,8 +230,11 @@ function rankBroad(
 
 interface TitleRanking {
   words: RankWord[];
+  /** The query as headingLevel takes it. */
+  units: string[];
   algorithms: readonly string[];
-  title: (id: number) => string;
+  /** The page's title and headings (one a line). */
+  title: (id: number) => [string, string | null];
 }
 
 /**
@@ -238,9 +248,12 @@ function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: Title
     const all = inTitle(r.id);
     if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return all ? { id: r.id, score: r.score + TIER_TITLE * TIER_SCORE } : r;
     if (all) setChecks--;
-    const title = titleNames(t.title(r.id));
+    const [text, headings] = t.title(r.id);
+    const title = titleNames(text);
     const level = exactTitleLevel(title, t.words);
-    const tier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
+    const heading = headingLevel(headings ?? '', t.units, text);
+    const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
+    const tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
     return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
   });
   return out.sort((a, b) => b.score - a.score);
@@ -342,7 +355,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
         return { word, prefix, idf: inverseFrequency(store, word, prefix) };
       }),
     );
-    const titleRanking: TitleRanking = { words, algorithms, title: (id) => s.title.get(id) as string };
+    const titleRanking: TitleRanking = { words, units: queryUnits(parts), algorithms, title: (id) => s.title.get(id) as [string, string | null] };
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.

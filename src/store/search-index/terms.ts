@@ -74,6 +74,62 @@ const MAX_TERMS = 20_000;
 const MAX_WORDS = 50_000;
 const MAX_TEXT_CHARS = 1_000_000;
 
+/**
+ * The extra terms of one word as written, in one algorithm (null: none): its stem when it differs, and the
+ * parts of a camelCase word with their stems. Cached per algorithm and word: a site's pages share most of their
+ * words, so a page's terms are mostly lookups (stemming and the camelCase split were two thirds of a page's
+ * indexing time).
+ */
+const NO_TERMS: readonly string[] = [];
+const WORD_TERMS_LIMIT = 200_000;
+const wordTerms = new Map<string, Map<string, readonly string[]>>();
+function termsOfWord(word: string, algorithm: string | null): readonly string[] {
+  const key = algorithm ?? '';
+  let cache = wordTerms.get(key);
+  if (!cache) wordTerms.set(key, (cache = new Map()));
+  let out = cache.get(word);
+  if (out) return out;
+  const s = algorithm ? stemmer(algorithm) : null;
+  const found: string[] = [];
+  const lower = word.toLowerCase();
+  const addStem = (w: string) => {
+    if (!s || w.length > MAX_STEM_CHARS || !STEMMABLE.test(w)) return;
+    const stem = s.stem(w);
+    if (stem !== w && stem && !found.includes(stem)) found.push(stem);
+  };
+  addStem(lower);
+  if (CAMEL_RE.test(word)) {
+    for (const p of word.matchAll(CAMEL_PART_RE)) {
+      const part = p[0].toLowerCase();
+      if (part === lower) continue;
+      if (!found.includes(part)) found.push(part);
+      addStem(part);
+    }
+  }
+  out = found.length ? found : NO_TERMS;
+  if (cache.size >= WORD_TERMS_LIMIT) cache.clear();
+  cache.set(word, out);
+  return out;
+}
+
+/**
+ * The extra terms of a text, space-separated, each once: the stems that differ from their word (in the
+ * language's algorithm; none without one) and the parts of camelCase words with their stems. Order is of no
+ * consequence (no phrase is matched against them).
+ */
+export function extraTerms(text: string, language: string | null): string {
+  if (!text) return '';
+  if (text.length > MAX_TEXT_CHARS) text = text.slice(0, MAX_TEXT_CHARS);
+  const algorithm = algorithmFor(language);
+  const out = new Set<string>();
+  // Each distinct word once (as written: its case tells camelCase apart).
+  for (const w of distinctWords(text, MAX_WORDS)) {
+    for (const t of termsOfWord(w, algorithm)) out.add(t);
+    if (out.size >= MAX_TERMS) break;
+  }
+  return [...out].join(' ');
+}
+
 /** Whether a UTF-16 code unit below 0x10000 is a word character (WORD_RE): 1 yes, 2 no, 0 not looked up yet. */
 const BMP_WORD = new Uint8Array(0x10000);
 for (let c = 0; c < 128; c++) BMP_WORD[c] = /[0-9A-Za-z]/.test(String.fromCharCode(c)) ? 1 : 2;
@@ -111,42 +167,6 @@ export function distinctWords(text: string, max: number): Set<string> {
   }
   if (start >= 0) words.add(text.slice(start));
   return words;
-}
-
-/**
- * The extra terms of a text, space-separated, each once: the stems that differ from their word (in the
- * language's algorithm; none without one) and the parts of camelCase words with their stems. Order is of no
- * consequence (no phrase is matched against them).
- */
-export function extraTerms(text: string, language: string | null): string {
-  if (!text) return '';
-  if (text.length > MAX_TEXT_CHARS) text = text.slice(0, MAX_TEXT_CHARS);
-  const algorithm = algorithmFor(language);
-  const out = new Set<string>();
-  const seen = new Set<string>();
-  const s = algorithm ? stemmer(algorithm) : null;
-  const add = (word: string) => {
-    if (seen.has(word)) return;
-    seen.add(word);
-    if (!s || word.length > MAX_STEM_CHARS || !STEMMABLE.test(word)) return;
-    const stem = s.stem(word);
-    if (stem !== word && stem) out.add(stem);
-  };
-  // Each distinct word once (as written: its case tells camelCase apart), then its stem and its parts.
-  const words = distinctWords(text, MAX_WORDS);
-  for (const word of words) {
-    if (out.size >= MAX_TERMS) break;
-    const lower = word.toLowerCase();
-    if (s) add(lower);
-    if (!CAMEL_RE.test(word)) continue;
-    for (const p of word.matchAll(CAMEL_PART_RE)) {
-      const part = p[0].toLowerCase();
-      if (part === lower) continue;
-      out.add(part);
-      add(part);
-    }
-  }
-  return [...out].join(' ');
 }
 
 /**
@@ -255,4 +275,52 @@ export function titleScore(title: string | string[][], words: RankWord[], algori
     score += q.idf * m * norm;
   }
   return score;
+}
+
+// ---------- headings ----------
+
+/** Words, and identifiers whose words are joined by underscores kept whole (`work_mem` is not `maintenance_work_mem`). */
+const UNIT_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:_+[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
+/** SECTION_NUMBER in folded (lower-case) text. */
+const FOLDED_SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[ivxlc]+|\p{Ll})(?:\.\d+)*\.\s+/u;
+function folded(text: string): string {
+  return (NON_ASCII.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text).toLowerCase();
+}
+function units(foldedText: string): string[] {
+  return [...foldedText.matchAll(UNIT_RE)].map((m) => m[0].replace(/_+/g, '_'));
+}
+
+/**
+ * How a page's headings (one a line) answer the query, given as its units (folded words; an identifier's words
+ * joined by `_`): 2 when a heading's name (as titleNames reads a title: no section number, or its part before a
+ * separator or a parenthesis) is the query word for word, 1 when a heading holds every unit of the query the
+ * page's title does not, else 0. A title that holds every unit alone is the title tiers' business. A heading says
+ * what a part of the page is about: "28.2.3. pg_stat_activity", "13.3.5. Advisory Locks".
+ */
+export function headingLevel(headings: string, query: readonly string[], title = ''): 0 | 1 | 2 {
+  if (!headings || !query.length) return 0;
+  const text = folded(headings);
+  // A heading is read under the page's title ("INSERT" › "ON CONFLICT Clause" answers `insert on conflict`).
+  const titleUnits = units(folded(title));
+  const rest = query.filter((u) => !titleUnits.includes(u));
+  // Most pages hold the query's words in no heading: a substring test per unit rules them out cheaply.
+  if (!rest.length || !rest.every((u) => text.includes(u))) return 0;
+  let best: 0 | 1 | 2 = 0;
+  for (const line of text.split('\n')) {
+    if (!rest.every((u) => line.includes(u))) continue;
+    const bare = line.trim().replace(FOLDED_SECTION_NUMBER, '');
+    const all = units(bare);
+    if (!rest.every((u) => all.includes(u))) continue;
+    best = 1;
+    // A heading's name may end at a separator, or at a parenthesis: "wal_level (enum)" defines `wal_level`.
+    for (const name of [all, units(bare.split(TITLE_SEPARATOR)[0]!), units(bare.split(' (')[0]!)]) {
+      if (name.length === query.length && name.every((u, i) => u === query[i])) return 2;
+    }
+  }
+  return best;
+}
+
+/** The units of a query for headingLevel: each word folded, an identifier's words joined by `_`. */
+export function queryUnits(parts: readonly { words: string[]; identifier?: boolean }[]): string[] {
+  return parts.flatMap((p) => (p.identifier ? [folded(p.words.join('_'))] : p.words.map(folded)));
 }

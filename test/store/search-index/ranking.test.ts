@@ -55,6 +55,29 @@ const PAGES = [
   page('/sv/husen.html', { title: 'Om husen i byn', content: 'Husen byggdes av trä. Hästarnas stall ligger bakom.', language: 'sv' }),
   page('/ja/walkers.html', { title: 'ウォーカー', content: 'walkers walked', language: 'ja' }),
   page('/walks.html', { title: 'Walks', content: 'We walked home.' }),
+  // Headings: the page with a section about the query, against pages that mention its words more often.
+  page('/explicit-locking.html', {
+    title: '13.3. Explicit Locking',
+    content: `${filler(30)} Advisory Locks. PostgreSQL provides a means for creating locks that have application-defined meanings. ${filler(30)}`,
+    headings: ['13.3. Explicit Locking', '13.3.1. Table-Level Locks', '13.3.5. Advisory Locks'],
+  }),
+  page('/view-pg-locks.html', { title: '54.12. pg_locks', content: 'The view pg_locks shows locks: advisory locks, table locks, row locks. Advisory locks are locks.' }),
+  page('/sql-insert.html', {
+    title: 'INSERT',
+    content: `INSERT creates new rows. ${filler(30)} The optional ON CONFLICT clause specifies an alternative action to raising a unique violation. ${filler(30)}`,
+    headings: ['INSERT', 'ON CONFLICT Clause', 'Outputs'],
+  }),
+  page('/logical-replication-conflicts.html', { title: '31.5. Conflicts', content: 'An insert that violates a constraint is a conflict; conflicts stop replication. Conflict on insert.' }),
+  page('/runtime-config-resource.html', {
+    title: '20.4. Resource Consumption',
+    content: `${filler(30)} work_mem (integer) Sets the base maximum amount of memory for a query operation. ${filler(30)}`,
+    headings: ['20.4. Resource Consumption', '20.4.1. Memory', 'work_mem (integer)'],
+  }),
+  page('/populate.html', {
+    title: '14.4. Populating a Database',
+    content: 'Increase maintenance_work_mem; work_mem matters less; work_mem work_mem.',
+    headings: ['14.4.4. Increase maintenance_work_mem'],
+  }),
 ];
 
 let t: TempStore;
@@ -108,6 +131,14 @@ describe('ranking', () => {
     // "walking" has the stem "walk", as "walked" has on an English page; a Japanese page has no stems.
     expect(all('walking')).toEqual(['/walks.html']);
     expect(all('walked').sort()).toEqual(['/ja/walkers.html', '/walks.html']);
+  });
+
+  it('ranks a page with a heading that is the query above pages that only mention its words', () => {
+    expect(first('advisory locks', 1)).toEqual(['/explicit-locking.html']);
+    // A heading is read under its page's title: "INSERT" › "ON CONFLICT Clause".
+    expect(first('insert on conflict', 1)).toEqual(['/sql-insert.html']);
+    // An identifier in a heading is the whole identifier: work_mem is not maintenance_work_mem.
+    expect(first('work_mem', 1)).toEqual(['/runtime-config-resource.html']);
   });
 
   it('keeps the index in step through all of it', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { algorithmFor, distinctWords, exactTitleLevel, extraTerms, queryVariants, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { algorithmFor, distinctWords, exactTitleLevel, extraTerms, headingLevel, queryUnits, queryVariants, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
 import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
 
 const terms = (text: string, lang: string | null) => extraTerms(text, lang).split(' ').filter(Boolean).sort();
@@ -103,6 +103,29 @@ describe('distinctWords', () => {
       for (let i = 0; i < 40; i++) text += alphabet[Math.floor(rand() * alphabet.length)];
       expect([...distinctWords(text, 1_000)]).toEqual([...new Set(text.match(re) ?? [])]);
     }
+    for (const text of ['pg_dump --clean, ProxyPass → 9.22. “Window” Functions—§ x', 'Hästarnas stall: café Ωmega 𝒜x a\u0301b 中文 ok\u200bz', '', '  ']) {
+      expect(distinctWords(text, 1_000)).toEqual(new Set(text.match(re) ?? []));
+    }
     expect([...distinctWords('one two three two four', 2)]).toEqual(['one', 'two']);
+  });
+});
+
+describe('headings', () => {
+  const units = (q: string) => queryUnits(parseTerms(q));
+  it('is 2 for a heading that is the query (no section number; before a separator or parenthesis)', () => {
+    expect(headingLevel('13.3. Explicit Locking\n13.3.5. Advisory Locks', units('advisory locks'))).toBe(2);
+    expect(headingLevel('Settings\nwal_level (enum)', units('wal_level'))).toBe(2);
+    expect(headingLevel('8.11.1. tsvector', units('TSVECTOR'))).toBe(2);
+    expect(headingLevel('Café - Menu', units('cafe'))).toBe(2);
+  });
+  it('is 1 for a heading holding every word the title does not, 0 otherwise', () => {
+    expect(headingLevel('9.7.3. POSIX Regular Expressions', units('regular expressions'))).toBe(1);
+    expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'), 'INSERT')).toBe(1);
+    expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'))).toBe(0);
+    // An identifier is matched whole.
+    expect(headingLevel('14.4.4. Increase maintenance_work_mem', units('work_mem'))).toBe(0);
+    expect(headingLevel('', units('anything'))).toBe(0);
+    // The title alone holding every word is no heading match.
+    expect(headingLevel('Outputs', units('insert'), 'INSERT')).toBe(0);
   });
 });
