@@ -1,7 +1,7 @@
 // The one way the crawler talks HTTP: one undici Agent (keep-alive) per crawl, per-host politeness, a time
 // limit covering headers and body, capped (and gzip-bomb-safe) bodies, redirects followed by hand with every
 // hop recorded, and "slow down" answers (429, 503 + Retry-After) waited out and retried a bounded number of times.
-import { lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Readable, Transform } from 'node:stream';
@@ -30,7 +30,11 @@ export interface FetcherOptions {
   /** Limits for hosts that were not configured (external links). */
   defaultLimits?: HostLimits;
   connectTimeoutMs?: number;
+  /** Name resolution for the address policy's connector (default: the system's, node:dns lookup). */
+  lookup?: HostLookup;
 }
+
+export type HostLookup = (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
 export interface HostSettings extends HostLimits {
   /** Sent on every request to this host (target request_headers); never to other hosts. */
@@ -96,13 +100,19 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Math.max(0, at - now);
 }
 
+/** The system error code of a transport error (undici wraps some: in `errors` or `cause`). */
+function errorCode(err: unknown): string {
+  const e = err as { code?: string; errors?: { code?: string }[]; cause?: { code?: string } } | null;
+  return e?.code ?? e?.errors?.find((x) => x?.code)?.code ?? e?.cause?.code ?? '';
+}
+
 /** Maps a transport error to a failure kind with a short detail. */
 export function describeError(err: unknown, timeoutMs: number): { failure: FailureKind; detail: string } {
   const e = err as { code?: string; message?: string; errors?: { code?: string }[]; cause?: { code?: string; message?: string } };
   if (err instanceof TimeoutError) return { failure: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
   if (err instanceof BlockedError) return { failure: 'blocked', detail: err.message };
   if (err instanceof AbortError) return { failure: 'aborted', detail: '' };
-  const code = e?.code ?? e?.errors?.find((x) => x?.code)?.code ?? e?.cause?.code ?? '';
+  const code = errorCode(err);
   switch (code) {
     case 'ECONNREFUSED':
       return { failure: 'refused', detail: '' };
@@ -135,7 +145,7 @@ export function describeError(err: unknown, timeoutMs: number): { failure: Failu
 }
 
 /** A connector that resolves the name itself, asks the policy about every address, and connects to the one it checked. */
-export function guardedConnector(policy: AddressPolicy, connectTimeoutMs: number): buildConnector.connector {
+export function guardedConnector(policy: AddressPolicy, connectTimeoutMs: number, lookup: HostLookup = dnsLookup): buildConnector.connector {
   const base = buildConnector({ timeout: connectTimeoutMs });
   return (opts, callback) => {
     const name = bareHost(opts.hostname);
@@ -160,7 +170,7 @@ export function guardedConnector(policy: AddressPolicy, connectTimeoutMs: number
     };
     const family = isIP(name);
     if (family) return go([{ address: name, family }]);
-    dnsLookup(name, { all: true }, (err, addresses) => {
+    lookup(name, { all: true }, (err, addresses) => {
       if (err) return callback(err, null);
       go(addresses);
     });
@@ -179,6 +189,11 @@ export class Fetcher {
   private readonly maxRetryWaitMs: number;
   private readonly defaultLimits: HostLimits;
   private readonly maxSlowDownDelayMs: number | undefined;
+  /**
+   * Host names that do not exist (ENOTFOUND), with the failure's detail: their other URLs fail at once for the rest
+   * of the crawl instead of each waiting for the resolver (hundreds of links to one dead domain are common).
+   */
+  private readonly unresolved = new Map<string, string>();
   /** Requests sent (every hop and retry). */
   requests = 0;
 
@@ -193,7 +208,7 @@ export class Fetcher {
     this.agent = new Agent({
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
-      connect: opts.addressPolicy ? guardedConnector(opts.addressPolicy, connectTimeoutMs) : { timeout: connectTimeoutMs },
+      connect: opts.addressPolicy ? guardedConnector(opts.addressPolicy, connectTimeoutMs, opts.lookup) : { timeout: connectTimeoutMs },
     });
   }
 
@@ -292,6 +307,12 @@ export class Fetcher {
       } catch {
         return { kind: 'failure', failure: 'aborted', detail: '', requests };
       }
+      // Looked at after the wait: requests queued behind the one that found the name missing need not ask again.
+      const unresolved = this.unresolved.get(u.hostname);
+      if (unresolved !== undefined) {
+        release();
+        return { kind: 'failure', failure: 'dns', detail: unresolved, requests };
+      }
       // One controller per request: the time limit covers headers and body; the crawl's signal stops it too.
       const ac = new AbortController();
       const timer = setTimeout(() => ac.abort(new TimeoutError('timeout')), opts.timeoutMs);
@@ -318,7 +339,10 @@ export class Fetcher {
       } catch (err) {
         cleanup();
         const reason = ac.signal.aborted ? ac.signal.reason : err;
-        return { kind: 'failure', ...describeError(reason, opts.timeoutMs), requests };
+        const failure = describeError(reason, opts.timeoutMs);
+        // Only a name that does not exist: a resolver that is slow or down now (EAI_AGAIN) may answer the next time.
+        if (failure.failure === 'dns' && errorCode(reason) === 'ENOTFOUND') this.unresolved.set(u.hostname, failure.detail);
+        return { kind: 'failure', ...failure, requests };
       }
       const status = res.statusCode;
       const resHeaders = res.headers;

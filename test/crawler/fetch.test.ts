@@ -3,7 +3,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressPolicy } from '../../src/crawler/address-policy.js';
-import { Fetcher, type BodySink } from '../../src/crawler/fetch.js';
+import { Fetcher, type BodySink, type HostLookup } from '../../src/crawler/fetch.js';
 import { HostLimiter } from '../../src/crawler/host-limiter.js';
 import { hang, html, redirect, send, startSite, type TestSite } from './site.js';
 
@@ -202,5 +202,29 @@ describe('Fetcher', () => {
     expect(await byName.fetch(`http://localhost:${site.port}/c`, { timeoutMs: 1000 })).toMatchObject({ ok: true, status: 200 });
     expect(await byName.fetch(`${site.origin}/c`, { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'blocked' });
     await byName.close();
+  });
+
+  it('asks the resolver once per crawl about a host name that does not exist; a resolver that failed for now is asked again', async () => {
+    // The lookup is the system's edge: answered here, so no DNS query leaves the machine.
+    const asked: string[] = [];
+    const lookup: HostLookup = (name, _opts, cb) => {
+      asked.push(name);
+      if (name === 'gone.example') return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' }), []);
+      if (name === 'flaky.example') return cb(Object.assign(new Error(`getaddrinfo EAI_AGAIN ${name}`), { code: 'EAI_AGAIN' }), []);
+      cb(null, [{ address: '127.0.0.1', family: 4 }]);
+    };
+    const f = new Fetcher({ addressPolicy: createAddressPolicy([{ host: 'site.example', port: site.port }]), lookup });
+    const gone = await Promise.all(Array.from({ length: 8 }, (_, i) => f.check(`http://gone.example/p${i}`, { timeoutMs: 1000 })));
+    for (const r of gone) expect(r).toMatchObject({ ok: false, failure: 'dns' });
+    expect(asked.filter((n) => n === 'gone.example').length).toBeLessThanOrEqual(4); // at most the host's concurrency in flight at once
+    const later = asked.length;
+    expect(await f.check('http://gone.example/later', { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'dns', requests: 0 });
+    expect(asked.length).toBe(later);
+    await f.check('http://flaky.example/a', { timeoutMs: 1000 });
+    await f.check('http://flaky.example/b', { timeoutMs: 1000 });
+    expect(asked.filter((n) => n === 'flaky.example')).toHaveLength(2);
+    // A name that resolves is not affected.
+    expect(await f.fetch(`http://site.example:${site.port}/c`, { timeoutMs: 1000 })).toMatchObject({ ok: true, status: 200 });
+    await f.close();
   });
 });
