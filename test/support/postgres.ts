@@ -1,0 +1,75 @@
+// A throw-away PostgreSQL cluster for tests: Debian's server binaries, initdb into a temporary directory as an
+// unprivileged user (initdb refuses root), listening on a unix socket only (no TCP port), removed by stop().
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PgCluster {
+  /** The unix socket's directory: pg's `host`. */
+  socketDir: string;
+  port: number;
+  user: string;
+  /** postgres://svc@/postgres?host=<socketDir>&port=<port> */
+  connectionString(database?: string): string;
+  stop(): void;
+}
+
+const USER = 'svc';
+/** Who owns the cluster when the tests run as root. */
+const UNPRIVILEGED = 'nobody';
+
+/** The newest installed server's bin directory (SVC_PG_BINDIR overrides), or null when none is installed. */
+export function postgresBinDir(): string | null {
+  if (process.env.SVC_PG_BINDIR) return process.env.SVC_PG_BINDIR;
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  return versions.length ? join(root, versions[0]!, 'bin') : null;
+}
+
+export function startPostgres(): PgCluster {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('no PostgreSQL server is installed (Debian: apt-get install postgresql; .ci/run installs it)');
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
+  const data = join(dir, 'data');
+  const socketDir = join(dir, 'sock');
+  mkdirSync(socketDir);
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', UNPRIVILEGED, '--', cmd, ...args] : args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', UNPRIVILEGED], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', UNPRIVILEGED], { encoding: 'utf8' }).trim());
+    for (const p of [dir, socketDir]) chownSync(p, uid, gid);
+  }
+  // A port number only names the socket file; one per cluster so clusters started side by side do not collide.
+  const port = 20_000 + (process.pid % 20_000);
+  try {
+    run(join(bin, 'initdb'), ['-D', data, '-U', USER, '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    run(join(bin, 'pg_ctl'), [
+      '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60',
+      '-o', `-k ${socketDir} -c listen_addresses= -p ${port} -c fsync=off -c full_page_writes=off`,
+      'start',
+    ]);
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  let stopped = false;
+  return {
+    socketDir,
+    port,
+    user: USER,
+    connectionString: (database = 'postgres') => `postgres://${USER}@/${database}?host=${encodeURIComponent(socketDir)}&port=${port}`,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
