@@ -37,7 +37,8 @@ export function startPostgres(): PgCluster {
   mkdirSync(socketDir);
   const asRoot = process.getuid?.() === 0;
   const run = (cmd: string, args: string[]) =>
-    execFileSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', UNPRIVILEGED, '--', cmd, ...args] : args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    // From the cluster's own directory: the unprivileged user may not be able to enter the one the tests run in.
+    execFileSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', UNPRIVILEGED, '--', cmd, ...args] : args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   if (asRoot) {
     const uid = Number(execFileSync('id', ['-u', UNPRIVILEGED], { encoding: 'utf8' }).trim());
     const gid = Number(execFileSync('id', ['-g', UNPRIVILEGED], { encoding: 'utf8' }).trim());
