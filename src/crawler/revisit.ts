@@ -4,6 +4,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TargetConfig } from '../model/config.js';
+import { header } from './fetch.js';
 import type { ExtractedLink, StoredRevisit } from '../model/crawl-writes.js';
 
 /** Bump when extraction changes what a page yields (text, links): every stored page is then fetched and parsed again. */
@@ -41,17 +42,12 @@ export function conditionalHeaders(stored: Pick<StoredRevisit, 'etag' | 'lastMod
   return h;
 }
 
-function first(headers: IncomingHttpHeaders, name: string): string {
-  const v = headers[name];
-  return (Array.isArray(v) ? v[0] : v) ?? '';
-}
-
 /** Response headers that shape what is stored of a page besides its body (charset, language, robots, modified). */
 const SHAPING_HEADERS = ['content-type', 'content-language', 'x-robots-tag', 'last-modified'];
 
 /** A hash fed the body's chunks as they come; it starts with the headers that shaped the stored page. */
 export function bodyHasher(headers: IncomingHttpHeaders): Hash {
-  return createHash('sha256').update(SHAPING_HEADERS.map((h) => first(headers, h)).join('\n') + '\n\n');
+  return createHash('sha256').update(SHAPING_HEADERS.map((h) => header(headers, h) ?? '').join('\n') + '\n\n');
 }
 
 /** What is kept of a page's links for a revisit. */
