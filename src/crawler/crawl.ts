@@ -233,13 +233,12 @@ export class CrawlEngine {
     setMaxListeners(0, this.signal);
     this.fetcher = new Fetcher(o.fetcher);
     this.runs = o.targets.map((t) => new TargetRun(t));
+    this.fragments = o.targets.some((t) => t.check_fragments);
     const origins = this.runs.map((r) => [r.origin, r.cfg.walk_query_strings] as const);
-    const fragments = this.runs.some((r) => r.cfg.check_fragments);
-    for (const r of this.runs) r.revisitKey = revisitKey(r.cfg, origins, fragments);
+    for (const r of this.runs) r.revisitKey = revisitKey(r.cfg, origins, this.fragments);
     this.writer = o.sink;
     this.parser = new ParsePool(o.threads === false ? 0 : undefined);
     this.checkConcurrency = o.linkCheckConcurrency ?? 32;
-    this.fragments = o.targets.some((t) => t.check_fragments);
   }
 
   async run(): Promise<CrawlResult> {
