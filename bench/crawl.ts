@@ -173,23 +173,18 @@ async function main(): Promise<void> {
     console.error(`  round ${round} ${r.tool}: ${r.wallS.toFixed(2)} s (CPU ${r.cpuS.toFixed(2)} s), ${r.pages} pages, ${r.requests} requests, ${(r.bytes / 1e6).toFixed(2)} MB, ${r.peakMb.toFixed(0)} MB RSS`);
   for (let round = 1; round <= ROUNDS; round++) {
     const d = svcDir(site, round);
+    const add = <R extends Run>(row: keyof typeof rows, r: R): R => {
+      rows[row].push(r);
+      say(round, r);
+      return r;
+    };
     try {
       // Alternating: each svc run has a linkinator run beside it under the same load.
-      const a = await runSvc('svc, first crawl', logPath, d);
-      rows.first.push(a);
-      say(round, a);
-      const b = await runLinkinator(site, logPath, 'linkinator 6, run 1');
-      rows.lk1.push(b);
-      say(round, b);
-      const c = await runSvc('svc, repeat full crawl', logPath, d);
-      rows.repeat.push(c);
-      say(round, c);
-      const e = await runLinkinator(site, logPath, 'linkinator 6, run 2');
-      rows.lk2.push(e);
-      say(round, e);
-      const f = await runFloor(logPath, a.pageUrls);
-      rows.floor.push(f);
-      say(round, f);
+      const a = add('first', await runSvc('svc, first crawl', logPath, d));
+      add('lk1', await runLinkinator(site, logPath, 'linkinator 6, run 1'));
+      add('repeat', await runSvc('svc, repeat full crawl', logPath, d));
+      add('lk2', await runLinkinator(site, logPath, 'linkinator 6, run 2'));
+      add('floor', await runFloor(logPath, a.pageUrls));
       // What every svc run pays before it crawls: node and the CLI's modules (not the crawler's, loaded at crawl start).
       const g = await measure([SVC, 'crawl', '--help']);
       rows.start.push(runOf('svc process start alone (svc crawl --help)', g, { requests: 0, pages: 0, bytes: 0 }, new Set(), null));
