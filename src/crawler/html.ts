@@ -89,6 +89,23 @@ interface RawLink {
   stylesheet: boolean;
 }
 
+type Mention = Pick<RawLink, 'element' | 'walkable' | 'nofollow' | 'text'> & { stylesheet?: boolean };
+
+/**
+ * Another mention of a link already found: a page link beats a resource (walkable wins, with its element and text),
+ * it is followed unless every mention says nofollow, and the first text found stays otherwise.
+ */
+function mergeMention(prev: Mention, m: Mention): void {
+  if (m.walkable && !prev.walkable) {
+    prev.walkable = true;
+    prev.element = m.element;
+    if (m.text) prev.text = m.text;
+  }
+  if (!m.nofollow) prev.nofollow = false;
+  if (!prev.text) prev.text = m.text;
+  if (m.stylesheet) prev.stylesheet = true;
+}
+
 /** Fragment targets kept per page. */
 const MAX_ANCHORS = 20_000;
 /** Characters of a <style> block read for links. */
@@ -250,15 +267,8 @@ export class HtmlExtractor {
       const key = split?.fragment ? `${url}#${split.fragment}` : url;
       const prev = seen.get(key);
       if (prev) {
-        // The same URL as a page link and as a resource: it is a page (walkable wins), followed unless every mention says nofollow.
-        if (l.walkable && !prev.walkable) {
-          prev.walkable = true;
-          prev.element = l.element;
-          if (l.text) prev.text = l.text;
-        }
-        if (!l.nofollow) prev.nofollow = false;
-        if (!prev.text) prev.text = l.text;
-        if (l.stylesheet) prev.stylesheet = true;
+        // The same URL by another href (relative, absolute…).
+        mergeMention(prev, l);
         continue;
       }
       const link: ExtractedLink = { url, element: l.element, walkable: l.walkable, nofollow: l.nofollow, text: l.text };
@@ -319,15 +329,7 @@ export class HtmlExtractor {
     if (!v) return null;
     const prev = this.rawSeen.get(v);
     if (prev) {
-      // Same href again: a page link beats a resource, and one followable mention makes it followable.
-      if (walkable && !prev.walkable) {
-        prev.walkable = true;
-        prev.element = element;
-        if (text) prev.text = text;
-      }
-      if (!nofollow) prev.nofollow = false;
-      if (!prev.text) prev.text = text;
-      if (stylesheet) prev.stylesheet = true;
+      mergeMention(prev, { element, walkable, nofollow, text, stylesheet });
       return prev;
     }
     if (this.raw.length >= this.maxLinks) return null;
