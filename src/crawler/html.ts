@@ -32,7 +32,7 @@ export interface ExtractOptions {
 }
 
 /** Characters of a link's text kept. */
-export const LINK_TEXT_MAX = 100;
+const LINK_TEXT_MAX = 100;
 
 export type { ExtractedLink };
 
@@ -64,8 +64,8 @@ export interface ExtractedPage {
 }
 
 /** Headings kept per page, and characters kept of each. */
-export const MAX_HEADINGS = 200;
-export const MAX_HEADING_CHARS = 200;
+const MAX_HEADINGS = 200;
+const MAX_HEADING_CHARS = 200;
 const HEADING = /^h[1-6]$/;
 
 /** Elements whose text is not page content. */

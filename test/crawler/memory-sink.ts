@@ -3,7 +3,7 @@
 import type { CrawlReader, CrawlSink } from '../../src/crawler/sink.js';
 import type { OutcomeWrite, PageWrite } from '../../src/model/crawl-writes.js';
 
-export interface StoredOutcome extends OutcomeWrite {
+interface StoredOutcome extends OutcomeWrite {
   checkedAt: string;
 }
 
