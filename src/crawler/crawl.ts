@@ -482,28 +482,20 @@ export class CrawlEngine {
         before = final === url ? prior : this.revisitOf(r, r.canon(final));
         const h = bodyHasher(info.headers);
         hash = h;
-        if (css) {
-          const b = { chunks: [] as Buffer[], url: final };
-          stylesheet = b;
+        if (css || this.parser.threaded || before?.bodyHash) {
+          // Collected whole: a stylesheet (read up to its cap), or a page parsed later.
+          const b = { chunks: [] as Buffer[], contentType: info.contentType, url: final };
+          if (css) stylesheet = b;
+          else body = b;
+          const cap = css ? MAX_STYLESHEET_BYTES : Infinity;
           let size = 0;
           const write = (c: Buffer) => {
-            if (size >= MAX_STYLESHEET_BYTES) return;
+            if (size >= cap) return;
             size += c.length;
             h.update(c);
             b.chunks.push(c);
           };
           return { write, end: () => {} };
-        }
-        if (this.parser.threaded || before?.bodyHash) {
-          const b = { chunks: [] as Buffer[], contentType: info.contentType, url: final };
-          body = b;
-          return {
-            write: (c: Buffer) => {
-              h.update(c);
-              b.chunks.push(c);
-            },
-            end: () => {},
-          };
         }
         const html = new HtmlSink(info.contentType, { url: final, ...extractOpts });
         sink = html;
