@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { extractHtml } from '../../src/crawler/html.js';
 import type { PageWrite } from '../../src/model/crawl-writes.js';
 
-export const DOCS_DIR = '/usr/share/doc/postgresql-doc-15/html';
+const DOCS_DIR = '/usr/share/doc/postgresql-doc-15/html';
 
 export interface Doc {
   /** File name, relative to the site's root. */
