@@ -47,13 +47,19 @@ beforeAll(async () => {
 
 afterAll(() => site.close());
 
-function crawl(mem: MemoryStore, crawlId: number): Promise<CrawlResult> {
+/** A crawl of `site` (or o.host) into mem: full unless o.mode says otherwise; o.target adds settings. */
+function crawl(
+  mem: MemoryStore,
+  crawlId: number,
+  o: { host?: string; mode?: 'full' | 'manual'; urls?: string[]; target?: Record<string, unknown> } = {},
+): Promise<CrawlResult> {
   return runCrawl({
     sink: mem.sink(),
     reader: mem.reader(),
     crawlId,
-    mode: 'full',
-    targets: [target({ host: site.host, use_sitemap: false, respect_robots_txt: false })],
+    mode: o.mode ?? 'full',
+    urls: o.urls,
+    targets: [target({ host: o.host ?? site.host, use_sitemap: false, respect_robots_txt: false, ...o.target })],
     logger: silentLogger,
     threads: false,
     fetcher: { addressPolicy: null },
@@ -121,18 +127,7 @@ describe('redirects and manual crawls', () => {
     });
     try {
       const mem = new MemoryStore();
-      const run = (crawlId: number, mode: 'full' | 'manual', urls?: string[]) =>
-        runCrawl({
-          sink: mem.sink(),
-          reader: mem.reader(),
-          crawlId,
-          mode,
-          urls,
-          targets: [target({ host: r.host, use_sitemap: false, respect_robots_txt: false })],
-          logger: silentLogger,
-          threads: false,
-          fetcher: { addressPolicy: null },
-        });
+      const run = (crawlId: number, mode: 'full' | 'manual', urls?: string[]) => crawl(mem, crawlId, { host: r.host, mode, urls });
       await run(1, 'full');
       expect(mem.pages.has(`${r.origin}/new`)).toBe(true);
       const second = await run(2, 'full');
@@ -157,16 +152,7 @@ describe('settings a stored page was made under', () => {
     await crawl(mem, 1);
     site.headers.clear();
     const before = mem.written.length;
-    await runCrawl({
-      sink: mem.sink(),
-      reader: mem.reader(),
-      crawlId: 2,
-      mode: 'full',
-      targets: [target({ host: site.host, use_sitemap: false, respect_robots_txt: false, content_selector: 'p' })],
-      logger: silentLogger,
-      threads: false,
-      fetcher: { addressPolicy: null },
-    });
+    await crawl(mem, 2, { target: { content_selector: 'p' } });
     expect(site.headers.get('/etag')!['if-none-match']).toBeUndefined();
     expect(mem.written.length - before).toBe(6); // every page parsed and written again, nothing kept
     expect(mem.kept).toEqual([]);
