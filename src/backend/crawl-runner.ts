@@ -70,9 +70,14 @@ export function validateCrawlRequest(req: unknown, targets: readonly TargetConfi
   const parsed = CrawlRequestSchema.safeParse(req);
   if (!parsed.success) throw new BackendError('invalid_input', issuesMessage(parsed.error, 'body'));
   const { mode, urls } = parsed.data;
-  if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
+  requireTargets(targets);
   if (!urls) return { mode };
   return { mode, urls: checkCrawlUrls(urls, targets) };
+}
+
+/** A crawl needs a target: invalid_input saying how to configure one. */
+function requireTargets(targets: readonly TargetConfig[]): void {
+  if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
 }
 
 /** Every URL on a configured target, without its fragment, deduplicated; or invalid_input naming each bad one. */
@@ -155,7 +160,7 @@ export class CrawlRunner {
     const { store, project, targets } = this.opts;
     let rec: CrawlRecord;
     if (trigger === 'live_update' && req.mode === 'manual') {
-      if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
+      requireTargets(targets);
       const urls = checkCrawlUrls(req.urls ?? [], targets);
       if (!urls.length) throw new BackendError('invalid_input', 'urls: must list at least one URL');
       rec = store.tx(() => {
