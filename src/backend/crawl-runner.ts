@@ -25,7 +25,7 @@ import {
   waitingCrawl,
 } from '../store/crawls.js';
 import type { Store } from '../store/store.js';
-import type { CrawlMode, CrawlRecord, CrawlRequest, CrawlStatus, CrawlTrigger } from '../model/types.js';
+import { crawlEnded, type CrawlMode, type CrawlRecord, type CrawlRequest, type CrawlStatus, type CrawlTrigger } from '../model/types.js';
 import { MANUAL_URLS_MAX } from '../model/limits.js';
 import type { CrawlResult } from '../crawler/crawl.js';
 import { issuesMessage } from '../lib/zod-issues.js';
@@ -294,7 +294,7 @@ export class CrawlRunner {
       try {
         const c = crawlControl(store, id);
         if (c?.stopRequested) controller.abort(STOP_REASONS.requested);
-        else if (c && c.status !== 'running' && c.status !== 'queued') controller.abort(`marked ${c.status} by another process`);
+        else if (c && crawlEnded(c.status)) controller.abort(`marked ${c.status} by another process`);
       } catch (err) {
         this.opts.logger.warn({ err, crawl: id }, 'reading the crawl record for stop requests failed');
       }

@@ -14,7 +14,7 @@ import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEnd
 import { readSchedule, Scheduler } from './scheduler.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import type { Store } from '../store/store.js';
-import type { CrawlRecord, CrawlRequest, CrawlTrigger, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
+import { crawlEnded, type CrawlRecord, type CrawlRequest, type CrawlTrigger, type DeletePagesResult, type LinkReport, type LinkReportQuery, type PageIndexState, type SearchParams, type SearchResults } from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
 import { normalizeUrl } from '../crawler/urls.js';
 import { recordCrawlEnd, recordPendingEnds, type CrawlEndContext } from './crawl-end.js';
@@ -121,7 +121,7 @@ export class EmbeddedBackend implements Backend {
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {
     const rec = getCrawl(this.store, this.publicToken, id);
-    if (rec?.status !== 'running' && rec?.status !== 'queued') return rec;
+    if (!rec || crawlEnded(rec.status)) return rec;
     // Nobody is shown as running a crawl whose owner is dead, not even for the second until the next sweep.
     this.failDead();
     return getCrawl(this.store, this.publicToken, id);
