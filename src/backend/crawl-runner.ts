@@ -208,9 +208,8 @@ export class CrawlRunner {
   /** Where every crawl this process runs starts: a person's at once, a queued one when claimed. */
   private launch(rec: CrawlRecord): void {
     const controller = new AbortController();
-    const running: Running = { controller, done: Promise.resolve(rec) };
-    this.running.set(rec.id, running);
-    running.done = this.execute(rec, controller.signal);
+    // execute() yields before any work, so the entry is set before its end removes it.
+    this.running.set(rec.id, { controller, done: this.execute(rec, controller) });
   }
 
   /** Resolves with the final record when crawl `id` ends (at once when it already has). */
@@ -303,12 +302,12 @@ export class CrawlRunner {
     return () => clearInterval(t);
   }
 
-  private async execute(rec: CrawlRecord, signal: AbortSignal): Promise<CrawlRecord> {
+  private async execute(rec: CrawlRecord, controller: AbortController): Promise<CrawlRecord> {
     const { store, logger } = this.opts;
     // Let start() return the queued record before any work happens.
     await new Promise((r) => setImmediate(r));
     let final: CrawlRecord = rec;
-    const controller = this.running.get(rec.id)!.controller;
+    const { signal } = controller;
     const unwatch = this.watch(rec.id, controller);
     try {
       setCrawlStatus(store, rec.id, 'running');
