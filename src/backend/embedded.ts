@@ -3,7 +3,7 @@ import type { Config } from '../model/config.js';
 import type { Logger } from '../lib/log.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BackendError } from '../model/errors.js';
-import { canonicalTargetHost } from '../model/site-urls.js';
+import { canonicalTargetHosts } from '../model/site-urls.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { CrawlRunner } from './crawl-runner.js';
@@ -178,7 +178,7 @@ export class EmbeddedBackend implements Backend {
   }
 
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
-    return searchPages(this.store, terms, params, { hosts: this.config.targets.map((t) => canonicalTargetHost(t.host, t.scheme)) });
+    return searchPages(this.store, terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
   }
 
   async deletePages(urls: string[]): Promise<DeletePagesResult> {
