@@ -11,10 +11,10 @@ import { pruneProblemHistory, recordProblemHistory, unrecordedEnd, unrecordedEnd
 import type { Store } from '../store/store.js';
 import { insertDelivery, pruneDeliveries } from '../store/webhooks.js';
 import { DELIVERIES_KEEP_DAYS, HISTORY_KEEP_DAYS } from '../model/limits.js';
-
-const DAY_MS = 86_400_000;
 import { crawlChanges } from './history/changes.js';
 import { webhookBody } from './webhooks/payload.js';
+
+const DAY_MS = 86_400_000;
 
 export interface CrawlEndContext {
   store: Store;

@@ -25,7 +25,7 @@ import {
   waitingCrawl,
 } from '../store/crawls.js';
 import type { Store } from '../store/store.js';
-import type { CrawlMode, CrawlRecord, CrawlRequest, CrawlStatus, CrawlTrigger } from '../model/types.js';
+import { crawlEnded, type CrawlMode, type CrawlRecord, type CrawlRequest, type CrawlStatus, type CrawlTrigger } from '../model/types.js';
 import { MANUAL_URLS_MAX } from '../model/limits.js';
 import type { CrawlResult } from '../crawler/crawl.js';
 import { issuesMessage } from '../lib/zod-issues.js';
@@ -70,9 +70,14 @@ export function validateCrawlRequest(req: unknown, targets: readonly TargetConfi
   const parsed = CrawlRequestSchema.safeParse(req);
   if (!parsed.success) throw new BackendError('invalid_input', issuesMessage(parsed.error, 'body'));
   const { mode, urls } = parsed.data;
-  if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
+  requireTargets(targets);
   if (!urls) return { mode };
   return { mode, urls: checkCrawlUrls(urls, targets) };
+}
+
+/** A crawl needs a target: invalid_input saying how to configure one. */
+function requireTargets(targets: readonly TargetConfig[]): void {
+  if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
 }
 
 /** Every URL on a configured target, without its fragment, deduplicated; or invalid_input naming each bad one. */
@@ -155,7 +160,7 @@ export class CrawlRunner {
     const { store, project, targets } = this.opts;
     let rec: CrawlRecord;
     if (trigger === 'live_update' && req.mode === 'manual') {
-      if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
+      requireTargets(targets);
       const urls = checkCrawlUrls(req.urls ?? [], targets);
       if (!urls.length) throw new BackendError('invalid_input', 'urls: must list at least one URL');
       rec = store.tx(() => {
@@ -203,9 +208,8 @@ export class CrawlRunner {
   /** Where every crawl this process runs starts: a person's at once, a queued one when claimed. */
   private launch(rec: CrawlRecord): void {
     const controller = new AbortController();
-    const running: Running = { controller, done: Promise.resolve(rec) };
-    this.running.set(rec.id, running);
-    running.done = this.execute(rec, controller.signal);
+    // execute() yields before any work, so the entry is set before its end removes it.
+    this.running.set(rec.id, { controller, done: this.execute(rec, controller) });
   }
 
   /** Resolves with the final record when crawl `id` ends (at once when it already has). */
@@ -289,7 +293,7 @@ export class CrawlRunner {
       try {
         const c = crawlControl(store, id);
         if (c?.stopRequested) controller.abort(STOP_REASONS.requested);
-        else if (c && c.status !== 'running' && c.status !== 'queued') controller.abort(`marked ${c.status} by another process`);
+        else if (c && crawlEnded(c.status)) controller.abort(`marked ${c.status} by another process`);
       } catch (err) {
         this.opts.logger.warn({ err, crawl: id }, 'reading the crawl record for stop requests failed');
       }
@@ -298,12 +302,12 @@ export class CrawlRunner {
     return () => clearInterval(t);
   }
 
-  private async execute(rec: CrawlRecord, signal: AbortSignal): Promise<CrawlRecord> {
+  private async execute(rec: CrawlRecord, controller: AbortController): Promise<CrawlRecord> {
     const { store, logger } = this.opts;
     // Let start() return the queued record before any work happens.
     await new Promise((r) => setImmediate(r));
     let final: CrawlRecord = rec;
-    const controller = this.running.get(rec.id)!.controller;
+    const { signal } = controller;
     const unwatch = this.watch(rec.id, controller);
     try {
       setCrawlStatus(store, rec.id, 'running');

@@ -3,7 +3,7 @@ import type { Config } from '../model/config.js';
 import type { Logger } from '../lib/log.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BackendError } from '../model/errors.js';
-import { canonicalTargetHost } from '../model/site-urls.js';
+import { canonicalTargetHosts } from '../model/site-urls.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { CrawlRunner } from './crawl-runner.js';
@@ -14,7 +14,7 @@ import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEnd
 import { readSchedule, Scheduler } from './scheduler.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import type { Store } from '../store/store.js';
-import type { CrawlRecord, CrawlRequest, CrawlTrigger, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
+import { crawlEnded, type CrawlRecord, type CrawlRequest, type CrawlTrigger, type DeletePagesResult, type LinkReport, type LinkReportQuery, type PageIndexState, type SearchParams, type SearchResults } from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
 import { normalizeUrl } from '../crawler/urls.js';
 import { recordCrawlEnd, recordPendingEnds, type CrawlEndContext } from './crawl-end.js';
@@ -121,7 +121,7 @@ export class EmbeddedBackend implements Backend {
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {
     const rec = getCrawl(this.store, this.publicToken, id);
-    if (rec?.status !== 'running' && rec?.status !== 'queued') return rec;
+    if (!rec || crawlEnded(rec.status)) return rec;
     // Nobody is shown as running a crawl whose owner is dead, not even for the second until the next sweep.
     this.failDead();
     return getCrawl(this.store, this.publicToken, id);
@@ -178,7 +178,7 @@ export class EmbeddedBackend implements Backend {
   }
 
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
-    return searchPages(this.store, terms, params, { hosts: this.config.targets.map((t) => canonicalTargetHost(t.host, t.scheme)) });
+    return searchPages(this.store, terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
   }
 
   async deletePages(urls: string[]): Promise<DeletePagesResult> {

@@ -2,7 +2,7 @@
 // a crawl run anywhere (this process, another process on the same database, a remote service).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BackendError } from '../model/errors.js';
-import type { CrawlProgress, CrawlRecord } from '../model/types.js';
+import { crawlEnded, type CrawlProgress, type CrawlRecord } from '../model/types.js';
 
 export interface FollowOptions {
   /** Stop waiting after this long (the crawl goes on); default: until it ends. */
@@ -13,10 +13,8 @@ export interface FollowOptions {
   signal?: AbortSignal;
 }
 
-export const ENDED_STATUSES: readonly CrawlRecord['status'][] = ['completed', 'stopped', 'failed'];
-
 export function hasEnded(rec: CrawlRecord): boolean {
-  return ENDED_STATUSES.includes(rec.status);
+  return crawlEnded(rec.status);
 }
 
 /** Progress as a crawl record shows it (for a crawl this process does not run). */

@@ -33,8 +33,8 @@ export interface RemoteBackendOptions {
 
 /** Largest answer body read from the upstream (a 5000-link report is well under 1 MB). */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
-/** The facade's page size for GET …/crawls. */
-const CRAWL_PAGE = 100;
+/** The facade's page size for its lists (crawls, webhook deliveries). */
+const LIST_PAGE = 100;
 const RETRY_STATUSES = new Set([502, 503, 504]);
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
 
@@ -130,16 +130,8 @@ export class RemoteBackend implements Backend {
     return this.call({ method: 'POST', path: `/crawls/${id}/stop`, schema: CrawlRecordSchema, retry: false });
   }
 
-  /** The facade pages by at most 100; larger asks are read page by page so both backends answer alike. */
   async listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]> {
-    const out: CrawlRecord[] = [];
-    while (out.length < opts.limit) {
-      const limit = Math.min(CRAWL_PAGE, opts.limit - out.length);
-      const page = await this.call({ method: 'GET', path: '/crawls', query: { limit, offset: opts.offset + out.length }, schema: CrawlListSchema, retry: true });
-      out.push(...page!.crawls);
-      if (page!.crawls.length < limit) break;
-    }
-    return out;
+    return this.readPaged(opts, async (query) => (await this.call({ method: 'GET', path: '/crawls', query, schema: CrawlListSchema, retry: true })).crawls);
   }
 
   /** The other service's crawls end unseen: its reports are cached for their lifetime only. */
@@ -161,14 +153,18 @@ export class RemoteBackend implements Backend {
     return this.call({ method: 'GET', path: `/crawls/${id}/changes`, schema: CrawlChangesSchema, retry: true });
   }
 
-  /** The facade pages by at most 100, as for crawls. */
   async listWebhookDeliveries(opts: { limit: number; offset: number }): Promise<WebhookDelivery[]> {
-    const out: WebhookDelivery[] = [];
+    return this.readPaged(opts, async (query) => (await this.call({ method: 'GET', path: '/webhook-deliveries', query, schema: WebhookDeliveryListSchema, retry: true })).deliveries);
+  }
+
+  /** The facade pages lists by at most 100; larger asks are read page by page so both backends answer alike. */
+  private async readPaged<T>(opts: { limit: number; offset: number }, page: (q: { limit: number; offset: number }) => Promise<T[]>): Promise<T[]> {
+    const out: T[] = [];
     while (out.length < opts.limit) {
-      const limit = Math.min(CRAWL_PAGE, opts.limit - out.length);
-      const page = await this.call({ method: 'GET', path: '/webhook-deliveries', query: { limit, offset: opts.offset + out.length }, schema: WebhookDeliveryListSchema, retry: true });
-      out.push(...page.deliveries);
-      if (page.deliveries.length < limit) break;
+      const limit = Math.min(LIST_PAGE, opts.limit - out.length);
+      const items = await page({ limit, offset: opts.offset + out.length });
+      out.push(...items);
+      if (items.length < limit) break;
     }
     return out;
   }

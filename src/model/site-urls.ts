@@ -12,6 +12,11 @@ export function canonicalTargetHost(host: string, scheme: string): string {
   return new URL(`${scheme}://${host}/`).host;
 }
 
+/** The canonical hosts of the targets: how pages, links and search entries name them. */
+export function canonicalTargetHosts(targets: readonly Pick<TargetConfig, 'host' | 'scheme'>[]): string[] {
+  return targets.map((t) => canonicalTargetHost(t.host, t.scheme));
+}
+
 /** The configured target a caller names (its host as configured, or canonical; any case), or undefined. */
 export function findTarget<T extends Pick<TargetConfig, 'host' | 'scheme'>>(name: string, targets: readonly T[]): T | undefined {
   const wanted = name.trim().toLowerCase();
@@ -39,7 +44,7 @@ export function checkSiteUrl(raw: unknown, targets: readonly TargetConfig[], opt
   const target = targets.find((t) => canonicalTargetHost(t.host, t.scheme) === url.host);
   if (!target) {
     if (!targets.length) return 'no target is configured';
-    const list = opts.revealTargets === false ? '' : ` (${targets.map((t) => canonicalTargetHost(t.host, t.scheme)).join(', ')})`;
+    const list = opts.revealTargets === false ? '' : ` (${canonicalTargetHosts(targets).join(', ')})`;
     return `host ${url.host} is not a configured target${list}`;
   }
   if (url.protocol !== `${target.scheme}:`) return `must be a ${target.scheme}:// URL, like its target ${target.host}`;

@@ -6,6 +6,11 @@ export const CRAWL_MODES = ['full', 'partial', 'manual'] as const;
 export type CrawlMode = (typeof CRAWL_MODES)[number];
 export const CRAWL_STATUSES = ['queued', 'running', 'completed', 'stopped', 'failed'] as const;
 export type CrawlStatus = (typeof CRAWL_STATUSES)[number];
+const ENDED_STATUSES: readonly CrawlStatus[] = ['completed', 'stopped', 'failed'];
+/** Whether a crawl in this status has ended (it never changes again). */
+export function crawlEnded(status: CrawlStatus): boolean {
+  return ENDED_STATUSES.includes(status);
+}
 /**
  * Who asked for a crawl: `request` a person or a program (REST, ability, MCP tool, CLI), which runs at once or gets
  * a conflict; the others are queued and run in their turn by a serving process.

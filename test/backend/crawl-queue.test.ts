@@ -10,7 +10,7 @@ import { Scheduler } from '../../src/backend/scheduler.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { BackendError } from '../../src/model/errors.js';
-import type { CrawlRecord } from '../../src/model/types.js';
+import { crawlEnded, type CrawlRecord } from '../../src/model/types.js';
 import { claimQueuedCrawl, enqueueCrawl, failDeadCrawls, getCrawl, listCrawls } from '../../src/store/crawls.js';
 import { Store } from '../../src/store/store.js';
 import { html, startSite, type TestSite } from '../crawler/site.js';
@@ -44,7 +44,7 @@ async function until<T>(what: string, f: () => T | undefined | null | false, ms 
   }
 }
 
-const ended = (r: CrawlRecord | null) => r && ['completed', 'stopped', 'failed'].includes(r.status);
+const ended = (r: CrawlRecord | null) => r && crawlEnded(r.status);
 
 describe('the crawl queue', () => {
   let site: TestSite;

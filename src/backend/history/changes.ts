@@ -3,8 +3,9 @@
 import type { TargetConfig } from '../../model/config.js';
 import { BackendError } from '../../model/errors.js';
 import type { ChangeLink, CrawlChanges } from '../../model/history.js';
+import { crawlEnded } from '../../model/types.js';
 import { REPORT_REASONS, type LinkReason } from '../../model/link-reasons.js';
-import { canonicalTargetHost } from '../../model/site-urls.js';
+import { canonicalTargetHosts } from '../../model/site-urls.js';
 import { getCrawl } from '../../store/crawls.js';
 import { episodesAround, previousCompletedFullCrawl, type ProblemEpisode } from '../../store/history.js';
 import type { Store } from '../../store/store.js';
@@ -56,9 +57,9 @@ export function toChangeLink(e: ProblemEpisode): ChangeLink {
 export function crawlChanges(store: Store, project: string, targets: readonly TargetConfig[], id: number): CrawlChanges {
   const rec = getCrawl(store, project, id);
   if (!rec) throw new BackendError('not_found', `crawl ${id} not found`);
-  if (rec.status === 'queued' || rec.status === 'running') throw new BackendError('conflict', `crawl ${id} has not ended (it is ${rec.status}): its changes are known when it ends`);
+  if (!crawlEnded(rec.status)) throw new BackendError('conflict', `crawl ${id} has not ended (it is ${rec.status}): its changes are known when it ends`);
   const prev = previousCompletedFullCrawl(store, project, id);
-  const hosts = targets.map((t) => canonicalTargetHost(t.host, t.scheme));
+  const hosts = canonicalTargetHosts(targets);
   const diff = diffProblems(episodesAround(store, project, hosts, id, prev?.id ?? 0), id, prev?.id ?? null);
   return { since: prev?.finishedAt ?? null, new: diff.new.map(toChangeLink), fixed: diff.fixed.map(toChangeLink) };
 }

@@ -5,7 +5,7 @@ import type { Store } from '../../store/store.js';
 import type { LinkReport, LinkReportQuery } from '../../model/types.js';
 import { assembleLinkReport, targetWalksLinks } from './assemble.js';
 import { readReportSnapshot } from '../../store/report-query.js';
-import { canonicalTargetHost, findTarget } from '../../model/site-urls.js';
+import { canonicalTargetHost, canonicalTargetHosts, findTarget } from '../../model/site-urls.js';
 import { REPORT_LIMIT } from '../../model/limits.js';
 import { REPORT_REASONS } from '../../model/link-reasons.js';
 import { normalizeSince, SINCE_RULE } from '../../model/history.js';
@@ -39,7 +39,7 @@ export function buildLinkReport(store: Store, project: string, targets: TargetCo
   // Only configured targets: pages of a host crawled under an older config stay out of the answer.
   const snap = readReportSnapshot(store, {
     project,
-    hosts: shown.map(canonical),
+    hosts: canonicalTargetHosts(shown),
     limit,
     ranks: query.reasons?.length ? query.reasons.map((r) => REPORT_REASONS.indexOf(r)) : null,
     since,
