@@ -261,11 +261,12 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: g.scopes };
   }
 
-  private findToken(token: string, kind: TokenRow['kind']): TokenRow | null {
+  /** The stored token of that kind (of either kind when none is given), or null. */
+  private findToken(token: string, kind?: TokenRow['kind']): TokenRow | null {
     if (!token || token.length > MAX_TOKEN_LENGTH) return null;
     const hash = hashSecret(token);
     const row = tokenByHash(this.store, hash);
-    return row && row.kind === kind && sameHash(row.tokenHash, hash) ? row : null;
+    return row && (kind === undefined || row.kind === kind) && sameHash(row.tokenHash, hash) ? row : null;
   }
 
   /** The access token's grant, with the user it acts for (as the user is now: a changed role applies at once). */
@@ -279,7 +280,7 @@ export class SvcOAuthProvider implements OAuthServerProvider {
   }
 
   async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-    const row = this.findToken(request.token, 'access') ?? this.findToken(request.token, 'refresh');
+    const row = this.findToken(request.token);
     if (row && row.clientId === client.client_id) deleteGrantTokens(this.store, row.grantId);
   }
 
