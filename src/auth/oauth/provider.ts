@@ -211,13 +211,15 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     const hash = code.length <= MAX_TOKEN_LENGTH ? hashSecret(code) : '';
     const row = hash ? codeByHash(this.store, hash) : null;
     if (!row || !sameHash(row.codeHash, hash) || row.clientId !== client.client_id) throw new InvalidGrantError('authorization code is not valid');
-    if (row.usedAt !== null) {
-      // Replayed: someone else may hold the first exchange's tokens. End them all.
-      deleteGrantTokens(this.store, row.grantId);
-      throw new InvalidGrantError('authorization code was already used; the tokens issued from it are revoked');
-    }
+    if (row.usedAt !== null) this.replayed(row.grantId);
     if (row.expiresAt < this.nowS()) throw new InvalidGrantError('authorization code has expired');
     return row;
+  }
+
+  /** A code used twice: someone else may hold the first exchange's tokens. End them all. */
+  private replayed(grantId: string): never {
+    deleteGrantTokens(this.store, grantId);
+    throw new InvalidGrantError('authorization code was already used; the tokens issued from it are revoked');
   }
 
   async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
@@ -228,10 +230,7 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     const row = this.findCode(client, code);
     if (redirectUri !== undefined && redirectUri !== row.redirectUri) throw new InvalidGrantError('redirect_uri does not match the one of the authorization request');
     if (resource && !sameResource(resource.href, row.resource)) throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this code was issued for`);
-    if (!markCodeUsed(this.store, row.codeHash, this.nowS())) {
-      deleteGrantTokens(this.store, row.grantId);
-      throw new InvalidGrantError('authorization code was already used; the tokens issued from it are revoked');
-    }
+    if (!markCodeUsed(this.store, row.codeHash, this.nowS())) this.replayed(row.grantId);
     if (!getUser(this.store, row.login)) throw new InvalidGrantError('the user of this code no longer exists');
     return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: row.scopes, resource: row.resource });
   }
