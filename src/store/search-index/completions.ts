@@ -118,12 +118,11 @@ export function completions(store: Store, prefix: string): Completions {
 /** Pages holding `term` (already folded) in any column; 0 when it is not in the index. Call inside the search's read transaction. */
 export function documentFrequency(store: Store, term: string): number {
   const c = fresh(store);
-  const key = `=${term}`;
-  let df = c.frequencies.get(key);
+  let df = c.frequencies.get(term);
   if (df === undefined) {
     df = (c.df.get(term) as number | undefined) ?? 0;
     if (c.frequencies.size >= CACHE_SIZE) c.frequencies.delete(c.frequencies.keys().next().value!);
-    c.frequencies.set(key, df);
+    c.frequencies.set(term, df);
   }
   return df;
 }
