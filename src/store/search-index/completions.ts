@@ -53,9 +53,11 @@ function cacheOf(store: Store): Cache {
   return c;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
 /** Case and diacritics folded as the index's tokenizer (unicode61 remove_diacritics 2) folds them. */
 export function foldWord(word: string): string {
-  return word.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  // ASCII has no marks to strip: most text skips the normalization.
+  return (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '') : word).toLowerCase();
 }
 
 /** The smallest string greater than every string that starts with `prefix`. */

@@ -7,6 +7,7 @@
 // the text and, with a lower weight, any word with the same stem: exact matches rank above stem-only ones.
 import type Database from 'better-sqlite3';
 import snowball from 'snowball-stemmers';
+import { foldWord } from './completions.js';
 
 /** Snowball algorithm per primary language subtag. */
 const ALGORITHMS: Record<string, string> = {
@@ -199,10 +200,8 @@ const TITLE_SEPARATOR = /\s+[-|–—·:]\s+|:\s+/u;
 /** A leading section number: "9.16. ", "Chapter 9. ", "Part II. ", "F.4. ". */
 const SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[IVXLC]+|\p{Lu})(?:\.\d+)*\.\s+/u;
 
-const NON_ASCII = /[^\x00-\x7f]/;
 function foldedWords(text: string): string[] {
-  const folded = NON_ASCII.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text;
-  return [...folded.toLowerCase().matchAll(WORD_RE)].map((m) => m[0]);
+  return [...foldWord(text).matchAll(WORD_RE)].map((m) => m[0]);
 }
 
 /** The word lists a query must equal to match a title exactly: the whole title and its leading part, without a section number (exactTitleLevel and titleScore take them or the title). */
@@ -283,9 +282,6 @@ export function titleScore(title: string | string[][], words: RankWord[], algori
 const UNIT_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:_+[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
 /** SECTION_NUMBER in folded (lower-case) text. */
 const FOLDED_SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[ivxlc]+|\p{Ll})(?:\.\d+)*\.\s+/u;
-function folded(text: string): string {
-  return (NON_ASCII.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text).toLowerCase();
-}
 function units(foldedText: string): string[] {
   return [...foldedText.matchAll(UNIT_RE)].map((m) => m[0].replace(/_+/g, '_'));
 }
@@ -299,9 +295,9 @@ function units(foldedText: string): string[] {
  */
 export function headingLevel(headings: string, query: readonly string[], title = ''): 0 | 1 | 2 {
   if (!headings || !query.length) return 0;
-  const text = folded(headings);
+  const text = foldWord(headings);
   // A heading is read under the page's title ("INSERT" › "ON CONFLICT Clause" answers `insert on conflict`).
-  const titleUnits = units(folded(title));
+  const titleUnits = units(foldWord(title));
   const rest = query.filter((u) => !titleUnits.includes(u));
   // Most pages hold the query's words in no heading: a substring test per unit rules them out cheaply.
   if (!rest.length || !rest.every((u) => text.includes(u))) return 0;
@@ -322,5 +318,5 @@ export function headingLevel(headings: string, query: readonly string[], title =
 
 /** The units of a query for headingLevel: each word folded, an identifier's words joined by `_`. */
 export function queryUnits(parts: readonly { words: string[]; identifier?: boolean }[]): string[] {
-  return parts.flatMap((p) => (p.identifier ? [folded(p.words.join('_'))] : p.words.map(folded)));
+  return parts.flatMap((p) => (p.identifier ? [foldWord(p.words.join('_'))] : p.words.map(foldWord)));
 }
