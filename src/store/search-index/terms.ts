@@ -21,11 +21,9 @@ const DEFAULT_ALGORITHM = 'english';
 /** Stems per algorithm (a Snowball stemmer costs about 10 µs a word; the vocabulary of a site is small). */
 const CACHE_LIMIT = 50_000;
 interface Stemmer {
-  algorithm: string;
-  cache: Map<string, string>;
   stem(word: string): string;
 }
-const stemmers = new Map<string, Stemmer | null>();
+const stemmers = new Map<string, Stemmer>();
 
 /** The Snowball algorithm for a page language ("en", "sv-FI", null), or null when there is none for it. */
 export function algorithmFor(language: string | null | undefined): string | null {
@@ -39,8 +37,6 @@ function stemmer(algorithm: string): Stemmer {
     const impl = snowball.newStemmer(algorithm);
     const cache = new Map<string, string>();
     s = {
-      algorithm,
-      cache,
       stem(word) {
         let out = cache.get(word);
         if (out === undefined) {
@@ -90,12 +86,11 @@ function termsOfWord(word: string, algorithm: string | null): readonly string[] 
   if (!cache) wordTerms.set(key, (cache = new Map()));
   let out = cache.get(word);
   if (out) return out;
-  const s = algorithm ? stemmer(algorithm) : null;
   const found: string[] = [];
   const lower = word.toLowerCase();
   const addStem = (w: string) => {
-    if (!s || w.length > MAX_STEM_CHARS || !STEMMABLE.test(w)) return;
-    const stem = s.stem(w);
+    if (!algorithm) return;
+    const stem = stemWord(algorithm, w);
     if (stem !== w && stem && !found.includes(stem)) found.push(stem);
   };
   addStem(lower);
