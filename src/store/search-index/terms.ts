@@ -8,6 +8,7 @@
 import type Database from 'better-sqlite3';
 import snowball from 'snowball-stemmers';
 import { foldWord } from './completions.js';
+import { TOKEN_RE, WORD_RE } from './query.js';
 
 /** Snowball algorithm per primary language subtag. */
 const ALGORITHMS: Record<string, string> = {
@@ -57,8 +58,6 @@ export function stemWord(algorithm: string, word: string): string {
   return STEMMABLE.test(word) && word.length <= MAX_STEM_CHARS ? stemmer(algorithm).stem(word) : word;
 }
 
-// Words as the index's tokenizer (unicode61) cuts them: letters, numbers, marks, private use.
-const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 /** Only words of letters (and marks) have stems; numbers and codes stay as they are. */
 const STEMMABLE = /^[\p{L}\p{M}]+$/u;
 const MAX_STEM_CHARS = 40;
@@ -273,12 +272,11 @@ export function titleScore(title: string | string[][], words: RankWord[], algori
 
 // ---------- headings ----------
 
-/** Words, and identifiers whose words are joined by underscores kept whole (`work_mem` is not `maintenance_work_mem`). */
-const UNIT_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:_+[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
 /** SECTION_NUMBER in folded (lower-case) text. */
 const FOLDED_SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[ivxlc]+|\p{Ll})(?:\.\d+)*\.\s+/u;
+/** Words, and identifiers whose words are joined by underscores kept whole (`work_mem` is not `maintenance_work_mem`). */
 function units(foldedText: string): string[] {
-  return [...foldedText.matchAll(UNIT_RE)].map((m) => m[0].replace(/_+/g, '_'));
+  return [...foldedText.matchAll(TOKEN_RE)].map((m) => m[0].replace(/_+/g, '_'));
 }
 
 /**
