@@ -37,7 +37,7 @@ function toRecord(r: CrawlRow): CrawlRecord {
 export const CRAWL_DEAD_AFTER_MS = 30_000;
 
 /** This process's instance id: random, so a reused PID is never taken for the owner. */
-export const INSTANCE_ID = randomUUID();
+const INSTANCE_ID = randomUUID();
 
 export interface CrawlOwner {
   /** Default INSTANCE_ID. */

@@ -45,12 +45,12 @@ export const MCP_SCOPE = 'mcp';
 export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   [MCP_SCOPE]: "use svc's MCP tools as you, with what your role allows",
 };
-export const ACCESS_TOKEN_PREFIX = 'svc_oat_';
-export const REFRESH_TOKEN_PREFIX = 'svc_ort_';
+const ACCESS_TOKEN_PREFIX = 'svc_oat_';
+const REFRESH_TOKEN_PREFIX = 'svc_ort_';
 const CODE_PREFIX = 'svc_oac_';
 
-export const ACCESS_TOKEN_TTL_S = 3600;
-export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
+const ACCESS_TOKEN_TTL_S = 3600;
+const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
 const CODE_TTL_S = 120;
 const MAX_TOKEN_LENGTH = 256;
 
@@ -83,13 +83,13 @@ export interface SvcOAuthProviderOptions {
 }
 
 /** Two resource indicators name the same thing: fragment and one trailing slash aside. */
-export function sameResource(a: string, b: string): boolean {
+function sameResource(a: string, b: string): boolean {
   const norm = (s: string) => s.split('#')[0]!.replace(/\/$/, '');
   return norm(a) === norm(b);
 }
 
 /** Redirect URIs a client may register: https, http only on loopback (native apps), or a private-use scheme. */
-export function redirectUriProblem(uri: string): string | null {
+function redirectUriProblem(uri: string): string | null {
   let u: URL;
   try {
     u = new URL(uri);

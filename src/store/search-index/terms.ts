@@ -54,7 +54,7 @@ function stemmer(algorithm: string): Stemmer {
 }
 
 /** The stem of a lower-case word in a Snowball algorithm; the word itself when it is no word to stem. */
-export function stemWord(algorithm: string, word: string): string {
+function stemWord(algorithm: string, word: string): string {
   return STEMMABLE.test(word) && word.length <= MAX_STEM_CHARS ? stemmer(algorithm).stem(word) : word;
 }
 
