@@ -374,13 +374,12 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
     if (p.from < total) {
       if (total <= RANK_ALL) {
         // The rank statement over every rowid returns every match: no list of them is needed first.
-        const all =
-          rankExpression === expression
-            ? rank(main, rankBind, ALL.lo, ALL.hi)
-            : (() => {
-                const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
-                return rank(main, rankBind, ids[0]!, ids.at(-1)!, ids);
-              })();
+        let all: Ranked[];
+        if (rankExpression === expression) all = rank(main, rankBind, ALL.lo, ALL.hi);
+        else {
+          const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
+          all = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids);
+        }
         // The pages whose title (or superwords) holds every word, from the small titles index.
         const inTitle = new Set(st.pages_title_fts.idsIn.all({ ...bind, ...ALL }) as number[]);
         ranked = withTitles(all, (id) => inTitle.has(id), titleRanking).slice(p.from, p.from + p.size);
