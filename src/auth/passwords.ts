@@ -9,8 +9,8 @@ import { UserError } from './users.js';
 /** N = 2^15, r = 8, p = 1: about 32 MiB and some tens of ms per check. */
 const PARAMS = { N: 32768, r: 8, p: 1 } as const;
 const KEY_LEN = 32;
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 1024;
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 1024;
 
 function derive(password: string, salt: Buffer, o: { N: number; r: number; p: number }): Promise<Buffer> {
   const opts: ScryptOptions = { N: o.N, r: o.r, p: o.p, maxmem: 128 * o.N * o.r * 2 };
@@ -35,7 +35,7 @@ export async function passwordMatches(password: string, stored: string): Promise
   return got.length === want.length && timingSafeEqual(got, want);
 }
 
-export function checkPasswordRules(password: string): void {
+function checkPasswordRules(password: string): void {
   if (password.length < PASSWORD_MIN) throw new UserError(`password: must be at least ${PASSWORD_MIN} characters`);
   if (password.length > PASSWORD_MAX) throw new UserError(`password: must be at most ${PASSWORD_MAX} characters`);
 }

@@ -37,7 +37,7 @@ function toRecord(r: CrawlRow): CrawlRecord {
 export const CRAWL_DEAD_AFTER_MS = 30_000;
 
 /** This process's instance id: random, so a reused PID is never taken for the owner. */
-export const INSTANCE_ID = randomUUID();
+const INSTANCE_ID = randomUUID();
 
 export interface CrawlOwner {
   /** Default INSTANCE_ID. */
@@ -75,14 +75,12 @@ const OWNED = `(status = 'running' OR (status = 'queued' AND owner_instance IS N
  */
 export function failDeadCrawls(store: Store, before: number, project?: string): number[] {
   const rows = store
-    .prepare(`SELECT id FROM crawls WHERE ${OWNED} AND (? IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ?`)
-    .all(project ?? null, project ?? null, before) as { id: number }[];
-  const fail = store.prepare(
-    `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'owner stopped answering: its process ended or hangs') WHERE id = ? AND status IN ('queued','running')`,
-  );
-  const now = new Date().toISOString();
-  for (const { id } of rows) fail.run(now, id);
-  return rows.map((r) => r.id);
+    .prepare(
+      `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'owner stopped answering: its process ended or hangs')
+       WHERE ${OWNED} AND (? IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ? RETURNING id`,
+    )
+    .all(new Date().toISOString(), project ?? null, project ?? null, before) as { id: number }[];
+  return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
 /** Whether any owned queued or running crawl of the project has a heartbeat older than `before` (a read: no write lock). */

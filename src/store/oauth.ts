@@ -5,7 +5,7 @@ import type { Store } from './store.js';
 
 /** Sets a user's password hash; false when there is no such user. */
 export function setPasswordHash(store: Store, login: string, passwordHash: string | null): boolean {
-  return store.db.prepare('UPDATE users SET password_hash = ? WHERE login = ?').run(passwordHash, login).changes > 0;
+  return store.prepare('UPDATE users SET password_hash = ? WHERE login = ?').run(passwordHash, login).changes > 0;
 }
 
 /** The user and the stored password hash (null when the user has none), or null for an unknown login. */
@@ -17,7 +17,7 @@ export function userWithPasswordHash(store: Store, login: string): (User & { pas
 }
 
 export function insertClient(store: Store, clientId: string, infoJson: string): void {
-  store.db.prepare('INSERT INTO oauth_clients (client_id, info, created_at) VALUES (?, ?, ?)').run(clientId, infoJson, new Date().toISOString());
+  store.prepare('INSERT INTO oauth_clients (client_id, info, created_at) VALUES (?, ?, ?)').run(clientId, infoJson, new Date().toISOString());
 }
 
 /** The client's stored metadata (JSON text), or null. */
@@ -40,7 +40,7 @@ export interface CodeRow {
 }
 
 export function insertCode(store: Store, c: Omit<CodeRow, 'usedAt'>): void {
-  store.db
+  store
     .prepare(
       'INSERT INTO oauth_codes (code_hash, grant_id, client_id, login, redirect_uri, code_challenge, scopes, resource, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     )
@@ -48,25 +48,19 @@ export function insertCode(store: Store, c: Omit<CodeRow, 'usedAt'>): void {
 }
 
 export function codeByHash(store: Store, codeHash: string): CodeRow | null {
-  const r = store.prepare('SELECT * FROM oauth_codes WHERE code_hash = ?').get(codeHash) as Record<string, unknown> | undefined;
-  if (!r) return null;
-  return {
-    codeHash: r.code_hash as string,
-    grantId: r.grant_id as string,
-    clientId: r.client_id as string,
-    login: r.login as string,
-    redirectUri: r.redirect_uri as string,
-    codeChallenge: r.code_challenge as string,
-    scopes: r.scopes as string,
-    resource: r.resource as string,
-    expiresAt: r.expires_at as number,
-    usedAt: (r.used_at as number | null) ?? null,
-  };
+  const row = store
+    .prepare(
+      `SELECT code_hash AS codeHash, grant_id AS grantId, client_id AS clientId, login, redirect_uri AS redirectUri,
+              code_challenge AS codeChallenge, scopes, resource, expires_at AS expiresAt, used_at AS usedAt
+       FROM oauth_codes WHERE code_hash = ?`,
+    )
+    .get(codeHash) as CodeRow | undefined;
+  return row ?? null;
 }
 
 /** Marks a code used; false when it already was (two exchanges racing: only one wins). */
 export function markCodeUsed(store: Store, codeHash: string, now: number): boolean {
-  return store.db.prepare('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL').run(now, codeHash).changes > 0;
+  return store.prepare('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL').run(now, codeHash).changes > 0;
 }
 
 export interface TokenRow {
@@ -88,42 +82,38 @@ export function insertTokens(store: Store, rows: TokenRow[]): void {
 }
 
 export function tokenByHash(store: Store, tokenHash: string): TokenRow | null {
-  const r = store.prepare('SELECT * FROM oauth_tokens WHERE token_hash = ?').get(tokenHash) as Record<string, unknown> | undefined;
-  if (!r) return null;
-  return {
-    tokenHash: r.token_hash as string,
-    kind: r.kind as TokenRow['kind'],
-    grantId: r.grant_id as string,
-    clientId: r.client_id as string,
-    login: r.login as string,
-    scopes: r.scopes as string,
-    resource: r.resource as string,
-    expiresAt: r.expires_at as number,
-  };
+  const row = store
+    .prepare(
+      `SELECT token_hash AS tokenHash, kind, grant_id AS grantId, client_id AS clientId, login, scopes, resource,
+              expires_at AS expiresAt
+       FROM oauth_tokens WHERE token_hash = ?`,
+    )
+    .get(tokenHash) as TokenRow | undefined;
+  return row ?? null;
 }
 
 /** Deletes one token; false when it was already gone (a refresh token rotated by a concurrent request). */
 export function deleteToken(store: Store, tokenHash: string): boolean {
-  return store.db.prepare('DELETE FROM oauth_tokens WHERE token_hash = ?').run(tokenHash).changes > 0;
+  return store.prepare('DELETE FROM oauth_tokens WHERE token_hash = ?').run(tokenHash).changes > 0;
 }
 
 /** Deletes every token of one sign-in; returns how many. */
 export function deleteGrantTokens(store: Store, grantId: string): number {
-  return store.db.prepare('DELETE FROM oauth_tokens WHERE grant_id = ?').run(grantId).changes;
+  return store.prepare('DELETE FROM oauth_tokens WHERE grant_id = ?').run(grantId).changes;
 }
 
 /** Deletes every token and unused code of a user; returns how many tokens. */
 export function deleteUserTokens(store: Store, login: string): number {
   return store.tx(() => {
-    store.db.prepare('DELETE FROM oauth_codes WHERE login = ?').run(login);
-    return store.db.prepare('DELETE FROM oauth_tokens WHERE login = ?').run(login).changes;
+    store.prepare('DELETE FROM oauth_codes WHERE login = ?').run(login);
+    return store.prepare('DELETE FROM oauth_tokens WHERE login = ?').run(login).changes;
   });
 }
 
 /** Drops codes and tokens that expired before `now`. */
 export function deleteExpired(store: Store, now: number): void {
   store.tx(() => {
-    store.db.prepare('DELETE FROM oauth_codes WHERE expires_at < ?').run(now);
-    store.db.prepare('DELETE FROM oauth_tokens WHERE expires_at < ?').run(now);
+    store.prepare('DELETE FROM oauth_codes WHERE expires_at < ?').run(now);
+    store.prepare('DELETE FROM oauth_tokens WHERE expires_at < ?').run(now);
   });
 }

@@ -67,27 +67,21 @@ export interface ClaimedDelivery {
 
 /**
  * Takes up to `limit` deliveries that are due — pending with next_attempt_at reached, or sending under a lease that
- * ran out (its process died) — marking them sending until `now + leaseMs` and counting the attempt. One transaction,
- * so two processes never take the same one.
+ * ran out (its process died) — marking them sending until `now + leaseMs` and counting the attempt.
  */
 export function claimDueDeliveries(store: Store, project: string, now: number, leaseMs: number, limit: number): ClaimedDelivery[] {
-  return store.tx(() => {
-    const rows = store
-      .prepare(
-        `SELECT id FROM webhook_deliveries WHERE project = @project AND
+  // One statement: a single UPDATE is atomic, so two processes never take the same one.
+  const rows = store
+    .prepare(
+      `UPDATE webhook_deliveries SET status = 'sending', lease_until = @lease, attempts = attempts + 1
+       WHERE id IN (SELECT id FROM webhook_deliveries WHERE project = @project AND
            ((status = 'pending' AND next_attempt_at <= @now) OR (status = 'sending' AND lease_until <= @now))
-         ORDER BY seq LIMIT @limit`,
-      )
-      .all({ project, now, limit }) as { id: string }[];
-    const claim = store.prepare(
-      `UPDATE webhook_deliveries SET status = 'sending', lease_until = ?, attempts = attempts + 1 WHERE id = ?
-       RETURNING id, url, event, body, attempts, created_at`,
-    );
-    return rows.map(({ id }) => {
-      const r = claim.get(now + leaseMs, id) as { id: string; url: string; event: WebhookEvent; body: string; attempts: number; created_at: number };
-      return { id: r.id, url: r.url, event: r.event, body: r.body, attempt: r.attempts, createdAt: r.created_at };
-    });
-  });
+         ORDER BY seq LIMIT @limit)
+       RETURNING seq, id, url, event, body, attempts, created_at`,
+    )
+    .all({ project, now, limit, lease: now + leaseMs }) as { seq: number; id: string; url: string; event: WebhookEvent; body: string; attempts: number; created_at: number }[];
+  // RETURNING has no order: the oldest first, as they were written.
+  return rows.sort((a, b) => a.seq - b.seq).map((r) => ({ id: r.id, url: r.url, event: r.event, body: r.body, attempt: r.attempts, createdAt: r.created_at }));
 }
 
 /** The outcome of one attempt: delivered, another attempt at `nextAttemptAt`, or failed for good. */

@@ -45,12 +45,12 @@ export const MCP_SCOPE = 'mcp';
 export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   [MCP_SCOPE]: "use svc's MCP tools as you, with what your role allows",
 };
-export const ACCESS_TOKEN_PREFIX = 'svc_oat_';
-export const REFRESH_TOKEN_PREFIX = 'svc_ort_';
+const ACCESS_TOKEN_PREFIX = 'svc_oat_';
+const REFRESH_TOKEN_PREFIX = 'svc_ort_';
 const CODE_PREFIX = 'svc_oac_';
 
-export const ACCESS_TOKEN_TTL_S = 3600;
-export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
+const ACCESS_TOKEN_TTL_S = 3600;
+const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
 const CODE_TTL_S = 120;
 const MAX_TOKEN_LENGTH = 256;
 
@@ -83,13 +83,13 @@ export interface SvcOAuthProviderOptions {
 }
 
 /** Two resource indicators name the same thing: fragment and one trailing slash aside. */
-export function sameResource(a: string, b: string): boolean {
+function sameResource(a: string, b: string): boolean {
   const norm = (s: string) => s.split('#')[0]!.replace(/\/$/, '');
   return norm(a) === norm(b);
 }
 
 /** Redirect URIs a client may register: https, http only on loopback (native apps), or a private-use scheme. */
-export function redirectUriProblem(uri: string): string | null {
+function redirectUriProblem(uri: string): string | null {
   let u: URL;
   try {
     u = new URL(uri);
@@ -211,13 +211,15 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     const hash = code.length <= MAX_TOKEN_LENGTH ? hashSecret(code) : '';
     const row = hash ? codeByHash(this.store, hash) : null;
     if (!row || !sameHash(row.codeHash, hash) || row.clientId !== client.client_id) throw new InvalidGrantError('authorization code is not valid');
-    if (row.usedAt !== null) {
-      // Replayed: someone else may hold the first exchange's tokens. End them all.
-      deleteGrantTokens(this.store, row.grantId);
-      throw new InvalidGrantError('authorization code was already used; the tokens issued from it are revoked');
-    }
+    if (row.usedAt !== null) this.replayed(row.grantId);
     if (row.expiresAt < this.nowS()) throw new InvalidGrantError('authorization code has expired');
     return row;
+  }
+
+  /** A code used twice: someone else may hold the first exchange's tokens. End them all. */
+  private replayed(grantId: string): never {
+    deleteGrantTokens(this.store, grantId);
+    throw new InvalidGrantError('authorization code was already used; the tokens issued from it are revoked');
   }
 
   async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
@@ -228,10 +230,7 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     const row = this.findCode(client, code);
     if (redirectUri !== undefined && redirectUri !== row.redirectUri) throw new InvalidGrantError('redirect_uri does not match the one of the authorization request');
     if (resource && !sameResource(resource.href, row.resource)) throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this code was issued for`);
-    if (!markCodeUsed(this.store, row.codeHash, this.nowS())) {
-      deleteGrantTokens(this.store, row.grantId);
-      throw new InvalidGrantError('authorization code was already used; the tokens issued from it are revoked');
-    }
+    if (!markCodeUsed(this.store, row.codeHash, this.nowS())) this.replayed(row.grantId);
     if (!getUser(this.store, row.login)) throw new InvalidGrantError('the user of this code no longer exists');
     return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: row.scopes, resource: row.resource });
   }
@@ -261,11 +260,12 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: g.scopes };
   }
 
-  private findToken(token: string, kind: TokenRow['kind']): TokenRow | null {
+  /** The stored token of that kind (of either kind when none is given), or null. */
+  private findToken(token: string, kind?: TokenRow['kind']): TokenRow | null {
     if (!token || token.length > MAX_TOKEN_LENGTH) return null;
     const hash = hashSecret(token);
     const row = tokenByHash(this.store, hash);
-    return row && row.kind === kind && sameHash(row.tokenHash, hash) ? row : null;
+    return row && (kind === undefined || row.kind === kind) && sameHash(row.tokenHash, hash) ? row : null;
   }
 
   /** The access token's grant, with the user it acts for (as the user is now: a changed role applies at once). */
@@ -279,7 +279,7 @@ export class SvcOAuthProvider implements OAuthServerProvider {
   }
 
   async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-    const row = this.findToken(request.token, 'access') ?? this.findToken(request.token, 'refresh');
+    const row = this.findToken(request.token);
     if (row && row.clientId === client.client_id) deleteGrantTokens(this.store, row.grantId);
   }
 

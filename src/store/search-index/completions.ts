@@ -53,9 +53,11 @@ function cacheOf(store: Store): Cache {
   return c;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
 /** Case and diacritics folded as the index's tokenizer (unicode61 remove_diacritics 2) folds them. */
 export function foldWord(word: string): string {
-  return word.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  // ASCII has no marks to strip: most text skips the normalization.
+  return (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '') : word).toLowerCase();
 }
 
 /** The smallest string greater than every string that starts with `prefix`. */
@@ -118,12 +120,11 @@ export function completions(store: Store, prefix: string): Completions {
 /** Pages holding `term` (already folded) in any column; 0 when it is not in the index. Call inside the search's read transaction. */
 export function documentFrequency(store: Store, term: string): number {
   const c = fresh(store);
-  const key = `=${term}`;
-  let df = c.frequencies.get(key);
+  let df = c.frequencies.get(term);
   if (df === undefined) {
     df = (c.df.get(term) as number | undefined) ?? 0;
     if (c.frequencies.size >= CACHE_SIZE) c.frequencies.delete(c.frequencies.keys().next().value!);
-    c.frequencies.set(key, df);
+    c.frequencies.set(term, df);
   }
   return df;
 }

@@ -28,10 +28,10 @@ export interface BuiltQuery {
 }
 
 // unicode61 keeps letters, numbers and private-use characters in tokens and folds marks into them.
-const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+export const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const HAS_BASE_RE = /[\p{L}\p{N}\p{Co}]/u;
 // A word, or words joined by underscores (an identifier: max_connections, mod_rewrite).
-const TOKEN_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:_+[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
+export const TOKEN_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:_+[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
 
 function wordsOf(text: string): string[] {
   const out: string[] = [];

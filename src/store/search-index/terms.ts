@@ -7,6 +7,8 @@
 // the text and, with a lower weight, any word with the same stem: exact matches rank above stem-only ones.
 import type Database from 'better-sqlite3';
 import snowball from 'snowball-stemmers';
+import { foldWord } from './completions.js';
+import { TOKEN_RE, WORD_RE } from './query.js';
 
 /** Snowball algorithm per primary language subtag. */
 const ALGORITHMS: Record<string, string> = {
@@ -20,11 +22,9 @@ const DEFAULT_ALGORITHM = 'english';
 /** Stems per algorithm (a Snowball stemmer costs about 10 µs a word; the vocabulary of a site is small). */
 const CACHE_LIMIT = 50_000;
 interface Stemmer {
-  algorithm: string;
-  cache: Map<string, string>;
   stem(word: string): string;
 }
-const stemmers = new Map<string, Stemmer | null>();
+const stemmers = new Map<string, Stemmer>();
 
 /** The Snowball algorithm for a page language ("en", "sv-FI", null), or null when there is none for it. */
 export function algorithmFor(language: string | null | undefined): string | null {
@@ -38,8 +38,6 @@ function stemmer(algorithm: string): Stemmer {
     const impl = snowball.newStemmer(algorithm);
     const cache = new Map<string, string>();
     s = {
-      algorithm,
-      cache,
       stem(word) {
         let out = cache.get(word);
         if (out === undefined) {
@@ -56,12 +54,10 @@ function stemmer(algorithm: string): Stemmer {
 }
 
 /** The stem of a lower-case word in a Snowball algorithm; the word itself when it is no word to stem. */
-export function stemWord(algorithm: string, word: string): string {
+function stemWord(algorithm: string, word: string): string {
   return STEMMABLE.test(word) && word.length <= MAX_STEM_CHARS ? stemmer(algorithm).stem(word) : word;
 }
 
-// Words as the index's tokenizer (unicode61) cuts them: letters, numbers, marks, private use.
-const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 /** Only words of letters (and marks) have stems; numbers and codes stay as they are. */
 const STEMMABLE = /^[\p{L}\p{M}]+$/u;
 const MAX_STEM_CHARS = 40;
@@ -89,12 +85,11 @@ function termsOfWord(word: string, algorithm: string | null): readonly string[] 
   if (!cache) wordTerms.set(key, (cache = new Map()));
   let out = cache.get(word);
   if (out) return out;
-  const s = algorithm ? stemmer(algorithm) : null;
   const found: string[] = [];
   const lower = word.toLowerCase();
   const addStem = (w: string) => {
-    if (!s || w.length > MAX_STEM_CHARS || !STEMMABLE.test(w)) return;
-    const stem = s.stem(w);
+    if (!algorithm) return;
+    const stem = stemWord(algorithm, w);
     if (stem !== w && stem && !found.includes(stem)) found.push(stem);
   };
   addStem(lower);
@@ -199,10 +194,8 @@ const TITLE_SEPARATOR = /\s+[-|–—·:]\s+|:\s+/u;
 /** A leading section number: "9.16. ", "Chapter 9. ", "Part II. ", "F.4. ". */
 const SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[IVXLC]+|\p{Lu})(?:\.\d+)*\.\s+/u;
 
-const NON_ASCII = /[^\x00-\x7f]/;
 function foldedWords(text: string): string[] {
-  const folded = NON_ASCII.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text;
-  return [...folded.toLowerCase().matchAll(WORD_RE)].map((m) => m[0]);
+  return [...foldWord(text).matchAll(WORD_RE)].map((m) => m[0]);
 }
 
 /** The word lists a query must equal to match a title exactly: the whole title and its leading part, without a section number (exactTitleLevel and titleScore take them or the title). */
@@ -279,15 +272,11 @@ export function titleScore(title: string | string[][], words: RankWord[], algori
 
 // ---------- headings ----------
 
-/** Words, and identifiers whose words are joined by underscores kept whole (`work_mem` is not `maintenance_work_mem`). */
-const UNIT_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:_+[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
 /** SECTION_NUMBER in folded (lower-case) text. */
 const FOLDED_SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[ivxlc]+|\p{Ll})(?:\.\d+)*\.\s+/u;
-function folded(text: string): string {
-  return (NON_ASCII.test(text) ? text.normalize('NFD').replace(/\p{M}+/gu, '') : text).toLowerCase();
-}
+/** Words, and identifiers whose words are joined by underscores kept whole (`work_mem` is not `maintenance_work_mem`). */
 function units(foldedText: string): string[] {
-  return [...foldedText.matchAll(UNIT_RE)].map((m) => m[0].replace(/_+/g, '_'));
+  return [...foldedText.matchAll(TOKEN_RE)].map((m) => m[0].replace(/_+/g, '_'));
 }
 
 /**
@@ -299,9 +288,9 @@ function units(foldedText: string): string[] {
  */
 export function headingLevel(headings: string, query: readonly string[], title = ''): 0 | 1 | 2 {
   if (!headings || !query.length) return 0;
-  const text = folded(headings);
+  const text = foldWord(headings);
   // A heading is read under the page's title ("INSERT" › "ON CONFLICT Clause" answers `insert on conflict`).
-  const titleUnits = units(folded(title));
+  const titleUnits = units(foldWord(title));
   const rest = query.filter((u) => !titleUnits.includes(u));
   // Most pages hold the query's words in no heading: a substring test per unit rules them out cheaply.
   if (!rest.length || !rest.every((u) => text.includes(u))) return 0;
@@ -322,5 +311,5 @@ export function headingLevel(headings: string, query: readonly string[], title =
 
 /** The units of a query for headingLevel: each word folded, an identifier's words joined by `_`. */
 export function queryUnits(parts: readonly { words: string[]; identifier?: boolean }[]): string[] {
-  return parts.flatMap((p) => (p.identifier ? [folded(p.words.join('_'))] : p.words.map(folded)));
+  return parts.flatMap((p) => (p.identifier ? [foldWord(p.words.join('_'))] : p.words.map(foldWord)));
 }
