@@ -377,7 +377,7 @@ export class CrawlRunner {
     const { store, recordEnd, logger } = this.opts;
     if (!recordEnd) return;
     try {
-      store.db.transaction(() => recordEnd(id))();
+      store.savepoint(() => recordEnd(id));
     } catch (err) {
       logger.error({ err, crawl: id }, 'recording the end of the crawl (history, webhooks) failed; the next sweep tries again');
     }

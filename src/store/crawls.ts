@@ -1,7 +1,7 @@
 // Crawl records: created queued, moved through running to an end state, read newest first; owned by the process
 // that runs them through a heartbeat.
 import { randomUUID } from 'node:crypto';
-import type { CrawlMode, CrawlRecord, CrawlStats, CrawlStatus, CrawlTrigger } from '../model/types.js';
+import { crawlEnded, type CrawlMode, type CrawlRecord, type CrawlStats, type CrawlStatus, type CrawlTrigger } from '../model/types.js';
 import type { Store } from './store.js';
 
 interface CrawlRow {
@@ -100,7 +100,7 @@ export function requestCrawlStop(store: Store, project: string, id: number): boo
 }
 
 export function setCrawlStatus(store: Store, id: number, status: CrawlStatus, error?: string): void {
-  const ended = status === 'completed' || status === 'stopped' || status === 'failed';
+  const ended = crawlEnded(status);
   store
     .prepare(`UPDATE crawls SET status = ?, finished_at = CASE WHEN ? THEN ? ELSE finished_at END, error = COALESCE(?, error) WHERE id = ?`)
     .run(status, ended ? 1 : 0, new Date().toISOString(), error ?? null, id);

@@ -74,6 +74,11 @@ export class Store {
     return this.db.transaction(fn).immediate();
   }
 
+  /** Inside an open transaction: runs fn in a savepoint, so a failure of fn undoes only its own writes. */
+  savepoint<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
     if (this.removeDirOnClose) rmSync(this.removeDirOnClose, { recursive: true, force: true });
