@@ -57,6 +57,9 @@ export function bearerChallenge(invalidToken: boolean): Record<string, string> {
   return { 'www-authenticate': invalidToken ? 'Bearer realm="svc", error="invalid_token"' : 'Bearer realm="svc"' };
 }
 
+/** What a caller over HTTP does to set a current user. */
+export const BEARER_HINT = 'send the header "Authorization: Bearer <user token>" (a token from: svc users add <login> --role administrator)';
+
 /** A request header's value (the first, when a client sent it twice). */
 export function headerValue(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];

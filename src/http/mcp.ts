@@ -18,14 +18,12 @@ import { MCP_SCOPE } from '../auth/oauth/provider.js';
 import { USER_TOKEN_PREFIX } from '../auth/users.js';
 import type { HttpDeps } from './deps.js';
 import type { User } from '../model/users.js';
-import { headerValue, sendJson, type HttpHandler } from './io.js';
+import { BEARER_HINT, headerValue, sendJson, type HttpHandler } from './io.js';
 import { resourceMetadataUrl } from './oauth.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { Host } from '../abilities/runtime.js';
 
 export const MCP_PATH = '/mcp';
-/** What a caller over HTTP does to set a current user. */
-export const BEARER_HINT = 'send the header "Authorization: Bearer <user token>" (a token from: svc users add <login> --role administrator)';
 
 /** JSON-RPC error shape the SDK's transport uses for its own HTTP-level refusals. */
 function sendRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
