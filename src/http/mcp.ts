@@ -18,17 +18,10 @@ import { MCP_SCOPE } from '../auth/oauth/provider.js';
 import { USER_TOKEN_PREFIX } from '../auth/users.js';
 import type { HttpDeps } from './deps.js';
 import type { User } from '../model/users.js';
-import { BEARER_HINT, headerValue, sendJson, type HttpHandler } from './io.js';
+import { BEARER_HINT, headerValue, MCP_PATH, sendRpcError, type HttpHandler } from './io.js';
 import { resourceMetadataUrl } from './oauth.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { Host } from '../abilities/runtime.js';
-
-export const MCP_PATH = '/mcp';
-
-/** JSON-RPC error shape the SDK's transport uses for its own HTTP-level refusals. */
-function sendRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
-}
 
 /**
  * True when the answer may be an SSE stream. A client that accepts only JSON gets JSON: the SDK's transport
