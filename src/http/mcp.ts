@@ -8,7 +8,7 @@
 // protected resource metadata, from which an MCP client finds where to sign in. Without a token the request
 // runs as no user, unless server.mcp_auth is "required".
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Request, type Response } from 'express';
+import express from 'express';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
@@ -20,6 +20,7 @@ import type { HttpDeps } from './deps.js';
 import type { User } from '../model/users.js';
 import { BEARER_HINT, headerValue, MCP_PATH, sendRpcError, type HttpHandler } from './io.js';
 import { resourceMetadataUrl } from './oauth.js';
+import { runExpress } from './express-step.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { Host } from '../abilities/runtime.js';
 
@@ -69,18 +70,10 @@ function bearerCheck(deps: HttpDeps, host: Host): (req: IncomingMessage, res: Se
       expectedResource: resource ? new URL(resource) : undefined,
     }),
   );
-  return (req, res) =>
-    new Promise<User | null>((resolve, reject) => {
-      const answered = () => resolve(null);
-      res.once('finish', answered);
-      res.once('close', answered);
-      app(req as Request, res as Response, (err?: unknown) => {
-        res.off('finish', answered);
-        res.off('close', answered);
-        if (err) reject(err instanceof Error ? err : new Error(String(err)));
-        else resolve(((req as Request & { auth?: AuthInfo }).auth?.extra?.user as User | undefined) ?? null);
-      });
-    });
+  return async (req, res) => {
+    if ((await runExpress(app, req, res)) === 'answered') return null;
+    return ((req as IncomingMessage & { auth?: AuthInfo }).auth?.extra?.user as User | undefined) ?? null;
+  };
 }
 
 export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
