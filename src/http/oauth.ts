@@ -16,7 +16,7 @@ import type { Logger } from '../lib/log.js';
 import { sendJson, type HttpHandler } from './io.js';
 import { runExpress } from './express-step.js';
 
-export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** RFC 9728: the path-suffixed metadata URL of a resource (what a 401 from /mcp points to). */
 export function resourceMetadataUrl(resource: string): string {

@@ -12,14 +12,14 @@ import { AbilityError } from '../abilities/types.js';
 import { protocolError, toolDescription } from '../tools/define.js';
 import type { User } from '../model/users.js';
 
-export const CRAWL_TEMPLATE = 'svc://crawls/{id}';
-export const REPORT_TEMPLATE = 'svc://link-report/{target}';
-export const AUDIT_PROMPT = 'audit-broken-links';
+const CRAWL_TEMPLATE = 'svc://crawls/{id}';
+const REPORT_TEMPLATE = 'svc://link-report/{target}';
+const AUDIT_PROMPT = 'audit-broken-links';
 /** The MCP code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
 
-export const crawlUri = (id: number) => `svc://crawls/${id}`;
-export const reportUri = (target: string) => `svc://link-report/${encodeURIComponent(target)}`;
+const crawlUri = (id: number) => `svc://crawls/${id}`;
+const reportUri = (target: string) => `svc://link-report/${encodeURIComponent(target)}`;
 
 export interface ResourceOptions {
   host: Host;
