@@ -53,22 +53,17 @@ export interface OpenAppOptions {
   readonly?: boolean;
 }
 
-/** The first wait before a failed webhook delivery is tried again: 10 s, or SVC_WEBHOOK_RETRY_BASE_MS (tests). */
-function webhookRetryBaseMs(): number | undefined {
-  const v = Number(process.env.SVC_WEBHOOK_RETRY_BASE_MS);
-  return Number.isInteger(v) && v > 0 ? v : undefined;
-}
-
-/** How long a crawl's owner may stay silent before the crawl is dead: 30 s, or SVC_CRAWL_DEAD_AFTER_MS (tests, benchmarks). */
-function crawlDeadAfterMs(): number | undefined {
-  const v = Number(process.env.SVC_CRAWL_DEAD_AFTER_MS);
+/** A positive whole number from the environment (a test's or benchmark's override), else undefined (the default). */
+function envMs(name: string): number | undefined {
+  const v = Number(process.env[name]);
   return Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
 export function openApp(config: Config, opts: OpenAppOptions = {}): App {
   const logger = opts.logger ?? createLogger(config.log_level);
   const dataDir = resolve(config.data_dir);
-  const deadAfterMs = crawlDeadAfterMs();
+  // How long a crawl's owner may stay silent before the crawl is dead (default 30 s).
+  const deadAfterMs = envMs('SVC_CRAWL_DEAD_AFTER_MS');
   const store = openStore({ path: join(dataDir, 'svc.db'), readonly: opts.readonly, deadAfterMs });
   if (store.recoveredCrawls.length) logger.warn({ crawls: store.recoveredCrawls }, 'crawls left running by a process that ended were marked failed');
   const { base_url, api_key, public_token } = config.api;
@@ -83,7 +78,8 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
   let corruption: string | null = null;
   // The deliverer (and undici) load only where webhooks are sent.
   let deliverer: Promise<WebhookDeliverer | null> | null = null;
-  const retryBase = webhookRetryBaseMs();
+  // The first wait before a failed webhook delivery is tried again (default 10 s).
+  const retryBase = envMs('SVC_WEBHOOK_RETRY_BASE_MS');
   const webhooksHere = backend.kind === 'embedded' && !store.readonly && config.webhooks.length > 0;
   const getDeliverer = () =>
     (deliverer ??= webhooksHere

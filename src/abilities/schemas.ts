@@ -16,10 +16,10 @@ import { REPORT_REASONS } from '../model/link-reasons.js';
 export const TOP_LINKS_MAX = 20;
 
 /** A count or an id: a whole number, never negative (z.int() alone publishes minimum -2^53+1). */
-export const countSchema = () => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const countSchema = () => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** What the search index holds of a page. */
-export const PageIndexSchema = z.object({
+const PageIndexSchema = z.object({
   indexed: z.boolean().describe('A crawl stored this page and indexed its text. false for a page no crawl has seen yet.'),
   in_search: z.boolean().describe('The page can appear in search results now: indexed, and not hidden from search.'),
   last_crawled: z.string().nullable().describe('When a crawl last stored the page (ISO 8601); null when none has.'),

@@ -10,7 +10,7 @@ import { CrawlRecordSchema } from './schemas.js';
 import type { AbilityProgress } from './types.js';
 
 /** Longest wait one call may ask for; a client that wants longer calls again. */
-export const WAIT_SECONDS_MAX = 60;
+const WAIT_SECONDS_MAX = 60;
 
 /** The latest crawl, or null when there is none or the backend cannot say (a hint must never fail its caller). */
 export async function latestCrawlOrNull(deps: AbilityDeps): Promise<CrawlRecord | null> {

@@ -10,10 +10,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpDeps } from './deps.js';
 import { wholeNumber } from './validate.js';
 import { AbilityError, type RegisteredAbility } from '../abilities/types.js';
-import { bearerChallenge, bearerToken, HttpError, readBody, readJsonBody, sendJson, type HttpHandler } from './io.js';
+import { BEARER_HINT, bearerChallenge, bearerToken, HttpError, readBody, readJsonBody, sendJson, type HttpHandler } from './io.js';
 import type { User } from '../model/users.js';
 import type { Host } from '../abilities/runtime.js';
-import { BEARER_HINT } from './mcp.js';
 
 const RUN_PATH_RE = /^([^/]+\/[^/]+)\/run$/;
 const PER_PAGE_DEFAULT = 50;

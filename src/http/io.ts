@@ -57,6 +57,17 @@ export function bearerChallenge(invalidToken: boolean): Record<string, string> {
   return { 'www-authenticate': invalidToken ? 'Bearer realm="svc", error="invalid_token"' : 'Bearer realm="svc"' };
 }
 
+/** What a caller over HTTP does to set a current user. */
+export const BEARER_HINT = 'send the header "Authorization: Bearer <user token>" (a token from: svc users add <login> --role administrator)';
+
+/** The MCP endpoint; the server's guard answers it in JSON-RPC too. */
+export const MCP_PATH = '/mcp';
+
+/** JSON-RPC error shape the SDK's transport uses for its own HTTP-level refusals. */
+export function sendRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
+}
+
 /** A request header's value (the first, when a client sent it twice). */
 export function headerValue(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];

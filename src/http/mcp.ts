@@ -8,7 +8,7 @@
 // protected resource metadata, from which an MCP client finds where to sign in. Without a token the request
 // runs as no user, unless server.mcp_auth is "required".
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Request, type Response } from 'express';
+import express from 'express';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
@@ -18,19 +18,11 @@ import { MCP_SCOPE } from '../auth/oauth/provider.js';
 import { USER_TOKEN_PREFIX } from '../auth/users.js';
 import type { HttpDeps } from './deps.js';
 import type { User } from '../model/users.js';
-import { headerValue, sendJson, type HttpHandler } from './io.js';
+import { BEARER_HINT, headerValue, MCP_PATH, sendRpcError, type HttpHandler } from './io.js';
 import { resourceMetadataUrl } from './oauth.js';
+import { runExpress } from './express-step.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { Host } from '../abilities/runtime.js';
-
-export const MCP_PATH = '/mcp';
-/** What a caller over HTTP does to set a current user. */
-export const BEARER_HINT = 'send the header "Authorization: Bearer <user token>" (a token from: svc users add <login> --role administrator)';
-
-/** JSON-RPC error shape the SDK's transport uses for its own HTTP-level refusals. */
-function sendRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
-}
 
 /**
  * True when the answer may be an SSE stream. A client that accepts only JSON gets JSON: the SDK's transport
@@ -78,18 +70,10 @@ function bearerCheck(deps: HttpDeps, host: Host): (req: IncomingMessage, res: Se
       expectedResource: resource ? new URL(resource) : undefined,
     }),
   );
-  return (req, res) =>
-    new Promise<User | null>((resolve, reject) => {
-      const answered = () => resolve(null);
-      res.once('finish', answered);
-      res.once('close', answered);
-      app(req as Request, res as Response, (err?: unknown) => {
-        res.off('finish', answered);
-        res.off('close', answered);
-        if (err) reject(err instanceof Error ? err : new Error(String(err)));
-        else resolve(((req as Request & { auth?: AuthInfo }).auth?.extra?.user as User | undefined) ?? null);
-      });
-    });
+  return async (req, res) => {
+    if ((await runExpress(app, req, res)) === 'answered') return null;
+    return ((req as IncomingMessage & { auth?: AuthInfo }).auth?.extra?.user as User | undefined) ?? null;
+  };
 }
 
 export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {

@@ -14,8 +14,9 @@ import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/s
 import { MCP_SCOPE, type SvcOAuthProvider } from '../auth/oauth/provider.js';
 import type { Logger } from '../lib/log.js';
 import { sendJson, type HttpHandler } from './io.js';
+import { runExpress } from './express-step.js';
 
-export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** RFC 9728: the path-suffixed metadata URL of a resource (what a 401 from /mcp points to). */
 export function resourceMetadataUrl(resource: string): string {
@@ -94,16 +95,10 @@ export function createOAuthHandler(opts: OAuthHttpOptions): HttpHandler {
   return async (req, res, url) => {
     // The server's Host/Origin guard has already refused foreign names, for these paths as for every other.
     if (!paths.has(url.pathname)) return false;
-    await new Promise<void>((resolve, reject) => {
-      res.once('close', () => resolve());
-      res.once('finish', () => resolve());
-      app(req as Request, res as Response, (err?: unknown) => {
-        if (err) return reject(err instanceof Error ? err : new Error(String(err)));
-        // The path is ours but no handler took it (a method or sub-path the handlers do not answer).
-        if (!res.headersSent) sendJson(res, 404, { error: 'invalid_request', error_description: `no route for ${req.method} ${url.pathname}` });
-        resolve();
-      });
-    });
+    // 'next': the path is ours but no handler took it (a method or sub-path the handlers do not answer).
+    if ((await runExpress(app, req, res)) === 'next' && !res.headersSent) {
+      sendJson(res, 404, { error: 'invalid_request', error_description: `no route for ${req.method} ${url.pathname}` });
+    }
     return true;
   };
 }

@@ -4,7 +4,7 @@
 // Errors become JSON; nothing internal (stack, SQL) reaches a caller.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Logger } from '../lib/log.js';
-import { headerValue, HttpError, sendJson, type HttpHandler } from './io.js';
+import { headerValue, HttpError, MCP_PATH, sendJson, sendRpcError, type HttpHandler } from './io.js';
 import { createOriginGuard } from './origin-guard.js';
 
 export interface Health {
@@ -52,8 +52,8 @@ export function createHttpServer(opts: HttpServerOptions): Server {
     const refused = guard(headerValue(req, 'host'), headerValue(req, 'origin'));
     if (refused) {
       opts.logger.warn({ host: headerValue(req, 'host'), origin: headerValue(req, 'origin'), path: url.pathname }, `refused: ${refused}`);
-      const body = url.pathname === '/mcp' ? { jsonrpc: '2.0', error: { code: -32000, message: `Forbidden: ${refused}` }, id: null } : { error: { code: 'forbidden', message: refused } };
-      sendJson(res, 403, body);
+      if (url.pathname === MCP_PATH) sendRpcError(res, 403, `Forbidden: ${refused}`);
+      else sendJson(res, 403, { error: { code: 'forbidden', message: refused } });
       return;
     }
     const ambiguous = ambiguity(req, url);

@@ -45,6 +45,18 @@ function crawlId(raw: string): number {
   return wholeNumber(raw, 'id', 1, Number.MAX_SAFE_INTEGER, 'invalid_input', 'must be a positive integer');
 }
 
+const crawlNotFound = (id: number) => new HttpError(404, 'crawl_not_found', `no crawl ${id} in this project`);
+
+/** A backend call on one crawl: its not_found becomes the REST code crawl_not_found. */
+async function ofCrawl<T>(id: number, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    if (err instanceof BackendError && err.code === 'not_found') throw crawlNotFound(id);
+    throw err;
+  }
+}
+
 export function createV1Handler(deps: HttpDeps): HttpHandler {
   const backend = deps.backend;
   const maxBody = deps.server.max_body_bytes;
@@ -71,7 +83,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
         GET: async ({ res, params }) => {
           const id = crawlId(params[0]!);
           const record = await backend.getCrawl(id);
-          if (!record) throw new HttpError(404, 'crawl_not_found', `no crawl ${id} in this project`);
+          if (!record) throw crawlNotFound(id);
           sendJson(res, 200, record);
         },
       },
@@ -82,12 +94,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
         // The owner, in this process or another on the same database, stops it within one heartbeat.
         POST: async ({ res, params }) => {
           const id = crawlId(params[0]!);
-          try {
-            sendJson(res, 202, await backend.stopCrawl(id));
-          } catch (err) {
-            if (err instanceof BackendError && err.code === 'not_found') throw new HttpError(404, 'crawl_not_found', `no crawl ${id} in this project`);
-            throw err;
-          }
+          sendJson(res, 202, await ofCrawl(id, backend.stopCrawl(id)));
         },
       },
     },
@@ -105,12 +112,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
         // 409 (conflict) while the crawl has not ended.
         GET: async ({ res, params }) => {
           const id = crawlId(params[0]!);
-          try {
-            sendJson(res, 200, await backend.crawlChanges(id));
-          } catch (err) {
-            if (err instanceof BackendError && err.code === 'not_found') throw new HttpError(404, 'crawl_not_found', `no crawl ${id} in this project`);
-            throw err;
-          }
+          sendJson(res, 200, await ofCrawl(id, backend.crawlChanges(id)));
         },
       },
     },

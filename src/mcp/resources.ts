@@ -9,22 +9,17 @@ import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/ty
 import { z } from 'zod';
 import type { Host } from '../abilities/runtime.js';
 import { AbilityError } from '../abilities/types.js';
-import { toolDescription } from '../tools/define.js';
+import { protocolError, toolDescription } from '../tools/define.js';
 import type { User } from '../model/users.js';
 
-export const CRAWL_TEMPLATE = 'svc://crawls/{id}';
-export const REPORT_TEMPLATE = 'svc://link-report/{target}';
-export const AUDIT_PROMPT = 'audit-broken-links';
+const CRAWL_TEMPLATE = 'svc://crawls/{id}';
+const REPORT_TEMPLATE = 'svc://link-report/{target}';
+const AUDIT_PROMPT = 'audit-broken-links';
 /** The MCP code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
 
-export const crawlUri = (id: number) => `svc://crawls/${id}`;
-export const reportUri = (target: string) => `svc://link-report/${encodeURIComponent(target)}`;
-
-/** A JSON-RPC error whose message is ours alone (McpError would prefix "MCP error -32602:"). */
-function protocolError(code: number, message: string): Error {
-  return Object.assign(new Error(message), { code });
-}
+const crawlUri = (id: number) => `svc://crawls/${id}`;
+const reportUri = (target: string) => `svc://link-report/${encodeURIComponent(target)}`;
 
 export interface ResourceOptions {
   host: Host;

@@ -48,6 +48,11 @@ export function toolDefinition(spec: ToolSpec, ability: Ability): Tool {
   };
 }
 
+/** A JSON-RPC error for the protocol to send. (McpError would put "MCP error -32602:" into the message itself.) */
+export function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
 export function errorResult(code: string, message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `${code}: ${toolDescription(message)}` }] };
 }

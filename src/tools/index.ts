@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import type { AbilityProgress, AbilityRegistry } from '../abilities/types.js';
 import type { User } from '../model/users.js';
 import { svcGetCrawl } from './svc-get-crawl.js';
-import { callTool, errorResult, type ToolSpec, toolDefinition } from './define.js';
+import { callTool, errorResult, protocolError, type ToolSpec, toolDefinition } from './define.js';
 import { svcDeletePages } from './svc-delete-pages.js';
 import { svcFullCrawl } from './svc-full-crawl.js';
 import { svcGetPageMeta } from './svc-get-page-meta.js';
@@ -70,11 +70,6 @@ export function progressNotifier(progressToken: string | number, send: (n: Serve
     lastAt = t;
     void send({ method: 'notifications/progress', params: { progressToken, progress, total: Math.max(progress, p.done + p.queued), message: p.message } }).catch(() => {});
   };
-}
-
-/** A JSON-RPC error for the protocol to send. (McpError would put "MCP error -32602:" into the message itself.) */
-function protocolError(code: number, message: string): Error {
-  return Object.assign(new Error(message), { code });
 }
 
 export function registerTools(server: Server, opts: RegisterToolsOptions): void {
