@@ -1,5 +1,5 @@
 // Pure mappings from the backend's REST forms (camelCase) to the abilities' forms (snake_case).
-import { type CrawlRecord, type DeletePagesResult, type LinkReport, type PageIndexState, type PageMeta, type ReportSection } from '../model/types.js';
+import { crawlEnded, type CrawlRecord, type DeletePagesResult, type LinkReport, type PageIndexState, type PageMeta, type ReportSection } from '../model/types.js';
 import type { z } from 'zod';
 import { TOP_LINKS_MAX, type AbilityLinkReportSchema, type CrawlRecordSchema, type PageMetaSchema } from './schemas.js';
 import { SECTION_KEYS, REPORT_REASONS } from '../model/link-reasons.js';
@@ -93,13 +93,13 @@ const RUN_FULL = 'run svc/full-crawl (a user with manage_options), then follow i
 /** What to do next when a search found nothing: the index may be empty, or a crawl still filling it. Null when neither. */
 export function searchNotice(latest: CrawlRecord | null): string | null {
   if (!latest) return `The search index is empty: no crawl has run yet. To fill it, ${RUN_FULL}.`;
-  if (latest.status === 'queued' || latest.status === 'running') return `Crawl ${latest.id} (${latest.mode}) is still ${latest.status} (${latest.stats.pages} pages so far): the index is not complete yet; ${WAIT}.`;
+  if (!crawlEnded(latest.status)) return `Crawl ${latest.id} (${latest.mode}) is still ${latest.status} (${latest.stats.pages} pages so far): the index is not complete yet; ${WAIT}.`;
   return null;
 }
 
 /** What to do next when the report cannot be complete yet: no completed full crawl, or a crawl still running. */
 export function reportNotice(lastFullCrawl: string | null, latest: CrawlRecord | null): string | null {
-  if (latest && (latest.status === 'queued' || latest.status === 'running')) {
+  if (latest && !crawlEnded(latest.status)) {
     return `Crawl ${latest.id} (${latest.mode}) is still ${latest.status}: this report will change when it ends; ${WAIT}, then read the report with refresh: true.`;
   }
   if (lastFullCrawl !== null) return null;

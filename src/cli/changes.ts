@@ -3,7 +3,7 @@
 import type { Backend } from '../backend/backend.js';
 import { describeSource } from '../backend/report/formats/shared.js';
 import type { ChangeLink, CrawlChanges } from '../model/history.js';
-import type { CrawlRecord } from '../model/types.js';
+import { crawlEnded, type CrawlRecord } from '../model/types.js';
 import { CliError, intOption, parse, withApp } from './common.js';
 
 const USAGE = `usage: svc changes [ID] [--json] [--config F | --site URL]
@@ -41,7 +41,7 @@ export function formatChanges(crawl: CrawlRecord, c: CrawlChanges): string {
 async function latestEnded(backend: Backend): Promise<CrawlRecord> {
   for (let offset = 0; offset < 1000; offset += 100) {
     const page = await backend.listCrawls({ limit: 100, offset });
-    const ended = page.find((c) => c.status !== 'queued' && c.status !== 'running');
+    const ended = page.find((c) => crawlEnded(c.status));
     if (ended) return ended;
     if (page.length < 100) break;
   }
