@@ -1,0 +1,34 @@
+// The one way store code talks to a database, SQLite or PostgreSQL alike: asynchronous, so a network database fits
+// under the same functions. Each store function is written once against this; where the two dialects differ
+// (claims with FOR UPDATE SKIP LOCKED, full-text search) it asks `dialect`.
+//
+// Placeholders: `?` with an array, or `@name` with an object (a name may repeat). Values: string, number, bigint,
+// null, Buffer (booleans as 0/1). Column aliases in camelCase must be quoted (`AS "codeHash"`): PostgreSQL folds
+// unquoted names to lower case. Integer columns come back as numbers in both.
+
+export type Dialect = 'sqlite' | 'pg';
+
+export type SqlValue = string | number | bigint | null | Buffer;
+export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
+
+export interface RunResult {
+  /** Rows changed by an INSERT, UPDATE or DELETE. */
+  changes: number;
+}
+
+export interface Sql {
+  readonly dialect: Dialect;
+  /** The first row, or undefined. */
+  get<T>(sql: string, params?: SqlParams): Promise<T | undefined>;
+  all<T>(sql: string, params?: SqlParams): Promise<T[]>;
+  run(sql: string, params?: SqlParams): Promise<RunResult>;
+  /** Several statements, no parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  /**
+   * Runs fn in one transaction on one connection and commits when it resolves (rolls back when it throws). The write
+   * lock is taken up front (SQLite: BEGIN IMMEDIATE), so a check and the write that depends on it cannot interleave
+   * with another process's. Called on a transaction's `Sql`: a savepoint, so a failure undoes only its own writes.
+   * fn must do nothing but database work: other callers of this store wait while it runs.
+   */
+  tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+}
