@@ -47,6 +47,8 @@ describe('config: projects', () => {
     expect(projectsOf(c)).toEqual([{ public_token: A, targets: c.targets, schedule: {}, webhooks: [] }]);
     expect(parseConfig({}).project.public_token).toBe('demo1234:eu-north-1');
     expect(forProject(c, B)).toBe(`no project "${B}" in this config; configured: ${A}`);
+    // A parsed single-form config written out (as the demo does) reads back the same.
+    expect(parseConfig(JSON.parse(JSON.stringify(c)))).toEqual(c);
   });
 
   it('refuses two projects with one token, naming the entry and the rule', () => {
