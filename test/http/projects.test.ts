@@ -1,5 +1,5 @@
 // Two projects in one service (the `projects` form): each on its own SQLite file, crawled from its own loopback
-// site through /v1; crawls, reports, search and keys stay apart, and a key of one project never opens the other.
+// site through /v1; crawls, reports, search, webhooks and keys stay apart, and a key of one project never opens the other.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,9 @@ interface Hit {
 describe('/v1 with two projects', () => {
   let siteA: TestSite;
   let siteB: TestSite;
+  let hooks: TestSite;
+  /** Bodies of the webhook POSTs received. */
+  const received: { event: string; project: string; crawl: { id: number } }[] = [];
   let app: App;
   let server: Server;
   let base: string;
@@ -60,12 +63,21 @@ describe('/v1 with two projects', () => {
       '/': html('<a href="/banana">banana</a> <a href="/gone-b">old</a>', { title: 'Plantation home' }),
       '/banana': html('<p>Banana fruit from the plantation</p>', { title: 'Banana' }),
     });
+    hooks = await startSite({
+      '/hook': async (req, res) => {
+        let body = '';
+        for await (const chunk of req) body += String(chunk);
+        received.push(JSON.parse(body) as (typeof received)[number]);
+        res.writeHead(204).end();
+      },
+    });
     dataDir = tempDir('svc-projects-');
     const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, track_links: 'all', request_timeout_ms: 5000 });
-    const config = parseConfig({ data_dir: dataDir, log_level: 'silent', projects: [{ public_token: A, targets: [target(siteA)] }, { public_token: B, targets: [target(siteB)] }] });
+    const config = parseConfig({ data_dir: dataDir, log_level: 'silent', projects: [{ public_token: A, targets: [target(siteA)] }, { public_token: B, targets: [target(siteB)], webhooks: [{ url: `${hooks.origin}/hook`, secret: 's'.repeat(16), allow_private: true }] }] });
     app = openApp(config, { logger: silentLogger });
     keyA = createApiKey(app.project(A)!.store, A, 'a').key;
     keyB = createApiKey(app.project(B)!.store, B, 'b').key;
+    await app.startWebhookDeliveries();
     server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app))] });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -77,6 +89,7 @@ describe('/v1 with two projects', () => {
     await app?.close();
     await siteA?.close();
     await siteB?.close();
+    await hooks?.close();
   });
 
   it('keeps each project in its own database file under <data_dir>/projects', () => {
@@ -125,6 +138,14 @@ describe('/v1 with two projects', () => {
     } finally {
       fileB.close();
     }
+  });
+
+  it("sends each project's webhooks for its own crawls only", async () => {
+    for (let i = 0; i < 100 && !received.length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(received).toEqual([expect.objectContaining({ event: 'crawl.completed', project: B, crawl: expect.objectContaining({ id: 1 }) })]);
+    const deliveries = async (token: string, key: string) => ((await (await get(token, '/webhook-deliveries', key)).json()) as { deliveries: { status: string }[] }).deliveries;
+    expect(await deliveries(B, keyB)).toEqual([expect.objectContaining({ event: 'crawl.completed', status: 'delivered', url: `${hooks.origin}/hook` })]);
+    expect(await deliveries(A, keyA)).toEqual([]);
   });
 
   it("a key of project A gets 404 on B's paths, as an unknown project; a made-up key 401", async () => {
