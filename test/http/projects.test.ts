@@ -1,5 +1,6 @@
 // Two projects in one service (the `projects` form): each on its own SQLite file, crawled from its own loopback
-// site through /v1; crawls, reports, search, webhooks and keys stay apart, and a key of one project never opens the other.
+// site through /v1; crawls, reports, search, webhooks and keys stay apart, and a key of one project never opens
+// the other.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
