@@ -144,8 +144,10 @@ const PER_PROJECT_FIELDS = ['project', 'targets', 'schedule', 'webhooks'] as con
 export const ConfigSchema = z
   .object({
     project: z.object({ public_token: publicToken }).strict().optional(),
-    /** Several projects in one service; instead of project, targets, schedule and webhooks. */
-    // null: the single form (what a parsed single-form config holds, so one written out reads back).
+    /**
+     * Several projects in one service, instead of project, targets, schedule and webhooks. null: the single form
+     * (what a parsed single-form config holds, so one written out reads back).
+     */
     projects: z.array(ProjectSchema, { error: 'must be an array of {public_token, targets, schedule, webhooks}' }).min(1, { error: 'must list at least one project' }).nullable().optional(),
     data_dir: z.string().min(1).default('./data'),
     targets: z.array(TargetSchema).optional(),
