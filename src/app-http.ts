@@ -41,11 +41,19 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
     }
   }
   return {
-    backend: app.backend,
+    projectBackend: (token) => app.project(token)?.backend ?? null,
     logger: app.logger,
     server: app.config.server,
     restRoot: app.config.host.rest_root,
-    verifyApiKey: (key) => verifyApiKey(app.store, key),
+    // Each project's keys live in its own database; a key found in one names that project, so a valid key of
+    // another project is told apart from an invalid one (404, not 401), as when all keys were in one database.
+    verifyApiKey: (key) => {
+      for (const p of app.projects) {
+        const info = verifyApiKey(p.store, key);
+        if (info) return info;
+      }
+      return null;
+    },
     oauth,
   };
 }

@@ -9,7 +9,7 @@ import { EmbeddedBackend } from './backend/embedded.js';
 import { RemoteBackend } from './backend/remote.js';
 import { parsePostsFile, PostsFileError } from './host/posts.js';
 import { createLogger, type Logger } from './lib/log.js';
-import type { Config } from './model/config.js';
+import { forProject, projectsOf, type Config } from './model/config.js';
 import { changePosts, getPost, hasPosts } from './store/posts.js';
 import { changedPostUrls } from './host/live-update.js';
 import { checkSiteUrl } from './model/site-urls.js';
@@ -20,30 +20,58 @@ import type { WebhookDeliverer } from './backend/webhooks/deliverer.js';
 
 export type { Host };
 
+/**
+ * One project served here: its own database, its backend (crawl runner, queue, scheduler) and its webhook deliverer.
+ * Nothing below the app knows of other projects.
+ */
+export interface ProjectApp {
+  /** The public token (<id>:<region>) /v1/projects/<token>/ names, and the project its keys are made for. */
+  readonly token: string;
+  /** The config as this project sees it: its targets, schedule and webhooks at the top. */
+  readonly config: Config;
+  readonly store: Store;
+  readonly backend: Backend;
+  /** What `svc serve` does besides answering: runs queued crawls in their turn and the project's schedules. */
+  runUnattended(): void;
+  /** Starts sending the project's webhook outbox (every second, and at once when a crawl ends here). */
+  startWebhookDeliveries(): Promise<void>;
+  /** One round of the outbox: the deliveries due now; how many were sent. */
+  deliverWebhooksOnce(): Promise<number>;
+  close(why?: string): Promise<void>;
+}
+
 export interface App {
   config: Config;
   logger: Logger;
-  /** This service's own database: keys, users, posts, and (embedded) pages, links and crawls. */
+  /**
+   * The first project's database (the only one in the single form): keys, users, OAuth, posts, and (embedded)
+   * pages, links and crawls. The host side — posts, users, abilities, MCP — lives here.
+   */
   store: Store;
+  /** The first project's backend: the one the abilities and MCP act on. */
   backend: Backend;
   dataDir: string;
+  /** Every project of the config, in its order (one in the single form); the first is store/backend above. */
+  projects: ProjectApp[];
+  /** The project with this public token, or null when none here has it. */
+  project(token: string): ProjectApp | null;
   /**
-   * What `svc serve` does besides answering: runs queued crawls in their turn and the config's schedules. With a
-   * remote backend the other service does both.
+   * What `svc serve` does besides answering: runs queued crawls in their turn and the config's schedules, for every
+   * project. With a remote backend the other service does both.
    */
   runUnattended(): void;
-  /** Stops crawls running here (`why`: their records' error) and closes the store. */
+  /** Stops crawls running here (`why`: their records' error) and closes the stores. */
   close(why?: string): Promise<void>;
   /** ok, or degraded once SQLite has reported corruption (what /healthz answers). */
   health(): { status: 'ok' | 'degraded'; error?: string };
   /** Looks at an error that reached the top: SQLite corruption makes the service degraded and is logged once. */
   noteError(err: unknown): void;
   /**
-   * Starts sending the webhook outbox (svc serve): every second, and at once when a crawl ends here. Nothing with a
+   * Starts sending the webhook outboxes (svc serve): every second, and at once when a crawl ends here. Nothing with a
    * remote backend (its crawls end in the other service) or a read-only store, or without webhooks.
    */
   startWebhookDeliveries(): Promise<void>;
-  /** One round of the webhook outbox (svc crawl before it exits): the deliveries due now; how many were sent. */
+  /** One round of the webhook outboxes (svc crawl before it exits): the deliveries due now; how many were sent. */
   deliverWebhooksOnce(): Promise<number>;
 }
 
@@ -59,23 +87,44 @@ function envMs(name: string): number | undefined {
   return Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
-export function openApp(config: Config, opts: OpenAppOptions = {}): App {
-  const logger = opts.logger ?? createLogger(config.log_level);
+/**
+ * Where a project's SQLite database lives. The single form keeps <data_dir>/svc.db, as it always was. In the
+ * `projects` form each project has a file of its own, <data_dir>/projects/<id>_<region>.db (the token's colon, which
+ * some file systems refuse, becomes an underscore; a region has none, so the name stays unambiguous). To keep the data
+ * of an svc.db when moving to the projects form, move it to the file of the project that takes its token.
+ */
+export function projectDatabaseFile(config: Config, token: string): string {
   const dataDir = resolve(config.data_dir);
+  if (!config.projects) return join(dataDir, 'svc.db');
+  return join(dataDir, 'projects', `${token.replace(':', '_')}.db`);
+}
+
+/** Opens a project's store: the one place a database is opened for the app. */
+function openProjectStore(config: Config, token: string, opts: { readonly?: boolean; deadAfterMs?: number }): Store {
+  return openStore({ path: projectDatabaseFile(config, token), readonly: opts.readonly, deadAfterMs: opts.deadAfterMs });
+}
+
+/** Opens one project: `config` is its view (forProject). */
+function openProject(config: Config, logger: Logger, opts: OpenAppOptions): ProjectApp {
+  const token = config.project.public_token;
   // How long a crawl's owner may stay silent before the crawl is dead (default 30 s).
   const deadAfterMs = envMs('SVC_CRAWL_DEAD_AFTER_MS');
-  const store = openStore({ path: join(dataDir, 'svc.db'), readonly: opts.readonly, deadAfterMs });
+  const store = openProjectStore(config, token, { readonly: opts.readonly, deadAfterMs });
   if (store.recoveredCrawls.length) logger.warn({ crawls: store.recoveredCrawls }, 'crawls left running by a process that ended were marked failed');
   const { base_url, api_key, public_token } = config.api;
   let backend: Backend;
   let embedded: EmbeddedBackend | null = null;
-  if (base_url) {
-    if (!api_key || !public_token) throw new Error('api.base_url needs api.api_key and api.public_token (SVC_API_KEY, SVC_PUBLIC_TOKEN)');
-    backend = new RemoteBackend({ baseUrl: base_url, apiKey: api_key, publicToken: public_token, logger });
-  } else {
-    backend = embedded = new EmbeddedBackend({ config, store, logger, deadAfterMs });
+  try {
+    if (base_url) {
+      if (!api_key || !public_token) throw new Error('api.base_url needs api.api_key and api.public_token (SVC_API_KEY, SVC_PUBLIC_TOKEN)');
+      backend = new RemoteBackend({ baseUrl: base_url, apiKey: api_key, publicToken: public_token, logger });
+    } else {
+      backend = embedded = new EmbeddedBackend({ config, store, logger, deadAfterMs });
+    }
+  } catch (err) {
+    store.close();
+    throw err;
   }
-  let corruption: string | null = null;
   // The deliverer (and undici) load only where webhooks are sent.
   let deliverer: Promise<WebhookDeliverer | null> | null = null;
   // The first wait before a failed webhook delivery is tried again (default 10 s).
@@ -84,26 +133,17 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
   const getDeliverer = () =>
     (deliverer ??= webhooksHere
       ? import('./backend/webhooks/deliverer.js').then(
-          ({ WebhookDeliverer }) =>
-            new WebhookDeliverer({ store, project: config.project.public_token, webhooks: config.webhooks, logger, retry: retryBase ? { baseDelayMs: retryBase } : {} }),
+          ({ WebhookDeliverer }) => new WebhookDeliverer({ store, project: token, webhooks: config.webhooks, logger, retry: retryBase ? { baseDelayMs: retryBase } : {} }),
         )
       : Promise.resolve(null));
   return {
+    token: backend.publicToken,
     config,
-    logger,
     store,
     backend,
-    dataDir,
     runUnattended() {
       if (embedded) embedded.runUnattended();
       else if (config.schedule.full || config.schedule.partial) logger.warn({ api: base_url }, 'schedule is ignored here: crawls run in the /v1 service at api.base_url, so put the schedule in its config');
-    },
-    health: () => (corruption ? { status: 'degraded', error: corruption } : { status: 'ok' }),
-    noteError(err) {
-      const code = (err as { code?: unknown })?.code;
-      if (corruption || typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return;
-      corruption = `${code}: ${(err as Error).message}`;
-      logger.error({ file: store.path, code }, `the database ${store.path} is damaged: run \`svc repair\` (stop the server first; \`svc check\` lists the problems)`);
     },
     async startWebhookDeliveries() {
       const d = await getDeliverer();
@@ -119,6 +159,60 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
       await backend.close(why);
       await (await deliverer)?.stop();
       store.close();
+    },
+  };
+}
+
+/**
+ * Opens every project of the config (one in the single form), each on its own database with its own backend. A
+ * command that acts on one project opens the config forProject(config, token) gives it, so only that one opens.
+ */
+export function openApp(config: Config, opts: OpenAppOptions = {}): App {
+  const logger = opts.logger ?? createLogger(config.log_level);
+  const dataDir = resolve(config.data_dir);
+  const projects: ProjectApp[] = [];
+  try {
+    for (const p of projectsOf(config)) {
+      const view = forProject(config, p.public_token) as Config;
+      // In the projects form every log line of a project says which one.
+      projects.push(openProject(view, config.projects ? logger.child({ project: p.public_token }) : logger, opts));
+    }
+  } catch (err) {
+    for (const p of projects) void p.close();
+    throw err;
+  }
+  const first = projects[0]!;
+  let corruption: string | null = null;
+  return {
+    config,
+    logger,
+    store: first.store,
+    backend: first.backend,
+    dataDir,
+    projects,
+    project: (token) => projects.find((p) => p.token === token) ?? null,
+    runUnattended() {
+      for (const p of projects) p.runUnattended();
+    },
+    health: () => (corruption ? { status: 'degraded', error: corruption } : { status: 'ok' }),
+    noteError(err) {
+      const code = (err as { code?: unknown })?.code;
+      if (corruption || typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return;
+      corruption = `${code}: ${(err as Error).message}`;
+      const files = projects.map((p) => p.store.path);
+      if (files.length === 1) logger.error({ file: files[0], code }, `the database ${files[0]} is damaged: run \`svc repair\` (stop the server first; \`svc check\` lists the problems)`);
+      else logger.error({ files, code }, 'the database of a project is damaged: run `svc check --project TOKEN` for each project to find it, then `svc repair --project TOKEN` (stop the server first)');
+    },
+    async startWebhookDeliveries() {
+      for (const p of projects) await p.startWebhookDeliveries();
+    },
+    async deliverWebhooksOnce() {
+      let sent = 0;
+      for (const p of projects) sent += await p.deliverWebhooksOnce();
+      return sent;
+    },
+    async close(why?: string) {
+      await Promise.all(projects.map((p) => p.close(why)));
     },
   };
 }

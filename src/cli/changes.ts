@@ -4,9 +4,9 @@ import type { Backend } from '../backend/backend.js';
 import { describeSource } from '../backend/report/formats/shared.js';
 import type { ChangeLink, CrawlChanges } from '../model/history.js';
 import { crawlEnded, type CrawlRecord } from '../model/types.js';
-import { CliError, intOption, parse, withApp } from './common.js';
+import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
 
-const USAGE = `usage: svc changes [ID] [--json] [--config F | --site URL]
+const USAGE = `usage: svc changes [ID] [--json] [--config F | --site URL] [--project TOKEN]
   ID       the crawl (default: the latest crawl that has ended)
   --json   the REST form of GET /v1/projects/<token>/crawls/<ID>/changes
 
@@ -49,7 +49,7 @@ async function latestEnded(backend: Backend): Promise<CrawlRecord> {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean' } });
+  const { values, positionals } = parse(argv, { json: { type: 'boolean' }, ...PROJECT_OPTION });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;

@@ -5,7 +5,7 @@ import { openApp, type App } from '../app.js';
 import { UserError } from '../auth/users.js';
 import { BackendError } from '../model/errors.js';
 import { ConfigError, loadConfig } from './load-config.js';
-import type { Config } from '../model/config.js';
+import { forProject, type Config } from '../model/config.js';
 
 /** An error the CLI prints as one line (no stack) before exiting with exitCode. */
 export class CliError extends Error {
@@ -24,6 +24,18 @@ export const CONFIG_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
+/** For the commands that act on one project: which one (default: the first of the config). */
+export const PROJECT_OPTION = {
+  project: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** The options that pick the config and, for the commands that take it, the project. */
+export interface ConfigValues {
+  config?: string | boolean;
+  site?: string | boolean;
+  project?: string | boolean;
+}
+
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, allowPositionals = true) {
   try {
     return parseArgs({ args: argv, options: { ...CONFIG_OPTIONS, ...options }, allowPositionals, strict: true });
@@ -32,7 +44,7 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: s
   }
 }
 
-export function readConfig(values: { config?: string | boolean; site?: string | boolean }): Config {
+export function readConfig(values: ConfigValues): Config {
   try {
     return loadConfig({
       configPath: typeof values.config === 'string' ? values.config : undefined,
@@ -44,15 +56,27 @@ export function readConfig(values: { config?: string | boolean; site?: string | 
   }
 }
 
+/**
+ * The config as the project of --project sees it (forProject), or the first project's without --project. An unknown
+ * token is a one-line error listing the configured ones.
+ */
+export function readProjectConfig(values: ConfigValues): Config {
+  const config = readConfig(values);
+  const picked = forProject(config, typeof values.project === 'string' ? values.project : undefined);
+  if (typeof picked === 'string') throw new CliError(`--project: ${picked}`, 2);
+  return picked;
+}
+
 /** Errors of opening a data directory this process may not write. */
 const CANNOT_WRITE = /^(SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM)/;
 
 /**
- * The app of the config the options name. `readOnlyOk`: a read command, which still works (read only) on a data
- * directory it may not write; any other command gets one line naming the directory.
+ * The app of the config the options name, with only the project of --project (default: the first) open.
+ * `readOnlyOk`: a read command, which still works (read only) on a data directory it may not write; any other
+ * command gets one line naming the directory.
  */
-export function openAppFrom(values: { config?: string | boolean; site?: string | boolean }, opts: { readOnlyOk?: boolean } = {}): App {
-  const config = readConfig(values);
+export function openAppFrom(values: ConfigValues, opts: { readOnlyOk?: boolean } = {}): App {
+  const config = readProjectConfig(values);
   try {
     return openApp(config);
   } catch (err) {
@@ -80,7 +104,7 @@ export function toCliError(err: unknown): unknown {
 
 /** Opens the app for one command, runs it, and closes the app whatever happens. */
 export async function withApp<T>(
-  values: { config?: string | boolean; site?: string | boolean },
+  values: ConfigValues,
   fn: (app: App) => T | Promise<T>,
   opts: { readOnlyOk?: boolean } = {},
 ): Promise<T> {
@@ -98,7 +122,7 @@ export async function withApp<T>(
  * Commands that write (keys create, users add) without --config or SVC_CONFIG say where they wrote, so a key made
  * in the wrong directory is noticed at once.
  */
-export function sayWhereWritten(values: { config?: string | boolean; site?: string | boolean }, app: App, what: string): void {
+export function sayWhereWritten(values: ConfigValues, app: App, what: string): void {
   if (typeof values.config === 'string' || process.env.SVC_CONFIG) return;
   process.stderr.write(`svc: ${what} written to ${app.dataDir} (project ${app.backend.publicToken}); with no --config or SVC_CONFIG, data goes to ./data of this directory or SVC_DATA_DIR\n`);
 }

@@ -3,10 +3,10 @@
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
 import type { Backend } from '../backend/backend.js';
 import { STOP_REASONS } from '../backend/crawl-runner.js';
-import { CliError, intOption, openAppFrom, parse, toCliError } from './common.js';
+import { CliError, intOption, openAppFrom, parse, PROJECT_OPTION, toCliError } from './common.js';
 import type { CrawlProgress } from '../model/types.js';
 
-const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL]
+const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL] [--project TOKEN]
        svc crawl stop [ID]        stop the running crawl (or crawl ID), wherever it runs; a queued one never runs
 
   full      read robots.txt and sitemaps, crawl every page (walking links when there is no sitemap),
@@ -95,7 +95,7 @@ class ProgressDisplay {
 
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {});
+  const { values, positionals } = parse(argv, PROJECT_OPTION);
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;

@@ -1,25 +1,27 @@
 // `svc check` · `svc repair` · `svc backup FILE`: the database file's integrity, rebuilding what is derived from
 // it, and a consistent copy while the server runs.
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { backupTo, derivedProblems, rebuildDerived, tableProblems } from '../store/maintenance.js';
 import { Store } from '../store/store.js';
-import { CliError, parse, readConfig } from './common.js';
+import { CliError, parse, PROJECT_OPTION, readProjectConfig, type ConfigValues } from './common.js';
+import { projectDatabaseFile } from '../app.js';
 
 const USAGE = `usage: svc check            integrity of the database: tables, search index, report rows (exit 1 on a problem)
        svc repair           rebuild the search index and the report rows from the stored pages and links
        svc backup FILE      write a consistent copy of the database to FILE (safe while svc serve runs)
-options: --config F, --site URL
+options: --config F, --site URL, --project TOKEN (whose database; default: the first project)
 `;
 
-function openDb(values: { config?: string | boolean; site?: string | boolean }): Store {
-  const path = join(resolve(readConfig(values).data_dir), 'svc.db');
+function openDb(values: ConfigValues): Store {
+  const config = readProjectConfig(values);
+  const path = projectDatabaseFile(config, config.project.public_token);
   if (!existsSync(path)) throw new CliError(`no database at ${path}: check --config / SVC_DATA_DIR (nothing has been stored there yet)`, 1);
   return new Store(path, { migrate: false });
 }
 
 export async function run(argv: string[], command = 'check'): Promise<number> {
-  const { values, positionals } = parse(argv, {});
+  const { values, positionals } = parse(argv, PROJECT_OPTION);
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;

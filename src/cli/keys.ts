@@ -1,15 +1,15 @@
 // `svc keys create [--name N]` · `svc keys list` · `svc keys revoke ID`: API keys of this service's /v1 project.
 import { createApiKey, listApiKeys, revokeApiKey } from '../auth/keys.js';
-import { CliError, intOption, parse, sayWhereWritten, withApp } from './common.js';
+import { CliError, intOption, parse, PROJECT_OPTION, sayWhereWritten, withApp } from './common.js';
 
 const USAGE = `usage: svc keys create [--name N]   make a /v1 API key; prints it once, alone on one line
        svc keys list                list keys (id, name, created) — never the keys themselves
        svc keys revoke ID           remove a key
-options: --config F, --site URL
+options: --config F, --site URL, --project TOKEN (the project the key is for; default: the first)
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { name: { type: 'string' } });
+  const { values, positionals } = parse(argv, { name: { type: 'string' }, ...PROJECT_OPTION });
   const [action, ...rest] = positionals;
   if (values.help || !action) {
     process.stdout.write(USAGE);

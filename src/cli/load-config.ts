@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatZodIssues } from '../lib/zod-issues.js';
-import { ConfigSchema, type Config } from '../model/config.js';
+import { ConfigSchema, projectsOf, type Config } from '../model/config.js';
 import { webhookUrlProblem } from '../backend/webhooks/address.js';
 
 export class ConfigError extends Error {
@@ -18,10 +18,13 @@ export class ConfigError extends Error {
 export function parseConfig(raw: unknown, source = 'config'): Config {
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(formatZodIssues(parsed.error), source);
-  const hooks = parsed.data.webhooks.flatMap((h, i) => {
-    const why = webhookUrlProblem(h);
-    return why ? [`webhooks[${i}].url: ${why}`] : [];
-  });
+  const c = parsed.data;
+  const hooks = projectsOf(c).flatMap((p, pi) =>
+    p.webhooks.flatMap((h, i) => {
+      const why = webhookUrlProblem(h);
+      return why ? [`${c.projects ? `projects[${pi}].` : ''}webhooks[${i}].url: ${why}`] : [];
+    }),
+  );
   if (hooks.length) throw new ConfigError(hooks, source);
   return parsed.data;
 }
@@ -63,6 +66,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       throw new ConfigError([`--site: "${opts.site}" is not a full URL (e.g. https://example.org/)`], '--site');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(['--site: must be an http or https URL'], '--site');
+    if (raw.projects !== undefined) throw new ConfigError(['--site: cannot be used with a config that lists "projects" (each project has its own targets there); pick one with --project'], `${source} + --site`);
     const startPath = url.pathname || '/';
     raw = { ...raw, targets: [{ host: url.host, scheme: url.protocol.slice(0, -1), start_paths: [startPath], track_links: 'all' }] };
     source = source === 'defaults' ? '--site' : `${source} + --site`;

@@ -7,9 +7,9 @@ import { packageVersion } from '../lib/package-version.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import { REPORT_LIMIT } from '../model/limits.js';
 import { normalizeSince, SINCE_RULE } from '../model/history.js';
-import { CliError, intOption, parse, withApp } from './common.js';
+import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
 
-const USAGE = `usage: svc report [--target H] [--limit N] [--since TIME] [--format F] [--output FILE] [--fail-on REASONS] [--config F | --site URL]
+const USAGE = `usage: svc report [--target H] [--limit N] [--since TIME] [--format F] [--output FILE] [--fail-on REASONS] [--config F | --site URL] [--project TOKEN]
   --target H          only pages of this configured target host
   --limit N           most links shown, 1 to 5000 (default 1000); counts are always complete
   --since TIME        only problems first seen after TIME (ISO 8601, e.g. 2026-11-23T08:00:00Z); counts too
@@ -50,6 +50,7 @@ export async function run(argv: string[]): Promise<number> {
       output: { type: 'string' },
       'fail-on': { type: 'string' },
       since: { type: 'string' },
+      ...PROJECT_OPTION,
     },
     false,
   );

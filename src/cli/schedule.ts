@@ -3,9 +3,9 @@
 import type { ScheduleInfo } from '../model/schedule.js';
 import { SCHEDULE_KINDS } from '../model/schedule.js';
 import type { CrawlRecord } from '../model/types.js';
-import { CliError, parse, withApp } from './common.js';
+import { CliError, parse, PROJECT_OPTION, withApp } from './common.js';
 
-const USAGE = `usage: svc schedule [--json] [--config F]
+const USAGE = `usage: svc schedule [--json] [--config F] [--project TOKEN]
 
 Shows the crawl schedules of the config (schedule.full, schedule.partial): the cron expression, the next run
 and the last run; then the crawls queued for \`svc serve\` (scheduled and live-update crawls run in turn).
@@ -29,7 +29,7 @@ export function formatSchedule(info: ScheduleInfo, queued: readonly CrawlRecord[
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean' } });
+  const { values, positionals } = parse(argv, { json: { type: 'boolean' }, ...PROJECT_OPTION });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;

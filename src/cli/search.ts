@@ -1,9 +1,9 @@
 // `svc search TERMS [--lang L] [--tag T]… [--size N] [--from N] [--json]`: searches the index (embedded or remote).
 import { SEARCH_SIZE_MAX } from '../model/search-params.js';
 import type { SearchParams, SearchResults } from '../model/types.js';
-import { CliError, intOption, parse, withApp } from './common.js';
+import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
 
-const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--size N] [--from N] [--json] [--config F | --site URL]
+const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--size N] [--from N] [--json] [--config F | --site URL] [--project TOKEN]
   TERMS        words (all must match); "quoted phrases"; the last word also matches as a prefix
   --lang L     only pages in language L ("en" also matches "en-US")
   --tag T      only pages carrying tag T; repeat for more (all must match)
@@ -49,6 +49,7 @@ export async function run(argv: string[]): Promise<number> {
     size: { type: 'string' },
     from: { type: 'string' },
     json: { type: 'boolean' },
+    ...PROJECT_OPTION,
   });
   if (values.help) {
     process.stdout.write(USAGE);

@@ -1,5 +1,6 @@
-// `svc serve`: one HTTP server with /v1, the host's ability routes, MCP at /mcp and /healthz. With no config at
-// all (no --config, SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
+// `svc serve`: one HTTP server with /v1 for every project of the config, the host's ability routes, MCP at /mcp and
+// /healthz; every project's queued crawls, schedules and webhooks run in it. With no config at all (no --config,
+// SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
 import type { AddressInfo } from 'node:net';
 import { createHost, openApp } from '../app.js';
 import { DemoSiteError } from '../demo/site.js';
@@ -70,9 +71,25 @@ export async function run(argv: string[]): Promise<number> {
   const deps = httpDeps(app, { publicUrl: config.server.public_url ?? baseUrl });
   handlers.push(...serveHandlers(deps, host));
   app.logger.info(
-    { base_url: baseUrl, mcp_url: `${baseUrl}/mcp`, backend: app.backend.kind, demo: demo !== null, oauth_issuer: deps.oauth?.issuer.origin ?? null, mcp_auth: config.server.mcp_auth },
+    {
+      base_url: baseUrl,
+      mcp_url: `${baseUrl}/mcp`,
+      backend: app.backend.kind,
+      demo: demo !== null,
+      oauth_issuer: deps.oauth?.issuer.origin ?? null,
+      mcp_auth: config.server.mcp_auth,
+      projects: app.projects.map((p) => p.token),
+    },
     'svc serve listening',
   );
+  // One line per project: where its /v1 API and its database are. The host side (posts, users, abilities, MCP)
+  // acts on the first.
+  for (const [i, p] of app.projects.entries()) {
+    app.logger.info(
+      { project: p.token, v1: `${baseUrl}/v1/projects/${p.token}/`, database: p.store.path, targets: p.config.targets.map((t) => t.host), schedule: p.config.schedule, host_side: i === 0 },
+      'serving project',
+    );
+  }
   if (demo) await demo.announce(app, baseUrl);
   // Queued crawls (schedules, live update, and those queued while no server ran) and the schedules run from now on.
   app.runUnattended();

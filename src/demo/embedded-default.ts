@@ -188,7 +188,8 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
       // For the other commands (`svc report --config …`, `svc mcp --config …`): the same data and target.
       const configPath = join(dataDir, 'demo-config.json');
       const listening = { ...app.config.server, port: Number(new URL(baseUrl).port) || app.config.server.port };
-      writeFileAtomic(configPath, JSON.stringify({ ...app.config, data_dir: dataDir, server: listening }, null, 2) + '\n', 0o644);
+      const { projects: _single, ...demoConfig } = app.config;
+      writeFileAtomic(configPath, JSON.stringify({ ...demoConfig, data_dir: dataDir, server: listening }, null, 2) + '\n', 0o644);
       writeFileAtomic(join(dataDir, 'demo-posts.json'), demoPostsFile(site.origin), 0o644);
 
       let crawlLine: string;

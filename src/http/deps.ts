@@ -6,13 +6,14 @@ import type { Config } from '../model/config.js';
 import type { ApiKeyInfo } from '../model/users.js';
 
 export interface HttpDeps {
-  backend: Backend;
+  /** The backend of the project with this public token, or null when this service serves no such project. */
+  projectBackend(token: string): Backend | null;
   logger: Logger;
   /** The config's `server` section: limits and the allowed Host/Origin headers. */
   server: Config['server'];
   /** `host.rest_root`, where the ability routes live (default /wp-json). */
   restRoot: string;
-  /** The stored record of a /v1 API key, or null for an unknown one. */
+  /** The stored record of a /v1 API key of any project served here (it names its project), or null for an unknown one. */
   verifyApiKey(key: string): ApiKeyInfo | null;
   /** OAuth sign-in for /mcp (svc as its authorization server); null when off. */
   oauth: { provider: SvcOAuthProvider; issuer: URL } | null;

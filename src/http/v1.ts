@@ -1,6 +1,7 @@
-// The /v1 REST facade over app.backend (embedded or remote): routing, API-key auth, input validation, error mapping.
+// The /v1 REST facade over each project's backend (embedded or remote): routing, API-key auth, input validation, error mapping.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpDeps } from './deps.js';
+import type { Backend } from '../backend/backend.js';
 import type { ApiKeyInfo } from '../model/users.js';
 import { PUBLIC_TOKEN_RE } from '../model/config.js';
 import { bearerChallenge, bearerToken, HttpError, readJsonBody, sendJson, type HttpHandler } from './io.js';
@@ -15,6 +16,8 @@ interface Call {
   res: ServerResponse;
   url: URL;
   token: string;
+  /** The project's backend. */
+  backend: Backend;
   /** Path parameters, e.g. the crawl id. */
   params: string[];
 }
@@ -58,7 +61,6 @@ async function ofCrawl<T>(id: number, call: Promise<T>): Promise<T> {
 }
 
 export function createV1Handler(deps: HttpDeps): HttpHandler {
-  const backend = deps.backend;
   const maxBody = deps.server.max_body_bytes;
   const projectPath = (token: string) => `/v1/projects/${encodeURIComponent(token)}`;
 
@@ -66,12 +68,12 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     {
       path: ['crawls'],
       methods: {
-        POST: async ({ req, res, token }) => {
+        POST: async ({ req, res, token, backend }) => {
           // The backend validates the request (one validation for every surface).
           const record = await backend.startCrawl((await readJsonBody(req, maxBody)) as CrawlRequest);
           sendJson(res, 202, record, { location: `${projectPath(token)}/crawls/${record.id}` });
         },
-        GET: async ({ res, url }) => {
+        GET: async ({ res, url, backend }) => {
           const q = parseInput(CrawlListQuerySchema, queryInput(url, ['limit', 'offset']), 'query');
           sendJson(res, 200, { crawls: await backend.listCrawls(q), limit: q.limit, offset: q.offset });
         },
@@ -80,7 +82,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     {
       path: ['crawls', ':id'],
       methods: {
-        GET: async ({ res, params }) => {
+        GET: async ({ res, params, backend }) => {
           const id = crawlId(params[0]!);
           const record = await backend.getCrawl(id);
           if (!record) throw crawlNotFound(id);
@@ -92,7 +94,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       path: ['crawls', ':id', 'stop'],
       methods: {
         // The owner, in this process or another on the same database, stops it within one heartbeat.
-        POST: async ({ res, params }) => {
+        POST: async ({ res, params, backend }) => {
           const id = crawlId(params[0]!);
           sendJson(res, 202, await ofCrawl(id, backend.stopCrawl(id)));
         },
@@ -101,7 +103,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     {
       path: ['schedule'],
       methods: {
-        GET: async ({ res }) => {
+        GET: async ({ res, backend }) => {
           sendJson(res, 200, await backend.schedule());
         },
       },
@@ -110,7 +112,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       path: ['crawls', ':id', 'changes'],
       methods: {
         // 409 (conflict) while the crawl has not ended.
-        GET: async ({ res, params }) => {
+        GET: async ({ res, params, backend }) => {
           const id = crawlId(params[0]!);
           sendJson(res, 200, await ofCrawl(id, backend.crawlChanges(id)));
         },
@@ -119,7 +121,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     {
       path: ['webhook-deliveries'],
       methods: {
-        GET: async ({ res, url }) => {
+        GET: async ({ res, url, backend }) => {
           const q = parseInput(WebhookDeliveryListQuerySchema, queryInput(url, ['limit', 'offset']), 'query');
           sendJson(res, 200, { deliveries: await backend.listWebhookDeliveries(q), limit: q.limit, offset: q.offset });
         },
@@ -128,7 +130,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     {
       path: ['link-report'],
       methods: {
-        GET: async ({ res, url }) => {
+        GET: async ({ res, url, backend }) => {
           const q = parseInput(LinkReportQuerySchema, queryInput(url, ['limit']), 'query');
           sendJson(res, 200, await backend.linkReport(q));
         },
@@ -138,7 +140,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       path: ['search'],
       public: true,
       methods: {
-        POST: async ({ req, res }) => {
+        POST: async ({ req, res, backend }) => {
           const body = parseInput(SearchRequestSchema, await readJsonBody(req, maxBody), 'body');
           sendJson(res, 200, await backend.search(body.terms, body.params ?? body.search_params ?? {}));
         },
@@ -147,7 +149,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     {
       path: ['pages'],
       methods: {
-        GET: async ({ res, url }) => {
+        GET: async ({ res, url, backend }) => {
           const q = parseInput(PageStateQuerySchema, queryInput(url, []), 'query');
           sendJson(res, 200, await backend.pageIndexState(q.url));
         },
@@ -156,7 +158,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     {
       path: ['pages', 'delete'],
       methods: {
-        POST: async ({ req, res }) => {
+        POST: async ({ req, res, backend }) => {
           const body = parseInput(DeletePagesRequestSchema, await readJsonBody(req, maxBody), 'body');
           sendJson(res, 200, await backend.deletePages(body.urls));
         },
@@ -210,8 +212,9 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     } catch {
       throw NOT_FOUND_PROJECT();
     }
-    if (!PUBLIC_TOKEN_RE.test(token) || token !== backend.publicToken || (key && key.project !== token)) throw NOT_FOUND_PROJECT();
-    await found.route.methods[method]!({ req, res, url, token, params: found.params });
+    const backend = PUBLIC_TOKEN_RE.test(token) ? deps.projectBackend(token) : null;
+    if (!backend || (key && key.project !== token)) throw NOT_FOUND_PROJECT();
+    await found.route.methods[method]!({ req, res, url, token, backend, params: found.params });
   }
 
   return async (req, res, url) => {

@@ -108,17 +108,49 @@ export const WebhookSchema = z
   })
   .strict();
 
+/** Cron expressions (5 fields, or 6 with seconds first; server local time) of the crawls `svc serve` queues. */
+const ScheduleSchema = z.object({ full: cronExpression.nullable().optional(), partial: cronExpression.nullable().optional() }).strict();
+
+const WebhookListSchema = z
+  .array(WebhookSchema, { error: 'must be an array of {url, secret, events}' })
+  .superRefine((hooks, ctx) => {
+    const seen = new Set<string>();
+    hooks.forEach((h, i) => {
+      if (seen.has(h.url)) ctx.addIssue({ code: 'custom', path: [i, 'url'], message: 'is listed twice: give each URL once, with all its events' });
+      seen.add(h.url);
+    });
+  });
+
+const publicToken = z.string({ error: 'is required: the project\'s <id>:<region>, e.g. demo1234:eu-north-1' }).regex(PUBLIC_TOKEN_RE, 'must have the form <id>:<region>, e.g. demo1234:eu-north-1');
+
+/** The token of the single-project form when the config names none (the demo's). */
+export const DEFAULT_PUBLIC_TOKEN = 'demo1234:eu-north-1';
+
+/** One entry of `projects`: a site of its own, with its own keys, crawls, pages, report, search and database. */
+export const ProjectSchema = z
+  .object({
+    public_token: publicToken,
+    targets: z.array(TargetSchema).default([]),
+    schedule: ScheduleSchema.prefault({}),
+    webhooks: WebhookListSchema.default([]),
+  })
+  .strict();
+
+/** What belongs to one project in the single form; in the `projects` form it goes inside each entry instead. */
+const PER_PROJECT_FIELDS = ['project', 'targets', 'schedule', 'webhooks'] as const;
+
 // A section left out gets its fields' own defaults (prefault: the empty object is parsed, so there is one copy of each).
+// The per-project fields have no default here: whether they were given decides between the two forms.
 export const ConfigSchema = z
   .object({
-    project: z
-      .object({
-        public_token: z.string().regex(PUBLIC_TOKEN_RE, 'must have the form <id>:<region>, e.g. demo1234:eu-north-1'),
-      })
-      .strict()
-      .default({ public_token: 'demo1234:eu-north-1' }),
+    project: z.object({ public_token: publicToken }).strict().optional(),
+    /**
+     * Several projects in one service, instead of project, targets, schedule and webhooks. null: the single form
+     * (what a parsed single-form config holds, so one written out reads back).
+     */
+    projects: z.array(ProjectSchema, { error: 'must be an array of {public_token, targets, schedule, webhooks}' }).min(1, { error: 'must list at least one project' }).nullable().optional(),
     data_dir: z.string().min(1).default('./data'),
-    targets: z.array(TargetSchema).default([]),
+    targets: z.array(TargetSchema).optional(),
     host: z
       .object({
         version: z.string().regex(/^\d+(\.\d+){0,2}$/, 'must be a version like 6.9').default('6.9'),
@@ -159,35 +191,73 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
-    /** Cron expressions (5 fields, or 6 with seconds first; server local time) of the crawls `svc serve` queues. */
-    schedule: z
-      .object({ full: cronExpression.nullable().optional(), partial: cronExpression.nullable().optional() })
-      .strict()
-      .prefault({}),
+    schedule: ScheduleSchema.optional(),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Default of every target's external_cache_max_age. */
     external_cache_max_age: duration.default(DEFAULT_EXTERNAL_CACHE_MAX_AGE),
-    webhooks: z
-      .array(WebhookSchema, { error: 'must be an array of {url, secret, events}' })
-      .default([])
-      .superRefine((hooks, ctx) => {
-        const seen = new Set<string>();
-        hooks.forEach((h, i) => {
-          if (seen.has(h.url)) ctx.addIssue({ code: 'custom', path: [i, 'url'], message: 'is listed twice: give each URL once, with all its events' });
-          seen.add(h.url);
-        });
-      }),
+    webhooks: WebhookListSchema.optional(),
   })
   .strict()
-  .transform((c) => withTargetDefaults(c));
+  .superRefine((c, ctx) => {
+    if (!c.projects) return;
+    for (const field of PER_PROJECT_FIELDS) {
+      if (c[field] === undefined) continue;
+      const inside = field === 'project' ? 'each entry of projects has its own public_token' : `give each project its own in its entry (projects[i].${field})`;
+      ctx.addIssue({ code: 'custom', path: [field], message: `cannot be used together with "projects": ${inside}` });
+    }
+    if (c.api.base_url) ctx.addIssue({ code: 'custom', path: ['api', 'base_url'], message: 'cannot be used together with "projects": a remote /v1 service serves one project, so use the single "project" form' });
+    const seen = new Map<string, number>();
+    c.projects.forEach((p, i) => {
+      // Case-blind: each project's database file is named after its token.
+      const key = p.public_token.toLowerCase();
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, i);
+      else ctx.addIssue({ code: 'custom', path: ['projects', i, 'public_token'], message: `must be unique: "${p.public_token}" is already the token of projects[${first}] (tokens that differ only in letter case count as the same)` });
+    });
+  })
+  .transform((c) => {
+    const { projects, project, targets, schedule, webhooks, ...rest } = c;
+    // The rest of the service reads project/targets/schedule/webhooks: in the projects form they are the first
+    // project's (the one the host side — posts, users, abilities, MCP — acts on).
+    const first = projects?.[0];
+    return withTargetDefaults({
+      ...rest,
+      project: { public_token: first?.public_token ?? project?.public_token ?? DEFAULT_PUBLIC_TOKEN },
+      targets: first?.targets ?? targets ?? [],
+      schedule: first?.schedule ?? schedule ?? {},
+      webhooks: first?.webhooks ?? webhooks ?? [],
+      /** The `projects` form's entries, in order; null in the single form. */
+      projects: projects ?? null,
+    });
+  });
 
 /** Targets without their own external_cache_max_age take the config's top-level one (in place; returns the config). */
-export function withTargetDefaults<C extends { external_cache_max_age: string; targets: { external_cache_max_age?: string | undefined }[] }>(c: C): C {
-  for (const t of c.targets) t.external_cache_max_age ??= c.external_cache_max_age;
+export function withTargetDefaults<
+  C extends { external_cache_max_age: string; targets: { external_cache_max_age?: string | undefined }[]; projects?: { targets: { external_cache_max_age?: string | undefined }[] }[] | null },
+>(c: C): C {
+  for (const t of [...c.targets, ...(c.projects ?? []).flatMap((p) => p.targets)]) t.external_cache_max_age ??= c.external_cache_max_age;
   return c;
 }
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type TargetConfig = z.infer<typeof TargetSchema>;
 export type WebhookConfig = z.infer<typeof WebhookSchema>;
+export type ProjectConfig = z.infer<typeof ProjectSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** The projects a config serves, in order: the `projects` entries, or the single form's one project. */
+export function projectsOf(config: Config): ProjectConfig[] {
+  return config.projects ?? [{ public_token: config.project.public_token, targets: config.targets, schedule: config.schedule, webhooks: config.webhooks }];
+}
+
+/**
+ * The config as one project sees it: project, targets, schedule and webhooks are that project's, and `projects` (in
+ * that form) lists it alone, so the layers below, which know one project, need nothing else. `token` undefined: the
+ * first project. An unknown token answers the one-line reason, naming the configured tokens.
+ */
+export function forProject(config: Config, token?: string): Config | string {
+  const all = projectsOf(config);
+  const p = token === undefined ? all[0]! : all.find((q) => q.public_token === token);
+  if (!p) return `no project "${token}" in this config; configured: ${all.map((q) => q.public_token).join(', ')}`;
+  return { ...config, project: { public_token: p.public_token }, targets: p.targets, schedule: p.schedule, webhooks: p.webhooks, projects: config.projects ? [p] : null };
+}

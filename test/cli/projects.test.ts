@@ -1,0 +1,244 @@
+// Several projects in one service, with the built `svc` as users run it: `svc serve` serves every project (each
+// one's schedule runs its own crawls into its own SQLite file) and says so at start; the commands that act on one
+// project take --project (default: the first), and an unknown token is a clear error.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { listCrawls } from '../../src/store/crawls.js';
+import { Store } from '../../src/store/store.js';
+import { getUser } from '../../src/auth/users.js';
+import type { CrawlRecord } from '../../src/model/types.js';
+import { html, startSite, writeJson, type TestSite } from '../crawler/site.js';
+import { ROOT, SERVER_JS } from '../paths.js';
+
+const A = 'orchard1:eu-north-1';
+const B = 'plantn02:us-east-1';
+const fileOf = (dir: string, token: string) => join(dir, 'data', 'projects', `${token.replace(':', '_')}.db`);
+
+/** Runs the built svc without blocking: the test's own sites must keep answering while it crawls. */
+function svc(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SERVER_JS, ...args], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '', SVC_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
+}
+
+/** Crawl records of one project's file, oldest first (the test's own connection). */
+function crawlsIn(file: string, token: string): CrawlRecord[] {
+  const store = new Store(file);
+  try {
+    return listCrawls(store, token, 1000, 0).reverse();
+  } finally {
+    store.close();
+  }
+}
+
+function pageUrls(file: string): string[] {
+  const store = new Store(file, { readonly: true });
+  try {
+    return (store.db.prepare('SELECT url FROM pages ORDER BY url').all() as { url: string }[]).map((r) => r.url);
+  } finally {
+    store.close();
+  }
+}
+
+interface Served {
+  child: ChildProcess;
+  baseUrl: string;
+  logs: { msg: string; [k: string]: unknown }[];
+  stop(): Promise<void>;
+}
+
+const running: Served[] = [];
+
+async function serve(config: string): Promise<Served> {
+  const child = spawn(process.execPath, [SERVER_JS, 'serve', '--config', config, '--port', '0'], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const logs: Served['logs'] = [];
+  let buf = '';
+  let listening: (u: string) => void;
+  const url = new Promise<string>((r) => (listening = r));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    buf += chunk;
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      try {
+        const entry = JSON.parse(line) as Served['logs'][number];
+        logs.push(entry);
+        if (entry.msg === 'svc serve listening') listening(entry.base_url as string);
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const baseUrl = await Promise.race([url, exited.then(() => Promise.reject(new Error(`svc serve exited: ${logs.map((l) => l.msg).join('; ')}`))), sleep(20_000).then(() => Promise.reject(new Error('svc serve did not listen')))]);
+  const s: Served = {
+    child,
+    baseUrl,
+    logs,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+  running.push(s);
+  return s;
+}
+
+async function until<T>(what: string, f: () => T | undefined | null | false, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+describe('svc with two projects, real processes', () => {
+  let siteA: TestSite;
+  let siteB: TestSite;
+
+  function setup(extra: { a?: Record<string, unknown>; b?: Record<string, unknown> } = {}): { dir: string; config: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-projects-'));
+    const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, track_links: 'all', request_timeout_ms: 5000 });
+    const config = writeJson(dir, 'svc.json', {
+      data_dir: join(dir, 'data'),
+      log_level: 'info',
+      projects: [
+        { public_token: A, targets: [target(siteA)], ...extra.a },
+        { public_token: B, targets: [target(siteB)], ...extra.b },
+      ],
+    });
+    return { dir, config };
+  }
+
+  beforeAll(async () => {
+    siteA = await startSite({
+      '/': html('<a href="/apple">apple</a> <a href="/gone-a">old</a>', { title: 'Orchard home' }),
+      '/apple': html('<p>Apple fruit from the orchard</p>', { title: 'Apple' }),
+    });
+    siteB = await startSite({
+      '/': html('<a href="/banana">banana</a> <a href="/gone-b">old</a>', { title: 'Plantation home' }),
+      '/banana': html('<p>Banana fruit from the plantation</p>', { title: 'Banana' }),
+    });
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((s) => s.stop()));
+  });
+  afterAll(async () => {
+    await siteA?.close();
+    await siteB?.close();
+  });
+
+  it('svc serve runs each project\'s schedule into its own file, says which projects it serves, and keeps keys apart', async () => {
+    const { dir, config } = setup({ a: { schedule: { full: '* * * * * *' } }, b: { schedule: { full: '*/2 * * * * *' } } });
+    const keyA = await svc(['keys', 'create', '--config', config, '--project', A]);
+    const keyB = await svc(['keys', 'create', '--config', config, '--project', B]);
+    expect(keyA.status).toBe(0);
+    expect(keyB.status).toBe(0);
+    const s = await serve(config);
+    const listening = s.logs.find((l) => l.msg === 'svc serve listening')!;
+    expect(listening.projects).toEqual([A, B]);
+    const lines = await until('a line per project', () => {
+      const found = s.logs.filter((l) => l.msg === 'serving project');
+      return found.length === 2 ? found : null;
+    });
+    expect(lines.map((l) => [l.project, l.database, l.host_side])).toEqual([
+      [A, fileOf(dir, A), true],
+      [B, fileOf(dir, B), false],
+    ]);
+    expect(lines[1]).toMatchObject({ targets: [siteB.host], schedule: { full: '*/2 * * * * *' }, v1: `${s.baseUrl}/v1/projects/${B}/` });
+
+    // Each schedule queues and runs crawls of its own project, in its own database.
+    for (const token of [A, B]) {
+      const done = await until(`two scheduled crawls of ${token}`, () => {
+        const list = existsSync(fileOf(dir, token)) ? crawlsIn(fileOf(dir, token), token).filter((c) => c.trigger === 'schedule:full' && c.status === 'completed') : [];
+        return list.length >= 2 ? list : null;
+      }, 40_000);
+      expect(done.every((c) => c.stats.pages === 2)).toBe(true);
+    }
+    expect(pageUrls(fileOf(dir, A))).toEqual([`${siteA.origin}/`, `${siteA.origin}/apple`]);
+    expect(pageUrls(fileOf(dir, B))).toEqual([`${siteB.origin}/`, `${siteB.origin}/banana`]);
+
+    const get = (token: string, path: string, key: string) => fetch(`${s.baseUrl}/v1/projects/${encodeURIComponent(token)}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const schedA = (await (await get(A, '/schedule', keyA.stdout.trim())).json()) as { full: { cron: string } };
+    const schedB = (await (await get(B, '/schedule', keyB.stdout.trim())).json()) as { full: { cron: string } };
+    expect(schedA.full.cron).toBe('* * * * * *');
+    expect(schedB.full.cron).toBe('*/2 * * * * *');
+    expect((await get(B, '/schedule', keyA.stdout.trim())).status).toBe(404);
+    expect((await get(A, '/crawls', keyB.stdout.trim())).status).toBe(404);
+    expect((await get(A, '/crawls', 'svc_key_made-up')).status).toBe(401);
+  }, 90_000);
+
+  it('--project picks the project of crawl, search, report, keys, changes, schedule and check; the default is the first', async () => {
+    const { dir, config } = setup();
+    const hitsA = siteA.log.length;
+    const crawl = await svc(['crawl', 'full', '--config', config, '--project', B]);
+    expect(crawl.status, crawl.stderr + crawl.stdout).toBe(0);
+    expect(JSON.parse(crawl.stdout)).toMatchObject({ id: 1, mode: 'full', status: 'completed', stats: { pages: 2 } });
+    // Only B's file was opened.
+    expect(existsSync(fileOf(dir, B))).toBe(true);
+    expect(existsSync(fileOf(dir, A))).toBe(false);
+    expect(siteA.log.length).toBe(hitsA);
+
+    const searchB = await svc(['search', 'fruit', '--json', '--config', config, '--project', B]);
+    expect(searchB.status).toBe(0);
+    expect((JSON.parse(searchB.stdout) as { hits: { url: string }[] }).hits.map((h) => h.url)).toEqual([`${siteB.origin}/banana`]);
+    // Without --project: the first project, which has crawled nothing.
+    const searchA = await svc(['search', 'fruit', '--json', '--config', config]);
+    expect(searchA.status).toBe(0);
+    expect(JSON.parse(searchA.stdout)).toMatchObject({ total: 0, hits: [] });
+
+    const reportB = await svc(['report', '--json', '--config', config, '--project', B]);
+    expect(reportB.status).toBe(0);
+    expect(reportB.stdout).toContain(`${siteB.origin}/gone-b`);
+    expect(reportB.stdout).not.toContain(siteA.host);
+
+    const changes = await svc(['changes', '--json', '--config', config, '--project', B]);
+    expect(changes.status).toBe(0);
+    expect(JSON.parse(changes.stdout)).toMatchObject({ since: null, new: [expect.objectContaining({ url: `${siteB.origin}/gone-b` })] });
+    expect((await svc(['changes', '--config', config])).stderr).toMatch(/no crawl has ended yet/);
+
+    expect((await svc(['keys', 'create', '--name', 'ci', '--config', config, '--project', B])).status).toBe(0);
+    expect((await svc(['keys', 'list', '--config', config, '--project', B])).stdout).toMatch(/^1\t\S+\tci$/m);
+    expect((await svc(['keys', 'list', '--config', config])).stdout).toBe(`no API keys for ${A}\n`);
+
+    expect((await svc(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe('{"full":null,"partial":null}');
+    const check = await svc(['check', '--config', config, '--project', B]);
+    expect(check.status).toBe(0);
+    expect(check.stderr).toContain(`${fileOf(dir, B)} is sound`);
+  }, 60_000);
+
+  it('an unknown --project is an error listing the configured tokens; commands of the host side take none', async () => {
+    const { dir, config } = setup();
+    for (const cmd of [['crawl', 'full'], ['search', 'x'], ['report'], ['keys', 'create'], ['schedule'], ['changes'], ['check']]) {
+      const r = await svc([...cmd, '--config', config, '--project', 'nothere9:eu-north-1']);
+      expect(r.status, cmd.join(' ')).toBe(2);
+      expect(r.stderr.trim()).toBe(`svc: --project: no project "nothere9:eu-north-1" in this config; configured: ${A}, ${B}`);
+    }
+    const users = await svc(['users', 'add', 'alice', '--role', 'editor', '--config', config, '--project', B]);
+    expect(users.status).toBe(2);
+    expect(users.stderr).toMatch(/Unknown option '--project'/);
+    // Users (and posts, OAuth) belong to the host side: the first project's database.
+    expect((await svc(['users', 'add', 'alice', '--role', 'editor', '--config', config])).status).toBe(0);
+    const first = new Store(fileOf(dir, A), { readonly: true });
+    try {
+      expect(getUser(first, 'alice')).toMatchObject({ login: 'alice', role: 'editor' });
+    } finally {
+      first.close();
+    }
+    expect(existsSync(fileOf(dir, B))).toBe(false);
+    const site = await svc(['crawl', 'full', '--config', config, '--site', siteA.origin]);
+    expect(site.status).toBe(2);
+    expect(site.stderr).toMatch(/--site: cannot be used with a config that lists "projects"/);
+  }, 60_000);
+});
