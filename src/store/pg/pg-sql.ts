@@ -73,19 +73,26 @@ function rewrite(sql: string, named: boolean): Rewritten {
   return r;
 }
 
+/** PostgreSQL text holds no NUL character (SQLite's does): one becomes U+FFFD, so a page with one is still stored. */
+export function pgText<T extends string | null>(s: T): T {
+  return (s !== null && s.includes('\0') ? s.replaceAll('\0', '\ufffd') : s) as T;
+}
+
+const bindable = (v: SqlValue): SqlValue => (typeof v === 'string' ? pgText(v) : v);
+
 /** The statement PostgreSQL runs and its values, from the store's form. Throws when values and placeholders disagree. */
 export function toQuery(sql: string, params: SqlParams | undefined): { text: string; values: SqlValue[] } {
   if (params === undefined || Array.isArray(params)) {
     const values = (params ?? []) as readonly SqlValue[];
     const r = rewrite(sql, false);
     if (r.count !== values.length) throw new Error(`the statement has ${r.count} ? placeholders but ${values.length} values were given (SQL: ${sqlForMessage(sql)})`);
-    return { text: r.text, values: [...values] };
+    return { text: r.text, values: values.map(bindable) };
   }
   const r = rewrite(sql, true);
   const obj = params as Readonly<Record<string, SqlValue>>;
   const values = r.names.map((name) => {
     if (!Object.hasOwn(obj, name) || obj[name] === undefined) throw new Error(`no value for @${name} (SQL: ${sqlForMessage(sql)})`);
-    return obj[name]!;
+    return bindable(obj[name]!);
   });
   return { text: r.text, values };
 }
