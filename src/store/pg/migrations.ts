@@ -328,15 +328,46 @@ CREATE TABLE search_ts_configs (
   lang   text PRIMARY KEY,
   config regconfig NOT NULL
 );
+-- lang '' is the configuration of a language the server has none for.
 INSERT INTO search_ts_configs (lang, config)
-  SELECT v.lang, v.cfg::regconfig FROM (VALUES ${configRows}) AS v(lang, cfg)
+  SELECT v.lang, v.cfg::regconfig FROM (VALUES ('', 'simple'), ${configRows}) AS v(lang, cfg)
   WHERE v.cfg IN (SELECT cfgname FROM pg_catalog.pg_ts_config);
 CREATE TABLE search_configs (config regconfig PRIMARY KEY);
 
+-- Case and diacritics are folded as the SQLite index folds them ("cafe" finds "Café"): each configuration gets a
+-- copy, svc_<name>, whose words go through the unaccent dictionary before its own. Without the unaccent extension
+-- (it ships with PostgreSQL; creating it needs the CREATE privilege on the database) the configurations stay as
+-- they are and diacritics count.
+DO $do$
+DECLARE
+  ext_schema text;
+  r record;
+BEGIN
+  BEGIN
+    CREATE EXTENSION IF NOT EXISTS unaccent;
+  EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'no unaccent extension (%): diacritics are not folded', SQLERRM;
+  END;
+  SELECT extnamespace::regnamespace::text INTO ext_schema FROM pg_extension WHERE extname = 'unaccent';
+  IF ext_schema IS NULL THEN
+    RETURN;
+  END IF;
+  FOR r IN SELECT DISTINCT c.oid, c.cfgname FROM search_ts_configs s JOIN pg_ts_config c ON c.oid = s.config LOOP
+    EXECUTE format('CREATE TEXT SEARCH CONFIGURATION %I (COPY = pg_catalog.%I)', 'svc_' || r.cfgname, r.cfgname);
+    EXECUTE format('ALTER TEXT SEARCH CONFIGURATION %I ALTER MAPPING FOR word, hword, hword_part WITH %I.unaccent, %s', 'svc_' || r.cfgname, ext_schema,
+      (SELECT string_agg(quote_ident(d.dictname), ', ' ORDER BY m.mapseqno) FROM pg_ts_config_map m JOIN pg_ts_dict d ON d.oid = m.mapdict
+       WHERE m.mapcfg = r.oid AND m.maptokentype = (SELECT tokid FROM ts_token_type('default') WHERE alias = 'word')));
+    UPDATE search_ts_configs SET config = ('svc_' || r.cfgname)::regconfig WHERE config = r.oid;
+  END LOOP;
+END
+$do$;
+
 -- The configuration of a page language: "sv-FI" → swedish; none given → english; unknown → simple.
 CREATE FUNCTION svc_ts_config(language text) RETURNS regconfig LANGUAGE sql STABLE AS $$
-  SELECT CASE WHEN language IS NULL OR language = '' THEN COALESCE((SELECT config FROM search_ts_configs WHERE lang = 'en'), 'simple'::regconfig)
-    ELSE COALESCE((SELECT config FROM search_ts_configs WHERE lang = split_part(replace(lower(language), '_', '-'), '-', 1)), 'simple'::regconfig) END
+  SELECT COALESCE(
+    (SELECT config FROM search_ts_configs WHERE lang = CASE WHEN language IS NULL OR language = '' THEN 'en'
+       ELSE split_part(replace(lower(language), '_', '-'), '-', 1) END),
+    (SELECT config FROM search_ts_configs WHERE lang = ''))
 $$;
 
 -- A page's vector from its columns and headings (weights: title and superwords A, headings B, tags C, content D).

@@ -90,7 +90,7 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
     // The hidden page has no vector; the others do, the headings in weight B.
     expect(await count('pages', 'search_vector IS NULL')).toBe(1);
     expect(await sql.get(`SELECT search_config::text AS c, array_to_string(tsvector_to_array(ts_filter(search_vector, '{b}')), ' ') AS b FROM pages WHERE url = ?`, [`${BASE}/p0`])).toEqual({
-      c: 'english',
+      c: 'svc_english',
       b: 'advisori guid instal lock',
     });
     expect(await sql.get('SELECT content FROM pages WHERE url = ?', [`${BASE}/p0`])).toEqual({ content: 'body text 0 with a NUL\ufffd and a lone \ufffd surrogate' });
