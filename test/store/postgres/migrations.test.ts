@@ -77,6 +77,10 @@ describe.skipIf(skip)('PostgreSQL migrations', () => {
     expect(want.size).toBeGreaterThan(15);
     expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
     for (const [table, shape] of want) expect(got.get(table), table).toEqual(shape);
+    // Text sorts as SQLite's BINARY does, whatever the database's locale.
+    expect(await sql.all(`SELECT DISTINCT collation_name AS c FROM information_schema.columns WHERE table_schema = current_schema() AND data_type = 'text'`)).toEqual([
+      { c: 'C' },
+    ]);
   });
 
   it('apply nothing the second time', async () => {
