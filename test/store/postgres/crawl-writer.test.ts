@@ -135,6 +135,17 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
     expect(await count('pages', 'url LIKE ?', [`${BASE}/fail%`])).toBe(0);
   });
 
+  it('makes settle wait while more batches than inFlight wait to commit, so memory stays bounded', async () => {
+    const w = new PgCrawlWriter(sql, crawlId, { pages: 1, inFlight: 0 });
+    for (let i = 0; i < 5; i++) {
+      w.page(page(`/settled-${i}`, { crawlId, content: `settled ${i}` })); // flushes: one page a batch
+      await w.settle();
+      // With no batch allowed to wait, settle returns only once this page is committed.
+      expect(await count('pages', 'url = ?', [`${BASE}/settled-${i}`])).toBe(1);
+    }
+    await w.drain();
+  });
+
   it('applies outcomes in order: an only-if-new outcome never replaces one written before it', async () => {
     const w = new PgCrawlWriter(sql, crawlId);
     const u = `${BASE}/order`;
