@@ -186,8 +186,10 @@ CREATE TABLE report_links (
   text     text COLLATE "C" NOT NULL DEFAULT '',
   PRIMARY KEY (page_id, url)
 );
-CREATE INDEX report_links_order ON report_links(rank, page_url, url, element, text);
-CREATE INDEX report_links_host ON report_links(host, rank, page_url, url, element, text);
+-- A btree entry holds at most about 2.7 kB, so no index here holds two URLs (SQLite's cover the report whole): the
+-- report's order (rank, page URL, link URL) is read from these and finished by an incremental sort.
+CREATE INDEX report_links_order ON report_links(rank, page_url);
+CREATE INDEX report_links_host ON report_links(host, rank, page_url);
 
 CREATE TABLE report_counts (
   host text COLLATE "C" NOT NULL,
@@ -293,7 +295,7 @@ CREATE TABLE problem_history (
   fixed_crawl  bigint,
   fixed_at     text COLLATE "C"
 );
-CREATE INDEX problem_history_open ON problem_history(project, page_url, url, reason, first_seen, fixed_crawl) WHERE fixed_crawl IS NULL;
+CREATE INDEX problem_history_open ON problem_history(project, page_url) WHERE fixed_crawl IS NULL;
 CREATE INDEX problem_history_span ON problem_history(project, first_crawl, fixed_crawl);
 
 CREATE TABLE webhook_deliveries (

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlSink } from '../../../src/crawler/sink.js';
 import type { OutcomeWrite, PageWrite } from '../../../src/model/crawl-writes.js';
@@ -144,6 +145,18 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
       expect(await count('pages', 'url = ?', [`${BASE}/settled-${i}`])).toBe(1);
     }
     await w.drain();
+  });
+
+  it('stores a long page URL and a long broken link on it (no index entry holds two URLs)', async () => {
+    // Random characters do not compress: 2,000 of them in each URL, which SQLite takes as any other.
+    const noise = () => randomBytes(1500).toString('base64url').slice(0, 2000);
+    const pageUrl = `${BASE}/long/${noise()}`;
+    const link = `${BASE}/gone/${noise()}`;
+    const w = new PgCrawlWriter(sql, crawlId);
+    w.outcome(outcome(link, { crawlId }));
+    w.page(page(pageUrl.slice(BASE.length), { crawlId, links: [{ url: link, element: 'a', text: 'x'.repeat(100) }] }));
+    await w.drain();
+    expect(await count('report_links', 'page_url = ? AND url = ?', [pageUrl, link])).toBe(1);
   });
 
   it('applies outcomes in order: an only-if-new outcome never replaces one written before it', async () => {
