@@ -199,6 +199,17 @@ describe.skipIf(skip)('search on PostgreSQL', () => {
     expect((await sql.get<{ c: number }>('SELECT count(*) AS c FROM pages'))!.c).toBeGreaterThan(20);
   });
 
+  it('searches each project in its own schema of one database, folding diacritics in both', async () => {
+    const database = await f.createDatabase();
+    const a = await f.open({ database, schema: 'proj_a' });
+    const b = await f.open({ database, schema: 'proj_b' });
+    await a.tx((tx) => savePages(tx, [page('/a', { title: 'Crème A', content: 'alpha résumé' })]));
+    await b.tx((tx) => savePages(tx, [page('/b', { title: 'Crème B', content: 'beta résumé', language: 'sv' })]));
+    expect((await searchPagesPg(a, 'resume', {})).hits.map((h) => h.title)).toEqual(['Crème A']);
+    expect((await searchPagesPg(b, 'resume', {})).hits.map((h) => h.title)).toEqual(['Crème B']);
+    expect((await searchPagesPg(b, 'alpha', {})).total).toBe(0);
+  });
+
   it('refuses empty terms and bad params, naming the key and the rule', async () => {
     const invalid = async (p: Promise<unknown>) => {
       const err = (await p.catch((e: unknown) => e)) as BackendError;
