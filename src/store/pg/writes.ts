@@ -14,77 +14,106 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  */
 const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? pgText(x).replace(LONE_SURROGATE, '\ufffd') : x));
 
-const UPSERT_PAGE = `
-INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id, anchors,
-  etag, last_modified, body_hash, revisit_key, found_links)
-VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId, @anchors,
-  @etag, @lastModified, @bodyHash, @revisitKey, @foundLinks)
-ON CONFLICT (url) DO UPDATE SET host = excluded.host, http_status = excluded.http_status, content_type = excluded.content_type,
-  indexed = excluded.indexed, show_in_search = excluded.show_in_search, title = excluded.title, language = excluded.language,
-  tags = excluded.tags, superwords = excluded.superwords, content = excluded.content, meta = excluded.meta, created = excluded.created,
-  modified = excluded.modified, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod),
-  last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id, anchors = excluded.anchors,
-  etag = excluded.etag, last_modified = excluded.last_modified, body_hash = excluded.body_hash, revisit_key = excluded.revisit_key, found_links = excluded.found_links
-RETURNING id`;
+/** The page columns a batch upsert reads from its JSON rows, with their types. */
+const PAGE_COLUMNS: [string, string][] = [
+  ['url', 'text'], ['host', 'text'], ['http_status', 'bigint'], ['content_type', 'text'], ['indexed', 'integer'], ['show_in_search', 'integer'],
+  ['title', 'text'], ['language', 'text'], ['tags', 'text'], ['superwords', 'text'], ['content', 'text'], ['meta', 'text'], ['created', 'text'],
+  ['modified', 'text'], ['sitemap_lastmod', 'text'], ['last_crawled', 'text'], ['crawl_id', 'bigint'], ['anchors', 'text'], ['etag', 'text'],
+  ['last_modified', 'text'], ['body_hash', 'text'], ['revisit_key', 'text'], ['found_links', 'text'],
+];
+const KEEP_STORED = new Set(['url', 'sitemap_lastmod']);
 
-/** Saves pages with their tags, headings and links, replacing what an earlier crawl stored for the same URL. */
+const UPSERT_PAGES = `
+INSERT INTO pages (${PAGE_COLUMNS.map(([c]) => c).join(', ')})
+SELECT ${PAGE_COLUMNS.map(([c]) => `x.${c}`).join(', ')}
+FROM json_to_recordset(?::json) AS x(${PAGE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})
+ON CONFLICT (url) DO UPDATE SET ${PAGE_COLUMNS.filter(([c]) => !KEEP_STORED.has(c))
+  .map(([c]) => `${c} = excluded.${c}`)
+  .join(', ')}, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod)
+RETURNING id, url`;
+
+/**
+ * Saves pages with their tags, headings and links, replacing what an earlier crawl stored for the same URL: a few
+ * set-based statements for the whole batch (a page given twice counts as its last, as writing them in turn would).
+ */
 export async function savePages(sql: Sql, pages: PageWrite[]): Promise<void> {
+  if (!pages.length) return;
   const now = new Date().toISOString();
+  const byUrl = new Map<string, PageWrite>();
   for (const p of pages) {
-    const row = await sql.get<{ id: number }>(UPSERT_PAGE, {
-      url: p.url,
-      host: p.host,
-      httpStatus: p.httpStatus,
-      contentType: p.contentType,
-      indexed: p.indexed ? 1 : 0,
-      showInSearch: p.showInSearch ? 1 : 0,
-      title: p.title,
-      language: p.language,
-      tags: p.tags.join(' '),
-      superwords: p.superwords.join(' '),
-      content: p.content,
-      meta: p.meta ? json(p.meta) : null,
-      created: p.created,
-      modified: p.modified,
-      sitemapLastmod: p.sitemapLastmod,
-      lastCrawled: now,
-      crawlId: p.crawlId,
-      anchors: p.anchors ? json(p.anchors) : null,
-      etag: p.revisit?.etag ?? null,
-      lastModified: p.revisit?.lastModified ?? null,
-      bodyHash: p.revisit?.bodyHash ?? null,
-      revisitKey: p.revisit?.key ?? null,
-      foundLinks: p.revisit?.found ?? null,
-    });
-    const id = row!.id;
-    await sql.run('DELETE FROM page_tags WHERE page_id = ?', [id]);
-    if (p.tags.length) {
-      await sql.run('INSERT INTO page_tags (page_id, tag) SELECT ?, t FROM json_array_elements_text(?::json) AS t ON CONFLICT DO NOTHING', [id, json(p.tags)]);
-    }
-    if (p.headings?.length) {
-      await sql.run('INSERT INTO page_headings (page_id, headings) VALUES (?, ?) ON CONFLICT (page_id) DO UPDATE SET headings = excluded.headings', [
-        id,
-        p.headings.join('\n'),
-      ]);
-    } else await sql.run('DELETE FROM page_headings WHERE page_id = ?', [id]);
-    await sql.run('DELETE FROM links WHERE page_id = ?', [id]);
-    if (p.links.length) {
-      await sql.run(
-        `INSERT INTO links (page_id, url, element, text) SELECT ?, x.url, x.element, x.text FROM json_to_recordset(?::json) AS x(url text, element text, text text)
-         ON CONFLICT DO NOTHING`,
-        [id, json(p.links.map((l) => ({ url: l.url, element: l.element, text: l.text })))],
-      );
-    }
-    // The link report's ready rows follow the links just written (as pages.ts does: one set-based refresh per page).
-    await sql.run('DELETE FROM report_links WHERE page_id = ?', [id]);
+    byUrl.delete(p.url);
+    byUrl.set(p.url, p);
+  }
+  const rows = await sql.all<{ id: number; url: string }>(UPSERT_PAGES, [
+    json(
+      [...byUrl.values()].map((p) => ({
+        url: p.url,
+        host: p.host,
+        http_status: p.httpStatus,
+        content_type: p.contentType,
+        indexed: p.indexed ? 1 : 0,
+        show_in_search: p.showInSearch ? 1 : 0,
+        title: p.title,
+        language: p.language,
+        tags: p.tags.join(' '),
+        superwords: p.superwords.join(' '),
+        content: p.content,
+        meta: p.meta ? json(p.meta) : null,
+        created: p.created,
+        modified: p.modified,
+        sitemap_lastmod: p.sitemapLastmod,
+        last_crawled: now,
+        crawl_id: p.crawlId,
+        anchors: p.anchors ? json(p.anchors) : null,
+        etag: p.revisit?.etag ?? null,
+        last_modified: p.revisit?.lastModified ?? null,
+        body_hash: p.revisit?.bodyHash ?? null,
+        revisit_key: p.revisit?.key ?? null,
+        found_links: p.revisit?.found ?? null,
+      })),
+    ),
+  ]);
+  const saved = rows.map((r) => ({ id: r.id, page: byUrl.get(r.url)! }));
+  const ids = json(saved.map((s) => s.id));
+  const IN_IDS = 'IN (SELECT json_array_elements_text(?::json)::bigint)';
+
+  await sql.run(`DELETE FROM page_tags WHERE page_id ${IN_IDS}`, [ids]);
+  const tags = saved.flatMap(({ id, page }) => page.tags.map((tag) => ({ page_id: id, tag })));
+  if (tags.length) {
+    await sql.run('INSERT INTO page_tags (page_id, tag) SELECT x.page_id, x.tag FROM json_to_recordset(?::json) AS x(page_id bigint, tag text) ON CONFLICT DO NOTHING', [
+      json(tags),
+    ]);
+  }
+
+  const headings = saved.filter(({ page }) => page.headings?.length).map(({ id, page }) => ({ page_id: id, headings: page.headings!.join('\n') }));
+  await sql.run(`DELETE FROM page_headings WHERE page_id ${IN_IDS}`, [json(saved.filter(({ page }) => !page.headings?.length).map((s) => s.id))]);
+  if (headings.length) {
     await sql.run(
-      `INSERT INTO report_links (page_id, url, rank, page_url, host, element, text)
-       SELECT l.page_id, l.url, rr.rank, p.url, p.host, l.element, l.text
-       FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
-       WHERE l.page_id = ? ON CONFLICT DO NOTHING`,
-      [id],
+      `INSERT INTO page_headings (page_id, headings) SELECT x.page_id, x.headings FROM json_to_recordset(?::json) AS x(page_id bigint, headings text)
+       ON CONFLICT (page_id) DO UPDATE SET headings = excluded.headings`,
+      [json(headings)],
     );
   }
+
+  await sql.run(`DELETE FROM links WHERE page_id ${IN_IDS}`, [ids]);
+  const links = saved.flatMap(({ id, page }) => page.links.map((l) => ({ page_id: id, url: l.url, element: l.element, text: l.text })));
+  if (links.length) {
+    await sql.run(
+      `INSERT INTO links (page_id, url, element, text) SELECT x.page_id, x.url, x.element, x.text
+       FROM json_to_recordset(?::json) AS x(page_id bigint, url text, element text, text text) ON CONFLICT DO NOTHING`,
+      [json(links)],
+    );
+  }
+
+  // The link report's ready rows follow the links just written (as pages.ts refreshes them per page).
+  await sql.run(`DELETE FROM report_links WHERE page_id ${IN_IDS}`, [ids]);
+  await sql.run(
+    `INSERT INTO report_links (page_id, url, rank, page_url, host, element, text)
+     SELECT l.page_id, l.url, rr.rank, p.url, p.host, l.element, l.text
+     FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
+     WHERE l.page_id ${IN_IDS} ON CONFLICT DO NOTHING`,
+    [ids],
+  );
 }
 
 const OUTCOME_COLUMNS = `x.url, x.http_status, x.reason, x.message, x.redirects_to, x.crawl_id, x.checked_at, x.blocked

@@ -159,6 +159,18 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
     expect(await count('report_links', 'page_url = ? AND url = ?', [pageUrl, link])).toBe(1);
   });
 
+  it('takes a page given twice in one batch as its last', async () => {
+    const w = new PgCrawlWriter(sql, crawlId);
+    w.page(page('/twice', { crawlId, title: 'First', tags: ['a'], links: [{ url: `${BASE}/one`, element: 'a', text: '' }] }));
+    w.page(page('/twice', { crawlId, title: 'Second', tags: ['b'], headings: ['Only heading'], links: [{ url: `${BASE}/two`, element: 'a', text: '' }] }));
+    await w.drain();
+    const id = (await sql.get<{ id: number; title: string }>('SELECT id, title FROM pages WHERE url = ?', [`${BASE}/twice`]))!;
+    expect(id.title).toBe('Second');
+    expect(await sql.all('SELECT tag FROM page_tags WHERE page_id = ?', [id.id])).toEqual([{ tag: 'b' }]);
+    expect(await sql.all('SELECT url FROM links WHERE page_id = ?', [id.id])).toEqual([{ url: `${BASE}/two` }]);
+    expect(await sql.all('SELECT headings FROM page_headings WHERE page_id = ?', [id.id])).toEqual([{ headings: 'Only heading' }]);
+  });
+
   it('applies outcomes in order: an only-if-new outcome never replaces one written before it', async () => {
     const w = new PgCrawlWriter(sql, crawlId);
     const u = `${BASE}/order`;
