@@ -9,10 +9,12 @@
 //
 // Ranking. ts_rank_cd (cover density) over the vector's weights (title and superwords A, headings B, tags C, content
 // D), with the same tiers above it as on SQLite: pages whose title or superwords hold every word come before the
-// others (the vector's A part matches the query), and among the best RANK_ALL the titles and headings are read and
-// scored as the SQLite ranking does (a title that is the query word for word first, then one that is the query up to
-// a last word still being typed, a heading that is the query, the title's own score). `total` is the exact count,
-// and the order is the same on every page of results.
+// others (their own small vector, search_title, matches the query), and the titles and headings of the best are read
+// and scored as the SQLite ranking does (a title that is the query word for word first, then one that is the query up
+// to a last word still being typed, a heading that is the query, the title's own score). An answer of more than
+// RANK_ALL matches is ranked in bounded work, as on SQLite: the title tier first, then the other matches in blocks of
+// RANK_BLOCK in id order, each block ranked within. `total` is the exact count, and the order is the same on every
+// page of results.
 //
 // Highlights come from ts_headline in the page's configuration, with markers that are then turned into <em> around
 // HTML-escaped text, about highlight_length characters long.
@@ -25,8 +27,10 @@ import { exactTitleLevel, headingLevel, queryUnits, titleNames, titleScore, type
 import type { Sql } from '../sql.js';
 import { VECTOR_CONTENT_CHARS } from './migrations.js';
 
-/** The best this many matches are re-ranked with their titles and headings (as SQLite ranks up to RANK_ALL whole). */
+/** Answers of up to this many matches are ranked whole (ts_rank_cd over all, then titles and headings), as on SQLite. */
 export const RANK_ALL = 1000;
+/** Broader answers are ranked this many matches at a time, after the title tier (see searchPagesPg). */
+export const RANK_BLOCK = 100;
 /** ts_rank_cd weights of D, C, B, A: content, tags, headings, title and superwords. */
 const WEIGHTS = '{0.1, 0.2, 0.4, 1.0}';
 /** ts_rank_cd normalization 1: divided by 1 + log(length), so a long page does not win by length alone. */
@@ -241,25 +245,24 @@ export async function searchPagesPg(sql: SnapshotSql, terms: string, params: Sea
     const total = (await s.get<{ c: number }>(`SELECT count(*) AS c ${matches}`, bind))!.c;
     if (p.from >= total) return { total, hits: [] as SearchHit[] };
 
-    const rankedRows = (offset: number, limit: number) =>
-      s.all<{ id: number; r: number; t: number }>(
-        `SELECT p.id, ts_rank_cd('${WEIGHTS}', p.search_vector, @q::tsquery, ${NORMALIZATION}) AS r, (ts_filter(p.search_vector, '{a}') @@ @q::tsquery) AS t
-         ${matches} ORDER BY t DESC, r DESC, p.id LIMIT @limit OFFSET @offset`,
-        { ...bind, limit, offset },
+    const RANK = `ts_rank_cd('${WEIGHTS}', p.search_vector, @q::tsquery, ${NORMALIZATION})`;
+    const IN_TITLE = '(p.search_title @@ @q::tsquery)';
+    /** Matches (and `cond`) best first: title tier, then ts_rank_cd; scores with the title tier added. */
+    const rankedRows = async (cond: string, offset: number, limit: number): Promise<Ranked[]> =>
+      toRanked(
+        await s.all<{ id: number; r: number; t: number }>(
+          `SELECT p.id, ${RANK} AS r, ${IN_TITLE} AS t ${matches} ${cond} ORDER BY t DESC, r DESC, p.id LIMIT @limit OFFSET @offset`,
+          { ...bind, limit, offset },
+        ),
       );
     const toRanked = (rows: { id: number; r: number; t: number }[]): Ranked[] =>
       rows.map((row) => ({ id: row.id, inTitle: row.t === 1, score: row.r * RANK_SCALE + (row.t === 1 ? TIER_TITLE * TIER_SCORE : 0) }));
-
-    let page: Ranked[];
-    const end = p.from + p.size;
-    if (p.from < RANK_ALL) {
-      // The best RANK_ALL, re-ranked with their titles; positions past them keep the database's order.
-      const best = toRanked(await rankedRows(0, RANK_ALL)).map((r) => ({ ...r, score: r.inTitle ? r.score - TIER_TITLE * TIER_SCORE : r.score }));
-      const check = titleChecks(best);
+    /** Ranked rows re-ranked with their titles and headings (withTitles adds the title tier itself). */
+    const reRanked = async (rows: Ranked[]): Promise<Ranked[]> => {
       const titles = new Map<number, [string, string | null]>();
       for (const row of await s.all<{ id: number; title: string; headings: string | null }>(
         'SELECT p.id, p.title, h.headings FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id IN (SELECT json_array_elements_text(?::json)::bigint)',
-        [JSON.stringify(check)],
+        [JSON.stringify(titleChecks(rows))],
       )) {
         titles.set(row.id, [row.title, row.headings]);
       }
@@ -267,12 +270,42 @@ export async function searchPagesPg(sql: SnapshotSql, terms: string, params: Sea
       const words: RankWord[] = parts.flatMap((part) =>
         part.words.map((w, i) => ({ word: foldWord(w), prefix: part.prefix && i === part.words.length - 1, idf: 1 })),
       );
-      page = withTitles(best, { words, units: queryUnits(parts), algorithms, titles }).slice(p.from, end);
-      if (end > RANK_ALL && total > RANK_ALL) page.push(...toRanked(await rankedRows(RANK_ALL, end - RANK_ALL)));
-    } else {
-      page = toRanked(await rankedRows(p.from, p.size));
-    }
+      const base = rows.map((r) => ({ ...r, score: r.inTitle ? r.score - TIER_TITLE * TIER_SCORE : r.score }));
+      return withTitles(base, { words, units: queryUnits(parts), algorithms, titles });
+    };
 
+    const end = Math.min(total, p.from + p.size);
+    let page: Ranked[] = [];
+    if (total <= RANK_ALL) {
+      page = (await reRanked(await rankedRows('', 0, RANK_ALL))).slice(p.from, end);
+    } else {
+      // A broad answer: ranking every match would read every match's vector. First the pages whose title holds every
+      // word (from the titles' own index), then the others in blocks of RANK_BLOCK in id order, each ranked within.
+      const titleTotal = (await s.get<{ c: number }>(`SELECT count(*) AS c ${matches} AND ${IN_TITLE}`, bind))!.c;
+      const titleTier = titleTotal <= RANK_ALL ? await reRanked(await rankedRows(`AND ${IN_TITLE}`, 0, RANK_ALL)) : null;
+      const block = async (k: number): Promise<Ranked[]> =>
+        toRanked(
+          await s.all<{ id: number; r: number; t: number }>(
+            `SELECT b.id, ${RANK} AS r, 0 AS t FROM (SELECT p.id ${matches} AND NOT ${IN_TITLE} ORDER BY p.id LIMIT ${RANK_BLOCK} OFFSET @offset) b
+             JOIN pages p ON p.id = b.id ORDER BY r DESC, p.id`,
+            { ...bind, offset: k * RANK_BLOCK },
+          ),
+        );
+      for (let pos = p.from; pos < end; ) {
+        let take: Ranked[];
+        if (pos < titleTotal) {
+          const stop = Math.min(end, titleTotal);
+          take = titleTier ? titleTier.slice(pos, stop) : await rankedRows(`AND ${IN_TITLE}`, pos, stop - pos);
+        } else {
+          const k = Math.floor((pos - titleTotal) / RANK_BLOCK);
+          const offset = pos - titleTotal - k * RANK_BLOCK;
+          take = (await block(k)).slice(offset, offset + end - pos);
+        }
+        if (!take.length) break;
+        page.push(...take);
+        pos += take.length;
+      }
+    }
     const rows = await s.all<{
       id: number;
       url: string;

@@ -6,7 +6,7 @@ import { pgFixture, skip, type PgFixture } from './helpers.js';
 
 /** Tables of the PostgreSQL schema that SQLite has not (its FTS5 index and stemmer list stand for them there). */
 const PG_ONLY_TABLES = ['schema_migrations', 'search_configs', 'search_ts_configs'];
-const PG_ONLY_COLUMNS = ['pages.search_config', 'pages.search_vector'];
+const PG_ONLY_COLUMNS = ['pages.search_config', 'pages.search_vector', 'pages.search_title'];
 
 /** table → sorted "column" list and primary key, of the SQLite schema after every migration (FTS tables left out). */
 function sqliteSchema(): Map<string, { columns: string[]; pk: string[]; unique: string[][] }> {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageWrite } from '../../../src/model/crawl-writes.js';
 import { BackendError } from '../../../src/model/errors.js';
 import type { PageMeta, SearchParams, SearchResults } from '../../../src/model/types.js';
-import { highlightHtml, RANK_ALL, searchPagesPg } from '../../../src/store/pg/search.js';
+import { highlightHtml, RANK_ALL, RANK_BLOCK, searchPagesPg } from '../../../src/store/pg/search.js';
 import { removePagesByUrl, savePages } from '../../../src/store/pg/writes.js';
 import type { PgSql } from '../../../src/store/pg/pg-sql.js';
 import { BASE, HOSTILE, page } from '../search-index/helpers.js';
@@ -224,7 +224,7 @@ describe.skipIf(skip)('search on PostgreSQL', () => {
 });
 
 describe.skipIf(skip)('a broad answer on PostgreSQL (more matches than are re-ranked with titles)', () => {
-  const N = RANK_ALL + 150;
+  const N = RANK_ALL + RANK_BLOCK * 2 + 50;
   let f: PgFixture;
   let sql: PgSql;
   const urls = (r: SearchResults) => r.hits.map((h) => h.url.slice(BASE.length));
@@ -257,7 +257,12 @@ describe.skipIf(skip)('a broad answer on PostgreSQL (more matches than are re-ra
     for (let from = 0; from < N; from += 100) seen.push(...urls(await searchPagesPg(sql, 'broad', { from, size: 100 })));
     expect(seen.length).toBe(N);
     expect(new Set(seen).size).toBe(N);
-    expect(urls(await searchPagesPg(sql, 'broad', { from: RANK_ALL - 3, size: 7 }))).toEqual(seen.slice(RANK_ALL - 3, RANK_ALL + 4));
+    for (const at of [RANK_BLOCK, RANK_ALL]) {
+      expect(urls(await searchPagesPg(sql, 'broad', { from: at - 3, size: 7 }))).toEqual(seen.slice(at - 3, at + 4));
+    }
+    // Within a block, best ts_rank_cd first.
+    const scores = (await searchPagesPg(sql, 'broad', { from: 10, size: 20 })).hits.map((h) => h.score);
+    expect(scores).toEqual([...scores].sort((x, y) => y - x));
     const odd = await searchPagesPg(sql, 'broad', { from: 0, size: 100, tags: ['odd'] });
     expect(odd.total).toBe(Math.ceil((N - 1) / 2));
     expect(urls(odd).every((u) => Number(u.split('/').at(-1)) % 2 === 1)).toBe(true);
