@@ -199,7 +199,13 @@ class Scope implements Sql {
     const inner = new Scope(root, client, 1, null);
     let broken: Error | undefined;
     try {
-      await client.query(begin);
+      try {
+        await client.query(begin);
+      } catch (err) {
+        // Not even BEGIN went through: the connection is in no state to go back to the pool.
+        broken = err as Error;
+        throw named(err, begin);
+      }
       try {
         const result = await current.run(inner, () => fn(inner));
         await client.query('COMMIT');
