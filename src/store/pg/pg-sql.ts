@@ -2,9 +2,10 @@
 // one out for its whole run (BEGIN … COMMIT/ROLLBACK, a nested one is a savepoint on it).
 //
 // Results look as they do from SQLite: int8 (bigint columns, count(*)) and numeric come back as JS numbers (an int8
-// beyond 2^53 is an error, never a silently rounded number), and booleans as 1/0. Every write transaction first
-// takes one advisory lock per schema, as SQLite's BEGIN IMMEDIATE takes its file's write lock: store code written
-// for SQLite checks and then writes, which is only safe when no other writer interleaves.
+// beyond 2^53 is an error, never a silently rounded number), and booleans as 1/0. Every write transaction, and every
+// writing statement outside one, first takes one advisory lock per schema, as SQLite's BEGIN IMMEDIATE takes its
+// file's write lock: store code written for SQLite checks and then writes, which is only safe when no other writer
+// interleaves.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { RunResult, Sql, SqlParams, SqlValue } from '../sql.js';
@@ -97,6 +98,9 @@ export function toQuery(sql: string, params: SqlParams | undefined): { text: str
   return { text: r.text, values };
 }
 
+/** A statement that writes (INSERT, UPDATE, DELETE or MERGE, maybe after WITH). */
+const WRITE_RE = /^\s*(?:INSERT|UPDATE|DELETE|MERGE)\b|^\s*WITH\b[\s\S]*\b(?:INSERT|UPDATE|DELETE|MERGE)\b/i;
+
 /** Where statements go: the pool (any connection) or one checked-out client (a transaction). */
 type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 
@@ -152,6 +156,19 @@ class Scope implements Sql {
   private async query(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
     const q = toQuery(sql, params);
     await this.ready();
+    if (this.depth === 0 && WRITE_RE.test(sql)) {
+      // A write outside a transaction waits for the write lock as on SQLite, so a claim such as
+      // UPDATE … WHERE id = (SELECT … LIMIT 1) cannot take the row another process's statement takes.
+      let result!: pg.QueryResult;
+      await this.root.transaction(async (tx) => {
+        result = await (tx as Scope).send(sql, q);
+      }, 'write');
+      return result;
+    }
+    return this.send(sql, q);
+  }
+
+  private async send(sql: string, q: { text: string; values: SqlValue[] }): Promise<pg.QueryResult> {
     try {
       return await this.conn.query(q.text, q.values);
     } catch (err) {

@@ -137,6 +137,22 @@ describe.skipIf(skip)('PgSql on a real server', () => {
     expect(await sql.get('SELECT n FROM counter WHERE id = 1')).toEqual({ n: 8 });
   });
 
+  it('serializes writing statements outside a transaction too: a max + 1 key never collides', async () => {
+    await sql.exec('CREATE TABLE seqs (seq integer PRIMARY KEY, who text NOT NULL)');
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        // The sleep holds each statement open after it read the max: without the lock they would collide.
+        sql.run('INSERT INTO seqs (seq, who) SELECT COALESCE(MAX(seq), 0) + 1, ? FROM seqs, (SELECT pg_sleep(0.01)) s', [`w${i}`]),
+      ),
+    );
+    expect(await sql.get('SELECT count(*) AS c, max(seq) AS m FROM seqs')).toEqual({ c: 12, m: 12 });
+    // A claim through get (RETURNING) is a write too.
+    const claims = await Promise.all(
+      Array.from({ length: 4 }, () => sql.get<{ seq: number }>(`UPDATE seqs SET who = 'claimed' WHERE seq = (SELECT min(seq) FROM seqs WHERE who <> 'claimed') RETURNING seq`)),
+    );
+    expect(new Set(claims.map((c) => c!.seq)).size).toBe(4);
+  });
+
   it('reads a consistent snapshot while another connection writes', async () => {
     const seen = await sql.snapshot(async (s) => {
       const before = await s.get<{ c: number }>('SELECT count(*) AS c FROM kv');
