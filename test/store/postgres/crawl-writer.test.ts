@@ -120,6 +120,21 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
     expect(v).toEqual({ hit: 1, old: 0, heading: 1 });
   });
 
+  it('moves report rows and counts when a link outcome changes (triggers on link_outcomes)', async () => {
+    const missing = `${BASE}/missing`;
+    const rows = await count('report_links', 'url = ?', [missing]);
+    expect(rows).toBeGreaterThan(0);
+    const w = new PgCrawlWriter(sql, crawlId);
+    w.outcome(outcome(missing, { reason: 'ok', httpStatus: 200, crawlId }));
+    await w.drain();
+    expect(await count('report_links', 'url = ?', [missing])).toBe(0);
+    w.outcome(outcome(missing, { reason: 'forbidden', httpStatus: 403, crawlId }));
+    await w.drain();
+    expect(await count('report_links', 'url = ? AND rank = 1', [missing])).toBe(rows);
+    expect(await sql.get('SELECT sum(n) AS n FROM report_counts WHERE rank = 1')).toEqual({ n: rows });
+    expect(await sql.get('SELECT sum(n) AS n FROM report_counts WHERE rank = 0')).toEqual({ n: await count('report_links', 'rank = 0') });
+  });
+
   it('rolls a failing batch back whole and throws from settle and drain', async () => {
     const before = await count('pages');
     const w = new PgCrawlWriter(sql, crawlId, { pages: 2 });
