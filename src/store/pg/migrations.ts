@@ -9,7 +9,7 @@
 // SQLite's BINARY does (COLLATE "C": code point order), whatever the database's locale: the report's documented
 // order, and every key compared with < or >, are the same on both.
 import type { Sql } from '../sql.js';
-import { LOCK_CLASS_MIGRATE, lockKey, type PgSql } from './pg-sql.js';
+import { LOCK_CLASS_MIGRATE, type PgSql } from './pg-sql.js';
 
 export interface PgMigration {
   version: number;
@@ -444,7 +444,8 @@ export const PG_SCHEMA_VERSION = PG_MIGRATIONS.at(-1)!.version;
  * run from several processes at once: each migration's transaction takes the migration lock, then looks again.
  */
 export async function migratePg(sql: PgSql, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<number[]> {
-  const lock = `SELECT pg_advisory_xact_lock(${LOCK_CLASS_MIGRATE}, ${lockKey(sql.schema ?? '')})`;
+  // One lock for the whole database, not per schema: projects migrating side by side share the unaccent extension.
+  const lock = `SELECT pg_advisory_xact_lock(${LOCK_CLASS_MIGRATE}, 0)`;
   const applied: number[] = [];
   const inLock = <T>(fn: (tx: Sql) => Promise<T>) =>
     sql.tx(async (tx) => {

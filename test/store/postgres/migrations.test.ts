@@ -98,6 +98,10 @@ describe.skipIf(skip)('PostgreSQL migrations', () => {
       expect([...ra, ...rb].sort()).toEqual(PG_MIGRATIONS.map((m) => m.version));
       expect(await b.get('SELECT count(*) AS c FROM schema_migrations')).toEqual({ c: PG_MIGRATIONS.length });
     }
+    // Two projects' schemas of one new database at once: both get the diacritics-folding configurations.
+    const database = await f.createDatabase();
+    const [p1, p2] = await Promise.all(['proj_1', 'proj_2'].map((schema) => f.open({ database, schema })));
+    for (const s of [p1!, p2!]) expect(await s.get(`SELECT svc_ts_config('fr')::text AS c`)).toEqual({ c: 'svc_french' });
   });
 
   it('roll a failing migration back whole, naming it', async () => {
