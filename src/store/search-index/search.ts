@@ -11,18 +11,16 @@ import type { Store } from '../store.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
 import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
-import { completions, documentFrequency, foldWord, indexedPages } from './completions.js';
+import { completions, documentFrequency, foldWord, indexedPages, joinedForms, stemForms } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
-import { algorithmFor, exactTitleLevel, headingLevel, queryUnits, queryVariants, titleNames, titleScore, type RankWord } from './terms.js';
+import { exactTitleLevel, headingLevel, queryUnits, titleNames, titleScore, type RankWord } from './terms.js';
+import { algorithmFor } from './stems.js';
 
 
-/**
- * bm25 column weights of pages_fts (title, superwords, tags, content, title_terms, terms): a word in the title or
- * superwords counts most; a stem or identifier part (the *_terms columns) counts half as much as the word itself.
- */
-export const BM25_WEIGHTS = [10, 20, 2, 1, 5, 0.5] as const;
-/** bm25 column weights of pages_title_fts (title, superwords, title_terms). */
-const TITLE_WEIGHTS = [10, 20, 5] as const;
+/** bm25 column weights of pages_fts (title, superwords, tags, content): a word in the title or superwords counts most. */
+export const BM25_WEIGHTS = [10, 20, 2, 1] as const;
+/** bm25 column weights of pages_title_fts (title, superwords). */
+const TITLE_WEIGHTS = [10, 20] as const;
 /**
  * Tiers above the score: a page whose title is the query word for word (or its leading part before " - ", " | ",
  * …; see terms.ts) comes first, then one whose title is the query up to a last word still being typed, then
@@ -281,30 +279,40 @@ function parseMeta(json: string | null): Partial<PageMeta> {
 const BROAD_PREFIX_SHARE = 0.25;
 
 /**
- * The MATCH expression of the search, and the one that ranks its matches. bm25 first reads the whole doclist of
- * every term of the expression it ranks (for their document frequency): for a last word that is a broad prefix
- * ("stat" → statement, statistics, state, status, …) that is most of the index, for a word still being typed.
- * So a broad prefix does not take part in the ranking: the other words rank the matches, or, when it is the
- * only word, the word itself does (or its most frequent completion, when the word is not one yet); pages
- * without that word come after the others of their block, in index order.
+ * The MATCH expression of the search, and the one that ranks its matches. A whole word is searched with the
+ * index's words of its stem (stemForms), two words in a row also as one (`proxy pass`: proxypass). bm25 first
+ * reads the whole doclist of every term of the expression it ranks (for their document frequency): for a last
+ * word that is a broad prefix ("stat" → statement, statistics, state, status, …) that is most of the index, for a
+ * word still being typed. So a broad prefix does not take part in the ranking: the other words rank the matches,
+ * or, when it is the only word, the word itself does (or its most frequent completion, when the word is not one
+ * yet); pages without that word come after the others of their block, in index order. `sameMatches`: the rank
+ * expression matches exactly the pages the search does.
  */
-function queryExpressions(store: Store, parts: QueryPart[], algorithms: readonly string[]): { expression: string; rankExpression: string } {
+function queryExpressions(
+  store: Store,
+  parts: QueryPart[],
+  algorithms: readonly string[],
+): { expression: string; rankExpression: string; sameMatches: boolean } {
   let broad: { word: string; terms: string[] } | null = null;
-  const variants = (word: string) => queryVariants(word, algorithms);
+  const variants = (word: string) => stemForms(store, foldWord(word), algorithms);
+  const joined = (words: string[], prefix: boolean) => joinedForms(store, words.map(foldWord), prefix);
   const expand = (prefix: string) => {
     const word = foldWord(prefix);
     const found = completions(store, word);
     if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
     return found.terms;
   };
-  const expression = toExpression(parts, expand, variants);
-  if (!broad) return { expression: expression!, rankExpression: parts.some((p) => p.identifier) ? toExpression(parts, expand, variants, true)! : expression! };
+  const expression = toExpression(parts, expand, variants, false, joined)!;
+  if (!broad) {
+    const rankExpression = parts.some((p) => p.identifier) ? toExpression(parts, expand, variants, true, joined)! : expression;
+    return { expression, rankExpression, sameMatches: true };
+  }
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
   const rankWord = terms.includes(word) ? word : terms[0]!;
   const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
-  return { expression: expression!, rankExpression: toExpression(rankParts, undefined, variants, true)! };
+  return { expression, rankExpression: toExpression(rankParts, undefined, variants, true, joined)!, sameMatches: false };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -354,7 +362,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
     // stemmer the index uses.
     const filtered = lang === undefined ? null : algorithmFor(lang);
     const algorithms = lang === undefined ? (s.stemmers.all() as string[]) : filtered ? [filtered] : [];
-    const { expression, rankExpression } = queryExpressions(store, parts, algorithms);
+    const { expression, rankExpression, sameMatches } = queryExpressions(store, parts, algorithms);
     const last = parts.at(-1)!;
     const words: RankWord[] = parts.flatMap((part) =>
       part.words.map((w, i) => {
@@ -375,7 +383,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
       if (total <= RANK_ALL) {
         // The rank statement over every rowid returns every match: no list of them is needed first.
         let all: Ranked[];
-        if (rankExpression === expression) all = rank(main, rankBind, ALL.lo, ALL.hi);
+        if (sameMatches) all = rank(main, rankBind, ALL.lo, ALL.hi);
         else {
           const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
           all = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids);

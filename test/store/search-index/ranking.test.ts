@@ -128,8 +128,11 @@ describe('ranking', () => {
     // "hästen" and "hästarnas" share the stem "häst", "byggde" and "byggdes" the stem "bygg".
     expect(first('hästen', 1, { lang: 'sv' })).toEqual(['/sv/husen.html']);
     expect(first('byggde', 1)).toEqual(['/sv/husen.html']);
-    // "walking" has the stem "walk", as "walked" has on an English page; a Japanese page has no stems.
-    expect(all('walking')).toEqual(['/walks.html']);
+    // "walking" is searched as the index's words of its stem in each stemmer the index uses ("walked", on any page);
+    // with `lang`, in that language's stemmer only, and Japanese has none.
+    expect(all('walking').sort()).toEqual(['/ja/walkers.html', '/walks.html']);
+    expect(all('walking', { lang: 'ja' })).toEqual([]);
+    expect(all('walked', { lang: 'ja' })).toEqual(['/ja/walkers.html']);
     expect(all('walked').sort()).toEqual(['/ja/walkers.html', '/walks.html']);
   });
 

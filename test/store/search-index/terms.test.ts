@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { algorithmFor, distinctWords, exactTitleLevel, extraTerms, headingLevel, queryUnits, queryVariants, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { distinctWords, exactTitleLevel, extraTerms, headingLevel, queryUnits, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { algorithmFor, stemmable, stemWord } from '../../../src/store/search-index/stems.js';
 import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
 
 const terms = (text: string, lang: string | null) => extraTerms(text, lang).split(' ').filter(Boolean).sort();
@@ -35,10 +36,15 @@ describe('extra terms of a page (stems and identifier parts)', () => {
     expect(() => extraTerms('\u0000\uffff\ud800 '.repeat(1000), 'sv')).not.toThrow();
   });
 
-  it('gives a query word its stems in each stemmer of the index, not the word itself', () => {
-    expect(queryVariants('Functions', ['english'])).toEqual(['function']);
-    expect(queryVariants('husen', ['english', 'swedish'])).toEqual(['hus']);
-    expect(queryVariants('index', ['english'])).toEqual([]);
+});
+
+describe('stems of query words', () => {
+  it('stems a word in each language\'s Snowball algorithm, and only words of letters', () => {
+    expect(stemWord('english', 'functions')).toBe('function');
+    expect(stemWord('swedish', 'husen')).toBe('hus');
+    expect(stemWord('english', 'index')).toBe('index');
+    expect(stemmable('x86')).toBe(false);
+    expect(stemWord('english', 'x86')).toBe('x86');
   });
 });
 
@@ -55,11 +61,21 @@ describe('identifiers in queries', () => {
     expect(toExpression(parseTerms('shared_buff'))).toBe('"shared buff"*');
   });
 
-  it('treats an option as its word and stems plain words, not phrases', () => {
+  it('treats an option as its word and searches plain words with their other forms, not phrases', () => {
     expect(buildQuery('--force').expression).toBe('"force"*');
-    const variants = (word: string) => queryVariants(word, ['english']);
-    expect(buildQuery('vacuuming tables now', undefined, variants).expression).toBe('("vacuuming" OR "vacuum") AND ("tables" OR "tabl") AND "now"*');
+    // The forms come from the index's vocabulary (completions.ts stemForms); here a fixed list.
+    const forms: Record<string, string[]> = { vacuuming: ['vacuum', 'vacuumed'], tables: ['table'] };
+    const variants = (word: string) => forms[word] ?? [];
+    expect(buildQuery('vacuuming tables now', undefined, variants).expression).toBe('("vacuuming" OR "vacuum" OR "vacuumed") AND ("tables" OR "table") AND "now"*');
     expect(buildQuery('"vacuuming tables"', undefined, variants).expression).toBe('"vacuuming tables"');
+  });
+
+  it('also matches two words in a row as the one word they make together (a camelCase identifier)', () => {
+    const joined = (words: string[], prefix: boolean) => (words.join('').toLowerCase() === 'proxypass' ? ['proxypass'] : prefix && words.join('') === 'proxypas' ? ['proxypass', 'proxypassreverse'] : []);
+    expect(toExpression(parseTerms('proxy pass directive'), undefined, undefined, false, joined)).toBe('(("proxy" AND "pass") OR "proxypass") AND "directive"*');
+    expect(toExpression(parseTerms('proxy pas'), (p) => [p + 's'], undefined, false, joined)).toBe('(("proxy" AND "pass") OR ("proxypass" OR "proxypassreverse"))');
+    // Phrases and identifiers are not joined.
+    expect(toExpression(parseTerms('"proxy" pass x'), undefined, undefined, false, joined)).toBe('"proxy" AND "pass" AND "x"');
   });
 });
 
