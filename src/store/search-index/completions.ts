@@ -136,7 +136,7 @@ export function documentFrequency(store: Store, term: string): number {
   return df;
 }
 
-/** A word is also searched as at most this many indexed words of its stem (the most frequent). */
+/** A word is also searched as at most this many indexed words of its stem (the most frequent: each costs its doclist in every search). */
 export const MAX_STEM_FORMS = 2;
 
 /** The longest common prefix of two strings. */

@@ -204,8 +204,9 @@ function rankBroad(
     return ids.length ? rank(main, rankBind, ids[0]!, ids.at(-1)!, ids) : [];
   };
   const titleBlock = (k: number): Ranked[] => {
-    // The titles index is small: its full expression ranks cheaply.
-    if (titleTotal <= RANK_BLOCK) return withTitles(rank(titles, bind, ALL.lo, ALL.hi), () => true, titleRanking);
+    // The titles index is small: its full expression ranks cheaply. Every title there holds every word; the best
+    // TITLE_CHECKS of them by the titles' bm25 (short titles first: the exact title among them) are read.
+    if (titleTotal <= RANK_BLOCK) return withTitles(rank(titles, bind, ALL.lo, ALL.hi), () => true, titleRanking, 0);
     const ids = blockIds(titles, null, bind, k);
     return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
   };
@@ -238,10 +239,9 @@ interface TitleRanking {
 /**
  * The ranked rows (best bm25 first) re-ranked with their titles: tiers first (see TIER_EXACT_TITLE), then bm25
  * plus TITLE_BOOST times the title's own score. `inTitle`: the page's title or superwords hold every word. Only
- * the first TITLE_CHECKS rows and TITLE_SET_CHECKS of those in `inTitle` have their title read.
+ * the first TITLE_CHECKS rows and `setChecks` of those in `inTitle` have their title read.
  */
-function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: TitleRanking): Ranked[] {
-  let setChecks = TITLE_SET_CHECKS;
+function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: TitleRanking, setChecks = TITLE_SET_CHECKS): Ranked[] {
   const out = ranked.map((r, i) => {
     const all = inTitle(r.id);
     if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return all ? { id: r.id, score: r.score + TIER_TITLE * TIER_SCORE } : r;
@@ -279,20 +279,22 @@ function parseMeta(json: string | null): Partial<PageMeta> {
 const BROAD_PREFIX_SHARE = 0.25;
 
 /**
- * The MATCH expression of the search, and the one that ranks its matches. A whole word is searched with the
- * index's words of its stem (stemForms), two words in a row also as one (`proxy pass`: proxypass). bm25 first
- * reads the whole doclist of every term of the expression it ranks (for their document frequency): for a last
- * word that is a broad prefix ("stat" → statement, statistics, state, status, …) that is most of the index, for a
- * word still being typed. So a broad prefix does not take part in the ranking: the other words rank the matches,
- * or, when it is the only word, the word itself does (or its most frequent completion, when the word is not one
- * yet); pages without that word come after the others of their block, in index order. `sameMatches`: the rank
- * expression matches exactly the pages the search does.
+ * The MATCH expression of the search, and the ones that rank its matches. A whole word is searched with the index's
+ * words of its stem (stemForms), two words in a row also as one (`proxy pass`: proxypass).
+ *
+ * bm25 first reads the whole doclist of every term of the expression it ranks (for their document frequency), on
+ * every call. So a broad answer (over RANK_ALL matches, ranked a block at a time) is ranked by the words as typed,
+ * without their other forms (`broadRankExpression`): a page that has only another form of a word comes after the
+ * scored pages of its block. And a broad prefix does not take part in the ranking at all ("stat" → statement,
+ * statistics, state, status, …: most of the index, for a word still being typed): the other words rank the
+ * matches, or, when it is the only word, the word itself does (or its most frequent completion, when the word is
+ * not one yet). `sameMatches`: the (small answer's) rank expression matches exactly the pages the search does.
  */
 function queryExpressions(
   store: Store,
   parts: QueryPart[],
   algorithms: readonly string[],
-): { expression: string; rankExpression: string; sameMatches: boolean } {
+): { expression: string; rankExpression: string; broadRankExpression: string; sameMatches: boolean } {
   let broad: { word: string; terms: string[] } | null = null;
   const variants = (word: string) => stemForms(store, foldWord(word), algorithms);
   const joined = (words: string[], prefix: boolean) => joinedForms(store, words.map(foldWord), prefix);
@@ -305,14 +307,15 @@ function queryExpressions(
   const expression = toExpression(parts, expand, variants, false, joined)!;
   if (!broad) {
     const rankExpression = parts.some((p) => p.identifier) ? toExpression(parts, expand, variants, true, joined)! : expression;
-    return { expression, rankExpression, sameMatches: true };
+    return { expression, rankExpression, broadRankExpression: toExpression(parts, expand, undefined, true, joined)!, sameMatches: true };
   }
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
   const rankWord = terms.includes(word) ? word : terms[0]!;
   const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
-  return { expression, rankExpression: toExpression(rankParts, undefined, variants, true, joined)!, sameMatches: false };
+  const rankExpression = toExpression(rankParts, undefined, variants, true, joined)!;
+  return { expression, rankExpression, broadRankExpression: toExpression(rankParts, undefined, undefined, true, joined)!, sameMatches: false };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -362,7 +365,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
     // stemmer the index uses.
     const filtered = lang === undefined ? null : algorithmFor(lang);
     const algorithms = lang === undefined ? (s.stemmers.all() as string[]) : filtered ? [filtered] : [];
-    const { expression, rankExpression, sameMatches } = queryExpressions(store, parts, algorithms);
+    const { expression, rankExpression, broadRankExpression, sameMatches } = queryExpressions(store, parts, algorithms);
     const last = parts.at(-1)!;
     const words: RankWord[] = parts.flatMap((part) =>
       part.words.map((w, i) => {
@@ -392,7 +395,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
         const inTitle = new Set(st.pages_title_fts.idsIn.all({ ...bind, ...ALL }) as number[]);
         ranked = withTitles(all, (id) => inTitle.has(id), titleRanking).slice(p.from, p.from + p.size);
       } else {
-        ranked = rankBroad(st, bind, rankBind, p.from, p.size, firstIds.slice(0, RANK_BLOCK), titleRanking);
+        ranked = rankBroad(st, bind, { ...bind, q: broadRankExpression }, p.from, p.size, firstIds.slice(0, RANK_BLOCK), titleRanking);
       }
     }
     // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.
