@@ -13,7 +13,7 @@ import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { completions, documentFrequency, foldWord, indexedPages, joinedForms, stemForms } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
-import { exactTitleLevel, headingLevel, queryUnits, titleNames, titleScore, type RankWord } from './terms.js';
+import { exactTitleLevel, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from './terms.js';
 import { algorithmFor } from './stems.js';
 
 
@@ -36,6 +36,11 @@ const TIER_TITLE = 1;
  */
 const TIER_EXACT_HEADING = 2;
 const TIER_HEADING_BONUS = 0.5;
+/**
+ * Two pages may be titled exactly the query (a tutorial's "Window Functions" and the reference's): the one whose
+ * address also names every word of the query (`/functions-window.html`) comes first.
+ */
+const TIER_PATH_BONUS = 0.25;
 const TIER_SCORE = 1000;
 /** How much the title's own bm25 (terms.ts titleScore) adds to the page's bm25. */
 const TITLE_BOOST = 2;
@@ -85,7 +90,7 @@ function statements(store: Store): Statements {
     s = {
       byShape: new Map(),
       page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
-      title: store.db.prepare('SELECT p.title, h.headings FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?').raw(),
+      title: store.db.prepare('SELECT p.title, h.headings, p.url FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?').raw(),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
       stemmers: store.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck(),
     };
@@ -232,8 +237,8 @@ interface TitleRanking {
   /** The query as headingLevel takes it. */
   units: string[];
   algorithms: readonly string[];
-  /** The page's title and headings (one a line). */
-  title: (id: number) => [string, string | null];
+  /** The page's title, headings (one a line) and URL. */
+  title: (id: number) => [string, string | null, string];
 }
 
 /**
@@ -246,12 +251,13 @@ function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: Title
     const all = inTitle(r.id);
     if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return all ? { id: r.id, score: r.score + TIER_TITLE * TIER_SCORE } : r;
     if (all) setChecks--;
-    const [text, headings] = t.title(r.id);
+    const [text, headings, url] = t.title(r.id);
     const title = titleNames(text);
     const level = exactTitleLevel(title, t.words);
     const heading = headingLevel(headings ?? '', t.units, text);
     const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
-    const tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
+    let tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
+    if (level === 2 && pathHolds(url, t.words, t.algorithms)) tier += TIER_PATH_BONUS;
     return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
   });
   return out.sort((a, b) => b.score - a.score);
@@ -374,7 +380,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
         return { word, prefix, idf: inverseFrequency(store, word, prefix) };
       }),
     );
-    const titleRanking: TitleRanking = { words, units: queryUnits(parts), algorithms, title: (id) => s.title.get(id) as [string, string | null] };
+    const titleRanking: TitleRanking = { words, units: queryUnits(parts), algorithms, title: (id) => s.title.get(id) as [string, string | null, string] };
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.

@@ -203,6 +203,22 @@ export function titleScore(title: string | string[][], words: RankWord[], algori
   return score;
 }
 
+/**
+ * Whether the path of a page's address names every word of the query (as the title ranking matches words: the
+ * same word, the same stem, or a longer word for one being typed): `/functions-window.html` for `window functions`.
+ */
+export function pathHolds(url: string, words: RankWord[], algorithms: readonly string[]): boolean {
+  if (!words.length) return false;
+  let path: string;
+  try {
+    path = decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+  const names = foldedWords(path);
+  return words.every((q) => names.some((t) => wordMatch(q, t, algorithms) > 0));
+}
+
 // ---------- headings ----------
 
 /** SECTION_NUMBER in folded (lower-case) text. */

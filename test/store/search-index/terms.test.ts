@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distinctWords, exactTitleLevel, extraTerms, headingLevel, queryUnits, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { distinctWords, exactTitleLevel, extraTerms, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
 import { algorithmFor, stemmable, stemWord } from '../../../src/store/search-index/stems.js';
 import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
 
@@ -76,6 +76,19 @@ describe('identifiers in queries', () => {
     expect(toExpression(parseTerms('proxy pas'), (p) => [p + 's'], undefined, false, joined)).toBe('(("proxy" AND "pass") OR ("proxypass" OR "proxypassreverse"))');
     // Phrases and identifiers are not joined.
     expect(toExpression(parseTerms('"proxy" pass x'), undefined, undefined, false, joined)).toBe('"proxy" AND "pass" AND "x"');
+  });
+});
+
+describe('addresses', () => {
+  it('tells whether a page\'s path names every word of the query (as titles match words)', () => {
+    expect(pathHolds('http://h/docs/functions-window.html', [w('window'), w('functions')], ['english'])).toBe(true);
+    expect(pathHolds('http://h/docs/tutorial-window.html', [w('window'), w('functions')], ['english'])).toBe(false);
+    // The same stem, or a word still being typed.
+    expect(pathHolds('http://h/functions-window.html', [w('window'), w('function')], ['english'])).toBe(true);
+    expect(pathHolds('http://h/functions-window.html', [w('win', true)], [])).toBe(true);
+    // The host is not the path.
+    expect(pathHolds('http://window.example/', [w('window')], [])).toBe(false);
+    expect(pathHolds('not a url', [w('window')], [])).toBe(false);
   });
 });
 
