@@ -13,7 +13,7 @@ import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { completions, documentFrequency, foldWord, indexedPages, joinedForms, stemForms } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
-import { exactTitleLevel, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from './terms.js';
+import { definitionPattern, exactTitleLevel, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from './terms.js';
 import { algorithmFor } from './stems.js';
 
 
@@ -41,6 +41,11 @@ const TIER_HEADING_BONUS = 0.5;
  * address also names every word of the query (`/functions-window.html`) comes first.
  */
 const TIER_PATH_BONUS = 0.25;
+/**
+ * A query that is one identifier (`wal_level`, `pg_terminate_backend`): a page whose text names it followed by a
+ * parenthesis defines it (a setting's "wal_level (enum)", a function's signature) and ranks as if a heading held it.
+ */
+const TIER_DEFINITION_BONUS = 0.5;
 const TIER_SCORE = 1000;
 /** How much the title's own bm25 (terms.ts titleScore) adds to the page's bm25. */
 const TITLE_BOOST = 2;
@@ -77,6 +82,7 @@ interface IndexStatements {
 interface Statements {
   byShape: Map<string, Record<Index, IndexStatements>>;
   page: Database.Statement;
+  content: Database.Statement;
   title: Database.Statement;
   tags: Database.Statement;
   stemmers: Database.Statement;
@@ -90,6 +96,7 @@ function statements(store: Store): Statements {
     s = {
       byShape: new Map(),
       page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
+      content: store.db.prepare('SELECT content FROM pages WHERE id = ?').pluck(),
       title: store.db.prepare('SELECT p.title, h.headings, p.url FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?').raw(),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
       stemmers: store.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck(),
@@ -239,6 +246,8 @@ interface TitleRanking {
   algorithms: readonly string[];
   /** The page's title, headings (one a line) and URL. */
   title: (id: number) => [string, string | null, string];
+  /** When the query is one identifier: whether the page's text defines it (terms.ts definesIdentifier). */
+  defines: ((id: number) => boolean) | null;
 }
 
 /**
@@ -258,6 +267,7 @@ function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: Title
     const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
     let tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
     if (level === 2 && pathHolds(url, t.words, t.algorithms)) tier += TIER_PATH_BONUS;
+    if (t.defines && !level && t.defines(r.id)) tier += TIER_DEFINITION_BONUS;
     return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
   });
   return out.sort((a, b) => b.score - a.score);
@@ -380,7 +390,14 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
         return { word, prefix, idf: inverseFrequency(store, word, prefix) };
       }),
     );
-    const titleRanking: TitleRanking = { words, units: queryUnits(parts), algorithms, title: (id) => s.title.get(id) as [string, string | null, string] };
+    const identifier = parts.length === 1 && parts[0]!.identifier ? definitionPattern(parts[0]!.words) : null;
+    const titleRanking: TitleRanking = {
+      words,
+      units: queryUnits(parts),
+      algorithms,
+      title: (id) => s.title.get(id) as [string, string | null, string],
+      defines: identifier ? (id) => identifier.test((s.content.get(id) as string | undefined) ?? '') : null,
+    };
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.

@@ -219,6 +219,17 @@ export function pathHolds(url: string, words: RankWord[], algorithms: readonly s
   return words.every((q) => names.some((t) => wordMatch(q, t, algorithms) > 0));
 }
 
+/**
+ * The pattern of an identifier's definition in a page's text: the identifier (its words joined by underscores, as
+ * written, any case), not part of a longer one, followed by an opening parenthesis: "wal_level (enum)",
+ * "pg_terminate_backend ( pid integer …". Documentation defines settings and functions so; a mention does not
+ * ("SET wal_level = replica", "wal_level configuration parameter").
+ */
+export function definitionPattern(words: readonly string[]): RegExp {
+  const name = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('_+');
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${name} ?\\(`, 'iu');
+}
+
 // ---------- headings ----------
 
 /** SECTION_NUMBER in folded (lower-case) text. */

@@ -35,6 +35,12 @@ const PAGES = [
     title: '20.3. Connections and Authentication',
     content: `${filler(20)} max_connections (integer) Determines the maximum number of concurrent connections to the database server. Raising max_connections costs shared memory. ${filler(20)}`,
   }),
+  // A setting defined on a long page ("name (type)"), and a short page that only uses it.
+  page('/runtime-config-wal.html', {
+    title: '20.5. Write Ahead Log',
+    content: `${filler(30)} wal_level (enum) wal_level determines how much information is written to the log. ${filler(30)}`,
+  }),
+  page('/sql-altersystem.html', { title: 'ALTER SYSTEM', content: 'Set the wal_level: ALTER SYSTEM SET wal_level = replica; then ALTER SYSTEM RESET wal_level.' }),
   page('/kernel-resources.html', {
     title: '19.4. Managing Kernel Resources',
     content: `${filler(20)} Semaphores: one per allowed connection (max_connections) and autovacuum worker. ${filler(20)}`,
@@ -106,6 +112,8 @@ describe('ranking', () => {
     expect(first('DirectoryIndex', 1)).toEqual(['/mod/mod_dir.html']);
     expect(all('directory index')).toContain('/mod/mod_dir.html');
     expect(first('max_connections', 1)).toEqual(['/runtime-config-connection.html']);
+    // The page that defines an identifier ("wal_level (enum)") before a shorter one that only uses it.
+    expect(first('wal_level', 2)).toEqual(['/runtime-config-wal.html', '/sql-altersystem.html']);
     expect(all('connections')).toEqual(expect.arrayContaining(['/runtime-config-connection.html', '/kernel-resources.html']));
     // An option is found by its word (the index has no token for the dashes).
     expect(all('--force')).toEqual(expect.arrayContaining(['/cli.html', '/force.html']));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distinctWords, exactTitleLevel, extraTerms, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { definitionPattern, distinctWords, exactTitleLevel, extraTerms, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
 import { algorithmFor, stemmable, stemWord } from '../../../src/store/search-index/stems.js';
 import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
 
@@ -89,6 +89,20 @@ describe('addresses', () => {
     // The host is not the path.
     expect(pathHolds('http://window.example/', [w('window')], [])).toBe(false);
     expect(pathHolds('not a url', [w('window')], [])).toBe(false);
+  });
+});
+
+describe('definitions of identifiers', () => {
+  it('finds an identifier followed by a parenthesis, as settings and functions are defined', () => {
+    const wal = definitionPattern(['wal', 'level']);
+    expect(wal.test('Settings wal_level (enum) wal_level determines')).toBe(true);
+    expect(wal.test('WAL_LEVEL(enum)')).toBe(true);
+    expect(definitionPattern(['pg', 'terminate', 'backend']).test('pg_terminate_backend ( pid integer )')).toBe(true);
+    // Mentions are no definitions, nor is a longer identifier.
+    expect(wal.test('ALTER SYSTEM SET wal_level = replica; wal_level configuration parameter')).toBe(false);
+    expect(wal.test('max_wal_level (enum)')).toBe(false);
+    // Whatever the words, the pattern is a valid one that matches them literally.
+    expect(definitionPattern(['a+b', '(c']).test('a+b_(c (')).toBe(true);
   });
 });
 
