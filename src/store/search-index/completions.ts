@@ -138,6 +138,8 @@ export function documentFrequency(store: Store, term: string): number {
 
 /** A word is also searched as at most this many indexed words of its stem (the most frequent: each costs its doclist in every search). */
 export const MAX_STEM_FORMS = 2;
+/** A word on more than this many pages is searched without its other forms (see stemForms). */
+export const COMMON_WORD_PAGES = 5_000;
 
 /** The longest common prefix of two strings. */
 function commonPrefix(a: string, b: string): string {
@@ -162,7 +164,9 @@ export function stemForms(store: Store, word: string, algorithms: readonly strin
   if (hit) return hit;
   const df = documentFrequency(store, word);
   const found: [string, number][] = [];
-  for (const a of algorithms) {
+  // A word on more than COMMON_WORD_PAGES pages is searched as typed: its other forms would add pages to an answer
+  // already longer than anyone reads, and each is one more long doclist to read in every such search.
+  for (const a of df > COMMON_WORD_PAGES ? [] : algorithms) {
     const stem = stemWord(a, word);
     let prefix = commonPrefix(stem, word);
     // Two letters in common are no kinship (a stemmer of another language may cut an English word down to them).
