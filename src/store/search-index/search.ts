@@ -246,7 +246,7 @@ interface TitleRanking {
   algorithms: readonly string[];
   /** The page's title, headings (one a line) and URL. */
   title: (id: number) => [string, string | null, string];
-  /** When the query is one identifier: whether the page's text defines it (terms.ts definesIdentifier). */
+  /** When the query is one identifier: whether the page's text defines it (terms.ts definitionPattern). */
   defines: ((id: number) => boolean) | null;
 }
 
