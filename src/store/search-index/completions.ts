@@ -7,6 +7,7 @@
 // reads lazily. Lookups are cached until the index changes.
 import type Database from 'better-sqlite3';
 import type { Store } from '../store.js';
+import { stemWord, stemmable } from './stems.js';
 
 /** A prefix stands for at most this many of its completions, the most frequent ones. */
 export const MAX_COMPLETIONS = 64;
@@ -15,6 +16,8 @@ const CACHE_SIZE = 2000;
 export interface Completions {
   /** Most frequent first. */
   terms: string[];
+  /** The pages each term is on. */
+  counts: number[];
   /** Sum of the pages each term is on: at least the number of pages the prefix matches. */
   pages: number;
 }
@@ -30,6 +33,8 @@ interface Cache {
   rows: number;
   entries: Map<string, Completions>;
   frequencies: Map<string, number>;
+  /** stemForms' answers, by stemmers and word. */
+  forms: Map<string, string[]>;
 }
 
 const caches = new WeakMap<Store, Cache>();
@@ -47,6 +52,7 @@ function cacheOf(store: Store): Cache {
       rows: 0,
       entries: new Map(),
       frequencies: new Map(),
+      forms: new Map(),
     };
     caches.set(store, c);
   }
@@ -85,6 +91,7 @@ function fresh(store: Store): Cache {
   if (!version || !c.version || !version.equals(c.version)) {
     c.entries.clear();
     c.frequencies.clear();
+    c.forms.clear();
     c.version = version;
     const averages = c.averages.get() as Buffer | undefined;
     c.rows = averages ? readVarint(averages) : 0;
@@ -111,7 +118,7 @@ export function completions(store: Store, prefix: string): Completions {
     return hit;
   }
   const rows = (c.vocab.all(prefix, upperBound(prefix)) as [string, number][]).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, MAX_COMPLETIONS);
-  const found: Completions = { terms: rows.map((r) => r[0]), pages: rows.reduce((n, r) => n + r[1], 0) };
+  const found: Completions = { terms: rows.map((r) => r[0]), counts: rows.map((r) => r[1]), pages: rows.reduce((n, r) => n + r[1], 0) };
   if (c.entries.size >= CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
   c.entries.set(prefix, found);
   return found;
@@ -127,4 +134,61 @@ export function documentFrequency(store: Store, term: string): number {
     c.frequencies.set(term, df);
   }
   return df;
+}
+
+/** A word is also searched as at most this many indexed words of its stem (the most frequent: each costs its doclist in every search). */
+export const MAX_STEM_FORMS = 2;
+/** A word on more than this many pages is searched without its other forms (see stemForms). */
+export const COMMON_WORD_PAGES = 5_000;
+
+/** The longest common prefix of two strings. */
+function commonPrefix(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+}
+
+/**
+ * The indexed words, other than `word` itself (folded), that share its stem in one of `algorithms` and are on at
+ * least as many pages as the word, most frequent first, at most MAX_STEM_FORMS: `functions` → function, `vacuuming`
+ * → vacuum. A rarer form is left out: bm25 weighs a term by its rarity, so it would outrank the word itself (and
+ * a word typed last already matches the longer words it starts). Found among the completions of the part the word
+ * and its stem share, less its last letter (a stem may end where its words differ: `happi` of happy). Call inside
+ * the search's read transaction; cached as completions are.
+ */
+export function stemForms(store: Store, word: string, algorithms: readonly string[]): string[] {
+  if (!algorithms.length || !stemmable(word)) return [];
+  const c = fresh(store);
+  const key = `${algorithms.join(',')}:${word}`;
+  const hit = c.forms.get(key);
+  if (hit) return hit;
+  const df = documentFrequency(store, word);
+  const found: [string, number][] = [];
+  // A word on more than COMMON_WORD_PAGES pages is searched as typed: its other forms would add pages to an answer
+  // already longer than anyone reads, and each is one more long doclist to read in every such search.
+  for (const a of df > COMMON_WORD_PAGES ? [] : algorithms) {
+    const stem = stemWord(a, word);
+    let prefix = commonPrefix(stem, word);
+    // Two letters in common are no kinship (a stemmer of another language may cut an English word down to them).
+    if (prefix.length < 3) continue;
+    if (prefix.length >= 4) prefix = prefix.slice(0, -1);
+    const { terms, counts } = completions(store, prefix);
+    terms.forEach((t, i) => {
+      if (counts[i]! >= df && t !== word && !found.some((f) => f[0] === t) && stemWord(a, t) === stem) found.push([t, counts[i]!]);
+    });
+  }
+  const forms = found.sort((x, y) => y[1] - x[1]).slice(0, MAX_STEM_FORMS).map((f) => f[0]);
+  if (c.forms.size >= CACHE_SIZE) c.forms.delete(c.forms.keys().next().value!);
+  c.forms.set(key, forms);
+  return forms;
+}
+
+/**
+ * The indexed words that are `words` (folded) written together, the last one maybe still being typed: `proxy pass`
+ * → proxypass (and proxypassreverse…). The index holds a camelCase identifier as one word.
+ */
+export function joinedForms(store: Store, words: readonly string[], prefix: boolean): string[] {
+  const joined = words.join('');
+  if (prefix) return completions(store, joined).terms.slice(0, MAX_STEM_FORMS);
+  return documentFrequency(store, joined) ? [joined] : [];
 }

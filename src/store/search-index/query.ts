@@ -90,8 +90,14 @@ function ftsString(text: string): string {
  */
 export type Expand = (prefix: string) => string[];
 
-/** The other forms a whole word is also searched as (its stems, see terms.ts), not the word itself. */
+/** The other forms a whole word is also searched as (the index's words of the same stem, see stems.ts), not the word itself. */
 export type Variants = (word: string) => string[];
+
+/**
+ * The index's words that are the given words written together, the last maybe still being typed (`proxy pass` →
+ * proxypass): a camelCase identifier is one word to the index. None when there are none.
+ */
+export type Joined = (words: string[], prefix: boolean) => string[];
 
 function partExpression(p: QueryPart, expand?: Expand, variants?: Variants, rank = false): string {
   const matched = matchExpression(p, expand, variants);
@@ -101,12 +107,14 @@ function partExpression(p: QueryPart, expand?: Expand, variants?: Variants, rank
   return parts.length ? `(${matched} AND (${parts.map(ftsString).join(' OR ')}))` : matched;
 }
 
+/** A word and its other forms, any of which matches. */
+function withForms(word: string, others: string[]): string {
+  return others.length ? `(${[word, ...others].map(ftsString).join(' OR ')})` : ftsString(word);
+}
+
 function matchExpression(p: QueryPart, expand?: Expand, variants?: Variants): string {
   const phrase = p.words.join(' ');
-  if (!p.prefix) {
-    const others = !p.phrase && variants ? variants(phrase) : [];
-    return others.length ? `(${[phrase, ...others].map(ftsString).join(' OR ')})` : ftsString(phrase);
-  }
+  if (!p.prefix) return withForms(phrase, !p.phrase && variants ? variants(phrase) : []);
   const last = p.words.at(-1)!;
   const completed = expand ? expand(last) : [];
   const head = p.words.slice(0, -1).join(' ');
@@ -117,10 +125,32 @@ function matchExpression(p: QueryPart, expand?: Expand, variants?: Variants): st
   return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
 }
 
-/** `rank`: the expression that ranks the matches of the other (the same pages; identifiers' parts also scored). */
-export function toExpression(parts: QueryPart[], expand?: Expand, variants?: Variants, rank = false): string | null {
+/** A single word typed as such: no phrase, no identifier. */
+const plainWord = (p: QueryPart | undefined): p is QueryPart => !!p && !p.phrase && !p.identifier && p.words.length === 1;
+
+/**
+ * `rank`: the expression that ranks the matches of the other (the same pages; identifiers' parts also scored).
+ * `joined`: two words in a row also match the index's word that is both written together (`proxy pass` finds
+ * ProxyPass).
+ */
+export function toExpression(parts: QueryPart[], expand?: Expand, variants?: Variants, rank = false, joined?: Joined): string | null {
   if (!parts.length) return null;
-  return parts.map((p) => partExpression(p, expand, variants, rank)).join(' AND ');
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    const next = parts[i + 1];
+    const own = partExpression(p, expand, variants, rank);
+    if (joined && plainWord(p) && plainWord(next)) {
+      const together = joined([p.words[0]!, next.words[0]!], next.prefix);
+      if (together.length) {
+        out.push(`((${own} AND ${partExpression(next, expand, variants, rank)}) OR ${withForms(together[0]!, together.slice(1))})`);
+        i++;
+        continue;
+      }
+    }
+    out.push(own);
+  }
+  return out.join(' AND ');
 }
 
 export function buildQuery(terms: string, expand?: Expand, variants?: Variants): BuiltQuery {

@@ -11,18 +11,16 @@ import type { Store } from '../store.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
 import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
-import { completions, documentFrequency, foldWord, indexedPages } from './completions.js';
+import { completions, documentFrequency, foldWord, indexedPages, joinedForms, stemForms } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
-import { algorithmFor, exactTitleLevel, headingLevel, queryUnits, queryVariants, titleNames, titleScore, type RankWord } from './terms.js';
+import { definitionPattern, exactTitleLevel, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from './terms.js';
+import { algorithmFor } from './stems.js';
 
 
-/**
- * bm25 column weights of pages_fts (title, superwords, tags, content, title_terms, terms): a word in the title or
- * superwords counts most; a stem or identifier part (the *_terms columns) counts half as much as the word itself.
- */
-export const BM25_WEIGHTS = [10, 20, 2, 1, 5, 0.5] as const;
-/** bm25 column weights of pages_title_fts (title, superwords, title_terms). */
-const TITLE_WEIGHTS = [10, 20, 5] as const;
+/** bm25 column weights of pages_fts (title, superwords, tags, content): a word in the title or superwords counts most. */
+export const BM25_WEIGHTS = [10, 20, 2, 1] as const;
+/** bm25 column weights of pages_title_fts (title, superwords). */
+const TITLE_WEIGHTS = [10, 20] as const;
 /**
  * Tiers above the score: a page whose title is the query word for word (or its leading part before " - ", " | ",
  * …; see terms.ts) comes first, then one whose title is the query up to a last word still being typed, then
@@ -38,6 +36,16 @@ const TIER_TITLE = 1;
  */
 const TIER_EXACT_HEADING = 2;
 const TIER_HEADING_BONUS = 0.5;
+/**
+ * Two pages may be titled exactly the query (a tutorial's "Window Functions" and the reference's): the one whose
+ * address also names every word of the query (`/functions-window.html`) comes first.
+ */
+const TIER_PATH_BONUS = 0.25;
+/**
+ * A query that is one identifier (`wal_level`, `pg_terminate_backend`): a page whose text names it followed by a
+ * parenthesis defines it (a setting's "wal_level (enum)", a function's signature) and ranks as if a heading held it.
+ */
+const TIER_DEFINITION_BONUS = 0.5;
 const TIER_SCORE = 1000;
 /** How much the title's own bm25 (terms.ts titleScore) adds to the page's bm25. */
 const TITLE_BOOST = 2;
@@ -74,6 +82,7 @@ interface IndexStatements {
 interface Statements {
   byShape: Map<string, Record<Index, IndexStatements>>;
   page: Database.Statement;
+  content: Database.Statement;
   title: Database.Statement;
   tags: Database.Statement;
   stemmers: Database.Statement;
@@ -87,7 +96,8 @@ function statements(store: Store): Statements {
     s = {
       byShape: new Map(),
       page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
-      title: store.db.prepare('SELECT p.title, h.headings FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?').raw(),
+      content: store.db.prepare('SELECT content FROM pages WHERE id = ?').pluck(),
+      title: store.db.prepare('SELECT p.title, h.headings, p.url FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?').raw(),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
       stemmers: store.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck(),
     };
@@ -206,8 +216,9 @@ function rankBroad(
     return ids.length ? rank(main, rankBind, ids[0]!, ids.at(-1)!, ids) : [];
   };
   const titleBlock = (k: number): Ranked[] => {
-    // The titles index is small: its full expression ranks cheaply.
-    if (titleTotal <= RANK_BLOCK) return withTitles(rank(titles, bind, ALL.lo, ALL.hi), () => true, titleRanking);
+    // The titles index is small: its full expression ranks cheaply. Every title there holds every word; the best
+    // TITLE_CHECKS of them by the titles' bm25 (short titles first: the exact title among them) are read.
+    if (titleTotal <= RANK_BLOCK) return withTitles(rank(titles, bind, ALL.lo, ALL.hi), () => true, titleRanking, 0);
     const ids = blockIds(titles, null, bind, k);
     return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
   };
@@ -233,27 +244,30 @@ interface TitleRanking {
   /** The query as headingLevel takes it. */
   units: string[];
   algorithms: readonly string[];
-  /** The page's title and headings (one a line). */
-  title: (id: number) => [string, string | null];
+  /** The page's title, headings (one a line) and URL. */
+  title: (id: number) => [string, string | null, string];
+  /** When the query is one identifier: whether the page's text defines it (terms.ts definitionPattern). */
+  defines: ((id: number) => boolean) | null;
 }
 
 /**
  * The ranked rows (best bm25 first) re-ranked with their titles: tiers first (see TIER_EXACT_TITLE), then bm25
  * plus TITLE_BOOST times the title's own score. `inTitle`: the page's title or superwords hold every word. Only
- * the first TITLE_CHECKS rows and TITLE_SET_CHECKS of those in `inTitle` have their title read.
+ * the first TITLE_CHECKS rows and `setChecks` of those in `inTitle` have their title read.
  */
-function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: TitleRanking): Ranked[] {
-  let setChecks = TITLE_SET_CHECKS;
+function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: TitleRanking, setChecks = TITLE_SET_CHECKS): Ranked[] {
   const out = ranked.map((r, i) => {
     const all = inTitle(r.id);
     if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return all ? { id: r.id, score: r.score + TIER_TITLE * TIER_SCORE } : r;
     if (all) setChecks--;
-    const [text, headings] = t.title(r.id);
+    const [text, headings, url] = t.title(r.id);
     const title = titleNames(text);
     const level = exactTitleLevel(title, t.words);
     const heading = headingLevel(headings ?? '', t.units, text);
     const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
-    const tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
+    let tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
+    if (level === 2 && pathHolds(url, t.words, t.algorithms)) tier += TIER_PATH_BONUS;
+    if (t.defines && !level && t.defines(r.id)) tier += TIER_DEFINITION_BONUS;
     return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
   });
   return out.sort((a, b) => b.score - a.score);
@@ -281,30 +295,43 @@ function parseMeta(json: string | null): Partial<PageMeta> {
 const BROAD_PREFIX_SHARE = 0.25;
 
 /**
- * The MATCH expression of the search, and the one that ranks its matches. bm25 first reads the whole doclist of
- * every term of the expression it ranks (for their document frequency): for a last word that is a broad prefix
- * ("stat" → statement, statistics, state, status, …) that is most of the index, for a word still being typed.
- * So a broad prefix does not take part in the ranking: the other words rank the matches, or, when it is the
- * only word, the word itself does (or its most frequent completion, when the word is not one yet); pages
- * without that word come after the others of their block, in index order.
+ * The MATCH expression of the search, and the ones that rank its matches. A whole word is searched with the index's
+ * words of its stem (stemForms), two words in a row also as one (`proxy pass`: proxypass).
+ *
+ * bm25 first reads the whole doclist of every term of the expression it ranks (for their document frequency), on
+ * every call. So a broad answer (over RANK_ALL matches, ranked a block at a time) is ranked by the words as typed,
+ * without their other forms (`broadRankExpression`): a page that has only another form of a word comes after the
+ * scored pages of its block. And a broad prefix does not take part in the ranking at all ("stat" → statement,
+ * statistics, state, status, …: most of the index, for a word still being typed): the other words rank the
+ * matches, or, when it is the only word, the word itself does (or its most frequent completion, when the word is
+ * not one yet). `sameMatches`: the (small answer's) rank expression matches exactly the pages the search does.
  */
-function queryExpressions(store: Store, parts: QueryPart[], algorithms: readonly string[]): { expression: string; rankExpression: string } {
+function queryExpressions(
+  store: Store,
+  parts: QueryPart[],
+  algorithms: readonly string[],
+): { expression: string; rankExpression: string; broadRankExpression: string; sameMatches: boolean } {
   let broad: { word: string; terms: string[] } | null = null;
-  const variants = (word: string) => queryVariants(word, algorithms);
+  const variants = (word: string) => stemForms(store, foldWord(word), algorithms);
+  const joined = (words: string[], prefix: boolean) => joinedForms(store, words.map(foldWord), prefix);
   const expand = (prefix: string) => {
     const word = foldWord(prefix);
     const found = completions(store, word);
     if (found.pages >= indexedPages(store) * BROAD_PREFIX_SHARE) broad = { word, terms: found.terms };
     return found.terms;
   };
-  const expression = toExpression(parts, expand, variants);
-  if (!broad) return { expression: expression!, rankExpression: parts.some((p) => p.identifier) ? toExpression(parts, expand, variants, true)! : expression! };
+  const expression = toExpression(parts, expand, variants, false, joined)!;
+  if (!broad) {
+    const rankExpression = parts.some((p) => p.identifier) ? toExpression(parts, expand, variants, true, joined)! : expression;
+    return { expression, rankExpression, broadRankExpression: toExpression(parts, expand, undefined, true, joined)!, sameMatches: true };
+  }
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
   const rankWord = terms.includes(word) ? word : terms[0]!;
   const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
-  return { expression: expression!, rankExpression: toExpression(rankParts, undefined, variants, true)! };
+  const rankExpression = toExpression(rankParts, undefined, variants, true, joined)!;
+  return { expression, rankExpression, broadRankExpression: toExpression(rankParts, undefined, undefined, true, joined)!, sameMatches: false };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -354,7 +381,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
     // stemmer the index uses.
     const filtered = lang === undefined ? null : algorithmFor(lang);
     const algorithms = lang === undefined ? (s.stemmers.all() as string[]) : filtered ? [filtered] : [];
-    const { expression, rankExpression } = queryExpressions(store, parts, algorithms);
+    const { expression, rankExpression, broadRankExpression, sameMatches } = queryExpressions(store, parts, algorithms);
     const last = parts.at(-1)!;
     const words: RankWord[] = parts.flatMap((part) =>
       part.words.map((w, i) => {
@@ -363,7 +390,14 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
         return { word, prefix, idf: inverseFrequency(store, word, prefix) };
       }),
     );
-    const titleRanking: TitleRanking = { words, units: queryUnits(parts), algorithms, title: (id) => s.title.get(id) as [string, string | null] };
+    const identifier = parts.length === 1 && parts[0]!.identifier ? definitionPattern(parts[0]!.words) : null;
+    const titleRanking: TitleRanking = {
+      words,
+      units: queryUnits(parts),
+      algorithms,
+      title: (id) => s.title.get(id) as [string, string | null, string],
+      defines: identifier ? (id) => identifier.test((s.content.get(id) as string | undefined) ?? '') : null,
+    };
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
     // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
@@ -375,7 +409,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
       if (total <= RANK_ALL) {
         // The rank statement over every rowid returns every match: no list of them is needed first.
         let all: Ranked[];
-        if (rankExpression === expression) all = rank(main, rankBind, ALL.lo, ALL.hi);
+        if (sameMatches) all = rank(main, rankBind, ALL.lo, ALL.hi);
         else {
           const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
           all = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids);
@@ -384,7 +418,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
         const inTitle = new Set(st.pages_title_fts.idsIn.all({ ...bind, ...ALL }) as number[]);
         ranked = withTitles(all, (id) => inTitle.has(id), titleRanking).slice(p.from, p.from + p.size);
       } else {
-        ranked = rankBroad(st, bind, rankBind, p.from, p.size, firstIds.slice(0, RANK_BLOCK), titleRanking);
+        ranked = rankBroad(st, bind, { ...bind, q: broadRankExpression }, p.from, p.size, firstIds.slice(0, RANK_BLOCK), titleRanking);
       }
     }
     // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.

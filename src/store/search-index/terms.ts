@@ -1,66 +1,14 @@
-// The words a page is found by besides its own: Snowball stems in the page's language and the parts of
-// camelCase identifiers. Pure apart from a cache of stems; computed in JS when a page is written (the index's
-// triggers call it as the SQL function svc_terms) and when a query is built.
+// Titles and headings as the ranking reads them, and the SQL functions of the index's migrations.
 //
-// The index keeps every word exactly as today (unicode61: `pg_dump` is the words `pg` `dump`, `ProxyPass` the
-// word `proxypass`); these extra terms go into columns of their own, so a query word matches its own form in
-// the text and, with a lower weight, any word with the same stem: exact matches rank above stem-only ones.
+// The index keeps every word as written (unicode61: `pg_dump` is the words `pg` `dump`, `ProxyPass` the word
+// `proxypass`). extraTerms (a page's stems and camelCase parts, as the SQL function svc_terms) is what migration 4
+// indexed in columns of their own; migration 13 dropped them (stems are found at query time, see stems.ts), and
+// the function stays only so that a database older than migration 4 can still be brought up to date.
 import type Database from 'better-sqlite3';
-import snowball from 'snowball-stemmers';
 import { foldWord } from './completions.js';
 import { TOKEN_RE, WORD_RE } from './query.js';
+import { algorithmFor, stemWord } from './stems.js';
 
-/** Snowball algorithm per primary language subtag. */
-const ALGORITHMS: Record<string, string> = {
-  ar: 'arabic', hy: 'armenian', eu: 'basque', ca: 'catalan', cs: 'czech', da: 'danish', nl: 'dutch', en: 'english', fi: 'finnish',
-  fr: 'french', de: 'german', hu: 'hungarian', it: 'italian', ga: 'irish', no: 'norwegian', nb: 'norwegian', nn: 'norwegian',
-  pt: 'portuguese', ro: 'romanian', ru: 'russian', es: 'spanish', sl: 'slovene', sv: 'swedish', ta: 'tamil', tr: 'turkish',
-};
-/** A page that does not say its language is stemmed as English: most sites that omit `lang` are written in it. */
-const DEFAULT_ALGORITHM = 'english';
-
-/** Stems per algorithm (a Snowball stemmer costs about 10 µs a word; the vocabulary of a site is small). */
-const CACHE_LIMIT = 50_000;
-interface Stemmer {
-  stem(word: string): string;
-}
-const stemmers = new Map<string, Stemmer>();
-
-/** The Snowball algorithm for a page language ("en", "sv-FI", null), or null when there is none for it. */
-export function algorithmFor(language: string | null | undefined): string | null {
-  if (language === null || language === undefined || language === '') return DEFAULT_ALGORITHM;
-  return ALGORITHMS[language.toLowerCase().split(/[-_]/)[0]!] ?? null;
-}
-
-function stemmer(algorithm: string): Stemmer {
-  let s = stemmers.get(algorithm);
-  if (!s) {
-    const impl = snowball.newStemmer(algorithm);
-    const cache = new Map<string, string>();
-    s = {
-      stem(word) {
-        let out = cache.get(word);
-        if (out === undefined) {
-          out = impl.stem(word);
-          if (cache.size >= CACHE_LIMIT) cache.clear();
-          cache.set(word, out);
-        }
-        return out;
-      },
-    };
-    stemmers.set(algorithm, s);
-  }
-  return s;
-}
-
-/** The stem of a lower-case word in a Snowball algorithm; the word itself when it is no word to stem. */
-function stemWord(algorithm: string, word: string): string {
-  return STEMMABLE.test(word) && word.length <= MAX_STEM_CHARS ? stemmer(algorithm).stem(word) : word;
-}
-
-/** Only words of letters (and marks) have stems; numbers and codes stay as they are. */
-const STEMMABLE = /^[\p{L}\p{M}]+$/u;
-const MAX_STEM_CHARS = 40;
 /** A word with a lower-case letter followed by an upper-case one: ProxyPass, DirectoryIndex, maxConnections. */
 const CAMEL_RE = /\p{Ll}\p{Lu}/u;
 const CAMEL_PART_RE = /\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}+/gu;
@@ -164,21 +112,6 @@ export function distinctWords(text: string, max: number): Set<string> {
   return words;
 }
 
-/**
- * The other forms a query word is searched as (lower case, not the word itself): its stem in each of the
- * given algorithms. The index holds a page's stems only where they differ from the word, and holds the word
- * itself otherwise, so searching the word or its stem finds every page with a word of that stem.
- */
-export function queryVariants(word: string, algorithms: readonly string[]): string[] {
-  const lower = word.toLowerCase();
-  const out: string[] = [];
-  for (const a of algorithms) {
-    const stem = stemWord(a, lower);
-    if (stem && stem !== lower && !out.includes(stem)) out.push(stem);
-  }
-  return out;
-}
-
 /** The SQL functions the index's triggers call; every connection that writes pages registers them. */
 export function registerTermFunctions(db: Database.Database): void {
   db.function('svc_terms', { deterministic: true }, (language: unknown, text: unknown) =>
@@ -268,6 +201,33 @@ export function titleScore(title: string | string[][], words: RankWord[], algori
     score += q.idf * m * norm;
   }
   return score;
+}
+
+/**
+ * Whether the path of a page's address names every word of the query (as the title ranking matches words: the
+ * same word, the same stem, or a longer word for one being typed): `/functions-window.html` for `window functions`.
+ */
+export function pathHolds(url: string, words: RankWord[], algorithms: readonly string[]): boolean {
+  if (!words.length) return false;
+  let path: string;
+  try {
+    path = decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+  const names = foldedWords(path);
+  return words.every((q) => names.some((t) => wordMatch(q, t, algorithms) > 0));
+}
+
+/**
+ * The pattern of an identifier's definition in a page's text: the identifier (its words joined by underscores, as
+ * written, any case), not part of a longer one, followed by an opening parenthesis: "wal_level (enum)",
+ * "pg_terminate_backend ( pid integer …". Documentation defines settings and functions so; a mention does not
+ * ("SET wal_level = replica", "wal_level configuration parameter").
+ */
+export function definitionPattern(words: readonly string[]): RegExp {
+  const name = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('_+');
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${name} ?\\(`, 'iu');
 }
 
 // ---------- headings ----------

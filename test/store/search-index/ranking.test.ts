@@ -35,6 +35,12 @@ const PAGES = [
     title: '20.3. Connections and Authentication',
     content: `${filler(20)} max_connections (integer) Determines the maximum number of concurrent connections to the database server. Raising max_connections costs shared memory. ${filler(20)}`,
   }),
+  // A setting defined on a long page ("name (type)"), and a short page that only uses it.
+  page('/runtime-config-wal.html', {
+    title: '20.5. Write Ahead Log',
+    content: `${filler(30)} wal_level (enum) wal_level determines how much information is written to the log. ${filler(30)}`,
+  }),
+  page('/sql-altersystem.html', { title: 'ALTER SYSTEM', content: 'Set the wal_level: ALTER SYSTEM SET wal_level = replica; then ALTER SYSTEM RESET wal_level.' }),
   page('/kernel-resources.html', {
     title: '19.4. Managing Kernel Resources',
     content: `${filler(20)} Semaphores: one per allowed connection (max_connections) and autovacuum worker. ${filler(20)}`,
@@ -43,6 +49,8 @@ const PAGES = [
   page('/sql-createtablespace.html', { title: 'CREATE TABLESPACE', content: 'CREATE TABLESPACE defines a tablespace, where to create a table.' }),
   page('/sql-createtableas.html', { title: 'CREATE TABLE AS', content: 'CREATE TABLE AS creates a table from a query.' }),
   page('/functions-window.html', { title: '9.22. Window Functions', content: `Window functions compute over a window frame. ${filler(10)}` }),
+  // A tutorial titled the same, short and full of the words: the reference named by its address comes first.
+  page('/tutorial-window.html', { title: '3.5. Window Functions', content: 'Window functions: a window function call. Window functions, window functions.' }),
   page('/sql-expressions.html', {
     title: '4.2. Value Expressions',
     content: 'Window function calls: a window function applies to window functions frames; window functions window functions window functions.',
@@ -104,6 +112,8 @@ describe('ranking', () => {
     expect(first('DirectoryIndex', 1)).toEqual(['/mod/mod_dir.html']);
     expect(all('directory index')).toContain('/mod/mod_dir.html');
     expect(first('max_connections', 1)).toEqual(['/runtime-config-connection.html']);
+    // The page that defines an identifier ("wal_level (enum)") before a shorter one that only uses it.
+    expect(first('wal_level', 2)).toEqual(['/runtime-config-wal.html', '/sql-altersystem.html']);
     expect(all('connections')).toEqual(expect.arrayContaining(['/runtime-config-connection.html', '/kernel-resources.html']));
     // An option is found by its word (the index has no token for the dashes).
     expect(all('--force')).toEqual(expect.arrayContaining(['/cli.html', '/force.html']));
@@ -112,7 +122,7 @@ describe('ranking', () => {
   it('ranks an exact title first, then titles holding every word, then body mentions', () => {
     expect(first('create table', 1)).toEqual(['/sql-createtable.html']);
     expect(first('create table', 3).sort()).toEqual(['/sql-createtable.html', '/sql-createtableas.html', '/sql-createtablespace.html']);
-    expect(first('window functions', 2)).toEqual(['/functions-window.html', '/sql-expressions.html']);
+    expect(first('window functions', 3)).toEqual(['/functions-window.html', '/tutorial-window.html', '/sql-expressions.html']);
     expect(first('how to enable htaccess', 1)).toEqual(['/howto/htaccess.html']);
     expect(first('vacuum', 1)).toEqual(['/sql-vacuum.html']);
   });
@@ -128,8 +138,11 @@ describe('ranking', () => {
     // "hästen" and "hästarnas" share the stem "häst", "byggde" and "byggdes" the stem "bygg".
     expect(first('hästen', 1, { lang: 'sv' })).toEqual(['/sv/husen.html']);
     expect(first('byggde', 1)).toEqual(['/sv/husen.html']);
-    // "walking" has the stem "walk", as "walked" has on an English page; a Japanese page has no stems.
-    expect(all('walking')).toEqual(['/walks.html']);
+    // "walking" is searched as the index's words of its stem in each stemmer the index uses ("walked", on any page);
+    // with `lang`, in that language's stemmer only, and Japanese has none.
+    expect(all('walking').sort()).toEqual(['/ja/walkers.html', '/walks.html']);
+    expect(all('walking', { lang: 'ja' })).toEqual([]);
+    expect(all('walked', { lang: 'ja' })).toEqual(['/ja/walkers.html']);
     expect(all('walked').sort()).toEqual(['/ja/walkers.html', '/walks.html']);
   });
 

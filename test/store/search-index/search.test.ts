@@ -275,12 +275,13 @@ describe('a last word that is a broad prefix', () => {
   });
   afterAll(() => z.close());
 
-  it('still matches every completion, and ranks by the word itself (or its most frequent completion) and its stem', () => {
+  it('still matches every completion, and ranks by the word itself (or its most frequent completion)', () => {
     for (const terms of ['zebr', 'zebra']) {
       const r = searchPages(z.store, terms, { size: 100 });
       expect(r.total).toBe(30);
-      // "zebras" has the stem "zebra": those pages are scored too, below every page with the word itself.
-      expect(r.hits.every((h) => h.score > 0)).toBe(true);
+      // "zebras" has the stem of "zebra" but is rarer (bm25 would weigh it above the word itself): those pages
+      // match, after every page with the word itself.
+      expect(r.hits.slice(0, 20).every((h) => h.score > 0)).toBe(true);
       expect(urls(r).slice(0, 20).every((u) => u.startsWith('/z/'))).toBe(true);
       expect(urls(r).slice(20).every((u) => u.startsWith('/zs/'))).toBe(true);
     }

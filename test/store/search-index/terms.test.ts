@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { algorithmFor, distinctWords, exactTitleLevel, extraTerms, headingLevel, queryUnits, queryVariants, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { definitionPattern, distinctWords, exactTitleLevel, extraTerms, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import { algorithmFor, stemmable, stemWord } from '../../../src/store/search-index/stems.js';
 import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
 
 const terms = (text: string, lang: string | null) => extraTerms(text, lang).split(' ').filter(Boolean).sort();
@@ -35,10 +36,15 @@ describe('extra terms of a page (stems and identifier parts)', () => {
     expect(() => extraTerms('\u0000\uffff\ud800 '.repeat(1000), 'sv')).not.toThrow();
   });
 
-  it('gives a query word its stems in each stemmer of the index, not the word itself', () => {
-    expect(queryVariants('Functions', ['english'])).toEqual(['function']);
-    expect(queryVariants('husen', ['english', 'swedish'])).toEqual(['hus']);
-    expect(queryVariants('index', ['english'])).toEqual([]);
+});
+
+describe('stems of query words', () => {
+  it('stems a word in each language\'s Snowball algorithm, and only words of letters', () => {
+    expect(stemWord('english', 'functions')).toBe('function');
+    expect(stemWord('swedish', 'husen')).toBe('hus');
+    expect(stemWord('english', 'index')).toBe('index');
+    expect(stemmable('x86')).toBe(false);
+    expect(stemWord('english', 'x86')).toBe('x86');
   });
 });
 
@@ -55,11 +61,48 @@ describe('identifiers in queries', () => {
     expect(toExpression(parseTerms('shared_buff'))).toBe('"shared buff"*');
   });
 
-  it('treats an option as its word and stems plain words, not phrases', () => {
+  it('treats an option as its word and searches plain words with their other forms, not phrases', () => {
     expect(buildQuery('--force').expression).toBe('"force"*');
-    const variants = (word: string) => queryVariants(word, ['english']);
-    expect(buildQuery('vacuuming tables now', undefined, variants).expression).toBe('("vacuuming" OR "vacuum") AND ("tables" OR "tabl") AND "now"*');
+    // The forms come from the index's vocabulary (completions.ts stemForms); here a fixed list.
+    const forms: Record<string, string[]> = { vacuuming: ['vacuum', 'vacuumed'], tables: ['table'] };
+    const variants = (word: string) => forms[word] ?? [];
+    expect(buildQuery('vacuuming tables now', undefined, variants).expression).toBe('("vacuuming" OR "vacuum" OR "vacuumed") AND ("tables" OR "table") AND "now"*');
     expect(buildQuery('"vacuuming tables"', undefined, variants).expression).toBe('"vacuuming tables"');
+  });
+
+  it('also matches two words in a row as the one word they make together (a camelCase identifier)', () => {
+    const joined = (words: string[], prefix: boolean) => (words.join('').toLowerCase() === 'proxypass' ? ['proxypass'] : prefix && words.join('') === 'proxypas' ? ['proxypass', 'proxypassreverse'] : []);
+    expect(toExpression(parseTerms('proxy pass directive'), undefined, undefined, false, joined)).toBe('(("proxy" AND "pass") OR "proxypass") AND "directive"*');
+    expect(toExpression(parseTerms('proxy pas'), (p) => [p + 's'], undefined, false, joined)).toBe('(("proxy" AND "pass") OR ("proxypass" OR "proxypassreverse"))');
+    // Phrases and identifiers are not joined.
+    expect(toExpression(parseTerms('"proxy" pass x'), undefined, undefined, false, joined)).toBe('"proxy" AND "pass" AND "x"');
+  });
+});
+
+describe('addresses', () => {
+  it('tells whether a page\'s path names every word of the query (as titles match words)', () => {
+    expect(pathHolds('http://h/docs/functions-window.html', [w('window'), w('functions')], ['english'])).toBe(true);
+    expect(pathHolds('http://h/docs/tutorial-window.html', [w('window'), w('functions')], ['english'])).toBe(false);
+    // The same stem, or a word still being typed.
+    expect(pathHolds('http://h/functions-window.html', [w('window'), w('function')], ['english'])).toBe(true);
+    expect(pathHolds('http://h/functions-window.html', [w('win', true)], [])).toBe(true);
+    // The host is not the path.
+    expect(pathHolds('http://window.example/', [w('window')], [])).toBe(false);
+    expect(pathHolds('not a url', [w('window')], [])).toBe(false);
+  });
+});
+
+describe('definitions of identifiers', () => {
+  it('finds an identifier followed by a parenthesis, as settings and functions are defined', () => {
+    const wal = definitionPattern(['wal', 'level']);
+    expect(wal.test('Settings wal_level (enum) wal_level determines')).toBe(true);
+    expect(wal.test('WAL_LEVEL(enum)')).toBe(true);
+    expect(definitionPattern(['pg', 'terminate', 'backend']).test('pg_terminate_backend ( pid integer )')).toBe(true);
+    // Mentions are no definitions, nor is a longer identifier.
+    expect(wal.test('ALTER SYSTEM SET wal_level = replica; wal_level configuration parameter')).toBe(false);
+    expect(wal.test('max_wal_level (enum)')).toBe(false);
+    // Whatever the words, the pattern is a valid one that matches them literally.
+    expect(definitionPattern(['a+b', '(c']).test('a+b_(c (')).toBe(true);
   });
 });
 
