@@ -114,7 +114,7 @@ async function main(): Promise<void> {
   const app = openApp(parseConfig(configFor(dataDir)), { logger: silentLogger });
   console.error('filling the store …');
   const filled = fill(app);
-  const key = createApiKey(app.store, TOKEN, 'bench').key;
+  const key = (await createApiKey(app.store.sql, TOKEN, 'bench')).key;
   await app.close();
   console.error(`filled: ${filled.pages} pages, ${filled.links} link rows (${filled.problemLinks} problem) in ${filled.seconds.toFixed(1)} s`);
 

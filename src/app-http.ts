@@ -36,7 +36,7 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
     const problem = issuerProblem(issuer);
     if (problem) app.logger.warn({ public_url: issuer.origin }, `OAuth sign-in is off: ${problem}`);
     else {
-      const provider = new SvcOAuthProvider({ store: app.store, resource: new URL(MCP_PATH, issuer), authorizePage: createSignInPage({ now: opts.now }), now: opts.now });
+      const provider = new SvcOAuthProvider({ sql: app.store.sql, resource: new URL(MCP_PATH, issuer), authorizePage: createSignInPage({ now: opts.now }), now: opts.now });
       oauth = { provider, issuer: new URL(issuer.origin) };
     }
   }
@@ -45,7 +45,7 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
     logger: app.logger,
     server: app.config.server,
     restRoot: app.config.host.rest_root,
-    verifyApiKey: (key) => verifyApiKey(app.store, key),
+    verifyApiKey: (key) => verifyApiKey(app.store.sql, key),
     oauth,
   };
 }

@@ -22,11 +22,11 @@ afterEach(async () => {
   await app?.close();
 });
 
-function setup(): void {
+async function setup(): Promise<void> {
   app = makeApp();
-  users = addRoleUsers(app);
-  seedPosts(app);
-  ({ host } = makeHost(app));
+  users = await addRoleUsers(app);
+  await seedPosts(app);
+  ({ host } = await makeHost(app));
 }
 
 const run = (name: string, input: unknown, role: Role | null = 'administrator', signInHint?: string) =>
@@ -70,7 +70,7 @@ function seedReport(): number {
 
 describe('svc/get-crawl', () => {
   it('answers the latest crawl, a crawl by id, and says what to do for an unknown one', async () => {
-    setup();
+    await setup();
     let e = await errorOf(run('svc/get-crawl', undefined));
     expect(e.code).toBe('svc_crawl_not_found');
     expect(e.status).toBe(404);
@@ -90,7 +90,7 @@ describe('svc/get-crawl', () => {
   });
 
   it('validates id and wait_seconds, and needs manage_options', async () => {
-    setup();
+    await setup();
     for (const [input, field] of [
       [{ id: 0 }, /id: must be at least 1/],
       [{ id: 1.5 }, /id: must be a whole number/],
@@ -113,13 +113,13 @@ describe('svc/get-crawl', () => {
 
 describe('errors that say what to do next', () => {
   it('names how to set a user when there is none, as the transport told', async () => {
-    setup();
+    await setup();
     const e = await errorOf(run('svc/link-report', {}, null, 'start `svc mcp` with SVC_USER=<login>'));
     expect(e.message).toBe('svc/link-report needs a current user with the manage_options capability, and no user is set: start `svc mcp` with SVC_USER=<login>');
   });
 
   it('answers a missing and a hidden post alike', async () => {
-    setup();
+    await setup();
     const missing = await errorOf(run('svc/get-page-meta', { post_id: 113 }, 'subscriber'));
     const hidden = await errorOf(run('svc/get-page-meta', { post_id: 2 }, 'subscriber'));
     expect(missing.message).toBe('no post 113 that you can read');
@@ -128,7 +128,7 @@ describe('errors that say what to do next', () => {
   });
 
   it('search on an empty index says no crawl has run and names the crawl to run', async () => {
-    setup();
+    await setup();
     const out = (await run('svc/search', { terms: 'anything' }, 'subscriber')) as { results: { total: number }; notice?: string };
     expect(out.results.total).toBe(0);
     expect(out.notice).toMatch(/index is empty: no crawl has run yet.*svc\/full-crawl/);
@@ -138,7 +138,7 @@ describe('errors that say what to do next', () => {
   });
 
   it('the report before any crawl says so and names the crawl to run', async () => {
-    setup();
+    await setup();
     const out = (await run('svc/link-report', {})) as { notice?: string; last_full_crawl: string | null; top_links: unknown[] };
     expect(out.last_full_crawl).toBeNull();
     expect(out.top_links).toEqual([]);
@@ -148,7 +148,7 @@ describe('errors that say what to do next', () => {
 
 describe('svc/link-report reasons and top_links', () => {
   it('lists the URLs carried by the most pages first, and filters by reason', async () => {
-    setup();
+    await setup();
     seedReport();
     const all = (await run('svc/link-report', {})) as Record<string, any>;
     expect(all.notice).toBeUndefined();
@@ -180,7 +180,7 @@ describe('svc/link-report reasons and top_links', () => {
 
 describe('svc/get-page-meta index state', () => {
   it('says whether a crawl has indexed the post and whether it can be found', async () => {
-    setup();
+    await setup();
     const before = (await run('svc/get-page-meta', { post_id: 1 }, 'subscriber')) as Record<string, any>;
     expect(before.showInSearch).toBe(true);
     expect(before.index).toEqual({ indexed: false, in_search: false, last_crawled: null });
@@ -190,7 +190,7 @@ describe('svc/get-page-meta index state', () => {
   });
 
   it('a stored page that is not indexed is neither indexed nor in search', async () => {
-    setup();
+    await setup();
     seedReport();
     expect(await app.backend.pageIndexState(`${SITE}/noindex`)).toEqual({ indexed: false, inSearch: false, lastCrawled: expect.any(String) });
     expect(await app.backend.pageIndexState(`${SITE}/a#top`)).toEqual({ indexed: true, inSearch: true, lastCrawled: expect.any(String) });

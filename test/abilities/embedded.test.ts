@@ -24,10 +24,10 @@ function page(path: string, title: string, content: string, links: string[] = []
   };
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   app = makeApp();
-  users = addRoleUsers(app);
-  seedPosts(app);
+  users = await addRoleUsers(app);
+  await seedPosts(app);
   const crawl = createCrawl(app.store, app.config.project.public_token, 'full')!;
   savePages(app.store, [
     page('/', 'Home', 'Welcome to the volunteer weekend', [`${SITE}/missing`, `${SITE}/old`, `${SITE}/about`]),
@@ -41,7 +41,7 @@ beforeEach(() => {
     { url: `${SITE}/about`, httpStatus: 200, reason: 'ok', message: 'OK', redirectsTo: null, crawlId: crawl.id },
   ]);
   setCrawlStatus(app.store, crawl.id, 'completed');
-  ({ host } = makeHost(app));
+  ({ host } = await makeHost(app));
 });
 afterEach(async () => app.close());
 

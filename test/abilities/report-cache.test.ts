@@ -9,8 +9,8 @@ import { outcome, page } from '../http/helpers.js';
 import { addRoleUsers, makeApp, makeHost, SITE } from './helpers.js';
 
 const app = makeApp();
-const { host } = makeHost(app);
-const admin = addRoleUsers(app).administrator.user;
+const { host } = await makeHost(app);
+const admin = (await addRoleUsers(app)).administrator.user;
 afterAll(async () => {
   host.close();
   await app.close();

@@ -83,10 +83,10 @@ describe('live update', () => {
     const config = parseConfig({ ...raw, host: { posts_file: file } });
     const start = async () => {
       const app = openApp(config, { logger: silentLogger });
-      const host = createHost(app);
+      const host = await createHost(app);
       // Queueing finishes after createHost returns (the posts themselves are written before).
       await new Promise((r) => setTimeout(r, 50));
-      const out = { posts: listPosts(app.store).length, queued: listCrawls(app.store, PROJECT, 100, 0).filter((c) => c.status === 'queued') };
+      const out = { posts: (await listPosts(app.store.sql)).length, queued: listCrawls(app.store, PROJECT, 100, 0).filter((c) => c.status === 'queued') };
       host.close();
       await app.close();
       return out;

@@ -24,9 +24,9 @@ afterEach(async () => {
 
 async function start(over: Partial<ConfigInput> = {}, root = '/wp-json'): Promise<void> {
   ({ app, backend } = makeFakeApp(over));
-  tokens = Object.fromEntries(Object.entries(addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
-  seedPosts(app);
-  const host = createHost(app);
+  tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
+  await seedPosts(app);
+  const host = await createHost(app);
   server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${root}/abilities/v1`;
@@ -294,8 +294,8 @@ describe('version gate and rest_root', () => {
 describe('svc/get-crawl over the route (real embedded backend)', () => {
   it('runs by GET ?input= and POST, answers the record in snake_case, and a missing crawl is a 404 naming what to do', async () => {
     app = makeApp();
-    tokens = Object.fromEntries(Object.entries(addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
-    const host = createHost(app);
+    tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
+    const host = await createHost(app);
     server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wp-json/abilities/v1`;

@@ -96,7 +96,7 @@ describe('/v1 facade (embedded)', () => {
     });
 
     it('a valid key of another project and an unknown token both answer the same 404', async () => {
-      const other = createApiKey(app.store, OTHER_TOKEN, 'other').key;
+      const other = (await createApiKey(app.store.sql, OTHER_TOKEN, 'other')).key;
       const otherKey = await call(`${f.api}/link-report`, { headers: { authorization: `Bearer ${other}` } });
       const otherProject = await call(`${f.baseUrl}/v1/projects/${encodeURIComponent(OTHER_TOKEN)}/link-report`, { headers: { authorization: `Bearer ${other}` } });
       const unknown = await call(`${f.baseUrl}/v1/projects/nobody00:eu-west-1/link-report`, { headers: auth });
