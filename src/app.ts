@@ -85,7 +85,7 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
     (deliverer ??= webhooksHere
       ? import('./backend/webhooks/deliverer.js').then(
           ({ WebhookDeliverer }) =>
-            new WebhookDeliverer({ store, project: config.project.public_token, webhooks: config.webhooks, logger, retry: retryBase ? { baseDelayMs: retryBase } : {} }),
+            new WebhookDeliverer({ sql: store.sql, project: config.project.public_token, webhooks: config.webhooks, logger, retry: retryBase ? { baseDelayMs: retryBase } : {} }),
         )
       : Promise.resolve(null));
   return {
@@ -118,7 +118,7 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
     async close(why?: string) {
       await backend.close(why);
       await (await deliverer)?.stop();
-      store.close();
+      await store.close();
     },
   };
 }

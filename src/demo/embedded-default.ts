@@ -149,7 +149,7 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
         [state?.partner_port, site.partnerPort],
       ]) {
         if (!was || was === now) continue;
-        const removed = removePagesOfHost(app.store, `127.0.0.1:${was}`);
+        const removed = await removePagesOfHost(app.store.sql, `127.0.0.1:${was}`);
         app.logger.info({ removed, old_port: was }, 'pages of the demo site on an old port removed');
       }
       await importPosts(

@@ -38,3 +38,16 @@ export interface Sql {
    */
   snapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
 }
+
+/**
+ * `@p0, @p1, …`: the placeholders of a list of `n` values bound as p0, p1, … (what `IN (…)` takes in both dialects;
+ * a JSON array with json_each would be SQLite's alone). Lists are short (hosts, reasons): few statement shapes.
+ */
+export function inList(prefix: string, n: number): string {
+  return Array.from({ length: n }, (_, i) => `@${prefix}${i}`).join(', ');
+}
+
+/** The values of an inList, as named parameters. */
+export function inParams(prefix: string, values: readonly SqlValue[]): Record<string, SqlValue> {
+  return Object.fromEntries(values.map((v, i) => [`${prefix}${i}`, v]));
+}

@@ -2,7 +2,7 @@
 // crawling fast and bounds memory (a batch holds at most a few MB of page text). With a compiled worker
 // script the commits happen on a writer thread with its own connection, beside the crawling; otherwise here.
 import { Worker } from 'node:worker_threads';
-import { updateCrawlStats } from './crawls.js';
+import { crawlStatsStatement } from './crawls.js';
 import { keepPages, removePagesByUrl, saveOutcomes, savePages, touchPages } from './pages.js';
 import type { CrawlStats } from '../model/types.js';
 import type { Store } from './store.js';
@@ -31,7 +31,10 @@ export function writeBatch(store: Store, b: WriteBatch): void {
     keepPages(store, b.kept);
     touchPages(store, b.touched, b.crawlId);
     saveOutcomes(store, b.outcomes);
-    if (b.stats) updateCrawlStats(store, b.crawlId, b.stats);
+    if (b.stats) {
+      const st = crawlStatsStatement(b.crawlId, b.stats);
+      store.prepare(st.sql).run(...st.params);
+    }
   });
 }
 

@@ -51,8 +51,8 @@ function page(path: string, links: string[], over: Partial<PageWrite> = {}): Pag
 }
 
 /** Three pages: /missing on all three, /secret on one, /old (a redirect) on two. */
-function seedReport(): number {
-  const crawl = createCrawl(app.store, app.config.project.public_token, 'full')!;
+async function seedReport(): Promise<number> {
+  const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'full'))!;
   savePages(app.store, [
     page('/', [`${SITE}/missing`, `${SITE}/secret`, `${SITE}/old`]),
     page('/a', [`${SITE}/missing`, `${SITE}/old`]),
@@ -64,7 +64,7 @@ function seedReport(): number {
     { url: `${SITE}/secret`, httpStatus: 403, reason: 'forbidden', message: 'Forbidden', redirectsTo: null, crawlId: crawl.id },
     { url: `${SITE}/old`, httpStatus: 301, reason: 'redirect', message: 'Moved', redirectsTo: `${SITE}/a`, crawlId: crawl.id },
   ]);
-  setCrawlStatus(app.store, crawl.id, 'completed');
+  await setCrawlStatus(app.store.sql, crawl.id, 'completed');
   return crawl.id;
 }
 
@@ -75,7 +75,7 @@ describe('svc/get-crawl', () => {
     expect(e.code).toBe('svc_crawl_not_found');
     expect(e.status).toBe(404);
     expect(e.message).toMatch(/no crawl has run yet.*svc\/full-crawl/);
-    const id = seedReport();
+    const id = await seedReport();
     const latest = (await run('svc/get-crawl', {})) as Record<string, unknown>;
     expect(latest).toMatchObject({ id, mode: 'full', status: 'completed', urls: null, stats: { pages: expect.any(Number) } });
     expect(Object.keys(latest).sort()).toEqual(['error', 'finished_at', 'id', 'mode', 'started_at', 'stats', 'status', 'urls']);
@@ -132,7 +132,7 @@ describe('errors that say what to do next', () => {
     const out = (await run('svc/search', { terms: 'anything' }, 'subscriber')) as { results: { total: number }; notice?: string };
     expect(out.results.total).toBe(0);
     expect(out.notice).toMatch(/index is empty: no crawl has run yet.*svc\/full-crawl/);
-    seedReport();
+    await seedReport();
     const after = (await run('svc/search', { terms: 'zzzz' }, 'subscriber')) as { notice?: string };
     expect(after.notice).toBeUndefined(); // a completed crawl: no match is simply no match
   });
@@ -149,7 +149,7 @@ describe('errors that say what to do next', () => {
 describe('svc/link-report reasons and top_links', () => {
   it('lists the URLs carried by the most pages first, and filters by reason', async () => {
     await setup();
-    seedReport();
+    await seedReport();
     const all = (await run('svc/link-report', {})) as Record<string, any>;
     expect(all.notice).toBeUndefined();
     expect(all.top_links).toEqual([
@@ -184,14 +184,14 @@ describe('svc/get-page-meta index state', () => {
     const before = (await run('svc/get-page-meta', { post_id: 1 }, 'subscriber')) as Record<string, any>;
     expect(before.showInSearch).toBe(true);
     expect(before.index).toEqual({ indexed: false, in_search: false, last_crawled: null });
-    seedReport(); // stores /hello, the URL of post 1
+    await seedReport(); // stores /hello, the URL of post 1
     const after = (await run('svc/get-page-meta', { post_id: 1 }, 'subscriber')) as Record<string, any>;
     expect(after.index).toEqual({ indexed: true, in_search: true, last_crawled: expect.stringMatching(/^\d{4}-/) });
   });
 
   it('a stored page that is not indexed is neither indexed nor in search', async () => {
     await setup();
-    seedReport();
+    await seedReport();
     expect(await app.backend.pageIndexState(`${SITE}/noindex`)).toEqual({ indexed: false, inSearch: false, lastCrawled: expect.any(String) });
     expect(await app.backend.pageIndexState(`${SITE}/a#top`)).toEqual({ indexed: true, inSearch: true, lastCrawled: expect.any(String) });
   });

@@ -28,7 +28,7 @@ beforeEach(async () => {
   app = makeApp();
   users = await addRoleUsers(app);
   await seedPosts(app);
-  const crawl = createCrawl(app.store, app.config.project.public_token, 'full')!;
+  const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'full'))!;
   savePages(app.store, [
     page('/', 'Home', 'Welcome to the volunteer weekend', [`${SITE}/missing`, `${SITE}/old`, `${SITE}/about`]),
     page('/about', 'About us', 'We organise a volunteer weekend every spring', [`${SITE}/secret`]),
@@ -40,7 +40,7 @@ beforeEach(async () => {
     { url: `${SITE}/secret`, httpStatus: 403, reason: 'forbidden', message: 'Forbidden', redirectsTo: null, crawlId: crawl.id },
     { url: `${SITE}/about`, httpStatus: 200, reason: 'ok', message: 'OK', redirectsTo: null, crawlId: crawl.id },
   ]);
-  setCrawlStatus(app.store, crawl.id, 'completed');
+  await setCrawlStatus(app.store.sql, crawl.id, 'completed');
   ({ host } = await makeHost(app));
 });
 afterEach(async () => app.close());

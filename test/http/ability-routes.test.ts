@@ -302,8 +302,8 @@ describe('svc/get-crawl over the route (real embedded backend)', () => {
     const none = await call(runPath('svc/get-crawl'), { role: 'administrator', method: 'GET' });
     expect([none.status, none.body.code]).toEqual([404, 'svc_crawl_not_found']);
     expect(none.body.message).toMatch(/start one with svc\/full-crawl/);
-    const crawl = createCrawl(app.store, app.config.project.public_token, 'partial')!;
-    setCrawlStatus(app.store, crawl.id, 'completed');
+    const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'partial'))!;
+    await setCrawlStatus(app.store.sql, crawl.id, 'completed');
     const got = await call(`${runPath('svc/get-crawl')}?input=${encodeURIComponent(JSON.stringify({ id: crawl.id, wait_seconds: 5 }))}`, { role: 'administrator' });
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ id: crawl.id, mode: 'partial', status: 'completed', urls: null, error: null, finished_at: expect.any(String) });
