@@ -110,9 +110,9 @@ class Scope implements Sql {
    * yielding: another waiter woken by the same end may have opened the next transaction first.
    */
   private turn(): Promise<void> {
-    // A caller inside one of this scope's transactions would wait for itself for ever.
+    // A caller inside one of this scope's transactions (still open) would wait for itself for ever.
     for (let s: Scope | null = current.getStore() ?? null; s; s = s.parent) {
-      if (s.parent === this) return Promise.reject(new Error('the store was used inside its own transaction: use the Sql the transaction passed to its function'));
+      if (s.parent === this && !s.ended) return Promise.reject(new Error('the store was used inside its own transaction: use the Sql the transaction passed to its function'));
     }
     return this.gate!;
   }

@@ -93,11 +93,6 @@ export class Store implements ServiceStore {
     return this.db.transaction(fn).immediate();
   }
 
-  /** Inside an open transaction: runs fn in a savepoint, so a failure of fn undoes only its own writes. */
-  savepoint<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
-  }
-
   get location(): string {
     return this.path;
   }

@@ -60,6 +60,8 @@ export class CrawlWriter {
   private readonly inFlight = new Set<number>();
   private waiters: (() => void)[] = [];
   private error: Error | null = null;
+  /** Without a writer thread: the batches committing here, one after the other, through the connection's Sql. */
+  private local: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -128,13 +130,31 @@ export class CrawlWriter {
     if (!b.pages.length && !b.outcomes.length && !b.touched.length && !b.kept.length && !b.removed.length && !b.stats) return;
     this.batch = this.empty();
     this.contentChars = 0;
-    if (!this.worker) return writeBatch(this.store, b);
+    if (!this.worker) return this.commitHere(b);
     const seq = ++this.seq;
     this.inFlight.add(seq);
     this.worker.postMessage({ seq, batch: b });
   }
 
-  /** Waits while the writer thread is behind (keeps memory bounded when pages come faster than commits). */
+  /**
+   * A batch committed on this thread: synchronous SQL, but inside a transaction of the connection's Sql, so it waits
+   * for (and never lands inside) a transaction another caller has open on the same connection.
+   */
+  private commitHere(b: WriteBatch): void {
+    this.inFlight.add(++this.seq);
+    const seq = this.seq;
+    this.local = this.local
+      .then(() => this.store.sql.tx(async () => writeBatch(this.store, b)))
+      .catch((err: unknown) => {
+        this.error ??= err instanceof Error ? err : new Error(String(err));
+      })
+      .finally(() => {
+        this.inFlight.delete(seq);
+        this.wake();
+      });
+  }
+
+  /** Waits while the writer is behind (keeps memory bounded when pages come faster than commits). */
   async settle(): Promise<void> {
     while (this.inFlight.size > this.maxInFlight && !this.error) await new Promise<void>((r) => this.waiters.push(r));
     this.throwIfFailed();
