@@ -65,10 +65,12 @@ export async function recordProblemHistory(sql: Sql, project: string, crawlId: n
       { crawl: crawlId, at: finishedAt, project },
     )
   ).changes;
+  // Parameters in a SELECT list are cast: PostgreSQL does not infer their type from the INSERT's columns.
   const opened = (
     await sql.run(
       `INSERT INTO problem_history (project, page_url, url, reason, host, http_status, message, redirects_to, element, text, blocked, first_crawl, first_seen)
-       SELECT @project, r.page_url, r.url, rr.reason, r.host, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked, @crawl, @at
+       SELECT CAST(@project AS TEXT), r.page_url, r.url, rr.reason, r.host, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked,
+              CAST(@crawl AS INTEGER), CAST(@at AS TEXT)
        FROM report_links r JOIN report_reasons rr ON rr.rank = r.rank JOIN link_outcomes o ON o.url = r.url
        WHERE NOT EXISTS (SELECT 1 FROM problem_history h WHERE h.project = @project AND h.page_url = r.page_url AND h.url = r.url AND h.reason = rr.reason AND h.fixed_crawl IS NULL)`,
       { crawl: crawlId, at: finishedAt, project },
