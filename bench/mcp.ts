@@ -109,11 +109,11 @@ async function main(): Promise<void> {
   const app = openApp(parseConfig({ data_dir: join(dir, 'data'), targets: [{ host: HOST, scheme: 'http', track_links: 'all' }], log_level: 'silent' }), { logger: silentLogger });
   const t0 = performance.now();
   seed(app);
-  const token = addUser(app.store, 'admin', 'administrator');
+  const token = await addUser(app.store.sql, 'admin', 'administrator');
   console.log(`seeded ${PAGES} pages, ${Math.round(PAGES * 0.1)} problem links in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${CALLS} timed calls per cell after ${WARMUP} warm-up calls`);
 
-  const host = createHost(app);
-  const user = host.userByLogin('admin')!;
+  const host = await createHost(app);
+  const user = (await host.userByLogin('admin'))!;
   const results: Record<string, Record<string, number[]>> = { 'in-process': {}, stdio: {}, HTTP: {} };
 
   for (const [name, seq] of Object.entries(SEQUENCES)) {

@@ -52,9 +52,9 @@ function problemReason(j: number): LinkReason {
 const STATUS: Record<LinkReason, number> = { not_found: 404, forbidden: 403, server_error: 500, redirect: 301, unknown: 0 };
 
 /** Writes pages with their links, then the outcomes, through the crawler's own store writes (so triggers run). */
-function fill(app: App): { pages: number; links: number; problemLinks: number; seconds: number } {
+async function fill(app: App): Promise<{ pages: number; links: number; problemLinks: number; seconds: number }> {
   const t0 = performance.now();
-  const crawl = createCrawl(app.store, TOKEN, 'full')!;
+  const crawl = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
   let links = 0;
   let problemLinks = 0;
   for (let h = 0; h < HOSTS.length; h++) {
@@ -88,7 +88,7 @@ function fill(app: App): { pages: number; links: number; problemLinks: number; s
     }
     saveOutcomes(app.store, outcomes);
   }
-  setCrawlStatus(app.store, crawl.id, 'completed');
+  await setCrawlStatus(app.store.sql, crawl.id, 'completed');
   app.store.db.pragma('wal_checkpoint(TRUNCATE)');
   app.store.db.exec('ANALYZE');
   return { pages: HOSTS.length * PAGES_PER_HOST, links, problemLinks, seconds: (performance.now() - t0) / 1000 };
@@ -113,8 +113,8 @@ async function main(): Promise<void> {
   const dataDir = join(dir, 'data');
   const app = openApp(parseConfig(configFor(dataDir)), { logger: silentLogger });
   console.error('filling the store …');
-  const filled = fill(app);
-  const key = createApiKey(app.store, TOKEN, 'bench').key;
+  const filled = await fill(app);
+  const key = (await createApiKey(app.store.sql, TOKEN, 'bench')).key;
   await app.close();
   console.error(`filled: ${filled.pages} pages, ${filled.links} link rows (${filled.problemLinks} problem) in ${filled.seconds.toFixed(1)} s`);
 

@@ -36,7 +36,7 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
     const problem = issuerProblem(issuer);
     if (problem) app.logger.warn({ public_url: issuer.origin }, `OAuth sign-in is off: ${problem}`);
     else {
-      const provider = new SvcOAuthProvider({ store: app.store, resource: new URL(MCP_PATH, issuer), authorizePage: createSignInPage({ now: opts.now }), now: opts.now });
+      const provider = new SvcOAuthProvider({ sql: app.store.sql, resource: new URL(MCP_PATH, issuer), authorizePage: createSignInPage({ now: opts.now }), now: opts.now });
       oauth = { provider, issuer: new URL(issuer.origin) };
     }
   }
@@ -47,9 +47,9 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
     restRoot: app.config.host.rest_root,
     // Each project's keys live in its own database; a key found in one names that project, so a valid key of
     // another project is told apart from an invalid one (404, not 401), as when all keys were in one database.
-    verifyApiKey: (key) => {
+    verifyApiKey: async (key) => {
       for (const p of app.projects) {
-        const info = verifyApiKey(p.store, key);
+        const info = await verifyApiKey(p.store.sql, key);
         if (info) return info;
       }
       return null;

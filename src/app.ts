@@ -133,7 +133,7 @@ function openProject(config: Config, logger: Logger, opts: OpenAppOptions): Proj
   const getDeliverer = () =>
     (deliverer ??= webhooksHere
       ? import('./backend/webhooks/deliverer.js').then(
-          ({ WebhookDeliverer }) => new WebhookDeliverer({ store, project: token, webhooks: config.webhooks, logger, retry: retryBase ? { baseDelayMs: retryBase } : {} }),
+          ({ WebhookDeliverer }) => new WebhookDeliverer({ sql: store.sql, project: token, webhooks: config.webhooks, logger, retry: retryBase ? { baseDelayMs: retryBase } : {} }),
         )
       : Promise.resolve(null));
   return {
@@ -158,7 +158,7 @@ function openProject(config: Config, logger: Logger, opts: OpenAppOptions): Proj
     async close(why?: string) {
       await backend.close(why);
       await (await deliverer)?.stop();
-      store.close();
+      await store.close();
     },
   };
 }
@@ -223,7 +223,7 @@ export interface CreateHostOptions {
 }
 
 /** Loads host.posts_file (relative paths from the working directory, like data_dir) into the post store. */
-function loadPostsFile(app: App): void {
+async function loadPostsFile(app: App): Promise<void> {
   const file = app.config.host.posts_file;
   if (!file) return;
   const path = resolve(file);
@@ -242,9 +242,10 @@ function loadPostsFile(app: App): void {
   }
   // The file is loaded at every start: the first load fills an empty post store (the site is crawled anyway) and
   // queues nothing; a later start with a changed file queues the changed pages, as an import would.
-  const first = !hasPosts(app.store);
+  const first = !(await hasPosts(app.store.sql));
   // The posts are written before this returns; only queueing the live update's crawl is left to the promise.
-  void applyPostChange(app, { upsert: posts }, { liveUpdate: !first }).then(
+  const queue = await writePostChange(app, { upsert: posts }, { liveUpdate: !first });
+  void queue().then(
     (r) => app.logger.info({ posts: posts.length, file: path, changed_urls: r.urls.length, crawl: r.crawl?.id ?? null }, 'posts loaded'),
     (err: unknown) => app.logger.error({ err, file: path }, 'loading host.posts_file failed'),
   );
@@ -268,7 +269,20 @@ export interface PostChangeResult {
  * the database for a serving process (`svc serve`) to run it.
  */
 export async function applyPostChange(app: App, change: { upsert?: readonly Post[]; remove?: readonly number[] }, opts: { liveUpdate?: boolean } = {}): Promise<PostChangeResult> {
-  const { before, after, removed } = changePosts(app.store, change);
+  return (await writePostChange(app, change, opts))();
+}
+
+/** applyPostChange in two steps: the posts are written when it resolves; the function it answers queues the crawl. */
+async function writePostChange(
+  app: App,
+  change: { upsert?: readonly Post[]; remove?: readonly number[] },
+  opts: { liveUpdate?: boolean },
+): Promise<() => Promise<PostChangeResult>> {
+  const { before, after, removed } = await changePosts(app.store.sql, change);
+  return () => queueLiveUpdate(app, before, after, removed, opts);
+}
+
+async function queueLiveUpdate(app: App, before: Post[], after: Post[], removed: number, opts: { liveUpdate?: boolean }): Promise<PostChangeResult> {
   const urls = changedPostUrls(before, after);
   const done = (crawl: CrawlRecord | null, notQueued: string | null): PostChangeResult => ({ removed, urls, crawl, notQueued });
   if (!urls.length || opts.liveUpdate === false) return done(null, null);
@@ -288,16 +302,16 @@ export async function applyPostChange(app: App, change: { upsert?: readonly Post
 }
 
 /** The host of the abilities on this app's store and backend (posts_file loaded first). */
-export function createHost(app: App, opts: CreateHostOptions = {}): Host {
-  loadPostsFile(app);
+export async function createHost(app: App, opts: CreateHostOptions = {}): Promise<Host> {
+  await loadPostsFile(app);
   return createAbilityHost({
     version: app.config.host.version,
     backend: app.backend,
     targets: app.config.targets,
     logger: app.logger,
-    getPost: (id) => getPost(app.store, id),
-    userByLogin: (login) => getUser(app.store, login),
-    userByToken: (token) => userByToken(app.store, token),
+    getPost: (id) => getPost(app.store.sql, id),
+    userByLogin: (login) => getUser(app.store.sql, login),
+    userByToken: (token) => userByToken(app.store.sql, token),
     now: opts.now,
   });
 }

@@ -24,9 +24,9 @@ export interface LinkReportOptions {
 export interface SvcFunctions {
   svc_search(terms: string, params?: SearchParams): Promise<SearchResults>;
   /** The post itself (status and author included), or null. */
-  svc_get_post(postId: number): Post | null;
+  svc_get_post(postId: number): Promise<Post | null>;
   /** The page meta of a post whatever its status, or null when there is no such post. */
-  svc_get_page_meta(postId: number): PageMeta | null;
+  svc_get_page_meta(postId: number): Promise<PageMeta | null>;
   svc_get_link_report(opts?: LinkReportOptions): Promise<LinkReport>;
   /** Crawl `id`, or the latest crawl when id is null; null when there is none. */
   svc_get_crawl(id: number | null): Promise<CrawlRecord | null>;
@@ -45,7 +45,7 @@ export interface SvcFunctions {
 export interface SvcFunctionsOptions {
   backend: Backend;
   /** The host's post store (posts are the CMS's, not the backend's). */
-  getPost(postId: number): Post | null;
+  getPost(postId: number): Promise<Post | null>;
   cache?: LinkReportCache;
 }
 
@@ -58,8 +58,8 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
   return {
     svc_search: (terms, params = {}) => backend.search(terms, params),
     svc_get_post: (postId) => getPost(postId),
-    svc_get_page_meta(postId) {
-      const post = getPost(postId);
+    async svc_get_page_meta(postId) {
+      const post = await getPost(postId);
       return post ? pageMetaOfPost(post) : null;
     },
     async svc_get_link_report(o = {}) {

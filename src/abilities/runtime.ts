@@ -24,9 +24,9 @@ export interface Host {
   disabledReason: string | null;
   /** The plain functions (no capability checks): available on every host version. */
   functions: SvcFunctions;
-  userByLogin(login: string): User | null;
+  userByLogin(login: string): Promise<User | null>;
   /** The user whose bearer token this is (compared by hash), or null. */
-  userByToken(token: string): User | null;
+  userByToken(token: string): Promise<User | null>;
   /** The configured target hosts (host or host:port), in config order. */
   targetHosts: readonly string[];
   /** Whether the user holds the capability (what the abilities check before they run). */
@@ -40,9 +40,9 @@ export interface HostDeps {
   backend: Backend;
   targets: readonly TargetConfig[];
   logger: Logger;
-  getPost(id: number): Post | null;
-  userByLogin(login: string): User | null;
-  userByToken(token: string): User | null;
+  getPost(id: number): Promise<Post | null>;
+  userByLogin(login: string): Promise<User | null>;
+  userByToken(token: string): Promise<User | null>;
   /** Clock of the link-report cache (ms); tests move it. */
   now?: () => number;
 }

@@ -26,9 +26,9 @@ export const svcGetPageMeta = defineAbility({
     .strict(),
   outputSchema: PageMetaSchema,
   async run(input, { user, deps }) {
-    const post = deps.fns.svc_get_post(input.post_id);
+    const post = await deps.fns.svc_get_post(input.post_id);
     if (!post || !canReadPost(user, post)) throw postNotFound(input.post_id);
-    const meta = deps.fns.svc_get_page_meta(input.post_id);
+    const meta = await deps.fns.svc_get_page_meta(input.post_id);
     if (!meta) throw postNotFound(input.post_id);
     return toAbilityPageMeta(meta, await deps.fns.svc_page_index_state(meta.url));
   },

@@ -2,7 +2,7 @@
 // constant time. An unknown login costs the same scrypt run as a known one, so timing tells no logins apart.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { User } from '../model/users.js';
-import type { Store } from '../store/store.js';
+import type { Sql } from '../store/sql.js';
 import { setPasswordHash, userWithPasswordHash } from '../store/oauth.js';
 import { UserError } from './users.js';
 
@@ -41,17 +41,17 @@ function checkPasswordRules(password: string): void {
 }
 
 /** Sets (replaces) a user's sign-in password. */
-export async function setPassword(store: Store, login: string, password: string): Promise<void> {
+export async function setPassword(sql: Sql, login: string, password: string): Promise<void> {
   checkPasswordRules(password);
   const hash = await hashPassword(password);
-  if (!setPasswordHash(store, login, hash)) throw new UserError(`login "${login}": no such user`);
+  if (!(await setPasswordHash(sql, login, hash))) throw new UserError(`login "${login}": no such user`);
 }
 
 let dummyHash: Promise<string> | null = null;
 
 /** The user when login and password match, else null (unknown login, no password set, or a wrong one). */
-export async function verifyPassword(store: Store, login: string, password: string): Promise<User | null> {
-  const row = login.length <= 60 && password.length <= PASSWORD_MAX ? userWithPasswordHash(store, login) : null;
+export async function verifyPassword(sql: Sql, login: string, password: string): Promise<User | null> {
+  const row = login.length <= 60 && password.length <= PASSWORD_MAX ? await userWithPasswordHash(sql, login) : null;
   if (!row?.passwordHash) {
     dummyHash ??= hashPassword('not a password of anyone');
     await passwordMatches(password.slice(0, PASSWORD_MAX), await dummyHash);

@@ -1,6 +1,6 @@
 // Users of the host: a login, a role, and a bearer token that is shown once and stored only as its sha256 hash.
 import { ROLES, type Role, type User } from '../model/users.js';
-import type { Store } from '../store/store.js';
+import type { Sql } from '../store/sql.js';
 import { getUser, insertUser, listUsers, setUserTokenHash, userByTokenHash } from '../store/users.js';
 import { hashSecret, newSecret, sameHash } from './secrets.js';
 
@@ -27,28 +27,28 @@ function checkRole(role: string): asserts role is Role {
 }
 
 /** Adds a user and returns its new bearer token (the only time it exists in clear). A taken login is an error. */
-export function addUser(store: Store, login: string, role: Role | string): string {
+export async function addUser(sql: Sql, login: string, role: Role | string): Promise<string> {
   checkLogin(login);
   checkRole(role);
   const token = newSecret(USER_TOKEN_PREFIX);
-  if (!insertUser(store, login, role, hashSecret(token))) throw new UserError(`login "${login}": a user with this login already exists`);
+  if (!(await insertUser(sql, login, role, hashSecret(token)))) throw new UserError(`login "${login}": a user with this login already exists`);
   return token;
 }
 
 /** Gives an existing user a new token (the old one stops working) and returns it. */
-export function resetUserToken(store: Store, login: string): string {
+export async function resetUserToken(sql: Sql, login: string): Promise<string> {
   const token = newSecret(USER_TOKEN_PREFIX);
-  if (!setUserTokenHash(store, login, hashSecret(token))) throw new UserError(`login "${login}": no such user`);
+  if (!(await setUserTokenHash(sql, login, hashSecret(token)))) throw new UserError(`login "${login}": no such user`);
   return token;
 }
 
 export { getUser, listUsers };
 
 /** The user this bearer token belongs to, or null. Looked up by hash, then confirmed in constant time. */
-export function userByToken(store: Store, token: string): User | null {
+export async function userByToken(sql: Sql, token: string): Promise<User | null> {
   if (!token.startsWith(USER_TOKEN_PREFIX)) return null;
   const hash = hashSecret(token);
-  const row = userByTokenHash(store, hash);
+  const row = await userByTokenHash(sql, hash);
   if (!row || !sameHash(row.tokenHash, hash)) return null;
   return { login: row.login, role: row.role };
 }

@@ -8,7 +8,7 @@ import type { TargetConfig, WebhookConfig } from '../model/config.js';
 import { crawlEndEvent } from '../model/webhooks.js';
 import { getCrawl } from '../store/crawls.js';
 import { pruneProblemHistory, recordProblemHistory, unrecordedEnd, unrecordedEnds } from '../store/history.js';
-import type { Store } from '../store/store.js';
+import type { Sql } from '../store/sql.js';
 import { insertDelivery, pruneDeliveries } from '../store/webhooks.js';
 import { DELIVERIES_KEEP_DAYS, HISTORY_KEEP_DAYS } from '../model/limits.js';
 import { crawlChanges } from './history/changes.js';
@@ -17,7 +17,8 @@ import { webhookBody } from './webhooks/payload.js';
 const DAY_MS = 86_400_000;
 
 export interface CrawlEndContext {
-  store: Store;
+  /** The root Sql of the store (recordPendingEnds opens its transactions on it). */
+  sql: Sql;
   project: string;
   targets: readonly TargetConfig[];
   webhooks: readonly WebhookConfig[];
@@ -27,31 +28,31 @@ export interface CrawlEndContext {
 
 /**
  * Records the end of crawl `id` when it has ended and is not recorded yet; call inside the transaction that wrote
- * its end status. Answers whether it recorded anything.
+ * its end status, with that transaction's Sql. Answers whether it recorded anything.
  */
-export function recordCrawlEnd(ctx: CrawlEndContext, id: number): boolean {
-  const { store, project } = ctx;
-  const end = unrecordedEnd(store, project, id);
+export async function recordCrawlEnd(ctx: CrawlEndContext, sql: Sql, id: number): Promise<boolean> {
+  const { project } = ctx;
+  const end = await unrecordedEnd(sql, project, id);
   if (!end) return false;
-  recordProblemHistory(store, project, id, end.finishedAt);
+  await recordProblemHistory(sql, project, id, end.finishedAt);
   const now = (ctx.now ?? Date.now)();
-  pruneProblemHistory(store, project, new Date(now - HISTORY_KEEP_DAYS * DAY_MS).toISOString());
-  pruneDeliveries(store, project, now - DELIVERIES_KEEP_DAYS * DAY_MS);
-  const crawl = getCrawl(store, project, id)!;
+  await pruneProblemHistory(sql, project, new Date(now - HISTORY_KEEP_DAYS * DAY_MS).toISOString());
+  await pruneDeliveries(sql, project, now - DELIVERIES_KEEP_DAYS * DAY_MS);
+  const crawl = (await getCrawl(sql, project, id))!;
   const event = crawlEndEvent(crawl.status);
   const hooks = event ? ctx.webhooks.filter((h) => h.events.includes(event)) : [];
   if (!event || !hooks.length) return true;
-  const body = webhookBody({ event, project, crawl, changes: crawlChanges(store, project, ctx.targets, id) });
-  for (const h of hooks) insertDelivery(store, { id: randomUUID(), project, crawlId: id, event, url: h.url, body, now });
+  const body = webhookBody({ event, project, crawl, changes: await crawlChanges(sql, project, ctx.targets, id) });
+  for (const h of hooks) await insertDelivery(sql, { id: randomUUID(), project, crawlId: id, event, url: h.url, body, now });
   return true;
 }
 
 /** Records every ended crawl of the project not recorded yet (oldest first, one transaction each); their ids. */
-export function recordPendingEnds(ctx: CrawlEndContext): number[] {
+export async function recordPendingEnds(ctx: CrawlEndContext): Promise<number[]> {
   const done: number[] = [];
-  for (const id of unrecordedEnds(ctx.store, ctx.project)) {
+  for (const id of await unrecordedEnds(ctx.sql, ctx.project)) {
     try {
-      if (ctx.store.tx(() => recordCrawlEnd(ctx, id))) done.push(id);
+      if (await ctx.sql.tx((t) => recordCrawlEnd(ctx, t, id))) done.push(id);
     } catch (err) {
       ctx.logger.warn({ err, crawl: id }, 'recording the end of a crawl failed');
     }

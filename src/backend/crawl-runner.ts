@@ -6,8 +6,6 @@ import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.j
 import type { FetcherOptions } from '../crawler/fetch.js';
 import type { Logger } from '../lib/log.js';
 import { BackendError } from '../model/errors.js';
-import { okCheckedSince, pageAnchors, sitemapLastmods, storedRevisit } from '../store/pages.js';
-import { CrawlWriter } from '../store/writer.js';
 import { applyFullCrawlClearing } from './clearing.js';
 import { checkSiteUrl } from '../model/site-urls.js';
 import {
@@ -24,7 +22,8 @@ import {
   updateCrawlStats,
   waitingCrawl,
 } from '../store/crawls.js';
-import type { Store } from '../store/store.js';
+import type { ServiceStore } from '../store/service-store.js';
+import type { Sql } from '../store/sql.js';
 import { crawlEnded, type CrawlMode, type CrawlRecord, type CrawlRequest, type CrawlStatus, type CrawlTrigger } from '../model/types.js';
 import { MANUAL_URLS_MAX } from '../model/limits.js';
 import type { CrawlResult } from '../crawler/crawl.js';
@@ -33,7 +32,7 @@ import { CrawlRequestSchema } from './contract.js';
 import type { CrawlProgress } from '../model/types.js';
 
 export interface CrawlRunnerOptions {
-  store: Store;
+  store: ServiceStore;
   project: string;
   targets: TargetConfig[];
   logger: Logger;
@@ -54,10 +53,11 @@ export interface CrawlRunnerOptions {
   /** How often progress listeners hear from a crawl, and its live stats reach the crawl record. */
   progressIntervalMs?: number;
   /**
-   * Runs inside the transaction that writes a crawl's end status (any end): what follows from the end (problem
-   * history, webhook outbox: crawl-end.ts). When it throws, the end is still written and it is rolled back alone.
+   * Runs inside the transaction that writes a crawl's end status (any end), on that transaction's Sql: what follows
+   * from the end (problem history, webhook outbox: crawl-end.ts). When it throws, the end is still written and it is
+   * rolled back alone.
    */
-  recordEnd?: (crawlId: number) => void;
+  recordEnd?: (sql: Sql, crawlId: number) => Promise<unknown>;
 }
 
 export type ProgressListener = (crawlId: number, progress: CrawlProgress) => void;
@@ -133,6 +133,8 @@ export class CrawlRunner {
   private readonly progressListeners = new Set<ProgressListener>();
   /** Set while this process runs the queue (`svc serve`): it polls for queued crawls. */
   private queueTimer: NodeJS.Timeout | null = null;
+  /** Set while runQueued looks for a crawl to claim (the timer and a crawl's end may both call it). */
+  private claiming = false;
 
   constructor(readonly opts: CrawlRunnerOptions) {}
 
@@ -140,11 +142,11 @@ export class CrawlRunner {
    * A person's crawl: validates the request, creates the record, starts the crawl in the background, answers at
    * once. A conflict while a crawl of the project runs (queued crawls nobody has claimed yet wait for it instead).
    */
-  start(req: CrawlRequest): CrawlRecord {
+  async start(req: CrawlRequest): Promise<CrawlRecord> {
     const { mode, urls } = validateCrawlRequest(req, this.opts.targets);
-    const rec = createCrawl(this.opts.store, this.opts.project, mode, urls, { deadAfterMs: this.opts.deadAfterMs });
+    const rec = await createCrawl(this.opts.store.sql, this.opts.project, mode, urls, { deadAfterMs: this.opts.deadAfterMs });
     if (!rec) {
-      const busy = activeCrawl(this.opts.store, this.opts.project);
+      const busy = await activeCrawl(this.opts.store.sql, this.opts.project);
       throw new BackendError('conflict', `a crawl of this project is already ${busy?.status ?? 'running'}${busy ? ` (crawl ${busy.id}, ${busy.mode})` : ''}: wait for it to end`);
     }
     this.launch(rec);
@@ -156,28 +158,28 @@ export class CrawlRunner {
    * turn (oldest first). Live update merges its URLs into a live-update crawl still waiting, if there is one, so a
    * burst of changes is one crawl. Answers the queued record.
    */
-  enqueue(req: CrawlRequest, trigger: Exclude<CrawlTrigger, 'request'>): CrawlRecord {
+  async enqueue(req: CrawlRequest, trigger: Exclude<CrawlTrigger, 'request'>): Promise<CrawlRecord> {
     const { store, project, targets } = this.opts;
     let rec: CrawlRecord;
     if (trigger === 'live_update' && req.mode === 'manual') {
       requireTargets(targets);
       const urls = checkCrawlUrls(req.urls ?? [], targets);
       if (!urls.length) throw new BackendError('invalid_input', 'urls: must list at least one URL');
-      rec = store.tx(() => {
-        const waiting = waitingCrawl(store, project, 'live_update');
+      rec = await store.sql.tx(async (t) => {
+        const waiting = await waitingCrawl(t, project, 'live_update');
         if (waiting) {
           const merged = mergeQueuedUrls(waiting, urls);
-          if (setWaitingCrawlRequest(store, waiting.id, merged.mode, merged.urls)) return getCrawl(store, project, waiting.id)!;
+          if (await setWaitingCrawlRequest(t, waiting.id, merged.mode, merged.urls)) return (await getCrawl(t, project, waiting.id))!;
         }
         const fresh = mergeQueuedUrls({ mode: 'manual' }, urls);
-        return enqueueCrawl(store, project, fresh.mode, fresh.urls, trigger);
+        return enqueueCrawl(t, project, fresh.mode, fresh.urls, trigger);
       });
     } else {
       const { mode, urls } = validateCrawlRequest(req, targets);
-      rec = store.tx(() => enqueueCrawl(store, project, mode, urls, trigger));
+      rec = await store.sql.tx((t) => enqueueCrawl(t, project, mode, urls, trigger));
     }
     this.opts.logger.info({ crawl: rec.id, mode: rec.mode, trigger, urls: rec.urls?.length }, 'crawl queued');
-    if (this.queueTimer) setImmediate(() => this.runQueued());
+    if (this.queueTimer) setImmediate(() => void this.runQueued());
     return rec;
   }
 
@@ -187,21 +189,24 @@ export class CrawlRunner {
    */
   serveQueue(pollMs = 1000): void {
     if (this.queueTimer) return;
-    this.queueTimer = setInterval(() => this.runQueued(), pollMs);
+    this.queueTimer = setInterval(() => void this.runQueued(), pollMs);
     this.queueTimer.unref();
-    setImmediate(() => this.runQueued());
+    setImmediate(() => void this.runQueued());
   }
 
   /** Claims and starts the oldest queued crawl when this process serves the queue and no crawl runs (anywhere). */
-  runQueued(): void {
-    if (!this.queueTimer || this.running.size) return;
+  async runQueued(): Promise<void> {
+    if (!this.queueTimer || this.running.size || this.claiming) return;
+    this.claiming = true;
     try {
       // A read first: the write lock only when there is something to claim (this runs every second).
-      if (!hasClaimableCrawl(this.opts.store, this.opts.project)) return;
-      const rec = claimQueuedCrawl(this.opts.store, this.opts.project, { deadAfterMs: this.opts.deadAfterMs });
+      if (!(await hasClaimableCrawl(this.opts.store.sql, this.opts.project))) return;
+      const rec = await claimQueuedCrawl(this.opts.store.sql, this.opts.project, { deadAfterMs: this.opts.deadAfterMs });
       if (rec) this.launch(rec);
     } catch (err) {
       this.opts.logger.warn({ err }, 'claiming a queued crawl failed');
+    } finally {
+      this.claiming = false;
     }
   }
 
@@ -216,7 +221,7 @@ export class CrawlRunner {
   async wait(id: number): Promise<CrawlRecord> {
     const r = this.running.get(id);
     if (r) return r.done;
-    const rec = getCrawl(this.opts.store, this.opts.project, id);
+    const rec = await getCrawl(this.opts.store.sql, this.opts.project, id);
     if (!rec) throw new BackendError('not_found', `crawl ${id} not found`);
     return rec;
   }
@@ -249,15 +254,15 @@ export class CrawlRunner {
    * Stops a queued crawl nobody has claimed: it never runs, and crawl-ended listeners hear of it as of any crawl
    * that ends here. Null when it is not such a crawl (running, claimed, ended, unknown).
    */
-  stopWaiting(id: number, why: string = STOP_REASONS.requested): CrawlRecord | null {
+  async stopWaiting(id: number, why: string = STOP_REASONS.requested): Promise<CrawlRecord | null> {
     const { store, project } = this.opts;
-    const stopped = store.tx(() => {
-      if (!stopWaitingCrawl(store, project, id, `stopped before it ran: ${why.replace(/^stopped: /, '')}`)) return false;
-      this.recordEnd(id);
+    const stopped = await store.sql.tx(async (t) => {
+      if (!(await stopWaitingCrawl(t, project, id, `stopped before it ran: ${why.replace(/^stopped: /, '')}`))) return false;
+      await this.recordEnd(t, id);
       return true;
     });
     if (!stopped) return null;
-    const rec = getCrawl(store, project, id)!;
+    const rec = (await getCrawl(store.sql, project, id))!;
     this.opts.logger.info({ crawl: id, trigger: rec.trigger }, 'queued crawl stopped before it ran');
     this.notifyEnded(rec);
     return rec;
@@ -290,13 +295,13 @@ export class CrawlRunner {
   private watch(id: number, controller: AbortController): () => void {
     const { store } = this.opts;
     const t = setInterval(() => {
-      try {
-        const c = crawlControl(store, id);
-        if (c?.stopRequested) controller.abort(STOP_REASONS.requested);
-        else if (c && crawlEnded(c.status)) controller.abort(`marked ${c.status} by another process`);
-      } catch (err) {
-        this.opts.logger.warn({ err, crawl: id }, 'reading the crawl record for stop requests failed');
-      }
+      void crawlControl(store.sql, id).then(
+        (c) => {
+          if (c?.stopRequested) controller.abort(STOP_REASONS.requested);
+          else if (c && crawlEnded(c.status)) controller.abort(`marked ${c.status} by another process`);
+        },
+        (err: unknown) => this.opts.logger.warn({ err, crawl: id }, 'reading the crawl record for stop requests failed'),
+      );
     }, this.opts.heartbeatMs ?? 2000);
     t.unref();
     return () => clearInterval(t);
@@ -310,18 +315,13 @@ export class CrawlRunner {
     const { signal } = controller;
     const unwatch = this.watch(rec.id, controller);
     try {
-      setCrawlStatus(store, rec.id, 'running');
+      await setCrawlStatus(store.sql, rec.id, 'running');
       logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger }, 'crawl started');
       // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
       const { runCrawl } = await import('../crawler/crawl.js');
       const result = await runCrawl({
-        sink: new CrawlWriter(store, rec.id, { threaded: this.opts.threads !== false }),
-        reader: {
-          sitemapLastmods: (host) => sitemapLastmods(store, host),
-          pageAnchors: (url) => pageAnchors(store, url),
-          okCheckedSince: (url, since) => okCheckedSince(store, url, since),
-          revisit: (url) => storedRevisit(store, url),
-        },
+        sink: store.openCrawlWriter(rec.id, { threaded: this.opts.threads !== false }),
+        reader: store.crawlReader(),
         threads: this.opts.threads,
         crawlId: rec.id,
         mode: rec.mode,
@@ -337,14 +337,14 @@ export class CrawlRunner {
       });
       const end = crawlEnd(rec.mode, result, signal);
       // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
-      if (rec.mode === 'full' && !result.stopped) applyFullCrawlClearing(store, rec.id, result.targets, logger);
-      updateCrawlStats(store, rec.id, result.stats);
-      this.end(rec.id, end.status, end.error);
+      if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
+      await updateCrawlStats(store.sql, rec.id, result.stats);
+      await this.end(rec.id, end.status, end.error);
       logger.info({ crawl: rec.id, mode: rec.mode, status: end.status, error: end.error, ...result.stats }, 'crawl ended');
     } catch (err) {
       logger.error({ err, crawl: rec.id }, 'crawl failed');
       try {
-        this.end(rec.id, 'failed', err instanceof Error ? err.message : String(err));
+        await this.end(rec.id, 'failed', err instanceof Error ? err.message : String(err));
       } catch {
         // the store is gone (closing): the next open marks it failed
       }
@@ -352,32 +352,31 @@ export class CrawlRunner {
       unwatch();
       this.running.delete(rec.id);
       try {
-        final = getCrawl(store, this.opts.project, rec.id) ?? rec;
+        final = (await getCrawl(store.sql, this.opts.project, rec.id)) ?? rec;
       } catch {
         final = { ...rec, status: 'failed' };
       }
       this.notifyEnded(final);
       // The next queued crawl's turn.
-      if (this.queueTimer) setImmediate(() => this.runQueued());
+      if (this.queueTimer) setImmediate(() => void this.runQueued());
     }
     return final;
   }
 
   /** The end status, and in the same transaction what follows from it (opts.recordEnd, in a savepoint of its own). */
-  private end(id: number, status: CrawlStatus, error?: string): void {
-    const { store } = this.opts;
-    store.tx(() => {
-      setCrawlStatus(store, id, status, error);
-      this.recordEnd(id);
+  private async end(id: number, status: CrawlStatus, error?: string): Promise<void> {
+    await this.opts.store.sql.tx(async (t) => {
+      await setCrawlStatus(t, id, status, error);
+      await this.recordEnd(t, id);
     });
   }
 
-  /** Inside the transaction that ends crawl `id`: what follows from its end, in a savepoint of its own. */
-  private recordEnd(id: number): void {
-    const { store, recordEnd, logger } = this.opts;
+  /** Inside the transaction that ends crawl `id` (on its Sql): what follows from its end, in a savepoint of its own. */
+  private async recordEnd(sql: Sql, id: number): Promise<void> {
+    const { recordEnd, logger } = this.opts;
     if (!recordEnd) return;
     try {
-      store.savepoint(() => recordEnd(id));
+      await sql.tx((s) => recordEnd(s, id));
     } catch (err) {
       logger.error({ err, crawl: id }, 'recording the end of the crawl (history, webhooks) failed; the next sweep tries again');
     }

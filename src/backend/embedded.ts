@@ -8,12 +8,11 @@ import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { CrawlRunner } from './crawl-runner.js';
 import { buildLinkReport } from './report/link-report.js';
-import { searchPages } from '../store/search-index/search.js';
 import { deletePages } from './delete-pages.js';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
 import { readSchedule, Scheduler } from './scheduler.js';
 import type { ScheduleInfo } from '../model/schedule.js';
-import type { Store } from '../store/store.js';
+import type { ServiceStore } from '../store/service-store.js';
 import { crawlEnded, type CrawlRecord, type CrawlRequest, type CrawlTrigger, type DeletePagesResult, type LinkReport, type LinkReportQuery, type PageIndexState, type SearchParams, type SearchResults } from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
 import { normalizeUrl } from '../crawler/urls.js';
@@ -25,7 +24,7 @@ import { listDeliveries } from '../store/webhooks.js';
 
 export interface EmbeddedBackendOptions {
   config: Config;
-  store: Store;
+  store: ServiceStore;
   logger: Logger;
   /** A crawl whose owner has not beaten for this long is dead (default 30 s). */
   deadAfterMs?: number;
@@ -37,7 +36,7 @@ export class EmbeddedBackend implements Backend {
   readonly kind = 'embedded' as const;
   readonly publicToken: string;
   private readonly runner: CrawlRunner;
-  private readonly store: Store;
+  private readonly store: ServiceStore;
   private readonly config: Config;
   private sweep: NodeJS.Timeout | null = null;
   private scheduler: Scheduler | null = null;
@@ -45,7 +44,7 @@ export class EmbeddedBackend implements Backend {
   private readonly now: () => number;
   private readonly ends: CrawlEndContext;
   /** Fails crawls whose owner went silent past the limit: every second, and before a crawl record is read. */
-  private failDead: () => void = () => {};
+  private failDead: () => Promise<void> = async () => {};
 
   constructor(opts: EmbeddedBackendOptions) {
     this.config = opts.config;
@@ -53,35 +52,36 @@ export class EmbeddedBackend implements Backend {
     this.publicToken = opts.config.project.public_token;
     this.logger = opts.logger;
     this.now = opts.now ?? Date.now;
-    this.ends = { store: opts.store, project: this.publicToken, targets: opts.config.targets, webhooks: opts.config.webhooks, logger: opts.logger };
+    this.ends = { sql: opts.store.sql, project: this.publicToken, targets: opts.config.targets, webhooks: opts.config.webhooks, logger: opts.logger };
     this.runner = new CrawlRunner({
       store: opts.store,
       project: this.publicToken,
       targets: opts.config.targets,
       logger: opts.logger,
       deadAfterMs: opts.deadAfterMs,
-      recordEnd: (id) => void recordCrawlEnd(this.ends, id),
+      recordEnd: (sql, id) => recordCrawlEnd(this.ends, sql, id),
     });
     // A crawl whose owner died (another process, or this one before a restart) is failed within a few seconds of
     // its heartbeat going stale, even when nobody starts a new crawl.
     if (!opts.store.readonly) {
       const deadAfter = opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS;
-      this.failDead = () => {
+      const sql = opts.store.sql;
+      this.failDead = async () => {
         try {
           const before = Date.now() - deadAfter;
           // A read; the write lock only when there is something to fail.
-          if (hasDeadCrawls(this.store, before, this.publicToken)) {
-            const ids = this.store.tx(() => failDeadCrawls(this.store, before, this.publicToken));
+          if (await hasDeadCrawls(sql, before, this.publicToken)) {
+            const ids = await sql.tx((t) => failDeadCrawls(t, before, this.publicToken));
             if (ids.length) opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
           }
           // Ends not recorded yet (a crawl failed here or by another process after its owner died): history, webhooks.
-          recordPendingEnds(this.ends);
+          await recordPendingEnds(this.ends);
         } catch (err) {
           opts.logger.warn({ err }, 'dead-crawl sweep failed');
         }
       };
-      this.failDead();
-      this.sweep = setInterval(this.failDead, Math.min(1000, deadAfter / 3));
+      void this.failDead();
+      this.sweep = setInterval(() => void this.failDead(), Math.min(1000, deadAfter / 3));
       this.sweep.unref();
     }
   }
@@ -89,7 +89,7 @@ export class EmbeddedBackend implements Backend {
   async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
     // A dead crawl is failed and its end recorded before the new crawl writes anything, so the history gives the
     // new crawl's findings to the new crawl.
-    this.failDead();
+    await this.failDead();
     return this.runner.start(req);
   }
 
@@ -98,7 +98,7 @@ export class EmbeddedBackend implements Backend {
   }
 
   async schedule(): Promise<ScheduleInfo> {
-    return readSchedule(this.store, this.publicToken, this.config.schedule, this.now());
+    return readSchedule(this.store.sql, this.publicToken, this.config.schedule, this.now());
   }
 
   /**
@@ -114,17 +114,17 @@ export class EmbeddedBackend implements Backend {
       this.logger.warn('schedule is ignored: no crawl targets are configured');
       return;
     }
-    this.scheduler = new Scheduler({ store: this.store, project: this.publicToken, schedule: this.config.schedule, logger: this.logger, now: this.now, onQueued: () => this.runner.runQueued() });
+    this.scheduler = new Scheduler({ sql: this.store.sql, project: this.publicToken, schedule: this.config.schedule, logger: this.logger, now: this.now, onQueued: () => void this.runner.runQueued() });
     this.scheduler.start();
     this.logger.info({ schedule: { full: full ?? null, partial: partial ?? null } }, 'crawl schedules running');
   }
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {
-    const rec = getCrawl(this.store, this.publicToken, id);
+    const rec = await getCrawl(this.store.sql, this.publicToken, id);
     if (!rec || crawlEnded(rec.status)) return rec;
     // Nobody is shown as running a crawl whose owner is dead, not even for the second until the next sweep.
-    this.failDead();
-    return getCrawl(this.store, this.publicToken, id);
+    await this.failDead();
+    return getCrawl(this.store.sql, this.publicToken, id);
   }
 
   async waitForCrawl(id: number, opts: FollowOptions = {}): Promise<CrawlRecord> {
@@ -148,46 +148,46 @@ export class EmbeddedBackend implements Backend {
     // Here: at once. Queued and claimed by nobody: stopped now, it never runs. In another process on this database:
     // its owner sees the request within a heartbeat.
     if (this.runner.stop(id, why)) return rec;
-    const stopped = this.runner.stopWaiting(id, why);
+    const stopped = await this.runner.stopWaiting(id, why);
     if (stopped) return stopped;
-    if (!requestCrawlStop(this.store, this.publicToken, id)) throw new BackendError('conflict', `crawl ${id} is not running (${rec.status})`);
+    if (!(await requestCrawlStop(this.store.sql, this.publicToken, id))) throw new BackendError('conflict', `crawl ${id} is not running (${rec.status})`);
     return rec;
   }
 
   async listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]> {
-    this.failDead();
-    return listCrawls(this.store, this.publicToken, opts.limit, opts.offset);
+    await this.failDead();
+    return listCrawls(this.store.sql, this.publicToken, opts.limit, opts.offset);
   }
 
   async reportVersion(): Promise<string | null> {
-    return latestEndedCrawlId(this.store, this.publicToken);
+    return latestEndedCrawlId(this.store.sql, this.publicToken);
   }
 
   async linkReport(query: LinkReportQuery): Promise<LinkReport> {
-    return buildLinkReport(this.store, this.publicToken, this.config.targets, query);
+    return buildLinkReport(this.store.sql, this.publicToken, this.config.targets, query);
   }
 
   async crawlChanges(id: number): Promise<CrawlChanges> {
     // A crawl another process failed may not be recorded in the history yet.
-    if (!this.store.readonly) recordPendingEnds(this.ends);
-    return crawlChanges(this.store, this.publicToken, this.config.targets, id);
+    if (!this.store.readonly) await recordPendingEnds(this.ends);
+    return crawlChanges(this.store.sql, this.publicToken, this.config.targets, id);
   }
 
   async listWebhookDeliveries(opts: { limit: number; offset: number }): Promise<WebhookDelivery[]> {
-    return listDeliveries(this.store, this.publicToken, opts.limit, opts.offset);
+    return listDeliveries(this.store.sql, this.publicToken, opts.limit, opts.offset);
   }
 
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
-    return searchPages(this.store, terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
+    return this.store.searchPages(terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
   }
 
   async deletePages(urls: string[]): Promise<DeletePagesResult> {
-    return deletePages(this.store, this.config.targets, urls);
+    return deletePages(this.store.sql, this.config.targets, urls);
   }
 
   async pageIndexState(url: string): Promise<PageIndexState> {
     const canonical = normalizeUrl(url);
-    return pageIndexState(this.store, canonical && canonical !== url ? [url, canonical] : [url]);
+    return pageIndexState(this.store.sql, canonical && canonical !== url ? [url, canonical] : [url]);
   }
 
   onCrawlEnded(listener: (record: CrawlRecord) => void): () => void {

@@ -2,16 +2,16 @@
 // one is queued or running), remembering in the database what it has handled, so a run missed while no server was up
 // is run once at the next start. The decisions are the pure ones of model/schedule; this file only does the I/O.
 import type { Logger } from '../lib/log.js';
-import { decideSchedule, SCHEDULE_KINDS, scheduleInfo, sleepMs, stateAfter, type ScheduleDecision, type ScheduleInfo, type ScheduleKind } from '../model/schedule.js';
+import { decideSchedule, SCHEDULE_KINDS, scheduleInfo, sleepMs, stateAfter, type ScheduleDecision, type ScheduleInfo, type ScheduleKind, type ScheduleState } from '../model/schedule.js';
 import { enqueueCrawl, hasPendingCrawl } from '../store/crawls.js';
 import { getScheduleState, setScheduleState } from '../store/schedule.js';
-import type { Store } from '../store/store.js';
+import type { Sql } from '../store/sql.js';
 import type { CrawlRecord } from '../model/types.js';
 
 export type Schedules = Partial<Record<ScheduleKind, string | null | undefined>>;
 
 export interface SchedulerOptions {
-  store: Store;
+  sql: Sql;
   project: string;
   schedule: Schedules;
   logger: Logger;
@@ -24,8 +24,9 @@ export interface SchedulerOptions {
 }
 
 /** The schedule of a project as shown at `now`: expressions, next runs, last runs from the database. */
-export function readSchedule(store: Store, project: string, schedule: Schedules, now: number): ScheduleInfo {
-  const states = Object.fromEntries(SCHEDULE_KINDS.map((k) => [k, schedule[k] ? getScheduleState(store, project, k) : null]));
+export async function readSchedule(sql: Sql, project: string, schedule: Schedules, now: number): Promise<ScheduleInfo> {
+  const states: Partial<Record<ScheduleKind, ScheduleState | null>> = {};
+  for (const k of SCHEDULE_KINDS) states[k] = schedule[k] ? await getScheduleState(sql, project, k) : null;
   return scheduleInfo(schedule, states, now);
 }
 
@@ -47,7 +48,7 @@ export class Scheduler {
 
   start(): void {
     this.stopped = false;
-    this.loop();
+    void this.loop();
   }
 
   stop(): void {
@@ -62,39 +63,44 @@ export class Scheduler {
    * behind another crawl (it waits its turn), so a crawl left by a crashed server cannot swallow it. Answers the decisions. Reads first; the write lock only when something is due, and
    * then decides again inside it, so two servers on one database queue a run once.
    */
-  tick(): ScheduleDecision[] {
-    const { store, project, logger } = this.opts;
+  async tick(): Promise<ScheduleDecision[]> {
+    const { sql, project, logger } = this.opts;
     const now = this.now();
     const queued: CrawlRecord[] = [];
-    const decisions = this.kinds().map((kind) => {
+    const decisions: ScheduleDecision[] = [];
+    for (const kind of this.kinds()) {
       const cron = this.opts.schedule[kind]!;
-      const seen = decideSchedule(cron, getScheduleState(store, project, kind), now, false);
-      if (seen.action === 'wait') return seen;
-      return store.tx(() => {
-        const state = getScheduleState(store, project, kind);
-        const d = decideSchedule(cron, state, now, !this.starting && hasPendingCrawl(store, project));
+      const seen = decideSchedule(cron, await getScheduleState(sql, project, kind), now, false);
+      if (seen.action === 'wait') {
+        decisions.push(seen);
+        continue;
+      }
+      const decided = await sql.tx(async (t) => {
+        const state = await getScheduleState(t, project, kind);
+        const d = decideSchedule(cron, state, now, !this.starting && (await hasPendingCrawl(t, project)));
         if (d.action === 'wait') return d;
         if (d.action === 'run') {
-          const rec = enqueueCrawl(store, project, kind, undefined, `schedule:${kind}`);
+          const rec = await enqueueCrawl(t, project, kind, undefined, `schedule:${kind}`);
           queued.push(rec);
           logger.info({ schedule: kind, cron, slot: new Date(d.slot).toISOString(), missed: d.missed, crawl: rec.id }, d.missed ? 'scheduled crawl queued (runs were missed while no server was up; they count as one)' : 'scheduled crawl queued');
         } else if (d.action === 'skip') {
           logger.info({ schedule: kind, cron, slot: new Date(d.slot).toISOString() }, 'scheduled crawl skipped: a crawl is queued or running');
         }
-        setScheduleState(store, project, kind, stateAfter(d, state, now));
+        await setScheduleState(t, project, kind, stateAfter(d, state, now));
         return d;
       });
-    });
+      decisions.push(decided);
+    }
     this.starting = false;
     for (const rec of queued) this.opts.onQueued?.(rec);
     return decisions;
   }
 
-  private loop(): void {
+  private async loop(): Promise<void> {
     if (this.stopped) return;
     let decisions: ScheduleDecision[] = [];
     try {
-      decisions = this.tick();
+      decisions = await this.tick();
     } catch (err) {
       this.opts.logger.warn({ err }, 'schedule check failed; trying again shortly');
       decisions = [{ action: 'wait', nextRun: this.now() + 1000 }];
@@ -102,7 +108,7 @@ export class Scheduler {
     if (this.stopped) return;
     // Wake just after the nearest run is due (a timer may fire a little early).
     const ms = Math.max(10, sleepMs(decisions, this.now(), this.opts.maxSleepMs ?? 30_000) + 5);
-    this.timer = setTimeout(() => this.loop(), ms);
+    this.timer = setTimeout(() => void this.loop(), ms);
     this.timer.unref();
   }
 }

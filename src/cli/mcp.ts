@@ -20,9 +20,9 @@ export async function run(argv: string[]): Promise<number> {
   const app = openApp(config);
   let host: Host | undefined;
   try {
-    host = createHost(app);
+    host = await createHost(app);
     const login = process.env.SVC_USER?.trim() || null;
-    const user = login ? host.userByLogin(login) : null;
+    const user = login ? await host.userByLogin(login) : null;
     if (login && !user) throw new CliError(`SVC_USER: no user with login "${login}" (add one with: svc users add ${login} --role administrator)`, 2);
     // Below host 6.9 createHost has already said why there are no abilities; the initialize answer says it too.
     app.logger.info({ user: user?.login ?? null, tools: host.abilitiesEnabled ? host.registry.list().length : 0 }, 'mcp stdio ready');

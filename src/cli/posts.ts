@@ -71,8 +71,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (sub === 'list') {
     if (file) throw new CliError(`unexpected argument "${file}"\n${USAGE}`);
-    await withApp(values, (app) => {
-      for (const p of listPosts(app.store)) process.stdout.write(`${p.id}\t${p.status}\t${p.author}\t${p.url}\n`);
+    await withApp(values, async (app) => {
+      for (const p of await listPosts(app.store.sql)) process.stdout.write(`${p.id}\t${p.status}\t${p.author}\t${p.url}\n`);
     });
     return 0;
   }

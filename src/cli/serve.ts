@@ -36,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const app = openApp(config, { logger });
   if (demo) await demo.prepare(app);
-  const host = createHost(app);
+  const host = await createHost(app);
   // The routes are added once listening: the OAuth issuer is the address we listen on (unless server.public_url
   // says otherwise), and with --port 0 that is known only then. No request is read before they are in.
   const handlers: HttpHandler[] = [];

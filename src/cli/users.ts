@@ -27,8 +27,8 @@ export async function run(argv: string[]): Promise<number> {
     if (!login) throw new CliError(`users add: LOGIN is required\n${USAGE}`);
     if (typeof values.role !== 'string') throw new CliError(`users add: --role is required (one of ${ROLES.join(', ')})`);
     const role = values.role;
-    await withApp(values, (app) => {
-      process.stdout.write(`${addUser(app.store, login, role)}\n`);
+    await withApp(values, async (app) => {
+      process.stdout.write(`${await addUser(app.store.sql, login, role)}\n`);
       sayWhereWritten(values, app, `user ${login}`);
       process.stderr.write(`added ${role} "${login}"; the token above is shown only once\n`);
     });
@@ -36,8 +36,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (sub === 'reset-token') {
     if (!login) throw new CliError(`users reset-token: LOGIN is required\n${USAGE}`);
-    await withApp(values, (app) => {
-      process.stdout.write(`${resetUserToken(app.store, login)}\n`);
+    await withApp(values, async (app) => {
+      process.stdout.write(`${await resetUserToken(app.store.sql, login)}\n`);
     });
     return 0;
   }
@@ -45,24 +45,24 @@ export async function run(argv: string[]): Promise<number> {
     if (!login) throw new CliError(`users set-password: LOGIN is required\n${USAGE}`);
     const password = await readPassword();
     await withApp(values, async (app) => {
-      await setPassword(app.store, login, password);
+      await setPassword(app.store.sql, login, password);
       process.stderr.write(`password of "${login}" set\n`);
     });
     return 0;
   }
   if (sub === 'revoke-tokens') {
     if (!login) throw new CliError(`users revoke-tokens: LOGIN is required\n${USAGE}`);
-    await withApp(values, (app) => {
-      if (!getUser(app.store, login)) throw new CliError(`login "${login}": no such user`, 1);
-      const n = revokeUserTokens(app.store, login);
+    await withApp(values, async (app) => {
+      if (!(await getUser(app.store.sql, login))) throw new CliError(`login "${login}": no such user`, 1);
+      const n = await revokeUserTokens(app.store.sql, login);
       process.stderr.write(`${n} OAuth token(s) of "${login}" revoked\n`);
     });
     return 0;
   }
   if (sub === 'list') {
     if (login) throw new CliError(`unexpected argument "${login}"\n${USAGE}`);
-    await withApp(values, (app) => {
-      for (const u of listUsers(app.store)) process.stdout.write(`${u.login}\t${u.role}\n`);
+    await withApp(values, async (app) => {
+      for (const u of await listUsers(app.store.sql)) process.stdout.write(`${u.login}\t${u.role}\n`);
     });
     return 0;
   }

@@ -268,7 +268,7 @@ export class CrawlEngine {
       await this.writer.drain();
       if (this.fragmentLinks.size) {
         // The pages' ids are in the store now (this crawl's and earlier ones').
-        this.decideFragments();
+        await this.decideFragments();
         await this.writer.drain();
       }
       return { stats: this.stats(), stopped, targets: this.runs.map((r) => r.result(stopped)) };
@@ -366,7 +366,7 @@ export class CrawlEngine {
     } else if (o.mode === 'partial') {
       r.walk = false;
       if (r.sitemap) {
-        const stored = o.reader.sitemapLastmods(r.host);
+        const stored = await o.reader.sitemapLastmods(r.host);
         for (const [url, lastmod] of r.sitemap) {
           if (!stored.has(url)) seeds.push(url);
           else if (lastmod !== null && stored.get(url) !== lastmod) seeds.push(url);
@@ -447,8 +447,8 @@ export class CrawlEngine {
   // ── pages ──────────────────────────────────────────────────────────────────────────────────────────
 
   /** What the store holds of a page of r that this crawl may reuse (stored under the same settings), or null. */
-  private revisitOf(r: TargetRun, url: string): StoredRevisit | null {
-    const stored = this.o.reader.revisit(url);
+  private async revisitOf(r: TargetRun, url: string): Promise<StoredRevisit | null> {
+    const stored = await this.o.reader.revisit(url);
     return stored && stored.key === r.revisitKey ? stored : null;
   }
 
@@ -456,7 +456,7 @@ export class CrawlEngine {
   private async crawlPage(r: TargetRun, url: string, conditional = true): Promise<void> {
     const cfg = r.cfg;
     // Asked for with its validators when the store holds it: a 304 keeps it as it is.
-    const prior = conditional ? this.revisitOf(r, url) : null;
+    const prior = conditional ? await this.revisitOf(r, url) : null;
     const validators = prior ? conditionalHeaders(prior) : undefined;
     // Parsed as it streams in (this thread), or collected and parsed on a parser thread (or here, once its hash
     // says it changed).
@@ -466,6 +466,8 @@ export class CrawlEngine {
     // The body's hash, and the stored page it would replace (the requested URL's, or the end of its redirects').
     let hash: Hash | null = null;
     let before: StoredRevisit | null = null;
+    // Redirected to another page of r: the stored page it would replace is looked up once the body is in.
+    let redirectedTo: string | null = null;
     const extractOpts = { contentSelector: cfg.content_selector, titleSelector: cfg.title_selector, anchors: this.fragments, css: r.css };
     const res = await this.fetcher.fetch(url, {
       timeoutMs: cfg.request_timeout_ms,
@@ -479,10 +481,11 @@ export class CrawlEngine {
         if (!final || !r.owns(final)) return undefined;
         // Redirected to a page this crawl has already seen: no need to parse it twice.
         if (final !== url && r.seen.has(r.canon(final))) return undefined;
-        before = final === url ? prior : this.revisitOf(r, r.canon(final));
+        if (final === url) before = prior;
+        else redirectedTo = r.canon(final);
         const h = bodyHasher(info.headers);
         hash = h;
-        if (css || this.parser.threaded || before?.bodyHash) {
+        if (css || this.parser.threaded || redirectedTo !== null || before?.bodyHash) {
           // Collected whole: a stylesheet (read up to its cap), or a page parsed later.
           const b = { chunks: [] as Buffer[], contentType: info.contentType, url: final };
           if (css) stylesheet = b;
@@ -508,6 +511,7 @@ export class CrawlEngine {
         };
       },
     });
+    if (redirectedTo !== null) before = await this.revisitOf(r, redirectedTo);
     // A 304 to our own validators: the stored page stands, and so does its outcome.
     const notModified = prior !== null && validators !== undefined && res.ok && res.status === 304 && res.hops.length === 0;
     const cls = notModified ? { reason: 'ok' as const, httpStatus: prior.httpStatus, message: statusText(prior.httpStatus), redirectsTo: null } : classify(res);
@@ -701,10 +705,27 @@ export class CrawlEngine {
       const refusal = owner.refusal(url);
       if (refusal) return this.decide(url, { reason: 'skipped', httpStatus: 0, message: refusal, redirectsTo: null });
       if (owner.seen.has(url)) return; // queued: its page fetch records it
-    } else if (from.externalCacheMs > 0 && this.o.reader.okCheckedSince(url, new Date(Date.now() - from.externalCacheMs).toISOString())) {
-      // An external link found ok recently: its stored outcome stands (and keeps its check time), no request.
+    } else if (from.externalCacheMs > 0) {
+      // An external link found ok recently: its stored outcome stands (and keeps its check time), no request. The
+      // store is asked first; meanwhile the lookup counts as a check in progress, so the crawl's end waits for it.
       this.decided.add(url);
-      this.linksChecked++;
+      this.checksActive++;
+      const since = new Date(Date.now() - from.externalCacheMs).toISOString();
+      void this.o.reader
+        .okCheckedSince(url, since)
+        .catch((err: unknown) => {
+          this.o.logger.warn({ err, url }, 'reading the external link cache failed: checking the link');
+          return false;
+        })
+        .then((ok) => {
+          if (ok) this.linksChecked++;
+          else this.checks.push({ url, timeoutMs: from.cfg.request_timeout_ms });
+        })
+        .finally(() => {
+          this.checksActive--;
+          this.pumpChecks();
+          this.wakeIfChecksIdle();
+        });
       return;
     }
     this.decided.add(url);
@@ -741,12 +762,16 @@ export class CrawlEngine {
       void this.runCheck(item).finally(() => {
         this.checksActive--;
         this.pumpChecks();
-        if (this.checksActive === 0 && (this.checkHead >= this.checks.length || this.signal.aborted)) {
-          const w = this.checkIdle;
-          this.checkIdle = [];
-          for (const r of w) r();
-        }
+        this.wakeIfChecksIdle();
       });
+    }
+  }
+
+  private wakeIfChecksIdle(): void {
+    if (this.checksActive === 0 && (this.checkHead >= this.checks.length || this.signal.aborted)) {
+      const w = this.checkIdle;
+      this.checkIdle = [];
+      for (const r of w) r();
     }
   }
 
@@ -767,7 +792,7 @@ export class CrawlEngine {
   // ── the end ────────────────────────────────────────────────────────────────────────────────────────
 
   /** Every url#fragment link found gets its outcome from its page's outcome and ids (read from the store, once a page). */
-  private decideFragments(): void {
+  private async decideFragments(): Promise<void> {
     const byPage = new Map<string, string[]>();
     for (const { base, fragment } of this.fragmentLinks.values()) {
       const list = byPage.get(base);
@@ -777,7 +802,7 @@ export class CrawlEngine {
     for (const [base, fragments] of byPage) {
       const page = this.targetOutcomes.get(base);
       const notHtml = this.notHtml.has(base);
-      const stored = page?.reason === 'ok' && !notHtml ? this.o.reader.pageAnchors(base) : null;
+      const stored = page?.reason === 'ok' && !notHtml ? await this.o.reader.pageAnchors(base) : null;
       const anchors = stored ? new Set(stored) : null;
       for (const fragment of fragments) this.record(`${base}#${fragment}`, fragmentOutcome(page, fragment, anchors, notHtml));
     }

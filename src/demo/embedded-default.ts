@@ -149,11 +149,11 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
         [state?.partner_port, site.partnerPort],
       ]) {
         if (!was || was === now) continue;
-        const removed = removePagesOfHost(app.store, `127.0.0.1:${was}`);
+        const removed = await removePagesOfHost(app.store.sql, `127.0.0.1:${was}`);
         app.logger.info({ removed, old_port: was }, 'pages of the demo site on an old port removed');
       }
-      importPosts(
-        app.store,
+      await importPosts(
+        app.store.sql,
         site.posts.map((d) => d.post),
       );
       const saved = readCredentials(dataDir);
@@ -163,19 +163,19 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
         const was = saved?.users.find((u) => u.login === login);
         // A user whose token or password we no longer have gets a new one; a missing user is made.
         const token =
-          was?.token && userByToken(app.store, was.token)?.login === login
+          was?.token && (await userByToken(app.store.sql, was.token))?.login === login
             ? was.token
-            : getUser(app.store, login)
-              ? resetUserToken(app.store, login)
-              : addUser(app.store, login, role);
+            : (await getUser(app.store.sql, login))
+              ? await resetUserToken(app.store.sql, login)
+              : await addUser(app.store.sql, login, role);
         let password = was?.password;
-        if (!password || !(await verifyPassword(app.store, login, password))) {
+        if (!password || !(await verifyPassword(app.store.sql, login, password))) {
           password = randomBytes(12).toString('base64url');
-          await setPassword(app.store, login, password);
+          await setPassword(app.store.sql, login, password);
         }
         users.push({ login, role, token, password });
       }
-      const apiKey = saved?.api_key && verifyApiKey(app.store, saved.api_key)?.project === project ? saved.api_key : createApiKey(app.store, project, 'demo').key;
+      const apiKey = saved?.api_key && (await verifyApiKey(app.store.sql, saved.api_key))?.project === project ? saved.api_key : (await createApiKey(app.store.sql, project, 'demo')).key;
       creds = { mcp_url: '', base_url: '', public_token: project, api_key: apiKey, users };
       return creds;
     },

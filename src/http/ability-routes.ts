@@ -81,10 +81,10 @@ export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHand
   const root = `${deps.restRoot}/abilities/v1`;
   const maxBytes = deps.server.max_body_bytes;
 
-  function currentUser(req: IncomingMessage): User | null {
+  async function currentUser(req: IncomingMessage): Promise<User | null> {
     const token = bearerToken(req);
     if (token === null) return null;
-    const user = token === undefined ? null : host.userByToken(token);
+    const user = token === undefined ? null : await host.userByToken(token);
     if (!user) {
       throw new HttpError(401, 'ability_invalid_permissions', 'the bearer token is not valid: it belongs to no user', bearerChallenge(true));
     }
@@ -102,7 +102,7 @@ export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHand
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL, rest: string): Promise<void> {
-    const user = currentUser(req);
+    const user = await currentUser(req);
     if (rest === '/abilities' || rest === '/abilities/') {
       onlyGet(req);
       const perPage = intParam(url, 'per_page', PER_PAGE_DEFAULT, 1, PER_PAGE_MAX);

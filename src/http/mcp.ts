@@ -50,7 +50,7 @@ function bearerCheck(deps: HttpDeps, host: Host): (req: IncomingMessage, res: Se
   const verifier: OAuthTokenVerifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       if (token.startsWith(USER_TOKEN_PREFIX)) {
-        const user = host.userByToken(token);
+        const user = await host.userByToken(token);
         if (!user) throw new InvalidTokenError('invalid bearer token');
         // A static token does not expire; it acts on this resource only.
         return { token, clientId: 'svc-user-token', scopes: [MCP_SCOPE], expiresAt: Number.MAX_SAFE_INTEGER, resource: resource ? new URL(resource) : undefined, extra: { user } };

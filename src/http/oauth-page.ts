@@ -145,6 +145,6 @@ ${Object.entries(hidden)
       }
       return render(res, request, 401, 'Wrong login or password.', login);
     }
-    res.redirect(302, provider.issueCode(request, result.user));
+    res.redirect(302, await provider.issueCode(request, result.user));
   };
 }

@@ -175,11 +175,11 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     return null;
   }
 
-  function authenticate(req: IncomingMessage): ApiKeyInfo {
+  async function authenticate(req: IncomingMessage): Promise<ApiKeyInfo> {
     const key = bearerToken(req);
     if (key === null) throw unauthorized('missing API key: send the header "Authorization: Bearer <API_KEY>"', false);
     if (key === undefined) throw unauthorized('the Authorization header must be "Bearer <API_KEY>"', false);
-    const info = deps.verifyApiKey(key);
+    const info = await deps.verifyApiKey(key);
     if (!info) throw unauthorized('the API key is not valid', true);
     return info;
   }
@@ -205,7 +205,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     if (!found) throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
     const method = methodOf(req, Object.keys(found.route.methods) as ('GET' | 'POST')[]);
     // The key is checked before the project, so an answer never tells a caller without one whether a project exists.
-    const key = found.route.public ? null : authenticate(req);
+    const key = found.route.public ? null : await authenticate(req);
     let token: string;
     try {
       token = decodeURIComponent(segs[1]!);

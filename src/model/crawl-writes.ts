@@ -1,6 +1,6 @@
 // What a crawl hands to its sink: pages with the links found on them, and link outcomes.
 import type { LinkOutcomeReason } from './link-reasons.js';
-import type { PageMeta } from './types.js';
+import type { CrawlStats, PageMeta } from './types.js';
 
 export interface FoundLink {
   /** Canonical URL; with `#fragment` when its fragment is checked (check_fragments). */
@@ -97,4 +97,40 @@ export interface OutcomeWrite {
   crawlId: number | null;
   /** Only record it when the URL has no outcome yet (a stopped crawl's `unknown` must not hide a known outcome). */
   onlyIfNew?: boolean;
+}
+
+// What the crawler writes to and reads from (see crawler/sink.ts): the store makes them, the crawler uses them.
+
+export interface CrawlSink {
+  /** A fetched document (HTML or not), with the tracked links found on it. */
+  page(p: PageWrite): void;
+  /** The outcome of one link URL (once per crawl). */
+  outcome(o: OutcomeWrite): void;
+  /** The stored page stays as it is but counts as seen by this crawl (e.g. a transient failure). */
+  touch(url: string): void;
+  /** A stored page found unchanged (304, or the same body): it stays as it is, with its links and index entry. */
+  keep(k: KeepWrite): void;
+  /** The stored page under this URL goes (it is gone, or now redirects). */
+  remove(url: string): void;
+  /** The crawl's live stats, written with the next batch. */
+  stats(s: CrawlStats): void;
+  /** Hands held writes over (they may still be committing). */
+  flush(): void;
+  /** Waits while the sink is behind, so memory stays bounded; throws when writing failed. */
+  settle(): Promise<void>;
+  /** Flushes and waits until everything is written. */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Reads of what is stored, asynchronous so that a network database fits: one query per call, as few as the crawl needs. */
+export interface CrawlReader {
+  /** url → sitemap lastmod of every stored page of a target host (partial crawls compare them). */
+  sitemapLastmods(host: string): Promise<Map<string, string | null>>;
+  /** The fragment targets stored with a page by an earlier crawl (check_fragments), or null. */
+  pageAnchors(url: string): Promise<string[] | null>;
+  /** Whether a link URL's stored outcome is ok and was checked at or after `since` (ISO 8601): the external link cache. */
+  okCheckedSince(url: string, since: string): Promise<boolean>;
+  /** A stored page's validators, body hash, settings key and found links (what a conditional re-crawl needs), or null. */
+  revisit(url: string): Promise<StoredRevisit | null>;
 }

@@ -2,7 +2,7 @@
 // that runs them through a heartbeat.
 import { randomUUID } from 'node:crypto';
 import { crawlEnded, type CrawlMode, type CrawlRecord, type CrawlStats, type CrawlStatus, type CrawlTrigger } from '../model/types.js';
-import type { Store } from './store.js';
+import type { Sql } from './sql.js';
 
 interface CrawlRow {
   id: number;
@@ -54,80 +54,94 @@ export interface CrawlOwner {
  * yet do not block it: they wait for it. Crawls whose owner stopped beating are marked failed first. The check and the insert share one
  * IMMEDIATE transaction, so two starts at once cannot both win.
  */
-export function createCrawl(store: Store, project: string, mode: CrawlMode, urls?: string[], owner: CrawlOwner = {}): CrawlRecord | null {
+export async function createCrawl(sql: Sql, project: string, mode: CrawlMode, urls?: string[], owner: CrawlOwner = {}): Promise<CrawlRecord | null> {
   const now = owner.now ?? Date.now();
-  return store.tx(() => {
-    failDeadCrawls(store, now - (owner.deadAfterMs ?? CRAWL_DEAD_AFTER_MS), project);
-    if (activeCrawl(store, project)) return null;
-    const row = store
-      .prepare(`INSERT INTO crawls (project, mode, status, urls, started_at, owner_pid, owner_instance, heartbeat_at) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING *`)
-      .get(project, mode, urls ? JSON.stringify(urls) : null, new Date(now).toISOString(), process.pid, owner.instance ?? INSTANCE_ID, now) as CrawlRow;
-    return toRecord(row);
+  return sql.tx(async (t) => {
+    await failDeadCrawls(t, now - (owner.deadAfterMs ?? CRAWL_DEAD_AFTER_MS), project);
+    if (await activeCrawl(t, project)) return null;
+    const row = await t.get<CrawlRow>(
+      `INSERT INTO crawls (project, mode, status, urls, started_at, owner_pid, owner_instance, heartbeat_at) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING *`,
+      [project, mode, urls ? JSON.stringify(urls) : null, new Date(now).toISOString(), process.pid, owner.instance ?? INSTANCE_ID, now],
+    );
+    return toRecord(row!);
   });
 }
 
 /** Queued or running with an owner: a queued crawl nobody has claimed has no owner to die, and waits. */
 const OWNED = `(status = 'running' OR (status = 'queued' AND owner_instance IS NOT NULL))`;
 
+/** The statement of failDeadCrawls, for the SQLite store's synchronous clean-up at open. */
+export function failDeadCrawlsStatement(before: number, project?: string): { sql: string; params: (string | number | null)[] } {
+  return {
+    sql: `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'owner stopped answering: its process ended or hangs')
+       WHERE ${OWNED} AND (CAST(? AS TEXT) IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ? RETURNING id`,
+    params: [new Date().toISOString(), project ?? null, project ?? null, before],
+  };
+}
+
 /**
  * Marks failed every owned queued or running crawl (of `project`, or of any) whose heartbeat is older than `before`
  * (ms): its owner stopped answering. Queued crawls nobody has claimed are left to wait. Returns their ids.
  */
-export function failDeadCrawls(store: Store, before: number, project?: string): number[] {
-  const rows = store
-    .prepare(
-      `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'owner stopped answering: its process ended or hangs')
-       WHERE ${OWNED} AND (? IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ? RETURNING id`,
-    )
-    .all(new Date().toISOString(), project ?? null, project ?? null, before) as { id: number }[];
+export async function failDeadCrawls(sql: Sql, before: number, project?: string): Promise<number[]> {
+  const st = failDeadCrawlsStatement(before, project);
+  const rows = await sql.all<{ id: number }>(st.sql, st.params);
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
 /** Whether any owned queued or running crawl of the project has a heartbeat older than `before` (a read: no write lock). */
-export function hasDeadCrawls(store: Store, before: number, project: string): boolean {
-  return store.prepare(`SELECT 1 FROM crawls WHERE ${OWNED} AND project = ? AND COALESCE(heartbeat_at, 0) < ? LIMIT 1`).get(project, before) !== undefined;
+export async function hasDeadCrawls(sql: Sql, before: number, project: string): Promise<boolean> {
+  return (await sql.get(`SELECT 1 AS one FROM crawls WHERE ${OWNED} AND project = ? AND COALESCE(heartbeat_at, 0) < ? LIMIT 1`, [project, before])) !== undefined;
 }
 
 /** What the owner of a running crawl must look at: its status (another process may have failed it) and stop requests. */
-export function crawlControl(store: Store, id: number): { status: CrawlStatus; stopRequested: boolean } | null {
-  const row = store.prepare('SELECT status, stop_requested FROM crawls WHERE id = ?').get(id) as { status: CrawlStatus; stop_requested: number } | undefined;
+export async function crawlControl(sql: Sql, id: number): Promise<{ status: CrawlStatus; stopRequested: boolean } | null> {
+  const row = await sql.get<{ status: CrawlStatus; stop_requested: number }>('SELECT status, stop_requested FROM crawls WHERE id = ?', [id]);
   return row ? { status: row.status, stopRequested: row.stop_requested === 1 } : null;
 }
 
 /** Asks the owner of a queued or running crawl to stop it; false when it is not queued or running. */
-export function requestCrawlStop(store: Store, project: string, id: number): boolean {
-  return store.prepare(`UPDATE crawls SET stop_requested = 1 WHERE project = ? AND id = ? AND status IN ('queued','running')`).run(project, id).changes > 0;
+export async function requestCrawlStop(sql: Sql, project: string, id: number): Promise<boolean> {
+  return (await sql.run(`UPDATE crawls SET stop_requested = 1 WHERE project = ? AND id = ? AND status IN ('queued','running')`, [project, id])).changes > 0;
 }
 
-export function setCrawlStatus(store: Store, id: number, status: CrawlStatus, error?: string): void {
+export async function setCrawlStatus(sql: Sql, id: number, status: CrawlStatus, error?: string): Promise<void> {
   const ended = crawlEnded(status);
-  store
-    .prepare(`UPDATE crawls SET status = ?, finished_at = CASE WHEN ? THEN ? ELSE finished_at END, error = COALESCE(?, error) WHERE id = ?`)
-    .run(status, ended ? 1 : 0, new Date().toISOString(), error ?? null, id);
+  await sql.run(`UPDATE crawls SET status = ?, finished_at = CASE WHEN ? = 1 THEN ? ELSE finished_at END, error = COALESCE(?, error) WHERE id = ?`, [
+    status,
+    ended ? 1 : 0,
+    new Date().toISOString(),
+    error ?? null,
+    id,
+  ]);
+}
+
+/** The statement of updateCrawlStats (the SQLite writer thread runs it synchronously, with each batch). */
+export function crawlStatsStatement(id: number, stats: CrawlStats): { sql: string; params: (string | number | null)[] } {
+  return {
+    sql: 'UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, stats = ?, heartbeat_at = ? WHERE id = ?',
+    params: [stats.pages, stats.links, stats.errors, stats.notModified ?? 0, stats.unchanged ?? 0, stats.targets ? JSON.stringify(stats.targets) : null, Date.now(), id],
+  };
 }
 
 /** Live or final stats; written by the owner, so it is also the owner's heartbeat. */
-export function updateCrawlStats(store: Store, id: number, stats: CrawlStats): void {
-  store
-    .prepare('UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, stats = ?, heartbeat_at = ? WHERE id = ?')
-    .run(stats.pages, stats.links, stats.errors, stats.notModified ?? 0, stats.unchanged ?? 0, stats.targets ? JSON.stringify(stats.targets) : null, Date.now(), id);
+export async function updateCrawlStats(sql: Sql, id: number, stats: CrawlStats): Promise<void> {
+  const st = crawlStatsStatement(id, stats);
+  await sql.run(st.sql, st.params);
 }
 
-export function getCrawl(store: Store, project: string, id: number): CrawlRecord | null {
-  const row = store.prepare('SELECT * FROM crawls WHERE project = ? AND id = ?').get(project, id) as CrawlRow | undefined;
+export async function getCrawl(sql: Sql, project: string, id: number): Promise<CrawlRecord | null> {
+  const row = await sql.get<CrawlRow>('SELECT * FROM crawls WHERE project = ? AND id = ?', [project, id]);
   return row ? toRecord(row) : null;
 }
 
-export function listCrawls(store: Store, project: string, limit: number, offset: number): CrawlRecord[] {
-  const rows = store.prepare('SELECT * FROM crawls WHERE project = ? ORDER BY id DESC LIMIT ? OFFSET ?').all(project, limit, offset) as CrawlRow[];
-  return rows.map(toRecord);
+export async function listCrawls(sql: Sql, project: string, limit: number, offset: number): Promise<CrawlRecord[]> {
+  return (await sql.all<CrawlRow>('SELECT * FROM crawls WHERE project = ? ORDER BY id DESC LIMIT ? OFFSET ?', [project, limit, offset])).map(toRecord);
 }
 
 /** The newest crawl of the project that runs or is about to (queued and claimed by an owner). */
-export function activeCrawl(store: Store, project: string): CrawlRecord | null {
-  const row = store.prepare(`SELECT * FROM crawls WHERE project = ? AND ${OWNED} ORDER BY id DESC LIMIT 1`).get(project) as
-    | CrawlRow
-    | undefined;
+export async function activeCrawl(sql: Sql, project: string): Promise<CrawlRecord | null> {
+  const row = await sql.get<CrawlRow>(`SELECT * FROM crawls WHERE project = ? AND ${OWNED} ORDER BY id DESC LIMIT 1`, [project]);
   return row ? toRecord(row) : null;
 }
 
@@ -135,94 +149,102 @@ export function activeCrawl(store: Store, project: string): CrawlRecord | null {
  * Queues a crawl nobody owns yet (a schedule's, live update's): no conflict, ever; a serving process claims it in
  * its turn. Its started_at is set when it is claimed.
  */
-export function enqueueCrawl(store: Store, project: string, mode: CrawlMode, urls: string[] | undefined, trigger: CrawlTrigger): CrawlRecord {
-  const row = store
-    .prepare(`INSERT INTO crawls (project, mode, status, urls, triggered_by) VALUES (?, ?, 'queued', ?, ?) RETURNING *`)
-    .get(project, mode, urls ? JSON.stringify(urls) : null, trigger) as CrawlRow;
-  return toRecord(row);
+export async function enqueueCrawl(sql: Sql, project: string, mode: CrawlMode, urls: string[] | undefined, trigger: CrawlTrigger): Promise<CrawlRecord> {
+  const row = await sql.get<CrawlRow>(`INSERT INTO crawls (project, mode, status, urls, triggered_by) VALUES (?, ?, 'queued', ?, ?) RETURNING *`, [
+    project,
+    mode,
+    urls ? JSON.stringify(urls) : null,
+    trigger,
+  ]);
+  return toRecord(row!);
 }
 
 /** The newest queued crawl of `trigger` that nobody has claimed nor asked to stop (live update merges into it). */
-export function waitingCrawl(store: Store, project: string, trigger: CrawlTrigger): CrawlRecord | null {
-  const row = store
-    .prepare(`SELECT * FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL AND stop_requested = 0 AND triggered_by = ? ORDER BY id DESC LIMIT 1`)
-    .get(project, trigger) as CrawlRow | undefined;
+export async function waitingCrawl(sql: Sql, project: string, trigger: CrawlTrigger): Promise<CrawlRecord | null> {
+  const row = await sql.get<CrawlRow>(
+    `SELECT * FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL AND stop_requested = 0 AND triggered_by = ? ORDER BY id DESC LIMIT 1`,
+    [project, trigger],
+  );
   return row ? toRecord(row) : null;
 }
 
 /** Replaces what an unclaimed queued crawl will crawl; false when it has been claimed or stopped meanwhile. */
-export function setWaitingCrawlRequest(store: Store, id: number, mode: CrawlMode, urls: string[] | undefined): boolean {
-  return store.prepare(`UPDATE crawls SET mode = ?, urls = ? WHERE id = ? AND status = 'queued' AND owner_instance IS NULL`).run(mode, urls ? JSON.stringify(urls) : null, id).changes > 0;
+export async function setWaitingCrawlRequest(sql: Sql, id: number, mode: CrawlMode, urls: string[] | undefined): Promise<boolean> {
+  return (await sql.run(`UPDATE crawls SET mode = ?, urls = ? WHERE id = ? AND status = 'queued' AND owner_instance IS NULL`, [mode, urls ? JSON.stringify(urls) : null, id])).changes > 0;
 }
 
 /** Whether the project has any crawl queued (claimed or not) or running: a scheduled run falling now is skipped. */
-export function hasPendingCrawl(store: Store, project: string): boolean {
-  return store.prepare(`SELECT 1 FROM crawls WHERE project = ? AND status IN ('queued','running') LIMIT 1`).get(project) !== undefined;
+export async function hasPendingCrawl(sql: Sql, project: string): Promise<boolean> {
+  return (await sql.get(`SELECT 1 AS one FROM crawls WHERE project = ? AND status IN ('queued','running') LIMIT 1`, [project])) !== undefined;
 }
 
 /** Whether a queued crawl waits unclaimed and none of the project runs (a read: no write lock). */
-export function hasClaimableCrawl(store: Store, project: string): boolean {
+export async function hasClaimableCrawl(sql: Sql, project: string): Promise<boolean> {
   return (
-    store.prepare(`SELECT 1 FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL LIMIT 1`).get(project) !== undefined &&
-    store.prepare(`SELECT 1 FROM crawls WHERE project = ? AND ${OWNED} LIMIT 1`).get(project) === undefined
+    (await sql.get(`SELECT 1 AS one FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL LIMIT 1`, [project])) !== undefined &&
+    (await sql.get(`SELECT 1 AS one FROM crawls WHERE project = ? AND ${OWNED} LIMIT 1`, [project])) === undefined
   );
 }
 
 /**
  * Claims the project's oldest unclaimed queued crawl for `owner` (status running, its heartbeat now), unless a
  * crawl of the project runs or is claimed by a live owner. One IMMEDIATE transaction, so of two processes on one
- * database only one gets it. Null when there is nothing to run, or it is not this one's turn.
+ * database only one gets it (PostgreSQL: the row is locked, and a row another claimer holds is skipped). Null when
+ * there is nothing to run, or it is not this one's turn.
  */
-export function claimQueuedCrawl(store: Store, project: string, owner: CrawlOwner = {}): CrawlRecord | null {
+export async function claimQueuedCrawl(sql: Sql, project: string, owner: CrawlOwner = {}): Promise<CrawlRecord | null> {
   const now = owner.now ?? Date.now();
-  return store.tx(() => {
-    failDeadCrawls(store, now - (owner.deadAfterMs ?? CRAWL_DEAD_AFTER_MS), project);
-    if (activeCrawl(store, project)) return null;
+  return sql.tx(async (t) => {
+    await failDeadCrawls(t, now - (owner.deadAfterMs ?? CRAWL_DEAD_AFTER_MS), project);
+    if (await activeCrawl(t, project)) return null;
     // A stop asked for before anyone claimed it: it never runs.
-    store
-      .prepare(`UPDATE crawls SET status = 'stopped', finished_at = ?, error = COALESCE(error, ?) WHERE project = ? AND status = 'queued' AND owner_instance IS NULL AND stop_requested = 1`)
-      .run(new Date(now).toISOString(), 'stopped before it ran: a stop was requested', project);
-    const row = store
-      .prepare(
-        `UPDATE crawls SET status = 'running', started_at = ?, owner_pid = ?, owner_instance = ?, heartbeat_at = ?
-         WHERE id = (SELECT id FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL ORDER BY id LIMIT 1) RETURNING *`,
-      )
-      .get(new Date(now).toISOString(), process.pid, owner.instance ?? INSTANCE_ID, now, project) as CrawlRow | undefined;
+    await t.run(
+      `UPDATE crawls SET status = 'stopped', finished_at = ?, error = COALESCE(error, ?) WHERE project = ? AND status = 'queued' AND owner_instance IS NULL AND stop_requested = 1`,
+      [new Date(now).toISOString(), 'stopped before it ran: a stop was requested', project],
+    );
+    const lock = t.dialect === 'pg' ? ' FOR UPDATE SKIP LOCKED' : '';
+    const row = await t.get<CrawlRow>(
+      `UPDATE crawls SET status = 'running', started_at = ?, owner_pid = ?, owner_instance = ?, heartbeat_at = ?
+       WHERE id = (SELECT id FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL ORDER BY id LIMIT 1${lock}) RETURNING *`,
+      [new Date(now).toISOString(), process.pid, owner.instance ?? INSTANCE_ID, now, project],
+    );
     return row ? toRecord(row) : null;
   });
 }
 
 /** Stops a queued crawl nobody has claimed: it never runs. False when it is not such a crawl (claimed, running, ended). */
-export function stopWaitingCrawl(store: Store, project: string, id: number, why: string): boolean {
+export async function stopWaitingCrawl(sql: Sql, project: string, id: number, why: string): Promise<boolean> {
   return (
-    store
-      .prepare(`UPDATE crawls SET status = 'stopped', finished_at = ?, error = ? WHERE project = ? AND id = ? AND status = 'queued' AND owner_instance IS NULL`)
-      .run(new Date().toISOString(), why, project, id).changes > 0
+    (await sql.run(`UPDATE crawls SET status = 'stopped', finished_at = ?, error = ? WHERE project = ? AND id = ? AND status = 'queued' AND owner_instance IS NULL`, [
+      new Date().toISOString(),
+      why,
+      project,
+      id,
+    ])).changes > 0
   );
 }
 
 /** The last full crawl with status completed (spec: partial/manual/stopped/failed never change it): when it finished, its stats JSON. */
-export function lastFullCrawlRow(store: Store, project: string): { finished_at: string; stats: string | null } | undefined {
-  return store
-    .prepare(`SELECT finished_at, stats FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' ORDER BY finished_at DESC, id DESC LIMIT 1`)
-    .get(project) as { finished_at: string; stats: string | null } | undefined;
+export async function lastFullCrawlRow(sql: Sql, project: string): Promise<{ finished_at: string; stats: string | null } | undefined> {
+  return sql.get<{ finished_at: string; stats: string | null }>(
+    `SELECT finished_at, stats FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' ORDER BY finished_at DESC, id DESC LIMIT 1`,
+    [project],
+  );
 }
 
 /** When the last completed full crawl finished. */
-export function lastFullCrawl(store: Store, project: string): string | null {
-  return lastFullCrawlRow(store, project)?.finished_at ?? null;
+export async function lastFullCrawl(sql: Sql, project: string): Promise<string | null> {
+  return (await lastFullCrawlRow(sql, project))?.finished_at ?? null;
 }
 
 /** The per-target stats JSON of the project's latest ended crawl (any mode), or null. */
-export function latestEndedCrawlStats(store: Store, project: string): string | null {
-  const row = store.prepare(`SELECT stats FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed') ORDER BY id DESC LIMIT 1`).get(project) as
-    | { stats: string | null }
-    | undefined;
+export async function latestEndedCrawlStats(sql: Sql, project: string): Promise<string | null> {
+  const row = await sql.get<{ stats: string | null }>(`SELECT stats FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed') ORDER BY id DESC LIMIT 1`, [project]);
   return row?.stats ?? null;
 }
 
 /** The id of the project's latest ended crawl, as a string, or null: it changes whenever a crawl ends. */
-export function latestEndedCrawlId(store: Store, project: string): string | null {
-  const row = store.prepare(`SELECT MAX(id) AS id FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed')`).get(project) as { id: number | null };
-  return row.id === null ? null : String(row.id);
+export async function latestEndedCrawlId(sql: Sql, project: string): Promise<string | null> {
+  const row = await sql.get<{ id: number | null }>(`SELECT MAX(id) AS id FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed')`, [project]);
+  return row?.id === null || row?.id === undefined ? null : String(row.id);
 }

@@ -1,7 +1,8 @@
 // Problem history (migration 8): when each (page, link, reason) problem was first found and when it went away.
 // Written when a crawl's end is recorded; read by the report (first_seen, since) and by a crawl's changes.
-import type { Store } from './store.js';
+import type { Sql } from './sql.js';
 import type { ProblemLinkRow } from './report-query.js';
+import { inList, inParams } from './sql.js';
 
 /** One episode of a problem, as stored: open while fixedCrawl is null. */
 export interface ProblemEpisode extends ProblemLinkRow {
@@ -36,18 +37,17 @@ const ENDED = `('completed','stopped','failed')`;
  * The crawl `id` of `project` when it has ended and its end is not recorded yet (then the caller records it in the
  * same transaction); null otherwise. Call inside a transaction.
  */
-export function unrecordedEnd(store: Store, project: string, id: number): { id: number; finishedAt: string } | null {
-  const row = store
-    .prepare(`SELECT id, COALESCE(finished_at, started_at) AS finished_at FROM crawls WHERE project = ? AND id = ? AND history_done = 0 AND status IN ${ENDED}`)
-    .get(project, id) as { id: number; finished_at: string | null } | undefined;
+export async function unrecordedEnd(sql: Sql, project: string, id: number): Promise<{ id: number; finishedAt: string } | null> {
+  const row = await sql.get<{ id: number; finished_at: string | null }>(
+    `SELECT id, COALESCE(finished_at, started_at) AS finished_at FROM crawls WHERE project = ? AND id = ? AND history_done = 0 AND status IN ${ENDED}`,
+    [project, id],
+  );
   return row ? { id: row.id, finishedAt: row.finished_at ?? new Date().toISOString() } : null;
 }
 
 /** Ended crawls of the project whose end is not recorded yet, oldest first. */
-export function unrecordedEnds(store: Store, project: string): number[] {
-  return (store.prepare(`SELECT id FROM crawls WHERE project = ? AND history_done = 0 AND status IN ${ENDED} ORDER BY id`).all(project) as { id: number }[]).map(
-    (r) => r.id,
-  );
+export async function unrecordedEnds(sql: Sql, project: string): Promise<number[]> {
+  return (await sql.all<{ id: number }>(`SELECT id FROM crawls WHERE project = ? AND history_done = 0 AND status IN ${ENDED} ORDER BY id`, [project])).map((r) => r.id);
 }
 
 /**
@@ -55,24 +55,28 @@ export function unrecordedEnds(store: Store, project: string): number[] {
  * longer in it are closed (fixed by this crawl), problems without an open episode open one (first seen at
  * `finishedAt`), and the crawl is marked recorded. Call inside the transaction that ends the crawl.
  */
-export function recordProblemHistory(store: Store, project: string, crawlId: number, finishedAt: string): { opened: number; closed: number } {
-  const closed = store
-    .prepare(
+export async function recordProblemHistory(sql: Sql, project: string, crawlId: number, finishedAt: string): Promise<{ opened: number; closed: number }> {
+  const closed = (
+    await sql.run(
       `UPDATE problem_history SET fixed_crawl = @crawl, fixed_at = @at
        WHERE project = @project AND fixed_crawl IS NULL AND NOT EXISTS (
          SELECT 1 FROM report_links r JOIN report_reasons rr ON rr.rank = r.rank
          WHERE rr.reason = problem_history.reason AND r.page_url = problem_history.page_url AND r.url = problem_history.url)`,
+      { crawl: crawlId, at: finishedAt, project },
     )
-    .run({ crawl: crawlId, at: finishedAt, project }).changes;
-  const opened = store
-    .prepare(
+  ).changes;
+  // Parameters in a SELECT list are cast: PostgreSQL does not infer their type from the INSERT's columns.
+  const opened = (
+    await sql.run(
       `INSERT INTO problem_history (project, page_url, url, reason, host, http_status, message, redirects_to, element, text, blocked, first_crawl, first_seen)
-       SELECT @project, r.page_url, r.url, rr.reason, r.host, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked, @crawl, @at
+       SELECT CAST(@project AS TEXT), r.page_url, r.url, rr.reason, r.host, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked,
+              CAST(@crawl AS INTEGER), CAST(@at AS TEXT)
        FROM report_links r JOIN report_reasons rr ON rr.rank = r.rank JOIN link_outcomes o ON o.url = r.url
        WHERE NOT EXISTS (SELECT 1 FROM problem_history h WHERE h.project = @project AND h.page_url = r.page_url AND h.url = r.url AND h.reason = rr.reason AND h.fixed_crawl IS NULL)`,
+      { crawl: crawlId, at: finishedAt, project },
     )
-    .run({ crawl: crawlId, at: finishedAt, project }).changes;
-  store.prepare('UPDATE crawls SET history_done = 1 WHERE id = ?').run(crawlId);
+  ).changes;
+  await sql.run('UPDATE crawls SET history_done = 1 WHERE id = ?', [crawlId]);
   return { opened, closed };
 }
 
@@ -80,15 +84,15 @@ export function recordProblemHistory(store: Store, project: string, crawlId: num
  * Episodes of pages of `hosts` that were open at some point between the ends of crawl `sinceCrawl` (0: before any)
  * and crawl `atCrawl`: enough to tell what was there at either end.
  */
-export function episodesAround(store: Store, project: string, hosts: readonly string[], atCrawl: number, sinceCrawl: number): ProblemEpisode[] {
-  const rows = store
-    .prepare(
+export async function episodesAround(sql: Sql, project: string, hosts: readonly string[], atCrawl: number, sinceCrawl: number): Promise<ProblemEpisode[]> {
+  if (!hosts.length) return [];
+  const rows = await sql.all<EpisodeRow>(
       `SELECT page_url, url, reason, host, http_status, message, redirects_to, element, text, blocked, first_crawl, first_seen, fixed_crawl, fixed_at
        FROM problem_history
        WHERE project = @project AND first_crawl <= @at AND (fixed_crawl IS NULL OR fixed_crawl > @since)
-         AND host IN (SELECT value FROM json_each(@hosts))`,
-    )
-    .all({ project, at: atCrawl, since: Math.min(sinceCrawl, atCrawl), hosts: JSON.stringify(hosts) }) as EpisodeRow[];
+         AND host IN (${inList('h', hosts.length)})`,
+      { project, at: atCrawl, since: Math.min(sinceCrawl, atCrawl), ...inParams('h', hosts) },
+  );
   return rows.map((r) => ({
     pageUrl: r.page_url,
     url: r.url,
@@ -108,14 +112,15 @@ export function episodesAround(store: Store, project: string, hosts: readonly st
 }
 
 /** The completed full crawl of the project that ended last before crawl `id` (by id: one crawl runs at a time). */
-export function previousCompletedFullCrawl(store: Store, project: string, id: number): { id: number; finishedAt: string } | null {
-  const row = store
-    .prepare(`SELECT id, finished_at FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' AND id < ? AND finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`)
-    .get(project, id) as { id: number; finished_at: string } | undefined;
+export async function previousCompletedFullCrawl(sql: Sql, project: string, id: number): Promise<{ id: number; finishedAt: string } | null> {
+  const row = await sql.get<{ id: number; finished_at: string }>(
+    `SELECT id, finished_at FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' AND id < ? AND finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`,
+    [project, id],
+  );
   return row ? { id: row.id, finishedAt: row.finished_at } : null;
 }
 
 /** Forgets problems fixed before `before` (ISO 8601): their crawls' changes are too old to be asked for. */
-export function pruneProblemHistory(store: Store, project: string, before: string): number {
-  return store.prepare('DELETE FROM problem_history WHERE project = ? AND fixed_crawl IS NOT NULL AND fixed_at < ?').run(project, before).changes;
+export async function pruneProblemHistory(sql: Sql, project: string, before: string): Promise<number> {
+  return (await sql.run('DELETE FROM problem_history WHERE project = ? AND fixed_crawl IS NOT NULL AND fixed_at < ?', [project, before])).changes;
 }

@@ -1,28 +1,26 @@
 // Rows of the OAuth sign-in: users' password hashes, registered clients, authorization codes and tokens.
 // Codes and tokens are stored only as sha256 hashes; times are Unix seconds.
 import type { User } from '../model/users.js';
-import type { Store } from './store.js';
+import type { Sql } from './sql.js';
 
 /** Sets a user's password hash; false when there is no such user. */
-export function setPasswordHash(store: Store, login: string, passwordHash: string | null): boolean {
-  return store.prepare('UPDATE users SET password_hash = ? WHERE login = ?').run(passwordHash, login).changes > 0;
+export async function setPasswordHash(sql: Sql, login: string, passwordHash: string | null): Promise<boolean> {
+  return (await sql.run('UPDATE users SET password_hash = ? WHERE login = ?', [passwordHash, login])).changes > 0;
 }
 
 /** The user and the stored password hash (null when the user has none), or null for an unknown login. */
-export function userWithPasswordHash(store: Store, login: string): (User & { passwordHash: string | null }) | null {
-  const row = store.prepare('SELECT login, role, password_hash FROM users WHERE login = ?').get(login) as
-    | (User & { password_hash: string | null })
-    | undefined;
+export async function userWithPasswordHash(sql: Sql, login: string): Promise<(User & { passwordHash: string | null }) | null> {
+  const row = await sql.get<User & { password_hash: string | null }>('SELECT login, role, password_hash FROM users WHERE login = ?', [login]);
   return row ? { login: row.login, role: row.role, passwordHash: row.password_hash } : null;
 }
 
-export function insertClient(store: Store, clientId: string, infoJson: string): void {
-  store.prepare('INSERT INTO oauth_clients (client_id, info, created_at) VALUES (?, ?, ?)').run(clientId, infoJson, new Date().toISOString());
+export async function insertClient(sql: Sql, clientId: string, infoJson: string): Promise<void> {
+  await sql.run('INSERT INTO oauth_clients (client_id, info, created_at) VALUES (?, ?, ?)', [clientId, infoJson, new Date().toISOString()]);
 }
 
 /** The client's stored metadata (JSON text), or null. */
-export function clientInfoJson(store: Store, clientId: string): string | null {
-  const row = store.prepare('SELECT info FROM oauth_clients WHERE client_id = ?').get(clientId) as { info: string } | undefined;
+export async function clientInfoJson(sql: Sql, clientId: string): Promise<string | null> {
+  const row = await sql.get<{ info: string }>('SELECT info FROM oauth_clients WHERE client_id = ?', [clientId]);
   return row?.info ?? null;
 }
 
@@ -39,28 +37,26 @@ export interface CodeRow {
   usedAt: number | null;
 }
 
-export function insertCode(store: Store, c: Omit<CodeRow, 'usedAt'>): void {
-  store
-    .prepare(
-      'INSERT INTO oauth_codes (code_hash, grant_id, client_id, login, redirect_uri, code_challenge, scopes, resource, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    )
-    .run(c.codeHash, c.grantId, c.clientId, c.login, c.redirectUri, c.codeChallenge, c.scopes, c.resource, c.expiresAt);
+export async function insertCode(sql: Sql, c: Omit<CodeRow, 'usedAt'>): Promise<void> {
+  await sql.run(
+    'INSERT INTO oauth_codes (code_hash, grant_id, client_id, login, redirect_uri, code_challenge, scopes, resource, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [c.codeHash, c.grantId, c.clientId, c.login, c.redirectUri, c.codeChallenge, c.scopes, c.resource, c.expiresAt],
+  );
 }
 
-export function codeByHash(store: Store, codeHash: string): CodeRow | null {
-  const row = store
-    .prepare(
-      `SELECT code_hash AS codeHash, grant_id AS grantId, client_id AS clientId, login, redirect_uri AS redirectUri,
-              code_challenge AS codeChallenge, scopes, resource, expires_at AS expiresAt, used_at AS usedAt
-       FROM oauth_codes WHERE code_hash = ?`,
-    )
-    .get(codeHash) as CodeRow | undefined;
+export async function codeByHash(sql: Sql, codeHash: string): Promise<CodeRow | null> {
+  const row = await sql.get<CodeRow>(
+    `SELECT code_hash AS "codeHash", grant_id AS "grantId", client_id AS "clientId", login, redirect_uri AS "redirectUri",
+            code_challenge AS "codeChallenge", scopes, resource, expires_at AS "expiresAt", used_at AS "usedAt"
+     FROM oauth_codes WHERE code_hash = ?`,
+    [codeHash],
+  );
   return row ?? null;
 }
 
 /** Marks a code used; false when it already was (two exchanges racing: only one wins). */
-export function markCodeUsed(store: Store, codeHash: string, now: number): boolean {
-  return store.prepare('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL').run(now, codeHash).changes > 0;
+export async function markCodeUsed(sql: Sql, codeHash: string, now: number): Promise<boolean> {
+  return (await sql.run('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL', [now, codeHash])).changes > 0;
 }
 
 export interface TokenRow {
@@ -74,46 +70,55 @@ export interface TokenRow {
   expiresAt: number;
 }
 
-export function insertTokens(store: Store, rows: TokenRow[]): void {
-  const st = store.prepare('INSERT INTO oauth_tokens (token_hash, kind, grant_id, client_id, login, scopes, resource, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-  store.tx(() => {
-    for (const t of rows) st.run(t.tokenHash, t.kind, t.grantId, t.clientId, t.login, t.scopes, t.resource, t.expiresAt);
+export async function insertTokens(sql: Sql, rows: TokenRow[]): Promise<void> {
+  await sql.tx(async (t) => {
+    for (const r of rows) {
+      await t.run('INSERT INTO oauth_tokens (token_hash, kind, grant_id, client_id, login, scopes, resource, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+        r.tokenHash,
+        r.kind,
+        r.grantId,
+        r.clientId,
+        r.login,
+        r.scopes,
+        r.resource,
+        r.expiresAt,
+      ]);
+    }
   });
 }
 
-export function tokenByHash(store: Store, tokenHash: string): TokenRow | null {
-  const row = store
-    .prepare(
-      `SELECT token_hash AS tokenHash, kind, grant_id AS grantId, client_id AS clientId, login, scopes, resource,
-              expires_at AS expiresAt
-       FROM oauth_tokens WHERE token_hash = ?`,
-    )
-    .get(tokenHash) as TokenRow | undefined;
+export async function tokenByHash(sql: Sql, tokenHash: string): Promise<TokenRow | null> {
+  const row = await sql.get<TokenRow>(
+    `SELECT token_hash AS "tokenHash", kind, grant_id AS "grantId", client_id AS "clientId", login, scopes, resource,
+            expires_at AS "expiresAt"
+     FROM oauth_tokens WHERE token_hash = ?`,
+    [tokenHash],
+  );
   return row ?? null;
 }
 
 /** Deletes one token; false when it was already gone (a refresh token rotated by a concurrent request). */
-export function deleteToken(store: Store, tokenHash: string): boolean {
-  return store.prepare('DELETE FROM oauth_tokens WHERE token_hash = ?').run(tokenHash).changes > 0;
+export async function deleteToken(sql: Sql, tokenHash: string): Promise<boolean> {
+  return (await sql.run('DELETE FROM oauth_tokens WHERE token_hash = ?', [tokenHash])).changes > 0;
 }
 
 /** Deletes every token of one sign-in; returns how many. */
-export function deleteGrantTokens(store: Store, grantId: string): number {
-  return store.prepare('DELETE FROM oauth_tokens WHERE grant_id = ?').run(grantId).changes;
+export async function deleteGrantTokens(sql: Sql, grantId: string): Promise<number> {
+  return (await sql.run('DELETE FROM oauth_tokens WHERE grant_id = ?', [grantId])).changes;
 }
 
 /** Deletes every token and unused code of a user; returns how many tokens. */
-export function deleteUserTokens(store: Store, login: string): number {
-  return store.tx(() => {
-    store.prepare('DELETE FROM oauth_codes WHERE login = ?').run(login);
-    return store.prepare('DELETE FROM oauth_tokens WHERE login = ?').run(login).changes;
+export async function deleteUserTokens(sql: Sql, login: string): Promise<number> {
+  return sql.tx(async (t) => {
+    await t.run('DELETE FROM oauth_codes WHERE login = ?', [login]);
+    return (await t.run('DELETE FROM oauth_tokens WHERE login = ?', [login])).changes;
   });
 }
 
 /** Drops codes and tokens that expired before `now`. */
-export function deleteExpired(store: Store, now: number): void {
-  store.tx(() => {
-    store.prepare('DELETE FROM oauth_codes WHERE expires_at < ?').run(now);
-    store.prepare('DELETE FROM oauth_tokens WHERE expires_at < ?').run(now);
+export async function deleteExpired(sql: Sql, now: number): Promise<void> {
+  await sql.tx(async (t) => {
+    await t.run('DELETE FROM oauth_codes WHERE expires_at < ?', [now]);
+    await t.run('DELETE FROM oauth_tokens WHERE expires_at < ?', [now]);
   });
 }

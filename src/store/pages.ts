@@ -1,7 +1,11 @@
-// Writes of what a crawl found: pages (and, through triggers, the full-text index), their links, link outcomes.
+// What a crawl found, stored: pages (and, through triggers, the full-text index), their links, link outcomes. The
+// reads and deletes the backend and the crawler ask for are written once against Sql; the batched writes of a crawl
+// (savePages, saveOutcomes, keepPages, touchPages, removePagesByUrl) are SQLite's own, synchronous, for the writer
+// thread.
 import type { KeepWrite, OutcomeWrite, PageWrite, StoredRevisit } from '../model/crawl-writes.js';
 import type { PageIndexState } from '../model/types.js';
 import type { Store } from './store.js';
+import { inList, inParams, type Sql, type SqlValue } from './sql.js';
 
 /** Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction. */
 export function savePages(store: Store, pages: PageWrite[]): void {
@@ -95,37 +99,34 @@ export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
  * which leaves the same report, except that a crawl killed half way keeps the last complete report intact. Outcomes
  * linked from a page of `keepHosts` (targets that did not reach their end) are kept too.
  */
-export function clearForFullCrawl(store: Store, keepCrawlId: number | null = null, keepHosts: readonly string[] = []): number {
-  return store.tx(
-    () =>
-      store.db
-        .prepare(
-          `DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown') AND (? IS NULL OR crawl_id IS NOT ?)
-           AND NOT EXISTS (SELECT 1 FROM links l JOIN pages p ON p.id = l.page_id WHERE l.url = link_outcomes.url AND p.host IN (SELECT value FROM json_each(?)))`,
-        )
-        .run(keepCrawlId, keepCrawlId, JSON.stringify(keepHosts)).changes,
-  );
+export async function clearForFullCrawl(sql: Sql, keepCrawlId: number | null = null, keepHosts: readonly string[] = []): Promise<number> {
+  const found = keepCrawlId === null ? '' : ' AND crawl_id IS DISTINCT FROM @crawl';
+  const kept = keepHosts.length
+    ? ` AND NOT EXISTS (SELECT 1 FROM links l JOIN pages p ON p.id = l.page_id WHERE l.url = link_outcomes.url AND p.host IN (${inList('h', keepHosts.length)}))`
+    : '';
+  const params: Record<string, SqlValue> = { ...inParams('h', keepHosts), ...(keepCrawlId === null ? {} : { crawl: keepCrawlId }) };
+  return sql.tx(async (t) => (await t.run(`DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown')${found}${kept}`, params)).changes);
 }
 
 /** After a completed full crawl: pages of `host` the crawl did not see leave the store and the index. */
-export function removePagesNotSeen(store: Store, host: string, crawlId: number): number {
-  return store.tx(() => store.db.prepare('DELETE FROM pages WHERE host = ? AND (crawl_id IS NULL OR crawl_id <> ?)').run(host, crawlId).changes);
+export async function removePagesNotSeen(sql: Sql, host: string, crawlId: number): Promise<number> {
+  return sql.tx(async (t) => (await t.run('DELETE FROM pages WHERE host = ? AND (crawl_id IS NULL OR crawl_id <> ?)', [host, crawlId])).changes);
 }
 
 /** Every stored page of a host leaves the store and the index (a host that is no longer crawled). */
-export function removePagesOfHost(store: Store, host: string): number {
-  return store.tx(() => store.prepare('DELETE FROM pages WHERE host = ?').run(host).changes);
+export async function removePagesOfHost(sql: Sql, host: string): Promise<number> {
+  return sql.tx(async (t) => (await t.run('DELETE FROM pages WHERE host = ?', [host])).changes);
 }
 
 /** url → sitemap lastmod of every stored page of a host (for partial crawls). */
-export function sitemapLastmods(store: Store, host: string): Map<string, string | null> {
-  const rows = store.db.prepare('SELECT url, sitemap_lastmod FROM pages WHERE host = ?').all(host) as { url: string; sitemap_lastmod: string | null }[];
+export async function sitemapLastmods(sql: Sql, host: string): Promise<Map<string, string | null>> {
+  const rows = await sql.all<{ url: string; sitemap_lastmod: string | null }>('SELECT url, sitemap_lastmod FROM pages WHERE host = ?', [host]);
   return new Map(rows.map((r) => [r.url, r.sitemap_lastmod]));
 }
 
 /** The fragment targets stored with a page at its last crawl; null when there is no such page or none were collected. */
-export function pageAnchors(store: Store, url: string): string[] | null {
-  const row = store.prepare('SELECT anchors FROM pages WHERE url = ?').get(url) as { anchors: string | null } | undefined;
+export async function pageAnchors(sql: Sql, url: string): Promise<string[] | null> {
+  const row = await sql.get<{ anchors: string | null }>('SELECT anchors FROM pages WHERE url = ?', [url]);
   if (!row?.anchors) return null;
   try {
     const v: unknown = JSON.parse(row.anchors);
@@ -136,9 +137,39 @@ export function pageAnchors(store: Store, url: string): string[] | null {
 }
 
 /** Whether the stored outcome of a link URL is `ok` and was checked at or after `since` (ISO 8601): the external link cache. */
-export function okCheckedSince(store: Store, url: string, since: string): boolean {
-  return store.prepare(`SELECT 1 FROM link_outcomes WHERE url = ? AND reason = 'ok' AND checked_at >= ?`).get(url, since) !== undefined;
+export async function okCheckedSince(sql: Sql, url: string, since: string): Promise<boolean> {
+  return (await sql.get(`SELECT 1 AS one FROM link_outcomes WHERE url = ? AND reason = 'ok' AND checked_at >= ?`, [url, since])) !== undefined;
 }
+
+/** What a stored page offers a revisit: its validators, body hash, settings key and found links; null when it has none to replay. */
+export async function storedRevisit(sql: Sql, url: string): Promise<StoredRevisit | null> {
+  const row = await sql.get<{ etag: string | null; last_modified: string | null; body_hash: string | null; revisit_key: string; found_links: string; http_status: number }>(
+    'SELECT etag, last_modified, body_hash, revisit_key, found_links, http_status FROM pages WHERE url = ? AND found_links IS NOT NULL AND revisit_key IS NOT NULL',
+    [url],
+  );
+  if (!row) return null;
+  return { etag: row.etag, lastModified: row.last_modified, bodyHash: row.body_hash, key: row.revisit_key, found: row.found_links, httpStatus: row.http_status };
+}
+
+const REMOVE_PAGE = 'DELETE FROM pages WHERE url = ?';
+
+/** Removes the page stored under exactly this URL, with its tags, links and index entry; whether there was one. */
+export async function removePageByUrl(sql: Sql, url: string): Promise<boolean> {
+  return (await sql.run(REMOVE_PAGE, [url])).changes > 0;
+}
+
+/** What the index holds of the first of `urls` that is stored (e.g. a URL as given and in its canonical form). */
+export async function pageIndexState(sql: Sql, urls: readonly string[]): Promise<PageIndexState> {
+  for (const url of urls) {
+    const row = await sql.get<{ indexed: number; show_in_search: number; last_crawled: string }>('SELECT indexed, show_in_search, last_crawled FROM pages WHERE url = ?', [url]);
+    if (row) return { indexed: row.indexed === 1, inSearch: row.indexed === 1 && row.show_in_search === 1, lastCrawled: row.last_crawled };
+  }
+  return { indexed: false, inSearch: false, lastCrawled: null };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// SQLite's crawl writes: synchronous, on one connection, as the writer thread commits a batch (a PostgreSQL store
+// has a crawl writer of its own). Each is one transaction, or a savepoint of the batch's.
 
 /**
  * Stored pages a crawl found unchanged (304, or the same body): seen by this crawl and checked now, with the
@@ -154,15 +185,6 @@ export function keepPages(store: Store, kept: KeepWrite[]): void {
   });
 }
 
-/** What a stored page offers a revisit: its validators, body hash, settings key and found links; null when it has none to replay. */
-export function storedRevisit(store: Store, url: string): StoredRevisit | null {
-  const row = store
-    .prepare('SELECT etag, last_modified, body_hash, revisit_key, found_links, http_status FROM pages WHERE url = ? AND found_links IS NOT NULL AND revisit_key IS NOT NULL')
-    .get(url) as { etag: string | null; last_modified: string | null; body_hash: string | null; revisit_key: string; found_links: string; http_status: number } | undefined;
-  if (!row) return null;
-  return { etag: row.etag, lastModified: row.last_modified, bodyHash: row.body_hash, key: row.revisit_key, found: row.found_links, httpStatus: row.http_status };
-}
-
 /** Marks stored pages as seen by a crawl without rewriting them (e.g. a page the site asked us not to fetch right now). */
 export function touchPages(store: Store, urls: string[], crawlId: number): void {
   if (!urls.length) return;
@@ -172,23 +194,9 @@ export function touchPages(store: Store, urls: string[], crawlId: number): void 
   });
 }
 
-/** Removes the page stored under exactly this URL, with its tags, links and index entry; whether there was one. */
-export function removePageByUrl(store: Store, url: string): boolean {
-  return store.prepare('DELETE FROM pages WHERE url = ?').run(url).changes > 0;
-}
-
 /** Removes stored pages by exact URL (a re-crawled page that is now gone or redirects elsewhere). */
 export function removePagesByUrl(store: Store, urls: string[]): number {
   if (!urls.length) return 0;
-  return store.tx(() => urls.filter((u) => removePageByUrl(store, u)).length);
-}
-
-/** What the index holds of the first of `urls` that is stored (e.g. a URL as given and in its canonical form). */
-export function pageIndexState(store: Store, urls: readonly string[]): PageIndexState {
-  const stmt = store.prepare('SELECT indexed, show_in_search, last_crawled FROM pages WHERE url = ?');
-  for (const url of urls) {
-    const row = stmt.get(url) as { indexed: number; show_in_search: number; last_crawled: string } | undefined;
-    if (row) return { indexed: row.indexed === 1, inSearch: row.indexed === 1 && row.show_in_search === 1, lastCrawled: row.last_crawled };
-  }
-  return { indexed: false, inSearch: false, lastCrawled: null };
+  const stmt = store.prepare(REMOVE_PAGE);
+  return store.tx(() => urls.filter((u) => stmt.run(u).changes > 0).length);
 }

@@ -1,6 +1,6 @@
 // Rows of the posts table: the host's post store.
 import type { Post, PostStatus } from '../model/posts.js';
-import type { Store } from './store.js';
+import type { Sql } from './sql.js';
 
 interface PostRow {
   id: number;
@@ -40,47 +40,67 @@ function fromRow(r: PostRow): Post {
  * Writes and deletes posts in one transaction, and answers the posts it touched as they were before and as they are
  * after (a deleted post is only in `before`, a new one only in `after`): what live update compares.
  */
-export function changePosts(store: Store, change: { upsert?: readonly Post[]; remove?: readonly number[] }): { before: Post[]; after: Post[]; removed: number } {
+export async function changePosts(sql: Sql, change: { upsert?: readonly Post[]; remove?: readonly number[] }): Promise<{ before: Post[]; after: Post[]; removed: number }> {
   const ids = [...new Set([...(change.upsert ?? []).map((p) => p.id), ...(change.remove ?? [])])];
-  const read = () => ids.map((id) => getPost(store, id)).filter((p): p is Post => p !== null);
-  return store.tx(() => {
-    const before = read();
-    if (change.upsert?.length) importPosts(store, change.upsert);
+  const read = async (t: Sql) => {
+    const out: Post[] = [];
+    for (const id of ids) {
+      const p = await getPost(t, id);
+      if (p) out.push(p);
+    }
+    return out;
+  };
+  return sql.tx(async (t) => {
+    const before = await read(t);
+    if (change.upsert?.length) await importPosts(t, change.upsert);
     let removed = 0;
-    const del = store.prepare('DELETE FROM posts WHERE id = ?');
-    for (const id of change.remove ?? []) removed += del.run(id).changes;
-    return { before, after: read(), removed };
+    for (const id of change.remove ?? []) removed += (await t.run('DELETE FROM posts WHERE id = ?', [id])).changes;
+    return { before, after: await read(t), removed };
   });
 }
 
 /** Inserts or replaces posts by id, all in one transaction. Returns how many were written. */
-export function importPosts(store: Store, posts: readonly Post[]): number {
-  const stmt = store.db.prepare(`
-    INSERT INTO posts (id, url, title, status, author, type, created, modified, language, terms, show_in_search, superwords, content)
-    VALUES (@id, @url, @title, @status, @author, @type, @created, @modified, @language, @terms, @show_in_search, @superwords, @content)
-    ON CONFLICT(id) DO UPDATE SET url = excluded.url, title = excluded.title, status = excluded.status, author = excluded.author,
-      type = excluded.type, created = excluded.created, modified = excluded.modified, language = excluded.language,
-      terms = excluded.terms, show_in_search = excluded.show_in_search, superwords = excluded.superwords, content = excluded.content`);
-  store.tx(() => {
+export async function importPosts(sql: Sql, posts: readonly Post[]): Promise<number> {
+  await sql.tx(async (t) => {
     for (const p of posts) {
-      stmt.run({ ...p, terms: JSON.stringify(p.terms), superwords: JSON.stringify(p.superwords), show_in_search: p.show_in_search ? 1 : 0 });
+      await t.run(
+        `INSERT INTO posts (id, url, title, status, author, type, created, modified, language, terms, show_in_search, superwords, content)
+         VALUES (@id, @url, @title, @status, @author, @type, @created, @modified, @language, @terms, @show_in_search, @superwords, @content)
+         ON CONFLICT (id) DO UPDATE SET url = excluded.url, title = excluded.title, status = excluded.status, author = excluded.author,
+           type = excluded.type, created = excluded.created, modified = excluded.modified, language = excluded.language,
+           terms = excluded.terms, show_in_search = excluded.show_in_search, superwords = excluded.superwords, content = excluded.content`,
+        {
+          id: p.id,
+          url: p.url,
+          title: p.title,
+          status: p.status,
+          author: p.author,
+          type: p.type,
+          created: p.created,
+          modified: p.modified,
+          language: p.language,
+          terms: JSON.stringify(p.terms),
+          show_in_search: p.show_in_search ? 1 : 0,
+          superwords: JSON.stringify(p.superwords),
+          content: p.content,
+        },
+      );
     }
   });
   return posts.length;
 }
 
 /** Whether the post store holds any post. */
-export function hasPosts(store: Store): boolean {
-  return store.prepare('SELECT 1 FROM posts LIMIT 1').get() !== undefined;
+export async function hasPosts(sql: Sql): Promise<boolean> {
+  return (await sql.get('SELECT 1 AS one FROM posts LIMIT 1')) !== undefined;
 }
 
-export function getPost(store: Store, id: number): Post | null {
-  const row = store.prepare('SELECT * FROM posts WHERE id = ?').get(id) as PostRow | undefined;
+export async function getPost(sql: Sql, id: number): Promise<Post | null> {
+  const row = await sql.get<PostRow>('SELECT * FROM posts WHERE id = ?', [id]);
   return row ? fromRow(row) : null;
 }
 
 /** Every post, by id. */
-export function listPosts(store: Store): Post[] {
-  return (store.db.prepare('SELECT * FROM posts ORDER BY id').all() as PostRow[]).map(fromRow);
+export async function listPosts(sql: Sql): Promise<Post[]> {
+  return (await sql.all<PostRow>('SELECT * FROM posts ORDER BY id')).map(fromRow);
 }
-

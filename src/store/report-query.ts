@@ -1,7 +1,6 @@
 // Store reads of the link report: report_links (kept ready by migration 2 and savePages) joined to the outcomes.
 import { lastFullCrawlRow, latestEndedCrawlStats } from './crawls.js';
-import type { Statement } from 'better-sqlite3';
-import type { Store } from './store.js';
+import { inList, inParams, type Sql, type SqlValue } from './sql.js';
 import { REPORT_REASONS } from '../model/link-reasons.js';
 
 /** A problem link where a page has it: what the report and the problem history both keep of it. */
@@ -47,77 +46,78 @@ export interface ReportRead {
 
 // element and text are in the order indexes (migration 6): the rows are read from the index alone.
 const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked, h.first_seen';
-type RawRow = [number, string, string, number, string, string | null, string, string, number, string | null];
-/** The reasons filter: a JSON array of ranks, or null for all. */
-const RANKS = '(@ranks IS NULL OR r.rank IN (SELECT value FROM json_each(@ranks)))';
+interface RawRow {
+  rank: number;
+  page_url: string;
+  url: string;
+  http_status: number;
+  message: string;
+  redirects_to: string | null;
+  element: string;
+  text: string;
+  blocked: number;
+  first_seen: string | null;
+}
 /** The open history episode of each row (migration 8): when it was first seen. */
 const HISTORY = `JOIN report_reasons rr ON rr.rank = r.rank
   LEFT JOIN problem_history h ON h.project = @project AND h.page_url = r.page_url AND h.url = r.url AND h.reason = rr.reason AND h.fixed_crawl IS NULL`;
-/** The since filter: a problem not recorded yet (its crawl has not ended) is newer than any time given. */
-const SINCE = '(@since IS NULL OR h.first_seen IS NULL OR h.first_seen > @since)';
 
-interface Statements {
-  rowsOfHosts: Statement;
-  rowsOfHost: Statement;
-  counts: Statement;
-  countsSince: Statement;
-}
-
-const prepared = new WeakMap<Store, Statements>();
-
-function statements(store: Store): Statements {
-  let s = prepared.get(store);
-  if (!s) {
-    const db = store.db;
-    s = {
-      // Raw rows (arrays): building a JS object per row in the driver costs more than the query itself.
-      // Pages of hosts no longer configured stay in the store but out of every answer.
-      rowsOfHosts: db
-        .prepare(
-          `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_order JOIN link_outcomes o ON o.url = r.url ${HISTORY} WHERE r.host IN (SELECT value FROM json_each(@host)) AND ${RANKS} AND ${SINCE} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
-        )
-        .raw(true),
-      rowsOfHost: db
-        .prepare(
-        `SELECT ${ROW_COLUMNS} FROM report_links r INDEXED BY report_links_host JOIN link_outcomes o ON o.url = r.url ${HISTORY} WHERE r.host = @host AND ${RANKS} AND ${SINCE} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
-        )
-        .raw(true),
-      counts: db.prepare('SELECT rank, SUM(n) AS n FROM report_counts WHERE host IN (SELECT value FROM json_each(?)) GROUP BY rank'),
-      // With since, the kept counts do not apply: the matching rows are counted.
-      countsSince: db.prepare(
-        `SELECT r.rank AS rank, COUNT(*) AS n FROM report_links r ${HISTORY} WHERE r.host IN (SELECT value FROM json_each(@host)) AND ${SINCE} GROUP BY r.rank`,
-      ),
-    };
-    prepared.set(store, s);
-  }
-  return s;
-}
-
-/** Everything the report needs, read in one transaction so rows, counts and dates come from one snapshot. */
-export function readReportSnapshot(store: Store, read: ReportRead): ReportSnapshot {
-  const s = statements(store);
+/**
+ * The statements of one read: hosts and ranks are bound as lists (`IN (@h0, …)`), and a filter that is off is left
+ * out rather than bound as null. SQLite is told which index walks the rows in report order (its planner may
+ * otherwise sort); PostgreSQL plans it itself.
+ */
+function reportSql(dialect: Sql['dialect'], read: ReportRead): { rows: string; counts: string } {
   const one = read.hosts.length === 1;
-  const rowsStmt = one ? s.rowsOfHost : s.rowsOfHosts;
-  const hostArg = one ? read.hosts[0] : JSON.stringify(read.hosts);
-  return store.db
-    .transaction((): ReportSnapshot => {
-      const args = { host: hostArg, limit: read.limit, ranks: read.ranks === null ? null : JSON.stringify(read.ranks), project: read.project, since: read.since };
-      const rows = (rowsStmt.all(args) as RawRow[]).map(
-        ([rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked, firstSeen]): ReportRow => ({
-          rank, pageUrl, url, httpStatus, message, redirectsTo, element, text, blocked: blocked === 1, firstSeen,
-        }),
-      );
-      const counts = REPORT_REASONS.map(() => 0);
-      const counted =
-        read.since === null
-          ? s.counts.all(JSON.stringify(read.hosts))
-          : s.countsSince.all({ host: JSON.stringify(read.hosts), project: read.project, since: read.since });
-      for (const c of counted as { rank: number; n: number }[]) if (read.ranks === null || read.ranks.includes(c.rank)) counts[c.rank] = c.n;
-      const lastFull = lastFullCrawlRow(store, read.project);
-      const latest = latestEndedCrawlStats(store, read.project);
-      return { rows, counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null), unreachable: unreachableHosts(latest) };
-    })
-    .deferred();
+  const hosts = one ? 'r.host = @h0' : `r.host IN (${inList('h', read.hosts.length)})`;
+  const ranks = read.ranks === null ? '' : ` AND r.rank IN (${read.ranks.length ? inList('k', read.ranks.length) : 'NULL'})`;
+  // A problem not recorded yet (its crawl has not ended) is newer than any time given.
+  const since = read.since === null ? '' : ' AND (h.first_seen IS NULL OR h.first_seen > @since)';
+  const indexed = dialect === 'sqlite' ? ` INDEXED BY ${one ? 'report_links_host' : 'report_links_order'}` : '';
+  return {
+    // Pages of hosts no longer configured stay in the store but out of every answer.
+    rows: `SELECT ${ROW_COLUMNS} FROM report_links r${indexed} JOIN link_outcomes o ON o.url = r.url ${HISTORY} WHERE ${hosts}${ranks}${since} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
+    // With since, the kept counts do not apply: the matching rows are counted.
+    counts:
+      read.since === null
+        ? `SELECT rank, SUM(n) AS n FROM report_counts WHERE host IN (${inList('h', read.hosts.length)}) GROUP BY rank`
+        : `SELECT r.rank AS rank, COUNT(*) AS n FROM report_links r ${HISTORY} WHERE r.host IN (${inList('h', read.hosts.length)})${since} GROUP BY r.rank`,
+  };
+}
+
+/** Everything the report needs, read on one snapshot so rows, counts and dates agree. */
+export async function readReportSnapshot(sql: Sql, read: ReportRead): Promise<ReportSnapshot> {
+  const counts = REPORT_REASONS.map(() => 0);
+  if (!read.hosts.length) {
+    const [lastFull, latest] = await sql.snapshot(async (t) => [await lastFullCrawlRow(t, read.project), await latestEndedCrawlStats(t, read.project)] as const);
+    return { rows: [], counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null), unreachable: unreachableHosts(latest) };
+  }
+  const q = reportSql(sql.dialect, read);
+  const hosts = inParams('h', read.hosts);
+  const ranks: Record<string, SqlValue> = read.ranks === null ? {} : inParams('k', read.ranks);
+  const since: Record<string, SqlValue> = read.since === null ? {} : { since: read.since };
+  return sql.snapshot(async (t): Promise<ReportSnapshot> => {
+    const raw = await t.all<RawRow>(q.rows, { ...hosts, ...ranks, ...since, project: read.project, limit: read.limit });
+    const rows = raw.map(
+      (r): ReportRow => ({
+        rank: r.rank,
+        pageUrl: r.page_url,
+        url: r.url,
+        httpStatus: r.http_status,
+        message: r.message,
+        redirectsTo: r.redirects_to,
+        element: r.element,
+        text: r.text,
+        blocked: r.blocked === 1,
+        firstSeen: r.first_seen,
+      }),
+    );
+    const counted = await t.all<{ rank: number; n: number }>(q.counts, read.since === null ? hosts : { ...hosts, ...since, project: read.project });
+    for (const c of counted) if (read.ranks === null || read.ranks.includes(c.rank)) counts[c.rank] = Number(c.n);
+    const lastFull = await lastFullCrawlRow(t, read.project);
+    const latest = await latestEndedCrawlStats(t, read.project);
+    return { rows, counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null), unreachable: unreachableHosts(latest) };
+  });
 }
 
 function unreachableHosts(stats: string | null): Map<string, string> {

@@ -31,4 +31,23 @@ export interface Sql {
    * fn must do nothing but database work: other callers of this store wait while it runs.
    */
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn's reads on one consistent snapshot without taking the write lock (SQLite: a deferred transaction;
+   * PostgreSQL: REPEATABLE READ READ ONLY), so rows, counts and dates read one after the other agree. Called on a
+   * transaction's `Sql`: fn runs in that transaction. Like tx, other callers of this store wait while it runs.
+   */
+  snapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+}
+
+/**
+ * `@p0, @p1, …`: the placeholders of a list of `n` values bound as p0, p1, … (what `IN (…)` takes in both dialects;
+ * a JSON array with json_each would be SQLite's alone). Lists are short (hosts, reasons): few statement shapes.
+ */
+export function inList(prefix: string, n: number): string {
+  return Array.from({ length: n }, (_, i) => `@${prefix}${i}`).join(', ');
+}
+
+/** The values of an inList, as named parameters. */
+export function inParams(prefix: string, values: readonly SqlValue[]): Record<string, SqlValue> {
+  return Object.fromEntries(values.map((v, i) => [`${prefix}${i}`, v]));
 }

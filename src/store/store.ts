@@ -3,9 +3,17 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { CRAWL_DEAD_AFTER_MS, failDeadCrawls } from './crawls.js';
+import { CRAWL_DEAD_AFTER_MS, failDeadCrawlsStatement } from './crawls.js';
 import { MIGRATIONS } from './migrations.js';
 import { registerTermFunctions } from './search-index/terms.js';
+import type { Sql } from './sql.js';
+import { sqliteSql } from './sqlite-sql.js';
+import type { CrawlReader, CrawlSink } from '../model/crawl-writes.js';
+import type { SearchParams, SearchResults } from '../model/types.js';
+import { okCheckedSince, pageAnchors, sitemapLastmods, storedRevisit } from './pages.js';
+import { searchPages, type SearchScope } from './search-index/search.js';
+import type { CrawlWriterOptions, ServiceStore } from './service-store.js';
+import { CrawlWriter } from './writer.js';
 
 export type Db = Database.Database;
 
@@ -30,8 +38,15 @@ export interface StoreConnectionOptions {
   removeDirOnClose?: string;
 }
 
-export class Store {
+/**
+ * The SQLite store (the embedded default). Besides the ServiceStore members it keeps the raw connection for what is
+ * SQLite's own: PRAGMAs, migrations, the FTS5 search index, the writer thread's synchronous batches, maintenance.
+ */
+export class Store implements ServiceStore {
+  readonly dialect = 'sqlite' as const;
   readonly db: Db;
+  /** The asynchronous interface every store function is written against (one per connection). */
+  readonly sql: Sql;
   /** Crawls found `running` or `queued` at open whose owner stopped beating 30 s ago or more: now `failed`. */
   readonly recoveredCrawls: number[];
   readonly readonly: boolean;
@@ -42,6 +57,7 @@ export class Store {
     this.db = new Database(path, { readonly: opts.readonly ?? false });
     this.readonly = opts.readonly ?? false;
     this.removeDirOnClose = opts.removeDirOnClose ?? null;
+    this.sql = sqliteSql(this.db, (sql) => this.prepare(sql));
     // A read-only connection cannot set the journal mode (the file already has it).
     if (!this.readonly) this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -53,7 +69,10 @@ export class Store {
     this.recoveredCrawls = [];
     if (!opts.readonly && opts.migrate !== false) {
       migrate(this.db);
-      this.recoveredCrawls = this.tx(() => failDeadCrawls(this, Date.now() - (opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS)));
+      // At open, before anything else uses the connection: synchronously, with the statement failDeadCrawls runs.
+      const st = failDeadCrawlsStatement(Date.now() - (opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS));
+      const ids = this.tx(() => (this.db.prepare(st.sql).all(...st.params) as { id: number }[]).map((r) => r.id));
+      this.recoveredCrawls = ids.sort((a, b) => a - b);
     }
   }
 
@@ -74,9 +93,27 @@ export class Store {
     return this.db.transaction(fn).immediate();
   }
 
-  /** Inside an open transaction: runs fn in a savepoint, so a failure of fn undoes only its own writes. */
-  savepoint<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  get location(): string {
+    return this.path;
+  }
+
+  /** Searches on a snapshot: the search's reads wait for a transaction open on this connection, as every caller's do. */
+  searchPages(terms: string, params: SearchParams | undefined, scope: SearchScope = {}): Promise<SearchResults> {
+    return this.sql.snapshot(async () => searchPages(this, terms, params, scope));
+  }
+
+  openCrawlWriter(crawlId: number, opts: CrawlWriterOptions = {}): CrawlSink {
+    return new CrawlWriter(this, crawlId, { threaded: opts.threaded });
+  }
+
+  crawlReader(): CrawlReader {
+    const sql = this.sql;
+    return {
+      sitemapLastmods: (host) => sitemapLastmods(sql, host),
+      pageAnchors: (url) => pageAnchors(sql, url),
+      okCheckedSince: (url, since) => okCheckedSince(sql, url, since),
+      revisit: (url) => storedRevisit(sql, url),
+    };
   }
 
   close(): void {

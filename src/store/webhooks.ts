@@ -1,6 +1,6 @@
 // The webhook outbox (migration 9): deliveries written with a crawl's end, claimed with a lease, sent, recorded.
 import type { DeliveryStatus, WebhookDelivery, WebhookEvent } from '../model/webhooks.js';
-import type { Store } from './store.js';
+import type { Sql } from './sql.js';
 
 interface DeliveryRow {
   id: string;
@@ -45,13 +45,12 @@ export interface NewDelivery {
 }
 
 /** Adds a pending delivery, due at once. Call inside the transaction that records the crawl's end. */
-export function insertDelivery(store: Store, d: NewDelivery): void {
-  store
-    .prepare(
-      `INSERT INTO webhook_deliveries (id, seq, project, crawl_id, event, url, body, status, next_attempt_at, created_at)
-       VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-    )
-    .run(d.id, d.project, d.crawlId, d.event, d.url, d.body, d.now, d.now);
+export async function insertDelivery(sql: Sql, d: NewDelivery): Promise<void> {
+  await sql.run(
+    `INSERT INTO webhook_deliveries (id, seq, project, crawl_id, event, url, body, status, next_attempt_at, created_at)
+     VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM webhook_deliveries), ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+    [d.id, d.project, d.crawlId, d.event, d.url, d.body, d.now, d.now],
+  );
 }
 
 /** A delivery taken by one process to send: the exact body and the attempt it is on. */
@@ -69,17 +68,18 @@ export interface ClaimedDelivery {
  * Takes up to `limit` deliveries that are due — pending with next_attempt_at reached, or sending under a lease that
  * ran out (its process died) — marking them sending until `now + leaseMs` and counting the attempt.
  */
-export function claimDueDeliveries(store: Store, project: string, now: number, leaseMs: number, limit: number): ClaimedDelivery[] {
-  // One statement: a single UPDATE is atomic, so two processes never take the same one.
-  const rows = store
-    .prepare(
+export async function claimDueDeliveries(sql: Sql, project: string, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+  // One statement: a single UPDATE is atomic, so two processes never take the same one (PostgreSQL: rows another
+  // claimer holds are skipped).
+  const lock = sql.dialect === 'pg' ? ' FOR UPDATE SKIP LOCKED' : '';
+  const rows = await sql.all<{ seq: number; id: string; url: string; event: WebhookEvent; body: string; attempts: number; created_at: number }>(
       `UPDATE webhook_deliveries SET status = 'sending', lease_until = @lease, attempts = attempts + 1
        WHERE id IN (SELECT id FROM webhook_deliveries WHERE project = @project AND
            ((status = 'pending' AND next_attempt_at <= @now) OR (status = 'sending' AND lease_until <= @now))
-         ORDER BY seq LIMIT @limit)
+         ORDER BY seq LIMIT @limit${lock})
        RETURNING seq, id, url, event, body, attempts, created_at`,
-    )
-    .all({ project, now, limit, lease: now + leaseMs }) as { seq: number; id: string; url: string; event: WebhookEvent; body: string; attempts: number; created_at: number }[];
+      { project, now, limit, lease: now + leaseMs },
+  );
   // RETURNING has no order: the oldest first, as they were written.
   return rows.sort((a, b) => a.seq - b.seq).map((r) => ({ id: r.id, url: r.url, event: r.event, body: r.body, attempt: r.attempts, createdAt: r.created_at }));
 }
@@ -88,28 +88,27 @@ export function claimDueDeliveries(store: Store, project: string, now: number, l
 export type AttemptOutcome = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: number; error: string } | { status: 'failed'; error: string };
 
 /** Records the outcome of the attempt on a claimed delivery. */
-export function recordAttempt(store: Store, id: string, outcome: AttemptOutcome, now: number): void {
+export async function recordAttempt(sql: Sql, id: string, outcome: AttemptOutcome, now: number): Promise<void> {
   if (outcome.status === 'delivered') {
-    store.prepare(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ?, lease_until = NULL, next_attempt_at = NULL WHERE id = ?`).run(now, id);
+    await sql.run(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ?, lease_until = NULL, next_attempt_at = NULL WHERE id = ?`, [now, id]);
   } else if (outcome.status === 'pending') {
-    store.prepare(`UPDATE webhook_deliveries SET status = 'pending', last_error = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?`).run(outcome.error, outcome.nextAttemptAt, id);
+    await sql.run(`UPDATE webhook_deliveries SET status = 'pending', last_error = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?`, [outcome.error, outcome.nextAttemptAt, id]);
   } else {
-    store.prepare(`UPDATE webhook_deliveries SET status = 'failed', last_error = ?, next_attempt_at = NULL, lease_until = NULL WHERE id = ?`).run(outcome.error, id);
+    await sql.run(`UPDATE webhook_deliveries SET status = 'failed', last_error = ?, next_attempt_at = NULL, lease_until = NULL WHERE id = ?`, [outcome.error, id]);
   }
 }
 
 /** Deliveries of the project, newest first. */
-export function listDeliveries(store: Store, project: string, limit: number, offset: number): WebhookDelivery[] {
-  const rows = store
-    .prepare(
+export async function listDeliveries(sql: Sql, project: string, limit: number, offset: number): Promise<WebhookDelivery[]> {
+  const rows = await sql.all<DeliveryRow>(
       `SELECT id, crawl_id, event, url, body, status, attempts, last_error, next_attempt_at, created_at, delivered_at
        FROM webhook_deliveries WHERE project = ? ORDER BY seq DESC LIMIT ? OFFSET ?`,
-    )
-    .all(project, limit, offset) as DeliveryRow[];
+      [project, limit, offset],
+  );
   return rows.map(toDelivery);
 }
 
 /** Forgets delivered and failed deliveries created before `before` (ms). */
-export function pruneDeliveries(store: Store, project: string, before: number): number {
-  return store.prepare(`DELETE FROM webhook_deliveries WHERE project = ? AND status IN ('delivered','failed') AND created_at < ?`).run(project, before).changes;
+export async function pruneDeliveries(sql: Sql, project: string, before: number): Promise<number> {
+  return (await sql.run(`DELETE FROM webhook_deliveries WHERE project = ? AND status IN ('delivered','failed') AND created_at < ?`, [project, before])).changes;
 }

@@ -2,7 +2,7 @@
 // crawling fast and bounds memory (a batch holds at most a few MB of page text). With a compiled worker
 // script the commits happen on a writer thread with its own connection, beside the crawling; otherwise here.
 import { Worker } from 'node:worker_threads';
-import { updateCrawlStats } from './crawls.js';
+import { crawlStatsStatement } from './crawls.js';
 import { keepPages, removePagesByUrl, saveOutcomes, savePages, touchPages } from './pages.js';
 import type { CrawlStats } from '../model/types.js';
 import type { Store } from './store.js';
@@ -31,7 +31,10 @@ export function writeBatch(store: Store, b: WriteBatch): void {
     keepPages(store, b.kept);
     touchPages(store, b.touched, b.crawlId);
     saveOutcomes(store, b.outcomes);
-    if (b.stats) updateCrawlStats(store, b.crawlId, b.stats);
+    if (b.stats) {
+      const st = crawlStatsStatement(b.crawlId, b.stats);
+      store.prepare(st.sql).run(...st.params);
+    }
   });
 }
 
@@ -57,6 +60,8 @@ export class CrawlWriter {
   private readonly inFlight = new Set<number>();
   private waiters: (() => void)[] = [];
   private error: Error | null = null;
+  /** Without a writer thread: the batches committing here, one after the other, through the connection's Sql. */
+  private local: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -125,13 +130,31 @@ export class CrawlWriter {
     if (!b.pages.length && !b.outcomes.length && !b.touched.length && !b.kept.length && !b.removed.length && !b.stats) return;
     this.batch = this.empty();
     this.contentChars = 0;
-    if (!this.worker) return writeBatch(this.store, b);
+    if (!this.worker) return this.commitHere(b);
     const seq = ++this.seq;
     this.inFlight.add(seq);
     this.worker.postMessage({ seq, batch: b });
   }
 
-  /** Waits while the writer thread is behind (keeps memory bounded when pages come faster than commits). */
+  /**
+   * A batch committed on this thread: synchronous SQL, but inside a transaction of the connection's Sql, so it waits
+   * for (and never lands inside) a transaction another caller has open on the same connection.
+   */
+  private commitHere(b: WriteBatch): void {
+    this.inFlight.add(++this.seq);
+    const seq = this.seq;
+    this.local = this.local
+      .then(() => this.store.sql.tx(async () => writeBatch(this.store, b)))
+      .catch((err: unknown) => {
+        this.error ??= err instanceof Error ? err : new Error(String(err));
+      })
+      .finally(() => {
+        this.inFlight.delete(seq);
+        this.wake();
+      });
+  }
+
+  /** Waits while the writer is behind (keeps memory bounded when pages come faster than commits). */
   async settle(): Promise<void> {
     while (this.inFlight.size > this.maxInFlight && !this.error) await new Promise<void>((r) => this.waiters.push(r));
     this.throwIfFailed();

@@ -22,11 +22,11 @@ afterEach(async () => {
   await app?.close();
 });
 
-function setup(): void {
+async function setup(): Promise<void> {
   app = makeApp();
-  users = addRoleUsers(app);
-  seedPosts(app);
-  ({ host } = makeHost(app));
+  users = await addRoleUsers(app);
+  await seedPosts(app);
+  ({ host } = await makeHost(app));
 }
 
 const run = (name: string, input: unknown, role: Role | null = 'administrator', signInHint?: string) =>
@@ -51,8 +51,8 @@ function page(path: string, links: string[], over: Partial<PageWrite> = {}): Pag
 }
 
 /** Three pages: /missing on all three, /secret on one, /old (a redirect) on two. */
-function seedReport(): number {
-  const crawl = createCrawl(app.store, app.config.project.public_token, 'full')!;
+async function seedReport(): Promise<number> {
+  const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'full'))!;
   savePages(app.store, [
     page('/', [`${SITE}/missing`, `${SITE}/secret`, `${SITE}/old`]),
     page('/a', [`${SITE}/missing`, `${SITE}/old`]),
@@ -64,18 +64,18 @@ function seedReport(): number {
     { url: `${SITE}/secret`, httpStatus: 403, reason: 'forbidden', message: 'Forbidden', redirectsTo: null, crawlId: crawl.id },
     { url: `${SITE}/old`, httpStatus: 301, reason: 'redirect', message: 'Moved', redirectsTo: `${SITE}/a`, crawlId: crawl.id },
   ]);
-  setCrawlStatus(app.store, crawl.id, 'completed');
+  await setCrawlStatus(app.store.sql, crawl.id, 'completed');
   return crawl.id;
 }
 
 describe('svc/get-crawl', () => {
   it('answers the latest crawl, a crawl by id, and says what to do for an unknown one', async () => {
-    setup();
+    await setup();
     let e = await errorOf(run('svc/get-crawl', undefined));
     expect(e.code).toBe('svc_crawl_not_found');
     expect(e.status).toBe(404);
     expect(e.message).toMatch(/no crawl has run yet.*svc\/full-crawl/);
-    const id = seedReport();
+    const id = await seedReport();
     const latest = (await run('svc/get-crawl', {})) as Record<string, unknown>;
     expect(latest).toMatchObject({ id, mode: 'full', status: 'completed', urls: null, stats: { pages: expect.any(Number) } });
     expect(Object.keys(latest).sort()).toEqual(['error', 'finished_at', 'id', 'mode', 'started_at', 'stats', 'status', 'urls']);
@@ -90,7 +90,7 @@ describe('svc/get-crawl', () => {
   });
 
   it('validates id and wait_seconds, and needs manage_options', async () => {
-    setup();
+    await setup();
     for (const [input, field] of [
       [{ id: 0 }, /id: must be at least 1/],
       [{ id: 1.5 }, /id: must be a whole number/],
@@ -113,13 +113,13 @@ describe('svc/get-crawl', () => {
 
 describe('errors that say what to do next', () => {
   it('names how to set a user when there is none, as the transport told', async () => {
-    setup();
+    await setup();
     const e = await errorOf(run('svc/link-report', {}, null, 'start `svc mcp` with SVC_USER=<login>'));
     expect(e.message).toBe('svc/link-report needs a current user with the manage_options capability, and no user is set: start `svc mcp` with SVC_USER=<login>');
   });
 
   it('answers a missing and a hidden post alike', async () => {
-    setup();
+    await setup();
     const missing = await errorOf(run('svc/get-page-meta', { post_id: 113 }, 'subscriber'));
     const hidden = await errorOf(run('svc/get-page-meta', { post_id: 2 }, 'subscriber'));
     expect(missing.message).toBe('no post 113 that you can read');
@@ -128,17 +128,17 @@ describe('errors that say what to do next', () => {
   });
 
   it('search on an empty index says no crawl has run and names the crawl to run', async () => {
-    setup();
+    await setup();
     const out = (await run('svc/search', { terms: 'anything' }, 'subscriber')) as { results: { total: number }; notice?: string };
     expect(out.results.total).toBe(0);
     expect(out.notice).toMatch(/index is empty: no crawl has run yet.*svc\/full-crawl/);
-    seedReport();
+    await seedReport();
     const after = (await run('svc/search', { terms: 'zzzz' }, 'subscriber')) as { notice?: string };
     expect(after.notice).toBeUndefined(); // a completed crawl: no match is simply no match
   });
 
   it('the report before any crawl says so and names the crawl to run', async () => {
-    setup();
+    await setup();
     const out = (await run('svc/link-report', {})) as { notice?: string; last_full_crawl: string | null; top_links: unknown[] };
     expect(out.last_full_crawl).toBeNull();
     expect(out.top_links).toEqual([]);
@@ -148,8 +148,8 @@ describe('errors that say what to do next', () => {
 
 describe('svc/link-report reasons and top_links', () => {
   it('lists the URLs carried by the most pages first, and filters by reason', async () => {
-    setup();
-    seedReport();
+    await setup();
+    await seedReport();
     const all = (await run('svc/link-report', {})) as Record<string, any>;
     expect(all.notice).toBeUndefined();
     expect(all.top_links).toEqual([
@@ -180,18 +180,18 @@ describe('svc/link-report reasons and top_links', () => {
 
 describe('svc/get-page-meta index state', () => {
   it('says whether a crawl has indexed the post and whether it can be found', async () => {
-    setup();
+    await setup();
     const before = (await run('svc/get-page-meta', { post_id: 1 }, 'subscriber')) as Record<string, any>;
     expect(before.showInSearch).toBe(true);
     expect(before.index).toEqual({ indexed: false, in_search: false, last_crawled: null });
-    seedReport(); // stores /hello, the URL of post 1
+    await seedReport(); // stores /hello, the URL of post 1
     const after = (await run('svc/get-page-meta', { post_id: 1 }, 'subscriber')) as Record<string, any>;
     expect(after.index).toEqual({ indexed: true, in_search: true, last_crawled: expect.stringMatching(/^\d{4}-/) });
   });
 
   it('a stored page that is not indexed is neither indexed nor in search', async () => {
-    setup();
-    seedReport();
+    await setup();
+    await seedReport();
     expect(await app.backend.pageIndexState(`${SITE}/noindex`)).toEqual({ indexed: false, inSearch: false, lastCrawled: expect.any(String) });
     expect(await app.backend.pageIndexState(`${SITE}/a#top`)).toEqual({ indexed: true, inSearch: true, lastCrawled: expect.any(String) });
   });

@@ -32,8 +32,8 @@ async function start(): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   app = makeApp({ targets: [{ host: hostPort, scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: false, respect_robots_txt: false }] });
-  users = addRoleUsers(app);
-  ({ host } = makeHost(app));
+  users = await addRoleUsers(app);
+  ({ host } = await makeHost(app));
   return `http://${hostPort}`;
 }
 

@@ -24,11 +24,11 @@ function page(path: string, title: string, content: string, links: string[] = []
   };
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   app = makeApp();
-  users = addRoleUsers(app);
-  seedPosts(app);
-  const crawl = createCrawl(app.store, app.config.project.public_token, 'full')!;
+  users = await addRoleUsers(app);
+  await seedPosts(app);
+  const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'full'))!;
   savePages(app.store, [
     page('/', 'Home', 'Welcome to the volunteer weekend', [`${SITE}/missing`, `${SITE}/old`, `${SITE}/about`]),
     page('/about', 'About us', 'We organise a volunteer weekend every spring', [`${SITE}/secret`]),
@@ -40,8 +40,8 @@ beforeEach(() => {
     { url: `${SITE}/secret`, httpStatus: 403, reason: 'forbidden', message: 'Forbidden', redirectsTo: null, crawlId: crawl.id },
     { url: `${SITE}/about`, httpStatus: 200, reason: 'ok', message: 'OK', redirectsTo: null, crawlId: crawl.id },
   ]);
-  setCrawlStatus(app.store, crawl.id, 'completed');
-  ({ host } = makeHost(app));
+  await setCrawlStatus(app.store.sql, crawl.id, 'completed');
+  ({ host } = await makeHost(app));
 });
 afterEach(async () => app.close());
 

@@ -37,9 +37,9 @@ export function makeApp(over: Partial<ConfigInput> = {}): App {
 }
 
 /** One user per role, login = role name; tokens by login. */
-export function addRoleUsers(app: App): Record<Role, { user: User; token: string }> {
+export async function addRoleUsers(app: App): Promise<Record<Role, { user: User; token: string }>> {
   const out = {} as Record<Role, { user: User; token: string }>;
-  for (const role of ROLES) out[role] = { user: { login: role, role }, token: addUser(app.store, role, role) };
+  for (const role of ROLES) out[role] = { user: { login: role, role }, token: await addUser(app.store.sql, role, role) };
   return out;
 }
 
@@ -50,14 +50,14 @@ export const POSTS: PostInput[] = [
   { id: 4, url: `${SITE}/private-by-admin`, title: 'Private of admin', status: 'private', author: 'administrator' },
 ];
 
-export function seedPosts(app: App, posts: PostInput[] = POSTS): void {
-  importPosts(app.store, posts.map((p) => PostSchema.parse(p)));
+export async function seedPosts(app: App, posts: PostInput[] = POSTS): Promise<void> {
+  await importPosts(app.store.sql, posts.map((p) => PostSchema.parse(p)));
 }
 
 /** A host over the app, with a clock the test moves. */
-export function makeHost(app: App): { host: Host; clock: { t: number } } {
+export async function makeHost(app: App): Promise<{ host: Host; clock: { t: number } }> {
   const clock = { t: 1_000_000 };
-  return { host: createHost(app, { now: () => clock.t }), clock };
+  return { host: await createHost(app, { now: () => clock.t }), clock };
 }
 
 

@@ -67,17 +67,17 @@ describe('svc/link-report cache', () => {
   let backend: FakeBackend;
   afterEach(async () => app.close());
 
-  function setup() {
+  async function setup() {
     ({ app, backend } = makeFakeApp());
     backend.report = structuredClone(REST);
-    const users = addRoleUsers(app);
-    const { host, clock } = makeHost(app);
+    const users = await addRoleUsers(app);
+    const { host, clock } = await makeHost(app);
     const run = (input: unknown) => host.registry.execute('svc/link-report', input, { user: users.administrator.user }) as Promise<{ summary: { not_found: number } }>;
     return { host, clock, run };
   }
 
   it('answers from the cache for up to 15 minutes, then reads the backend again', async () => {
-    const { clock, run } = setup();
+    const { clock, run } = await setup();
     const first = await run({});
     expect(backend.count('linkReport')).toBe(1);
     backend.report.notFound.count = 99;
@@ -90,7 +90,7 @@ describe('svc/link-report cache', () => {
   });
 
   it('keys entries by target and limit', async () => {
-    const { run } = setup();
+    const { run } = await setup();
     await run({});
     await run({ limit: 1000 }); // the default: same entry
     expect(backend.count('linkReport')).toBe(1);
@@ -102,7 +102,7 @@ describe('svc/link-report cache', () => {
   });
 
   it('refresh: true reads the backend and stores the fresh result', async () => {
-    const { run } = setup();
+    const { run } = await setup();
     await run({});
     backend.report.notFound.count = 42;
     expect((await run({ refresh: true })).summary.not_found).toBe(42);
@@ -112,7 +112,7 @@ describe('svc/link-report cache', () => {
   });
 
   it('never caches an error', async () => {
-    const { run } = setup();
+    const { run } = await setup();
     backend.failWith = new BackendError('upstream_error', 'the /v1 service answered 503', 503);
     const e = (await run({}).catch((err: unknown) => err)) as AbilityError;
     expect(e).toMatchObject({ code: 'svc_api_error', status: 502, data: { upstream_status: 503 } });
@@ -122,7 +122,7 @@ describe('svc/link-report cache', () => {
   });
 
   it('a crawl ending in this process drops the cached entries', async () => {
-    const { run, host } = setup();
+    const { run, host } = await setup();
     await run({});
     await run({ limit: 5 });
     backend.report.notFound.count = 7;
@@ -138,7 +138,7 @@ describe('svc/link-report cache', () => {
   });
 
   it('deleting pages drops the cached entries too', async () => {
-    const { run, host } = setup();
+    const { run, host } = await setup();
     await run({});
     await host.functions.svc_delete_pages([`${SITE}/a`]);
     await run({});

@@ -11,11 +11,11 @@ let backend: FakeBackend;
 let host: Host;
 let users: Record<Role, { user: User; token: string }>;
 
-beforeEach(() => {
+beforeEach(async () => {
   ({ app, backend } = makeFakeApp());
-  users = addRoleUsers(app);
-  seedPosts(app);
-  ({ host } = makeHost(app));
+  users = await addRoleUsers(app);
+  await seedPosts(app);
+  ({ host } = await makeHost(app));
 });
 afterEach(async () => app.close());
 

@@ -59,16 +59,16 @@ describe('posts file', () => {
     expect(problems('[\n{"id": 1},\n{"id": 2,,}\n]')[0]).toMatch(/^line 3: not valid JSON/);
   });
 
-  it('imports (upserting by id) and reads back', () => {
+  it('imports (upserting by id) and reads back', async () => {
     const app = makeApp();
     try {
       const posts = parsePostsFile(JSON.stringify([POST]));
-      expect(importPosts(app.store, posts)).toBe(1);
-      expect(getPost(app.store, 104)).toEqual(posts[0]);
-      importPosts(app.store, [{ ...posts[0]!, title: 'Renamed', status: 'private' }]);
-      expect(getPost(app.store, 104)).toMatchObject({ title: 'Renamed', status: 'private' });
-      expect(listPosts(app.store)).toHaveLength(1);
-      expect(getPost(app.store, 1)).toBeNull();
+      expect(await importPosts(app.store.sql, posts)).toBe(1);
+      expect(await getPost(app.store.sql, 104)).toEqual(posts[0]);
+      await importPosts(app.store.sql, [{ ...posts[0]!, title: 'Renamed', status: 'private' }]);
+      expect(await getPost(app.store.sql, 104)).toMatchObject({ title: 'Renamed', status: 'private' });
+      expect(await listPosts(app.store.sql)).toHaveLength(1);
+      expect(await getPost(app.store.sql, 1)).toBeNull();
     } finally {
       void app.close();
     }
@@ -102,23 +102,23 @@ describe('host.posts_file', () => {
   let app: App;
   afterEach(async () => app?.close());
 
-  it('is loaded when the host is created', () => {
+  it('is loaded when the host is created', async () => {
     const file = join(tempDir(), 'posts.ndjson');
     writeFileSync(file, `${JSON.stringify(POST)}\n`);
     app = makeApp({ host: { posts_file: file } });
-    createHost(app);
-    expect(getPost(app.store, 104)).toMatchObject({ title: 'Volunteer weekend report' });
+    await createHost(app);
+    expect(await getPost(app.store.sql, 104)).toMatchObject({ title: 'Volunteer weekend report' });
   });
 
-  it('a bad posts file stops the host with the file, line and field named', () => {
+  it('a bad posts file stops the host with the file, line and field named', async () => {
     const file = join(tempDir(), 'posts.ndjson');
     writeFileSync(file, `${JSON.stringify({ ...POST, status: 'live' })}\n`);
     app = makeApp({ host: { posts_file: file } });
-    expect(() => createHost(app)).toThrow(/host\.posts_file .*posts\.ndjson[\s\S]*line 1: status: must be one of/);
+    await expect(createHost(app)).rejects.toThrow(/host\.posts_file .*posts\.ndjson[\s\S]*line 1: status: must be one of/);
   });
 
-  it('a missing posts file is named', () => {
+  it('a missing posts file is named', async () => {
     app = makeApp({ host: { posts_file: '/nonexistent/posts.json' } });
-    expect(() => createHost(app)).toThrow(/host\.posts_file: cannot read \/nonexistent\/posts\.json: ENOENT/);
+    await expect(createHost(app)).rejects.toThrow(/host\.posts_file: cannot read \/nonexistent\/posts\.json: ENOENT/);
   });
 });

@@ -14,10 +14,10 @@ let app: App;
 let backend: FakeBackend;
 afterEach(async () => app?.close());
 
-function setup(over = {}) {
+async function setup(over = {}) {
   ({ app, backend } = makeFakeApp(over));
-  const users = addRoleUsers(app);
-  const { host, clock } = makeHost(app);
+  const users = await addRoleUsers(app);
+  const { host, clock } = await makeHost(app);
   return { host, clock, users, admin: { user: users.administrator.user } };
 }
 
@@ -32,8 +32,8 @@ async function errorOf(p: Promise<unknown>): Promise<AbilityError> {
 }
 
 describe('registry', () => {
-  it('registers the eight svc abilities in the category svc, with names namespace/name', () => {
-    const { host } = setup();
+  it('registers the eight svc abilities in the category svc, with names namespace/name', async () => {
+    const { host } = await setup();
     const list = host.registry.list();
     expect(list.map((a) => a.name)).toEqual(NAMES);
     for (const a of list) {
@@ -49,8 +49,8 @@ describe('registry', () => {
     expect(host.registry.categories().map((c) => c.slug)).toEqual(['svc']);
   });
 
-  it('publishes capabilities and annotations as the spec table says', () => {
-    const { host } = setup();
+  it('publishes capabilities and annotations as the spec table says', async () => {
+    const { host } = await setup();
     const row = (n: string) => {
       const a = host.registry.get(n)!;
       return [a.capability, a.annotations.readonly, a.annotations.destructive];
@@ -64,8 +64,8 @@ describe('registry', () => {
     expect(row('svc/delete-pages')).toEqual(['manage_options', false, true]);
   });
 
-  it('publishes JSON Schemas made from the zod schemas (limits, defaults, required fields)', () => {
-    const { host } = setup();
+  it('publishes JSON Schemas made from the zod schemas (limits, defaults, required fields)', async () => {
+    const { host } = await setup();
     const report = host.registry.get('svc/link-report')!.inputJsonSchema as { properties: Record<string, Record<string, unknown>>; required?: string[] };
     expect(report.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 5000, default: 1000 });
     expect(report.required ?? []).toEqual([]);
@@ -78,9 +78,9 @@ describe('registry', () => {
     expect(out.required).toEqual(['summary', 'links', 'targets', 'top_links', 'truncated', 'last_full_crawl']);
   });
 
-  it('refuses bad ability names, unknown categories and duplicates', () => {
-    setup();
-    const r = new Registry({ fns: createHost(app).functions, targets: [] });
+  it('refuses bad ability names, unknown categories and duplicates', async () => {
+    await setup();
+    const r = new Registry({ fns: (await createHost(app)).functions, targets: [] });
     const def = (name: string, category = SVC_CATEGORY) => ({
       ...defineAbility({ name, label: 'x', description: 'x', capability: 'read', annotations: { readonly: true, destructive: false, idempotent: true }, inputSchema: z.object({}), outputSchema: z.object({}), run: async () => ({}) }),
       category,
@@ -94,13 +94,13 @@ describe('registry', () => {
   });
 
   it('answers ability_not_found (404) for an unknown name', async () => {
-    const { host, admin } = setup();
+    const { host, admin } = await setup();
     const e = await errorOf(host.registry.execute('svc/nope', {}, admin));
     expect([e.code, e.status]).toEqual(['ability_not_found', 404]);
   });
 
   it('runs in-process through the ability object itself (obtain by name, execute)', async () => {
-    const { host, admin } = setup();
+    const { host, admin } = await setup();
     const out = await host.registry.get('svc/search')!.execute({ terms: 'hello' }, admin);
     expect(out).toMatchObject({ success: true, results: { total: 1 } });
   });
@@ -108,7 +108,7 @@ describe('registry', () => {
 
 describe('execute order', () => {
   it('applies the input schema default when input is absent (undefined or null)', async () => {
-    const { host, admin } = setup();
+    const { host, admin } = await setup();
     await expect(host.registry.execute('svc/full-crawl', undefined, admin)).resolves.toMatchObject({ mode: 'full', status: 'queued' });
     await expect(host.registry.execute('svc/partial-crawl', null, admin)).resolves.toMatchObject({ mode: 'partial' });
     await host.registry.execute('svc/link-report', undefined, admin);
@@ -116,7 +116,7 @@ describe('execute order', () => {
   });
 
   it('an absent input where the schema has no default is an input error naming the required field', async () => {
-    const { host, admin } = setup();
+    const { host, admin } = await setup();
     for (const input of [undefined, null]) {
       const e = await errorOf(host.registry.execute('svc/search', input, admin));
       expect(e.code).toBe('ability_invalid_input');
@@ -150,7 +150,7 @@ describe('execute order', () => {
     ['svc/full-crawl', { mode: 'full' }, 'input', /unknown field\(s\) "mode"/],
     ['svc/full-crawl', 'go', 'input', /object/],
   ])('%s %j → ability_invalid_input naming %s', async (name, input, field, rule) => {
-    const { host, admin } = setup();
+    const { host, admin } = await setup();
     const e = await errorOf(host.registry.execute(name, input, admin));
     expect(e.code).toBe('ability_invalid_input');
     expect(e.status).toBe(400);
@@ -161,20 +161,20 @@ describe('execute order', () => {
   });
 
   it('validates input before checking permissions (bad input without a user is still invalid input)', async () => {
-    const { host } = setup();
+    const { host } = await setup();
     const e = await errorOf(host.registry.execute('svc/link-report', { limit: 99999 }, { user: null }));
     expect(e.code).toBe('ability_invalid_input');
   });
 
   it('checks permissions before running the function: the backend is never reached', async () => {
-    const { host, users } = setup();
+    const { host, users } = await setup();
     const e = await errorOf(host.registry.execute('svc/delete-pages', { urls: [`${SITE}/a`] }, { user: users.editor.user }));
     expect([e.code, e.status]).toEqual(['ability_invalid_permissions', 403]);
     expect(backend.calls).toEqual([]);
   });
 
   it('validates the output: a function answering outside its schema gives ability_invalid_output (500)', async () => {
-    const { host, admin } = setup();
+    const { host, admin } = await setup();
     backend.report = { ...backend.report, truncated: 'sometimes' as unknown as boolean };
     const e = await errorOf(host.registry.execute('svc/link-report', {}, admin));
     expect([e.code, e.status]).toEqual(['ability_invalid_output', 500]);
@@ -182,7 +182,7 @@ describe('execute order', () => {
   });
 
   it('strips fields the output schema does not publish', async () => {
-    const { host, admin } = setup();
+    const { host, admin } = await setup();
     backend.report = { ...backend.report, secret: 'x' } as never;
     const out = (await host.registry.execute('svc/link-report', { refresh: true }, admin)) as Record<string, unknown>;
     expect(out).not.toHaveProperty('secret');
@@ -200,8 +200,8 @@ describe('version gate', () => {
     ['7', true],
   ])('host.version %s → abilities %s', async (version, enabled) => {
     ({ app, backend } = makeFakeApp({ host: { version } }));
-    const users = addRoleUsers(app);
-    const host = createHost(app);
+    const users = await addRoleUsers(app);
+    const host = await createHost(app);
     expect(host.abilitiesEnabled).toBe(enabled);
     expect(host.registry.list()).toHaveLength(enabled ? 8 : 0);
     expect(hasAbilitiesApi(version)).toBe(enabled);

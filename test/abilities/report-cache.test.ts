@@ -9,8 +9,8 @@ import { outcome, page } from '../http/helpers.js';
 import { addRoleUsers, makeApp, makeHost, SITE } from './helpers.js';
 
 const app = makeApp();
-const { host } = makeHost(app);
-const admin = addRoleUsers(app).administrator.user;
+const { host } = await makeHost(app);
+const admin = (await addRoleUsers(app)).administrator.user;
 afterAll(async () => {
   host.close();
   await app.close();
@@ -25,8 +25,8 @@ it('a crawl that ended in another process makes the cached report stale', async 
   saveOutcomes(other, [outcome(`${SITE}/gone`, 'not_found')]);
   // Without a crawl ending, the cache still answers (the report only changes when the site is crawled).
   expect((await report()).summary.not_found).toBe(0);
-  const rec = createCrawl(other, app.config.project.public_token, 'manual', [`${SITE}/`])!;
-  setCrawlStatus(other, rec.id, 'completed');
+  const rec = (await createCrawl(other.sql, app.config.project.public_token, 'manual', [`${SITE}/`]))!;
+  await setCrawlStatus(other.sql, rec.id, 'completed');
   other.close();
 
   expect((await report()).summary.not_found).toBe(1);

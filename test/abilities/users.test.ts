@@ -20,37 +20,37 @@ afterEach(async () => {
 });
 
 describe('users', () => {
-  it('adds a user, stores only the token hash, and maps the token back to the user', () => {
+  it('adds a user, stores only the token hash, and maps the token back to the user', async () => {
     app = makeApp();
-    const token = addUser(app.store, 'alice', 'editor');
+    const token = await addUser(app.store.sql, 'alice', 'editor');
     expect(token).toMatch(/^svc_user_[A-Za-z0-9_-]{43}$/);
     const row = app.store.db.prepare('SELECT * FROM users WHERE login = ?').get('alice') as Record<string, unknown>;
     expect(row.token_hash).toBe(hashSecret(token));
     expect(JSON.stringify(row)).not.toContain(token);
-    expect(userByToken(app.store, token)).toEqual({ login: 'alice', role: 'editor' });
-    expect(userByToken(app.store, `${token}x`)).toBeNull();
-    expect(userByToken(app.store, 'svc_user_nope')).toBeNull();
-    expect(userByToken(app.store, '')).toBeNull();
-    expect(getUser(app.store, 'alice')).toEqual({ login: 'alice', role: 'editor' });
-    expect(getUser(app.store, 'bob')).toBeNull();
+    expect(await userByToken(app.store.sql, token)).toEqual({ login: 'alice', role: 'editor' });
+    expect(await userByToken(app.store.sql, `${token}x`)).toBeNull();
+    expect(await userByToken(app.store.sql, 'svc_user_nope')).toBeNull();
+    expect(await userByToken(app.store.sql, '')).toBeNull();
+    expect(await getUser(app.store.sql, 'alice')).toEqual({ login: 'alice', role: 'editor' });
+    expect(await getUser(app.store.sql, 'bob')).toBeNull();
   });
 
-  it('refuses a taken login, a bad login and an unknown role, naming them', () => {
+  it('refuses a taken login, a bad login and an unknown role, naming them', async () => {
     app = makeApp();
-    addUser(app.store, 'alice', 'editor');
-    expect(() => addUser(app!.store, 'alice', 'subscriber')).toThrow(/login "alice": a user with this login already exists/);
-    expect(() => addUser(app!.store, 'bad login', 'subscriber')).toThrow(UserError);
-    expect(() => addUser(app!.store, 'bob', 'root')).toThrow(/role "root": must be one of administrator, editor, author, contributor, subscriber/);
-    expect(listUsers(app.store)).toEqual([{ login: 'alice', role: 'editor' }]);
+    await addUser(app.store.sql, 'alice', 'editor');
+    await expect(addUser(app!.store.sql, 'alice', 'subscriber')).rejects.toThrow(/login "alice": a user with this login already exists/);
+    await expect(addUser(app!.store.sql, 'bad login', 'subscriber')).rejects.toThrow(UserError);
+    await expect(addUser(app!.store.sql, 'bob', 'root')).rejects.toThrow(/role "root": must be one of administrator, editor, author, contributor, subscriber/);
+    expect(await listUsers(app.store.sql)).toEqual([{ login: 'alice', role: 'editor' }]);
   });
 
-  it('a reset token replaces the old one', () => {
+  it('a reset token replaces the old one', async () => {
     app = makeApp();
-    const old = addUser(app.store, 'alice', 'author');
-    const fresh = resetUserToken(app.store, 'alice');
-    expect(userByToken(app.store, old)).toBeNull();
-    expect(userByToken(app.store, fresh)).toEqual({ login: 'alice', role: 'author' });
-    expect(() => resetUserToken(app!.store, 'nobody')).toThrow(/no such user/);
+    const old = await addUser(app.store.sql, 'alice', 'author');
+    const fresh = await resetUserToken(app.store.sql, 'alice');
+    expect(await userByToken(app.store.sql, old)).toBeNull();
+    expect(await userByToken(app.store.sql, fresh)).toEqual({ login: 'alice', role: 'author' });
+    await expect(resetUserToken(app!.store.sql, 'nobody')).rejects.toThrow(/no such user/);
   });
 });
 
@@ -75,7 +75,7 @@ describe('svc users / svc posts commands', () => {
     expect(out).toHaveLength(1);
     expect(out[0]).toMatch(/^svc_user_[A-Za-z0-9_-]+\n$/);
     app = openApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
-    expect(userByToken(app.store, out[0]!.trim())).toEqual({ login: 'alice', role: 'administrator' });
+    expect(await userByToken(app.store.sql, out[0]!.trim())).toEqual({ login: 'alice', role: 'administrator' });
   });
 
   it('svc users add without --role or with a bad one fails with a clear error', async () => {
@@ -98,7 +98,7 @@ describe('svc users / svc posts commands', () => {
     expect(out.join('')).toMatch(/imported 1 post from/);
     await expect(postsCli(['import', bad, '--config', config])).rejects.toThrow(/line 1: author: is required/);
     app = openApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
-    expect(getPost(app.store, 5)).toMatchObject({ url: 'https://e.org/5' });
-    expect(getPost(app.store, 6)).toBeNull();
+    expect(await getPost(app.store.sql, 5)).toMatchObject({ url: 'https://e.org/5' });
+    expect(await getPost(app.store.sql, 6)).toBeNull();
   });
 });

@@ -10,11 +10,11 @@ import { openStore, type Store } from '../../src/store/store.js';
 let dir: string;
 let store: Store;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-pw-'));
   store = openStore({ path: join(dir, 'svc.db') });
-  addUser(store, 'ann', 'editor');
-  addUser(store, 'bob', 'subscriber');
+  await addUser(store.sql, 'ann', 'editor');
+  await addUser(store.sql, 'bob', 'subscriber');
 });
 
 afterAll(() => {
@@ -41,23 +41,23 @@ describe('password hashes', () => {
 
 describe('setPassword / verifyPassword', () => {
   it('sets a password on the user row (only its hash) and checks it', async () => {
-    await setPassword(store, 'ann', 'ann secret password');
+    await setPassword(store.sql, 'ann', 'ann secret password');
     const row = store.db.prepare('SELECT password_hash FROM users WHERE login = ?').get('ann') as { password_hash: string };
     expect(row.password_hash).toMatch(/^scrypt\$/);
     expect(row.password_hash).not.toContain('ann secret password');
-    expect(await verifyPassword(store, 'ann', 'ann secret password')).toEqual({ login: 'ann', role: 'editor' });
-    expect(await verifyPassword(store, 'ann', 'ann secret passworD')).toBeNull();
+    expect(await verifyPassword(store.sql, 'ann', 'ann secret password')).toEqual({ login: 'ann', role: 'editor' });
+    expect(await verifyPassword(store.sql, 'ann', 'ann secret passworD')).toBeNull();
   });
 
   it('a user without a password, or an unknown login, never signs in', async () => {
-    expect(await verifyPassword(store, 'bob', '')).toBeNull();
-    expect(await verifyPassword(store, 'bob', 'anything at all')).toBeNull();
-    expect(await verifyPassword(store, 'nobody', 'ann secret password')).toBeNull();
+    expect(await verifyPassword(store.sql, 'bob', '')).toBeNull();
+    expect(await verifyPassword(store.sql, 'bob', 'anything at all')).toBeNull();
+    expect(await verifyPassword(store.sql, 'nobody', 'ann secret password')).toBeNull();
   });
 
   it('refuses short and overlong passwords and unknown users, naming the rule', async () => {
-    await expect(setPassword(store, 'ann', 'short')).rejects.toThrow(new UserError('password: must be at least 8 characters'));
-    await expect(setPassword(store, 'ann', 'x'.repeat(1025))).rejects.toThrow(/password: must be at most 1024 characters/);
-    await expect(setPassword(store, 'nobody', 'long enough password')).rejects.toThrow('login "nobody": no such user');
+    await expect(setPassword(store.sql, 'ann', 'short')).rejects.toThrow(new UserError('password: must be at least 8 characters'));
+    await expect(setPassword(store.sql, 'ann', 'x'.repeat(1025))).rejects.toThrow(/password: must be at most 1024 characters/);
+    await expect(setPassword(store.sql, 'nobody', 'long enough password')).rejects.toThrow('login "nobody": no such user');
   });
 });

@@ -34,10 +34,10 @@ function backend(store: Store, site: TestSite, over: Record<string, unknown> = {
   return new EmbeddedBackend({ config, store, logger: silentLogger });
 }
 
-async function until<T>(what: string, f: () => T | undefined | null | false, ms = 15_000): Promise<T> {
+async function until<T>(what: string, f: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
-    const v = f();
+    const v = await f();
     if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
@@ -70,12 +70,12 @@ describe('the crawl queue', () => {
       expect((await b.getCrawl(q1.id))!.status).toBe('queued');
       b.runUnattended({ queuePollMs: 100 });
       // While the queue runs, a person's crawl gets a conflict, as before.
-      await until('the first queued crawl to run', () => getCrawl(store, PROJECT, q1.id)?.status === 'running');
+      await until('the first queued crawl to run', async () => (await getCrawl(store.sql, PROJECT, q1.id))?.status === 'running');
       const busy = await b.startCrawl({ mode: 'full' }).catch((e: unknown) => e);
       expect(busy).toBeInstanceOf(BackendError);
       expect((busy as BackendError).message).toMatch(/already running \(crawl \d+, full\)/);
-      const recs = await until('all queued crawls to end', () => {
-        const r = [q1, q2, q3].map((q) => getCrawl(store, PROJECT, q.id));
+      const recs = await until('all queued crawls to end', async () => {
+        const r = await Promise.all([q1, q2, q3].map((q) => getCrawl(store.sql, PROJECT, q.id)));
         return r.every(ended) ? (r as CrawlRecord[]) : null;
       }, 30_000);
       expect(recs.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
@@ -106,7 +106,7 @@ describe('the crawl queue', () => {
       expect(stopped.error).toMatch(/^stopped before it ran: a stop was requested/);
       b.runUnattended({ queuePollMs: 50 });
       await sleep(300);
-      expect(getCrawl(store, PROJECT, waiting.id)!.status).toBe('stopped');
+      expect((await getCrawl(store.sql, PROJECT, waiting.id))!.status).toBe('stopped');
       expect(site.hitCount('/b')).toBe(bHits);
       await expect(b.stopCrawl(waiting.id)).rejects.toMatchObject({ code: 'conflict' });
     } finally {
@@ -115,38 +115,38 @@ describe('the crawl queue', () => {
     }
   });
 
-  it('a claim is atomic: of two connections (two owners) on one file, one gets the crawl; the other waits its turn', () => {
+  it('a claim is atomic: of two connections (two owners) on one file, one gets the crawl; the other waits its turn', async () => {
     const { store, dir } = tempStore();
     const other = new Store(join(dir, 'svc.db'));
     try {
-      const a = enqueueCrawl(store, PROJECT, 'full', undefined, 'schedule:full');
-      const b = enqueueCrawl(store, PROJECT, 'partial', undefined, 'schedule:partial');
-      const first = claimQueuedCrawl(store, PROJECT, { instance: 'one' });
-      const second = claimQueuedCrawl(other, PROJECT, { instance: 'two' });
+      const a = await enqueueCrawl(store.sql, PROJECT, 'full', undefined, 'schedule:full');
+      const b = await enqueueCrawl(store.sql, PROJECT, 'partial', undefined, 'schedule:partial');
+      const first = await claimQueuedCrawl(store.sql, PROJECT, { instance: 'one' });
+      const second = await claimQueuedCrawl(other.sql, PROJECT, { instance: 'two' });
       expect(first).toMatchObject({ id: a.id, status: 'running' });
       expect(first!.startedAt).not.toBeNull();
       // The second is not taken while the first runs with a live owner.
       expect(second).toBeNull();
-      expect(getCrawl(other, PROJECT, b.id)!.status).toBe('queued');
+      expect((await getCrawl(other.sql, PROJECT, b.id))!.status).toBe('queued');
     } finally {
       other.close();
       store.close();
     }
   });
 
-  it('the dead-owner rule fails a claimed crawl whose owner went silent, never one waiting unclaimed', () => {
+  it('the dead-owner rule fails a claimed crawl whose owner went silent, never one waiting unclaimed', async () => {
     const { store, dir } = tempStore();
     try {
-      const waiting = enqueueCrawl(store, PROJECT, 'manual', ['http://x.example/'], 'live_update');
-      const claimed = enqueueCrawl(store, PROJECT, 'full', undefined, 'schedule:full');
+      const waiting = await enqueueCrawl(store.sql, PROJECT, 'manual', ['http://x.example/'], 'live_update');
+      const claimed = await enqueueCrawl(store.sql, PROJECT, 'full', undefined, 'schedule:full');
       store.db.prepare(`UPDATE crawls SET owner_instance = 'gone', heartbeat_at = 1 WHERE id = ?`).run(claimed.id);
-      expect(store.tx(() => failDeadCrawls(store, Date.now()))).toEqual([claimed.id]);
-      expect(getCrawl(store, PROJECT, waiting.id)!.status).toBe('queued');
+      expect(await store.sql.tx((t) => failDeadCrawls(t, Date.now()))).toEqual([claimed.id]);
+      expect((await getCrawl(store.sql, PROJECT, waiting.id))!.status).toBe('queued');
       // Opening the file again (what every command does) leaves it waiting too.
       store.close();
       const again = new Store(join(dir, 'svc.db'), { deadAfterMs: 1 });
       expect(again.recoveredCrawls).toEqual([]);
-      expect(getCrawl(again, PROJECT, waiting.id)!.status).toBe('queued');
+      expect((await getCrawl(again.sql, PROJECT, waiting.id))!.status).toBe('queued');
       again.close();
     } finally {
       store.close();
@@ -165,10 +165,10 @@ describe('the crawl queue', () => {
       // A scheduled crawl is never merged into.
       const sched = await b.queueCrawl({ mode: 'full' }, 'schedule:full');
       expect(sched.id).not.toBe(one.id);
-      expect(claimQueuedCrawl(store, PROJECT)!.id).toBe(one.id);
+      expect((await claimQueuedCrawl(store.sql, PROJECT))!.id).toBe(one.id);
       const three = await b.queueCrawl({ mode: 'manual', urls: [u('/a')] }, 'live_update');
       expect(three.id).toBeGreaterThan(sched.id);
-      expect(listCrawls(store, PROJECT, 10, 0).filter((c) => c.status === 'queued').map((c) => c.id)).toEqual([three.id, sched.id]);
+      expect((await listCrawls(store.sql, PROJECT, 10, 0)).filter((c) => c.status === 'queued').map((c) => c.id)).toEqual([three.id, sched.id]);
       await expect(b.queueCrawl({ mode: 'manual', urls: ['https://elsewhere.example/x'] }, 'live_update')).rejects.toThrow(/urls\[0\]: host elsewhere\.example is not a configured target/);
     } finally {
       await b.close();
@@ -187,56 +187,56 @@ describe('the scheduler, with an injected clock and a real database', () => {
   const EVERY_10_MIN = '*/10 * * * *';
   const t0 = Date.parse('2026-03-01T10:00:00Z');
 
-  it('queues a due run, skips one that falls while a crawl is queued, and after a restart runs missed ones once', () => {
+  it('queues a due run, skips one that falls while a crawl is queued, and after a restart runs missed ones once', async () => {
     const { store } = tempStore();
     let now = t0;
-    const make = () => new Scheduler({ store, project: PROJECT, schedule: { full: EVERY_10_MIN, partial: null }, logger: silentLogger, now: () => now });
-    const queued = () => listCrawls(store, PROJECT, 100, 0).filter((c) => c.status === 'queued');
+    const make = () => new Scheduler({ sql: store.sql, project: PROJECT, schedule: { full: EVERY_10_MIN, partial: null }, logger: silentLogger, now: () => now });
+    const queued = async () => (await listCrawls(store.sql, PROJECT, 100, 0)).filter((c) => c.status === 'queued');
     try {
       const s = make();
-      expect(s.tick()).toEqual([{ action: 'init' }]);
+      expect(await s.tick()).toEqual([{ action: 'init' }]);
       now = t0 + 5 * 60_000;
-      expect(s.tick()[0]!.action).toBe('wait');
+      expect((await s.tick())[0]!.action).toBe('wait');
       now = t0 + 10 * 60_000 + 10;
-      expect(s.tick()[0]).toMatchObject({ action: 'run', missed: false });
-      expect(queued()).toHaveLength(1);
-      expect(queued()[0]).toMatchObject({ mode: 'full', trigger: 'schedule:full' });
+      expect((await s.tick())[0]).toMatchObject({ action: 'run', missed: false });
+      expect(await queued()).toHaveLength(1);
+      expect((await queued())[0]).toMatchObject({ mode: 'full', trigger: 'schedule:full' });
       // The next run falls while that crawl is still queued: skipped, nothing more queued.
       now = t0 + 20 * 60_000 + 10;
-      expect(s.tick()[0]).toMatchObject({ action: 'skip' });
-      expect(queued()).toHaveLength(1);
+      expect((await s.tick())[0]).toMatchObject({ action: 'skip' });
+      expect(await queued()).toHaveLength(1);
       // It runs and ends; the server goes down for hours; a new one (a restart) runs the missed runs once.
       store.db.prepare(`UPDATE crawls SET status = 'completed', finished_at = ? WHERE status = 'queued'`).run(new Date(now).toISOString());
       now = t0 + 5 * 3_600_000;
       const restarted = make();
-      expect(restarted.tick()[0]).toMatchObject({ action: 'run', missed: true });
-      expect(restarted.tick()[0]!.action).toBe('wait');
-      expect(queued()).toHaveLength(1);
-      expect(listCrawls(store, PROJECT, 100, 0)).toHaveLength(2);
+      expect((await restarted.tick())[0]).toMatchObject({ action: 'run', missed: true });
+      expect((await restarted.tick())[0]!.action).toBe('wait');
+      expect(await queued()).toHaveLength(1);
+      expect(await listCrawls(store.sql, PROJECT, 100, 0)).toHaveLength(2);
     } finally {
       store.close();
     }
   });
 
-  it('a run missed while no server was up is queued at start even behind a pending crawl; two servers queue a run once', () => {
+  it('a run missed while no server was up is queued at start even behind a pending crawl; two servers queue a run once', async () => {
     const { store, dir } = tempStore();
     const other = new Store(join(dir, 'svc.db'));
     let now = t0;
-    const make = (s: Store) => new Scheduler({ store: s, project: PROJECT, schedule: { full: EVERY_10_MIN }, logger: silentLogger, now: () => now });
+    const make = (s: Store) => new Scheduler({ sql: s.sql, project: PROJECT, schedule: { full: EVERY_10_MIN }, logger: silentLogger, now: () => now });
     try {
-      make(store).tick();
+      await make(store).tick();
       // A crawl left queued (say, by a live update) while the server was down through a run.
-      enqueueCrawl(store, PROJECT, 'manual', ['http://x.example/'], 'live_update');
+      await enqueueCrawl(store.sql, PROJECT, 'manual', ['http://x.example/'], 'live_update');
       now = t0 + 25 * 60_000;
       const [one, two] = [make(store), make(other)];
-      expect(one.tick()[0]).toMatchObject({ action: 'run', missed: true });
+      expect((await one.tick())[0]).toMatchObject({ action: 'run', missed: true });
       // The other server starting at the same moment finds it handled.
-      expect(two.tick()[0]!.action).toBe('wait');
-      expect(listCrawls(store, PROJECT, 100, 0).filter((c) => c.trigger === 'schedule:full')).toHaveLength(1);
+      expect((await two.tick())[0]!.action).toBe('wait');
+      expect((await listCrawls(store.sql, PROJECT, 100, 0)).filter((c) => c.trigger === 'schedule:full')).toHaveLength(1);
       // Once started, a run that falls while crawls are pending is skipped.
       now = t0 + 30 * 60_000 + 10;
-      expect(one.tick()[0]!.action).toBe('skip');
-      expect(two.tick()[0]!.action).toBe('wait');
+      expect((await one.tick())[0]!.action).toBe('skip');
+      expect((await two.tick())[0]!.action).toBe('wait');
     } finally {
       other.close();
       store.close();

@@ -17,7 +17,7 @@ function runner(store: Store, targets: TargetConfig[], extra: Partial<Constructo
 }
 
 async function crawl(r: CrawlRunner, req: Parameters<CrawlRunner['start']>[0]): Promise<CrawlRecord> {
-  const rec = r.start(req);
+  const rec = await r.start(req);
   return r.wait(rec.id);
 }
 
@@ -158,12 +158,12 @@ describe('full crawl with link tracking (track_links = all)', () => {
     store?.close();
   });
 
-  it('completes and records stats', () => {
+  it('completes and records stats', async () => {
     expect(rec.status).toBe('completed');
     expect(rec.stats.pages).toBe(p.size);
     expect(rec.stats.errors).toBeGreaterThanOrEqual(9);
     expect(rec.stats.targets?.[site.host]).toEqual({ pages: p.size, cutByMaxPages: false, walkLinks: true });
-    const row = getCrawl(store, PROJECT, rec.id)!;
+    const row = (await getCrawl(store.sql, PROJECT, rec.id))!;
     expect(row.finishedAt).not.toBeNull();
   });
 
@@ -559,7 +559,7 @@ describe('manual crawls', () => {
     expect(site.hitCount('/sitemap.xml')).toBe(0);
   });
 
-  it('refuses bad requests with an error naming the field and the rule, and creates no crawl', () => {
+  it('refuses bad requests with an error naming the field and the rule, and creates no crawl', async () => {
     const count = () => (store.db.prepare('SELECT count(*) AS n FROM crawls').get() as { n: number }).n;
     const before = count();
     const bad: [unknown, RegExp][] = [
@@ -577,7 +577,7 @@ describe('manual crawls', () => {
     for (const [req, msg] of bad) {
       let err: unknown;
       try {
-        r.start(req as never);
+        await r.start(req as never);
       } catch (e) {
         err = e;
       }
@@ -587,9 +587,9 @@ describe('manual crawls', () => {
     expect(count()).toBe(before);
   });
 
-  it('refuses to start without any target', () => {
+  it('refuses to start without any target', async () => {
     const empty = runner(store, []);
-    expect(() => empty.start({ mode: 'full' })).toThrow(/no crawl targets are configured/);
+    await expect(empty.start({ mode: 'full' })).rejects.toThrow(/no crawl targets are configured/);
   });
 });
 
@@ -612,15 +612,15 @@ describe('one crawl at a time, stopping', () => {
 
   it('refuses a second start while one is running, with a conflict error', async () => {
     const r = runner(store, [target({ host: site.host, max_pages: 3, concurrency: 1 })]);
-    const first = r.start({ mode: 'full' });
+    const first = await r.start({ mode: 'full' });
     expect(first.status).toBe('queued');
-    expect(() => r.start({ mode: 'partial' })).toThrow(expect.objectContaining({ code: 'conflict' }));
+    await expect(r.start({ mode: 'partial' })).rejects.toThrow(expect.objectContaining({ code: 'conflict' }));
     // Another runner on the same database (another process) is refused too.
     const other = runner(store, [target({ host: site.host })]);
-    expect(() => other.start({ mode: 'full' })).toThrow(/already/);
+    await expect(other.start({ mode: 'full' })).rejects.toThrow(/already/);
     const done = await r.wait(first.id);
     expect(done.status).toBe('completed');
-    const again = r.start({ mode: 'manual', urls: [`${site.origin}/1`] });
+    const again = await r.start({ mode: 'manual', urls: [`${site.origin}/1`] });
     expect((await r.wait(again.id)).status).toBe('completed');
   });
 
@@ -628,11 +628,11 @@ describe('one crawl at a time, stopping', () => {
     const r = runner(store, [target({ host: site.host, max_pages: 10_000, concurrency: 1 })]);
     const ended: CrawlRecord[] = [];
     r.onEnded((rec) => ended.push(rec));
-    const rec = r.start({ mode: 'full' });
+    const rec = await r.start({ mode: 'full' });
     await new Promise((res) => setTimeout(res, 300));
-    expect(getCrawl(store, PROJECT, rec.id)!.status).toBe('running');
+    expect((await getCrawl(store.sql, PROJECT, rec.id))!.status).toBe('running');
     await r.stopAll();
-    const final = getCrawl(store, PROJECT, rec.id)!;
+    const final = (await getCrawl(store.sql, PROJECT, rec.id))!;
     expect(final.status).toBe('stopped');
     expect(final.finishedAt).not.toBeNull();
     expect(ended.map((e) => e.id)).toEqual([rec.id]);
@@ -644,12 +644,12 @@ describe('one crawl at a time, stopping', () => {
     const r = runner(store, [target({ host: site.host, max_pages: 40, concurrency: 2 })], { progressIntervalMs: 50 });
     const seen: number[] = [];
     r.onProgress((_id, prog) => seen.push(prog.pagesDone));
-    const rec = r.start({ mode: 'full' });
+    const rec = await r.start({ mode: 'full' });
     // Poll the record the way a /v1 client would: it shows pages while the crawl is still running.
-    let mid = getCrawl(store, PROJECT, rec.id)!;
+    let mid = (await getCrawl(store.sql, PROJECT, rec.id))!;
     for (let i = 0; i < 100 && mid.status !== 'completed' && mid.stats.pages === 0; i++) {
       await new Promise((res) => setTimeout(res, 50));
-      mid = getCrawl(store, PROJECT, rec.id)!;
+      mid = (await getCrawl(store.sql, PROJECT, rec.id))!;
     }
     expect(mid.status).toBe('running');
     expect(mid.stats.pages).toBeGreaterThan(0);

@@ -14,7 +14,7 @@ const PROJECT = 'settings1:eu-north-1';
 async function crawlOnce(targets: TargetConfig[], allow: string[] = []): Promise<{ store: Store; rec: CrawlRecord }> {
   const { store } = tempStore();
   const r = new CrawlRunner({ store, project: PROJECT, targets, logger: silentLogger, addressPolicy: { allow } });
-  const rec = await r.wait(r.start({ mode: 'full' }).id);
+  const rec = await r.wait((await r.start({ mode: 'full' })).id);
   return { store, rec };
 }
 

@@ -5,20 +5,33 @@ import { searchPages } from '../../src/store/search-index/search.js';
 import { BASE, HOST, integrityCheck, invalid, page, tempStore, type TempStore } from '../store/search-index/helpers.js';
 import { deletePages } from '../../src/backend/delete-pages.js';
 
+/** invalid() for a function that rejects instead of throwing. */
+async function rejectedInvalid(fn: () => Promise<unknown>): Promise<string> {
+  let caught: unknown = null;
+  try {
+    await fn();
+  } catch (err) {
+    caught = err;
+  }
+  return invalid(() => {
+    if (caught) throw caught;
+  });
+}
+
 const targets: TargetConfig[] = [TargetSchema.parse({ host: HOST, scheme: 'http' }), TargetSchema.parse({ host: 'example.org' })];
 
 let t: TempStore;
 afterEach(() => t?.close());
 
 describe('deletePages', () => {
-  it('removes pages by exact URL from the store and the index, and says which were not there', () => {
+  it('removes pages by exact URL from the store and the index, and says which were not there', async () => {
     t = tempStore([
       page('/a', { title: 'Alpha', content: 'zebra one', links: [{ url: `${BASE}/x`, element: 'a', text: 'x' }] }),
       page('/b', { title: 'Beta', content: 'zebra two' }),
       page('/b/child', { title: 'Beta child', content: 'zebra three' }),
     ]);
     expect(searchPages(t.store, 'zebra', {}).total).toBe(3);
-    const r = deletePages(t.store, targets, [`${BASE}/a`, `${BASE}/b`, `${BASE}/nope`, 'https://example.org/other']);
+    const r = await deletePages(t.store.sql, targets, [`${BASE}/a`, `${BASE}/b`, `${BASE}/nope`, 'https://example.org/other']);
     expect(r).toEqual({ deleted: [`${BASE}/a`, `${BASE}/b`], notFound: [`${BASE}/nope`, 'https://example.org/other'] });
     // Exact URLs only: /b/child stays.
     expect(searchPages(t.store, 'zebra', {}).hits.map((h) => h.url)).toEqual([`${BASE}/b/child`]);
@@ -28,32 +41,32 @@ describe('deletePages', () => {
     integrityCheck(t.store);
   });
 
-  it('reports a URL given twice once, and a second deletion as not found', () => {
+  it('reports a URL given twice once, and a second deletion as not found', async () => {
     t = tempStore([page('/a', { content: 'x' })]);
-    expect(deletePages(t.store, targets, [`${BASE}/a`, `${BASE}/a`])).toEqual({ deleted: [`${BASE}/a`], notFound: [] });
-    expect(deletePages(t.store, targets, [`${BASE}/a`])).toEqual({ deleted: [], notFound: [`${BASE}/a`] });
+    expect(await deletePages(t.store.sql, targets, [`${BASE}/a`, `${BASE}/a`])).toEqual({ deleted: [`${BASE}/a`], notFound: [] });
+    expect(await deletePages(t.store.sql, targets, [`${BASE}/a`])).toEqual({ deleted: [], notFound: [`${BASE}/a`] });
   });
 
-  it('matches the normalized form of a URL too (host case, empty path)', () => {
+  it('matches the normalized form of a URL too (host case, empty path)', async () => {
     t = tempStore([page('/', { content: 'home' })]);
     const given = `http://${HOST.toUpperCase()}`;
-    expect(deletePages(t.store, targets, [given])).toEqual({ deleted: [given], notFound: [] });
+    expect(await deletePages(t.store.sql, targets, [given])).toEqual({ deleted: [given], notFound: [] });
   });
 
-  it('deletes hidden and noindex pages too (they are stored, only not searchable)', () => {
+  it('deletes hidden and noindex pages too (they are stored, only not searchable)', async () => {
     t = tempStore([page('/h', { showInSearch: false }), page('/n', { indexed: false })]);
-    expect(deletePages(t.store, targets, [`${BASE}/h`, `${BASE}/n`]).deleted).toHaveLength(2);
+    expect((await deletePages(t.store.sql, targets, [`${BASE}/h`, `${BASE}/n`])).deleted).toHaveLength(2);
     integrityCheck(t.store);
   });
 
-  it('refuses anything but 1 to 50 full http(s) URLs on a configured target, naming each bad one', () => {
+  it('refuses anything but 1 to 50 full http(s) URLs on a configured target, naming each bad one', async () => {
     t = tempStore([page('/a')]);
-    expect(invalid(() => deletePages(t.store, targets, []))).toBe('urls: must hold 1 to 50 URLs (got 0)');
+    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, []))).toBe('urls: must hold 1 to 50 URLs (got 0)');
     const fiftyOne = Array.from({ length: 51 }, (_, i) => `${BASE}/p${i}`);
-    expect(invalid(() => deletePages(t.store, targets, fiftyOne))).toBe('urls: must hold 1 to 50 URLs (got 51)');
-    expect(deletePages(t.store, targets, fiftyOne.slice(0, 50)).notFound).toHaveLength(50);
-    expect(invalid(() => deletePages(t.store, targets, 'x' as unknown as string[]))).toBe('urls: must be an array of URLs');
-    const msg = invalid(() => deletePages(t.store, targets, [`${BASE}/a`, '/relative', 'ftp://example.org/f', 'https://evil.test/x', 7 as unknown as string]));
+    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, fiftyOne))).toBe('urls: must hold 1 to 50 URLs (got 51)');
+    expect((await deletePages(t.store.sql, targets, fiftyOne.slice(0, 50))).notFound).toHaveLength(50);
+    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, 'x' as unknown as string[]))).toBe('urls: must be an array of URLs');
+    const msg = await rejectedInvalid(() => deletePages(t.store.sql, targets, [`${BASE}/a`, '/relative', 'ftp://example.org/f', 'https://evil.test/x', 7 as unknown as string]));
     expect(msg).toContain('urls[1]: "/relative" is not a full URL');
     expect(msg).toContain('urls[2]: must be an http or https URL');
     expect(msg).toContain('urls[3]: host evil.test is not a configured target');
@@ -63,9 +76,9 @@ describe('deletePages', () => {
     expect(t.store.db.prepare('SELECT count(*) FROM pages').pluck().get()).toBe(1);
   });
 
-  it('accepts a URL with the default port of its target written out', () => {
+  it('accepts a URL with the default port of its target written out', async () => {
     t = tempStore([]);
-    expect(deletePages(t.store, targets, ['https://example.org:443/x'])).toEqual({ deleted: [], notFound: ['https://example.org:443/x'] });
-    expect(invalid(() => deletePages(t.store, targets, ['https://example.org:8443/x']))).toMatch(/^urls\[0\]: host example.org:8443 is not a configured target/);
+    expect(await deletePages(t.store.sql, targets, ['https://example.org:443/x'])).toEqual({ deleted: [], notFound: ['https://example.org:443/x'] });
+    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, ['https://example.org:8443/x']))).toMatch(/^urls\[0\]: host example.org:8443 is not a configured target/);
   });
 });

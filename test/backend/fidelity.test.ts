@@ -25,7 +25,7 @@ describe('link-check fidelity, end to end', () => {
   let u: (path: string) => string;
 
   const crawl = async () => {
-    const rec = runner.start({ mode: 'full' });
+    const rec = await runner.start({ mode: 'full' });
     const done = await runner.wait(rec.id);
     expect(done.status).toBe('completed');
   };
@@ -55,7 +55,7 @@ describe('link-check fidelity, end to end', () => {
     targets = [target({ host: site.host, check_fragments: true, use_sitemap: false })];
     runner = new CrawlRunner({ store, project: PROJECT, targets, logger: silentLogger, addressPolicy: { allow: [ext.host] }, fetcher: { maxRetries: 1, maxRetryWaitMs: 50 } });
     await crawl();
-    report = buildLinkReport(store, PROJECT, targets, { limit: 1000 });
+    report = await buildLinkReport(store.sql, PROJECT, targets, { limit: 1000 });
   });
   afterAll(async () => {
     await runner?.stopAll();
@@ -119,7 +119,7 @@ describe('link-check fidelity, end to end', () => {
     await crawl();
     expect(ext.hitCount('/fine')).toBe(1);
     expect(ext.hitCount('/gone')).toBe(2);
-    const again = restLinks(buildLinkReport(store, PROJECT, targets, { limit: 1000 }));
+    const again = restLinks(await buildLinkReport(store.sql, PROJECT, targets, { limit: 1000 }));
     expect(again.get(`${ext.origin}/gone`)).toMatchObject({ section: 'notFound' });
     expect(again.has(`${ext.origin}/fine`)).toBe(false);
     // The rest of the report is as the first crawl left it.
@@ -129,11 +129,11 @@ describe('link-check fidelity, end to end', () => {
 
   it('a manual crawl checks fragments on pages it does not fetch against their stored ids', async () => {
     const guideGets = site.hitCount('/guide', 'GET');
-    const rec = runner.start({ mode: 'manual', urls: [u('/')] });
+    const rec = await runner.start({ mode: 'manual', urls: [u('/')] });
     expect((await runner.wait(rec.id)).status).toBe('completed');
     // /guide was only checked (HEAD), not fetched: its ids come from the store.
     expect(site.hitCount('/guide', 'GET')).toBe(guideGets);
-    const after = restLinks(buildLinkReport(store, PROJECT, targets, { limit: 1000 }));
+    const after = restLinks(await buildLinkReport(store.sql, PROJECT, targets, { limit: 1000 }));
     expect(after.get(u('/guide#uninstall'))).toMatchObject({ message: 'missing fragment #uninstall', section: 'notFound' });
     expect(after.has(u('/guide#install'))).toBe(false);
     expect(after.has(u('/guide#legacy'))).toBe(false);

@@ -24,7 +24,7 @@ function runner(store: Store, targets: TargetConfig[], extra: Partial<Constructo
 }
 
 async function crawl(r: CrawlRunner, req: Parameters<CrawlRunner['start']>[0]): Promise<CrawlRecord> {
-  return r.wait(r.start(req).id);
+  return r.wait((await r.start(req)).id);
 }
 
 /** A site of `n` pages linked in a chain, each answered after `delayMs`. */
@@ -54,17 +54,17 @@ describe('a site that is down', () => {
   });
   afterAll(() => store.close());
 
-  it('ends a full crawl failed, naming the target and why, and leaves last_full_crawl alone', () => {
+  it('ends a full crawl failed, naming the target and why, and leaves last_full_crawl alone', async () => {
     expect(first.status).toBe('completed');
     expect(second.status).toBe('failed');
     expect(second.error).toMatch(new RegExp(`${site.host.replace('.', '\\.')} unreachable: .*connection refused`));
     expect(second.stats.targets?.[site.host]).toMatchObject({ unreachable: true, error: expect.stringMatching(/connection refused/) });
-    expect(lastFullCrawl(store, PROJECT)).toBe(first.finishedAt);
+    expect(await lastFullCrawl(store.sql, PROJECT)).toBe(first.finishedAt);
   });
 
-  it('keeps every page and finding of the unreachable target, and the report says why', () => {
+  it('keeps every page and finding of the unreachable target, and the report says why', async () => {
     expect([...pageRows(store).keys()]).toEqual([`${site.origin}/`]);
-    const report = buildLinkReport(store, PROJECT, [t], { limit: 100 });
+    const report = await buildLinkReport(store.sql, PROJECT, [t], { limit: 100 });
     expect(report.notFound.count).toBe(1);
     expect(report.targets[0]!.lastCrawlError).toMatch(/connection refused/);
   });
@@ -88,8 +88,8 @@ describe('data of a host that is no longer configured', () => {
     store.close();
   });
 
-  it('stays out of the report of the configured target', () => {
-    const report = buildLinkReport(store, PROJECT, [target({ host: b.host })], { limit: 100 });
+  it('stays out of the report of the configured target', async () => {
+    const report = await buildLinkReport(store.sql, PROJECT, [target({ host: b.host })], { limit: 100 });
     expect(report.notFound.pages.map((p) => p.url)).toEqual([`${b.origin}/`]);
     expect(report.notFound.count).toBe(1);
   });
@@ -103,17 +103,17 @@ describe('data of a host that is no longer configured', () => {
 });
 
 describe('crawl ownership by heartbeat', () => {
-  it('a crawl whose owner stopped beating is dead after the limit whatever its PID (alive, ours, or 1)', () => {
+  it('a crawl whose owner stopped beating is dead after the limit whatever its PID (alive, ours, or 1)', async () => {
     const { store } = tempStore();
     try {
       for (const pid of [process.pid, 1]) {
-        const old = createCrawl(store, PROJECT, 'full', undefined, { now: Date.now() - 31_000 })!;
+        const old = (await createCrawl(store.sql, PROJECT, 'full', undefined, { now: Date.now() - 31_000 }))!;
         store.db.prepare('UPDATE crawls SET status = ?, owner_pid = ? WHERE id = ?').run('running', pid, old.id);
         // Within the limit a live owner keeps it: a second start is refused.
-        expect(createCrawl(store, PROJECT, 'full', undefined, { deadAfterMs: 60_000 })).toBeNull();
-        const next = createCrawl(store, PROJECT, 'full');
+        expect(await createCrawl(store.sql, PROJECT, 'full', undefined, { deadAfterMs: 60_000 })).toBeNull();
+        const next = await createCrawl(store.sql, PROJECT, 'full');
         expect(next).not.toBeNull();
-        expect(getCrawl(store, PROJECT, old.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^owner stopped answering/) });
+        expect(await getCrawl(store.sql, PROJECT, old.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^owner stopped answering/) });
         store.db.prepare("UPDATE crawls SET status = 'completed' WHERE id = ?").run(next!.id);
       }
     } finally {
@@ -133,10 +133,10 @@ describe('crawl ownership by heartbeat', () => {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       const r = runner(store, [target({ host: site.host, use_sitemap: false })], { deadAfterMs: 1500 });
-      expect(() => r.start({ mode: 'full' })).toThrow(/already running/);
+      await expect(r.start({ mode: 'full' })).rejects.toThrow(/already running/);
       await new Promise((res) => setTimeout(res, 1600));
-      const next = r.start({ mode: 'full' });
-      expect(getCrawl(store, PROJECT, running)).toMatchObject({ status: 'failed', error: expect.stringMatching(/owner stopped answering/) });
+      const next = await r.start({ mode: 'full' });
+      expect(await getCrawl(store.sql, PROJECT, running)).toMatchObject({ status: 'failed', error: expect.stringMatching(/owner stopped answering/) });
       await r.stopAll();
       expect((await r.wait(next.id)).status).toBe('stopped');
       store.close();
@@ -183,7 +183,7 @@ describe('stopping a crawl', () => {
     const site = await chainSite(500, 20);
     const { store } = tempStore();
     const r = runner(store, [target({ host: site.host, use_sitemap: false, walk_links: true, concurrency: 1, max_pages: 20000 })]);
-    const rec = r.start({ mode: 'full' });
+    const rec = await r.start({ mode: 'full' });
     await new Promise((res) => setTimeout(res, 400));
     r.stop(rec.id);
     const end = await r.wait(rec.id);

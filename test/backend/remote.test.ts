@@ -180,7 +180,7 @@ describe('RemoteBackend', () => {
     expect(app.backend.kind).toBe('remote');
     const f = await startFacade(app);
     try {
-      const key = createApiKey(app.store, TOKEN, 'local').key;
+      const key = (await createApiKey(app.store.sql, TOKEN, 'local')).key;
       const post = () => fetch(`${f.api}/crawls`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"mode":"full"}' });
       respond = fail(409, 'conflict', 'a crawl of this project is already running');
       const conflict = await post();

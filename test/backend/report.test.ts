@@ -99,10 +99,10 @@ describe('buildLinkReport', () => {
   let app: App;
   afterEach(async () => app?.close());
 
-  it('reports every problem reason in the documented order, never ok or skipped', () => {
+  it('reports every problem reason in the documented order, never ok or skipped', async () => {
     app = makeApp();
     seedSmallSite(app);
-    const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1000 });
+    const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1000 });
     // Page URLs in binary order: "http://…" sorts before "https://…".
     expect(flat(r)).toEqual([
       `notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`,
@@ -125,63 +125,63 @@ describe('buildLinkReport', () => {
     ]);
   });
 
-  it('caps links across sections, keeps full counts, and says truncated', () => {
+  it('caps links across sections, keeps full counts, and says truncated', async () => {
     app = makeApp();
     const counts = seedMany(app, 40, 10); // 400 problem links
-    const full = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 5000 });
+    const full = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 5000 });
     const all = flat(full);
     expect(all).toHaveLength(400);
     expect(full.truncated).toBe(false);
     for (const limit of [1, 7, 80, 399]) {
-      const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit });
+      const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit });
       expect(flat(r)).toEqual(all.slice(0, limit));
       expect(r.truncated).toBe(true);
       expect(SECTIONS.map((s) => r[s].count)).toEqual([counts.not_found, counts.forbidden, counts.server_error, counts.redirect, counts.unknown]);
     }
-    expect(buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 400 }).truncated).toBe(false);
+    expect((await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 400 })).truncated).toBe(false);
   });
 
-  it('limits to one configured target, case-insensitively; refuses an unknown one naming target', () => {
+  it('limits to one configured target, case-insensitively; refuses an unknown one naming target', async () => {
     app = makeApp();
     seedSmallSite(app);
-    const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1000, target: 'B.example:8080' });
+    const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1000, target: 'B.example:8080' });
     expect(flat(r)).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
     expect(SECTIONS.map((s) => r[s].count)).toEqual([1, 0, 0, 0, 0]);
     expect(r.targets.map((t) => t.host)).toEqual([HOST_B]);
-    expect(() => buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 10, target: 'nope.example' })).toThrow(/^target: "nope.example" is not a configured target/);
+    await expect(buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 10, target: 'nope.example' })).rejects.toThrow(/^target: "nope.example" is not a configured target/);
   });
 
-  it('refuses a limit outside 1..5000 or not an integer, naming limit', () => {
+  it('refuses a limit outside 1..5000 or not an integer, naming limit', async () => {
     app = makeApp();
     for (const limit of [0, -1, 5001, 1.5, Number.NaN]) {
-      expect(() => buildLinkReport(app.store, TOKEN, app.config.targets, { limit })).toThrow(/^limit: must be an integer from 1 to 5000/);
+      await expect(buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit })).rejects.toThrow(/^limit: must be an integer from 1 to 5000/);
     }
   });
 
-  it('lastFullCrawl is the last completed full crawl only', () => {
+  it('lastFullCrawl is the last completed full crawl only', async () => {
     app = makeApp();
-    const full = createCrawl(app.store, TOKEN, 'full')!;
-    setCrawlStatus(app.store, full.id, 'completed');
-    const at = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1 }).lastFullCrawl;
+    const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
+    await setCrawlStatus(app.store.sql, full.id, 'completed');
+    const at = (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).lastFullCrawl;
     expect(at).toMatch(/^\d{4}-\d\d-\d\dT/);
-    const manual = createCrawl(app.store, TOKEN, 'manual', [`${a}/`])!;
-    setCrawlStatus(app.store, manual.id, 'completed');
-    expect(buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1 }).lastFullCrawl).toBe(at);
+    const manual = (await createCrawl(app.store.sql, TOKEN, 'manual', [`${a}/`]))!;
+    await setCrawlStatus(app.store.sql, manual.id, 'completed');
+    expect((await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).lastFullCrawl).toBe(at);
   });
 
-  it('walkLinks follows what the last completed full crawl recorded, unless configured', () => {
+  it('walkLinks follows what the last completed full crawl recorded, unless configured', async () => {
     app = makeApp({ targets: [{ host: HOST_A }, { host: HOST_B, walk_links: true }] });
-    const walk = () => buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 1 }).targets.map((t) => t.walkLinks);
-    expect(walk()).toEqual([true, true]); // no full crawl yet: no sitemap found
-    const full = createCrawl(app.store, TOKEN, 'full')!;
-    updateCrawlStats(app.store, full.id, { pages: 1, links: 0, errors: 0, targets: { [HOST_A]: { pages: 1, cutByMaxPages: false, walkLinks: false } } });
-    setCrawlStatus(app.store, full.id, 'completed');
-    expect(walk()).toEqual([false, true]);
+    const walk = async () => (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).targets.map((t) => t.walkLinks);
+    expect(await walk()).toEqual([true, true]); // no full crawl yet: no sitemap found
+    const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
+    await updateCrawlStats(app.store.sql, full.id, { pages: 1, links: 0, errors: 0, targets: { [HOST_A]: { pages: 1, cutByMaxPages: false, walkLinks: false } } });
+    await setCrawlStatus(app.store.sql, full.id, 'completed');
+    expect(await walk()).toEqual([false, true]);
     // A full crawl that failed does not count.
-    const failed = createCrawl(app.store, TOKEN, 'full')!;
-    updateCrawlStats(app.store, failed.id, { pages: 0, links: 0, errors: 1, targets: { [HOST_A]: { pages: 0, cutByMaxPages: false, walkLinks: true } } });
-    setCrawlStatus(app.store, failed.id, 'failed');
-    expect(walk()).toEqual([false, true]);
+    const failed = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
+    await updateCrawlStats(app.store.sql, failed.id, { pages: 0, links: 0, errors: 1, targets: { [HOST_A]: { pages: 0, cutByMaxPages: false, walkLinks: true } } });
+    await setCrawlStatus(app.store.sql, failed.id, 'failed');
+    expect(await walk()).toEqual([false, true]);
   });
 });
 
@@ -189,7 +189,7 @@ describe('report rows kept ready by triggers (migration 2)', () => {
   let app: App;
   afterEach(async () => app?.close());
 
-  it('follow outcome changes, re-crawled pages, deleted pages and the full-crawl clearing', () => {
+  it('follow outcome changes, re-crawled pages, deleted pages and the full-crawl clearing', async () => {
     app = makeApp();
     seedSmallSite(app);
     expectMaintained(app.store);
@@ -199,22 +199,22 @@ describe('report rows kept ready by triggers (migration 2)', () => {
     // The page is re-crawled with fewer links.
     savePages(app.store, [page(`${a}/`, [`${a}/ok`, `${a}/fail`])]);
     expectMaintained(app.store);
-    const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 100 });
+    const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 100 });
     expect(flat(r)).toEqual([
       `notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`,
       `notFound ${a}/ ${a}/ok`,
       `serverError ${a}/ ${a}/fail`,
       `serverError ${a}/b ${a}/old`,
     ]);
-    clearForFullCrawl(app.store);
+    await clearForFullCrawl(app.store.sql);
     expectMaintained(app.store);
     // Pages a completed full crawl did not see leave, and their links with them (cascade).
-    removePagesNotSeen(app.store, HOST_A, 99);
+    await removePagesNotSeen(app.store.sql, HOST_A, 99);
     expectMaintained(app.store);
-    expect(flat(buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 100 }))).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
+    expect(flat(await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 100 }))).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
   });
 
-  it('stay equal to a fresh computation after many random writes', () => {
+  it('stay equal to a fresh computation after many random writes', async () => {
     app = makeApp();
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
@@ -228,7 +228,7 @@ describe('report rows kept ready by triggers (migration 2)', () => {
       savePages(app.store, pages);
       saveOutcomes(app.store, Array.from({ length: 6 }, () => outcome(`https://l.example/${rnd(15)}`, reasons[rnd(reasons.length)]!)));
       if (round % 7 === 3) app.store.db.prepare('DELETE FROM pages WHERE url = ?').run(`https://${HOST_A}/p${rnd(12)}`);
-      if (round % 11 === 5) clearForFullCrawl(app.store);
+      if (round % 11 === 5) await clearForFullCrawl(app.store.sql);
     }
     expectMaintained(app.store);
   });
@@ -254,12 +254,12 @@ describe('target hosts as the crawler stores them', () => {
     const app = makeApp({ targets: [{ host: 'c.example:443', scheme: 'https', track_links: 'all' }] });
     try {
       savePages(app.store, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example' })]);
-      const full = createCrawl(app.store, TOKEN, 'full')!;
-      updateCrawlStats(app.store, full.id, { pages: 1, links: 1, errors: 0, targets: { 'c.example': { pages: 1, cutByMaxPages: false, walkLinks: false } } });
-      setCrawlStatus(app.store, full.id, 'completed');
+      const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
+      await updateCrawlStats(app.store.sql, full.id, { pages: 1, links: 1, errors: 0, targets: { 'c.example': { pages: 1, cutByMaxPages: false, walkLinks: false } } });
+      await setCrawlStatus(app.store.sql, full.id, 'completed');
       saveOutcomes(app.store, [outcome('https://c.example/gone', 'not_found')]);
       for (const target of ['c.example:443', 'c.example', 'C.EXAMPLE:443']) {
-        const r = buildLinkReport(app.store, TOKEN, app.config.targets, { limit: 10, target });
+        const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 10, target });
         expect(flat(r)).toEqual(['notFound https://c.example/ https://c.example/gone']);
         expect(r.targets).toEqual([{ host: 'c.example:443', linkTracking: 'all', walkLinks: false, lastCrawlError: null }]);
       }

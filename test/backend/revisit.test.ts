@@ -41,7 +41,7 @@ function runner(): CrawlRunner {
 
 async function fullCrawl(): Promise<CrawlRecord> {
   const r = runner();
-  return r.wait(r.start({ mode: 'full' }).id);
+  return r.wait((await r.start({ mode: 'full' })).id);
 }
 
 const titles = (q: string) => searchPages(store, q, undefined).hits.map((h) => h.title).sort();
@@ -52,7 +52,7 @@ describe('a repeat full crawl of an unchanged site (real store)', () => {
   let second: CrawlRecord;
   let before: ReturnType<typeof pageRows>;
   let searchBefore: Record<string, string[]>;
-  let reportBefore: ReturnType<typeof buildLinkReport>;
+  let reportBefore: Awaited<ReturnType<typeof buildLinkReport>>;
   const words = ['apricot', 'blueberry', 'quince', 'plums', 'same'];
 
   beforeAll(async () => {
@@ -70,7 +70,7 @@ describe('a repeat full crawl of an unchanged site (real store)', () => {
     first = await fullCrawl();
     before = pageRows(store);
     searchBefore = Object.fromEntries(words.map((w) => [w, titles(w)]));
-    reportBefore = buildLinkReport(store, PROJECT, targets, { limit: 100 });
+    reportBefore = await buildLinkReport(store.sql, PROJECT, targets, { limit: 100 });
     brokenYet = true;
     changing = 'plums and pears';
     notModified = 0;
@@ -115,10 +115,10 @@ describe('a repeat full crawl of an unchanged site (real store)', () => {
     expect(titles('quince')).toEqual([]);
   });
 
-  it('checks the links of a 304 page in this crawl: a link broken since the first crawl is reported broken, the old breakage still is', () => {
+  it('checks the links of a 304 page in this crawl: a link broken since the first crawl is reported broken, the old breakage still is', async () => {
     const before404 = reportBefore.notFound.pages.flatMap((p) => p.links.map((l) => l.url));
     expect(before404).toEqual([u('/missing')]);
-    const report = buildLinkReport(store, PROJECT, targets, { limit: 100 });
+    const report = await buildLinkReport(store.sql, PROJECT, targets, { limit: 100 });
     expect(report.notFound.pages).toEqual([
       {
         url: u('/a'),

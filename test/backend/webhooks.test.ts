@@ -94,36 +94,36 @@ describe('the deliverer', () => {
     return got;
   }
 
-  function setup(hook: Partial<WebhookConfig> = {}) {
+  async function setup(hook: Partial<WebhookConfig> = {}) {
     store = new Store(join(mkdtempSync(join(tmpdir(), 'svc-hook-')), 'svc.db'));
     const clock = { t: 1_000_000 };
     const webhooks: WebhookConfig[] = [{ url: `${site!.origin}/hook`, secret: SECRET, events: ['crawl.completed'], allow_private: true, ...hook }];
     const make = () => {
-      const d = new WebhookDeliverer({ store: store!, project: PROJECT, webhooks, logger: silentLogger, now: () => clock.t, retry: { baseDelayMs: 1_000 }, leaseMs: 5_000 });
+      const d = new WebhookDeliverer({ sql: store!.sql, project: PROJECT, webhooks, logger: silentLogger, now: () => clock.t, retry: { baseDelayMs: 1_000 }, leaseMs: 5_000 });
       deliverers.push(d);
       return d;
     };
-    insertDelivery(store, { id: 'd-1', project: PROJECT, crawlId: 7, event: 'crawl.completed', url: webhooks[0]!.url, body: '{"event":"crawl.completed","n":1}', now: clock.t });
+    await insertDelivery(store.sql, { id: 'd-1', project: PROJECT, crawlId: 7, event: 'crawl.completed', url: webhooks[0]!.url, body: '{"event":"crawl.completed","n":1}', now: clock.t });
     return { clock, make };
   }
 
   it('retries with back-off on the injected clock until a 2xx, then never again', async () => {
     const got = await receiver([500, 503]);
-    const { clock, make } = setup();
+    const { clock, make } = await setup();
     const d = make();
     expect(await d.runOnce()).toBe(1);
-    let [row] = listDeliveries(store!, PROJECT, 10, 0);
+    let [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
     expect(row).toMatchObject({ id: 'd-1', status: 'pending', attempts: 1, lastError: 'the receiver answered HTTP 500', nextAttemptAt: new Date(clock.t + 1_000).toISOString() });
     // Not due yet: nothing is sent.
     clock.t += 999;
     expect(await d.runOnce()).toBe(0);
     clock.t += 1;
     expect(await d.runOnce()).toBe(1);
-    [row] = listDeliveries(store!, PROJECT, 10, 0);
+    [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
     expect(row).toMatchObject({ status: 'pending', attempts: 2, lastError: 'the receiver answered HTTP 503' });
     clock.t += 2_000;
     expect(await d.runOnce()).toBe(1);
-    [row] = listDeliveries(store!, PROJECT, 10, 0);
+    [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
     expect(row).toMatchObject({ status: 'delivered', attempts: 3, nextAttemptAt: null });
     clock.t += 3_600_000;
     expect(await d.runOnce()).toBe(0);
@@ -136,26 +136,26 @@ describe('the deliverer', () => {
 
   it('a claim whose process died is taken again when its lease runs out', async () => {
     const got = await receiver([]);
-    const { clock, make } = setup();
+    const { clock, make } = await setup();
     // Another process claimed it and died before recording anything.
-    expect(claimDueDeliveries(store!, PROJECT, clock.t, 5_000, 10)).toHaveLength(1);
+    expect(await claimDueDeliveries(store!.sql, PROJECT, clock.t, 5_000, 10)).toHaveLength(1);
     const d = make();
     expect(await d.runOnce()).toBe(0);
     clock.t += 5_000;
     expect(await d.runOnce()).toBe(1);
-    expect(listDeliveries(store!, PROJECT, 10, 0)[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
     expect(got).toHaveLength(1);
   });
 
   it('gives up after the retry time and says why; a loopback URL without allow_private is never contacted', async () => {
     const got = await receiver([]);
-    const { clock, make } = setup({ allow_private: false });
+    const { clock, make } = await setup({ allow_private: false });
     const d = make();
     await d.runOnce();
-    expect(listDeliveries(store!, PROJECT, 10, 0)[0]).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining('allow_private') });
+    expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining('allow_private') });
     clock.t += 3_600_000;
     await d.runOnce();
-    expect(listDeliveries(store!, PROJECT, 10, 0)[0]).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null, lastError: expect.stringContaining('gave up after 2 attempts') });
+    expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null, lastError: expect.stringContaining('gave up after 2 attempts') });
     expect(got).toHaveLength(0);
   });
 });
@@ -164,7 +164,7 @@ it('a crawl whose owner died is failed by the next process and its crawl.failed 
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-hook-dead-'));
   const store = new Store(join(dataDir, 'svc.db'));
   // Another process started it and stopped beating a minute ago.
-  const dead = createCrawl(store, PROJECT, 'full', undefined, { instance: 'gone', now: Date.now() - 60_000 })!;
+  const dead = (await createCrawl(store.sql, PROJECT, 'full', undefined, { instance: 'gone', now: Date.now() - 60_000 }))!;
   const config = parseConfig({
     project: { public_token: PROJECT },
     data_dir: dataDir,

@@ -43,10 +43,10 @@ async function capture(fn: () => Promise<number>): Promise<{ code: number; out: 
   }
 }
 
-function withApp<T>(cfg: { path: string }, fn: (app: ReturnType<typeof openApp>) => T): T {
+async function withApp<T>(cfg: { path: string }, fn: (app: ReturnType<typeof openApp>) => T | Promise<T>): Promise<T> {
   const app = openApp(parseConfig(JSON.parse(readFileSync(cfg.path, 'utf8'))), { logger: silentLogger });
   try {
-    return fn(app);
+    return await fn(app);
   } finally {
     void app.close();
   }
@@ -61,9 +61,9 @@ describe('svc keys', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^svc_key_[A-Za-z0-9_-]{43}\n$/);
     const key = out.trim();
-    withApp(cfg, (app) => {
-      expect(verifyApiKey(app.store, key)).toMatchObject({ project: TOKEN, name: 'ci' });
-      expect(verifyApiKey(app.store, `${key}x`)).toBeNull();
+    await withApp(cfg, async (app) => {
+      expect(await verifyApiKey(app.store.sql, key)).toMatchObject({ project: TOKEN, name: 'ci' });
+      expect(await verifyApiKey(app.store.sql, `${key}x`)).toBeNull();
       const rows = app.store.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
       expect(rows).toEqual([expect.objectContaining({ key_hash: hashSecret(key), name: 'ci', project: TOKEN })]);
       expect(JSON.stringify(rows)).not.toContain(key);
@@ -79,9 +79,9 @@ describe('svc keys', () => {
     expect(listed).toMatch(/^1\t\S+\t\n2\t\S+\tsecond\n$/);
     expect(listed).not.toContain(made);
     await capture(() => keys(['revoke', '1', '--config', cfg.path]));
-    withApp(cfg, (app) => {
-      expect(verifyApiKey(app.store, made)).toBeNull();
-      expect(listApiKeys(app.store, TOKEN).map((k) => k.name)).toEqual(['second']);
+    await withApp(cfg, async (app) => {
+      expect(await verifyApiKey(app.store.sql, made)).toBeNull();
+      expect((await listApiKeys(app.store.sql, TOKEN)).map((k) => k.name)).toEqual(['second']);
     });
     await expect(keys(['revoke', '99', '--config', cfg.path])).rejects.toThrow(/no key 99/);
     await expect(keys(['rotate', '--config', cfg.path])).rejects.toThrow(/unknown action "rotate"/);
@@ -93,7 +93,7 @@ describe('svc report', () => {
 
   it('--json prints the REST form', async () => {
     const cfg = configFile();
-    withApp(cfg, (app) => seedSmallSite(app));
+    await withApp(cfg, (app) => seedSmallSite(app));
     const { code, out } = await capture(() => report(['--json', '--config', cfg.path]));
     expect(code).toBe(0);
     const r = JSON.parse(out);
@@ -109,7 +109,7 @@ describe('svc report', () => {
 
   it('prints a readable report by reason, then page, with counts, the last full crawl and a pdf-only note', async () => {
     const cfg = configFile();
-    withApp(cfg, (app) => seedSmallSite(app));
+    await withApp(cfg, (app) => seedSmallSite(app));
     const { out } = await capture(() => report(['--config', cfg.path]));
     expect(out).toContain('last full crawl: none completed yet');
     expect(out).toContain(`note: ${HOST_B} tracks only links to PDF documents`);
@@ -122,7 +122,7 @@ describe('svc report', () => {
 
   it('says when the report is truncated; refuses bad --limit and unknown --target', async () => {
     const cfg = configFile();
-    withApp(cfg, (app) => seedMany(app, 10, 5));
+    await withApp(cfg, (app) => seedMany(app, 10, 5));
     const cut = (await capture(() => report(['--limit', '7', '--config', cfg.path]))).out;
     expect(cut).toContain('Showing 7 of 50 problem links (truncated');
     expect(cut).toContain('Not found — 10 links');

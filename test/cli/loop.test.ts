@@ -69,10 +69,10 @@ async function serve(config: string): Promise<Server> {
   return server;
 }
 
-async function until<T>(what: string, f: () => T | undefined | null | false, ms = 30_000): Promise<T> {
+async function until<T>(what: string, f: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
-    const v = f();
+    const v = await f();
     if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
@@ -80,10 +80,10 @@ async function until<T>(what: string, f: () => T | undefined | null | false, ms 
 }
 
 /** Crawl records as the database holds them, oldest first (read by the test with its own connection). */
-function crawls(dbPath: string): CrawlRecord[] {
+async function crawls(dbPath: string): Promise<CrawlRecord[]> {
   const store = new Store(dbPath);
   try {
-    return listCrawls(store, PROJECT, 1000, 0).reverse();
+    return (await listCrawls(store.sql, PROJECT, 1000, 0)).reverse();
   } finally {
     store.close();
   }
@@ -140,13 +140,13 @@ describe('the unattended loop, real processes', () => {
     const key = svc(['keys', 'create', '--config', config]).stdout.trim();
     expect(key).toMatch(/\S{20,}/);
     const s = await serve(config);
-    const done = await until('two scheduled crawls to complete', () => {
-      const list = crawls(db).filter((c) => c.trigger === 'schedule:full' && c.status === 'completed');
+    const done = await until('two scheduled crawls to complete', async () => {
+      const list = (await crawls(db)).filter((c) => c.trigger === 'schedule:full' && c.status === 'completed');
       return list.length >= 2 ? list : null;
     }, 40_000);
     expect(done.every((c) => c.mode === 'full')).toBe(true);
     expect(s.logs.some((l) => l.msg === 'scheduled crawl skipped: a crawl is queued or running' && l.schedule === 'full')).toBe(true);
-    const all = crawls(db);
+    const all = await crawls(db);
     expectNoOverlap(all);
     // Only one crawl is ever queued or running at a time: the skipped ticks queued nothing.
     expect(all.filter((c) => c.status === 'queued' || c.status === 'running').length).toBeLessThanOrEqual(1);
@@ -187,7 +187,7 @@ describe('the unattended loop, real processes', () => {
     writeFileSync(join(dir, 'v2.json'), JSON.stringify(v2));
     const second = svc(['posts', 'import', join(dir, 'v2.json'), '--config', config]);
     expect(second.status).toBe(0);
-    let queued = crawls(db).filter((c) => c.status === 'queued');
+    let queued = (await crawls(db)).filter((c) => c.status === 'queued');
     expect(queued).toHaveLength(1);
     expect(queued[0]).toMatchObject({ mode: 'manual', trigger: 'live_update', urls: [u('/p1'), u('/p2'), u('/p2-moved'), u('/p3')] });
     // The same file again changes nothing and queues nothing.
@@ -196,15 +196,15 @@ describe('the unattended loop, real processes', () => {
     const del = svc(['posts', 'delete', '4', '--config', config]);
     expect(del.status).toBe(0);
     expect(del.stdout).toMatch(/deleted 1 post/);
-    queued = crawls(db).filter((c) => c.status === 'queued');
+    queued = (await crawls(db)).filter((c) => c.status === 'queued');
     expect(queued).toHaveLength(1);
     expect(queued[0]!.urls).toEqual([u('/p1'), u('/p2'), u('/p2-moved'), u('/p3'), u('/p4')]);
     expect(svc(['schedule', '--config', config]).stdout).toMatch(new RegExp(`crawl ${queued[0]!.id} manual \\(live_update\\): 5 URLs`));
 
     const before = site.hitCount('/p2-moved');
     await serve(config);
-    const ran = await until('the live-update crawl to end', () => {
-      const c = crawls(db).find((x) => x.id === queued[0]!.id);
+    const ran = await until('the live-update crawl to end', async () => {
+      const c = (await crawls(db)).find((x) => x.id === queued[0]!.id);
       return c && ended(c) ? c : null;
     });
     expect(ran).toMatchObject({ status: 'completed', mode: 'manual', trigger: 'live_update' });
@@ -218,12 +218,12 @@ describe('the unattended loop, real processes', () => {
     const store = new Store(db);
     const ids: number[] = [];
     try {
-      for (let i = 0; i < 4; i++) ids.push(enqueueCrawl(store, PROJECT, i % 2 ? 'manual' : 'full', i % 2 ? [`${site.origin}/p${i}`] : undefined, i % 2 ? 'live_update' : 'schedule:full').id);
+      for (let i = 0; i < 4; i++) ids.push((await enqueueCrawl(store.sql, PROJECT, i % 2 ? 'manual' : 'full', i % 2 ? [`${site.origin}/p${i}`] : undefined, i % 2 ? 'live_update' : 'schedule:full')).id);
     } finally {
       store.close();
     }
     const [a, b] = await Promise.all([serve(config), serve(config)]);
-    const running = await until('a queued crawl to run', () => crawls(db).find((c) => c.status === 'running'));
+    const running = await until('a queued crawl to run', async () => (await crawls(db)).find((c) => c.status === 'running'));
     // A person's crawl while one runs: 409, on REST and on the CLI.
     const res = await fetch(`${a.baseUrl}/v1/projects/${encodeURIComponent(PROJECT)}/crawls`, {
       method: 'POST',
@@ -236,8 +236,8 @@ describe('the unattended loop, real processes', () => {
     expect(cli.status).toBe(1);
     expect(cli.stderr).toMatch(/already running/);
 
-    const list = await until('every queued crawl to end', () => {
-      const l = crawls(db).filter((c) => ids.includes(c.id));
+    const list = await until('every queued crawl to end', async () => {
+      const l = (await crawls(db)).filter((c) => ids.includes(c.id));
       return l.every(ended) ? l : null;
     }, 60_000);
     expect(list.map((c) => c.status)).toEqual(['completed', 'completed', 'completed', 'completed']);

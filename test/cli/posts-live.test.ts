@@ -25,10 +25,10 @@ function setup(extra: Record<string, unknown> = {}) {
 
 const post = (id: number, path: string, over: Record<string, unknown> = {}) => ({ id, url: `${SITE}${path}`, status: 'publish', author: 'admin', content: `body ${id}`, ...over });
 
-function queued(db: string): CrawlRecord[] {
+async function queued(db: string): Promise<CrawlRecord[]> {
   const store = new Store(db);
   try {
-    return listCrawls(store, PROJECT, 100, 0).filter((c) => c.status === 'queued');
+    return (await listCrawls(store.sql, PROJECT, 100, 0)).filter((c) => c.status === 'queued');
   } finally {
     store.close();
   }
@@ -57,11 +57,11 @@ describe('live update', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/imported 3 posts/);
     expect(r.err).toMatch(/live update: 3 changed URLs queued in crawl \d+ \(2 URLs\)/);
-    expect(queued(db)).toMatchObject([{ mode: 'manual', trigger: 'live_update', urls: [`${SITE}/a`, `${SITE}/b`] }]);
+    expect(await queued(db)).toMatchObject([{ mode: 'manual', trigger: 'live_update', urls: [`${SITE}/a`, `${SITE}/b`] }]);
 
     const d = await capture(() => posts(['delete', '2', '--config', config]));
     expect(d.out).toMatch(/deleted 1 post\n/);
-    const q = queued(db);
+    const q = await queued(db);
     expect(q).toHaveLength(1);
     expect(q[0]!.urls).toEqual([`${SITE}/a`, `${SITE}/b`]);
 
@@ -74,7 +74,7 @@ describe('live update', () => {
     writeFileSync(join(dir, 'a.json'), JSON.stringify([post(1, '/a')]));
     const r = await capture(() => posts(['import', join(dir, 'a.json'), '--config', config]));
     expect(r.err).toMatch(/1 changed URL not queued: host\.live_update is off/);
-    expect(queued(db)).toEqual([]);
+    expect(await queued(db)).toEqual([]);
   });
 
   it('host.posts_file: the first load queues nothing; a start with a changed file queues the changed URLs', async () => {
@@ -83,10 +83,10 @@ describe('live update', () => {
     const config = parseConfig({ ...raw, host: { posts_file: file } });
     const start = async () => {
       const app = openApp(config, { logger: silentLogger });
-      const host = createHost(app);
+      const host = await createHost(app);
       // Queueing finishes after createHost returns (the posts themselves are written before).
       await new Promise((r) => setTimeout(r, 50));
-      const out = { posts: listPosts(app.store).length, queued: listCrawls(app.store, PROJECT, 100, 0).filter((c) => c.status === 'queued') };
+      const out = { posts: (await listPosts(app.store.sql)).length, queued: (await listCrawls(app.store.sql, PROJECT, 100, 0)).filter((c) => c.status === 'queued') };
       host.close();
       await app.close();
       return out;

@@ -29,10 +29,10 @@ function svc(args: string[]): Promise<{ status: number | null; stdout: string; s
 }
 
 /** Crawl records of one project's file, oldest first (the test's own connection). */
-function crawlsIn(file: string, token: string): CrawlRecord[] {
+async function crawlsIn(file: string, token: string): Promise<CrawlRecord[]> {
   const store = new Store(file);
   try {
-    return listCrawls(store, token, 1000, 0).reverse();
+    return (await listCrawls(store.sql, token, 1000, 0)).reverse();
   } finally {
     store.close();
   }
@@ -93,10 +93,10 @@ async function serve(config: string): Promise<Served> {
   return s;
 }
 
-async function until<T>(what: string, f: () => T | undefined | null | false, ms = 30_000): Promise<T> {
+async function until<T>(what: string, f: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
-    const v = f();
+    const v = await f();
     if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
@@ -160,8 +160,8 @@ describe('svc with two projects, real processes', () => {
 
     // Each schedule queues and runs crawls of its own project, in its own database.
     for (const token of [A, B]) {
-      const done = await until(`two scheduled crawls of ${token}`, () => {
-        const list = existsSync(fileOf(dir, token)) ? crawlsIn(fileOf(dir, token), token).filter((c) => c.trigger === 'schedule:full' && c.status === 'completed') : [];
+      const done = await until(`two scheduled crawls of ${token}`, async () => {
+        const list = existsSync(fileOf(dir, token)) ? (await crawlsIn(fileOf(dir, token), token)).filter((c) => c.trigger === 'schedule:full' && c.status === 'completed') : [];
         return list.length >= 2 ? list : null;
       }, 40_000);
       expect(done.every((c) => c.stats.pages === 2)).toBe(true);
@@ -232,7 +232,7 @@ describe('svc with two projects, real processes', () => {
     expect((await svc(['users', 'add', 'alice', '--role', 'editor', '--config', config])).status).toBe(0);
     const first = new Store(fileOf(dir, A), { readonly: true });
     try {
-      expect(getUser(first, 'alice')).toMatchObject({ login: 'alice', role: 'editor' });
+      expect(await getUser(first.sql, 'alice')).toMatchObject({ login: 'alice', role: 'editor' });
     } finally {
       first.close();
     }

@@ -77,10 +77,10 @@ describe('crawl engine with a memory sink (no database)', () => {
   it('partial: reads stored lastmods through the reader and crawls only pages whose lastmod changed', async () => {
     const asked: string[] = [];
     const reader: CrawlReader = {
-      pageAnchors: () => null,
-      okCheckedSince: () => false,
-      revisit: () => null,
-      sitemapLastmods: (host) => {
+      pageAnchors: async () => null,
+      okCheckedSince: async () => false,
+      revisit: async () => null,
+      sitemapLastmods: async (host) => {
         asked.push(host);
         return new Map([
           [`${site.origin}/a`, '2026-01-01'],

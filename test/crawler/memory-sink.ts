@@ -55,13 +55,13 @@ export class MemoryStore {
 
   reader(): CrawlReader {
     return {
-      sitemapLastmods: (host) => new Map([...this.pages.values()].filter((p) => p.host === host).map((p) => [p.url, p.sitemapLastmod])),
-      pageAnchors: (url) => this.pages.get(url)?.anchors ?? null,
-      okCheckedSince: (url, since) => {
+      sitemapLastmods: async (host) => new Map([...this.pages.values()].filter((p) => p.host === host).map((p) => [p.url, p.sitemapLastmod])),
+      pageAnchors: async (url) => this.pages.get(url)?.anchors ?? null,
+      okCheckedSince: async (url, since) => {
         const o = this.outcomes.get(url);
         return o !== undefined && o.reason === 'ok' && o.checkedAt >= since;
       },
-      revisit: (url) => {
+      revisit: async (url) => {
         const p = this.pages.get(url);
         return p?.revisit ? { ...p.revisit, httpStatus: p.httpStatus } : null;
       },

@@ -37,7 +37,7 @@ async function runOnce(dataDir: string) {
     await demo.prepare(app);
     const out = sink();
     const creds = await demo.announce(app, 'http://127.0.0.1:8787', out);
-    return { creds, banner: out.text(), site: demo.site, config: demo.config, posts: listPosts(app.store), app };
+    return { creds, banner: out.text(), site: demo.site, config: demo.config, posts: await listPosts(app.store.sql), app };
   } finally {
     await app.close();
     await demo.close();
@@ -102,11 +102,11 @@ describe('embedded default', () => {
     expect(second.creds.api_key).not.toBe(first.creds.api_key);
     const app = openApp(second.config, { logger: silentLogger });
     try {
-      expect(verifyApiKey(app.store, second.creds.api_key)?.project).toBe('demo1234:eu-north-1');
-      for (const u of second.creds.users) expect(userByToken(app.store, u.token)).toEqual({ login: u.login, role: u.role });
-      for (const u of second.creds.users) expect(await verifyPassword(app.store, u.login, u.password!)).toEqual({ login: u.login, role: u.role });
+      expect((await verifyApiKey(app.store.sql, second.creds.api_key))?.project).toBe('demo1234:eu-north-1');
+      for (const u of second.creds.users) expect(await userByToken(app.store.sql, u.token)).toEqual({ login: u.login, role: u.role });
+      for (const u of second.creds.users) expect(await verifyPassword(app.store.sql, u.login, u.password!)).toEqual({ login: u.login, role: u.role });
       expect(second.creds.users[0]!.password).not.toBe(first.creds.users[0]!.password);
-      expect(getPost(app.store, 113)).toMatchObject({ status: 'private', author: 'karin' });
+      expect(await getPost(app.store.sql, 113)).toMatchObject({ status: 'private', author: 'karin' });
     } finally {
       await app.close();
     }

@@ -24,9 +24,9 @@ afterEach(async () => {
 
 async function start(over: Partial<ConfigInput> = {}, root = '/wp-json'): Promise<void> {
   ({ app, backend } = makeFakeApp(over));
-  tokens = Object.fromEntries(Object.entries(addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
-  seedPosts(app);
-  const host = createHost(app);
+  tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
+  await seedPosts(app);
+  const host = await createHost(app);
   server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${root}/abilities/v1`;
@@ -294,16 +294,16 @@ describe('version gate and rest_root', () => {
 describe('svc/get-crawl over the route (real embedded backend)', () => {
   it('runs by GET ?input= and POST, answers the record in snake_case, and a missing crawl is a 404 naming what to do', async () => {
     app = makeApp();
-    tokens = Object.fromEntries(Object.entries(addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
-    const host = createHost(app);
+    tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
+    const host = await createHost(app);
     server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wp-json/abilities/v1`;
     const none = await call(runPath('svc/get-crawl'), { role: 'administrator', method: 'GET' });
     expect([none.status, none.body.code]).toEqual([404, 'svc_crawl_not_found']);
     expect(none.body.message).toMatch(/start one with svc\/full-crawl/);
-    const crawl = createCrawl(app.store, app.config.project.public_token, 'partial')!;
-    setCrawlStatus(app.store, crawl.id, 'completed');
+    const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'partial'))!;
+    await setCrawlStatus(app.store.sql, crawl.id, 'completed');
     const got = await call(`${runPath('svc/get-crawl')}?input=${encodeURIComponent(JSON.stringify({ id: crawl.id, wait_seconds: 5 }))}`, { role: 'administrator' });
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ id: crawl.id, mode: 'partial', status: 'completed', urls: null, error: null, finished_at: expect.any(String) });

@@ -71,9 +71,9 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
       seedSmallSite(h.engine);
       // 120 finished crawls: more than one page of the facade's crawl list.
       for (let i = 0; i < 120; i++) {
-        const rec = createCrawl(h.engine.store, TOKEN, i % 3 === 0 ? 'full' : 'partial')!;
-        updateCrawlStats(h.engine.store, rec.id, { pages: i, links: 2 * i, errors: i % 2, targets: { [HOST_A]: { pages: i, cutByMaxPages: false } } });
-        setCrawlStatus(h.engine.store, rec.id, i === 119 ? 'failed' : 'completed', i === 119 ? 'boom' : undefined);
+        const rec = (await createCrawl(h.engine.store.sql, TOKEN, i % 3 === 0 ? 'full' : 'partial'))!;
+        await updateCrawlStats(h.engine.store.sql, rec.id, { pages: i, links: 2 * i, errors: i % 2, targets: { [HOST_A]: { pages: i, cutByMaxPages: false } } });
+        await setCrawlStatus(h.engine.store.sql, rec.id, i === 119 ? 'failed' : 'completed', i === 119 ? 'boom' : undefined);
         crawlIds.push(rec.id);
       }
     });
@@ -174,12 +174,12 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     });
 
     it('startCrawl while one is running: conflict (409)', async () => {
-      const running = createCrawl(h.engine.store, TOKEN, 'full')!;
-      setCrawlStatus(h.engine.store, running.id, 'running');
+      const running = (await createCrawl(h.engine.store.sql, TOKEN, 'full'))!;
+      await setCrawlStatus(h.engine.store.sql, running.id, 'running');
       try {
         expect(await settle(backend.startCrawl({ mode: 'partial' }))).toEqual({ error: expect.objectContaining({ code: 'conflict', status: 409 }) });
       } finally {
-        setCrawlStatus(h.engine.store, running.id, 'stopped');
+        await setCrawlStatus(h.engine.store.sql, running.id, 'stopped');
       }
     });
 

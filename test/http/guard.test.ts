@@ -23,8 +23,8 @@ let anonymousToken: string;
 
 beforeAll(async () => {
   app = makeApp();
-  host = createHost(app);
-  anonymousToken = addUser(app.store, 'reader', 'subscriber');
+  host = await createHost(app);
+  anonymousToken = await addUser(app.store.sql, 'reader', 'subscriber');
   const deps = httpDeps(app);
   server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(deps), createAbilityRoutesHandler(deps, host), createMcpHttpHandler(deps, host)] });
   server.listen(0, '127.0.0.1');

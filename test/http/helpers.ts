@@ -52,7 +52,7 @@ export async function startFacade(app: App): Promise<Facade> {
   const server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app))] });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const key = createApiKey(app.store, app.backend.publicToken, 'test').key;
+  const key = (await createApiKey(app.store.sql, app.backend.publicToken, 'test')).key;
   return {
     server,
     baseUrl,

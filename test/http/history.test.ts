@@ -27,8 +27,8 @@ beforeAll(async () => {
     webhooks: [{ url: `http://127.0.0.1:9/hook?token=abc`, secret: SECRET, allow_private: true }],
   });
   api = await startFacade(app);
-  host = createHost(app);
-  addUser(app.store, 'admin', 'administrator');
+  host = await createHost(app);
+  await addUser(app.store.sql, 'admin', 'administrator');
 });
 
 afterAll(async () => {

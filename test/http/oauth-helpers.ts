@@ -50,10 +50,10 @@ export async function startOAuthServer(opts: { mcpAuth?: 'optional' | 'required'
   const dir = mkdtempSync(join(tmpdir(), 'svc-oauth-'));
   const config = parseConfig({ data_dir: dir, log_level: 'silent', server: { mcp_auth: opts.mcpAuth ?? 'required' } });
   const app = openApp(config, { logger: silentLogger });
-  const tokens = { admin: addUser(app.store, 'admin', 'administrator'), reader: addUser(app.store, 'reader', 'subscriber') };
-  await setPassword(app.store, 'admin', PASSWORDS.admin);
-  await setPassword(app.store, 'reader', PASSWORDS.reader);
-  const host = createHost(app);
+  const tokens = { admin: await addUser(app.store.sql, 'admin', 'administrator'), reader: await addUser(app.store.sql, 'reader', 'subscriber') };
+  await setPassword(app.store.sql, 'admin', PASSWORDS.admin);
+  await setPassword(app.store.sql, 'reader', PASSWORDS.reader);
+  const host = await createHost(app);
   let offset = 0;
   const now = () => Date.now() + offset;
   const handlers: HttpHandler[] = [];

@@ -351,7 +351,7 @@ describe('tokens', () => {
   it('revoking a user\'s tokens ends their access and refresh tokens', async () => {
     const t = await tokensFor('reader');
     expect((await mcpInit(srv.mcpUrl, t.access)).status).toBe(200);
-    expect(revokeUserTokens(srv.app.store, 'reader')).toBeGreaterThanOrEqual(2);
+    expect(await revokeUserTokens(srv.app.store.sql, 'reader')).toBeGreaterThanOrEqual(2);
     expect((await mcpInit(srv.mcpUrl, t.access)).status).toBe(401);
     expect((await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: t.refresh })).json.error).toBe('invalid_grant');
   });
@@ -370,7 +370,7 @@ describe('what keeps working', () => {
     const bad = await mcpInit(srv.mcpUrl, 'svc_user_nope');
     expect(bad.status).toBe(401);
     expect(bad.wwwAuthenticate).toContain('resource_metadata=');
-    const key = createApiKey(srv.app.store, srv.app.backend.publicToken, 't').key;
+    const key = (await createApiKey(srv.app.store.sql, srv.app.backend.publicToken, 't')).key;
     const v1 = await fetch(`${srv.baseUrl}/v1/projects/${encodeURIComponent(srv.app.backend.publicToken)}/crawls`, { headers: { authorization: `Bearer ${key}` } });
     expect(v1.status).toBe(200);
     const noKey = await fetch(`${srv.baseUrl}/v1/projects/${encodeURIComponent(srv.app.backend.publicToken)}/crawls`, { headers: { authorization: `Bearer ${srv.tokens.admin}` } });

@@ -76,8 +76,8 @@ describe('/v1 with two projects', () => {
     const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, track_links: 'all', request_timeout_ms: 5000 });
     const config = parseConfig({ data_dir: dataDir, log_level: 'silent', projects: [{ public_token: A, targets: [target(siteA)] }, { public_token: B, targets: [target(siteB)], webhooks: [{ url: `${hooks.origin}/hook`, secret: 's'.repeat(16), allow_private: true }] }] });
     app = openApp(config, { logger: silentLogger });
-    keyA = createApiKey(app.project(A)!.store, A, 'a').key;
-    keyB = createApiKey(app.project(B)!.store, B, 'b').key;
+    keyA = (await createApiKey(app.project(A)!.store.sql, A, 'a')).key;
+    keyB = (await createApiKey(app.project(B)!.store.sql, B, 'b')).key;
     await app.startWebhookDeliveries();
     server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app))] });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -96,7 +96,7 @@ describe('/v1 facade (embedded)', () => {
     });
 
     it('a valid key of another project and an unknown token both answer the same 404', async () => {
-      const other = createApiKey(app.store, OTHER_TOKEN, 'other').key;
+      const other = (await createApiKey(app.store.sql, OTHER_TOKEN, 'other')).key;
       const otherKey = await call(`${f.api}/link-report`, { headers: { authorization: `Bearer ${other}` } });
       const otherProject = await call(`${f.baseUrl}/v1/projects/${encodeURIComponent(OTHER_TOKEN)}/link-report`, { headers: { authorization: `Bearer ${other}` } });
       const unknown = await call(`${f.baseUrl}/v1/projects/nobody00:eu-west-1/link-report`, { headers: auth });
@@ -225,9 +225,9 @@ describe('/v1 facade (embedded)', () => {
     it('GET lists records newest first, paged; GET /crawls/<id> shows one with its stats', async () => {
       const ids: number[] = [];
       for (const mode of ['full', 'partial', 'manual'] as const) {
-        const rec = createCrawl(app.store, TOKEN, mode, mode === 'manual' ? [`https://${HOST_A}/`] : undefined)!;
-        updateCrawlStats(app.store, rec.id, { pages: 3, links: 9, errors: 1 });
-        setCrawlStatus(app.store, rec.id, 'completed');
+        const rec = (await createCrawl(app.store.sql, TOKEN, mode, mode === 'manual' ? [`https://${HOST_A}/`] : undefined))!;
+        await updateCrawlStats(app.store.sql, rec.id, { pages: 3, links: 9, errors: 1 });
+        await setCrawlStatus(app.store.sql, rec.id, 'completed');
         ids.push(rec.id);
       }
       const list = await call(`${f.api}/crawls`, { headers: auth });

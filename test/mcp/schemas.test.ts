@@ -14,7 +14,7 @@ import { createHost } from '../../src/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-schemas-'));
 const app = openApp(parseConfig({ data_dir: dir, log_level: 'silent', targets: [{ host: 'example.org', track_links: 'all' }] }), { logger: silentLogger });
-const host = createHost(app);
+const host = await createHost(app);
 
 afterAll(async () => {
   host.close();

@@ -18,7 +18,7 @@ import { type Host } from '../../src/abilities/runtime.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-server-'));
 const app = openApp(parseConfig({ data_dir: dir, log_level: 'silent' }), { logger: silentLogger });
-const host = createHost(app);
+const host = await createHost(app);
 
 afterAll(async () => {
   host.close();

@@ -63,7 +63,7 @@ beforeAll(async () => {
   configFile = join(dir, 'svc.json');
   writeFileSync(configFile, JSON.stringify(raw));
   app = openApp(parseConfig(raw), { logger: silentLogger });
-  key = createApiKey(app.store, TOKEN, 'conc').key;
+  key = (await createApiKey(app.store.sql, TOKEN, 'conc')).key;
   server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app))] });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

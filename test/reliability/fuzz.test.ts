@@ -125,12 +125,12 @@ beforeAll(async () => {
     server: { max_body_bytes: 1024 * 1024, mcp_auth: 'optional' },
   });
   app = openApp(config, { logger: silentLogger });
-  keyA = createApiKey(app.store, TOKEN, 'a').key;
-  keyB = createApiKey(app.store, OTHER, 'b').key;
-  adminToken = addUser(app.store, 'admin', 'administrator');
-  readerToken = addUser(app.store, 'reader', 'subscriber');
-  importPosts(
-    app.store,
+  keyA = (await createApiKey(app.store.sql, TOKEN, 'a')).key;
+  keyB = (await createApiKey(app.store.sql, OTHER, 'b')).key;
+  adminToken = await addUser(app.store.sql, 'admin', 'administrator');
+  readerToken = await addUser(app.store.sql, 'reader', 'subscriber');
+  await importPosts(
+    app.store.sql,
     parsePostsFile(
       JSON.stringify([
         { id: 1, url: `http://127.0.0.1:${sitePort}/`, title: 'Fuzz home', status: 'publish', author: 'admin', type: 'page' },
@@ -138,7 +138,7 @@ beforeAll(async () => {
       ]),
     ),
   );
-  host = createHost(app);
+  host = await createHost(app);
   server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app)), createAbilityRoutesHandler(httpDeps(app), host), createMcpHttpHandler(httpDeps(app), host)] });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -29,43 +29,43 @@ describe('store', () => {
     s.close();
   });
 
-  it('marks a crawl left running by a dead process failed on the next open', () => {
+  it('marks a crawl left running by a dead process failed on the next open', async () => {
     const path = dbPath();
     const a = new Store(path);
-    const rec = createCrawl(a, 'p:eu', 'full')!;
-    setCrawlStatus(a, rec.id, 'running');
+    const rec = (await createCrawl(a.sql, 'p:eu', 'full'))!;
+    await setCrawlStatus(a.sql, rec.id, 'running');
     // Another process sharing the file sees a live owner and leaves the crawl alone …
     const sharing = new Store(path);
     expect(sharing.recoveredCrawls).toEqual([]);
-    expect(getCrawl(sharing, 'p:eu', rec.id)!.status).toBe('running');
+    expect((await getCrawl(sharing.sql, 'p:eu', rec.id))!.status).toBe('running');
     sharing.close();
     // … but once its owner has stopped beating for 30 s (whatever its PID), the next open marks it failed.
     a.db.prepare('UPDATE crawls SET heartbeat_at = ? WHERE id = ?').run(Date.now() - 31_000, rec.id);
     a.close();
     const b = new Store(path);
     expect(b.recoveredCrawls).toEqual([rec.id]);
-    expect(getCrawl(b, 'p:eu', rec.id)).toMatchObject({ status: 'failed', error: expect.stringContaining('ended') });
+    expect(await getCrawl(b.sql, 'p:eu', rec.id)).toMatchObject({ status: 'failed', error: expect.stringContaining('ended') });
     b.close();
   });
 
-  it('refuses a second crawl while one is queued or running', () => {
+  it('refuses a second crawl while one is queued or running', async () => {
     const s = new Store(dbPath());
-    expect(createCrawl(s, 'p:eu', 'full')).not.toBeNull();
-    expect(createCrawl(s, 'p:eu', 'partial')).toBeNull();
-    expect(createCrawl(s, 'q:eu', 'partial')).not.toBeNull();
+    expect(await createCrawl(s.sql, 'p:eu', 'full')).not.toBeNull();
+    expect(await createCrawl(s.sql, 'p:eu', 'partial')).toBeNull();
+    expect(await createCrawl(s.sql, 'q:eu', 'partial')).not.toBeNull();
   });
 
-  it('last_full_crawl counts only completed full crawls', () => {
+  it('last_full_crawl counts only completed full crawls', async () => {
     const s = new Store(dbPath());
-    const full = createCrawl(s, 'p:eu', 'full')!;
-    setCrawlStatus(s, full.id, 'completed');
-    const done = lastFullCrawl(s, 'p:eu');
+    const full = (await createCrawl(s.sql, 'p:eu', 'full'))!;
+    await setCrawlStatus(s.sql, full.id, 'completed');
+    const done = await lastFullCrawl(s.sql, 'p:eu');
     expect(done).not.toBeNull();
-    const manual = createCrawl(s, 'p:eu', 'manual', ['http://x/'])!;
-    setCrawlStatus(s, manual.id, 'completed');
-    const failed = createCrawl(s, 'p:eu', 'full')!;
-    setCrawlStatus(s, failed.id, 'failed');
-    expect(lastFullCrawl(s, 'p:eu')).toBe(done);
+    const manual = (await createCrawl(s.sql, 'p:eu', 'manual', ['http://x/']))!;
+    await setCrawlStatus(s.sql, manual.id, 'completed');
+    const failed = (await createCrawl(s.sql, 'p:eu', 'full'))!;
+    await setCrawlStatus(s.sql, failed.id, 'failed');
+    expect(await lastFullCrawl(s.sql, 'p:eu')).toBe(done);
   });
 
   it('keeps the full-text index in step with pages', () => {

@@ -34,7 +34,7 @@ import {
   tokenByHash,
   type TokenRow,
 } from '../../store/oauth.js';
-import type { Store } from '../../store/store.js';
+import type { Sql } from '../../store/sql.js';
 import { getUser } from '../../store/users.js';
 import { verifyPassword } from '../passwords.js';
 import { hashSecret, newSecret, sameHash } from '../secrets.js';
@@ -71,7 +71,7 @@ export type AuthorizePage = (provider: SvcOAuthProvider, request: SignInRequest,
 export type SignInResult = { user: User } | { error: 'invalid_credentials' } | { error: 'rate_limited'; retryAfter: number };
 
 export interface SvcOAuthProviderOptions {
-  store: Store;
+  sql: Sql;
   /** The protected resource: <public URL>/mcp. */
   resource: URL;
   authorizePage: AuthorizePage;
@@ -105,7 +105,7 @@ function redirectUriProblem(uri: string): string | null {
 
 export class SvcOAuthProvider implements OAuthServerProvider {
   readonly resource: string;
-  private readonly store: Store;
+  private readonly sql: Sql;
   private readonly now: () => number;
   private readonly page: AuthorizePage;
   private readonly byLogin: AttemptLimiter;
@@ -113,7 +113,7 @@ export class SvcOAuthProvider implements OAuthServerProvider {
   private lastSweep = 0;
 
   constructor(opts: SvcOAuthProviderOptions) {
-    this.store = opts.store;
+    this.sql = opts.sql;
     this.resource = opts.resource.href;
     this.page = opts.authorizePage;
     this.now = opts.now ?? Date.now;
@@ -127,11 +127,11 @@ export class SvcOAuthProvider implements OAuthServerProvider {
   }
 
   readonly clientsStore: OAuthRegisteredClientsStore = {
-    getClient: (clientId) => {
-      const json = clientId.length <= 200 ? clientInfoJson(this.store, clientId) : null;
+    getClient: async (clientId) => {
+      const json = clientId.length <= 200 ? await clientInfoJson(this.sql, clientId) : null;
       return json ? (JSON.parse(json) as OAuthClientInformationFull) : undefined;
     },
-    registerClient: (client) => {
+    registerClient: async (client) => {
       for (const uri of client.redirect_uris) {
         const problem = redirectUriProblem(uri);
         if (problem) throw new CustomOAuthError('invalid_redirect_uri', problem);
@@ -151,7 +151,7 @@ export class SvcOAuthProvider implements OAuthServerProvider {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
       };
-      insertClient(this.store, info.client_id, JSON.stringify(info));
+      await insertClient(this.sql, info.client_id, JSON.stringify(info));
       return info;
     },
   };
@@ -173,7 +173,7 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     const addressKey = `addr:${address}`;
     const wait = Math.max(this.byLogin.retryAfter(loginKey), this.byAddress.retryAfter(addressKey));
     if (wait > 0) return { error: 'rate_limited', retryAfter: wait };
-    const user = await verifyPassword(this.store, login, password);
+    const user = await verifyPassword(this.sql, login, password);
     if (!user) {
       this.byLogin.fail(loginKey);
       this.byAddress.fail(addressKey);
@@ -184,10 +184,10 @@ export class SvcOAuthProvider implements OAuthServerProvider {
   }
 
   /** The redirect that ends a sign-in: a new code for `user`, with the request's state. */
-  issueCode(request: SignInRequest, user: User): string {
-    this.sweep();
+  async issueCode(request: SignInRequest, user: User): Promise<string> {
+    await this.sweep();
     const code = newSecret(CODE_PREFIX);
-    insertCode(this.store, {
+    await insertCode(this.sql, {
       codeHash: hashSecret(code),
       grantId: randomUUID(),
       clientId: request.client.client_id,
@@ -207,36 +207,36 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     return redirectWith(request.redirectUri, { error: err.errorCode, error_description: err.message, state: request.state });
   }
 
-  private findCode(client: OAuthClientInformationFull, code: string) {
+  private async findCode(client: OAuthClientInformationFull, code: string) {
     const hash = code.length <= MAX_TOKEN_LENGTH ? hashSecret(code) : '';
-    const row = hash ? codeByHash(this.store, hash) : null;
+    const row = hash ? await codeByHash(this.sql, hash) : null;
     if (!row || !sameHash(row.codeHash, hash) || row.clientId !== client.client_id) throw new InvalidGrantError('authorization code is not valid');
-    if (row.usedAt !== null) this.replayed(row.grantId);
+    if (row.usedAt !== null) await this.replayed(row.grantId);
     if (row.expiresAt < this.nowS()) throw new InvalidGrantError('authorization code has expired');
     return row;
   }
 
   /** A code used twice: someone else may hold the first exchange's tokens. End them all. */
-  private replayed(grantId: string): never {
-    deleteGrantTokens(this.store, grantId);
+  private async replayed(grantId: string): Promise<never> {
+    await deleteGrantTokens(this.sql, grantId);
     throw new InvalidGrantError('authorization code was already used; the tokens issued from it are revoked');
   }
 
   async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
-    return this.findCode(client, code).codeChallenge;
+    return (await this.findCode(client, code)).codeChallenge;
   }
 
   async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
-    const row = this.findCode(client, code);
+    const row = await this.findCode(client, code);
     if (redirectUri !== undefined && redirectUri !== row.redirectUri) throw new InvalidGrantError('redirect_uri does not match the one of the authorization request');
     if (resource && !sameResource(resource.href, row.resource)) throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this code was issued for`);
-    if (!markCodeUsed(this.store, row.codeHash, this.nowS())) this.replayed(row.grantId);
-    if (!getUser(this.store, row.login)) throw new InvalidGrantError('the user of this code no longer exists');
+    if (!(await markCodeUsed(this.sql, row.codeHash, this.nowS()))) await this.replayed(row.grantId);
+    if (!(await getUser(this.sql, row.login))) throw new InvalidGrantError('the user of this code no longer exists');
     return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: row.scopes, resource: row.resource });
   }
 
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
-    const row = this.findToken(refreshToken, 'refresh');
+    const row = await this.findToken(refreshToken, 'refresh');
     if (!row || row.clientId !== client.client_id) throw new InvalidGrantError('refresh token is not valid');
     if (row.expiresAt < this.nowS()) throw new InvalidGrantError('refresh token has expired');
     if (resource && !sameResource(resource.href, row.resource)) throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this token was issued for`);
@@ -245,15 +245,15 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     const extra = wanted.filter((s) => !granted.includes(s));
     if (extra.length) throw new InvalidScopeError(`scope: ${extra.join(' ')} was not granted to this token`);
     // Rotation: the old refresh token goes; a concurrent second use finds it gone and fails.
-    if (!deleteToken(this.store, row.tokenHash)) throw new InvalidGrantError('refresh token is not valid');
+    if (!(await deleteToken(this.sql, row.tokenHash))) throw new InvalidGrantError('refresh token is not valid');
     return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: wanted.join(' '), resource: row.resource });
   }
 
-  private issueTokens(g: Pick<TokenRow, 'grantId' | 'clientId' | 'login' | 'scopes' | 'resource'>): OAuthTokens {
+  private async issueTokens(g: Pick<TokenRow, 'grantId' | 'clientId' | 'login' | 'scopes' | 'resource'>): Promise<OAuthTokens> {
     const access = newSecret(ACCESS_TOKEN_PREFIX);
     const refresh = newSecret(REFRESH_TOKEN_PREFIX);
     const now = this.nowS();
-    insertTokens(this.store, [
+    await insertTokens(this.sql, [
       { ...g, tokenHash: hashSecret(access), kind: 'access', expiresAt: now + ACCESS_TOKEN_TTL_S },
       { ...g, tokenHash: hashSecret(refresh), kind: 'refresh', expiresAt: now + REFRESH_TOKEN_TTL_S },
     ]);
@@ -261,33 +261,33 @@ export class SvcOAuthProvider implements OAuthServerProvider {
   }
 
   /** The stored token of that kind (of either kind when none is given), or null. */
-  private findToken(token: string, kind?: TokenRow['kind']): TokenRow | null {
+  private async findToken(token: string, kind?: TokenRow['kind']): Promise<TokenRow | null> {
     if (!token || token.length > MAX_TOKEN_LENGTH) return null;
     const hash = hashSecret(token);
-    const row = tokenByHash(this.store, hash);
+    const row = await tokenByHash(this.sql, hash);
     return row && (kind === undefined || row.kind === kind) && sameHash(row.tokenHash, hash) ? row : null;
   }
 
   /** The access token's grant, with the user it acts for (as the user is now: a changed role applies at once). */
   async verifyAccessToken(token: string): Promise<AuthInfo> {
-    const row = this.findToken(token, 'access');
+    const row = await this.findToken(token, 'access');
     if (!row) throw new InvalidTokenError('invalid access token');
     if (row.expiresAt < this.nowS()) throw new InvalidTokenError('access token has expired');
-    const user = getUser(this.store, row.login);
+    const user = await getUser(this.sql, row.login);
     if (!user) throw new InvalidTokenError('invalid access token');
     return { token, clientId: row.clientId, scopes: row.scopes.split(' '), expiresAt: row.expiresAt, resource: new URL(row.resource), extra: { user } };
   }
 
   async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-    const row = this.findToken(request.token);
-    if (row && row.clientId === client.client_id) deleteGrantTokens(this.store, row.grantId);
+    const row = await this.findToken(request.token);
+    if (row && row.clientId === client.client_id) await deleteGrantTokens(this.sql, row.grantId);
   }
 
   /** Expired codes and tokens are deleted now and then, on the way. */
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     if (this.now() - this.lastSweep < 3600_000) return;
     this.lastSweep = this.now();
-    deleteExpired(this.store, this.nowS());
+    await deleteExpired(this.sql, this.nowS());
   }
 }
 
@@ -298,6 +298,6 @@ function redirectWith(uri: string, params: Record<string, string | undefined>): 
 }
 
 /** Ends every OAuth token and pending code of a user (`svc users revoke-tokens`); returns the tokens ended. */
-export function revokeUserTokens(store: Store, login: string): number {
-  return deleteUserTokens(store, login);
+export function revokeUserTokens(sql: Sql, login: string): Promise<number> {
+  return deleteUserTokens(sql, login);
 }

@@ -8,7 +8,7 @@ import { REPORT_REASONS, type LinkReason } from '../../model/link-reasons.js';
 import { canonicalTargetHosts } from '../../model/site-urls.js';
 import { getCrawl } from '../../store/crawls.js';
 import { episodesAround, previousCompletedFullCrawl, type ProblemEpisode } from '../../store/history.js';
-import type { Store } from '../../store/store.js';
+import type { Sql } from '../../store/sql.js';
 
 /** Whether an episode's problem was in the report right after crawl `crawl` ended. */
 function presentAfter(e: ProblemEpisode, crawl: number): boolean {
@@ -54,12 +54,12 @@ export function toChangeLink(e: ProblemEpisode): ChangeLink {
  * The changes of crawl `id` (pages of the configured targets only). not_found for an unknown crawl, conflict for one
  * that has not ended. The crawl's end must be recorded in the history already (the backend sees to it).
  */
-export function crawlChanges(store: Store, project: string, targets: readonly TargetConfig[], id: number): CrawlChanges {
-  const rec = getCrawl(store, project, id);
+export async function crawlChanges(sql: Sql, project: string, targets: readonly TargetConfig[], id: number): Promise<CrawlChanges> {
+  const rec = await getCrawl(sql, project, id);
   if (!rec) throw new BackendError('not_found', `crawl ${id} not found`);
   if (!crawlEnded(rec.status)) throw new BackendError('conflict', `crawl ${id} has not ended (it is ${rec.status}): its changes are known when it ends`);
-  const prev = previousCompletedFullCrawl(store, project, id);
+  const prev = await previousCompletedFullCrawl(sql, project, id);
   const hosts = canonicalTargetHosts(targets);
-  const diff = diffProblems(episodesAround(store, project, hosts, id, prev?.id ?? 0), id, prev?.id ?? null);
+  const diff = diffProblems(await episodesAround(sql, project, hosts, id, prev?.id ?? 0), id, prev?.id ?? null);
   return { since: prev?.finishedAt ?? null, new: diff.new.map(toChangeLink), fixed: diff.fixed.map(toChangeLink) };
 }

@@ -1,7 +1,7 @@
 // The link report (REST form), built from the store only: reading it never sends a request to the crawled site.
 import type { TargetConfig } from '../../model/config.js';
 import { BackendError } from '../../model/errors.js';
-import type { Store } from '../../store/store.js';
+import type { Sql } from '../../store/sql.js';
 import type { LinkReport, LinkReportQuery } from '../../model/types.js';
 import { assembleLinkReport, targetWalksLinks } from './assemble.js';
 import { readReportSnapshot } from '../../store/report-query.js';
@@ -16,7 +16,7 @@ import { normalizeSince, SINCE_RULE } from '../../model/history.js';
  * With `reasons`, the other sections are empty (count 0). With `since`, only problems first seen after it (or found
  * by a crawl that has not ended yet) are listed, and each section's count is the number of those.
  */
-export function buildLinkReport(store: Store, project: string, targets: TargetConfig[], query: LinkReportQuery): LinkReport {
+export async function buildLinkReport(sql: Sql, project: string, targets: TargetConfig[], query: LinkReportQuery): Promise<LinkReport> {
   const limit = query.limit ?? REPORT_LIMIT.default;
   if (!Number.isInteger(limit) || limit < REPORT_LIMIT.min || limit > REPORT_LIMIT.max) {
     throw new BackendError('invalid_input', `limit: must be an integer from ${REPORT_LIMIT.min} to ${REPORT_LIMIT.max}`);
@@ -37,7 +37,7 @@ export function buildLinkReport(store: Store, project: string, targets: TargetCo
     shown = [match];
   }
   // Only configured targets: pages of a host crawled under an older config stay out of the answer.
-  const snap = readReportSnapshot(store, {
+  const snap = await readReportSnapshot(sql, {
     project,
     hosts: canonicalTargetHosts(shown),
     limit,

@@ -5,12 +5,12 @@ import { guardedConnector } from '../../crawler/fetch.js';
 import type { Logger } from '../../lib/log.js';
 import type { WebhookConfig } from '../../model/config.js';
 import { claimDueDeliveries, recordAttempt, type ClaimedDelivery } from '../../store/webhooks.js';
-import type { Store } from '../../store/store.js';
+import type { Sql } from '../../store/sql.js';
 import { afterFailure, DEFAULT_RETRY, signatureHeader, type RetryPolicy } from './payload.js';
 import { webhookAddressPolicy, webhookUrlProblem } from './address.js';
 
 export interface DelivererOptions {
-  store: Store;
+  sql: Sql;
   project: string;
   webhooks: readonly WebhookConfig[];
   logger: Logger;
@@ -79,7 +79,7 @@ export class WebhookDeliverer {
       this.again = false;
       for (;;) {
         if (this.stopped) return sent;
-        const batch = claimDueDeliveries(this.opts.store, this.opts.project, this.now(), this.leaseMs, 10);
+        const batch = await claimDueDeliveries(this.opts.sql, this.opts.project, this.now(), this.leaseMs, 10);
         if (!batch.length) break;
         await Promise.all(batch.map((d) => this.send(d)));
         sent += batch.length;
@@ -107,7 +107,7 @@ export class WebhookDeliverer {
   }
 
   private async send(d: ClaimedDelivery): Promise<void> {
-    const { store, logger } = this.opts;
+    const { sql, logger } = this.opts;
     const hook = this.opts.webhooks.find((h) => h.url === d.url);
     let outcome: Parameters<typeof recordAttempt>[2];
     if (!hook) {
@@ -117,7 +117,7 @@ export class WebhookDeliverer {
       const error = refused ?? (await this.post(hook, d));
       outcome = error === null ? { status: 'delivered' } : afterFailure(d, error, this.now(), this.retry);
     }
-    recordAttempt(store, d.id, outcome, this.now());
+    await recordAttempt(sql, d.id, outcome, this.now());
     // The URL may carry a token in its query: log its origin only. The secret never reaches a log.
     const where = safeOrigin(d.url);
     if (outcome.status === 'delivered') logger.info({ delivery: d.id, event: d.event, url: where, attempt: d.attempt }, 'webhook delivered');

@@ -47,7 +47,7 @@ describe('index and store stay in step', () => {
     integrityCheck(t.store);
   });
 
-  it('hidden, noindex and re-crawled pages move in and out of the index with their row', () => {
+  it('hidden, noindex and re-crawled pages move in and out of the index with their row', async () => {
     t = tempStore([page('/p', { content: 'lemur' }), page('/q', { content: 'lemur', indexed: false })]);
     expect(total('lemur')).toBe(1);
     savePages(t.store, [page('/p', { content: 'lemur', showInSearch: false }), page('/q', { content: 'lemur' })]);
@@ -59,9 +59,9 @@ describe('index and store stay in step', () => {
     t.store.db.prepare('UPDATE pages SET crawl_id = 7').run();
     integrityCheck(t.store);
     // A full crawl's clean-up removes what it did not see, from the index too.
-    removePagesNotSeen(t.store, page('/p').host, 7);
+    await removePagesNotSeen(t.store.sql, page('/p').host, 7);
     expect(total('lemur')).toBe(2);
-    removePagesNotSeen(t.store, page('/p').host, 8);
+    await removePagesNotSeen(t.store.sql, page('/p').host, 8);
     expect(total('lemur')).toBe(0);
     integrityCheck(t.store);
   });
