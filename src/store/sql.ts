@@ -31,4 +31,10 @@ export interface Sql {
    * fn must do nothing but database work: other callers of this store wait while it runs.
    */
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn's reads on one consistent snapshot without taking the write lock (SQLite: a deferred transaction;
+   * PostgreSQL: REPEATABLE READ READ ONLY), so rows, counts and dates read one after the other agree. Called on a
+   * transaction's `Sql`: fn runs in that transaction. Like tx, other callers of this store wait while it runs.
+   */
+  snapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
 }

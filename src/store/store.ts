@@ -6,6 +6,8 @@ import Database from 'better-sqlite3';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls } from './crawls.js';
 import { MIGRATIONS } from './migrations.js';
 import { registerTermFunctions } from './search-index/terms.js';
+import type { Sql } from './sql.js';
+import { sqliteSql } from './sqlite-sql.js';
 
 export type Db = Database.Database;
 
@@ -32,6 +34,8 @@ export interface StoreConnectionOptions {
 
 export class Store {
   readonly db: Db;
+  /** The asynchronous interface every store function is written against (one per connection). */
+  readonly sql: Sql;
   /** Crawls found `running` or `queued` at open whose owner stopped beating 30 s ago or more: now `failed`. */
   readonly recoveredCrawls: number[];
   readonly readonly: boolean;
@@ -42,6 +46,7 @@ export class Store {
     this.db = new Database(path, { readonly: opts.readonly ?? false });
     this.readonly = opts.readonly ?? false;
     this.removeDirOnClose = opts.removeDirOnClose ?? null;
+    this.sql = sqliteSql(this.db, (sql) => this.prepare(sql));
     // A read-only connection cannot set the journal mode (the file already has it).
     if (!this.readonly) this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
