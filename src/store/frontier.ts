@@ -157,10 +157,11 @@ export async function claimUrls(
   sql: Sql,
   o: { crawlId: number; target: string; worker: string; n: number; leaseMs: number; now?: number },
 ): Promise<Claim[]> {
-  const now = o.now ?? Date.now();
   if (!Number.isInteger(o.n) || o.n < 1) throw new Error(`n: must be an integer of at least 1 (got ${o.n})`);
   return sql.tx(async (tx) => {
     if ((await crawlRow(tx, o.crawlId)).finishedAt !== null) return [];
+    // The time once the lock is held (waiting for it may have taken a while).
+    const now = o.now ?? Date.now();
     await releaseExpired(tx, o.crawlId, now);
     const t = (await targetRows(tx, o.crawlId, [o.target])).get(o.target)!;
     const rows = await tx.all<Claim>(

@@ -38,9 +38,10 @@ export async function acquireHostSlot(
   sql: Sql,
   o: { crawlId: number; host: string; worker: string; limits: HostLimits; leaseMs: number; now?: number; pollMs?: number },
 ): Promise<Acquired> {
-  const now = o.now ?? Date.now();
   return sql.tx(async (tx) => {
     const pace = await lockPace(tx, o.crawlId, o.host);
+    // The time once the host's lock is held (waiting for it may have taken a while).
+    const now = o.now ?? Date.now();
     // A dead holder's slot comes back here.
     await tx.run('DELETE FROM host_slots WHERE crawl_id = ? AND host = ? AND lease_until <= ?', [o.crawlId, o.host, now]);
     const live = await tx.all<LiveSlot>('SELECT slot, lease_until AS "leaseUntil" FROM host_slots WHERE crawl_id = ? AND host = ?', [o.crawlId, o.host]);
@@ -76,9 +77,9 @@ export async function renewHostSlots(sql: Sql, o: { worker: string; leaseMs: num
  * half the concurrency and wider spacing (the model's slowDown). Returns the host's state after.
  */
 export async function pauseHost(sql: Sql, o: { crawlId: number; host: string; limits: HostLimits; waitMs: number; now?: number }): Promise<HostPace> {
-  const now = o.now ?? Date.now();
   return sql.tx(async (tx) => {
-    const next = slowDown(await lockPace(tx, o.crawlId, o.host), o.limits, o.waitMs, now);
+    const pace = await lockPace(tx, o.crawlId, o.host);
+    const next = slowDown(pace, o.limits, o.waitMs, o.now ?? Date.now());
     await tx.run(
       'UPDATE host_pace SET paused_until = ?, slow_downs = ?, concurrency_cap = ?, slow_delay_ms = ? WHERE crawl_id = ? AND host = ?',
       [next.pausedUntil, next.slowDowns, next.concurrencyCap, next.slowDelayMs, o.crawlId, o.host],

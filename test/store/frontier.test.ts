@@ -14,7 +14,8 @@ import {
   renewClaims,
 } from '../../src/store/frontier.js';
 import type { Sql } from '../../src/store/sql.js';
-import { sharedDbs } from './shared-db.js';
+import { Store } from '../../src/store/store.js';
+import { sharedDbs, sqliteFile, workerProcesses } from './shared-db.js';
 
 const T = 'site.test';
 const url = (i: number) => `http://${T}/p/${i}`;
@@ -194,3 +195,25 @@ for (const db of sharedDbs()) {
     });
   });
 }
+
+describe('shared frontier on one SQLite file across processes', () => {
+  it('lets 3 worker processes take every URL once, never the same one twice, and one of them finish', async () => {
+    const db = sqliteFile();
+    const store = new Store(db, { migrate: false });
+    const all = Array.from({ length: 600 }, (_, i) => url(i));
+    try {
+      await openFrontier(store.sql, 1, [{ target: T, maxPages: 10_000 }]);
+      await addUrls(store.sql, 1, all.map((u) => ({ url: u, target: T })));
+    } finally {
+      store.close();
+    }
+    const results = await workerProcesses<{ got: string[]; finished: boolean }>(
+      [0, 1, 2].map((i) => ({ kind: 'drain', db, crawlId: 1, target: T, worker: `p${i}`, n: 3 })),
+    );
+    const got = results.flatMap((r) => r.got);
+    expect(got.length).toBe(all.length);
+    expect(new Set(got).size).toBe(all.length);
+    expect(results.filter((r) => r.got.length > 0).length).toBeGreaterThan(1);
+    expect(results.filter((r) => r.finished)).toHaveLength(1);
+  });
+});

@@ -1,10 +1,12 @@
 // Several connections to one fresh database, SQLite (a real file) or PostgreSQL (the throw-away cluster), for tests of
 // what separate workers share. Each connection stands for one worker process.
-import { mkdtempSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../src/store/store.js';
 import type { Sql } from '../../src/store/sql.js';
+import { ROOT } from '../paths.js';
 import { pgFixture, skip as pgSkip, type PgFixture } from './postgres/helpers.js';
 
 export interface SharedDb {
@@ -96,4 +98,29 @@ export function pgDb(): SharedDb {
 /** Both databases, each to run the same cases. */
 export function sharedDbs(): SharedDb[] {
   return [sqliteDb(), pgDb()];
+}
+
+/** A new SQLite file, migrated, for worker processes to share. */
+export function sqliteFile(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'svc-shared-')), 'svc.db');
+  new Store(path).close();
+  return path;
+}
+
+const WORKER_JS = join(ROOT, 'dist/test/support/shared-worker.js');
+
+/** Runs test/support/shared-worker.ts (compiled: `npm run build` first) once per task, all at once; their results. */
+export async function workerProcesses<R>(tasks: readonly object[]): Promise<R[]> {
+  if (!existsSync(WORKER_JS)) throw new Error(`${WORKER_JS} is missing: run npm run build first`);
+  return Promise.all(
+    tasks.map(
+      (task) =>
+        new Promise<R>((resolve, reject) => {
+          execFile(process.execPath, [WORKER_JS, JSON.stringify(task)], { timeout: 60_000 }, (err, stdout, stderr) => {
+            if (err) reject(new Error(`worker process failed: ${err.message}\n${stderr}`));
+            else resolve(JSON.parse(stdout) as R);
+          });
+        }),
+    ),
+  );
 }
