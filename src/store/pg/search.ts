@@ -23,7 +23,8 @@ import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { foldWord } from '../search-index/completions.js';
 import { parseTerms, type QueryPart } from '../search-index/query.js';
 import type { SearchScope } from '../search-index/search.js';
-import { exactTitleLevel, headingLevel, queryUnits, titleNames, titleScore, type RankWord } from '../search-index/terms.js';
+import { queryUnits, type RankWord } from '../search-index/terms.js';
+import { titleChecked, TITLE_TIER_SCORE, withTitles, type Ranked, type TitleFacts } from '../search-index/title-tiers.js';
 import type { Sql } from '../sql.js';
 import { VECTOR_CONTENT_CHARS } from './migrations.js';
 
@@ -37,17 +38,6 @@ const WEIGHTS = '{0.1, 0.2, 0.4, 1.0}';
 const NORMALIZATION = 1;
 /** ts_rank_cd is a few hundredths to about one; scaled so the title's own score (TITLE_BOOST) weighs as on SQLite. */
 const RANK_SCALE = 10;
-
-// The tiers of the SQLite ranking (search-index/search.ts), with the same values.
-const TIER_EXACT_TITLE = 3;
-const TIER_LOOSE_TITLE = 2;
-const TIER_TITLE = 1;
-const TIER_EXACT_HEADING = 2;
-const TIER_HEADING_BONUS = 0.5;
-const TIER_SCORE = 1000;
-const TITLE_BOOST = 2;
-const TITLE_CHECKS = 20;
-const TITLE_SET_CHECKS = 200;
 
 /**
  * Markers ts_headline puts around a match: control characters, taken out of the text first. '<' goes in as LT, so
@@ -82,51 +72,9 @@ export function tsqueryExpression(parts: QueryPart[], configs: readonly string[]
   return { sql: readings.join(' || '), values };
 }
 
-interface Ranked {
-  id: number;
-  score: number;
+interface RankedRow extends Ranked {
+  /** The page's title or superwords hold every word (its search_title matches). */
   inTitle: boolean;
-}
-
-interface TitleRanking {
-  words: RankWord[];
-  units: string[];
-  algorithms: readonly string[];
-  /** Each checked page's title and headings. */
-  titles: Map<number, [string, string | null]>;
-}
-
-/**
- * The rows (best ts_rank_cd first, title tier above) re-ranked with their titles and headings as the SQLite ranking
- * does: only the first TITLE_CHECKS, and up to TITLE_SET_CHECKS of those whose title holds every word, are read.
- */
-function withTitles(ranked: Ranked[], t: TitleRanking): Ranked[] {
-  let setChecks = TITLE_SET_CHECKS;
-  const out = ranked.map((r, i) => {
-    if (i >= TITLE_CHECKS && !(r.inTitle && setChecks > 0)) return r.inTitle ? { ...r, score: r.score + TIER_TITLE * TIER_SCORE } : r;
-    if (r.inTitle) setChecks--;
-    const [text, headings] = t.titles.get(r.id) ?? ['', null];
-    const title = titleNames(text);
-    const level = exactTitleLevel(title, t.words);
-    const heading = headingLevel(headings ?? '', t.units, text);
-    const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : r.inTitle ? TIER_TITLE : 0;
-    const tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
-    return { ...r, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
-  });
-  return out.sort((a, b) => b.score - a.score);
-}
-
-/** Which rows withTitles reads the titles of. */
-function titleChecks(ranked: Ranked[]): number[] {
-  let setChecks = TITLE_SET_CHECKS;
-  const ids: number[] = [];
-  ranked.forEach((r, i) => {
-    if (i < TITLE_CHECKS || (r.inTitle && setChecks > 0)) {
-      ids.push(r.id);
-      if (r.inTitle) setChecks--;
-    }
-  });
-  return ids;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -248,34 +196,37 @@ export async function searchPagesPg(sql: SnapshotSql, terms: string, params: Sea
     const RANK = `ts_rank_cd('${WEIGHTS}', p.search_vector, @q::tsquery, ${NORMALIZATION})`;
     const IN_TITLE = '(p.search_title @@ @q::tsquery)';
     /** Matches (and `cond`) best first: title tier, then ts_rank_cd; scores with the title tier added. */
-    const rankedRows = async (cond: string, offset: number, limit: number): Promise<Ranked[]> =>
+    const rankedRows = async (cond: string, offset: number, limit: number): Promise<RankedRow[]> =>
       toRanked(
         await s.all<{ id: number; r: number; t: number }>(
           `SELECT p.id, ${RANK} AS r, ${IN_TITLE} AS t ${matches} ${cond} ORDER BY t DESC, r DESC, p.id LIMIT @limit OFFSET @offset`,
           { ...bind, limit, offset },
         ),
       );
-    const toRanked = (rows: { id: number; r: number; t: number }[]): Ranked[] =>
-      rows.map((row) => ({ id: row.id, inTitle: row.t === 1, score: row.r * RANK_SCALE + (row.t === 1 ? TIER_TITLE * TIER_SCORE : 0) }));
+    const toRanked = (rows: { id: number; r: number; t: number }[]): RankedRow[] =>
+      rows.map((row) => ({ id: row.id, inTitle: row.t === 1, score: row.r * RANK_SCALE + (row.t === 1 ? TITLE_TIER_SCORE : 0) }));
     /** Ranked rows re-ranked with their titles and headings (withTitles adds the title tier itself). */
-    const reRanked = async (rows: Ranked[]): Promise<Ranked[]> => {
-      const titles = new Map<number, [string, string | null]>();
-      for (const row of await s.all<{ id: number; title: string; headings: string | null }>(
-        'SELECT p.id, p.title, h.headings FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id IN (SELECT json_array_elements_text(?::json)::bigint)',
-        [JSON.stringify(titleChecks(rows))],
+    const reRanked = async (rows: RankedRow[]): Promise<RankedRow[]> => {
+      const base = rows.map((r) => ({ ...r, score: r.inTitle ? r.score - TITLE_TIER_SCORE : r.score }));
+      const inTitle = (r: RankedRow) => r.inTitle;
+      const checked = titleChecked(base, inTitle);
+      const facts = new Map<number, TitleFacts>();
+      for (const row of await s.all<{ id: number; title: string; headings: string | null; url: string }>(
+        'SELECT p.id, p.title, h.headings, p.url FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id IN (SELECT json_array_elements_text(?::json)::bigint)',
+        [JSON.stringify(base.filter((_, i) => checked[i]).map((r) => r.id))],
       )) {
-        titles.set(row.id, [row.title, row.headings]);
+        // A definition (an identifier followed by a parenthesis in the text) is read on SQLite only.
+        facts.set(row.id, { title: row.title, headings: row.headings, url: row.url, defines: null });
       }
       const algorithms = configs.map(algorithmOf).filter((a) => SNOWBALL.has(a));
       const words: RankWord[] = parts.flatMap((part) =>
         part.words.map((w, i) => ({ word: foldWord(w), prefix: part.prefix && i === part.words.length - 1, idf: 1 })),
       );
-      const base = rows.map((r) => ({ ...r, score: r.inTitle ? r.score - TIER_TITLE * TIER_SCORE : r.score }));
-      return withTitles(base, { words, units: queryUnits(parts), algorithms, titles });
+      return withTitles(base, inTitle, (r) => facts.get(r.id) ?? { title: '', headings: null, url: '', defines: null }, { words, units: queryUnits(parts), algorithms });
     };
 
     const end = Math.min(total, p.from + p.size);
-    let page: Ranked[] = [];
+    let page: RankedRow[] = [];
     if (total <= RANK_ALL) {
       page = (await reRanked(await rankedRows('', 0, RANK_ALL))).slice(p.from, end);
     } else {
@@ -283,7 +234,7 @@ export async function searchPagesPg(sql: SnapshotSql, terms: string, params: Sea
       // word (from the titles' own index), then the others in blocks of RANK_BLOCK in id order, each ranked within.
       const titleTotal = (await s.get<{ c: number }>(`SELECT count(*) AS c ${matches} AND ${IN_TITLE}`, bind))!.c;
       const titleTier = titleTotal <= RANK_ALL ? await reRanked(await rankedRows(`AND ${IN_TITLE}`, 0, RANK_ALL)) : null;
-      const block = async (k: number): Promise<Ranked[]> =>
+      const block = async (k: number): Promise<RankedRow[]> =>
         toRanked(
           await s.all<{ id: number; r: number; t: number }>(
             `SELECT b.id, ${RANK} AS r, 0 AS t FROM (SELECT p.id ${matches} AND NOT ${IN_TITLE} ORDER BY p.id LIMIT ${RANK_BLOCK} OFFSET @offset) b
@@ -292,7 +243,7 @@ export async function searchPagesPg(sql: SnapshotSql, terms: string, params: Sea
           ),
         );
       for (let pos = p.from; pos < end; ) {
-        let take: Ranked[];
+        let take: RankedRow[];
         if (pos < titleTotal) {
           const stop = Math.min(end, titleTotal);
           take = titleTier ? titleTier.slice(pos, stop) : await rankedRows(`AND ${IN_TITLE}`, pos, stop - pos);

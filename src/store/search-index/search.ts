@@ -13,7 +13,8 @@ import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { completions, documentFrequency, foldWord, indexedPages, joinedForms, stemForms } from './completions.js';
 import { parseTerms, toExpression, type QueryPart } from './query.js';
-import { definitionPattern, exactTitleLevel, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from './terms.js';
+import { definitionPattern, queryUnits, type RankWord } from './terms.js';
+import { withTitles, type Ranked, type TitleFacts, type TitleQuery } from './title-tiers.js';
 import { algorithmFor } from './stems.js';
 
 
@@ -21,38 +22,6 @@ import { algorithmFor } from './stems.js';
 export const BM25_WEIGHTS = [10, 20, 2, 1] as const;
 /** bm25 column weights of pages_title_fts (title, superwords). */
 const TITLE_WEIGHTS = [10, 20] as const;
-/**
- * Tiers above the score: a page whose title is the query word for word (or its leading part before " - ", " | ",
- * …; see terms.ts) comes first, then one whose title is the query up to a last word still being typed, then
- * pages whose title or superwords hold every word of the query, then the others.
- */
-const TIER_EXACT_TITLE = 3;
-const TIER_LOOSE_TITLE = 2;
-const TIER_TITLE = 1;
-/**
- * Headings (h1–h6) are the titles of a page's parts: a heading that is the query word for word ranks the page as
- * a title that is the query up to its last word (the manual's "13.3.5. Advisory Locks" answers `advisory locks`),
- * and a heading holding every word of the query adds half a tier.
- */
-const TIER_EXACT_HEADING = 2;
-const TIER_HEADING_BONUS = 0.5;
-/**
- * Two pages may be titled exactly the query (a tutorial's "Window Functions" and the reference's): the one whose
- * address also names every word of the query (`/functions-window.html`) comes first.
- */
-const TIER_PATH_BONUS = 0.25;
-/**
- * A query that is one identifier (`wal_level`, `pg_terminate_backend`): a page whose text names it followed by a
- * parenthesis defines it (a setting's "wal_level (enum)", a function's signature) and ranks as if a heading held it.
- */
-const TIER_DEFINITION_BONUS = 0.5;
-const TIER_SCORE = 1000;
-/** How much the title's own bm25 (terms.ts titleScore) adds to the page's bm25. */
-const TITLE_BOOST = 2;
-/** Pages whose title is read and scored: the best ranked by bm25, and those whose title holds every word. */
-const TITLE_CHECKS = 20;
-const TITLE_SET_CHECKS = 200;
-
 /** Answers of up to this many matches are ranked whole, by bm25 over all of them. */
 export const RANK_ALL = 1000;
 /** Broader answers are ranked this many matches at a time (see above). */
@@ -145,11 +114,6 @@ function statementsFor(store: Store, f: Filters): Record<Index, IndexStatements>
   return shape;
 }
 
-interface Ranked {
-  id: number;
-  /** Higher is better (bm25 is negative, lower is better). */
-  score: number;
-}
 
 const ALL = { lo: 0, hi: Number.MAX_SAFE_INTEGER };
 
@@ -218,7 +182,7 @@ function rankBroad(
   const titleBlock = (k: number): Ranked[] => {
     // The titles index is small: its full expression ranks cheaply. Every title there holds every word; the best
     // TITLE_CHECKS of them by the titles' bm25 (short titles first: the exact title among them) are read.
-    if (titleTotal <= RANK_BLOCK) return withTitles(rank(titles, bind, ALL.lo, ALL.hi), () => true, titleRanking, 0);
+    if (titleTotal <= RANK_BLOCK) return withTitles(rank(titles, bind, ALL.lo, ALL.hi), () => true, (r) => titleRanking.facts(r.id), titleRanking, 0);
     const ids = blockIds(titles, null, bind, k);
     return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
   };
@@ -239,38 +203,9 @@ function rankBroad(
   return out;
 }
 
-interface TitleRanking {
-  words: RankWord[];
-  /** The query as headingLevel takes it. */
-  units: string[];
-  algorithms: readonly string[];
-  /** The page's title, headings (one a line) and URL. */
-  title: (id: number) => [string, string | null, string];
-  /** When the query is one identifier: whether the page's text defines it (terms.ts definitionPattern). */
-  defines: ((id: number) => boolean) | null;
-}
-
-/**
- * The ranked rows (best bm25 first) re-ranked with their titles: tiers first (see TIER_EXACT_TITLE), then bm25
- * plus TITLE_BOOST times the title's own score. `inTitle`: the page's title or superwords hold every word. Only
- * the first TITLE_CHECKS rows and `setChecks` of those in `inTitle` have their title read.
- */
-function withTitles(ranked: Ranked[], inTitle: (id: number) => boolean, t: TitleRanking, setChecks = TITLE_SET_CHECKS): Ranked[] {
-  const out = ranked.map((r, i) => {
-    const all = inTitle(r.id);
-    if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return all ? { id: r.id, score: r.score + TIER_TITLE * TIER_SCORE } : r;
-    if (all) setChecks--;
-    const [text, headings, url] = t.title(r.id);
-    const title = titleNames(text);
-    const level = exactTitleLevel(title, t.words);
-    const heading = headingLevel(headings ?? '', t.units, text);
-    const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
-    let tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
-    if (level === 2 && pathHolds(url, t.words, t.algorithms)) tier += TIER_PATH_BONUS;
-    if (t.defines && !level && t.defines(r.id)) tier += TIER_DEFINITION_BONUS;
-    return { id: r.id, score: r.score + TITLE_BOOST * titleScore(title, t.words, t.algorithms) + tier * TIER_SCORE };
-  });
-  return out.sort((a, b) => b.score - a.score);
+/** The query's title ranking, and what is read of a page whose title is checked. */
+interface TitleRanking extends TitleQuery {
+  facts: (id: number) => TitleFacts;
 }
 
 /** bm25's inverse document frequency of a folded query word; a word still being typed counts as its completions. */
@@ -395,8 +330,10 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
       words,
       units: queryUnits(parts),
       algorithms,
-      title: (id) => s.title.get(id) as [string, string | null, string],
-      defines: identifier ? (id) => identifier.test((s.content.get(id) as string | undefined) ?? '') : null,
+      facts: (id) => {
+        const [title, headings, url] = s.title.get(id) as [string, string | null, string];
+        return { title, headings, url, defines: identifier ? () => identifier.test((s.content.get(id) as string | undefined) ?? '') : null };
+      },
     };
     bind.q = expression;
     const rankBind = { ...bind, q: rankExpression };
@@ -416,7 +353,7 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
         }
         // The pages whose title (or superwords) holds every word, from the small titles index.
         const inTitle = new Set(st.pages_title_fts.idsIn.all({ ...bind, ...ALL }) as number[]);
-        ranked = withTitles(all, (id) => inTitle.has(id), titleRanking).slice(p.from, p.from + p.size);
+        ranked = withTitles(all, (r) => inTitle.has(r.id), (r) => titleRanking.facts(r.id), titleRanking).slice(p.from, p.from + p.size);
       } else {
         ranked = rankBroad(st, bind, { ...bind, q: broadRankExpression }, p.from, p.size, firstIds.slice(0, RANK_BLOCK), titleRanking);
       }
