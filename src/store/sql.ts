@@ -51,3 +51,21 @@ export function inList(prefix: string, n: number): string {
 export function inParams(prefix: string, values: readonly SqlValue[]): Record<string, SqlValue> {
   return Object.fromEntries(values.map((v, i) => [`${prefix}${i}`, v]));
 }
+
+/** The SQL text in an error message: one line, cut short; never the values bound to it. */
+export function sqlForMessage(sql: string): string {
+  const one = sql.replace(/\s+/g, ' ').trim();
+  return one.length > 300 ? `${one.slice(0, 300)}…` : one;
+}
+
+/**
+ * The driver's error naming the SQL that failed (never its values). Its class and `code` are kept, so callers still
+ * tell SQLITE_BUSY, corruption or a PostgreSQL unique violation (23505) apart.
+ */
+export function namedSqlError(err: unknown, sql: string): unknown {
+  if (err instanceof Error && !(err as { sql?: string }).sql) {
+    err.message = `${err.message} (SQL: ${sqlForMessage(sql)})`;
+    Object.defineProperty(err, 'sql', { value: sql, enumerable: false });
+  }
+  return err;
+}

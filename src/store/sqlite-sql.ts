@@ -4,25 +4,11 @@
 // other callers of that scope wait for it, so nothing they do lands inside it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
-import type { RunResult, Sql, SqlParams } from './sql.js';
+import { namedSqlError, type RunResult, type Sql, type SqlParams } from './sql.js';
 
 /** The connection's prepared statements, compiled once per SQL text. */
 export type Prepare = (sql: string) => Database.Statement;
 
-/** The SQL text in an error message: one line, cut short; never the values bound to it. */
-function sqlForMessage(sql: string): string {
-  const one = sql.replace(/\s+/g, ' ').trim();
-  return one.length > 300 ? `${one.slice(0, 300)}…` : one;
-}
-
-/** The driver's error (its class and `code` kept, so callers still tell SQLITE_BUSY or corruption apart), naming the SQL. */
-function named(err: unknown, sql: string): unknown {
-  if (err instanceof Error && !(err as { sql?: string }).sql) {
-    err.message = `${err.message} (SQL: ${sqlForMessage(sql)})`;
-    Object.defineProperty(err, 'sql', { value: sql, enumerable: false });
-  }
-  return err;
-}
 
 function bind(params: SqlParams | undefined): unknown[] {
   if (params === undefined) return [];
@@ -51,7 +37,7 @@ class Scope implements Sql {
     try {
       return this.prepare(sql).get(...bind(params)) as T | undefined;
     } catch (err) {
-      throw named(err, sql);
+      throw namedSqlError(err, sql);
     }
   }
 
@@ -61,7 +47,7 @@ class Scope implements Sql {
     try {
       return this.prepare(sql).all(...bind(params)) as T[];
     } catch (err) {
-      throw named(err, sql);
+      throw namedSqlError(err, sql);
     }
   }
 
@@ -71,7 +57,7 @@ class Scope implements Sql {
     try {
       return { changes: this.prepare(sql).run(...bind(params)).changes };
     } catch (err) {
-      throw named(err, sql);
+      throw namedSqlError(err, sql);
     }
   }
 
@@ -81,7 +67,7 @@ class Scope implements Sql {
     try {
       this.db.exec(sql);
     } catch (err) {
-      throw named(err, sql);
+      throw namedSqlError(err, sql);
     }
   }
 

@@ -8,7 +8,7 @@
 // interleaves.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import type { RunResult, Sql, SqlParams, SqlValue } from '../sql.js';
+import { namedSqlError, sqlForMessage, type RunResult, type Sql, type SqlParams, type SqlValue } from '../sql.js';
 import { rewritePlaceholders, type Rewritten } from './placeholders.js';
 
 const INT8 = 20;
@@ -45,20 +45,6 @@ export interface PgSqlOptions {
   max?: number;
 }
 
-/** The SQL text in an error message: one line, cut short; never the values bound to it. */
-function sqlForMessage(sql: string): string {
-  const one = sql.replace(/\s+/g, ' ').trim();
-  return one.length > 300 ? `${one.slice(0, 300)}…` : one;
-}
-
-/** The driver's error (its class and `code`, e.g. 23505, kept), naming the SQL. */
-function named(err: unknown, sql: string): unknown {
-  if (err instanceof Error && !(err as { sql?: string }).sql) {
-    err.message = `${err.message} (SQL: ${sqlForMessage(sql)})`;
-    Object.defineProperty(err, 'sql', { value: sql, enumerable: false });
-  }
-  return err;
-}
 
 const REWRITE_CACHE_MAX = 2000;
 const rewrites = new Map<string, Rewritten>();
@@ -138,7 +124,7 @@ class Scope implements Sql {
       // The simple query protocol: several statements in one string, no parameters.
       await this.conn.query(sql);
     } catch (err) {
-      throw named(err, sql);
+      throw namedSqlError(err, sql);
     }
   }
 
@@ -172,7 +158,7 @@ class Scope implements Sql {
     try {
       return await this.conn.query(q.text, q.values);
     } catch (err) {
-      throw named(err, sql);
+      throw namedSqlError(err, sql);
     }
   }
 
@@ -221,7 +207,7 @@ class Scope implements Sql {
       } catch (err) {
         // Not even BEGIN went through: the connection is in no state to go back to the pool.
         broken = err as Error;
-        throw named(err, begin);
+        throw namedSqlError(err, begin);
       }
       try {
         const result = await current.run(inner, () => fn(inner));
