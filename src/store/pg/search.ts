@@ -22,7 +22,7 @@ import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } fr
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { foldWord } from '../search-index/completions.js';
 import { parseTerms, type QueryPart } from '../search-index/query.js';
-import type { SearchScope } from '../search-index/search.js';
+import { parseMeta, type SearchScope } from '../search-index/search.js';
 import { queryUnits, type RankWord } from '../search-index/terms.js';
 import { titleChecked, TITLE_TIER_SCORE, withTitles, type Ranked, type TitleFacts } from '../search-index/title-tiers.js';
 import type { Sql } from '../sql.js';
@@ -128,16 +128,6 @@ export function highlightHtml(marked: string, length: number, head: string, tail
   }
   html = html.trim();
   return (atStart ? '' : '…') + html + (atEnd ? '' : '…');
-}
-
-function parseMeta(json: string | null): Partial<PageMeta> {
-  if (!json) return {};
-  try {
-    const v = JSON.parse(json) as unknown;
-    return v && typeof v === 'object' ? (v as Partial<PageMeta>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** Snowball algorithms of the configurations (svc_swedish → swedish), for the title's stem matches. */

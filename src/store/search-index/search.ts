@@ -216,7 +216,8 @@ function inverseFrequency(store: Store, word: string, prefix: boolean): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
-function parseMeta(json: string | null): Partial<PageMeta> {
+/** A stored page's meta JSON (an unreadable one as none). */
+export function parseMeta(json: string | null): Partial<PageMeta> {
   if (!json) return {};
   try {
     const v = JSON.parse(json) as unknown;
