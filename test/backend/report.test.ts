@@ -192,13 +192,13 @@ describe('report rows kept ready by triggers (migration 2)', () => {
   it('follow outcome changes, re-crawled pages, deleted pages and the full-crawl clearing', async () => {
     app = makeApp();
     seedSmallSite(app);
-    expectMaintained(app.store);
+    expectMaintained(app.sqlite);
     // A fixed link, a newly broken one, and a redirect that now fails.
-    saveOutcomes(app.store, [outcome(`${a}/missing`, 'ok'), outcome(`${a}/ok`, 'not_found'), outcome(`${a}/old`, 'server_error')]);
-    expectMaintained(app.store);
+    saveOutcomes(app.sqlite, [outcome(`${a}/missing`, 'ok'), outcome(`${a}/ok`, 'not_found'), outcome(`${a}/old`, 'server_error')]);
+    expectMaintained(app.sqlite);
     // The page is re-crawled with fewer links.
-    savePages(app.store, [page(`${a}/`, [`${a}/ok`, `${a}/fail`])]);
-    expectMaintained(app.store);
+    savePages(app.sqlite, [page(`${a}/`, [`${a}/ok`, `${a}/fail`])]);
+    expectMaintained(app.sqlite);
     const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 100 });
     expect(flat(r)).toEqual([
       `notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`,
@@ -207,10 +207,10 @@ describe('report rows kept ready by triggers (migration 2)', () => {
       `serverError ${a}/b ${a}/old`,
     ]);
     await clearForFullCrawl(app.store.sql);
-    expectMaintained(app.store);
+    expectMaintained(app.sqlite);
     // Pages a completed full crawl did not see leave, and their links with them (cascade).
     await removePagesNotSeen(app.store.sql, HOST_A, 99);
-    expectMaintained(app.store);
+    expectMaintained(app.sqlite);
     expect(flat(await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 100 }))).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
   });
 
@@ -225,12 +225,12 @@ describe('report rows kept ready by triggers (migration 2)', () => {
         const links = Array.from({ length: rnd(6) }, () => `https://l.example/${rnd(15)}`);
         return page(`https://${host}/p${rnd(12)}`, links);
       });
-      savePages(app.store, pages);
-      saveOutcomes(app.store, Array.from({ length: 6 }, () => outcome(`https://l.example/${rnd(15)}`, reasons[rnd(reasons.length)]!)));
-      if (round % 7 === 3) app.store.db.prepare('DELETE FROM pages WHERE url = ?').run(`https://${HOST_A}/p${rnd(12)}`);
+      savePages(app.sqlite, pages);
+      saveOutcomes(app.sqlite, Array.from({ length: 6 }, () => outcome(`https://l.example/${rnd(15)}`, reasons[rnd(reasons.length)]!)));
+      if (round % 7 === 3) app.sqlite.db.prepare('DELETE FROM pages WHERE url = ?').run(`https://${HOST_A}/p${rnd(12)}`);
       if (round % 11 === 5) await clearForFullCrawl(app.store.sql);
     }
-    expectMaintained(app.store);
+    expectMaintained(app.sqlite);
   });
 
   it('are filled from existing data when a version-1 database is upgraded', () => {
@@ -253,11 +253,11 @@ describe('target hosts as the crawler stores them', () => {
   it('a target configured with its default port matches pages stored under the canonical host', async () => {
     const app = makeApp({ targets: [{ host: 'c.example:443', scheme: 'https', track_links: 'all' }] });
     try {
-      savePages(app.store, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example' })]);
+      savePages(app.sqlite, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example' })]);
       const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
       await updateCrawlStats(app.store.sql, full.id, { pages: 1, links: 1, errors: 0, targets: { 'c.example': { pages: 1, cutByMaxPages: false, walkLinks: false } } });
       await setCrawlStatus(app.store.sql, full.id, 'completed');
-      saveOutcomes(app.store, [outcome('https://c.example/gone', 'not_found')]);
+      saveOutcomes(app.sqlite, [outcome('https://c.example/gone', 'not_found')]);
       for (const target of ['c.example:443', 'c.example', 'C.EXAMPLE:443']) {
         const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 10, target });
         expect(flat(r)).toEqual(['notFound https://c.example/ https://c.example/gone']);

@@ -112,12 +112,12 @@ export function outcome(url: string, reason: LinkOutcomeReason, over: Partial<Ou
 export function seedSmallSite(app: App): void {
   const a = `https://${HOST_A}`;
   const b = `http://${HOST_B}`;
-  savePages(app.store, [
+  savePages(app.sqlite, [
     page(`${a}/`, [`${a}/missing`, `${a}/secret`, `${a}/fail`, `${a}/old`, `${a}/later`, `${a}/ok`, `${a}/skip`]),
     page(`${a}/b`, [`${a}/old`, `${a}/missing`]),
     page(`${b}/`, [`${b}/doc.pdf`]),
   ]);
-  saveOutcomes(app.store, [
+  saveOutcomes(app.sqlite, [
     outcome(`${a}/missing`, 'not_found'),
     outcome(`${a}/secret`, 'forbidden'),
     outcome(`${a}/fail`, 'server_error'),
@@ -146,7 +146,7 @@ export function seedMany(app: App, pages: number, linksPerPage: number): Record<
     }
     pw.push(page(`https://${HOST_A}/p/${String(p).padStart(4, '0')}`, links));
   }
-  savePages(app.store, pw);
-  saveOutcomes(app.store, ow);
+  savePages(app.sqlite, pw);
+  saveOutcomes(app.sqlite, ow);
   return counts;
 }
