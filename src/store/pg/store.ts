@@ -136,9 +136,14 @@ export class PgStore implements ServiceStore {
     };
   }
 
-  async close(): Promise<void> {
-    // A store never used has nothing to wait for; one opening finishes first so its pool ends cleanly.
-    if (this.started) await this.ready.catch(() => {});
-    await this.pg.close();
+  private closing: Promise<void> | null = null;
+
+  /** Ends the pool (once: closing again waits for the same end). */
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      // A store never used has nothing to wait for; one opening finishes first so its pool ends cleanly.
+      if (this.started) await this.ready.catch(() => {});
+      await this.pg.close();
+    })());
   }
 }
