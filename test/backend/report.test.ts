@@ -1,7 +1,8 @@
-// The link report builder: pure assembly, the rows kept ready by migration 2's triggers, and buildLinkReport.
+// The link report builder: pure assembly, the rows kept ready by migration 2's triggers, and buildLinkReport (on
+// SQLite, and on PostgreSQL where a server is installed).
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { assembleLinkReport, targetWalksLinks } from '../../src/backend/report/assemble.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
@@ -10,7 +11,9 @@ import { MIGRATIONS } from '../../src/store/migrations.js';
 import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/store/pages.js';
 import { Store } from '../../src/store/store.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, makeApp, outcome, page, seedMany, seedSmallSite, tempDir, TOKEN } from '../http/helpers.js';
+import { HOST_A, HOST_B, makeApp, manyWrites, outcome, page, seedSmallSite, smallSiteWrites, tempDir, TOKEN } from '../http/helpers.js';
+import type { ConfigInput } from '../../src/model/config.js';
+import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
 import { type ReportRow } from '../../src/store/report-query.js';
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
@@ -95,13 +98,17 @@ describe('assembleLinkReport (pure)', () => {
   });
 });
 
-describe('buildLinkReport', () => {
+describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
+  const kit = storeKit(dialect);
   let app: App;
   afterEach(async () => app?.close());
+  afterAll(() => kit.stop());
+  /** An app on a new database of this dialect. */
+  const makeAppHere = async (over: Partial<ConfigInput> = {}) => makeApp({ ...over, database_url: await kit.databaseUrl() });
 
   it('reports every problem reason in the documented order, never ok or skipped', async () => {
-    app = makeApp();
-    seedSmallSite(app);
+    app = await makeAppHere();
+    await writeThrough(app.store, smallSiteWrites());
     const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1000 });
     // Page URLs in binary order: "http://…" sorts before "https://…".
     expect(flat(r)).toEqual([
@@ -126,8 +133,10 @@ describe('buildLinkReport', () => {
   });
 
   it('caps links across sections, keeps full counts, and says truncated', async () => {
-    app = makeApp();
-    const counts = seedMany(app, 40, 10); // 400 problem links
+    app = await makeAppHere();
+    const many = manyWrites(40, 10); // 400 problem links
+    await writeThrough(app.store, many);
+    const counts = many.counts;
     const full = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 5000 });
     const all = flat(full);
     expect(all).toHaveLength(400);
@@ -142,8 +151,8 @@ describe('buildLinkReport', () => {
   });
 
   it('limits to one configured target, case-insensitively; refuses an unknown one naming target', async () => {
-    app = makeApp();
-    seedSmallSite(app);
+    app = await makeAppHere();
+    await writeThrough(app.store, smallSiteWrites());
     const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1000, target: 'B.example:8080' });
     expect(flat(r)).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
     expect(SECTIONS.map((s) => r[s].count)).toEqual([1, 0, 0, 0, 0]);
@@ -152,14 +161,14 @@ describe('buildLinkReport', () => {
   });
 
   it('refuses a limit outside 1..5000 or not an integer, naming limit', async () => {
-    app = makeApp();
+    app = await makeAppHere();
     for (const limit of [0, -1, 5001, 1.5, Number.NaN]) {
       await expect(buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit })).rejects.toThrow(/^limit: must be an integer from 1 to 5000/);
     }
   });
 
   it('lastFullCrawl is the last completed full crawl only', async () => {
-    app = makeApp();
+    app = await makeAppHere();
     const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
     await setCrawlStatus(app.store.sql, full.id, 'completed');
     const at = (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).lastFullCrawl;
@@ -170,7 +179,7 @@ describe('buildLinkReport', () => {
   });
 
   it('walkLinks follows what the last completed full crawl recorded, unless configured', async () => {
-    app = makeApp({ targets: [{ host: HOST_A }, { host: HOST_B, walk_links: true }] });
+    app = await makeAppHere({ targets: [{ host: HOST_A }, { host: HOST_B, walk_links: true }] });
     const walk = async () => (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).targets.map((t) => t.walkLinks);
     expect(await walk()).toEqual([true, true]); // no full crawl yet: no sitemap found
     const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;

@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { OutcomeWrite, PageWrite } from '../../src/model/crawl-writes.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
 import { Store } from '../../src/store/store.js';
@@ -24,6 +25,8 @@ export interface StoreKit {
   readonly dialect: StoreDialect;
   /** A store on a new, empty database (a new file; a new PostgreSQL database), migrated. */
   fresh(opts?: { token?: string }): Promise<FreshStore>;
+  /** The database_url of a new, empty database for an app (null on SQLite: the app's data_dir holds its file). */
+  databaseUrl(): Promise<string | null>;
   /** Closes what fresh() opened and stops the cluster (afterAll). */
   stop(): Promise<void>;
 }
@@ -33,23 +36,28 @@ export function storeKit(dialect: StoreDialect): StoreKit {
   const track = <S extends ServiceStore>(s: S): S => (opened.push(s), s);
   let cluster: PgCluster | null = null;
   let n = 0;
+  const newDatabase = async (): Promise<string | null> => {
+    if (dialect === 'sqlite') return null;
+    cluster ??= startPostgres();
+    const name = `kit${++n}`;
+    const admin = new pg.Client({ connectionString: cluster.connectionString() });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.end();
+    }
+    return cluster.connectionString(name);
+  };
   return {
     dialect,
+    databaseUrl: newDatabase,
     async fresh(opts = {}) {
       if (dialect === 'sqlite') {
         const path = join(mkdtempSync(join(tmpdir(), 'svc-kit-')), 'svc.db');
         return { store: track(new Store(path)), reopen: async (o = {}) => track(new Store(path, { deadAfterMs: o.deadAfterMs })) };
       }
-      cluster ??= startPostgres();
-      const name = `kit${++n}`;
-      const admin = new pg.Client({ connectionString: cluster.connectionString() });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await admin.end();
-      }
-      const url = cluster.connectionString(name);
+      const url = (await newDatabase())!;
       const token = opts.token ?? 'kit00001:local';
       const open = (o: { deadAfterMs?: number } = {}) => track(new PgStore({ url, token, deadAfterMs: o.deadAfterMs, max: 4 })).open();
       return { store: await open(), reopen: open };
@@ -59,4 +67,13 @@ export function storeKit(dialect: StoreDialect): StoreKit {
       cluster?.stop();
     },
   };
+}
+
+/** Writes pages and outcomes as a crawl would (through the store's crawl writer, as crawl `crawlId`), on any store. */
+export async function writeThrough(store: ServiceStore, w: { pages?: PageWrite[]; outcomes?: OutcomeWrite[] }, crawlId = 1): Promise<void> {
+  const sink = store.openCrawlWriter(crawlId, { threaded: false });
+  for (const p of w.pages ?? []) sink.page(p);
+  for (const o of w.outcomes ?? []) sink.outcome(o);
+  await sink.drain();
+  await sink.close();
 }
