@@ -1,6 +1,7 @@
 // database_url / SVC_DATABASE_URL: a bad one is refused naming the field; its password shows nowhere — not in a
 // config error, a store's location, a driver error, a log line, or the refusal of the SQLite-only commands.
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -11,6 +12,8 @@ import { ConfigError, loadConfig, parseConfig } from '../../src/cli/load-config.
 import { databaseUrlProblem, describeDatabaseUrl, withoutPassword } from '../../src/model/database-url.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import { tempDir } from '../http/helpers.js';
+import { html, send, startSite } from '../crawler/site.js';
+import { SERVER_JS } from '../paths.js';
 import { pgFixture, skip, type PgFixture } from '../store/postgres/helpers.js';
 
 const SECRET = 'hunter2-Sekr3t';
@@ -134,4 +137,34 @@ describe.skipIf(skip)('database_url on a real server: the password in no error o
     }
     expect(lines.join('')).not.toContain(SECRET);
   });
+
+  it('svc crawl and svc report as processes, on SVC_DATABASE_URL: the crawl lands in PostgreSQL, not in data_dir', async () => {
+    const site = await startSite({ '/': html('<a href="/a">a</a> <a href="/missing">m</a>'), '/a': html('<p>a</p>'), '/missing': send(404) });
+    const dir = tempDir('svc-dburl-cli-');
+    const file = join(dir, 'svc.json');
+    writeFileSync(file, JSON.stringify({ project: { public_token: 'dburl003:local' }, data_dir: join(dir, 'data'), targets: [{ host: site.host, scheme: 'http', track_links: 'all', request_timeout_ms: 2000 }] }));
+    const env = { ...process.env, SVC_DATABASE_URL: withSecret(await db.createDatabase()), SVC_LOG_LEVEL: 'debug' };
+    const svc = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [SERVER_JS, ...args, '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c));
+        child.stderr.on('data', (c: Buffer) => (stderr += c));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    try {
+      const crawl = await svc(['crawl', 'full']);
+      expect(crawl.code, crawl.stderr).toBe(0);
+      expect(JSON.parse(crawl.stdout.trim())).toMatchObject({ status: 'completed', stats: { pages: 2, errors: 1 } });
+      const report = await svc(['report', '--format', 'json']);
+      expect(report.code, report.stderr).toBe(0);
+      expect(report.stdout).toContain(`${site.origin}/missing`);
+      for (const r of [crawl, report]) expect(r.stdout + r.stderr).not.toContain(SECRET);
+      const files = existsSync(join(dir, 'data')) ? readdirSync(join(dir, 'data'), { recursive: true }).map(String) : [];
+      expect(files.filter((f) => /\.db$/.test(f))).toEqual([]);
+    } finally {
+      await site.close();
+    }
+  }, 60_000);
 });
