@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
@@ -95,12 +96,18 @@ describe.skipIf(skip)('database_url on a real server: the password in no error o
   /** The cluster's URL with a password (the cluster trusts the socket, so any password gets in). */
   const withSecret = (database: string) => db.cluster.connectionString(database).replace('postgres://svc@', `postgres://svc:${SECRET}@`);
 
-  it('a store on a database that is not there fails with the server error, the password taken out', async () => {
+  it('a store on a database that is not there fails with the server error, the password taken out; then recovers', async () => {
     const store = new PgStore({ url: withSecret('nosuchdb'), token: 'dburl001:eu-north-1' });
     expect(store.location).toMatch(/^postgres:\/\/svc@\/.+:\d+\/nosuchdb \(schema svc_dburl001_eu_north_1_[0-9a-f]{8}\)$/);
     const err = await store.sql.get('SELECT 1').catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/nosuchdb/);
     expect((err as Error).message).not.toContain(SECRET);
+    // Once the database is there, the next statement opens the store (the service recovers without a restart).
+    const admin = new pg.Client({ connectionString: db.cluster.connectionString() });
+    await admin.connect();
+    await admin.query('CREATE DATABASE nosuchdb');
+    await admin.end();
+    expect(await store.sql.get<{ n: number }>('SELECT count(*) AS n FROM crawls')).toEqual({ n: 0 });
     await store.close();
   });
 

@@ -2,7 +2,7 @@
 //
 // Opening is lazy: the constructor connects to nothing; the first statement (of any caller) waits for the store to
 // be ready — connected, migrated, and the crawls left running by a process that died marked failed — and every
-// later one goes straight through. That keeps the app's open path synchronous, as it is for SQLite, so none of its
+// later one goes straight through (after a failure, the next statement tries again). That keeps the app's open path synchronous, as it is for SQLite, so none of its
 // callers changed; a server that cannot be reached shows as the first statement's error (the password never in it).
 import type { CrawlReader, CrawlSink } from '../../model/crawl-writes.js';
 import { describeDatabaseUrl, withoutPassword } from '../../model/database-url.js';
@@ -58,19 +58,21 @@ export class PgStore implements ServiceStore {
   /** Filled once the store is ready (empty before). */
   readonly recoveredCrawls: number[] = [];
   readonly pg: PgSql;
-  private readonly ready: Promise<void>;
-  private started = false;
-  private startReady!: () => void;
+  /** Connecting, migrating and recovering: settled once it succeeded; null before the first statement or after a failure. */
+  private readying: Promise<void> | null = null;
+  private readonly prepare: () => Promise<void>;
 
   constructor(opts: PgStoreOptions) {
     this.schema = projectSchema(opts.token);
     this.readonly = opts.readonly ?? false;
     this.location = `${describeDatabaseUrl(opts.url)} (schema ${this.schema})`;
     this.pg = new PgSql({ connectionString: opts.url, schema: this.schema, max: opts.max });
-    const gate = new Promise<void>((r) => (this.startReady = r));
-    this.ready = gate.then(async () => {
+    this.prepare = async () => {
       try {
-        if (this.readonly) return;
+        if (this.readonly) {
+          await this.pg.get('SELECT 1');
+          return;
+        }
         await migratePg(this.pg);
         const before = Date.now() - (opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS);
         const ids = await this.pg.tx((t) => failDeadCrawls(t, before));
@@ -79,14 +81,11 @@ export class PgStore implements ServiceStore {
       } catch (err) {
         throw scrubbed(err, opts.url);
       }
-    });
-    // A failure is every statement's to report; it must not also be an unhandled rejection.
-    this.ready.catch(() => {});
+    };
     const pgSql = this.pg;
     const url = opts.url;
     const when = async <T>(fn: () => Promise<T>): Promise<T> => {
-      this.start();
-      await this.ready;
+      await this.ready();
       try {
         return await fn();
       } catch (err) {
@@ -104,16 +103,24 @@ export class PgStore implements ServiceStore {
     };
   }
 
-  private start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.startReady();
+  /**
+   * Waits until the store is ready, starting it on the first call. A failure (the server down, say) is the error of
+   * the statements waiting then; the next statement tries again, so the service recovers once the server is back.
+   */
+  private ready(): Promise<void> {
+    if (!this.readying) {
+      const p = this.prepare();
+      this.readying = p;
+      p.catch(() => {
+        if (this.readying === p) this.readying = null;
+      });
+    }
+    return this.readying;
   }
 
   /** Connects and migrates now (else the first statement does); rejects with the reason the store cannot be used. */
   async open(): Promise<this> {
-    this.start();
-    await this.ready;
+    await this.ready();
     return this;
   }
 
@@ -142,7 +149,7 @@ export class PgStore implements ServiceStore {
   close(): Promise<void> {
     return (this.closing ??= (async () => {
       // A store never used has nothing to wait for; one opening finishes first so its pool ends cleanly.
-      if (this.started) await this.ready.catch(() => {});
+      await this.readying?.catch(() => {});
       await this.pg.close();
     })());
   }
