@@ -68,8 +68,8 @@ function seed(app: ReturnType<typeof openApp>): void {
     const redirect = k % 5 === 0;
     outcomes.push({ url: `${ORIGIN}/page/${k}`, httpStatus: redirect ? 301 : 404, reason: redirect ? 'redirect' : 'not_found', message: redirect ? 'Moved Permanently' : 'Not Found', redirectsTo: redirect ? `${ORIGIN}/page/0` : null, crawlId: null });
   }
-  for (let n = 0; n < pages.length; n += 500) savePages(app.store, pages.slice(n, n + 500));
-  saveOutcomes(app.store, outcomes);
+  for (let n = 0; n < pages.length; n += 500) savePages(app.sqlite, pages.slice(n, n + 500));
+  saveOutcomes(app.sqlite, outcomes);
 }
 
 const QUERIES = Array.from({ length: 50 }, () => (rand() < 0.5 ? word() : `${word()} ${word()}`));

@@ -72,11 +72,11 @@ async function fill(app: App): Promise<{ pages: number; links: number; problemLi
         created: null, modified: null, sitemapLastmod: '2026-01-01', crawlId: crawl.id, links: pl,
       });
       if (batch.length === 1000) {
-        savePages(app.store, batch);
+        savePages(app.sqlite, batch);
         batch = [];
       }
     }
-    savePages(app.store, batch);
+    savePages(app.sqlite, batch);
     const outcomes: OutcomeWrite[] = [];
     for (let k = 0; k < PAGES_PER_HOST; k++) outcomes.push({ url: pageUrl(h, k), httpStatus: 200, reason: 'ok', message: 'OK', redirectsTo: null, crawlId: crawl.id });
     for (let j = 0; j < PROBLEM_URLS_PER_HOST; j++) {
@@ -86,11 +86,11 @@ async function fill(app: App): Promise<{ pages: number; links: number; problemLi
         redirectsTo: reason === 'redirect' ? `https://${HOSTS[h]}/moved/item-${j}` : null, crawlId: crawl.id,
       });
     }
-    saveOutcomes(app.store, outcomes);
+    saveOutcomes(app.sqlite, outcomes);
   }
   await setCrawlStatus(app.store.sql, crawl.id, 'completed');
-  app.store.db.pragma('wal_checkpoint(TRUNCATE)');
-  app.store.db.exec('ANALYZE');
+  app.sqlite.db.pragma('wal_checkpoint(TRUNCATE)');
+  app.sqlite.db.exec('ANALYZE');
   return { pages: HOSTS.length * PAGES_PER_HOST, links, problemLinks, seconds: (performance.now() - t0) / 1000 };
 }
 

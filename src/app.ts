@@ -15,7 +15,9 @@ import { changedPostUrls } from './host/live-update.js';
 import { checkSiteUrl } from './model/site-urls.js';
 import type { Post } from './model/posts.js';
 import type { CrawlRecord } from './model/types.js';
-import { openStore, type Store } from './store/store.js';
+import { openStore, sqliteStore, type Store } from './store/store.js';
+import { PgStore } from './store/pg/store.js';
+import type { ServiceStore } from './store/service-store.js';
 import type { WebhookDeliverer } from './backend/webhooks/deliverer.js';
 
 export type { Host };
@@ -29,7 +31,9 @@ export interface ProjectApp {
   readonly token: string;
   /** The config as this project sees it: its targets, schedule and webhooks at the top. */
   readonly config: Config;
-  readonly store: Store;
+  readonly store: ServiceStore;
+  /** The same store as SQLite's (its file, its connection): what is SQLite-only; an error naming database_url otherwise. */
+  readonly sqlite: Store;
   readonly backend: Backend;
   /** What `svc serve` does besides answering: runs queued crawls in their turn and the project's schedules. */
   runUnattended(): void;
@@ -47,7 +51,9 @@ export interface App {
    * The first project's database (the only one in the single form): keys, users, OAuth, posts, and (embedded)
    * pages, links and crawls. The host side — posts, users, abilities, MCP — lives here.
    */
-  store: Store;
+  store: ServiceStore;
+  /** The first project's store as SQLite's (what is SQLite-only); an error naming database_url with PostgreSQL. */
+  readonly sqlite: Store;
   /** The first project's backend: the one the abilities and MCP act on. */
   backend: Backend;
   dataDir: string;
@@ -99,9 +105,17 @@ export function projectDatabaseFile(config: Config, token: string): string {
   return join(dataDir, 'projects', `${token.replace(':', '_')}.db`);
 }
 
-/** Opens a project's store: the one place a database is opened for the app. */
-function openProjectStore(config: Config, token: string, opts: { readonly?: boolean; deadAfterMs?: number }): Store {
-  return openStore({ path: projectDatabaseFile(config, token), readonly: opts.readonly, deadAfterMs: opts.deadAfterMs });
+/**
+ * Opens a project's store: the one place a database is opened for the app. database_url set: every project on that
+ * PostgreSQL database, each in its own schema (projectSchema); else SQLite, a file per project (projectDatabaseFile).
+ */
+function openProjectStore(config: Config, token: string, opts: { readonly?: boolean; deadAfterMs?: number; onRecovered: (ids: readonly number[]) => void }): ServiceStore {
+  if (config.database_url) {
+    return new PgStore({ url: config.database_url, token, readonly: opts.readonly, deadAfterMs: opts.deadAfterMs, onRecovered: opts.onRecovered });
+  }
+  const store = openStore({ path: projectDatabaseFile(config, token), readonly: opts.readonly, deadAfterMs: opts.deadAfterMs });
+  if (store.recoveredCrawls.length) opts.onRecovered(store.recoveredCrawls);
+  return store;
 }
 
 /** Opens one project: `config` is its view (forProject). */
@@ -109,8 +123,11 @@ function openProject(config: Config, logger: Logger, opts: OpenAppOptions): Proj
   const token = config.project.public_token;
   // How long a crawl's owner may stay silent before the crawl is dead (default 30 s).
   const deadAfterMs = envMs('SVC_CRAWL_DEAD_AFTER_MS');
-  const store = openProjectStore(config, token, { readonly: opts.readonly, deadAfterMs });
-  if (store.recoveredCrawls.length) logger.warn({ crawls: store.recoveredCrawls }, 'crawls left running by a process that ended were marked failed');
+  const store = openProjectStore(config, token, {
+    readonly: opts.readonly,
+    deadAfterMs,
+    onRecovered: (crawls) => logger.warn({ crawls }, 'crawls left running by a process that ended were marked failed'),
+  });
   const { base_url, api_key, public_token } = config.api;
   let backend: Backend;
   let embedded: EmbeddedBackend | null = null;
@@ -122,7 +139,7 @@ function openProject(config: Config, logger: Logger, opts: OpenAppOptions): Proj
       backend = embedded = new EmbeddedBackend({ config, store, logger, deadAfterMs });
     }
   } catch (err) {
-    store.close();
+    void store.close();
     throw err;
   }
   // The deliverer (and undici) load only where webhooks are sent.
@@ -140,6 +157,9 @@ function openProject(config: Config, logger: Logger, opts: OpenAppOptions): Proj
     token: backend.publicToken,
     config,
     store,
+    get sqlite() {
+      return sqliteStore(store);
+    },
     backend,
     runUnattended() {
       if (embedded) embedded.runUnattended();
@@ -187,6 +207,9 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
     config,
     logger,
     store: first.store,
+    get sqlite() {
+      return first.sqlite;
+    },
     backend: first.backend,
     dataDir,
     projects,
@@ -199,7 +222,7 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
       const code = (err as { code?: unknown })?.code;
       if (corruption || typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return;
       corruption = `${code}: ${(err as Error).message}`;
-      const files = projects.map((p) => p.store.path);
+      const files = projects.map((p) => p.store.location);
       if (files.length === 1) logger.error({ file: files[0], code }, `the database ${files[0]} is damaged: run \`svc repair\` (stop the server first; \`svc check\` lists the problems)`);
       else logger.error({ files, code }, 'the database of a project is damaged: run `svc check --project TOKEN` for each project to find it, then `svc repair --project TOKEN` (stop the server first)');
     },

@@ -6,6 +6,7 @@ import { backupTo, derivedProblems, rebuildDerived, tableProblems } from '../sto
 import { Store } from '../store/store.js';
 import { CliError, parse, PROJECT_OPTION, readProjectConfig, type ConfigValues } from './common.js';
 import { projectDatabaseFile } from '../app.js';
+import { describeDatabaseUrl } from '../model/database-url.js';
 
 const USAGE = `usage: svc check            integrity of the database: tables, search index, report rows (exit 1 on a problem)
        svc repair           rebuild the search index and the report rows from the stored pages and links
@@ -13,8 +14,11 @@ const USAGE = `usage: svc check            integrity of the database: tables, se
 options: --config F, --site URL, --project TOKEN (whose database; default: the first project)
 `;
 
-function openDb(values: ConfigValues): Store {
+function openDb(values: ConfigValues, command: string): Store {
   const config = readProjectConfig(values);
+  if (config.database_url) {
+    throw new CliError(`${command}: works on the SQLite store only, and this config keeps its data in PostgreSQL (database_url / SVC_DATABASE_URL: ${describeDatabaseUrl(config.database_url)}): use PostgreSQL's own tools (pg_dump, amcheck, REINDEX)`, 1);
+  }
   const path = projectDatabaseFile(config, config.project.public_token);
   if (!existsSync(path)) throw new CliError(`no database at ${path}: check --config / SVC_DATA_DIR (nothing has been stored there yet)`, 1);
   return new Store(path, { migrate: false });
@@ -30,7 +34,7 @@ export async function run(argv: string[], command = 'check'): Promise<number> {
     if (positionals.length !== 1) throw new CliError('backup: give the file to write, e.g. svc backup svc-backup.db');
     const file = resolve(positionals[0]!);
     if (existsSync(file)) throw new CliError(`backup: ${file} exists; give a new file name`);
-    const store = openDb(values);
+    const store = openDb(values, command);
     try {
       await backupTo(store, file);
     } catch (err) {
@@ -42,7 +46,7 @@ export async function run(argv: string[], command = 'check'): Promise<number> {
     return 0;
   }
   if (positionals.length) throw new CliError(`${command}: unexpected argument "${positionals[0]}"`);
-  const store = openDb(values);
+  const store = openDb(values, command);
   try {
     const tables = tableProblems(store);
     if (command === 'check') {

@@ -72,6 +72,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     source = source === 'defaults' ? '--site' : `${source} + --site`;
   }
   if (env.SVC_DATA_DIR) raw = { ...raw, data_dir: env.SVC_DATA_DIR };
+  if (env.SVC_DATABASE_URL) raw = { ...raw, database_url: env.SVC_DATABASE_URL };
   const api = { ...((raw.api as Record<string, unknown> | undefined) ?? {}) };
   if (env.SVC_BASE_URL) api.base_url = env.SVC_BASE_URL;
   if (env.SVC_API_KEY) api.api_key = env.SVC_API_KEY;

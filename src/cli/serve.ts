@@ -86,7 +86,7 @@ export async function run(argv: string[]): Promise<number> {
   // acts on the first.
   for (const [i, p] of app.projects.entries()) {
     app.logger.info(
-      { project: p.token, v1: `${baseUrl}/v1/projects/${p.token}/`, database: p.store.path, targets: p.config.targets.map((t) => t.host), schedule: p.config.schedule, host_side: i === 0 },
+      { project: p.token, v1: `${baseUrl}/v1/projects/${p.token}/`, database: p.store.location, targets: p.config.targets.map((t) => t.host), schedule: p.config.schedule, host_side: i === 0 },
       'serving project',
     );
   }

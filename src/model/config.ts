@@ -3,6 +3,7 @@ import { parse as parseSelector } from 'css-what';
 import { z } from 'zod';
 import { cronProblem } from './schedule.js';
 import { WEBHOOK_EVENTS } from './webhooks.js';
+import { databaseUrlProblem } from './database-url.js';
 
 /** host or host:port, no scheme, no path. */
 const HOST_RE = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
@@ -150,6 +151,18 @@ export const ConfigSchema = z
      */
     projects: z.array(ProjectSchema, { error: 'must be an array of {public_token, targets, schedule, webhooks}' }).min(1, { error: 'must list at least one project' }).nullable().optional(),
     data_dir: z.string().min(1).default('./data'),
+    /**
+     * postgres://user:password@host:port/database: every project's data in that PostgreSQL database (a schema per
+     * project) instead of SQLite files in data_dir. null: SQLite, the embedded default.
+     */
+    database_url: z
+      .string({ error: 'must be a postgres:// URL (a string) or null' })
+      .superRefine((u, ctx) => {
+        const why = databaseUrlProblem(u);
+        if (why) ctx.addIssue({ code: 'custom', message: why });
+      })
+      .nullable()
+      .default(null),
     targets: z.array(TargetSchema).optional(),
     host: z
       .object({

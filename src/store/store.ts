@@ -122,6 +122,12 @@ export class Store implements ServiceStore {
   }
 }
 
+/** The store as SQLite's, for what only SQLite has (its file, PRAGMAs, check/repair/backup); a clear error otherwise. */
+export function sqliteStore(store: ServiceStore, what = 'this'): Store {
+  if (store instanceof Store) return store;
+  throw new Error(`${what} works on the SQLite store only: this service keeps its data in PostgreSQL (${store.location}; database_url / SVC_DATABASE_URL)`);
+}
+
 export function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (const m of MIGRATIONS) {

@@ -53,13 +53,13 @@ function page(path: string, links: string[], over: Partial<PageWrite> = {}): Pag
 /** Three pages: /missing on all three, /secret on one, /old (a redirect) on two. */
 async function seedReport(): Promise<number> {
   const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'full'))!;
-  savePages(app.store, [
+  savePages(app.sqlite, [
     page('/', [`${SITE}/missing`, `${SITE}/secret`, `${SITE}/old`]),
     page('/a', [`${SITE}/missing`, `${SITE}/old`]),
     page('/hello', [`${SITE}/missing`]),
     page('/noindex', [], { indexed: false }),
   ]);
-  saveOutcomes(app.store, [
+  saveOutcomes(app.sqlite, [
     { url: `${SITE}/missing`, httpStatus: 404, reason: 'not_found', message: 'Not Found', redirectsTo: null, crawlId: crawl.id },
     { url: `${SITE}/secret`, httpStatus: 403, reason: 'forbidden', message: 'Forbidden', redirectsTo: null, crawlId: crawl.id },
     { url: `${SITE}/old`, httpStatus: 301, reason: 'redirect', message: 'Moved', redirectsTo: `${SITE}/a`, crawlId: crawl.id },

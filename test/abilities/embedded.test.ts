@@ -29,12 +29,12 @@ beforeEach(async () => {
   users = await addRoleUsers(app);
   await seedPosts(app);
   const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'full'))!;
-  savePages(app.store, [
+  savePages(app.sqlite, [
     page('/', 'Home', 'Welcome to the volunteer weekend', [`${SITE}/missing`, `${SITE}/old`, `${SITE}/about`]),
     page('/about', 'About us', 'We organise a volunteer weekend every spring', [`${SITE}/secret`]),
     page('/hidden', 'Hidden volunteer page', 'volunteer', [], { showInSearch: false }),
   ]);
-  saveOutcomes(app.store, [
+  saveOutcomes(app.sqlite, [
     { url: `${SITE}/missing`, httpStatus: 404, reason: 'not_found', message: 'Not Found', redirectsTo: null, crawlId: crawl.id },
     { url: `${SITE}/old`, httpStatus: 301, reason: 'redirect', message: 'Moved Permanently', redirectsTo: `${SITE}/new`, crawlId: crawl.id },
     { url: `${SITE}/secret`, httpStatus: 403, reason: 'forbidden', message: 'Forbidden', redirectsTo: null, crawlId: crawl.id },

@@ -121,7 +121,7 @@ describe('svc/get-page-meta visibility', () => {
     });
     // And for the same id: delete the post, ask again — the answer is identical.
     const before = await answer('author', 4);
-    app.store.db.prepare('DELETE FROM posts WHERE id = 4').run();
+    app.sqlite.db.prepare('DELETE FROM posts WHERE id = 4').run();
     expect(await answer('author', 4)).toEqual(before);
   });
 

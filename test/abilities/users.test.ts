@@ -24,7 +24,7 @@ describe('users', () => {
     app = makeApp();
     const token = await addUser(app.store.sql, 'alice', 'editor');
     expect(token).toMatch(/^svc_user_[A-Za-z0-9_-]{43}$/);
-    const row = app.store.db.prepare('SELECT * FROM users WHERE login = ?').get('alice') as Record<string, unknown>;
+    const row = app.sqlite.db.prepare('SELECT * FROM users WHERE login = ?').get('alice') as Record<string, unknown>;
     expect(row.token_hash).toBe(hashSecret(token));
     expect(JSON.stringify(row)).not.toContain(token);
     expect(await userByToken(app.store.sql, token)).toEqual({ login: 'alice', role: 'editor' });

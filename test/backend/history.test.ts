@@ -1,5 +1,5 @@
 // Problem history over real crawls of a loopback site the test changes between crawls: what a crawl changed (new,
-// fixed), first seen kept across re-saves of a page, the since filter and its counts, and the migration that
+// fixed), first seen kept across re-saves of a page (on SQLite and PostgreSQL), the since filter and its counts, and the migration that
 // fills first seen for an existing database. The new/fixed decision is also tested alone (pure).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,8 @@ import { MIGRATIONS } from '../../src/store/migrations.js';
 import { savePages, saveOutcomes } from '../../src/store/pages.js';
 import { Store } from '../../src/store/store.js';
 import { startSite, type TestSite } from '../crawler/site.js';
+import type { ServiceStore } from '../../src/store/service-store.js';
+import { DIALECTS, storeKit } from '../support/stores.js';
 
 const PROJECT = 'hist0001:eu-north-1';
 
@@ -65,9 +67,10 @@ it('normalizeSince: ISO times with Z or an offset, or a date alone, become the s
   for (const bad of ['yesterday', '2026-11-23T08:00:00', '23.11.2026', '2026-13-45T00:00:00Z', '']) expect(normalizeSince(bad)).toBeNull();
 });
 
-describe('history over real crawls', () => {
+describe.each(DIALECTS)('history over real crawls on %s', (dialect) => {
+  const kit = storeKit(dialect);
   let site: TestSite;
-  let store: Store;
+  let store: ServiceStore;
   let backend: EmbeddedBackend;
   // What the site serves: the test changes it between crawls.
   let homeLinks = ['/a', '/gone1'];
@@ -88,13 +91,13 @@ describe('history over real crawls', () => {
       targets: [{ host: site.host, scheme: 'http', track_links: 'all', use_sitemap: false, walk_links: true, concurrency: 2 }],
       webhooks: [{ url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-16-chars', events: ['crawl.completed'], allow_private: true }],
     });
-    store = new Store(join(config.data_dir, 'svc.db'));
+    store = (await kit.fresh({ token: PROJECT })).store;
     backend = new EmbeddedBackend({ config, store, logger: silentLogger });
   });
 
   afterAll(async () => {
     await backend.close();
-    store.close();
+    await kit.stop();
     await site.close();
   });
 

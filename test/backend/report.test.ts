@@ -1,7 +1,8 @@
-// The link report builder: pure assembly, the rows kept ready by migration 2's triggers, and buildLinkReport.
+// The link report builder: pure assembly, the rows kept ready by migration 2's triggers, and buildLinkReport (on
+// SQLite, and on PostgreSQL where a server is installed).
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { assembleLinkReport, targetWalksLinks } from '../../src/backend/report/assemble.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
@@ -10,7 +11,9 @@ import { MIGRATIONS } from '../../src/store/migrations.js';
 import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/store/pages.js';
 import { Store } from '../../src/store/store.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, makeApp, outcome, page, seedMany, seedSmallSite, tempDir, TOKEN } from '../http/helpers.js';
+import { HOST_A, HOST_B, makeApp, manyWrites, outcome, page, seedSmallSite, smallSiteWrites, tempDir, TOKEN } from '../http/helpers.js';
+import type { ConfigInput } from '../../src/model/config.js';
+import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
 import { type ReportRow } from '../../src/store/report-query.js';
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
@@ -95,13 +98,17 @@ describe('assembleLinkReport (pure)', () => {
   });
 });
 
-describe('buildLinkReport', () => {
+describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
+  const kit = storeKit(dialect);
   let app: App;
   afterEach(async () => app?.close());
+  afterAll(() => kit.stop());
+  /** An app on a new database of this dialect. */
+  const makeAppHere = async (over: Partial<ConfigInput> = {}) => makeApp({ ...over, database_url: await kit.databaseUrl() });
 
   it('reports every problem reason in the documented order, never ok or skipped', async () => {
-    app = makeApp();
-    seedSmallSite(app);
+    app = await makeAppHere();
+    await writeThrough(app.store, smallSiteWrites());
     const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1000 });
     // Page URLs in binary order: "http://…" sorts before "https://…".
     expect(flat(r)).toEqual([
@@ -126,8 +133,10 @@ describe('buildLinkReport', () => {
   });
 
   it('caps links across sections, keeps full counts, and says truncated', async () => {
-    app = makeApp();
-    const counts = seedMany(app, 40, 10); // 400 problem links
+    app = await makeAppHere();
+    const many = manyWrites(40, 10); // 400 problem links
+    await writeThrough(app.store, many);
+    const counts = many.counts;
     const full = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 5000 });
     const all = flat(full);
     expect(all).toHaveLength(400);
@@ -142,8 +151,8 @@ describe('buildLinkReport', () => {
   });
 
   it('limits to one configured target, case-insensitively; refuses an unknown one naming target', async () => {
-    app = makeApp();
-    seedSmallSite(app);
+    app = await makeAppHere();
+    await writeThrough(app.store, smallSiteWrites());
     const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1000, target: 'B.example:8080' });
     expect(flat(r)).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
     expect(SECTIONS.map((s) => r[s].count)).toEqual([1, 0, 0, 0, 0]);
@@ -152,14 +161,14 @@ describe('buildLinkReport', () => {
   });
 
   it('refuses a limit outside 1..5000 or not an integer, naming limit', async () => {
-    app = makeApp();
+    app = await makeAppHere();
     for (const limit of [0, -1, 5001, 1.5, Number.NaN]) {
       await expect(buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit })).rejects.toThrow(/^limit: must be an integer from 1 to 5000/);
     }
   });
 
   it('lastFullCrawl is the last completed full crawl only', async () => {
-    app = makeApp();
+    app = await makeAppHere();
     const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
     await setCrawlStatus(app.store.sql, full.id, 'completed');
     const at = (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).lastFullCrawl;
@@ -170,7 +179,7 @@ describe('buildLinkReport', () => {
   });
 
   it('walkLinks follows what the last completed full crawl recorded, unless configured', async () => {
-    app = makeApp({ targets: [{ host: HOST_A }, { host: HOST_B, walk_links: true }] });
+    app = await makeAppHere({ targets: [{ host: HOST_A }, { host: HOST_B, walk_links: true }] });
     const walk = async () => (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).targets.map((t) => t.walkLinks);
     expect(await walk()).toEqual([true, true]); // no full crawl yet: no sitemap found
     const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
@@ -192,13 +201,13 @@ describe('report rows kept ready by triggers (migration 2)', () => {
   it('follow outcome changes, re-crawled pages, deleted pages and the full-crawl clearing', async () => {
     app = makeApp();
     seedSmallSite(app);
-    expectMaintained(app.store);
+    expectMaintained(app.sqlite);
     // A fixed link, a newly broken one, and a redirect that now fails.
-    saveOutcomes(app.store, [outcome(`${a}/missing`, 'ok'), outcome(`${a}/ok`, 'not_found'), outcome(`${a}/old`, 'server_error')]);
-    expectMaintained(app.store);
+    saveOutcomes(app.sqlite, [outcome(`${a}/missing`, 'ok'), outcome(`${a}/ok`, 'not_found'), outcome(`${a}/old`, 'server_error')]);
+    expectMaintained(app.sqlite);
     // The page is re-crawled with fewer links.
-    savePages(app.store, [page(`${a}/`, [`${a}/ok`, `${a}/fail`])]);
-    expectMaintained(app.store);
+    savePages(app.sqlite, [page(`${a}/`, [`${a}/ok`, `${a}/fail`])]);
+    expectMaintained(app.sqlite);
     const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 100 });
     expect(flat(r)).toEqual([
       `notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`,
@@ -207,10 +216,10 @@ describe('report rows kept ready by triggers (migration 2)', () => {
       `serverError ${a}/b ${a}/old`,
     ]);
     await clearForFullCrawl(app.store.sql);
-    expectMaintained(app.store);
+    expectMaintained(app.sqlite);
     // Pages a completed full crawl did not see leave, and their links with them (cascade).
     await removePagesNotSeen(app.store.sql, HOST_A, 99);
-    expectMaintained(app.store);
+    expectMaintained(app.sqlite);
     expect(flat(await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 100 }))).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
   });
 
@@ -225,12 +234,12 @@ describe('report rows kept ready by triggers (migration 2)', () => {
         const links = Array.from({ length: rnd(6) }, () => `https://l.example/${rnd(15)}`);
         return page(`https://${host}/p${rnd(12)}`, links);
       });
-      savePages(app.store, pages);
-      saveOutcomes(app.store, Array.from({ length: 6 }, () => outcome(`https://l.example/${rnd(15)}`, reasons[rnd(reasons.length)]!)));
-      if (round % 7 === 3) app.store.db.prepare('DELETE FROM pages WHERE url = ?').run(`https://${HOST_A}/p${rnd(12)}`);
+      savePages(app.sqlite, pages);
+      saveOutcomes(app.sqlite, Array.from({ length: 6 }, () => outcome(`https://l.example/${rnd(15)}`, reasons[rnd(reasons.length)]!)));
+      if (round % 7 === 3) app.sqlite.db.prepare('DELETE FROM pages WHERE url = ?').run(`https://${HOST_A}/p${rnd(12)}`);
       if (round % 11 === 5) await clearForFullCrawl(app.store.sql);
     }
-    expectMaintained(app.store);
+    expectMaintained(app.sqlite);
   });
 
   it('are filled from existing data when a version-1 database is upgraded', () => {
@@ -253,11 +262,11 @@ describe('target hosts as the crawler stores them', () => {
   it('a target configured with its default port matches pages stored under the canonical host', async () => {
     const app = makeApp({ targets: [{ host: 'c.example:443', scheme: 'https', track_links: 'all' }] });
     try {
-      savePages(app.store, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example' })]);
+      savePages(app.sqlite, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example' })]);
       const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
       await updateCrawlStats(app.store.sql, full.id, { pages: 1, links: 1, errors: 0, targets: { 'c.example': { pages: 1, cutByMaxPages: false, walkLinks: false } } });
       await setCrawlStatus(app.store.sql, full.id, 'completed');
-      saveOutcomes(app.store, [outcome('https://c.example/gone', 'not_found')]);
+      saveOutcomes(app.sqlite, [outcome('https://c.example/gone', 'not_found')]);
       for (const target of ['c.example:443', 'c.example', 'C.EXAMPLE:443']) {
         const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 10, target });
         expect(flat(r)).toEqual(['notFound https://c.example/ https://c.example/gone']);

@@ -1,17 +1,18 @@
-// Webhooks without long sleeps: the deliverer runs against a real SQLite outbox and a loopback receiver the test
+// Webhooks without long sleeps: the deliverer runs against a real outbox (SQLite, and PostgreSQL where a server is installed) and a loopback receiver the test
 // starts, with a clock the test moves. Also the pure parts (back-off, give-up, signature) and the config rules.
 import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { WebhookDeliverer } from '../../src/backend/webhooks/deliverer.js';
 import { afterFailure, DEFAULT_RETRY, nextAttemptAt, signatureHeader } from '../../src/backend/webhooks/payload.js';
 import { ConfigError, parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { WebhookConfig } from '../../src/model/config.js';
 import { claimDueDeliveries, insertDelivery, listDeliveries } from '../../src/store/webhooks.js';
-import { Store } from '../../src/store/store.js';
+import type { ServiceStore } from '../../src/store/service-store.js';
+import { DIALECTS, storeKit } from '../support/stores.js';
 import { createCrawl } from '../../src/store/crawls.js';
 import { EmbeddedBackend } from '../../src/backend/embedded.js';
 import { startSite, type TestSite } from '../crawler/site.js';
@@ -69,117 +70,122 @@ describe('webhook config', () => {
   });
 });
 
-describe('the deliverer', () => {
-  let site: TestSite | null = null;
-  let store: Store | null = null;
-  const deliverers: WebhookDeliverer[] = [];
-  afterEach(async () => {
-    for (const d of deliverers.splice(0)) await d.stop();
-    store?.close();
-    await site?.close();
-  });
+describe.each(DIALECTS)('on %s', (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
 
-  /** A receiver that answers `statuses` in turn (then 200), recording what it got. */
-  async function receiver(statuses: number[]) {
-    const got: { headers: Record<string, unknown>; body: string; status: number }[] = [];
-    site = await startSite({
-      '/hook': async (req, res) => {
-        const chunks: Buffer[] = [];
-        for await (const c of req) chunks.push(c as Buffer);
-        const status = statuses.shift() ?? 200;
-        got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), status });
-        res.writeHead(status).end();
-      },
+  describe('the deliverer', () => {
+    let site: TestSite | null = null;
+    let store: ServiceStore | null = null;
+    const deliverers: WebhookDeliverer[] = [];
+    afterEach(async () => {
+      for (const d of deliverers.splice(0)) await d.stop();
+      await store?.close();
+      await site?.close();
     });
-    return got;
-  }
 
-  async function setup(hook: Partial<WebhookConfig> = {}) {
-    store = new Store(join(mkdtempSync(join(tmpdir(), 'svc-hook-')), 'svc.db'));
-    const clock = { t: 1_000_000 };
-    const webhooks: WebhookConfig[] = [{ url: `${site!.origin}/hook`, secret: SECRET, events: ['crawl.completed'], allow_private: true, ...hook }];
-    const make = () => {
-      const d = new WebhookDeliverer({ sql: store!.sql, project: PROJECT, webhooks, logger: silentLogger, now: () => clock.t, retry: { baseDelayMs: 1_000 }, leaseMs: 5_000 });
-      deliverers.push(d);
-      return d;
-    };
-    await insertDelivery(store.sql, { id: 'd-1', project: PROJECT, crawlId: 7, event: 'crawl.completed', url: webhooks[0]!.url, body: '{"event":"crawl.completed","n":1}', now: clock.t });
-    return { clock, make };
-  }
+    /** A receiver that answers `statuses` in turn (then 200), recording what it got. */
+    async function receiver(statuses: number[]) {
+      const got: { headers: Record<string, unknown>; body: string; status: number }[] = [];
+      site = await startSite({
+        '/hook': async (req, res) => {
+          const chunks: Buffer[] = [];
+          for await (const c of req) chunks.push(c as Buffer);
+          const status = statuses.shift() ?? 200;
+          got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), status });
+          res.writeHead(status).end();
+        },
+      });
+      return got;
+    }
 
-  it('retries with back-off on the injected clock until a 2xx, then never again', async () => {
-    const got = await receiver([500, 503]);
-    const { clock, make } = await setup();
-    const d = make();
-    expect(await d.runOnce()).toBe(1);
-    let [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
-    expect(row).toMatchObject({ id: 'd-1', status: 'pending', attempts: 1, lastError: 'the receiver answered HTTP 500', nextAttemptAt: new Date(clock.t + 1_000).toISOString() });
-    // Not due yet: nothing is sent.
-    clock.t += 999;
-    expect(await d.runOnce()).toBe(0);
-    clock.t += 1;
-    expect(await d.runOnce()).toBe(1);
-    [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
-    expect(row).toMatchObject({ status: 'pending', attempts: 2, lastError: 'the receiver answered HTTP 503' });
-    clock.t += 2_000;
-    expect(await d.runOnce()).toBe(1);
-    [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
-    expect(row).toMatchObject({ status: 'delivered', attempts: 3, nextAttemptAt: null });
-    clock.t += 3_600_000;
-    expect(await d.runOnce()).toBe(0);
-    expect(got.map((g) => g.status)).toEqual([500, 503, 200]);
-    const last = got[2]!;
-    expect(last.headers['x-svc-delivery']).toBe('d-1');
-    expect(last.headers['content-type']).toBe('application/json');
-    expect(last.headers['x-svc-signature-256']).toBe(`sha256=${createHmac('sha256', SECRET).update(last.body).digest('hex')}`);
+    async function setup(hook: Partial<WebhookConfig> = {}) {
+      store = (await kit.fresh({ token: PROJECT })).store;
+      const clock = { t: 1_000_000 };
+      const webhooks: WebhookConfig[] = [{ url: `${site!.origin}/hook`, secret: SECRET, events: ['crawl.completed'], allow_private: true, ...hook }];
+      const make = () => {
+        const d = new WebhookDeliverer({ sql: store!.sql, project: PROJECT, webhooks, logger: silentLogger, now: () => clock.t, retry: { baseDelayMs: 1_000 }, leaseMs: 5_000 });
+        deliverers.push(d);
+        return d;
+      };
+      await insertDelivery(store.sql, { id: 'd-1', project: PROJECT, crawlId: 7, event: 'crawl.completed', url: webhooks[0]!.url, body: '{"event":"crawl.completed","n":1}', now: clock.t });
+      return { clock, make };
+    }
+
+    it('retries with back-off on the injected clock until a 2xx, then never again', async () => {
+      const got = await receiver([500, 503]);
+      const { clock, make } = await setup();
+      const d = make();
+      expect(await d.runOnce()).toBe(1);
+      let [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
+      expect(row).toMatchObject({ id: 'd-1', status: 'pending', attempts: 1, lastError: 'the receiver answered HTTP 500', nextAttemptAt: new Date(clock.t + 1_000).toISOString() });
+      // Not due yet: nothing is sent.
+      clock.t += 999;
+      expect(await d.runOnce()).toBe(0);
+      clock.t += 1;
+      expect(await d.runOnce()).toBe(1);
+      [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
+      expect(row).toMatchObject({ status: 'pending', attempts: 2, lastError: 'the receiver answered HTTP 503' });
+      clock.t += 2_000;
+      expect(await d.runOnce()).toBe(1);
+      [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
+      expect(row).toMatchObject({ status: 'delivered', attempts: 3, nextAttemptAt: null });
+      clock.t += 3_600_000;
+      expect(await d.runOnce()).toBe(0);
+      expect(got.map((g) => g.status)).toEqual([500, 503, 200]);
+      const last = got[2]!;
+      expect(last.headers['x-svc-delivery']).toBe('d-1');
+      expect(last.headers['content-type']).toBe('application/json');
+      expect(last.headers['x-svc-signature-256']).toBe(`sha256=${createHmac('sha256', SECRET).update(last.body).digest('hex')}`);
+    });
+
+    it('a claim whose process died is taken again when its lease runs out', async () => {
+      const got = await receiver([]);
+      const { clock, make } = await setup();
+      // Another process claimed it and died before recording anything.
+      expect(await claimDueDeliveries(store!.sql, PROJECT, clock.t, 5_000, 10)).toHaveLength(1);
+      const d = make();
+      expect(await d.runOnce()).toBe(0);
+      clock.t += 5_000;
+      expect(await d.runOnce()).toBe(1);
+      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+      expect(got).toHaveLength(1);
+    });
+
+    it('gives up after the retry time and says why; a loopback URL without allow_private is never contacted', async () => {
+      const got = await receiver([]);
+      const { clock, make } = await setup({ allow_private: false });
+      const d = make();
+      await d.runOnce();
+      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining('allow_private') });
+      clock.t += 3_600_000;
+      await d.runOnce();
+      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null, lastError: expect.stringContaining('gave up after 2 attempts') });
+      expect(got).toHaveLength(0);
+    });
   });
 
-  it('a claim whose process died is taken again when its lease runs out', async () => {
-    const got = await receiver([]);
-    const { clock, make } = await setup();
-    // Another process claimed it and died before recording anything.
-    expect(await claimDueDeliveries(store!.sql, PROJECT, clock.t, 5_000, 10)).toHaveLength(1);
-    const d = make();
-    expect(await d.runOnce()).toBe(0);
-    clock.t += 5_000;
-    expect(await d.runOnce()).toBe(1);
-    expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
-    expect(got).toHaveLength(1);
+  it('a crawl whose owner died is failed by the next process and its crawl.failed event goes into the outbox', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-hook-dead-'));
+    const { store } = await kit.fresh({ token: PROJECT });
+    // Another process started it and stopped beating a minute ago.
+    const dead = (await createCrawl(store.sql, PROJECT, 'full', undefined, { instance: 'gone', now: Date.now() - 60_000 }))!;
+    const config = parseConfig({
+      project: { public_token: PROJECT },
+      data_dir: dataDir,
+      webhooks: [{ url: 'https://hooks.example.org/svc', secret: SECRET, events: ['crawl.failed'] }],
+    });
+    const backend = new EmbeddedBackend({ config, store, logger: silentLogger });
+    try {
+      expect((await backend.getCrawl(dead.id))?.status).toBe('failed');
+      const [d] = await backend.listWebhookDeliveries({ limit: 10, offset: 0 });
+      expect(d).toMatchObject({ event: 'crawl.failed', crawl: dead.id, status: 'pending', url: 'https://hooks.example.org/svc' });
+      const body = JSON.parse((await store.sql.get<{ body: string }>('SELECT body FROM webhook_deliveries'))!.body);
+      expect(body).toMatchObject({ event: 'crawl.failed', project: PROJECT, crawl: { id: dead.id, status: 'failed', error: expect.stringMatching(/owner stopped answering/) }, changes: { newCount: 0, fixedCount: 0, new: [] } });
+      expect(await backend.crawlChanges(dead.id)).toEqual({ since: null, new: [], fixed: [] });
+    } finally {
+      await backend.close();
+      await store.close();
+    }
   });
-
-  it('gives up after the retry time and says why; a loopback URL without allow_private is never contacted', async () => {
-    const got = await receiver([]);
-    const { clock, make } = await setup({ allow_private: false });
-    const d = make();
-    await d.runOnce();
-    expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining('allow_private') });
-    clock.t += 3_600_000;
-    await d.runOnce();
-    expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null, lastError: expect.stringContaining('gave up after 2 attempts') });
-    expect(got).toHaveLength(0);
-  });
-});
-
-it('a crawl whose owner died is failed by the next process and its crawl.failed event goes into the outbox', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-hook-dead-'));
-  const store = new Store(join(dataDir, 'svc.db'));
-  // Another process started it and stopped beating a minute ago.
-  const dead = (await createCrawl(store.sql, PROJECT, 'full', undefined, { instance: 'gone', now: Date.now() - 60_000 }))!;
-  const config = parseConfig({
-    project: { public_token: PROJECT },
-    data_dir: dataDir,
-    webhooks: [{ url: 'https://hooks.example.org/svc', secret: SECRET, events: ['crawl.failed'] }],
-  });
-  const backend = new EmbeddedBackend({ config, store, logger: silentLogger });
-  try {
-    expect((await backend.getCrawl(dead.id))?.status).toBe('failed');
-    const [d] = await backend.listWebhookDeliveries({ limit: 10, offset: 0 });
-    expect(d).toMatchObject({ event: 'crawl.failed', crawl: dead.id, status: 'pending', url: 'https://hooks.example.org/svc' });
-    const body = JSON.parse(store.db.prepare('SELECT body FROM webhook_deliveries').pluck().get() as string);
-    expect(body).toMatchObject({ event: 'crawl.failed', project: PROJECT, crawl: { id: dead.id, status: 'failed', error: expect.stringMatching(/owner stopped answering/) }, changes: { newCount: 0, fixedCount: 0, new: [] } });
-    expect(await backend.crawlChanges(dead.id)).toEqual({ since: null, new: [], fixed: [] });
-  } finally {
-    await backend.close();
-    store.close();
-  }
 });

@@ -64,7 +64,7 @@ describe('svc keys', () => {
     await withApp(cfg, async (app) => {
       expect(await verifyApiKey(app.store.sql, key)).toMatchObject({ project: TOKEN, name: 'ci' });
       expect(await verifyApiKey(app.store.sql, `${key}x`)).toBeNull();
-      const rows = app.store.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+      const rows = app.sqlite.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
       expect(rows).toEqual([expect.objectContaining({ key_hash: hashSecret(key), name: 'ci', project: TOKEN })]);
       expect(JSON.stringify(rows)).not.toContain(key);
     });

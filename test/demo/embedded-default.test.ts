@@ -121,7 +121,7 @@ describe('embedded default', () => {
     const app1 = openApp(demo1.config, { logger: silentLogger });
     const oldHost = demo1.site.host;
     const oldPartner = new URL(demo1.site.partnerOrigin).host;
-    const pagesOf = (app: typeof app1, host: string) => (app.store.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(host) as { n: number }).n;
+    const pagesOf = (app: typeof app1, host: string) => (app.sqlite.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(host) as { n: number }).n;
     try {
       await demo1.prepare(app1);
       const out = sink();

@@ -155,7 +155,7 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     });
 
     it('search: the same hits and the same refusals', async () => {
-      savePages(h.engine.store, [page(`${a}/contract-search`, [], { title: 'Contract aardvark', content: 'the aardvark page' })]);
+      savePages(h.engine.sqlite, [page(`${a}/contract-search`, [], { title: 'Contract aardvark', content: 'the aardvark page' })]);
       const r = await backend.search('aardvark', { size: 5 });
       expect(r.hits.map((hit) => ({ url: hit.url, title: hit.title, highlight: hit.highlight }))).toEqual([
         { url: `${a}/contract-search`, title: 'Contract aardvark', highlight: expect.stringContaining('<em>aardvark</em>') },
@@ -166,7 +166,7 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     });
 
     it('deletePages: which were deleted and which were not there', async () => {
-      savePages(h.engine.store, [page(`${a}/contract-delete`, [])]);
+      savePages(h.engine.sqlite, [page(`${a}/contract-delete`, [])]);
       expect(await backend.deletePages([`${a}/contract-delete`, `${a}/contract-never`])).toEqual({ deleted: [`${a}/contract-delete`], notFound: [`${a}/contract-never`] });
       expect(await backend.deletePages([`${a}/contract-delete`])).toEqual({ deleted: [], notFound: [`${a}/contract-delete`] });
       const tooMany = await settle(backend.deletePages(Array.from({ length: 51 }, (_, i) => `${a}/x${i}`)));

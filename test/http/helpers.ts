@@ -110,27 +110,44 @@ export function outcome(url: string, reason: LinkOutcomeReason, over: Partial<Ou
  *  b.example:8080/ → /doc.pdf (404)
  */
 export function seedSmallSite(app: App): void {
+  const w = smallSiteWrites();
+  savePages(app.sqlite, w.pages);
+  saveOutcomes(app.sqlite, w.outcomes);
+}
+
+/** What seedSmallSite writes, for any store (test/support/stores.ts writeThrough). */
+export function smallSiteWrites(): { pages: PageWrite[]; outcomes: OutcomeWrite[] } {
   const a = `https://${HOST_A}`;
   const b = `http://${HOST_B}`;
-  savePages(app.store, [
-    page(`${a}/`, [`${a}/missing`, `${a}/secret`, `${a}/fail`, `${a}/old`, `${a}/later`, `${a}/ok`, `${a}/skip`]),
-    page(`${a}/b`, [`${a}/old`, `${a}/missing`]),
-    page(`${b}/`, [`${b}/doc.pdf`]),
-  ]);
-  saveOutcomes(app.store, [
-    outcome(`${a}/missing`, 'not_found'),
-    outcome(`${a}/secret`, 'forbidden'),
-    outcome(`${a}/fail`, 'server_error'),
-    outcome(`${a}/old`, 'redirect', { redirectsTo: `${a}/new` }),
-    outcome(`${a}/later`, 'unknown', { message: 'not fetched: max_pages reached' }),
-    outcome(`${a}/ok`, 'ok'),
-    outcome(`${a}/skip`, 'skipped'),
-    outcome(`${b}/doc.pdf`, 'not_found'),
-  ]);
+  return {
+    pages: [
+      page(`${a}/`, [`${a}/missing`, `${a}/secret`, `${a}/fail`, `${a}/old`, `${a}/later`, `${a}/ok`, `${a}/skip`]),
+      page(`${a}/b`, [`${a}/old`, `${a}/missing`]),
+      page(`${b}/`, [`${b}/doc.pdf`]),
+    ],
+    outcomes: [
+      outcome(`${a}/missing`, 'not_found'),
+      outcome(`${a}/secret`, 'forbidden'),
+      outcome(`${a}/fail`, 'server_error'),
+      outcome(`${a}/old`, 'redirect', { redirectsTo: `${a}/new` }),
+      outcome(`${a}/later`, 'unknown', { message: 'not fetched: max_pages reached' }),
+      outcome(`${a}/ok`, 'ok'),
+      outcome(`${a}/skip`, 'skipped'),
+      outcome(`${b}/doc.pdf`, 'not_found'),
+    ],
+  };
 }
 
 /** `n` problem links over `pages` pages of HOST_A, reasons in turn; returns per-reason counts. */
 export function seedMany(app: App, pages: number, linksPerPage: number): Record<string, number> {
+  const w = manyWrites(pages, linksPerPage);
+  savePages(app.sqlite, w.pages);
+  saveOutcomes(app.sqlite, w.outcomes);
+  return w.counts;
+}
+
+/** What seedMany writes, for any store, and its per-reason counts. */
+export function manyWrites(pages: number, linksPerPage: number): { pages: PageWrite[]; outcomes: OutcomeWrite[]; counts: Record<string, number> } {
   const reasons = ['not_found', 'forbidden', 'server_error', 'redirect', 'unknown'] as const;
   const counts: Record<string, number> = { not_found: 0, forbidden: 0, server_error: 0, redirect: 0, unknown: 0 };
   const pw: PageWrite[] = [];
@@ -146,7 +163,5 @@ export function seedMany(app: App, pages: number, linksPerPage: number): Record<
     }
     pw.push(page(`https://${HOST_A}/p/${String(p).padStart(4, '0')}`, links));
   }
-  savePages(app.store, pw);
-  saveOutcomes(app.store, ow);
-  return counts;
+  return { pages: pw, outcomes: ow, counts };
 }

@@ -99,7 +99,7 @@ describe('registration (RFC 7591)', () => {
     expect(r.status).toBe(201);
     expect(r.json.client_secret).toBeUndefined();
     expect(r.json).toMatchObject({ token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example/cb'], grant_types: ['authorization_code', 'refresh_token'] });
-    const stored = srv.app.store.db.prepare('SELECT info FROM oauth_clients WHERE client_id = ?').get(r.json.client_id) as { info: string };
+    const stored = srv.app.sqlite.db.prepare('SELECT info FROM oauth_clients WHERE client_id = ?').get(r.json.client_id) as { info: string };
     expect(stored.info).not.toMatch(/client_secret"/);
   });
 
@@ -251,7 +251,7 @@ describe('tokens', () => {
     expect(t.refresh).toMatch(/^svc_ort_/);
     const r = await mcpInit(srv.mcpUrl, t.access);
     expect(r.status).toBe(200);
-    const dump = JSON.stringify(srv.app.store.db.prepare('SELECT * FROM oauth_tokens').all()) + JSON.stringify(srv.app.store.db.prepare('SELECT * FROM oauth_codes').all());
+    const dump = JSON.stringify(srv.app.sqlite.db.prepare('SELECT * FROM oauth_tokens').all()) + JSON.stringify(srv.app.sqlite.db.prepare('SELECT * FROM oauth_codes').all());
     expect(dump).not.toContain(t.access);
     expect(dump).not.toContain(t.refresh);
     expect(dump).not.toContain(t.code.code);

@@ -95,9 +95,9 @@ describe('/v1 with two projects', () => {
 
   it('keeps each project in its own database file under <data_dir>/projects', () => {
     expect(app.projects.map((p) => p.token)).toEqual([A, B]);
-    expect(app.project(A)!.store.path).toBe(join(dataDir, 'projects', 'orchard1_eu-north-1.db'));
-    expect(app.project(B)!.store.path).toBe(join(dataDir, 'projects', 'plantn02_us-east-1.db'));
-    expect(projectDatabaseFile(app.config, B)).toBe(app.project(B)!.store.path);
+    expect(app.project(A)!.sqlite.path).toBe(join(dataDir, 'projects', 'orchard1_eu-north-1.db'));
+    expect(app.project(B)!.sqlite.path).toBe(join(dataDir, 'projects', 'plantn02_us-east-1.db'));
+    expect(projectDatabaseFile(app.config, B)).toBe(app.project(B)!.sqlite.path);
     expect(existsSync(join(dataDir, 'svc.db'))).toBe(false);
     // The host side acts on the first project.
     expect(app.store).toBe(app.project(A)!.store);
@@ -131,7 +131,7 @@ describe('/v1 with two projects', () => {
     expect(await search(B, 'apple orchard')).toEqual([]);
 
     // Not merely filtered at query time: project B's file holds none of A's pages.
-    const fileB = new Store(app.project(B)!.store.path, { readonly: true });
+    const fileB = new Store(app.project(B)!.sqlite.path, { readonly: true });
     try {
       const urls = (fileB.db.prepare('SELECT url FROM pages').all() as { url: string }[]).map((r) => r.url);
       expect(urls.length).toBeGreaterThan(0);

@@ -249,7 +249,7 @@ describe('/v1 facade (embedded)', () => {
 
   describe('search (public) and pages/delete', () => {
     it('search needs no key, validates its body, and still checks the project', async () => {
-      savePages(app.store, [page(`https://${HOST_A}/hello`, [], { title: 'Hello zebra', content: 'a zebra crossing' })]);
+      savePages(app.sqlite, [page(`https://${HOST_A}/hello`, [], { title: 'Hello zebra', content: 'a zebra crossing' })]);
       const a = await call(`${f.api}/search`, { method: 'POST', headers: json, body: JSON.stringify({ terms: 'zebra' }) });
       expect(a.status, a.text).toBe(200);
       expect(a.body.hits.map((h: any) => h.url)).toEqual([`https://${HOST_A}/hello`]);
@@ -263,7 +263,7 @@ describe('/v1 facade (embedded)', () => {
     });
 
     it('search takes search_params (the ability\'s name) as well as params, not both', async () => {
-      savePages(app.store, [page(`https://${HOST_A}/zebra-1`, [], { title: 'Zebra one', content: 'zebra' }), page(`https://${HOST_A}/zebra-2`, [], { title: 'Zebra two', content: 'zebra' })]);
+      savePages(app.sqlite, [page(`https://${HOST_A}/zebra-1`, [], { title: 'Zebra one', content: 'zebra' }), page(`https://${HOST_A}/zebra-2`, [], { title: 'Zebra two', content: 'zebra' })]);
       const post = (body: unknown) => call(`${f.api}/search`, { method: 'POST', headers: json, body: JSON.stringify(body) });
       const a = await post({ terms: 'zebra', search_params: { size: 1 } });
       expect(a.status, a.text).toBe(200);
@@ -275,7 +275,7 @@ describe('/v1 facade (embedded)', () => {
     });
 
     it('GET /pages?url= answers what the index holds of one URL', async () => {
-      savePages(app.store, [page(`https://${HOST_A}/state`, []), page(`https://${HOST_A}/hidden-state`, [], { showInSearch: false })]);
+      savePages(app.sqlite, [page(`https://${HOST_A}/state`, []), page(`https://${HOST_A}/hidden-state`, [], { showInSearch: false })]);
       const get = (u: string) => call(`${f.api}/pages?url=${encodeURIComponent(u)}`, { headers: auth });
       const a = await get(`https://${HOST_A}/state`);
       expect(a.status, a.text).toBe(200);
@@ -303,7 +303,7 @@ describe('/v1 facade (embedded)', () => {
       expectError(await post({ urls: [] }), 400, 'invalid_input', /^urls: must list 1 to 50 URLs/);
       expectError(await post({ urls: Array.from({ length: 51 }, (_, i) => `https://${HOST_A}/${i}`) }), 400, 'invalid_input', /^urls: must list 1 to 50 URLs/);
       expectError(await post({ urls: [42] }), 400, 'invalid_input', /^urls\[0\]: must be a string/);
-      savePages(app.store, [page(`https://${HOST_A}/to-delete`, [])]);
+      savePages(app.sqlite, [page(`https://${HOST_A}/to-delete`, [])]);
       const a = await post({ urls: [`https://${HOST_A}/to-delete`, `https://${HOST_A}/never-there`] });
       expect(a.status, a.text).toBe(200);
       expect(a.body).toEqual({ deleted: [`https://${HOST_A}/to-delete`], notFound: [`https://${HOST_A}/never-there`] });
@@ -358,8 +358,8 @@ describe('/v1 facade (embedded)', () => {
     const siteApp = makeApp({ targets: [{ host, scheme: 'http', track_links: 'all' }] });
     const sf = await startFacade(siteApp);
     try {
-      savePages(siteApp.store, [page(`http://${host}/`, [`http://${host}/missing`, `http://${host}/moved`])]);
-      saveOutcomes(siteApp.store, [outcome(`http://${host}/missing`, 'not_found'), outcome(`http://${host}/moved`, 'redirect')]);
+      savePages(siteApp.sqlite, [page(`http://${host}/`, [`http://${host}/missing`, `http://${host}/moved`])]);
+      saveOutcomes(siteApp.sqlite, [outcome(`http://${host}/missing`, 'not_found'), outcome(`http://${host}/moved`, 'redirect')]);
       site.closeAllConnections();
       await new Promise<void>((r) => site.close(() => r()));
       const a = await call(`${sf.api}/link-report?target=${host}`, { headers: { authorization: `Bearer ${sf.key}` } });
@@ -377,7 +377,7 @@ describe('/v1 facade (embedded)', () => {
     const broken = makeApp();
     const bf = await startFacade(broken);
     try {
-      broken.store.db.exec('DROP TABLE report_links');
+      broken.sqlite.db.exec('DROP TABLE report_links');
       const a = await call(`${bf.api}/link-report`, { headers: { authorization: `Bearer ${bf.key}` } });
       expectError(a, 500, 'internal', /^internal error$/);
     } finally {

@@ -227,12 +227,12 @@ describe('fuzz: /v1', () => {
   });
 
   it('keys are stored only as fixed-length digests, so comparison time does not depend on the guess', () => {
-    const rows = app.store.db.prepare('SELECT key_hash FROM api_keys').all() as { key_hash: string }[];
+    const rows = app.sqlite.db.prepare('SELECT key_hash FROM api_keys').all() as { key_hash: string }[];
     for (const { key_hash } of rows) {
       expect(key_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(key_hash).not.toContain(keyA);
     }
-    const tokens = app.store.db.prepare('SELECT token_hash FROM users').all() as { token_hash: string }[];
+    const tokens = app.sqlite.db.prepare('SELECT token_hash FROM users').all() as { token_hash: string }[];
     for (const { token_hash } of tokens) expect(token_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 });

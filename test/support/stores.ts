@@ -1,0 +1,79 @@
+// The contract suite's stores: a fresh ServiceStore of each dialect available here — SQLite always; PostgreSQL on a
+// throw-away cluster (one per test file, started at the first store) when a server is installed, and always in CI.
+// `describe.each(DIALECTS)` runs a file's store-level tests on both.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { OutcomeWrite, PageWrite } from '../../src/model/crawl-writes.js';
+import { PgStore } from '../../src/store/pg/store.js';
+import type { ServiceStore } from '../../src/store/service-store.js';
+import { Store } from '../../src/store/store.js';
+import { postgresBinDir, startPostgres, type PgCluster } from './postgres.js';
+
+export type StoreDialect = 'sqlite' | 'pg';
+
+export const DIALECTS: StoreDialect[] = postgresBinDir() || process.env.CI ? ['sqlite', 'pg'] : ['sqlite'];
+
+export interface FreshStore {
+  store: ServiceStore;
+  /** Another store on the same data (another process's connection), opened as the app opens one. */
+  reopen(opts?: { deadAfterMs?: number }): Promise<ServiceStore>;
+}
+
+export interface StoreKit {
+  readonly dialect: StoreDialect;
+  /** A store on a new, empty database (a new file; a new PostgreSQL database), migrated. */
+  fresh(opts?: { token?: string }): Promise<FreshStore>;
+  /** The database_url of a new, empty database for an app (null on SQLite: the app's data_dir holds its file). */
+  databaseUrl(): Promise<string | null>;
+  /** Closes what fresh() opened and stops the cluster (afterAll). */
+  stop(): Promise<void>;
+}
+
+export function storeKit(dialect: StoreDialect): StoreKit {
+  const opened: ServiceStore[] = [];
+  const track = <S extends ServiceStore>(s: S): S => (opened.push(s), s);
+  let cluster: PgCluster | null = null;
+  let n = 0;
+  const newDatabase = async (): Promise<string | null> => {
+    if (dialect === 'sqlite') return null;
+    cluster ??= startPostgres();
+    const name = `kit${++n}`;
+    const admin = new pg.Client({ connectionString: cluster.connectionString() });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.end();
+    }
+    return cluster.connectionString(name);
+  };
+  return {
+    dialect,
+    databaseUrl: newDatabase,
+    async fresh(opts = {}) {
+      if (dialect === 'sqlite') {
+        const path = join(mkdtempSync(join(tmpdir(), 'svc-kit-')), 'svc.db');
+        return { store: track(new Store(path)), reopen: async (o = {}) => track(new Store(path, { deadAfterMs: o.deadAfterMs })) };
+      }
+      const url = (await newDatabase())!;
+      const token = opts.token ?? 'kit00001:local';
+      const open = (o: { deadAfterMs?: number } = {}) => track(new PgStore({ url, token, deadAfterMs: o.deadAfterMs, max: 4 })).open();
+      return { store: await open(), reopen: open };
+    },
+    async stop() {
+      await Promise.allSettled(opened.map((s) => s.close()));
+      cluster?.stop();
+    },
+  };
+}
+
+/** Writes pages and outcomes as a crawl would (through the store's crawl writer, as crawl `crawlId`), on any store. */
+export async function writeThrough(store: ServiceStore, w: { pages?: PageWrite[]; outcomes?: OutcomeWrite[] }, crawlId = 1): Promise<void> {
+  const sink = store.openCrawlWriter(crawlId, { threaded: false });
+  for (const p of w.pages ?? []) sink.page(p);
+  for (const o of w.outcomes ?? []) sink.outcome(o);
+  await sink.drain();
+  await sink.close();
+}
