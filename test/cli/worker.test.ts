@@ -14,6 +14,8 @@ import { Store } from '../../src/store/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { html, startSite, writeJson, type Handler, type TestSite } from '../crawler/site.js';
 import { ROOT, SERVER_JS } from '../paths.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import { projectsOf, selectProjects, type Config } from '../../src/model/config.js';
 
 const A = 'work1234:eu-north-1';
 const B = 'work5678:eu-north-1';
@@ -82,6 +84,28 @@ async function crawlsIn(file: string, token: string): Promise<CrawlRecord[]> {
 }
 
 const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, request_timeout_ms: 5000 });
+
+describe('selectProjects (svc worker --project)', () => {
+  const C = 'work9012:us-east-1';
+  const c = parseConfig({ projects: [A, B, C].map((t, i) => ({ public_token: t, targets: [{ host: `h${i}.example` }], schedule: i === 2 ? { full: '0 3 * * *' } : {} })) });
+
+  it("keeps the named projects in the config's order, the first of them at the top level", () => {
+    const picked = selectProjects(c, [C, B]) as Config;
+    expect(projectsOf(picked).map((p) => p.public_token)).toEqual([B, C]);
+    expect(picked.project.public_token).toBe(B);
+    expect(picked.targets.map((t) => t.host)).toEqual(['h1.example']);
+    expect(selectProjects(c, [])).toBe(c);
+  });
+
+  it('names every unknown token and lists the configured ones; the single form keeps its one project', () => {
+    expect(selectProjects(c, [A, 'nope1234:eu-north-1', 'nope5678:eu-north-1'])).toBe(
+      `no project "nope1234:eu-north-1", "nope5678:eu-north-1" in this config; configured: ${A}, ${B}, ${C}`,
+    );
+    const single = parseConfig({ project: { public_token: A }, targets: [{ host: 'a.example' }] });
+    expect(selectProjects(single, [A])).toEqual(single);
+    expect(selectProjects(single, [B])).toBe(`no project "${B}" in this config; configured: ${A}`);
+  });
+});
 
 describe('svc worker, real processes', () => {
   let site: TestSite;
