@@ -23,10 +23,11 @@ export interface Backend {
   /** Starts a crawl in the background and answers at once with its record. 409 (conflict) while one runs. */
   startCrawl(req: CrawlRequest): Promise<CrawlRecord>;
   /**
-   * Queues a crawl for a schedule or live update: never a conflict; it runs in its turn in a serving process (a
-   * live update merges into its waiting crawl). A remote backend asks the other service to start it.
+   * Queues a crawl for a schedule, live update or a person's `svc crawl --queue` (trigger request): never a
+   * conflict; it runs in its turn in a serving process, svc serve or svc worker (a live update merges into its
+   * waiting crawl). A remote backend asks the other service to start it.
    */
-  queueCrawl(req: CrawlRequest, trigger: Exclude<CrawlTrigger, 'request'>): Promise<CrawlRecord>;
+  queueCrawl(req: CrawlRequest, trigger: CrawlTrigger): Promise<CrawlRecord>;
   /** The configured schedules with their next and last runs. */
   schedule(): Promise<ScheduleInfo>;
   getCrawl(id: number): Promise<CrawlRecord | null>;

@@ -154,11 +154,11 @@ export class CrawlRunner {
   }
 
   /**
-   * A schedule's or live update's crawl: queued in the database, never a conflict; a serving process runs it in its
-   * turn (oldest first). Live update merges its URLs into a live-update crawl still waiting, if there is one, so a
+   * A schedule's, live update's or queued request's (svc crawl --queue) crawl: queued in the database, never a
+   * conflict; a serving process runs it in its turn (oldest first). Live update merges its URLs into a live-update crawl still waiting, if there is one, so a
    * burst of changes is one crawl. Answers the queued record.
    */
-  async enqueue(req: CrawlRequest, trigger: Exclude<CrawlTrigger, 'request'>): Promise<CrawlRecord> {
+  async enqueue(req: CrawlRequest, trigger: CrawlTrigger): Promise<CrawlRecord> {
     const { store, project, targets } = this.opts;
     let rec: CrawlRecord;
     if (trigger === 'live_update' && req.mode === 'manual') {
@@ -202,7 +202,9 @@ export class CrawlRunner {
       // A read first: the write lock only when there is something to claim (this runs every second).
       if (!(await hasClaimableCrawl(this.opts.store.sql, this.opts.project))) return;
       const rec = await claimQueuedCrawl(this.opts.store.sql, this.opts.project, { deadAfterMs: this.opts.deadAfterMs });
-      if (rec) this.launch(rec);
+      if (!rec) return;
+      this.opts.logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger }, 'crawl claimed');
+      this.launch(rec);
     } catch (err) {
       this.opts.logger.warn({ err }, 'claiming a queued crawl failed');
     } finally {

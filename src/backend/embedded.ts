@@ -93,7 +93,7 @@ export class EmbeddedBackend implements Backend {
     return this.runner.start(req);
   }
 
-  async queueCrawl(req: CrawlRequest, trigger: Exclude<CrawlTrigger, 'request'>): Promise<CrawlRecord> {
+  async queueCrawl(req: CrawlRequest, trigger: CrawlTrigger): Promise<CrawlRecord> {
     return this.runner.enqueue(req, trigger);
   }
 

@@ -110,7 +110,7 @@ export class RemoteBackend implements Backend {
    * The other service has its own queue and schedules; /v1 starts crawls for people only, so this asks it to start
    * one (a conflict while one runs there). A live update larger than one manual crawl may list becomes a full crawl.
    */
-  async queueCrawl(req: CrawlRequest, _trigger: Exclude<CrawlTrigger, 'request'>): Promise<CrawlRecord> {
+  async queueCrawl(req: CrawlRequest, _trigger: CrawlTrigger): Promise<CrawlRecord> {
     return this.startCrawl(req.urls && req.urls.length > MANUAL_URLS_MAX ? { mode: 'full' } : req);
   }
 

@@ -3,10 +3,10 @@
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
 import type { Backend } from '../backend/backend.js';
 import { STOP_REASONS } from '../backend/crawl-runner.js';
-import { CliError, intOption, openAppFrom, parse, PROJECT_OPTION, toCliError } from './common.js';
+import { CliError, intOption, openAppFrom, parse, PROJECT_OPTION, toCliError, withApp } from './common.js';
 import type { CrawlProgress } from '../model/types.js';
 
-const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL] [--project TOKEN]
+const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL] [--project TOKEN] [--queue]
        svc crawl stop [ID]        stop the running crawl (or crawl ID), wherever it runs; a queued one never runs
 
   full      read robots.txt and sitemaps, crawl every page (walking links when there is no sitemap),
@@ -14,8 +14,12 @@ const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --sit
   partial   crawl only the sitemap pages whose lastmod changed since the last crawl
   manual    crawl only the URLs given (each a full URL on a configured target)
 
+  --queue   do not crawl here: queue the crawl in the database and exit; svc serve or svc worker runs it in
+            its turn (never a conflict). Prints the queued record (its id) as one JSON line.
+
 Progress goes to stderr; the final crawl record is printed on stdout as one JSON line.
-Exit status: 0 when the crawl completed, 1 when it stopped or failed or a target was unreachable, 2 on bad input.
+Exit status: 0 when the crawl completed (or was queued), 1 when it stopped or failed or a target was unreachable,
+2 on bad input.
 `;
 
 const MODES = ['full', 'partial', 'manual'];
@@ -95,7 +99,7 @@ class ProgressDisplay {
 
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, PROJECT_OPTION);
+  const { values, positionals } = parse(argv, { ...PROJECT_OPTION, queue: { type: 'boolean' } });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
@@ -107,6 +111,7 @@ export async function run(argv: string[]): Promise<number> {
   const req: CrawlRequest = { mode: mode as CrawlMode };
   if (mode === 'manual' || urls.length) req.urls = urls;
   if (mode === 'manual' && !urls.length) throw new CliError('manual: give the full URLs to crawl, e.g. svc crawl manual https://example.org/page');
+  if (values.queue) return queue(req, values);
 
   const app = openAppFrom(values);
   const display = new ProgressDisplay(process.stderr, Boolean(process.stderr.isTTY));
@@ -142,6 +147,15 @@ export async function run(argv: string[]): Promise<number> {
   display.done(summary(final, brokenOnPages));
   process.stdout.write(`${JSON.stringify(final)}\n`);
   return crawlExitCode(final);
+}
+
+/** `svc crawl … --queue`: the crawl waits in the database for svc serve or svc worker; prints its record. */
+async function queue(req: CrawlRequest, values: Parameters<typeof openAppFrom>[0]): Promise<number> {
+  const rec = await withApp(values, (app) => app.backend.queueCrawl(req, 'request'));
+  // A remote backend has the other service start it at once.
+  process.stderr.write(rec.status === 'queued' ? `crawl ${rec.id} queued: svc serve or svc worker on this database runs it in its turn\n` : `crawl ${rec.id} ${rec.status}\n`);
+  process.stdout.write(`${JSON.stringify(rec)}\n`);
+  return 0;
 }
 
 /** (page, link) pairs of broken links the report now holds; null when it cannot be read. */

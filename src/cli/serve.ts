@@ -10,6 +10,7 @@ import { createLogger } from '../lib/log.js';
 import type { HttpHandler } from '../http/io.js';
 import { CliError, intOption, parse, readConfig } from './common.js';
 import { httpDeps, serveHandlers } from '../app-http.js';
+import { runUnattendedUntilSignal } from './unattended.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } }, false);
@@ -91,23 +92,16 @@ export async function run(argv: string[]): Promise<number> {
     );
   }
   if (demo) await demo.announce(app, baseUrl);
-  // Queued crawls (schedules, live update, and those queued while no server ran) and the schedules run from now on.
-  app.runUnattended();
-  await app.startWebhookDeliveries();
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.logger.info({ signal }, 'shutting down');
-    server.close();
-    server.closeAllConnections();
-    host.close();
-    await app.close();
-    await demo?.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  await new Promise(() => {});
-  return 0;
+  // Queued crawls (schedules, live update, svc crawl --queue, and those queued while no server ran), the schedules and
+  // the webhook outbox run from now on, until a signal.
+  return runUnattendedUntilSignal(app, {
+    beforeClose: () => {
+      server.close();
+      server.closeAllConnections();
+      host.close();
+    },
+    afterClose: async () => {
+      await demo?.close();
+    },
+  });
 }

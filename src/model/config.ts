@@ -274,3 +274,18 @@ export function forProject(config: Config, token?: string): Config | string {
   if (!p) return `no project "${token}" in this config; configured: ${all.map((q) => q.public_token).join(', ')}`;
   return { ...config, project: { public_token: p.public_token }, targets: p.targets, schedule: p.schedule, webhooks: p.webhooks, projects: config.projects ? [p] : null };
 }
+
+/**
+ * The config with only the projects `tokens` names, in the config's order (svc worker --project): each opens as it
+ * would with all of them (same database files). An unknown token answers the one-line reason, naming the configured
+ * tokens.
+ */
+export function selectProjects(config: Config, tokens: readonly string[]): Config | string {
+  if (!tokens.length) return config;
+  const all = projectsOf(config);
+  const unknown = tokens.filter((t) => !all.some((p) => p.public_token === t));
+  if (unknown.length) return `no project ${unknown.map((t) => `"${t}"`).join(', ')} in this config; configured: ${all.map((q) => q.public_token).join(', ')}`;
+  const kept = all.filter((p) => tokens.includes(p.public_token));
+  const first = forProject(config, kept[0]!.public_token) as Config;
+  return { ...first, projects: config.projects ? kept : null };
+}

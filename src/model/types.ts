@@ -13,7 +13,8 @@ export function crawlEnded(status: CrawlStatus): boolean {
 }
 /**
  * Who asked for a crawl: `request` a person or a program (REST, ability, MCP tool, CLI), which runs at once or gets
- * a conflict; the others are queued and run in their turn by a serving process.
+ * a conflict — or, with `svc crawl --queue`, is queued; the others are always queued. A queued crawl runs in its turn
+ * in a serving process (svc serve or svc worker).
  */
 export const CRAWL_TRIGGERS = ['request', 'schedule:full', 'schedule:partial', 'live_update'] as const;
 export type CrawlTrigger = (typeof CRAWL_TRIGGERS)[number];

@@ -1,0 +1,247 @@
+// `svc worker` with real processes: the built `svc`, a loopback site the test serves (it notes when each page is
+// asked for), a real SQLite file. Two workers on one config with a schedule every second and crawls queued by
+// `svc crawl … --queue`: every crawl is claimed, run and ended by exactly one of them, no page is fetched twice within
+// one crawl, SIGTERM ends both with exit 0 (a crawl running then ends stopped). --project picks the projects; an
+// unknown one and a remote-backend config are one-line errors.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { listCrawls } from '../../src/store/crawls.js';
+import { Store } from '../../src/store/store.js';
+import type { CrawlRecord } from '../../src/model/types.js';
+import { html, startSite, writeJson, type Handler, type TestSite } from '../crawler/site.js';
+import { ROOT, SERVER_JS } from '../paths.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import { projectsOf, selectProjects, type Config } from '../../src/model/config.js';
+
+const A = 'work1234:eu-north-1';
+const B = 'work5678:eu-north-1';
+
+/** Runs the built svc without blocking: the test's site must keep answering while a worker crawls. */
+function svc(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SERVER_JS, ...args], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '', SVC_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
+}
+
+interface Worker {
+  child: ChildProcess;
+  logs: { msg: string; crawl?: number; [k: string]: unknown }[];
+  exited: Promise<number | null>;
+}
+
+const workers: Worker[] = [];
+
+/** Starts `svc worker` and resolves once it has logged its start line. */
+async function worker(args: string[]): Promise<Worker> {
+  const child = spawn(process.execPath, [SERVER_JS, 'worker', ...args], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const logs: Worker['logs'] = [];
+  let buf = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    buf += chunk;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      try {
+        logs.push(JSON.parse(line) as Worker['logs'][number]);
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const w: Worker = { child, logs, exited };
+  workers.push(w);
+  await until('svc worker to start', () => logs.some((l) => l.msg === 'svc worker started') || child.exitCode !== null, 20_000);
+  if (child.exitCode !== null) throw new Error(`svc worker exited: ${logs.map((l) => l.msg).join('; ')}`);
+  return w;
+}
+
+async function until<T>(what: string, f: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+async function crawlsIn(file: string, token: string): Promise<CrawlRecord[]> {
+  const store = new Store(file);
+  try {
+    return (await listCrawls(store.sql, token, 1000, 0)).reverse();
+  } finally {
+    store.close();
+  }
+}
+
+const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, request_timeout_ms: 5000 });
+
+describe('selectProjects (svc worker --project)', () => {
+  const C = 'work9012:us-east-1';
+  const c = parseConfig({ projects: [A, B, C].map((t, i) => ({ public_token: t, targets: [{ host: `h${i}.example` }], schedule: i === 2 ? { full: '0 3 * * *' } : {} })) });
+
+  it("keeps the named projects in the config's order, the first of them at the top level", () => {
+    const picked = selectProjects(c, [C, B]) as Config;
+    expect(projectsOf(picked).map((p) => p.public_token)).toEqual([B, C]);
+    expect(picked.project.public_token).toBe(B);
+    expect(picked.targets.map((t) => t.host)).toEqual(['h1.example']);
+    expect(selectProjects(c, [])).toBe(c);
+  });
+
+  it('names every unknown token and lists the configured ones; the single form keeps its one project', () => {
+    expect(selectProjects(c, [A, 'nope1234:eu-north-1', 'nope5678:eu-north-1'])).toBe(
+      `no project "nope1234:eu-north-1", "nope5678:eu-north-1" in this config; configured: ${A}, ${B}, ${C}`,
+    );
+    const single = parseConfig({ project: { public_token: A }, targets: [{ host: 'a.example' }] });
+    expect(selectProjects(single, [A])).toEqual(single);
+    expect(selectProjects(single, [B])).toBe(`no project "${B}" in this config; configured: ${A}`);
+  });
+});
+
+describe('svc worker, real processes', () => {
+  let site: TestSite;
+  /** Every request the site answered: when, and which path. */
+  const requests: { at: number; path: string }[] = [];
+
+  beforeAll(async () => {
+    // Each page answers after 100 ms, so a crawl takes a few hundred ms and spans the workers' polls.
+    const page = (body: string): Handler => async (req, res, url) => {
+      requests.push({ at: Date.now(), path: url.pathname });
+      await sleep(100);
+      return html(body)(req, res, url);
+    };
+    site = await startSite({
+      '/': page('<a href="/p1">1</a> <a href="/p2">2</a> <a href="/p3">3</a>'),
+      '/p1': page('one'),
+      '/p2': page('two'),
+      '/p3': page('three'),
+    });
+  });
+  afterEach(async () => {
+    for (const w of workers.splice(0)) {
+      if (w.child.exitCode === null) w.child.kill('SIGKILL');
+      await w.exited;
+    }
+  });
+  afterAll(() => site.close());
+
+  it('two workers on one database: each crawl (scheduled or queued by svc crawl --queue) runs once, in one of them; SIGTERM ends both with 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-worker-'));
+    const db = join(dir, 'data', 'svc.db');
+    const config = writeJson(dir, 'svc.json', {
+      project: { public_token: A },
+      data_dir: join(dir, 'data'),
+      targets: [target(site)],
+      log_level: 'info',
+      schedule: { full: '* * * * * *' },
+    });
+
+    // Queued with no process to run them: the command exits at once, printing the queued record.
+    const queued: CrawlRecord[] = [];
+    for (const args of [['full'], ['manual', `${site.origin}/p2`], ['full']]) {
+      const r = await svc(['crawl', ...args, '--queue', '--config', config]);
+      expect(r.status).toBe(0);
+      const rec = JSON.parse(r.stdout) as CrawlRecord;
+      expect(rec).toMatchObject({ status: 'queued', trigger: 'request', mode: args[0], startedAt: null });
+      expect(r.stderr).toMatch(new RegExp(`crawl ${rec.id} queued`));
+      queued.push(rec);
+    }
+    expect(requests).toHaveLength(0);
+
+    const [w1, w2] = await Promise.all([worker(['--config', config]), worker(['--config', config])]);
+    for (const w of [w1!, w2!]) expect(w.logs.find((l) => l.msg === 'svc worker started')).toMatchObject({ projects: [{ project: A, database: db, targets: [site.host] }] });
+    const ids = queued.map((c) => c.id);
+    // The schedule queues a crawl every second (one per tick across both processes): soon each worker has run some.
+    const claimed = (w: Worker) => w.logs.some((l) => l.msg === 'crawl claimed');
+    await until('the queued crawls and two scheduled ones to complete, and each worker to claim one', async () => {
+      const list = await crawlsIn(db, A);
+      const done = (c: CrawlRecord) => c.status === 'completed';
+      return ids.every((id) => list.some((c) => c.id === id && done(c))) && list.filter((c) => c.trigger === 'schedule:full' && done(c)).length >= 2 && claimed(w1!) && claimed(w2!);
+    }, 25_000);
+
+    w1!.child.kill('SIGTERM');
+    w2!.child.kill('SIGTERM');
+    expect(await w1!.exited).toBe(0);
+    expect(await w2!.exited).toBe(0);
+    for (const w of [w1!, w2!]) expect(w.logs.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
+
+    const list = await crawlsIn(db, A);
+    // Nothing is left running; a crawl that ran at SIGTERM was stopped with the reason.
+    expect(list.filter((c) => c.status === 'running')).toEqual([]);
+    for (const c of list.filter((x) => x.status === 'stopped' && x.startedAt)) expect(c.error).toMatch(/the process running it shut down/);
+    expect(list.filter((c) => c.status === 'failed')).toEqual([]);
+    // The queued requests ran oldest first.
+    const started = list.filter((c) => c.startedAt);
+    const order = [...started].sort((x, y) => Date.parse(x.startedAt!) - Date.parse(y.startedAt!)).map((c) => c.id);
+    expect(order.filter((id) => ids.includes(id))).toEqual(ids);
+
+    // Every crawl that ran was claimed, started and ended by exactly one worker, which logged each step.
+    const logged = (w: Worker, msg: string) => w.logs.filter((l) => l.msg === msg).map((l) => l.crawl);
+    for (const c of started) {
+      const owners = [w1!, w2!].filter((w) => logged(w, 'crawl claimed').includes(c.id));
+      expect(owners, `crawl ${c.id} claimed by one worker`).toHaveLength(1);
+      const other = owners[0] === w1 ? w2! : w1!;
+      expect(logged(owners[0]!, 'crawl started').filter((id) => id === c.id)).toHaveLength(1);
+      expect(logged(owners[0]!, 'crawl ended').filter((id) => id === c.id)).toHaveLength(1);
+      expect(logged(other, 'crawl started')).not.toContain(c.id);
+    }
+    const claims = [...logged(w1!, 'crawl claimed'), ...logged(w2!, 'crawl claimed')];
+    expect(claims.sort()).toEqual(started.map((c) => c.id).sort());
+
+    // No two crawls overlapped, and within each crawl's span no page was fetched twice.
+    const spans = started.map((c) => ({ c, from: Date.parse(c.startedAt!), to: Date.parse(c.finishedAt!) })).sort((x, y) => x.from - y.from);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]!.from).toBeGreaterThanOrEqual(spans[i - 1]!.to);
+    for (const { c, from, to } of spans) {
+      const paths = requests.filter((r) => r.at >= from && r.at <= to).map((r) => r.path);
+      expect(new Set(paths).size, `crawl ${c.id} (${c.mode}) fetched ${paths.join(' ')}`).toBe(paths.length);
+      if (c.status === 'completed') expect(paths.length).toBe(c.mode === 'full' ? 4 : 1);
+    }
+    // Every page request of the test fell within some crawl: none came from a second process crawling alongside.
+    for (const r of requests) expect(spans.some((s) => r.at >= s.from && r.at <= s.to)).toBe(true);
+  }, 45_000);
+
+  it('--project runs only the projects named; an unknown one and a remote-backend config are one-line errors', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-worker-'));
+    const config = writeJson(dir, 'svc.json', {
+      data_dir: join(dir, 'data'),
+      log_level: 'info',
+      projects: [
+        { public_token: A, targets: [target(site)] },
+        { public_token: B, targets: [target(site)] },
+      ],
+    });
+    const fileOf = (token: string) => join(dir, 'data', 'projects', `${token.replace(':', '_')}.db`);
+    for (const p of [A, B]) expect((await svc(['crawl', 'manual', `${site.origin}/p1`, '--queue', '--project', p, '--config', config])).status).toBe(0);
+
+    const w = await worker(['--config', config, '--project', B]);
+    expect(w.logs.find((l) => l.msg === 'svc worker started')).toMatchObject({ projects: [{ project: B, database: fileOf(B) }] });
+    await until("B's crawl to complete", async () => (await crawlsIn(fileOf(B), B))[0]?.status === 'completed');
+    // A's crawl waits for a process that serves A (the worker looked at B's queue only).
+    expect((await crawlsIn(fileOf(A), A)).map((c) => c.status)).toEqual(['queued']);
+    w.child.kill('SIGINT');
+    expect(await w.exited).toBe(0);
+
+    const unknown = await svc(['worker', '--config', config, '--project', 'nope1234:eu-north-1']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr.trim()).toBe(`svc: --project: no project "nope1234:eu-north-1" in this config; configured: ${A}, ${B}`);
+
+    const remote = writeJson(dir, 'remote.json', { project: { public_token: A }, data_dir: join(dir, 'remote'), api: { base_url: 'http://127.0.0.1:9', api_key: 'k', public_token: A } });
+    const refused = await svc(['worker', '--config', remote]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/api\.base_url \(http:\/\/127\.0\.0\.1:9\).*run svc worker beside that service/);
+
+    const help = await svc(['worker', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: svc worker \[--config F\] \[--project TOKEN …\]/);
+  }, 30_000);
+});
