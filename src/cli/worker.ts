@@ -34,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
   const logger = createLogger(config.log_level);
   const app = openApp(config, { logger });
   logger.info(
-    { projects: app.projects.map((p) => ({ project: p.token, database: p.store.path, targets: p.config.targets.map((t) => t.host), schedule: p.config.schedule })) },
+    { projects: app.projects.map((p) => ({ project: p.token, database: p.store.location, targets: p.config.targets.map((t) => t.host), schedule: p.config.schedule })) },
     'svc worker started',
   );
   return runUnattendedUntilSignal(app);
