@@ -2,7 +2,7 @@
 // reads and deletes the backend and the crawler ask for are written once against Sql; the batched writes of a crawl
 // (savePages, saveOutcomes, keepPages, touchPages, removePagesByUrl) are SQLite's own, synchronous, for the writer
 // thread.
-import type { KeepWrite, OutcomeWrite, PageWrite, StoredRevisit } from '../model/crawl-writes.js';
+import type { CrawlReader, KeepWrite, OutcomeWrite, PageWrite, StoredRevisit } from '../model/crawl-writes.js';
 import type { PageIndexState } from '../model/types.js';
 import type { Store } from './store.js';
 import { inList, inParams, type Sql, type SqlValue } from './sql.js';
@@ -199,4 +199,14 @@ export function removePagesByUrl(store: Store, urls: string[]): number {
   if (!urls.length) return 0;
   const stmt = store.prepare(REMOVE_PAGE);
   return store.tx(() => urls.filter((u) => stmt.run(u).changes > 0).length);
+}
+
+/** What a crawl reads of what is stored, one query per call: the same on every database. */
+export function crawlReaderOf(sql: Sql): CrawlReader {
+  return {
+    sitemapLastmods: (host) => sitemapLastmods(sql, host),
+    pageAnchors: (url) => pageAnchors(sql, url),
+    okCheckedSince: (url, since) => okCheckedSince(sql, url, since),
+    revisit: (url) => storedRevisit(sql, url),
+  };
 }

@@ -10,7 +10,7 @@ import type { Sql } from './sql.js';
 import { sqliteSql } from './sqlite-sql.js';
 import type { CrawlReader, CrawlSink } from '../model/crawl-writes.js';
 import type { SearchParams, SearchResults } from '../model/types.js';
-import { okCheckedSince, pageAnchors, sitemapLastmods, storedRevisit } from './pages.js';
+import { crawlReaderOf } from './pages.js';
 import { searchPages, type SearchScope } from './search-index/search.js';
 import type { CrawlWriterOptions, ServiceStore } from './service-store.js';
 import { CrawlWriter } from './writer.js';
@@ -107,13 +107,7 @@ export class Store implements ServiceStore {
   }
 
   crawlReader(): CrawlReader {
-    const sql = this.sql;
-    return {
-      sitemapLastmods: (host) => sitemapLastmods(sql, host),
-      pageAnchors: (url) => pageAnchors(sql, url),
-      okCheckedSince: (url, since) => okCheckedSince(sql, url, since),
-      revisit: (url) => storedRevisit(sql, url),
-    };
+    return crawlReaderOf(this.sql);
   }
 
   close(): void {

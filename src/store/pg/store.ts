@@ -8,7 +8,7 @@ import type { CrawlReader, CrawlSink } from '../../model/crawl-writes.js';
 import { describeDatabaseUrl, withoutPassword } from '../../model/database-url.js';
 import type { SearchParams, SearchResults } from '../../model/types.js';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls } from '../crawls.js';
-import { okCheckedSince, pageAnchors, sitemapLastmods, storedRevisit } from '../pages.js';
+import { crawlReaderOf } from '../pages.js';
 import type { CrawlWriterOptions, SearchScope, ServiceStore } from '../service-store.js';
 import type { RunResult, Sql, SqlParams } from '../sql.js';
 import { PgCrawlWriter } from './crawl-writer.js';
@@ -134,13 +134,7 @@ export class PgStore implements ServiceStore {
   }
 
   crawlReader(): CrawlReader {
-    const sql = this.sql;
-    return {
-      sitemapLastmods: (host) => sitemapLastmods(sql, host),
-      pageAnchors: (url) => pageAnchors(sql, url),
-      okCheckedSince: (url, since) => okCheckedSince(sql, url, since),
-      revisit: (url) => storedRevisit(sql, url),
-    };
+    return crawlReaderOf(this.sql);
   }
 
   private closing: Promise<void> | null = null;
