@@ -3,6 +3,7 @@
 // and the scheduler (with an injected clock) queues, skips and catches up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '../support/svc-process.js';
 import { EmbeddedBackend } from '../../src/backend/embedded.js';
 import { mergeQueuedUrls } from '../../src/backend/crawl-runner.js';
 import { Scheduler } from '../../src/backend/scheduler.js';
@@ -33,15 +34,6 @@ function backend(store: ServiceStore, site: TestSite, over: Record<string, unkno
   return new EmbeddedBackend({ config, store, logger: silentLogger });
 }
 
-async function until<T>(what: string, f: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 const ended = (r: CrawlRecord | null) => r && crawlEnded(r.status);
 

@@ -2,7 +2,7 @@
 // A schedule every second runs crawls in `svc serve` (a tick during a running crawl is skipped); `svc posts import`
 // of a changed file queues exactly one manual crawl of the right URLs with no server up, which the next `svc serve`
 // runs; two servers on one database never run the same queued crawl; a person still gets 409 while one runs.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { Store } from '../../src/store/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { html, startSite, writeJson, type TestSite } from '../crawler/site.js';
 import { ROOT, SERVER_JS } from '../paths.js';
+import { serveSvc, until, type ServeProcess } from '../support/svc-process.js';
 
 const PROJECT = 'loop1234:eu-north-1';
 
@@ -21,63 +22,16 @@ function svc(args: string[]): { status: number | null; stdout: string; stderr: s
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-interface Server {
-  child: ChildProcess;
-  baseUrl: string;
-  /** Every JSON log line so far. */
-  logs: { msg: string; crawl?: number; [k: string]: unknown }[];
-  stop(): Promise<void>;
-}
 
-const servers: Server[] = [];
+const servers: ServeProcess[] = [];
 
-async function serve(config: string): Promise<Server> {
-  const child = spawn(process.execPath, [SERVER_JS, 'serve', '--config', config, '--port', '0'], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const logs: Server['logs'] = [];
-  let buf = '';
-  let resolveUrl: (u: string) => void;
-  const url = new Promise<string>((r) => (resolveUrl = r));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    buf += chunk;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      try {
-        const entry = JSON.parse(line) as Server['logs'][number];
-        logs.push(entry);
-        if (entry.msg === 'svc serve listening') resolveUrl(entry.base_url as string);
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const baseUrl = await Promise.race([url, exited.then(() => Promise.reject(new Error(`svc serve exited: ${logs.map((l) => l.msg).join('; ')}`))), sleep(20_000).then(() => Promise.reject(new Error('svc serve did not listen')))]);
-  const server: Server = {
-    child,
-    baseUrl,
-    logs,
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await exited;
-      }
-    },
-  };
+async function serve(config: string): Promise<ServeProcess> {
+  const server = await serveSvc(config);
   servers.push(server);
   return server;
 }
 
-async function until<T>(what: string, f: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+
 
 /** Crawl records as the database holds them, oldest first (read by the test with its own connection). */
 async function crawls(dbPath: string): Promise<CrawlRecord[]> {
@@ -246,7 +200,7 @@ describe('the unattended loop, real processes', () => {
     const byStart = [...list].sort((x, y) => Date.parse(x.startedAt!) - Date.parse(y.startedAt!)).map((c) => c.id);
     expect(byStart).toEqual(ids);
     // Each crawl started in exactly one of the two processes.
-    const started = (s: Server) => s.logs.filter((l) => l.msg === 'crawl started').map((l) => l.crawl);
+    const started = (s: ServeProcess) => s.logs.filter((l) => l.msg === 'crawl started').map((l) => l.crawl);
     for (const id of ids) expect(started(a).filter((c) => c === id).length + started(b).filter((c) => c === id).length).toBe(1);
   }, 90_000);
 });

@@ -1,11 +1,10 @@
 // Several projects in one service, with the built `svc` as users run it: `svc serve` serves every project (each
 // one's schedule runs its own crawls into its own SQLite file) and says so at start; the commands that act on one
 // project take --project (default: the first), and an unknown token is a clear error.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listCrawls } from '../../src/store/crawls.js';
 import { Store } from '../../src/store/store.js';
@@ -13,6 +12,7 @@ import { getUser } from '../../src/auth/users.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { html, startSite, writeJson, type TestSite } from '../crawler/site.js';
 import { ROOT, SERVER_JS } from '../paths.js';
+import { serveSvc, until, type ServeProcess } from '../support/svc-process.js';
 
 const A = 'orchard1:eu-north-1';
 const B = 'plantn02:us-east-1';
@@ -47,61 +47,16 @@ function pageUrls(file: string): string[] {
   }
 }
 
-interface Served {
-  child: ChildProcess;
-  baseUrl: string;
-  logs: { msg: string; [k: string]: unknown }[];
-  stop(): Promise<void>;
-}
 
-const running: Served[] = [];
+const running: ServeProcess[] = [];
 
-async function serve(config: string): Promise<Served> {
-  const child = spawn(process.execPath, [SERVER_JS, 'serve', '--config', config, '--port', '0'], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const logs: Served['logs'] = [];
-  let buf = '';
-  let listening: (u: string) => void;
-  const url = new Promise<string>((r) => (listening = r));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    buf += chunk;
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      try {
-        const entry = JSON.parse(line) as Served['logs'][number];
-        logs.push(entry);
-        if (entry.msg === 'svc serve listening') listening(entry.base_url as string);
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const baseUrl = await Promise.race([url, exited.then(() => Promise.reject(new Error(`svc serve exited: ${logs.map((l) => l.msg).join('; ')}`))), sleep(20_000).then(() => Promise.reject(new Error('svc serve did not listen')))]);
-  const s: Served = {
-    child,
-    baseUrl,
-    logs,
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await exited;
-      }
-    },
-  };
+async function serve(config: string): Promise<ServeProcess> {
+  const s = await serveSvc(config);
   running.push(s);
   return s;
 }
 
-async function until<T>(what: string, f: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+
 
 describe('svc with two projects, real processes', () => {
   let siteA: TestSite;

@@ -3,7 +3,7 @@
 // `svc crawl … --queue`: every crawl is claimed, run and ended by exactly one of them, no page is fetched twice within
 // one crawl, SIGTERM ends both with exit 0 (a crawl running then ends stopped). --project picks the projects; an
 // unknown one and a remote-backend config are one-line errors.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { Store } from '../../src/store/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { html, startSite, writeJson, type Handler, type TestSite } from '../crawler/site.js';
 import { ROOT, SERVER_JS } from '../paths.js';
+import { spawnSvc, until, type SvcProcess } from '../support/svc-process.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { projectsOf, selectProjects, type Config } from '../../src/model/config.js';
 
@@ -30,49 +31,18 @@ function svc(args: string[]): Promise<{ status: number | null; stdout: string; s
   return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
 }
 
-interface Worker {
-  child: ChildProcess;
-  logs: { msg: string; crawl?: number; [k: string]: unknown }[];
-  exited: Promise<number | null>;
-}
 
-const workers: Worker[] = [];
+const workers: SvcProcess[] = [];
 
 /** Starts `svc worker` and resolves once it has logged its start line. */
-async function worker(args: string[]): Promise<Worker> {
-  const child = spawn(process.execPath, [SERVER_JS, 'worker', ...args], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const logs: Worker['logs'] = [];
-  let buf = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    buf += chunk;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      try {
-        logs.push(JSON.parse(line) as Worker['logs'][number]);
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const w: Worker = { child, logs, exited };
+async function worker(args: string[]): Promise<SvcProcess> {
+  const w = spawnSvc(['worker', ...args]);
   workers.push(w);
-  await until('svc worker to start', () => logs.some((l) => l.msg === 'svc worker started') || child.exitCode !== null, 20_000);
-  if (child.exitCode !== null) throw new Error(`svc worker exited: ${logs.map((l) => l.msg).join('; ')}`);
+  await until('svc worker to start', () => w.logs.some((l) => l.msg === 'svc worker started') || w.child.exitCode !== null, 20_000);
+  if (w.child.exitCode !== null) throw new Error(`svc worker exited: ${w.logs.map((l) => l.msg).join('; ')}`);
   return w;
 }
 
-async function until<T>(what: string, f: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 async function crawlsIn(file: string, token: string): Promise<CrawlRecord[]> {
   const store = new Store(file);
@@ -161,7 +131,7 @@ describe('svc worker, real processes', () => {
     for (const w of [w1!, w2!]) expect(w.logs.find((l) => l.msg === 'svc worker started')).toMatchObject({ projects: [{ project: A, database: db, targets: [site.host] }] });
     const ids = queued.map((c) => c.id);
     // The schedule queues a crawl every second (one per tick across both processes): soon each worker has run some.
-    const claimed = (w: Worker) => w.logs.some((l) => l.msg === 'crawl claimed');
+    const claimed = (w: SvcProcess) => w.logs.some((l) => l.msg === 'crawl claimed');
     await until('the queued crawls and two scheduled ones to complete, and each worker to claim one', async () => {
       const list = await crawlsIn(db, A);
       const done = (c: CrawlRecord) => c.status === 'completed';
@@ -185,7 +155,7 @@ describe('svc worker, real processes', () => {
     expect(order.filter((id) => ids.includes(id))).toEqual(ids);
 
     // Every crawl that ran was claimed, started and ended by exactly one worker, which logged each step.
-    const logged = (w: Worker, msg: string) => w.logs.filter((l) => l.msg === msg).map((l) => l.crawl);
+    const logged = (w: SvcProcess, msg: string) => w.logs.filter((l) => l.msg === msg).map((l) => l.crawl);
     for (const c of started) {
       const owners = [w1!, w2!].filter((w) => logged(w, 'crawl claimed').includes(c.id));
       expect(owners, `crawl ${c.id} claimed by one worker`).toHaveLength(1);
