@@ -22,16 +22,14 @@ import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } fr
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { foldWord } from '../search-index/completions.js';
 import { parseTerms, type QueryPart } from '../search-index/query.js';
-import { parseMeta, type SearchScope } from '../search-index/search.js';
+import { parseMeta, RANK_ALL, RANK_BLOCK, type SearchScope } from '../search-index/search.js';
 import { queryUnits, type RankWord } from '../search-index/terms.js';
 import { titleChecked, TITLE_TIER_SCORE, withTitles, type Ranked, type TitleFacts } from '../search-index/title-tiers.js';
 import type { Sql } from '../sql.js';
 import { VECTOR_CONTENT_CHARS } from './migrations.js';
 
-/** Answers of up to this many matches are ranked whole (ts_rank_cd over all, then titles and headings), as on SQLite. */
-export const RANK_ALL = 1000;
-/** Broader answers are ranked this many matches at a time, after the title tier (see searchPagesPg). */
-export const RANK_BLOCK = 100;
+// As on SQLite: answers of up to RANK_ALL matches are ranked whole, broader ones RANK_BLOCK at a time after the title tier.
+export { RANK_ALL, RANK_BLOCK };
 /** ts_rank_cd weights of D, C, B, A: content, tags, headings, title and superwords. */
 const WEIGHTS = '{0.1, 0.2, 0.4, 1.0}';
 /** ts_rank_cd normalization 1: divided by 1 + log(length), so a long page does not win by length alone. */
