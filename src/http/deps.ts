@@ -13,8 +13,11 @@ export interface HttpDeps {
   server: Config['server'];
   /** `host.rest_root`, where the ability routes live (default /wp-json). */
   restRoot: string;
-  /** The stored record of a /v1 API key of any project served here (it names its project), or null for an unknown one. */
-  verifyApiKey(key: string): Promise<ApiKeyInfo | null>;
+  /**
+   * The stored record of a /v1 API key of any project served here (it names its project), or null for an unknown one.
+   * `project`: the project the request names, whose keys are looked at first.
+   */
+  verifyApiKey(key: string, project?: string): Promise<ApiKeyInfo | null>;
   /** OAuth sign-in for /mcp (svc as its authorization server); null when off. */
   oauth: { provider: SvcOAuthProvider; issuer: URL } | null;
 }

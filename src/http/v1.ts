@@ -175,11 +175,11 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     return null;
   }
 
-  async function authenticate(req: IncomingMessage): Promise<ApiKeyInfo> {
+  async function authenticate(req: IncomingMessage, project: string | null): Promise<ApiKeyInfo> {
     const key = bearerToken(req);
     if (key === null) throw unauthorized('missing API key: send the header "Authorization: Bearer <API_KEY>"', false);
     if (key === undefined) throw unauthorized('the Authorization header must be "Bearer <API_KEY>"', false);
-    const info = await deps.verifyApiKey(key);
+    const info = await deps.verifyApiKey(key, project ?? undefined);
     if (!info) throw unauthorized('the API key is not valid', true);
     return info;
   }
@@ -204,14 +204,15 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     const found = match(segs.slice(2));
     if (!found) throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
     const method = methodOf(req, Object.keys(found.route.methods) as ('GET' | 'POST')[]);
-    // The key is checked before the project, so an answer never tells a caller without one whether a project exists.
-    const key = found.route.public ? null : await authenticate(req);
-    let token: string;
+    let token: string | null;
     try {
       token = decodeURIComponent(segs[1]!);
     } catch {
-      throw NOT_FOUND_PROJECT();
+      token = null;
     }
+    // The key is checked before the project, so an answer never tells a caller without one whether a project exists.
+    const key = found.route.public ? null : await authenticate(req, token);
+    if (token === null) throw NOT_FOUND_PROJECT();
     const backend = PUBLIC_TOKEN_RE.test(token) ? deps.projectBackend(token) : null;
     if (!backend || (key && key.project !== token)) throw NOT_FOUND_PROJECT();
     await found.route.methods[method]!({ req, res, url, token, backend, params: found.params });
