@@ -1,36 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlSink } from '../../../src/crawler/sink.js';
-import type { OutcomeWrite, PageWrite } from '../../../src/model/crawl-writes.js';
+import type { OutcomeWrite } from '../../../src/model/crawl-writes.js';
 import { PgCrawlWriter } from '../../../src/store/pg/crawl-writer.js';
 import type { PgSql } from '../../../src/store/pg/pg-sql.js';
 import { pgFixture, skip, type PgFixture } from './helpers.js';
-
-const HOST = '127.0.0.1:18111';
-const BASE = `http://${HOST}`;
-
-function page(path: string, over: Partial<PageWrite> = {}): PageWrite {
-  return {
-    url: `${BASE}${path}`,
-    host: HOST,
-    httpStatus: 200,
-    contentType: 'text/html',
-    indexed: true,
-    showInSearch: true,
-    title: '',
-    language: 'en',
-    tags: ['public'],
-    superwords: [],
-    content: '',
-    meta: null,
-    created: null,
-    modified: null,
-    sitemapLastmod: null,
-    crawlId: 1,
-    links: [],
-    ...over,
-  };
-}
+import { BASE, HOST, page } from '../search-index/helpers.js';
 
 function outcome(url: string, over: Partial<OutcomeWrite> = {}): OutcomeWrite {
   return { url, httpStatus: 404, reason: 'not_found', message: 'Not Found', redirectsTo: null, crawlId: 1, ...over };
