@@ -3,7 +3,7 @@
 // BENCH_PAGES HTML pages (default 2,000), each linking to ~10 others (a tree, so every page is reachable, plus random
 // links, so pages are found many times over), each answering after BENCH_LATENCY_MS (default 20 ms), robots.txt and
 // no sitemap, so the crawl walks links. `svc crawl full --queue` queues one full crawl, then N workers start together
-// and share it; the run ends when the crawl record says it ended.
+// and share it; the run ends when the crawl record says it ended. A discarded 1-worker crawl warms up first.
 // Per run: pages stored, seconds (the site's first request to the crawl's end), pages/s, the most requests the site
 // had in flight at once (the target's `concurrency` is the cap across all workers), requests/s, and the page URLs
 // fetched more than once (robots.txt excluded). Each worker has its own config that differs only in an
@@ -32,6 +32,8 @@ const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
 /** The target's `concurrency`: requests in flight to the site, across all workers. */
 const HOST_CONCURRENCY = Number(process.env.BENCH_HOST_CONCURRENCY ?? 8);
 const TIMEOUT_S = Number(process.env.BENCH_TIMEOUT_S ?? 300);
+/** One discarded 1-worker crawl first (BENCH_WARMUP=0: none). */
+const WARMUP = process.env.BENCH_WARMUP !== '0';
 const WORKER_HEADER = 'x-bench-worker';
 
 if (COUNTS.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(PAGES) || PAGES < 2) {
@@ -253,6 +255,11 @@ async function main(): Promise<void> {
       `bench:workers — ${PAGES} pages answering after ${LATENCY_MS} ms, target concurrency ${HOST_CONCURRENCY}, workers ${COUNTS.join(', ')} (worker args: ${args.note}), ` +
         `${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}`,
     );
+    if (WARMUP) {
+      // Discarded: the first crawl on a fresh cluster and cold caches would make the first row look slow.
+      const r = await runOnce(1, await createDatabase(cluster, 'bench_workers_warmup'), args.args);
+      console.error(`  warm-up, 1 worker: crawl ${r.status}, ${r.pages} pages in ${r.seconds.toFixed(2)} s (not in the table)`);
+    }
     for (const n of COUNTS) {
       const url = await createDatabase(cluster, `bench_workers_${n}_${results.length}`);
       const r = await runOnce(n, url, args.args);
