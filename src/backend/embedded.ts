@@ -45,6 +45,7 @@ export class EmbeddedBackend implements Backend {
   private readonly ends: CrawlEndContext;
   /** Fails crawls whose owner went silent past the limit: every second, and before a crawl record is read. */
   private failDead: () => Promise<void> = async () => {};
+  private sweeping: Promise<void> | null = null;
 
   constructor(opts: EmbeddedBackendOptions) {
     this.config = opts.config;
@@ -66,7 +67,7 @@ export class EmbeddedBackend implements Backend {
     if (!opts.store.readonly) {
       const deadAfter = opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS;
       const sql = opts.store.sql;
-      this.failDead = async () => {
+      const sweepOnce = async () => {
         try {
           const before = Date.now() - deadAfter;
           // A read; the write lock only when there is something to fail.
@@ -80,6 +81,8 @@ export class EmbeddedBackend implements Backend {
           opts.logger.warn({ err }, 'dead-crawl sweep failed');
         }
       };
+      // One sweep at a time: a caller that comes while one runs waits for it (its ends recorded) instead of racing it.
+      this.failDead = () => (this.sweeping ??= sweepOnce().finally(() => (this.sweeping = null)));
       void this.failDead();
       this.sweep = setInterval(() => void this.failDead(), Math.min(1000, deadAfter / 3));
       this.sweep.unref();
@@ -120,6 +123,8 @@ export class EmbeddedBackend implements Backend {
   }
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {
+    // A sweep under way may be failing this crawl: its record is read once the end is recorded.
+    if (this.sweeping) await this.sweeping;
     const rec = await getCrawl(this.store.sql, this.publicToken, id);
     if (!rec || crawlEnded(rec.status)) return rec;
     // Nobody is shown as running a crawl whose owner is dead, not even for the second until the next sweep.

@@ -1,0 +1,100 @@
+// A crawl several `svc worker` processes run together, on the store's shared frontier and host leases: what the
+// crawler's SharedCrawl asks, answered in the database with this worker's name and leases.
+import type { HostLimits } from '../model/host-pace.js';
+import type { SharedClaim, SharedCrawl, SharedHosts, SharedPlan, SharedUrl, WorkerReport } from '../model/shared-crawl.js';
+import {
+  addUrls,
+  claimUrls,
+  closeFrontier,
+  dropFrontier,
+  finishFrontier,
+  frontierFinished,
+  frontierUrls,
+  markDone,
+  openFrontier,
+  publishPlan,
+  releaseClaims,
+  renewClaims,
+  reportWorker,
+  takeUrl,
+  workerReports,
+} from '../store/frontier.js';
+import { acquireHostSlot, dropHostLeases, pauseHost, releaseHostSlot, renewHostSlots } from '../store/host-leases.js';
+import type { Sql } from '../store/sql.js';
+
+/**
+ * How long a claim or a host slot stays a worker's without its heartbeat: a worker that dies gives its URLs and
+ * slots back after this.
+ */
+export const SHARED_LEASE_MS = 20_000;
+
+export function sharedCrawl(sql: Sql, o: { crawlId: number; worker: string; role: 'lead' | 'join'; plan?: SharedPlan | null; leaseMs?: number }): SharedCrawl {
+  const { crawlId, worker } = o;
+  const leaseMs = o.leaseMs ?? SHARED_LEASE_MS;
+  // The lead drops the frontier once the crawl's end is recorded: to a worker still sharing, that is its end too.
+  const whileOpen = async <T>(fn: () => Promise<T>, ended: T): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (await frontierFinished(sql, crawlId).catch(() => false)) return ended;
+      throw err;
+    }
+  };
+  const report = (r: WorkerReport) => reportWorker(sql, { crawlId, worker, report: JSON.stringify(r) });
+  const hosts: SharedHosts = {
+    async acquire(host: string, limits: HostLimits) {
+      const a = await acquireHostSlot(sql, { crawlId, host, worker, limits, leaseMs });
+      return a.kind === 'slot' ? { kind: 'slot', token: a.slot.token, startAt: a.slot.startAt } : { kind: 'wait', waitMs: a.waitMs };
+    },
+    async release(token: string) {
+      await releaseHostSlot(sql, { token });
+    },
+    async pause(host: string, limits: HostLimits, waitMs: number) {
+      await pauseHost(sql, { crawlId, host, limits, waitMs });
+    },
+  };
+  return {
+    role: o.role,
+    worker,
+    plan: o.plan ?? null,
+    hosts,
+    open: (targets) => openFrontier(sql, crawlId, targets),
+    publish: (plan) => publishPlan(sql, crawlId, JSON.stringify(plan)),
+    async add(urls: readonly SharedUrl[]) {
+      const r = await whileOpen(() => addUrls(sql, crawlId, urls), { added: [], cut: [], closed: true });
+      return { added: r.added, cut: r.cut };
+    },
+    take: (url, target) => whileOpen(() => takeUrl(sql, { crawlId, url, target, worker }), false),
+    async claim(target: string, n: number): Promise<SharedClaim[] | null> {
+      const claims = await whileOpen(() => claimUrls(sql, { crawlId, target, worker, n, leaseMs }), null);
+      if (claims === null || claims.length) return claims;
+      // Nothing pending: finished for good, or only for now.
+      return (await frontierFinished(sql, crawlId)) ? null : [];
+    },
+    async done(ids, r) {
+      await report(r);
+      // Ids refused were taken by another worker after this one's lease ran out: it fetches them again.
+      await markDone(sql, { crawlId, worker, ids });
+    },
+    async heartbeat(r) {
+      await renewClaims(sql, { crawlId, worker, leaseMs });
+      await renewHostSlots(sql, { worker, leaseMs });
+      await report(r);
+    },
+    finish: () => finishFrontier(sql, crawlId, worker),
+    close: () => closeFrontier(sql, crawlId, worker),
+    async release() {
+      await releaseClaims(sql, { crawlId, worker });
+    },
+    async reports() {
+      return (await workerReports(sql, crawlId, worker)).map((w) => JSON.parse(w.report) as WorkerReport);
+    },
+    leftovers: (state, afterId) => frontierUrls(sql, crawlId, state, { afterId, limit: 1000 }),
+  };
+}
+
+/** Forgets a shared crawl's frontier, reports and host state once its end is recorded. */
+export async function dropShared(sql: Sql, crawlId: number): Promise<void> {
+  await dropFrontier(sql, crawlId);
+  await dropHostLeases(sql, crawlId);
+}
