@@ -85,6 +85,8 @@ export interface OpenAppOptions {
   logger?: Logger;
   /** Read commands on a data directory they may not write: no migration, no crawl clean-up. */
   readonly?: boolean;
+  /** `svc worker`: the crawls it claims are shared with other workers, and it joins theirs. */
+  share?: { worker: string; pageConcurrency?: number };
 }
 
 /** A positive whole number from the environment (a test's or benchmark's override), else undefined (the default). */
@@ -136,7 +138,7 @@ function openProject(config: Config, logger: Logger, opts: OpenAppOptions): Proj
       if (!api_key || !public_token) throw new Error('api.base_url needs api.api_key and api.public_token (SVC_API_KEY, SVC_PUBLIC_TOKEN)');
       backend = new RemoteBackend({ baseUrl: base_url, apiKey: api_key, publicToken: public_token, logger });
     } else {
-      backend = embedded = new EmbeddedBackend({ config, store, logger, deadAfterMs });
+      backend = embedded = new EmbeddedBackend({ config, store, logger, deadAfterMs, share: opts.share });
     }
   } catch (err) {
     void store.close();

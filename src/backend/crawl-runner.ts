@@ -30,6 +30,9 @@ import type { CrawlResult } from '../crawler/crawl.js';
 import { issuesMessage } from '../lib/zod-issues.js';
 import { CrawlRequestSchema } from './contract.js';
 import type { CrawlProgress } from '../model/types.js';
+import type { SharedCrawl, SharedPlan } from '../model/shared-crawl.js';
+import { joinableCrawl } from '../store/frontier.js';
+import { dropShared, sharedCrawl } from './shared-crawl.js';
 
 export interface CrawlRunnerOptions {
   store: ServiceStore;
@@ -58,6 +61,11 @@ export interface CrawlRunnerOptions {
    * rolled back alone.
    */
   recordEnd?: (sql: Sql, crawlId: number) => Promise<unknown>;
+  /**
+   * Set by `svc worker`: the crawls this process claims from the queue are shared (their frontier and host
+   * politeness live in the database), and when it has none of its own it joins a running shared crawl of the project.
+   */
+  share?: { worker: string; pageConcurrency?: number };
 }
 
 export type ProgressListener = (crawlId: number, progress: CrawlProgress) => void;
@@ -200,11 +208,15 @@ export class CrawlRunner {
     this.claiming = true;
     try {
       // A read first: the write lock only when there is something to claim (this runs every second).
-      if (!(await hasClaimableCrawl(this.opts.store.sql, this.opts.project))) return;
-      const rec = await claimQueuedCrawl(this.opts.store.sql, this.opts.project, { deadAfterMs: this.opts.deadAfterMs });
-      if (!rec) return;
+      const rec = (await hasClaimableCrawl(this.opts.store.sql, this.opts.project))
+        ? await claimQueuedCrawl(this.opts.store.sql, this.opts.project, { deadAfterMs: this.opts.deadAfterMs })
+        : null;
+      if (!rec) {
+        if (this.opts.share) await this.joinShared(this.opts.share);
+        return;
+      }
       this.opts.logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger }, 'crawl claimed');
-      this.launch(rec);
+      this.launch(rec, true);
     } catch (err) {
       this.opts.logger.warn({ err }, 'claiming a queued crawl failed');
     } finally {
@@ -213,10 +225,66 @@ export class CrawlRunner {
   }
 
   /** Where every crawl this process runs starts: a person's at once, a queued one when claimed. */
-  private launch(rec: CrawlRecord): void {
+  private launch(rec: CrawlRecord, queued = false): void {
     const controller = new AbortController();
     // execute() yields before any work, so the entry is set before its end removes it.
-    this.running.set(rec.id, { controller, done: this.execute(rec, controller) });
+    this.running.set(rec.id, { controller, done: this.execute(rec, controller, queued) });
+  }
+
+  /** Joins a running shared crawl of the project, if there is one: this worker crawls with its lead until it ends. */
+  private async joinShared(share: NonNullable<CrawlRunnerOptions['share']>): Promise<void> {
+    const { store, project } = this.opts;
+    const found = await joinableCrawl(store.sql, project);
+    if (!found || this.running.has(found.crawlId)) return;
+    const rec = await getCrawl(store.sql, project, found.crawlId);
+    if (!rec || rec.status !== 'running') return;
+    const controller = new AbortController();
+    const done = this.share(rec, JSON.parse(found.plan) as SharedPlan, share, controller);
+    this.running.set(rec.id, { controller, done });
+  }
+
+  /** This worker's share of a shared crawl another worker leads: it ends when the frontier does. */
+  private async share(rec: CrawlRecord, plan: SharedPlan, share: NonNullable<CrawlRunnerOptions['share']>, controller: AbortController): Promise<CrawlRecord> {
+    const { store, logger } = this.opts;
+    await new Promise((r) => setImmediate(r));
+    const unwatch = this.watch(rec.id, controller);
+    try {
+      logger.info({ crawl: rec.id, mode: rec.mode, worker: share.worker }, 'joined a shared crawl');
+      const result = await this.crawl(rec, controller.signal, sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'join', plan }));
+      logger.info({ crawl: rec.id, pages: result.stats.pages, links: result.stats.links, stopped: result.stopped }, 'left the shared crawl: its share done');
+    } catch (err) {
+      logger.warn({ err, crawl: rec.id }, 'crawling a share of a shared crawl failed: its claims go back to the others');
+    } finally {
+      unwatch();
+      this.running.delete(rec.id);
+      if (this.queueTimer) setImmediate(() => void this.runQueued());
+    }
+    return (await getCrawl(store.sql, this.opts.project, rec.id).catch(() => null)) ?? rec;
+  }
+
+  /** Runs the crawl engine on crawl rec (alone, or as one worker of a shared crawl). */
+  private async crawl(rec: CrawlRecord, signal: AbortSignal, shared?: SharedCrawl): Promise<CrawlResult> {
+    const { store, logger } = this.opts;
+    // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
+    const { runCrawl } = await import('../crawler/crawl.js');
+    return runCrawl({
+      sink: store.openCrawlWriter(rec.id, { threaded: this.opts.threads !== false }),
+      reader: store.crawlReader(),
+      threads: this.opts.threads,
+      crawlId: rec.id,
+      mode: rec.mode,
+      targets: this.opts.targets,
+      urls: rec.urls,
+      logger,
+      signal,
+      fetcher: { ...this.opts.fetcher, addressPolicy: this.policy() },
+      progressIntervalMs: this.opts.progressIntervalMs ?? 500,
+      onProgress: (p) => {
+        for (const l of this.progressListeners) l(rec.id, p);
+      },
+      shared,
+      pageConcurrency: this.opts.share?.pageConcurrency,
+    });
   }
 
   /** Resolves with the final record when crawl `id` ends (at once when it already has). */
@@ -309,34 +377,22 @@ export class CrawlRunner {
     return () => clearInterval(t);
   }
 
-  private async execute(rec: CrawlRecord, controller: AbortController): Promise<CrawlRecord> {
+  private async execute(rec: CrawlRecord, controller: AbortController, queued: boolean): Promise<CrawlRecord> {
     const { store, logger } = this.opts;
     // Let start() return the queued record before any work happens.
     await new Promise((r) => setImmediate(r));
     let final: CrawlRecord = rec;
     const { signal } = controller;
+    let shared: SharedCrawl | undefined;
     const unwatch = this.watch(rec.id, controller);
     try {
       await setCrawlStatus(store.sql, rec.id, 'running');
-      logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger }, 'crawl started');
-      // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
-      const { runCrawl } = await import('../crawler/crawl.js');
-      const result = await runCrawl({
-        sink: store.openCrawlWriter(rec.id, { threaded: this.opts.threads !== false }),
-        reader: store.crawlReader(),
-        threads: this.opts.threads,
-        crawlId: rec.id,
-        mode: rec.mode,
-        targets: this.opts.targets,
-        urls: rec.urls,
-        logger,
-        signal,
-        fetcher: { ...this.opts.fetcher, addressPolicy: this.policy() },
-        progressIntervalMs: this.opts.progressIntervalMs ?? 500,
-        onProgress: (p) => {
-          for (const l of this.progressListeners) l(rec.id, p);
-        },
-      });
+      // A queued crawl a worker claims is shared with the project's other workers (not one that checks fragments:
+      // a fragment's outcome needs every page's ids in one process).
+      const share = queued && this.opts.share && !this.opts.targets.some((t) => t.check_fragments) ? this.opts.share : null;
+      shared = share ? sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'lead' }) : undefined;
+      logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger, ...(share ? { shared: true, worker: share.worker } : {}) }, 'crawl started');
+      const result = await this.crawl(rec, signal, shared);
       const end = crawlEnd(rec.mode, result, signal);
       // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
       if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
@@ -352,6 +408,8 @@ export class CrawlRunner {
       }
     } finally {
       unwatch();
+      // The end is recorded: the shared frontier and host state go (a worker still sharing finds the frontier gone).
+      if (shared) await dropShared(store.sql, rec.id).catch((err: unknown) => logger.warn({ err, crawl: rec.id }, 'dropping the shared frontier failed'));
       this.running.delete(rec.id);
       try {
         final = (await getCrawl(store.sql, this.opts.project, rec.id)) ?? rec;

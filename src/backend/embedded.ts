@@ -6,7 +6,7 @@ import { BackendError } from '../model/errors.js';
 import { canonicalTargetHosts } from '../model/site-urls.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
-import { CrawlRunner } from './crawl-runner.js';
+import { CrawlRunner, type CrawlRunnerOptions } from './crawl-runner.js';
 import { buildLinkReport } from './report/link-report.js';
 import { deletePages } from './delete-pages.js';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
@@ -30,6 +30,8 @@ export interface EmbeddedBackendOptions {
   deadAfterMs?: number;
   /** The schedules' clock (ms since the epoch); tests move it. */
   now?: () => number;
+  /** `svc worker`: queued crawls are shared with the other workers (CrawlRunnerOptions.share). */
+  share?: CrawlRunnerOptions['share'];
 }
 
 export class EmbeddedBackend implements Backend {
@@ -61,6 +63,7 @@ export class EmbeddedBackend implements Backend {
       logger: opts.logger,
       deadAfterMs: opts.deadAfterMs,
       recordEnd: (sql, id) => recordCrawlEnd(this.ends, sql, id),
+      share: opts.share,
     });
     // A crawl whose owner died (another process, or this one before a restart) is failed within a few seconds of
     // its heartbeat going stale, even when nobody starts a new crawl.
@@ -203,5 +206,7 @@ export class EmbeddedBackend implements Backend {
     if (this.sweep) clearInterval(this.sweep);
     this.scheduler?.stop();
     await this.runner.stopAll(why);
+    // A sweep under way finishes before the store closes (else it fails half-way, with a warning).
+    if (this.sweeping) await this.sweeping;
   }
 }

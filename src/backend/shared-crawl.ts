@@ -14,12 +14,14 @@ import {
   openFrontier,
   publishPlan,
   releaseClaims,
+  releaseExpired,
   renewClaims,
   reportWorker,
   takeUrl,
   workerReports,
 } from '../store/frontier.js';
-import { acquireHostSlot, dropHostLeases, pauseHost, releaseHostSlot, renewHostSlots } from '../store/host-leases.js';
+import { effectiveLimits } from '../model/host-pace.js';
+import { acquireHostSlot, dropHostLeases, hostState, pauseHost, releaseHostSlot, renewHostSlots } from '../store/host-leases.js';
 import type { Sql } from '../store/sql.js';
 
 /**
@@ -52,6 +54,10 @@ export function sharedCrawl(sql: Sql, o: { crawlId: number; worker: string; role
     async pause(host: string, limits: HostLimits, waitMs: number) {
       await pauseHost(sql, { crawlId, host, limits, waitMs });
     },
+    async pace(host: string, limits: HostLimits) {
+      const { pace } = await hostState(sql, crawlId, host);
+      return { pausedUntil: pace.pausedUntil, concurrency: effectiveLimits(limits, pace).concurrency };
+    },
   };
   return {
     role: o.role,
@@ -66,7 +72,7 @@ export function sharedCrawl(sql: Sql, o: { crawlId: number; worker: string; role
     },
     take: (url, target) => whileOpen(() => takeUrl(sql, { crawlId, url, target, worker }), false),
     async claim(target: string, n: number): Promise<SharedClaim[] | null> {
-      const claims = await whileOpen(() => claimUrls(sql, { crawlId, target, worker, n, leaseMs }), null);
+      const claims = await whileOpen(() => claimUrls(sql, { crawlId, target, worker, n, leaseMs, sweepExpired: false }), null);
       if (claims === null || claims.length) return claims;
       // Nothing pending: finished for good, or only for now.
       return (await frontierFinished(sql, crawlId)) ? null : [];
@@ -78,6 +84,8 @@ export function sharedCrawl(sql: Sql, o: { crawlId: number; worker: string; role
     },
     async heartbeat(r) {
       await renewClaims(sql, { crawlId, worker, leaseMs });
+      // A dead worker's claims go back here (not with every claim: that would cost each claim a scan).
+      await releaseExpired(sql, crawlId);
       await renewHostSlots(sql, { worker, leaseMs });
       await report(r);
     },
@@ -98,3 +106,4 @@ export async function dropShared(sql: Sql, crawlId: number): Promise<void> {
   await dropFrontier(sql, crawlId);
   await dropHostLeases(sql, crawlId);
 }
+

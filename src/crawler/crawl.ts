@@ -20,6 +20,10 @@ import { bodyHasher, conditionalHeaders, decodeFound, encodeFound, revisitKey } 
 import { isBroken } from '../model/link-reasons.js';
 import { canonicalTargetHost, targetOrigin } from '../model/site-urls.js';
 import { type FoundLink, type PageRevisit, type PageWrite, type StoredRevisit } from '../model/crawl-writes.js';
+import { CHECK_LANE, type SharedClaim, type SharedCrawl, type SharedUrl, type WorkerReport } from '../model/shared-crawl.js';
+import type { HostLimits } from '../model/host-pace.js';
+import { sleep } from './host-limiter.js';
+import { SharedHostGate } from './shared-host-gate.js';
 
 export interface CrawlEngineOptions {
   /** Where pages and outcomes go. The engine closes it when the crawl ends. */
@@ -39,6 +43,13 @@ export interface CrawlEngineOptions {
   linkCheckConcurrency?: number;
   /** Parse on worker threads when the compiled script exists (default true). */
   threads?: boolean;
+  /**
+   * A crawl several worker processes run together: the frontier, the hosts' politeness and the stats are shared
+   * through it. Never with check_fragments (a fragment's outcome needs every page's ids in one process).
+   */
+  shared?: SharedCrawl;
+  /** Pages of a target in flight in this process, at most (default: the target's concurrency). */
+  pageConcurrency?: number;
 }
 
 export interface CrawlResult {
@@ -54,6 +65,22 @@ interface QueueItem {
 }
 
 const MAX_ROBOTS_DELAY_MS = 10_000;
+
+/** How often a shared crawl's worker writes its report and renews its claims and slots. */
+const SHARED_HEARTBEAT_MS = 2_000;
+/** How long an idle worker of a shared crawl waits before asking for work again. */
+const SHARED_POLL_MS = 50;
+/** How often done claims are marked (their writes drained first). */
+const SHARED_DONE_MS = 200;
+/** How often the URLs found go into the frontier. */
+const SHARED_ADD_MS = 20;
+/** What a link check of a shared crawl carries in its frontier note. */
+interface CheckNote {
+  /** request_timeout_ms */
+  t: number;
+  /** The external link cache's age in ms (0: none). */
+  c: number;
+}
 
 function isHtml(contentType: string | null): boolean {
   if (!contentType) return true;
@@ -108,6 +135,8 @@ class TargetRun {
   active = 0;
   cut = false;
   private waiters: (() => void)[] = [];
+  /** Fed by claims of a shared crawl. */
+  private claimed = false;
 
   constructor(readonly cfg: TargetConfig) {
     this.host = canonicalTargetHost(cfg.host, cfg.scheme);
@@ -158,8 +187,14 @@ class TargetRun {
     this.notify();
   }
 
+  /** A claim of a shared crawl (max_pages is the frontier's to hold, not this queue's). */
+  enqueueClaim(claim: QueueItem & { id: number }): void {
+    this.claimed = true;
+    this.queue.push(claim);
+  }
+
   next(): QueueItem | null {
-    if (this.head >= this.queue.length || this.full) return null;
+    if (this.head >= this.queue.length || (this.full && !this.claimed)) return null;
     const item = this.queue[this.head++]!;
     // Let the array go once it is drained, so a long crawl does not keep every URL it ever queued.
     if (this.head > 4096 && this.head * 2 > this.queue.length) {
@@ -224,6 +259,24 @@ export class CrawlEngine {
   private readonly targetOutcomes = new Map<string, Classification>();
   /** URLs of targets stored as documents that are not HTML by this crawl (a fragment there is not checked). */
   private readonly notHtml = new Set<string>();
+  /** A crawl run together with other workers (null: this process alone). */
+  private readonly shared: SharedCrawl | null;
+  /** Shared: URLs found, to add to the frontier after the page that found them. */
+  private pendingAdds: SharedUrl[] = [];
+  /** Shared: every flush of found URLs so far, one after the other. */
+  private addChain: Promise<void> = Promise.resolve();
+  /** Shared: settles when pendingAdds (as they are now) are in the frontier. */
+  private addsFlushed: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | null = null;
+  /** Shared: claims handled here whose writes are not yet known to be in the store. */
+  private doneIds: number[] = [];
+  /** Shared: the sitemap lastmod of claimed URLs (the lead read the sitemaps). */
+  private readonly claimedLastmods = new Map<string, string>();
+  /** Shared: the frontier has finished (or closed): nothing more to claim. */
+  private frontierDone = false;
+  /** Shared, lead: the other workers' last reports, added to its stats. */
+  private others: WorkerReport[] = [];
+  /** Shared: a claim per target (or lane) in flight, so this process asks once at a time. */
+  private readonly refills = new Map<string, Promise<void>>();
 
   constructor(private readonly o: CrawlEngineOptions) {
     this.signal = this.ac.signal;
@@ -239,32 +292,36 @@ export class CrawlEngine {
     this.writer = o.sink;
     this.parser = new ParsePool(o.threads === false ? 0 : undefined);
     this.checkConcurrency = o.linkCheckConcurrency ?? 32;
+    this.shared = o.shared ?? null;
+    if (this.shared && this.fragments) throw new Error('a crawl that checks fragments cannot be shared by several workers');
   }
 
   async run(): Promise<CrawlResult> {
     const { o } = this;
+    const shared = this.shared;
     const tick = setInterval(() => {
-      // Live stats reach the store through the writer (its thread, its transaction), never from here.
-      this.writer.stats(this.stats());
+      // Live stats reach the store through the writer (its thread, its transaction), never from here. A worker that
+      // joined a shared crawl reports to the lead instead: the crawl record's stats are the lead's sum.
+      if (shared?.role !== 'join') this.writer.stats(this.stats());
       this.writer.flush();
       this.emitProgress();
     }, o.progressIntervalMs ?? 500);
     try {
       for (const r of this.runs) {
-        this.fetcher.configureHost(r.host, { concurrency: r.cfg.concurrency, delayMs: r.cfg.crawl_delay_ms, headers: r.cfg.request_headers });
+        const gate = shared ? (limits: HostLimits) => new SharedHostGate(r.host, limits, shared.hosts, o.logger) : undefined;
+        this.fetcher.configureHost(r.host, { concurrency: r.cfg.concurrency, delayMs: r.cfg.crawl_delay_ms, headers: r.cfg.request_headers }, gate);
       }
-      await Promise.all(
-        this.runs.map((r) =>
-          this.runTarget(r).catch((err: unknown) => {
-            this.fatal ??= err;
-            this.ac.abort();
-          }),
-        ),
-      );
+      const fail = (err: unknown) => {
+        this.fatal ??= err;
+        this.ac.abort();
+      };
+      if (shared) await this.runShared(shared).catch(fail);
+      else await Promise.all(this.runs.map((r) => this.runTarget(r).catch(fail)));
       await this.checksDrained();
       if (this.fatal) throw this.fatal;
       const stopped = this.signal.aborted;
-      this.recordLeftovers();
+      if (shared) await this.endShared(shared, stopped);
+      else this.recordLeftovers();
       await this.writer.drain();
       if (this.fragmentLinks.size) {
         // The pages' ids are in the store now (this crawl's and earlier ones').
@@ -291,6 +348,26 @@ export class CrawlEngine {
         ...(res.unreachable ? { unreachable: true, error: res.error! } : {}),
       };
     }
+    const own = { pages: this.pagesStored, links: this.linksChecked, errors: this.errors, notModified: this.notModified, unchanged: this.unchanged };
+    // The lead of a shared crawl speaks for every worker.
+    for (const w of this.others) {
+      own.pages += w.pages;
+      own.links += w.links;
+      own.errors += w.errors;
+      own.notModified += w.notModified;
+      own.unchanged += w.unchanged;
+      for (const [host, t] of Object.entries(w.targets)) {
+        const mine = targets[host];
+        if (mine) mine.pages += t.pages;
+      }
+    }
+    return { ...own, targets };
+  }
+
+  /** This worker's share of a shared crawl. */
+  private report(): WorkerReport {
+    const targets: WorkerReport['targets'] = {};
+    for (const r of this.runs) targets[r.host] = { pages: r.stored, seedReached: r.seedReached, failure: r.failure };
     return { pages: this.pagesStored, links: this.linksChecked, errors: this.errors, notModified: this.notModified, unchanged: this.unchanged, targets };
   }
 
@@ -319,10 +396,28 @@ export class CrawlEngine {
   // ── targets ────────────────────────────────────────────────────────────────────────────────────────
 
   private async runTarget(r: TargetRun): Promise<void> {
+    for (const s of await this.prepareTarget(r)) {
+      r.seeds.add(s);
+      this.offerPage(r, s, true);
+    }
+    const ended = await Promise.allSettled(Array.from({ length: this.loopsOf(r) }, () => this.worker(r)));
+    const failed = ended.find((e) => e.status === 'rejected');
+    if (failed) throw failed.reason;
+    // Pages left in the queue were cut by max_pages, unless the crawl was stopped.
+    if (r.queued > 0 && !this.signal.aborted) r.cut = true;
+  }
+
+  /** Pages of a target this process fetches at once. */
+  private loopsOf(r: TargetRun): number {
+    return Math.max(1, Math.min(r.cfg.concurrency, this.o.pageConcurrency ?? Infinity));
+  }
+
+  /** Reads robots.txt and (for the lead of a crawl) the sitemaps; answers the target's seeds (canonical URLs). */
+  private async prepareTarget(r: TargetRun, role: 'lead' | 'join' = 'lead'): Promise<string[]> {
     const { o } = this;
     const cfg = r.cfg;
     const timeoutMs = cfg.request_timeout_ms;
-    const needSitemaps = (o.mode === 'full' || o.mode === 'partial') && cfg.use_sitemap;
+    const needSitemaps = (o.mode === 'full' || o.mode === 'partial') && cfg.use_sitemap && role === 'lead';
     if (cfg.respect_robots_txt || needSitemaps) {
       r.robots = await loadRobots(this.fetcher, r.origin, { timeoutMs, signal: this.signal });
       if (r.robots.status === 'unavailable') {
@@ -334,6 +429,7 @@ export class CrawlEngine {
         limiter.delayMs = Math.max(limiter.delayMs, Math.min(r.robots.crawlDelayMs, MAX_ROBOTS_DELAY_MS));
       }
     }
+    if (role === 'join') return [];
     if (needSitemaps) {
       const start = r.robots.sitemaps.length ? r.robots.sitemaps : [`${r.origin}/sitemap.xml`];
       const loaded = await loadSitemaps(this.fetcher, start, {
@@ -380,15 +476,7 @@ export class CrawlEngine {
         if (n && r.owns(n)) seeds.push(r.canon(n));
       }
     }
-    for (const s of seeds) {
-      r.seeds.add(s);
-      this.offerPage(r, s, true);
-    }
-    const ended = await Promise.allSettled(Array.from({ length: cfg.concurrency }, () => this.worker(r)));
-    const failed = ended.find((e) => e.status === 'rejected');
-    if (failed) throw failed.reason;
-    // Pages left in the queue were cut by max_pages, unless the crawl was stopped.
-    if (r.queued > 0 && !this.signal.aborted) r.cut = true;
+    return seeds;
   }
 
   /** Queues a page of target r unless it was seen, is refused, or max_pages is reached (then it is `unknown`). */
@@ -399,6 +487,13 @@ export class CrawlEngine {
     if (refusal) {
       // Links get their `skipped` outcome from ensureOutcome; a seed nobody links to gets it here.
       if (seed && r.tracks(url)) this.decide(url, { reason: 'skipped', httpStatus: 0, message: refusal, redirectsTo: null });
+      return;
+    }
+    if (this.shared) {
+      // Whoever adds it first to the frontier has it fetched; max_pages is the frontier's to hold.
+      this.decided.add(url);
+      const lastmod = seed ? (r.sitemap?.get(url) ?? null) : null;
+      this.pendingAdds.push({ url, target: r.host, info: seed ? JSON.stringify({ seed: 1, lastmod }) : null });
       return;
     }
     if (r.full) {
@@ -440,6 +535,259 @@ export class CrawlEngine {
         r.active--;
         this.pagesDone++;
         r.notify();
+      }
+    }
+  }
+
+  // ── a crawl shared with other workers ──────────────────────────────────────────────────────────────
+
+  /**
+   * The lead reads robots.txt and sitemaps, puts the seeds in the frontier and publishes its plan; a worker that
+   * joins reads robots.txt (for its own refusals) and takes the plan. Then every worker claims pages and link checks
+   * until the frontier finishes: the lead finishes it once nothing is pending or claimed by anyone.
+   */
+  private async runShared(shared: SharedCrawl): Promise<void> {
+    if (shared.role === 'lead') {
+      await shared.open([...this.runs.map((r) => ({ target: r.host, maxPages: r.cfg.max_pages })), { target: CHECK_LANE, maxPages: 2 ** 31 - 1 }]);
+      const seeds = await Promise.all(this.runs.map((r) => this.prepareTarget(r, 'lead')));
+      this.runs.forEach((r, i) => {
+        for (const s of seeds[i]!) {
+          r.seeds.add(s);
+          this.offerPage(r, s, true);
+        }
+      });
+      await this.flushAdds();
+      await shared.publish({ targets: Object.fromEntries(this.runs.map((r) => [r.host, { walk: r.walk }])) });
+    } else {
+      await Promise.all(this.runs.map((r) => this.prepareTarget(r, 'join')));
+      for (const r of this.runs) r.walk = shared.plan?.targets[r.host]?.walk ?? false;
+    }
+    const beat = setInterval(() => void this.heartbeat(shared), SHARED_HEARTBEAT_MS);
+    const marking = setInterval(() => void this.flushDone(shared).catch((err: unknown) => this.failShared(err)), SHARED_DONE_MS);
+    const adding = setInterval(() => void this.flushAdds().catch((err: unknown) => this.failShared(err)), SHARED_ADD_MS);
+    try {
+      const loops = this.runs.flatMap((r) => Array.from({ length: this.loopsOf(r) }, () => this.sharedWorker(shared, r)));
+      const ended = await Promise.allSettled([...loops, this.sharedChecks(shared)]);
+      const failed = ended.find((e) => e.status === 'rejected');
+      if (failed) throw failed.reason;
+    } finally {
+      clearInterval(beat);
+      clearInterval(marking);
+      clearInterval(adding);
+    }
+    if (this.signal.aborted) {
+      // Stopped: what this worker holds goes back, and nothing more is handed out.
+      await shared.release().catch((err: unknown) => this.o.logger.warn({ err }, 'giving back the claims failed'));
+      if (shared.role === 'lead') await shared.close();
+    }
+  }
+
+  /** A page loop of a shared crawl: claims of target r, until the frontier finishes. */
+  private async sharedWorker(shared: SharedCrawl, r: TargetRun): Promise<void> {
+    for (;;) {
+      if (this.signal.aborted || this.frontierDone) return;
+      const item = r.next();
+      if (!item) {
+        if (!(await this.refill(shared, r))) await sleep(SHARED_POLL_MS, this.signal).catch(() => {});
+        continue;
+      }
+      const claim = item as SharedClaim;
+      // Claim the next ones while this one is fetched.
+      if (r.queued < this.loopsOf(r)) void this.refill(shared, r).catch((err: unknown) => this.failShared(err));
+      r.active++;
+      r.fetched++;
+      try {
+        await this.crawlPage(r, claim.url);
+        // Done once the URLs its page found are in the frontier (else the frontier could finish without them).
+        this.afterAdds().then(
+          () => void (this.signal.aborted || this.doneIds.push(claim.id)),
+          (err: unknown) => this.failShared(err),
+        );
+        await this.writer.settle();
+      } catch (err) {
+        this.failShared(err);
+        throw err;
+      } finally {
+        this.claimedLastmods.delete(claim.url);
+        r.active--;
+        this.pagesDone++;
+      }
+    }
+  }
+
+  /** The link checks of a shared crawl: claimed from its lane, as many at once as link checks may be in flight. */
+  private async sharedChecks(shared: SharedCrawl): Promise<void> {
+    const running = new Set<Promise<void>>();
+    for (;;) {
+      if (this.signal.aborted || this.frontierDone) break;
+      const room = this.checkConcurrency - running.size;
+      const claims = room > 0 ? await shared.claim(CHECK_LANE, Math.min(room, 16)) : [];
+      if (claims === null) {
+        this.frontierDone = true;
+        break;
+      }
+      for (const c of claims) {
+        const p = this.checkClaimed(c).finally(() => running.delete(p));
+        running.add(p);
+      }
+      if (!claims.length) {
+        if (running.size) await Promise.race(running);
+        else {
+          await this.idle(shared);
+          await sleep(SHARED_POLL_MS, this.signal).catch(() => {});
+        }
+      }
+    }
+    await Promise.allSettled(running);
+  }
+
+  private async checkClaimed(c: SharedClaim): Promise<void> {
+    const url = c.url.slice('check:'.length);
+    const note = JSON.parse(c.info ?? '{}') as CheckNote;
+    this.checksActive++;
+    try {
+      if (note.c > 0 && (await this.cachedOk(url, note.c))) this.linksChecked++;
+      else await this.runCheck({ url, timeoutMs: note.t });
+      // A link on a stored page of another target that was not walked: checked here, never found anew.
+      await this.writer.settle();
+      if (!this.signal.aborted) this.doneIds.push(c.id);
+    } finally {
+      this.checksActive--;
+    }
+  }
+
+  /**
+   * Fills target r's queue with claims (one claim of this process at a time per target). False when none came:
+   * the frontier has nothing pending for r now (the lead then tries to finish it), or has finished.
+   */
+  private async refill(shared: SharedCrawl, r: TargetRun): Promise<boolean> {
+    const before = r.queued;
+    let pending = this.refills.get(r.host);
+    if (!pending) {
+      pending = (async () => {
+        const claims = await shared.claim(r.host, this.loopsOf(r));
+        if (claims === null) {
+          this.frontierDone = true;
+          return;
+        }
+        for (const c of claims) {
+          const note = c.info ? (JSON.parse(c.info) as { seed?: number; lastmod?: string | null }) : null;
+          if (note?.seed) r.seeds.add(c.url);
+          if (note?.lastmod) this.claimedLastmods.set(c.url, note.lastmod);
+          // Links found on its page may name it: it is this crawl's already.
+          r.seen.add(c.url);
+          this.decided.add(c.url);
+          r.enqueueClaim(c);
+        }
+        if (!claims.length) await this.idle(shared);
+      })().finally(() => this.refills.delete(r.host));
+      this.refills.set(r.host, pending);
+    }
+    await pending;
+    return r.queued > before || r.queued > 0;
+  }
+
+  /** Nothing to claim now: the lead tries to end the frontier (only the database knows whether anyone still works). */
+  private async idle(shared: SharedCrawl): Promise<void> {
+    if (shared.role !== 'lead' || this.frontierDone) return;
+    await this.flushDone(shared);
+    if (await shared.finish()) this.frontierDone = true;
+  }
+
+  /** Settles once the URLs found so far are in the frontier. */
+  private afterAdds(): Promise<void> {
+    if (!this.pendingAdds.length) return this.addChain;
+    if (!this.addsFlushed) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      this.addsFlushed = { promise, resolve, reject };
+    }
+    return this.addsFlushed.promise;
+  }
+
+  /**
+   * The URLs found since the last call go into the frontier, in one transaction however many pages found them, one
+   * flush after the other. Settles when every flush so far is in.
+   */
+  private flushAdds(): Promise<void> {
+    const shared = this.shared;
+    if (!shared || !this.pendingAdds.length) return this.addChain;
+    const adds = this.pendingAdds;
+    const flushed = this.addsFlushed;
+    this.pendingAdds = [];
+    this.addsFlushed = null;
+    this.addChain = this.addChain
+      .then(() => shared.add(adds))
+      .then(
+        () => flushed?.resolve(),
+        (err: unknown) => {
+          flushed?.reject(err);
+          throw err;
+        },
+      );
+    return this.addChain;
+  }
+
+  /** Claims handled here are marked done once what they wrote is in the store, with the report that counts them. */
+  private async flushDone(shared: SharedCrawl): Promise<void> {
+    if (!this.doneIds.length) return;
+    const ids = this.doneIds;
+    this.doneIds = [];
+    await this.writer.drain();
+    await shared.done(ids, this.report());
+  }
+
+  private async heartbeat(shared: SharedCrawl): Promise<void> {
+    try {
+      await shared.heartbeat(this.report());
+      if (shared.role === 'lead') this.others = await shared.reports();
+    } catch (err) {
+      this.o.logger.warn({ err }, 'the heartbeat of a shared crawl failed');
+    }
+  }
+
+  private failShared(err: unknown): void {
+    this.fatal ??= err;
+    this.ac.abort();
+  }
+
+  /**
+   * The lead, once the frontier has finished (or the crawl was stopped): the URLs max_pages cut (or the stop left)
+   * get `unknown`, and every worker's share is added to its own, as if it had crawled it all.
+   */
+  private async endShared(shared: SharedCrawl, stopped: boolean): Promise<void> {
+    // A worker that joined reported its share with every claim it marked done.
+    if (shared.role !== 'lead') return;
+    for (const state of stopped ? (['pending', 'cut'] as const) : (['cut'] as const)) {
+      for (let after = 0; ; ) {
+        const rows = await shared.leftovers(state, after);
+        if (!rows.length) break;
+        after = rows.at(-1)!.id;
+        for (const row of rows) {
+          const check = row.target === CHECK_LANE;
+          const url = check ? row.url.slice('check:'.length) : row.url;
+          const r = check ? undefined : this.runs.find((t) => t.host === row.target);
+          if (r && !stopped) r.cut = true;
+          if (!check && !r?.tracks(url)) continue;
+          const why = stopped ? (check ? 'not checked: the crawl was stopped' : 'not fetched: the crawl was stopped') : `not fetched: max_pages (${r!.cfg.max_pages}) reached`;
+          this.record(url, { reason: 'unknown', httpStatus: 0, message: why, redirectsTo: null });
+        }
+      }
+    }
+    this.others = [];
+    for (const w of await shared.reports()) {
+      this.pagesStored += w.pages;
+      this.linksChecked += w.links;
+      this.errors += w.errors;
+      this.notModified += w.notModified;
+      this.unchanged += w.unchanged;
+      for (const r of this.runs) {
+        const t = w.targets[r.host];
+        if (!t) continue;
+        r.stored += t.pages;
+        r.seedReached ||= t.seedReached;
+        r.failure ??= t.failure;
       }
     }
   }
@@ -542,6 +890,8 @@ export class CrawlEngine {
       const canonical = r.canon(final);
       if (!canonical || !r.owns(canonical) || r.seen.has(canonical) || r.refusal(canonical)) return;
       r.seen.add(canonical);
+      // Another worker of a shared crawl may have it (or be fetching it): then it is theirs to store.
+      if (this.shared && !(await this.shared.take(canonical, r.host))) return;
       this.decided.add(canonical);
       if (r.tracks(canonical)) this.record(canonical, classify({ ok: true, url: canonical, finalUrl: canonical, status: res.status, hops: [] }));
       pageUrl = canonical;
@@ -575,7 +925,7 @@ export class CrawlEngine {
 
   /** The sitemap lastmod of a page (under its own URL, or the one it was requested as). */
   private lastmodOf(r: TargetRun, pageUrl: string, requested: string): string | null {
-    return r.sitemap?.get(pageUrl) ?? r.sitemap?.get(requested) ?? null;
+    return r.sitemap?.get(pageUrl) ?? r.sitemap?.get(requested) ?? this.claimedLastmods.get(requested) ?? null;
   }
 
   /**
@@ -705,18 +1055,20 @@ export class CrawlEngine {
       const refusal = owner.refusal(url);
       if (refusal) return this.decide(url, { reason: 'skipped', httpStatus: 0, message: refusal, redirectsTo: null });
       if (owner.seen.has(url)) return; // queued: its page fetch records it
-    } else if (from.externalCacheMs > 0) {
+    }
+    if (this.shared) {
+      // Checked by whichever worker claims it (once for the crawl), the external link cache asked there.
+      this.decided.add(url);
+      const note: CheckNote = { t: (owner ?? from).cfg.request_timeout_ms, c: owner ? 0 : from.externalCacheMs };
+      this.pendingAdds.push({ url: `check:${url}`, target: CHECK_LANE, info: JSON.stringify(note) });
+      return;
+    }
+    if (!owner && from.externalCacheMs > 0) {
       // An external link found ok recently: its stored outcome stands (and keeps its check time), no request. The
       // store is asked first; meanwhile the lookup counts as a check in progress, so the crawl's end waits for it.
       this.decided.add(url);
       this.checksActive++;
-      const since = new Date(Date.now() - from.externalCacheMs).toISOString();
-      void this.o.reader
-        .okCheckedSince(url, since)
-        .catch((err: unknown) => {
-          this.o.logger.warn({ err, url }, 'reading the external link cache failed: checking the link');
-          return false;
-        })
+      void this.cachedOk(url, from.externalCacheMs)
         .then((ok) => {
           if (ok) this.linksChecked++;
           else this.checks.push({ url, timeoutMs: from.cfg.request_timeout_ms });
@@ -731,6 +1083,15 @@ export class CrawlEngine {
     this.decided.add(url);
     this.checks.push({ url, timeoutMs: (owner ?? from).cfg.request_timeout_ms });
     this.pumpChecks();
+  }
+
+  /** The external link cache: the link was found ok within cacheMs (its stored outcome stands). */
+  private cachedOk(url: string, cacheMs: number): Promise<boolean> {
+    const since = new Date(Date.now() - cacheMs).toISOString();
+    return this.o.reader.okCheckedSince(url, since).catch((err: unknown) => {
+      this.o.logger.warn({ err, url }, 'reading the external link cache failed: checking the link');
+      return false;
+    });
   }
 
   private decide(url: string, c: Classification): void {

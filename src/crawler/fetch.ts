@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import { Agent, buildConnector } from 'undici';
 import { bareHost, type AddressPolicy } from './address-policy.js';
 import { blockMarker, type FailureKind, type FetchSummary, type Hop } from './classify.js';
-import { AbortError, HostLimiter, type HostLimits } from './host-limiter.js';
+import { AbortError, HostLimiter, type HostGate, type HostLimits } from './host-limiter.js';
 
 export const DEFAULT_USER_AGENT = 'svc-crawler/0.1 (+https://github.com/svc-mcp/svc)';
 /** Decoded bytes kept of one page; the rest is cut off (a 50 MB page or an endless body stops here). */
@@ -181,7 +181,7 @@ const NO_HEADERS: IncomingHttpHeaders = {};
 
 export class Fetcher {
   readonly agent: Agent;
-  private readonly limiters = new Map<string, HostLimiter>();
+  private readonly limiters = new Map<string, HostGate>();
   private readonly hostHeaders = new Map<string, Record<string, string>>();
   private readonly userAgent: string;
   private readonly maxRedirects: number;
@@ -212,13 +212,17 @@ export class Fetcher {
     });
   }
 
-  /** Politeness and headers for one host[:port] (a crawl target). */
-  configureHost(host: string, settings: HostSettings): void {
-    this.limiters.set(host, new HostLimiter({ maxSlowDownDelayMs: this.maxSlowDownDelayMs, ...settings }));
+  /**
+   * Politeness and headers for one host[:port] (a crawl target). `gate` makes the host's politeness one shared with
+   * other workers (built from the same limits); without it this process's own limiter holds it.
+   */
+  configureHost(host: string, settings: HostSettings, gate?: (limits: HostLimits) => HostGate): void {
+    const limits = { maxSlowDownDelayMs: this.maxSlowDownDelayMs, ...settings };
+    this.limiters.set(host, gate ? gate(limits) : new HostLimiter(limits));
     if (settings.headers && Object.keys(settings.headers).length) this.hostHeaders.set(host, settings.headers);
   }
 
-  limiter(host: string): HostLimiter {
+  limiter(host: string): HostGate {
     let l = this.limiters.get(host);
     if (!l) {
       l = new HostLimiter(this.defaultLimits);
@@ -277,6 +281,7 @@ export class Fetcher {
   }
 
   async close(): Promise<void> {
+    for (const gate of this.limiters.values()) gate.close?.();
     await this.agent.close().catch(() => {});
   }
 

@@ -32,7 +32,21 @@ export interface HostLimits {
   maxSlowDownDelayMs?: number;
 }
 
-export class HostLimiter {
+/** What the fetcher asks before each request to a host: this process's limiter, or one shared with other workers. */
+export interface HostGate {
+  /** Waits for a slot and for the spacing; returns the release function. */
+  acquire(signal?: AbortSignal): Promise<() => void>;
+  /** The host asked us to wait `waitMs` (429, 503 + Retry-After). */
+  slowDown(waitMs: number): void;
+  /** Spacing between request starts (robots.txt's Crawl-delay may raise it). */
+  delayMs: number;
+  /** How many times the host asked to slow down (here). */
+  readonly slowDowns: number;
+  /** The crawl is over: what the gate holds goes back. */
+  close?(): void;
+}
+
+export class HostLimiter implements HostGate {
   private active = 0;
   private readonly waiters: { resolve: () => void; reject: (e: Error) => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
   private nextStartAt = 0;

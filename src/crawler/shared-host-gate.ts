@@ -1,16 +1,33 @@
-// Politeness towards a target's host held across every worker of a shared crawl: before each request this process
-// takes a place in its own limiter (its own cap and pauses), then a slot of the host from the database, which caps
-// the requests of all workers together at the target's concurrency and spaces their starts. One request per process
-// asks the database at a time, so a host whose slots are all taken is polled by each process, not by each request.
+// Politeness towards a target's host held across every worker of a shared crawl. Before each request this process
+// takes a place in its own limiter (its own cap and pauses), then a slot of the host from the database: the slots cap
+// the requests of all workers together at the target's concurrency. Without a crawl delay a worker keeps the slots it
+// got while it has requests for them (asking the database per request would make it the bottleneck), gives back one
+// left idle for IDLE_SLOT_MS, and reads the host's state every PACE_READ_MS, so a pause or a lower concurrency another
+// worker was told about holds here too. With a crawl delay every request reserves its start in the database, so the
+// spacing holds across workers. One request per process asks the database at a time.
 import type { Logger } from '../lib/log.js';
 import type { HostLimits } from '../model/host-pace.js';
 import type { SharedHosts } from '../model/shared-crawl.js';
 import { AbortError, HostLimiter, sleep, type HostGate } from './host-limiter.js';
 
+/** A slot held but unused this long goes back to the other workers. */
+const IDLE_SLOT_MS = 100;
+/** How often a worker holding slots reads the host's pause and concurrency. */
+const PACE_READ_MS = 500;
+
 export class SharedHostGate implements HostGate {
   private readonly local: HostLimiter;
   /** Settles when the request asking the database now has its answer. */
   private asking: Promise<void> = Promise.resolve();
+  /** Slots held and not in use, with when each was last given back. */
+  private readonly idle: { token: string; since: number }[] = [];
+  /** Slots held, in use or idle. */
+  private held = 0;
+  /** What the database last said: every worker waits until then; at most this many slots at once. */
+  private pausedUntil = 0;
+  private cap = Infinity;
+  private timer: NodeJS.Timeout | null = null;
+  private lastPaceRead = 0;
 
   constructor(
     private readonly host: string,
@@ -36,51 +53,103 @@ export class SharedHostGate implements HostGate {
 
   async acquire(signal?: AbortSignal): Promise<() => void> {
     const releaseLocal = await this.local.acquire(signal);
-    let startAt: number;
     let token: string;
     try {
-      ({ token, startAt } = await this.slot(signal));
+      token = this.idle.pop()?.token ?? (await this.slot(signal));
+      // A pause the host gave another worker.
+      await sleep(this.pausedUntil - Date.now(), signal);
     } catch (err) {
       releaseLocal();
       throw err;
     }
     let released = false;
-    const release = () => {
+    return () => {
       if (released) return;
       released = true;
       releaseLocal();
-      // A slot not given back here comes back when its lease runs out.
-      this.hosts.release(token).catch((err: unknown) => this.logger.warn({ err, host: this.host }, 'giving back a host slot failed'));
+      this.giveBack(token);
     };
-    try {
-      await sleep(startAt - Date.now(), signal);
-    } catch (err) {
-      release();
-      throw err;
-    }
-    return release;
   }
 
   slowDown(waitMs: number): void {
     this.local.slowDown(waitMs);
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + waitMs);
     this.hosts.pause(this.host, this.limits, waitMs).catch((err: unknown) => this.logger.warn({ err, host: this.host }, 'pausing the host for every worker failed'));
   }
 
-  /** Asks the database until it hands out a slot, one asker of this process at a time. */
-  private async slot(signal?: AbortSignal): Promise<{ token: string; startAt: number }> {
+  /** Gives back every idle slot (the crawl ends here); slots in use go back when their requests end. */
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const s of this.idle.splice(0)) this.release(s.token);
+  }
+
+  /** Whether a slot may be kept between requests: not with a crawl delay (each start is reserved in the database). */
+  private get keeps(): boolean {
+    return this.limits.delayMs <= 0;
+  }
+
+  private giveBack(token: string): void {
+    if (!this.keeps || this.held > this.cap) return this.release(token);
+    this.idle.push({ token, since: Date.now() });
+    this.timer ??= setInterval(() => this.tend(), Math.min(IDLE_SLOT_MS, PACE_READ_MS) / 2);
+    this.timer.unref();
+  }
+
+  /** Slots idle too long go back; now and then, the host's state as every worker sees it. */
+  private tend(): void {
+    const now = Date.now();
+    while (this.idle.length && now - this.idle[0]!.since >= IDLE_SLOT_MS) this.release(this.idle.shift()!.token);
+    if (!this.held && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+    if (this.held && now - this.lastPaceRead >= PACE_READ_MS) {
+      this.lastPaceRead = now;
+      this.hosts.pace(this.host, this.limits).then(
+        (p) => {
+          this.pausedUntil = Math.max(this.pausedUntil, p.pausedUntil);
+          this.cap = p.concurrency;
+          while (this.held > this.cap && this.idle.length) this.release(this.idle.shift()!.token);
+        },
+        (err: unknown) => this.logger.warn({ err, host: this.host }, 'reading the host state failed'),
+      );
+    }
+  }
+
+  private release(token: string): void {
+    this.held--;
+    // A slot not given back here comes back when its lease runs out.
+    this.hosts.release(token).catch((err: unknown) => this.logger.warn({ err, host: this.host }, 'giving back a host slot failed'));
+  }
+
+  /** Asks the database until it hands out a slot (then waits for its start), one asker of this process at a time. */
+  private async slot(signal?: AbortSignal): Promise<string> {
     const before = this.asking;
     let done!: () => void;
     this.asking = new Promise<void>((r) => (done = r));
+    let got: { token: string; startAt: number };
     try {
       await before;
       for (;;) {
         if (signal?.aborted) throw new AbortError();
         const a = await this.hosts.acquire(this.host, this.limits);
-        if (a.kind === 'slot') return a;
+        if (a.kind === 'slot') {
+          got = a;
+          this.held++;
+          break;
+        }
         await sleep(a.waitMs, signal);
       }
     } finally {
       done();
     }
+    try {
+      await sleep(got.startAt - Date.now(), signal);
+    } catch (err) {
+      this.release(got.token);
+      throw err;
+    }
+    return got.token;
   }
 }

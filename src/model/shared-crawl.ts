@@ -42,6 +42,8 @@ export interface SharedHosts {
   acquire(host: string, limits: HostLimits): Promise<SlotAnswer>;
   release(token: string): Promise<void>;
   pause(host: string, limits: HostLimits, waitMs: number): Promise<void>;
+  /** The host's state as every worker sees it: paused until when, and the concurrency in force. */
+  pace(host: string, limits: HostLimits): Promise<{ pausedUntil: number; concurrency: number }>;
 }
 
 export interface SharedCrawl {

@@ -66,10 +66,12 @@ export interface FrontierStatus {
   targets: Record<string, TargetCounts>;
 }
 
-/** Rows of one multi-row INSERT (5 values each: well under both databases' bound on parameters). */
+/** Rows of one multi-row INSERT (5 or 6 values each: well under both databases' bound on parameters). */
 const INSERT_CHUNK = 200;
 
 const forUpdate = (sql: Sql, skipLocked = false) => (sql.dialect === 'pg' ? (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE') : '');
+/** PostgreSQL row locks: `share` lets adders and claimers run side by side; only finishing takes the crawl's row alone. */
+const lockFor = (sql: Sql, mode: 'share' | 'update') => (sql.dialect !== 'pg' ? '' : mode === 'share' ? ' FOR SHARE' : ' FOR UPDATE');
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /** Starts (or joins: every worker may call it) the frontier of a crawl with its targets' max_pages. */
@@ -77,7 +79,7 @@ export async function openFrontier(sql: Sql, crawlId: number, targets: readonly 
   for (const t of targets) {
     if (!Number.isInteger(t.maxPages) || t.maxPages < 1) throw new Error(`maxPages of target ${t.target}: must be an integer of at least 1 (got ${t.maxPages})`);
   }
-  await sql.tx(async (tx) => {
+  await sql.rowTx(async (tx) => {
     await tx.run('INSERT INTO frontier_crawls (crawl_id, opened_at) VALUES (?, ?) ON CONFLICT (crawl_id) DO NOTHING', [crawlId, now]);
     for (const t of targets) {
       await tx.run('INSERT INTO frontier_targets (crawl_id, target, max_pages) VALUES (?, ?, ?) ON CONFLICT (crawl_id, target) DO NOTHING', [crawlId, t.target, t.maxPages]);
@@ -85,9 +87,9 @@ export async function openFrontier(sql: Sql, crawlId: number, targets: readonly 
   });
 }
 
-async function targetRows(tx: Sql, crawlId: number, targets: readonly string[]): Promise<Map<string, { maxPages: number; handed: number }>> {
+async function targetRows(tx: Sql, crawlId: number, targets: readonly string[], mode: 'share' | 'update'): Promise<Map<string, { maxPages: number; handed: number }>> {
   const rows = await tx.all<{ target: string; maxPages: number; handed: number }>(
-    `SELECT target, max_pages AS "maxPages", handed FROM frontier_targets WHERE crawl_id = ? AND target IN (${marks(targets.length)}) ORDER BY target${forUpdate(tx)}`,
+    `SELECT target, max_pages AS "maxPages", handed FROM frontier_targets WHERE crawl_id = ? AND target IN (${marks(targets.length)}) ORDER BY target${lockFor(tx, mode)}`,
     [crawlId, ...targets],
   );
   const out = new Map(rows.map((r) => [r.target, { maxPages: r.maxPages, handed: r.handed }]));
@@ -96,8 +98,8 @@ async function targetRows(tx: Sql, crawlId: number, targets: readonly string[]):
   return out;
 }
 
-async function crawlRow(tx: Sql, crawlId: number): Promise<{ finishedAt: number | null }> {
-  const row = await tx.get<{ finishedAt: number | null }>(`SELECT finished_at AS "finishedAt" FROM frontier_crawls WHERE crawl_id = ?${forUpdate(tx)}`, [crawlId]);
+async function crawlRow(tx: Sql, crawlId: number, mode: 'share' | 'update'): Promise<{ finishedAt: number | null }> {
+  const row = await tx.get<{ finishedAt: number | null }>(`SELECT finished_at AS "finishedAt" FROM frontier_crawls WHERE crawl_id = ?${lockFor(tx, mode)}`, [crawlId]);
   if (!row) throw new Error(`crawl ${crawlId} has no frontier: openFrontier first`);
   return row;
 }
@@ -111,29 +113,43 @@ export async function addUrls(sql: Sql, crawlId: number, urls: readonly FoundUrl
   for (const u of urls) if (!unique.has(u.url)) unique.set(u.url, u);
   const result: AddResult = { added: [], cut: [], closed: false };
   if (!unique.size) return result;
-  return sql.tx(async (tx) => {
-    if ((await crawlRow(tx, crawlId)).finishedAt !== null) return { ...result, closed: true };
-    const targets = await targetRows(tx, crawlId, [...new Set([...unique.values()].map((u) => u.target))].sort());
-    const list = [...unique.values()];
+  return sql.rowTx(async (tx) => {
+    if ((await crawlRow(tx, crawlId, 'share')).finishedAt !== null) return { ...result, closed: true };
+    // A target's handed count decides pending or cut: claims (which move it) wait meanwhile.
+    const targets = await targetRows(tx, crawlId, [...new Set([...unique.values()].map((u) => u.target))].sort(), 'share');
+    const given = [...unique.values()];
+    // Claims take the oldest first, so ids follow the order given. On PostgreSQL adders run side by side: each
+    // inserts in URL order (two adders of the same URLs in different orders would wait for each other in a circle),
+    // with ids drawn beforehand in the order given.
+    let list: { u: FoundUrl; id: number | null }[] = given.map((u) => ({ u, id: null }));
+    if (tx.dialect === 'pg') {
+      const ids = (await tx.all<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('frontier', 'id')) AS id FROM generate_series(1, ?)`, [given.length]))
+        .map((r) => Number(r.id))
+        .sort((a, b) => a - b);
+      list = given.map((u, i) => ({ u, id: ids[i]! })).sort((a, b) => (a.u.url < b.u.url ? -1 : a.u.url > b.u.url ? 1 : 0));
+    }
+    const made = new Map<string, FrontierUrlState>();
     for (let i = 0; i < list.length; i += INSERT_CHUNK) {
       const chunk = list.slice(i, i + INSERT_CHUNK);
       const values: SqlValue[] = [];
-      for (const u of chunk) {
+      for (const { u, id } of chunk) {
         const t = targets.get(u.target)!;
+        if (id !== null) values.push(id);
         values.push(crawlId, u.url, u.target, u.info ?? null, t.handed >= t.maxPages ? 'cut' : 'pending');
       }
+      const withId = tx.dialect === 'pg';
       const rows = await tx.all<{ url: string; state: FrontierUrlState }>(
-        `INSERT INTO frontier (crawl_id, url, target, info, state) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')}
+        `INSERT INTO frontier (${withId ? 'id, ' : ''}crawl_id, url, target, info, state) VALUES ${chunk.map(() => (withId ? '(?, ?, ?, ?, ?, ?)' : '(?, ?, ?, ?, ?)')).join(', ')}
          ON CONFLICT (crawl_id, url) DO NOTHING RETURNING url, state`,
         values,
       );
-      const made = new Map(rows.map((r) => [r.url, r.state]));
-      // In the order given, whatever order the database returned them in.
-      for (const u of chunk) {
-        const state = made.get(u.url);
-        if (state === 'pending') result.added.push(u.url);
-        else if (state === 'cut') result.cut.push(u.url);
-      }
+      for (const r of rows) made.set(r.url, r.state);
+    }
+    // In the order given, whatever order the database returned them in.
+    for (const u of given) {
+      const state = made.get(u.url);
+      if (state === 'pending') result.added.push(u.url);
+      else if (state === 'cut') result.cut.push(u.url);
     }
     return result;
   });
@@ -141,29 +157,30 @@ export async function addUrls(sql: Sql, crawlId: number, urls: readonly FoundUrl
 
 /** Claims whose lease ran out go back to pending (kept as handed out once: taking one again counts nothing). */
 export async function releaseExpired(sql: Sql, crawlId: number, now = Date.now()): Promise<number> {
-  const r = await sql.run(`UPDATE frontier SET state = 'pending', worker = NULL, lease_until = NULL WHERE crawl_id = ? AND state = 'claimed' AND lease_until <= ?`, [
+  const r = await sql.rowTx((tx) => tx.run(`UPDATE frontier SET state = 'pending', worker = NULL, lease_until = NULL WHERE crawl_id = ? AND state = 'claimed' AND lease_until <= ?`, [
     crawlId,
     now,
-  ]);
+  ]));
   return r.changes;
 }
 
 /**
  * Claims up to n pending URLs of a target for `worker`, oldest first, each under a lease of leaseMs. Expired claims
- * of the crawl are released first. A URL never handed out is taken only while the target has handed out fewer than
+ * of the crawl are released first (unless sweepExpired is false). A URL never handed out is taken only while the target has handed out fewer than
  * max_pages; when the target reaches it, its URLs never handed out become `cut`.
  */
 export async function claimUrls(
   sql: Sql,
-  o: { crawlId: number; target: string; worker: string; n: number; leaseMs: number; now?: number },
+  o: { crawlId: number; target: string; worker: string; n: number; leaseMs: number; now?: number; sweepExpired?: boolean },
 ): Promise<Claim[]> {
   if (!Number.isInteger(o.n) || o.n < 1) throw new Error(`n: must be an integer of at least 1 (got ${o.n})`);
-  return sql.tx(async (tx) => {
-    if ((await crawlRow(tx, o.crawlId)).finishedAt !== null) return [];
+  return sql.rowTx(async (tx) => {
+    if ((await crawlRow(tx, o.crawlId, 'share')).finishedAt !== null) return [];
     // The time once the lock is held (waiting for it may have taken a while).
     const now = o.now ?? Date.now();
-    await releaseExpired(tx, o.crawlId, now);
-    const t = (await targetRows(tx, o.crawlId, [o.target])).get(o.target)!;
+    // sweepExpired false: the caller releases expired claims on its own clock (a heartbeat), not with every claim.
+    if (o.sweepExpired !== false) await releaseExpired(tx, o.crawlId, now);
+    const t = (await targetRows(tx, o.crawlId, [o.target], 'update')).get(o.target)!;
     const rows = await tx.all<Claim>(
       `SELECT id, url, target, info, attempts FROM frontier WHERE crawl_id = ? AND target = ? AND state = 'pending' ORDER BY id LIMIT ?${forUpdate(tx, true)}`,
       [o.crawlId, o.target, o.n],
@@ -200,9 +217,11 @@ export async function claimUrls(
  */
 export async function markDone(sql: Sql, o: { crawlId: number; worker: string; ids: readonly number[] }): Promise<{ done: number[]; refused: number[] }> {
   if (!o.ids.length) return { done: [], refused: [] };
-  const rows = await sql.all<{ id: number }>(
-    `UPDATE frontier SET state = 'done', lease_until = NULL WHERE crawl_id = ? AND state = 'claimed' AND worker = ? AND id IN (${marks(o.ids.length)}) RETURNING id`,
-    [o.crawlId, o.worker, ...o.ids],
+  const rows = await sql.rowTx((tx) =>
+    tx.all<{ id: number }>(
+      `UPDATE frontier SET state = 'done', lease_until = NULL WHERE crawl_id = ? AND state = 'claimed' AND worker = ? AND id IN (${marks(o.ids.length)}) RETURNING id`,
+      [o.crawlId, o.worker, ...o.ids],
+    ),
   );
   const done = new Set(rows.map((r) => r.id));
   return { done: o.ids.filter((id) => done.has(id)), refused: o.ids.filter((id) => !done.has(id)) };
@@ -210,20 +229,20 @@ export async function markDone(sql: Sql, o: { crawlId: number; worker: string; i
 
 /** The worker's heartbeat: its claims of the crawl are leased leaseMs from now. Returns how many. */
 export async function renewClaims(sql: Sql, o: { crawlId: number; worker: string; leaseMs: number; now?: number }): Promise<number> {
-  const r = await sql.run(`UPDATE frontier SET lease_until = ? WHERE crawl_id = ? AND state = 'claimed' AND worker = ?`, [
-    (o.now ?? Date.now()) + o.leaseMs,
-    o.crawlId,
-    o.worker,
-  ]);
+  const r = await sql.rowTx((tx) =>
+    tx.run(`UPDATE frontier SET lease_until = ? WHERE crawl_id = ? AND state = 'claimed' AND worker = ?`, [(o.now ?? Date.now()) + o.leaseMs, o.crawlId, o.worker]),
+  );
   return r.changes;
 }
 
 /** Gives a worker's claims (all, or those ids) back as pending at once: it stops, or is known to be gone. */
 export async function releaseClaims(sql: Sql, o: { crawlId: number; worker: string; ids?: readonly number[] }): Promise<number> {
   if (o.ids && !o.ids.length) return 0;
-  const r = await sql.run(
-    `UPDATE frontier SET state = 'pending', worker = NULL, lease_until = NULL WHERE crawl_id = ? AND state = 'claimed' AND worker = ?${o.ids ? ` AND id IN (${marks(o.ids.length)})` : ''}`,
-    [o.crawlId, o.worker, ...(o.ids ?? [])],
+  const r = await sql.rowTx((tx) =>
+    tx.run(
+      `UPDATE frontier SET state = 'pending', worker = NULL, lease_until = NULL WHERE crawl_id = ? AND state = 'claimed' AND worker = ?${o.ids ? ` AND id IN (${marks(o.ids.length)})` : ''}`,
+      [o.crawlId, o.worker, ...(o.ids ?? [])],
+    ),
   );
   return r.changes;
 }
@@ -263,8 +282,10 @@ export async function frontierStatus(sql: Sql, crawlId: number, now = Date.now()
  * added or claimed after.
  */
 export async function finishFrontier(sql: Sql, crawlId: number, worker: string, now = Date.now()): Promise<boolean> {
-  return sql.tx(async (tx) => {
-    if ((await crawlRow(tx, crawlId)).finishedAt !== null) return false;
+  // Asked often by an idle lead: a plain read first, the crawl's row locked only when nothing seems left.
+  if (await sql.get(`SELECT 1 AS busy FROM frontier WHERE crawl_id = ? AND state IN ('pending', 'claimed') LIMIT 1`, [crawlId])) return false;
+  return sql.rowTx(async (tx) => {
+    if ((await crawlRow(tx, crawlId, 'update')).finishedAt !== null) return false;
     const busy = await tx.get(
       `SELECT 1 AS busy FROM frontier_targets t WHERE t.crawl_id = ?
          AND EXISTS (SELECT 1 FROM frontier f WHERE f.crawl_id = t.crawl_id AND f.target = t.target AND f.state IN ('pending', 'claimed'))
@@ -291,9 +312,68 @@ export async function frontierUrls(
   return sql.all(`SELECT id, url, target, info FROM frontier WHERE crawl_id = ? AND state = ? AND id > ?${where} ORDER BY id LIMIT ?`, params);
 }
 
+/**
+ * A URL this worker reached without a claim (the end of a redirect) becomes its own, done at once: true when it was
+ * not in the frontier (this worker stores it), false when it was (whoever has it does). Counts nothing to max_pages,
+ * as a redirect's end never has.
+ */
+export async function takeUrl(sql: Sql, o: { crawlId: number; url: string; target: string; worker: string }): Promise<boolean> {
+  return sql.rowTx(async (tx) => {
+    if ((await crawlRow(tx, o.crawlId, 'share')).finishedAt !== null) return false;
+    const rows = await tx.all(
+      `INSERT INTO frontier (crawl_id, url, target, state, attempts, worker) VALUES (?, ?, ?, 'done', 1, ?) ON CONFLICT (crawl_id, url) DO NOTHING RETURNING id`,
+      [o.crawlId, o.url, o.target, o.worker],
+    );
+    return rows.length === 1;
+  });
+}
+
+/** Ends the frontier now, whatever is left (the crawl was stopped): nothing is claimed or added after. */
+export async function closeFrontier(sql: Sql, crawlId: number, worker: string, now = Date.now()): Promise<void> {
+  await sql.rowTx((tx) => tx.run('UPDATE frontier_crawls SET finished_at = ?, finished_by = ? WHERE crawl_id = ? AND finished_at IS NULL', [now, worker, crawlId]));
+}
+
+/** The lead's plan for the crawl (JSON), published once its seeds are in: from then on other workers may join. */
+export async function publishPlan(sql: Sql, crawlId: number, plan: string): Promise<void> {
+  await sql.rowTx((tx) => tx.run('UPDATE frontier_crawls SET plan = ? WHERE crawl_id = ?', [plan, crawlId]));
+}
+
+/** A running crawl of the project whose frontier is open and planned (oldest first): one a worker may join. */
+export async function joinableCrawl(sql: Sql, project: string): Promise<{ crawlId: number; plan: string } | null> {
+  const row = await sql.get<{ crawlId: number; plan: string }>(
+    `SELECT f.crawl_id AS "crawlId", f.plan FROM frontier_crawls f JOIN crawls c ON c.id = f.crawl_id
+      WHERE c.project = ? AND c.status = 'running' AND f.finished_at IS NULL AND f.plan IS NOT NULL ORDER BY f.crawl_id LIMIT 1`,
+    [project],
+  );
+  return row ?? null;
+}
+
+/** Whether the frontier has finished (or was closed, or dropped). */
+export async function frontierFinished(sql: Sql, crawlId: number): Promise<boolean> {
+  const row = await sql.get<{ finishedAt: number | null }>('SELECT finished_at AS "finishedAt" FROM frontier_crawls WHERE crawl_id = ?', [crawlId]);
+  return !row || row.finishedAt !== null;
+}
+
+/** A worker's report on its share of the crawl (JSON), replaced with each heartbeat. */
+export async function reportWorker(sql: Sql, o: { crawlId: number; worker: string; report: string; now?: number }): Promise<void> {
+  await sql.rowTx((tx) =>
+    tx.run(
+      `INSERT INTO frontier_workers (crawl_id, worker, report, seen_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (crawl_id, worker) DO UPDATE SET report = excluded.report, seen_at = excluded.seen_at`,
+      [o.crawlId, o.worker, o.report, o.now ?? Date.now()],
+    ),
+  );
+}
+
+/** Every worker's last report on the crawl, but the one named (the caller's own). */
+export async function workerReports(sql: Sql, crawlId: number, except = ''): Promise<{ worker: string; report: string }[]> {
+  return sql.all('SELECT worker, report FROM frontier_workers WHERE crawl_id = ? AND worker <> ? ORDER BY worker', [crawlId, except]);
+}
+
 /** Forgets a crawl's frontier (once the crawl has ended and its results are recorded). */
 export async function dropFrontier(sql: Sql, crawlId: number): Promise<void> {
   await sql.tx(async (tx) => {
+    await tx.run('DELETE FROM frontier_workers WHERE crawl_id = ?', [crawlId]);
     await tx.run('DELETE FROM frontier WHERE crawl_id = ?', [crawlId]);
     await tx.run('DELETE FROM frontier_targets WHERE crawl_id = ?', [crawlId]);
     await tx.run('DELETE FROM frontier_crawls WHERE crawl_id = ?', [crawlId]);

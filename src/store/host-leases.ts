@@ -38,7 +38,7 @@ export async function acquireHostSlot(
   sql: Sql,
   o: { crawlId: number; host: string; worker: string; limits: HostLimits; leaseMs: number; now?: number; pollMs?: number },
 ): Promise<Acquired> {
-  return sql.tx(async (tx) => {
+  return sql.rowTx(async (tx) => {
     const pace = await lockPace(tx, o.crawlId, o.host);
     // The time once the host's lock is held (waiting for it may have taken a while).
     const now = o.now ?? Date.now();
@@ -63,13 +63,13 @@ export async function acquireHostSlot(
 
 /** Frees the slot (the request ended). False when it was no longer held: its lease ran out and it was taken back. */
 export async function releaseHostSlot(sql: Sql, slot: Pick<HostSlot, 'token'>): Promise<boolean> {
-  return (await sql.run('DELETE FROM host_slots WHERE token = ?', [slot.token])).changes === 1;
+  return (await sql.rowTx((tx) => tx.run('DELETE FROM host_slots WHERE token = ?', [slot.token]))).changes === 1;
 }
 
 /** The worker's heartbeat for its slots (a request longer than its lease): leased at least leaseMs from now. */
 export async function renewHostSlots(sql: Sql, o: { worker: string; leaseMs: number; now?: number }): Promise<number> {
   const until = (o.now ?? Date.now()) + o.leaseMs;
-  return (await sql.run('UPDATE host_slots SET lease_until = ? WHERE holder = ? AND lease_until < ?', [until, o.worker, until])).changes;
+  return (await sql.rowTx((tx) => tx.run('UPDATE host_slots SET lease_until = ? WHERE holder = ? AND lease_until < ?', [until, o.worker, until]))).changes;
 }
 
 /**
@@ -77,7 +77,7 @@ export async function renewHostSlots(sql: Sql, o: { worker: string; leaseMs: num
  * half the concurrency and wider spacing (the model's slowDown). Returns the host's state after.
  */
 export async function pauseHost(sql: Sql, o: { crawlId: number; host: string; limits: HostLimits; waitMs: number; now?: number }): Promise<HostPace> {
-  return sql.tx(async (tx) => {
+  return sql.rowTx(async (tx) => {
     const pace = await lockPace(tx, o.crawlId, o.host);
     const next = slowDown(pace, o.limits, o.waitMs, o.now ?? Date.now());
     await tx.run(

@@ -32,6 +32,12 @@ export interface Sql {
    */
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /**
+   * tx for code that locks the rows it decides on itself (PostgreSQL: SELECT … FOR UPDATE [SKIP LOCKED]), so it needs
+   * no store-wide write lock and several processes' such transactions run side by side (the shared frontier, host
+   * leases). SQLite: tx (its file has one writer anyway).
+   */
+  rowTx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
    * Runs fn's reads on one consistent snapshot without taking the write lock (SQLite: a deferred transaction;
    * PostgreSQL: REPEATABLE READ READ ONLY), so rows, counts and dates read one after the other agree. Called on a
    * transaction's `Sql`: fn runs in that transaction. Like tx, other callers of this store wait while it runs.

@@ -75,6 +75,10 @@ class Scope implements Sql {
     return this.open(fn, this.depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT sp${this.depth}`);
   }
 
+  rowTx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.tx(fn);
+  }
+
   snapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     // Inside a transaction the reads are consistent already.
     if (this.depth > 0) return this.inside(fn);

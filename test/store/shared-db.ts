@@ -46,6 +46,7 @@ function waitingForLock(inner: Sql): Sql {
     run: (s, p) => again(() => inner.run(s, p)),
     exec: (s) => again(() => inner.exec(s)),
     tx: (fn) => again(() => inner.tx(fn)),
+    rowTx: (fn) => again(() => inner.rowTx(fn)),
     snapshot: (fn) => again(() => inner.snapshot(fn)),
   };
 }

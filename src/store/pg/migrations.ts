@@ -487,6 +487,20 @@ CREATE TABLE host_slots (
 CREATE INDEX host_slots_holder ON host_slots(holder);
 `,
   },
+  {
+    version: 3,
+    name: 'shared crawls: the plan and the workers\' reports (SQLite migration 15)',
+    sql: `
+ALTER TABLE frontier_crawls ADD COLUMN plan text COLLATE "C";
+CREATE TABLE frontier_workers (
+  crawl_id bigint NOT NULL,
+  worker   text COLLATE "C" NOT NULL,
+  report   text COLLATE "C" NOT NULL,
+  seen_at  bigint NOT NULL,
+  PRIMARY KEY (crawl_id, worker)
+);
+`,
+  },
 ];
 
 /** The latest version the migrations reach. */

@@ -133,6 +133,11 @@ class Scope implements Sql {
     return this.savepoint(fn);
   }
 
+  rowTx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    if (this.depth === 0) return this.root.transaction(fn, 'rows');
+    return this.savepoint(fn);
+  }
+
   snapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     // Inside a transaction the reads are consistent already.
     if (this.depth > 0) return this.ready().then(() => fn(this));
@@ -284,18 +289,24 @@ export class PgSql implements Sql {
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     return this.transaction(fn, 'write');
   }
+  rowTx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.transaction(fn, 'rows');
+  }
   snapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     return this.transaction(fn, 'snapshot');
   }
 
-  /** @internal Scopes call this: a write transaction (the schema's write lock first) or a read-only snapshot. */
-  transaction<T>(fn: (sql: Sql) => Promise<T>, kind: 'write' | 'snapshot'): Promise<T> {
+  /**
+   * @internal Scopes call this: a write transaction (the schema's write lock first), one that locks only its rows,
+   * or a read-only snapshot.
+   */
+  transaction<T>(fn: (sql: Sql) => Promise<T>, kind: 'write' | 'rows' | 'snapshot'): Promise<T> {
     try {
       this.checkOutside();
     } catch (err) {
       return Promise.reject(err);
     }
-    const begin = kind === 'write' ? `BEGIN; ${this.writeLock}` : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+    const begin = kind === 'write' ? `BEGIN; ${this.writeLock}` : kind === 'rows' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
     return Scope.run(this, this.pool, fn, begin);
   }
 

@@ -99,6 +99,7 @@ export class PgStore implements ServiceStore {
       run: (s: string, p?: SqlParams): Promise<RunResult> => when(() => pgSql.run(s, p)),
       exec: (s: string) => when(() => pgSql.exec(s)),
       tx: <T>(fn: (sql: Sql) => Promise<T>) => when(() => pgSql.tx(fn)),
+      rowTx: <T>(fn: (sql: Sql) => Promise<T>) => when(() => pgSql.rowTx(fn)),
       snapshot: <T>(fn: (sql: Sql) => Promise<T>) => when(() => pgSql.snapshot(fn)),
     };
   }
