@@ -5,7 +5,7 @@ import type { App } from '../../src/app.js';
 import type { Backend } from '../../src/backend/backend.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
-import { savePages } from '../../src/store/pages.js';
+import { writeThrough } from '../support/stores.js';
 import type { LinkReport } from '../../src/model/types.js';
 import { HOST_A, HOST_B, page, seedSmallSite, TOKEN } from './helpers.js';
 
@@ -68,7 +68,7 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     beforeAll(async () => {
       h = await make();
       backend = h.backend;
-      seedSmallSite(h.engine);
+      await seedSmallSite(h.engine);
       // 120 finished crawls: more than one page of the facade's crawl list.
       for (let i = 0; i < 120; i++) {
         const rec = (await createCrawl(h.engine.store.sql, TOKEN, i % 3 === 0 ? 'full' : 'partial'))!;
@@ -155,7 +155,7 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     });
 
     it('search: the same hits and the same refusals', async () => {
-      savePages(h.engine.sqlite, [page(`${a}/contract-search`, [], { title: 'Contract aardvark', content: 'the aardvark page' })]);
+      await writeThrough(h.engine.store, { pages: [page(`${a}/contract-search`, [], { title: 'Contract aardvark', content: 'the aardvark page' })] });
       const r = await backend.search('aardvark', { size: 5 });
       expect(r.hits.map((hit) => ({ url: hit.url, title: hit.title, highlight: hit.highlight }))).toEqual([
         { url: `${a}/contract-search`, title: 'Contract aardvark', highlight: expect.stringContaining('<em>aardvark</em>') },
@@ -166,7 +166,7 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     });
 
     it('deletePages: which were deleted and which were not there', async () => {
-      savePages(h.engine.sqlite, [page(`${a}/contract-delete`, [])]);
+      await writeThrough(h.engine.store, { pages: [page(`${a}/contract-delete`, [])] });
       expect(await backend.deletePages([`${a}/contract-delete`, `${a}/contract-never`])).toEqual({ deleted: [`${a}/contract-delete`], notFound: [`${a}/contract-never`] });
       expect(await backend.deletePages([`${a}/contract-delete`])).toEqual({ deleted: [], notFound: [`${a}/contract-delete`] });
       const tooMany = await settle(backend.deletePages(Array.from({ length: 51 }, (_, i) => `${a}/x${i}`)));
