@@ -1,23 +1,29 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+// Who may run which ability (over a FakeBackend: the role table is the registry's, the store plays no part there, so
+// it runs on SQLite only), and which posts get-page-meta shows to whom (the post store: on SQLite and on PostgreSQL).
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/host/roles.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
 import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, seedPosts, SITE } from './helpers.js';
 import type { Host } from '../../src/abilities/runtime.js';
+import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 
 let app: App;
 let backend: FakeBackend;
 let host: Host;
 let users: Record<Role, { user: User; token: string }>;
 
-beforeEach(async () => {
-  ({ app, backend } = makeFakeApp());
-  users = await addRoleUsers(app);
-  await seedPosts(app);
-  ({ host } = await makeHost(app));
-});
-afterEach(async () => app.close());
+/** Before each test of the describe it is called in: a new app on the kit's store, its users, posts and host. */
+function appPerTest(kit: StoreKit): void {
+  beforeEach(async () => {
+    ({ app, backend } = makeFakeApp({ database_url: await kit.databaseUrl() }));
+    users = await addRoleUsers(app);
+    await seedPosts(app);
+    ({ host } = await makeHost(app));
+  });
+  afterEach(async () => app.close());
+}
 
 const INPUTS: Record<string, unknown> = {
   'svc/search': { terms: 'hello' },
@@ -47,6 +53,8 @@ const TABLE: Record<Role | 'no user', Record<string, string>> = {
 const cases = Object.entries(TABLE).flatMap(([role, row]) => Object.entries(row).map(([ability, expected]) => [role, ability, expected] as const));
 
 describe('role × ability', () => {
+  appPerTest(storeKit('sqlite'));
+
   it.each(cases)('%s → %s: %s', async (role, ability, expected) => {
     const user = role === 'no user' ? null : users[role as Role].user;
     let outcome: string;
@@ -100,7 +108,11 @@ describe('roles and capabilities', () => {
   });
 });
 
-describe('svc/get-page-meta visibility', () => {
+describe.each(DIALECTS)('svc/get-page-meta visibility on %s', (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
+  appPerTest(kit);
+
   async function answer(role: Role, postId: number): Promise<unknown> {
     try {
       return await host.registry.execute('svc/get-page-meta', { post_id: postId }, { user: users[role].user });
@@ -121,7 +133,7 @@ describe('svc/get-page-meta visibility', () => {
     });
     // And for the same id: delete the post, ask again — the answer is identical.
     const before = await answer('author', 4);
-    app.sqlite.db.prepare('DELETE FROM posts WHERE id = 4').run();
+    await app.store.sql.run('DELETE FROM posts WHERE id = 4');
     expect(await answer('author', 4)).toEqual(before);
   });
 
