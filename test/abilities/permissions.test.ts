@@ -1,11 +1,11 @@
 // Who may run which ability (over a FakeBackend: the role table is the registry's, the store plays no part there, so
 // it runs on SQLite only), and which posts get-page-meta shows to whom (the post store: on SQLite and on PostgreSQL).
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/host/roles.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
-import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, seedPosts, SITE } from './helpers.js';
+import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, POSTS, seedPosts, SITE } from './helpers.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 
@@ -14,15 +14,16 @@ let backend: FakeBackend;
 let host: Host;
 let users: Record<Role, { user: User; token: string }>;
 
-/** Before each test of the describe it is called in: a new app on the kit's store, its users, posts and host. */
-function appPerTest(kit: StoreKit): void {
-  beforeEach(async () => {
+/** For the describe it is called in, before each test or once before all: an app on the kit's store, users, posts, host. */
+function appOn(kit: StoreKit, per: 'test' | 'describe'): void {
+  const [before, after] = per === 'test' ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  before(async () => {
     ({ app, backend } = makeFakeApp({ database_url: await kit.databaseUrl() }));
     users = await addRoleUsers(app);
     await seedPosts(app);
     ({ host } = await makeHost(app));
   });
-  afterEach(async () => app.close());
+  after(async () => app.close());
 }
 
 const INPUTS: Record<string, unknown> = {
@@ -53,7 +54,7 @@ const TABLE: Record<Role | 'no user', Record<string, string>> = {
 const cases = Object.entries(TABLE).flatMap(([role, row]) => Object.entries(row).map(([ability, expected]) => [role, ability, expected] as const));
 
 describe('role × ability', () => {
-  appPerTest(storeKit('sqlite'));
+  appOn(storeKit('sqlite'), 'test');
 
   it.each(cases)('%s → %s: %s', async (role, ability, expected) => {
     const user = role === 'no user' ? null : users[role as Role].user;
@@ -111,7 +112,8 @@ describe('roles and capabilities', () => {
 describe.each(DIALECTS)('svc/get-page-meta visibility on %s', (dialect) => {
   const kit = storeKit(dialect);
   afterAll(() => kit.stop());
-  appPerTest(kit);
+  // One app for these reads (the one test that deletes a post puts it back).
+  appOn(kit, 'describe');
 
   async function answer(role: Role, postId: number): Promise<unknown> {
     try {
@@ -134,7 +136,11 @@ describe.each(DIALECTS)('svc/get-page-meta visibility on %s', (dialect) => {
     // And for the same id: delete the post, ask again — the answer is identical.
     const before = await answer('author', 4);
     await app.store.sql.run('DELETE FROM posts WHERE id = 4');
-    expect(await answer('author', 4)).toEqual(before);
+    try {
+      expect(await answer('author', 4)).toEqual(before);
+    } finally {
+      await seedPosts(app, [POSTS[3]!]);
+    }
   });
 
   it.each([
