@@ -6,6 +6,7 @@ import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { pageMetaOfPost } from '../../src/host/posts.js';
 import type { Role, User } from '../../src/model/users.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
+import { recordCrawlEnds } from '../http/helpers.js';
 import { addRoleUsers, makeAppOn, makeHost, POSTS, seedPosts, SITE, TARGET_HOST } from './helpers.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { PostSchema } from '../../src/model/posts.js';
@@ -14,6 +15,8 @@ import { type PageWrite } from '../../src/model/crawl-writes.js';
 let app: App;
 let host: Host;
 let users: Record<Role, { user: User; token: string }>;
+/** When the seeded crawl ended: every problem of the report is first seen then. */
+let firstSeen: string;
 
 function page(path: string, title: string, content: string, links: string[] = [], over: Partial<PageWrite> = {}): PageWrite {
   const meta = pageMetaOfPost(PostSchema.parse({ id: 900 + path.length, url: `${SITE}${path}`, title, status: 'publish', author: 'author', language: 'en' }));
@@ -51,6 +54,7 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       crawl.id,
     );
     await setCrawlStatus(app.store.sql, crawl.id, 'completed');
+    firstSeen = await recordCrawlEnds(app, crawl.id);
     ({ host } = await makeHost(app));
   });
   afterEach(async () => app.close());
@@ -63,9 +67,9 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       expect(out.summary).toEqual({ not_found: 1, forbidden: 1, server_error: 0, redirect: 1, unknown: 0 });
       expect(out.links).toEqual(
         expect.arrayContaining([
-          { page: `${SITE}/`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null, element: 'a', text: '', blocked: false, first_seen: null },
-          { page: `${SITE}/about`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'Forbidden', redirects_to: null, element: 'a', text: '', blocked: false, first_seen: null },
-          { page: `${SITE}/`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'a', text: '', blocked: false, first_seen: null },
+          { page: `${SITE}/`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null, element: 'a', text: '', blocked: false, first_seen: firstSeen },
+          { page: `${SITE}/about`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'Forbidden', redirects_to: null, element: 'a', text: '', blocked: false, first_seen: firstSeen },
+          { page: `${SITE}/`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'a', text: '', blocked: false, first_seen: firstSeen },
         ]),
       );
       expect(out.links).toHaveLength(3);

@@ -45,6 +45,17 @@ export async function makeAppOn(kit: StoreKit, over: Partial<ConfigInput> = {}):
   return makeApp({ ...over, database_url: await kit.databaseUrl() });
 }
 
+/**
+ * Records in the history the end of every crawl a test ended straight in the store, as another process would end
+ * one. The engine does that on its next sweep, about once a second, so a report read right after would have
+ * firstSeen or not depending on how long the test took; recorded now (crawlChanges records pending ends first),
+ * every problem is first seen at the end of the first of them. Answers that end.
+ */
+export async function recordCrawlEnds(app: App, firstCrawlId: number): Promise<string> {
+  await app.backend.crawlChanges(firstCrawlId);
+  return (await app.backend.getCrawl(firstCrawlId))!.finishedAt!;
+}
+
 export interface Facade {
   server: Server;
   baseUrl: string;
