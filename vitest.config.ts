@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One initdb for the run: every test file's PostgreSQL cluster starts from a copy of it.
+    globalSetup: ['test/support/pg-template.ts'],
   },
 });

@@ -1,10 +1,12 @@
-// Crawl abilities over the real embedded backend and crawler, against a small site on loopback.
+// Crawl abilities over the real embedded backend and crawler, against a small site on loopback; on SQLite and on
+// PostgreSQL.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Role, User } from '../../src/model/users.js';
-import { addRoleUsers, makeApp, makeHost } from './helpers.js';
+import { addRoleUsers, makeAppOn, makeHost } from './helpers.js';
+import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 import type { Host } from '../../src/abilities/runtime.js';
 
 let server: Server;
@@ -21,7 +23,8 @@ afterEach(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-async function start(): Promise<string> {
+async function start(kit: StoreKit): Promise<string> {
+  missingAnswer = 404; // each test starts from a broken /missing (the first one fixes it)
   server = createServer(async (req, res) => {
     if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     if (req.url === '/robots.txt' || req.url === '/sitemap.xml') return void res.writeHead(404).end();
@@ -31,15 +34,18 @@ async function start(): Promise<string> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app = makeApp({ targets: [{ host: hostPort, scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: false, respect_robots_txt: false }] });
+  app = await makeAppOn(kit, { targets: [{ host: hostPort, scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: false, respect_robots_txt: false }] });
   users = await addRoleUsers(app);
   ({ host } = await makeHost(app));
   return `http://${hostPort}`;
 }
 
-describe('crawl abilities (embedded)', () => {
+describe.each(DIALECTS)('crawl abilities (embedded) on %s', (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
+
   it('manual crawl returns the crawl record at once; its end drops the cached link report', async () => {
-    const site = await start();
+    const site = await start(kit);
     const admin = { user: users.administrator.user };
     const full = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number; mode: string; status: string };
     expect(full).toMatchObject({ mode: 'full', status: expect.stringMatching(/^(queued|running)$/), urls: null, error: null });
@@ -62,7 +68,8 @@ describe('crawl abilities (embedded)', () => {
   it('svc/get-crawl with wait_seconds follows a crawl in process to its end, with progress; a short wait answers it still running', async () => {
     delayMs = 400;
     try {
-      await start();
+      await start(kit);
+      missingAnswer = 200; // a site of two pages: / and /missing
       const admin = { user: users.administrator.user };
       const full = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number };
       const short = (await host.registry.execute('svc/get-crawl', { id: full.id, wait_seconds: 0.2 }, admin)) as { status: string; finished_at: string | null };
@@ -87,7 +94,7 @@ describe('crawl abilities (embedded)', () => {
   });
 
   it('a second crawl while one runs → svc_api_error 409', async () => {
-    await start();
+    await start(kit);
     const admin = { user: users.administrator.user };
     const first = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number };
     const second = await host.registry.execute('svc/partial-crawl', {}, admin).catch((e: unknown) => e);

@@ -1,4 +1,5 @@
-// Shared fixtures: a real app (SQLite in a temp dir, the embedded backend) with users, posts and seeded pages.
+// Shared fixtures: a real app (SQLite in a temp dir, or PostgreSQL through makeAppOn; the embedded backend) with
+// users, posts and seeded pages.
 import type { CrawlChanges } from '../../src/model/history.js';
 import type { WebhookDelivery } from '../../src/model/webhooks.js';
 import { mkdtempSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { type Host } from '../../src/abilities/runtime.js';
 import { importPosts } from '../../src/store/posts.js';
 import { PostSchema, type PostInput } from '../../src/model/posts.js';
 import type { ScheduleInfo } from '../../src/model/schedule.js';
+import type { StoreKit } from '../support/stores.js';
 
 export const SITE = 'http://127.0.0.1:18123';
 export const TARGET_HOST = '127.0.0.1:18123';
@@ -34,6 +36,11 @@ export function makeApp(over: Partial<ConfigInput> = {}): App {
       ...over,
     }),
   );
+}
+
+/** makeApp on a new, empty database of the kit's dialect (PostgreSQL: database_url; SQLite: the file in data_dir). */
+export async function makeAppOn(kit: StoreKit, over: Partial<ConfigInput> = {}): Promise<App> {
+  return makeApp({ ...over, database_url: await kit.databaseUrl() });
 }
 
 /** One user per role, login = role name; tokens by login. */

@@ -1,23 +1,30 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+// Who may run which ability (over a FakeBackend: the role table is the registry's, the store plays no part there, so
+// it runs on SQLite only), and which posts get-page-meta shows to whom (the post store: on SQLite and on PostgreSQL).
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/host/roles.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
-import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, seedPosts, SITE } from './helpers.js';
+import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, POSTS, seedPosts, SITE } from './helpers.js';
 import type { Host } from '../../src/abilities/runtime.js';
+import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 
 let app: App;
 let backend: FakeBackend;
 let host: Host;
 let users: Record<Role, { user: User; token: string }>;
 
-beforeEach(async () => {
-  ({ app, backend } = makeFakeApp());
-  users = await addRoleUsers(app);
-  await seedPosts(app);
-  ({ host } = await makeHost(app));
-});
-afterEach(async () => app.close());
+/** For the describe it is called in, before each test or once before all: an app on the kit's store, users, posts, host. */
+function appOn(kit: StoreKit, per: 'test' | 'describe'): void {
+  const [before, after] = per === 'test' ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  before(async () => {
+    ({ app, backend } = makeFakeApp({ database_url: await kit.databaseUrl() }));
+    users = await addRoleUsers(app);
+    await seedPosts(app);
+    ({ host } = await makeHost(app));
+  });
+  after(async () => app.close());
+}
 
 const INPUTS: Record<string, unknown> = {
   'svc/search': { terms: 'hello' },
@@ -47,6 +54,8 @@ const TABLE: Record<Role | 'no user', Record<string, string>> = {
 const cases = Object.entries(TABLE).flatMap(([role, row]) => Object.entries(row).map(([ability, expected]) => [role, ability, expected] as const));
 
 describe('role × ability', () => {
+  appOn(storeKit('sqlite'), 'test');
+
   it.each(cases)('%s → %s: %s', async (role, ability, expected) => {
     const user = role === 'no user' ? null : users[role as Role].user;
     let outcome: string;
@@ -100,7 +109,12 @@ describe('roles and capabilities', () => {
   });
 });
 
-describe('svc/get-page-meta visibility', () => {
+describe.each(DIALECTS)('svc/get-page-meta visibility on %s', (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
+  // One app for these reads (the one test that deletes a post puts it back).
+  appOn(kit, 'describe');
+
   async function answer(role: Role, postId: number): Promise<unknown> {
     try {
       return await host.registry.execute('svc/get-page-meta', { post_id: postId }, { user: users[role].user });
@@ -121,8 +135,12 @@ describe('svc/get-page-meta visibility', () => {
     });
     // And for the same id: delete the post, ask again — the answer is identical.
     const before = await answer('author', 4);
-    app.sqlite.db.prepare('DELETE FROM posts WHERE id = 4').run();
-    expect(await answer('author', 4)).toEqual(before);
+    await app.store.sql.run('DELETE FROM posts WHERE id = 4');
+    try {
+      expect(await answer('author', 4)).toEqual(before);
+    } finally {
+      await seedPosts(app, [POSTS[3]!]);
+    }
   });
 
   it.each([

@@ -1,9 +1,11 @@
+// The posts file (parsing, page meta) and the post store it fills: the store's part on SQLite and on PostgreSQL.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { pageMetaOfPost, parsePostsFile, PostsFileError } from '../../src/host/posts.js';
-import { makeApp, tempDir } from './helpers.js';
+import { makeApp, makeAppOn, tempDir } from './helpers.js';
+import { DIALECTS, storeKit } from '../support/stores.js';
 import { createHost } from '../../src/app.js';
 import { getPost, importPosts, listPosts } from '../../src/store/posts.js';
 import { PostSchema } from '../../src/model/posts.js';
@@ -58,21 +60,6 @@ describe('posts file', () => {
   it('reports the line of a JSON syntax error in an array file', () => {
     expect(problems('[\n{"id": 1},\n{"id": 2,,}\n]')[0]).toMatch(/^line 3: not valid JSON/);
   });
-
-  it('imports (upserting by id) and reads back', async () => {
-    const app = makeApp();
-    try {
-      const posts = parsePostsFile(JSON.stringify([POST]));
-      expect(await importPosts(app.store.sql, posts)).toBe(1);
-      expect(await getPost(app.store.sql, 104)).toEqual(posts[0]);
-      await importPosts(app.store.sql, [{ ...posts[0]!, title: 'Renamed', status: 'private' }]);
-      expect(await getPost(app.store.sql, 104)).toMatchObject({ title: 'Renamed', status: 'private' });
-      expect(await listPosts(app.store.sql)).toHaveLength(1);
-      expect(await getPost(app.store.sql, 1)).toBeNull();
-    } finally {
-      void app.close();
-    }
-  });
 });
 
 describe('pageMetaOfPost', () => {
@@ -102,14 +89,6 @@ describe('host.posts_file', () => {
   let app: App;
   afterEach(async () => app?.close());
 
-  it('is loaded when the host is created', async () => {
-    const file = join(tempDir(), 'posts.ndjson');
-    writeFileSync(file, `${JSON.stringify(POST)}\n`);
-    app = makeApp({ host: { posts_file: file } });
-    await createHost(app);
-    expect(await getPost(app.store.sql, 104)).toMatchObject({ title: 'Volunteer weekend report' });
-  });
-
   it('a bad posts file stops the host with the file, line and field named', async () => {
     const file = join(tempDir(), 'posts.ndjson');
     writeFileSync(file, `${JSON.stringify({ ...POST, status: 'live' })}\n`);
@@ -120,5 +99,37 @@ describe('host.posts_file', () => {
   it('a missing posts file is named', async () => {
     app = makeApp({ host: { posts_file: '/nonexistent/posts.json' } });
     await expect(createHost(app)).rejects.toThrow(/host\.posts_file: cannot read \/nonexistent\/posts\.json: ENOENT/);
+  });
+});
+
+describe.each(DIALECTS)('the post store on %s', (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
+
+  it('imports (upserting by id) and reads back', async () => {
+    const app = await makeAppOn(kit);
+    try {
+      const posts = parsePostsFile(JSON.stringify([POST]));
+      expect(await importPosts(app.store.sql, posts)).toBe(1);
+      expect(await getPost(app.store.sql, 104)).toEqual(posts[0]);
+      await importPosts(app.store.sql, [{ ...posts[0]!, title: 'Renamed', status: 'private' }]);
+      expect(await getPost(app.store.sql, 104)).toMatchObject({ title: 'Renamed', status: 'private' });
+      expect(await listPosts(app.store.sql)).toHaveLength(1);
+      expect(await getPost(app.store.sql, 1)).toBeNull();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is loaded when the host is created', async () => {
+    const file = join(tempDir(), 'posts.ndjson');
+    writeFileSync(file, `${JSON.stringify(POST)}\n`);
+    const app = await makeAppOn(kit, { host: { posts_file: file } });
+    try {
+      (await createHost(app)).close();
+      expect(await getPost(app.store.sql, 104)).toMatchObject({ title: 'Volunteer weekend report' });
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -1,3 +1,5 @@
+// The ability registry: names, schemas, capabilities, the version gate. SQLite only: over a FakeBackend, the store
+// plays no part.
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { App } from '../../src/app.js';

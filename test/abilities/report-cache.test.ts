@@ -1,33 +1,38 @@
 // The link report's 15-minute cache is dropped as soon as a newer crawl has ended in the database, whichever
-// process ran it (here: a second connection to the same file, as `svc crawl` next to `svc serve` would be).
-import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+// process ran it (here: a second app on the same database, as `svc crawl` next to `svc serve` would be); on SQLite
+// and on PostgreSQL.
+import { afterAll, describe, expect, it } from 'vitest';
+import { openApp } from '../../src/app.js';
+import { silentLogger } from '../../src/lib/log.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
-import { saveOutcomes, savePages } from '../../src/store/pages.js';
-import { Store } from '../../src/store/store.js';
 import { outcome, page } from '../http/helpers.js';
-import { addRoleUsers, makeApp, makeHost, SITE } from './helpers.js';
+import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
+import { addRoleUsers, makeAppOn, makeHost, SITE } from './helpers.js';
 
-const app = makeApp();
-const { host } = await makeHost(app);
-const admin = (await addRoleUsers(app)).administrator.user;
-afterAll(async () => {
-  host.close();
-  await app.close();
-});
+describe.each(DIALECTS)('on %s', (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
 
-it('a crawl that ended in another process makes the cached report stale', async () => {
-  const report = () => host.registry.get('svc/link-report')!.execute({}, { user: admin }) as Promise<{ summary: { not_found: number } }>;
-  expect((await report()).summary.not_found).toBe(0);
+  it('a crawl that ended in another process makes the cached report stale', async () => {
+    const app = await makeAppOn(kit);
+    const { host } = await makeHost(app);
+    const admin = (await addRoleUsers(app)).administrator.user;
+    try {
+      const report = () => host.registry.get('svc/link-report')!.execute({}, { user: admin }) as Promise<{ summary: { not_found: number } }>;
+      expect((await report()).summary.not_found).toBe(0);
 
-  const other = new Store(join(app.dataDir, 'svc.db'));
-  savePages(other, [page(`${SITE}/`, [`${SITE}/gone`])]);
-  saveOutcomes(other, [outcome(`${SITE}/gone`, 'not_found')]);
-  // Without a crawl ending, the cache still answers (the report only changes when the site is crawled).
-  expect((await report()).summary.not_found).toBe(0);
-  const rec = (await createCrawl(other.sql, app.config.project.public_token, 'manual', [`${SITE}/`]))!;
-  await setCrawlStatus(other.sql, rec.id, 'completed');
-  other.close();
+      const other = openApp(app.config, { logger: silentLogger });
+      await writeThrough(other.store, { pages: [page(`${SITE}/`, [`${SITE}/gone`])], outcomes: [outcome(`${SITE}/gone`, 'not_found')] });
+      // Without a crawl ending, the cache still answers (the report only changes when the site is crawled).
+      expect((await report()).summary.not_found).toBe(0);
+      const rec = (await createCrawl(other.store.sql, app.config.project.public_token, 'manual', [`${SITE}/`]))!;
+      await setCrawlStatus(other.store.sql, rec.id, 'completed');
+      await other.close();
 
-  expect((await report()).summary.not_found).toBe(1);
+      expect((await report()).summary.not_found).toBe(1);
+    } finally {
+      host.close();
+      await app.close();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+// Users in the store and the svc users / svc posts commands; on SQLite and on PostgreSQL (the config's database_url).
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { addUser, getUser, listUsers, resetUserToken, userByToken, UserError } from '../../src/auth/users.js';
@@ -9,7 +10,8 @@ import { run as usersCli } from '../../src/cli/users.js';
 import { CliError } from '../../src/cli/common.js';
 import { openApp } from '../../src/app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
-import { makeApp, tempDir } from './helpers.js';
+import { makeAppOn, tempDir } from './helpers.js';
+import { DIALECTS, storeKit } from '../support/stores.js';
 import { getPost } from '../../src/store/posts.js';
 
 let app: App | undefined;
@@ -19,12 +21,15 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-describe('users', () => {
+describe.each(DIALECTS)('users on %s', (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
+
   it('adds a user, stores only the token hash, and maps the token back to the user', async () => {
-    app = makeApp();
+    app = await makeAppOn(kit);
     const token = await addUser(app.store.sql, 'alice', 'editor');
     expect(token).toMatch(/^svc_user_[A-Za-z0-9_-]{43}$/);
-    const row = app.sqlite.db.prepare('SELECT * FROM users WHERE login = ?').get('alice') as Record<string, unknown>;
+    const row = (await app.store.sql.get<Record<string, unknown>>('SELECT * FROM users WHERE login = ?', ['alice']))!;
     expect(row.token_hash).toBe(hashSecret(token));
     expect(JSON.stringify(row)).not.toContain(token);
     expect(await userByToken(app.store.sql, token)).toEqual({ login: 'alice', role: 'editor' });
@@ -36,7 +41,7 @@ describe('users', () => {
   });
 
   it('refuses a taken login, a bad login and an unknown role, naming them', async () => {
-    app = makeApp();
+    app = await makeAppOn(kit);
     await addUser(app.store.sql, 'alice', 'editor');
     await expect(addUser(app!.store.sql, 'alice', 'subscriber')).rejects.toThrow(/login "alice": a user with this login already exists/);
     await expect(addUser(app!.store.sql, 'bad login', 'subscriber')).rejects.toThrow(UserError);
@@ -45,7 +50,7 @@ describe('users', () => {
   });
 
   it('a reset token replaces the old one', async () => {
-    app = makeApp();
+    app = await makeAppOn(kit);
     const old = await addUser(app.store.sql, 'alice', 'author');
     const fresh = await resetUserToken(app.store.sql, 'alice');
     expect(await userByToken(app.store.sql, old)).toBeNull();
@@ -54,11 +59,14 @@ describe('users', () => {
   });
 });
 
-describe('svc users / svc posts commands', () => {
-  function configFile(): string {
+describe.each(DIALECTS)('svc users / svc posts commands on %s', (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
+
+  async function configFile(): Promise<string> {
     const dir = tempDir();
     const file = join(dir, 'svc.json');
-    writeFileSync(file, JSON.stringify({ data_dir: join(dir, 'data'), log_level: 'silent' }));
+    writeFileSync(file, JSON.stringify({ data_dir: join(dir, 'data'), database_url: await kit.databaseUrl(), log_level: 'silent' }));
     return file;
   }
   function capture() {
@@ -69,7 +77,7 @@ describe('svc users / svc posts commands', () => {
   }
 
   it('svc users add prints the bearer token alone on one stdout line', async () => {
-    const config = configFile();
+    const config = await configFile();
     const out = capture();
     expect(await usersCli(['add', 'alice', '--role', 'administrator', '--config', config])).toBe(0);
     expect(out).toHaveLength(1);
@@ -79,7 +87,7 @@ describe('svc users / svc posts commands', () => {
   });
 
   it('svc users add without --role or with a bad one fails with a clear error', async () => {
-    const config = configFile();
+    const config = await configFile();
     capture();
     await expect(usersCli(['add', 'alice', '--config', config])).rejects.toThrow(/--role is required/);
     await expect(usersCli(['add', 'alice', '--role', 'king', '--config', config])).rejects.toThrow(CliError);
@@ -87,7 +95,7 @@ describe('svc users / svc posts commands', () => {
   });
 
   it('svc posts import loads a file; a bad file names line and field', async () => {
-    const config = configFile();
+    const config = await configFile();
     const dir = tempDir();
     const good = join(dir, 'posts.json');
     writeFileSync(good, JSON.stringify([{ id: 5, url: 'https://e.org/5', status: 'publish', author: 'a' }]));

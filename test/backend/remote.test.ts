@@ -202,7 +202,7 @@ describe('RemoteBackend', () => {
 
   it('against a real /v1 facade: page index state and the reasons filter answer as the embedded backend does', async () => {
     const app = makeApp();
-    seedSmallSite(app);
+    await seedSmallSite(app);
     const f = await startFacade(app);
     const b = new RemoteBackend({ baseUrl: f.baseUrl, apiKey: f.key, publicToken: TOKEN, logger: silentLogger });
     try {

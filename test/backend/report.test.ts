@@ -11,8 +11,7 @@ import { MIGRATIONS } from '../../src/store/migrations.js';
 import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/store/pages.js';
 import { Store } from '../../src/store/store.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, makeApp, manyWrites, outcome, page, seedSmallSite, smallSiteWrites, tempDir, TOKEN } from '../http/helpers.js';
-import type { ConfigInput } from '../../src/model/config.js';
+import { HOST_A, HOST_B, makeApp, makeAppOn, manyWrites, outcome, page, seedSmallSite, smallSiteWrites, tempDir, TOKEN } from '../http/helpers.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
 import { type ReportRow } from '../../src/store/report-query.js';
 
@@ -103,11 +102,9 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
   let app: App;
   afterEach(async () => app?.close());
   afterAll(() => kit.stop());
-  /** An app on a new database of this dialect. */
-  const makeAppHere = async (over: Partial<ConfigInput> = {}) => makeApp({ ...over, database_url: await kit.databaseUrl() });
 
   it('reports every problem reason in the documented order, never ok or skipped', async () => {
-    app = await makeAppHere();
+    app = await makeAppOn(kit);
     await writeThrough(app.store, smallSiteWrites());
     const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1000 });
     // Page URLs in binary order: "http://…" sorts before "https://…".
@@ -133,7 +130,7 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
   });
 
   it('caps links across sections, keeps full counts, and says truncated', async () => {
-    app = await makeAppHere();
+    app = await makeAppOn(kit);
     const many = manyWrites(40, 10); // 400 problem links
     await writeThrough(app.store, many);
     const counts = many.counts;
@@ -151,7 +148,7 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
   });
 
   it('limits to one configured target, case-insensitively; refuses an unknown one naming target', async () => {
-    app = await makeAppHere();
+    app = await makeAppOn(kit);
     await writeThrough(app.store, smallSiteWrites());
     const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1000, target: 'B.example:8080' });
     expect(flat(r)).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
@@ -161,14 +158,14 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
   });
 
   it('refuses a limit outside 1..5000 or not an integer, naming limit', async () => {
-    app = await makeAppHere();
+    app = await makeAppOn(kit);
     for (const limit of [0, -1, 5001, 1.5, Number.NaN]) {
       await expect(buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit })).rejects.toThrow(/^limit: must be an integer from 1 to 5000/);
     }
   });
 
   it('lastFullCrawl is the last completed full crawl only', async () => {
-    app = await makeAppHere();
+    app = await makeAppOn(kit);
     const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
     await setCrawlStatus(app.store.sql, full.id, 'completed');
     const at = (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).lastFullCrawl;
@@ -179,7 +176,7 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
   });
 
   it('walkLinks follows what the last completed full crawl recorded, unless configured', async () => {
-    app = await makeAppHere({ targets: [{ host: HOST_A }, { host: HOST_B, walk_links: true }] });
+    app = await makeAppOn(kit, { targets: [{ host: HOST_A }, { host: HOST_B, walk_links: true }] });
     const walk = async () => (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).targets.map((t) => t.walkLinks);
     expect(await walk()).toEqual([true, true]); // no full crawl yet: no sitemap found
     const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
@@ -200,7 +197,7 @@ describe('report rows kept ready by triggers (migration 2)', () => {
 
   it('follow outcome changes, re-crawled pages, deleted pages and the full-crawl clearing', async () => {
     app = makeApp();
-    seedSmallSite(app);
+    await seedSmallSite(app);
     expectMaintained(app.sqlite);
     // A fixed link, a newly broken one, and a redirect that now fails.
     saveOutcomes(app.sqlite, [outcome(`${a}/missing`, 'ok'), outcome(`${a}/ok`, 'not_found'), outcome(`${a}/old`, 'server_error')]);

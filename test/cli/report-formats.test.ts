@@ -43,7 +43,7 @@ async function seededConfig(): Promise<{ path: string; dir: string }> {
   writeFileSync(path, JSON.stringify(input));
   const app = openApp(parseConfig(input), { logger: silentLogger });
   try {
-    seedSmallSite(app);
+    await seedSmallSite(app);
   } finally {
     await app.close();
   }

@@ -1,15 +1,19 @@
+// The CMS-style ability routes. Over a FakeBackend (routing, auth, input and error answers: the store holds only the
+// users, whose store is tested on both stores in test/abilities/users.test.ts) on SQLite; svc/get-crawl over the real
+// embedded backend on SQLite and on PostgreSQL.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createHost, type App } from '../../src/app.js';
 import type { ConfigInput } from '../../src/model/config.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
 import { createHttpServer } from '../../src/http/server.js';
 import type { Role } from '../../src/model/users.js';
-import { addRoleUsers, FakeBackend, makeApp, makeFakeApp, seedPosts, SITE } from '../abilities/helpers.js';
+import { addRoleUsers, FakeBackend, makeAppOn, makeFakeApp, seedPosts, SITE } from '../abilities/helpers.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { httpDeps } from '../../src/app-http.js';
+import { DIALECTS, storeKit } from '../support/stores.js';
 
 let app: App;
 let backend: FakeBackend;
@@ -291,9 +295,12 @@ describe('version gate and rest_root', () => {
   });
 });
 
-describe('svc/get-crawl over the route (real embedded backend)', () => {
+describe.each(DIALECTS)('svc/get-crawl over the route (real embedded backend) on %s', (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
+
   it('runs by GET ?input= and POST, answers the record in snake_case, and a missing crawl is a 404 naming what to do', async () => {
-    app = makeApp();
+    app = await makeAppOn(kit);
     tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
     const host = await createHost(app);
     server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });

@@ -5,9 +5,9 @@ import type { App } from '../../src/app.js';
 import type { Backend } from '../../src/backend/backend.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
-import { savePages } from '../../src/store/pages.js';
+import { writeThrough } from '../support/stores.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, page, seedSmallSite, TOKEN } from './helpers.js';
+import { HOST_A, HOST_B, page, recordCrawlEnds, seedSmallSite, TOKEN } from './helpers.js';
 
 export interface Harness {
   backend: Backend;
@@ -19,7 +19,7 @@ export interface Harness {
 const a = `https://${HOST_A}`;
 const b = `http://${HOST_B}`;
 
-/** The small site's report, as both backends must give it. */
+/** The small site's report, as both backends must give it (firstSeen: see below). */
 const SMALL_SITE_REPORT: LinkReport = {
   notFound: {
     count: 3,
@@ -47,6 +47,15 @@ const SMALL_SITE_REPORT: LinkReport = {
   lastFullCrawl: null,
 };
 
+const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
+
+/** `report` with every link first seen at `at`. */
+function seenAt(report: LinkReport, at: string): LinkReport {
+  const out = structuredClone(report);
+  for (const s of SECTIONS) for (const p of out[s].pages) for (const l of p.links) l.firstSeen = at;
+  return out;
+}
+
 type Settled<T> = { ok: T } | { error: { code: string; status: number; message: string } };
 
 async function settle<T>(p: Promise<T>): Promise<Settled<T>> {
@@ -64,11 +73,12 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     let h: Harness;
     let backend: Backend;
     const crawlIds: number[] = [];
+    let expected: LinkReport;
 
     beforeAll(async () => {
       h = await make();
       backend = h.backend;
-      seedSmallSite(h.engine);
+      await seedSmallSite(h.engine);
       // 120 finished crawls: more than one page of the facade's crawl list.
       for (let i = 0; i < 120; i++) {
         const rec = (await createCrawl(h.engine.store.sql, TOKEN, i % 3 === 0 ? 'full' : 'partial'))!;
@@ -76,6 +86,7 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
         await setCrawlStatus(h.engine.store.sql, rec.id, i === 119 ? 'failed' : 'completed', i === 119 ? 'boom' : undefined);
         crawlIds.push(rec.id);
       }
+      expected = seenAt(SMALL_SITE_REPORT, await recordCrawlEnds(h.engine, crawlIds[0]!));
     });
     afterAll(async () => h?.close());
 
@@ -88,23 +99,23 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
       // The last completed full crawl is crawl #117 (full every third; #119 failed).
       const lastFull = (await backend.getCrawl(crawlIds[117]!))!;
       expect(lastFull).toMatchObject({ mode: 'full', status: 'completed' });
-      expect(r).toEqual({ ...SMALL_SITE_REPORT, lastFullCrawl: lastFull.finishedAt });
+      expect(r).toEqual({ ...expected, lastFullCrawl: lastFull.finishedAt });
     });
 
     it('linkReport: limit cuts across sections and says truncated; counts stay whole', async () => {
       const r = await backend.linkReport({ limit: 4 });
       expect(r.truncated).toBe(true);
-      expect(r.notFound).toEqual(SMALL_SITE_REPORT.notFound);
-      expect(r.forbidden).toEqual(SMALL_SITE_REPORT.forbidden);
+      expect(r.notFound).toEqual(expected.notFound);
+      expect(r.forbidden).toEqual(expected.forbidden);
       expect(r.serverError).toEqual({ count: 1, pages: [] });
       expect(r.redirect.count).toBe(2);
     });
 
     it('linkReport: target filter', async () => {
       const r = await backend.linkReport({ limit: 10, target: HOST_B });
-      expect(r.notFound).toEqual({ count: 1, pages: [SMALL_SITE_REPORT.notFound.pages[0]] });
+      expect(r.notFound).toEqual({ count: 1, pages: [expected.notFound.pages[0]] });
       expect(r.redirect).toEqual({ count: 0, pages: [] });
-      expect(r.targets).toEqual([SMALL_SITE_REPORT.targets[1]]);
+      expect(r.targets).toEqual([expected.targets[1]]);
     });
 
     it('linkReport: bad input is invalid_input naming the field', async () => {
@@ -155,7 +166,7 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     });
 
     it('search: the same hits and the same refusals', async () => {
-      savePages(h.engine.sqlite, [page(`${a}/contract-search`, [], { title: 'Contract aardvark', content: 'the aardvark page' })]);
+      await writeThrough(h.engine.store, { pages: [page(`${a}/contract-search`, [], { title: 'Contract aardvark', content: 'the aardvark page' })] });
       const r = await backend.search('aardvark', { size: 5 });
       expect(r.hits.map((hit) => ({ url: hit.url, title: hit.title, highlight: hit.highlight }))).toEqual([
         { url: `${a}/contract-search`, title: 'Contract aardvark', highlight: expect.stringContaining('<em>aardvark</em>') },
@@ -166,7 +177,7 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     });
 
     it('deletePages: which were deleted and which were not there', async () => {
-      savePages(h.engine.sqlite, [page(`${a}/contract-delete`, [])]);
+      await writeThrough(h.engine.store, { pages: [page(`${a}/contract-delete`, [])] });
       expect(await backend.deletePages([`${a}/contract-delete`, `${a}/contract-never`])).toEqual({ deleted: [`${a}/contract-delete`], notFound: [`${a}/contract-never`] });
       expect(await backend.deletePages([`${a}/contract-delete`])).toEqual({ deleted: [], notFound: [`${a}/contract-delete`] });
       const tooMany = await settle(backend.deletePages(Array.from({ length: 51 }, (_, i) => `${a}/x${i}`)));

@@ -1,5 +1,6 @@
 // One guard for every route: a DNS-rebinding page (foreign Host or Origin) gets nothing from /v1, the ability
-// routes, /mcp or /healthz; two Authorization headers or a repeated query parameter are refused everywhere.
+// routes, /mcp or /healthz; two Authorization headers or a repeated query parameter are refused everywhere. SQLite
+// only: the guard and the input checks answer before the store is asked for anything but a user.
 import { request } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';

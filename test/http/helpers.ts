@@ -1,4 +1,5 @@
-// Shared by the /v1 tests: a temp app, the facade on loopback, and store seeding through the crawler's own writes.
+// Shared by the /v1 tests: a temp app (on either store), the facade on loopback, and store seeding through the
+// store's crawl writer (the crawler's own writes).
 import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +8,6 @@ import { join } from 'node:path';
 import { openApp, type App } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { createV1Handler } from '../../src/http/v1.js';
-import { saveOutcomes, savePages } from '../../src/store/pages.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { ConfigInput } from '../../src/model/config.js';
 import { createHttpServer } from '../../src/http/server.js';
@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import type { LinkOutcomeReason } from '../../src/model/link-reasons.js';
 import { type OutcomeWrite, type PageWrite } from '../../src/model/crawl-writes.js';
 import { httpDeps } from '../../src/app-http.js';
+import { writeThrough, type StoreKit } from '../support/stores.js';
 
 export const TOKEN = 'proj1234:eu-north-1';
 export const OTHER_TOKEN = 'other999:us-east-1';
@@ -37,6 +38,22 @@ export function makeApp(over: Partial<ConfigInput> = {}): App {
     ...over,
   });
   return openApp(config, { logger: silentLogger });
+}
+
+/** makeApp on a new, empty database of the kit's dialect (PostgreSQL: database_url; SQLite: the file in data_dir). */
+export async function makeAppOn(kit: StoreKit, over: Partial<ConfigInput> = {}): Promise<App> {
+  return makeApp({ ...over, database_url: await kit.databaseUrl() });
+}
+
+/**
+ * Records in the history the end of every crawl a test ended straight in the store, as another process would end
+ * one. The engine does that on its next sweep, about once a second, so a report read right after would have
+ * firstSeen or not depending on how long the test took; recorded now (crawlChanges records pending ends first),
+ * every problem is first seen at the end of the first of them. Answers that end.
+ */
+export async function recordCrawlEnds(app: App, firstCrawlId: number): Promise<string> {
+  await app.backend.crawlChanges(firstCrawlId);
+  return (await app.backend.getCrawl(firstCrawlId))!.finishedAt!;
 }
 
 export interface Facade {
@@ -109,13 +126,11 @@ export function outcome(url: string, reason: LinkOutcomeReason, over: Partial<Ou
  *  a.example/b → /missing (404), /old (301)
  *  b.example:8080/ → /doc.pdf (404)
  */
-export function seedSmallSite(app: App): void {
-  const w = smallSiteWrites();
-  savePages(app.sqlite, w.pages);
-  saveOutcomes(app.sqlite, w.outcomes);
+export async function seedSmallSite(app: App): Promise<void> {
+  await writeThrough(app.store, smallSiteWrites());
 }
 
-/** What seedSmallSite writes, for any store (test/support/stores.ts writeThrough). */
+/** What seedSmallSite writes. */
 export function smallSiteWrites(): { pages: PageWrite[]; outcomes: OutcomeWrite[] } {
   const a = `https://${HOST_A}`;
   const b = `http://${HOST_B}`;
@@ -139,14 +154,13 @@ export function smallSiteWrites(): { pages: PageWrite[]; outcomes: OutcomeWrite[
 }
 
 /** `n` problem links over `pages` pages of HOST_A, reasons in turn; returns per-reason counts. */
-export function seedMany(app: App, pages: number, linksPerPage: number): Record<string, number> {
+export async function seedMany(app: App, pages: number, linksPerPage: number): Promise<Record<string, number>> {
   const w = manyWrites(pages, linksPerPage);
-  savePages(app.sqlite, w.pages);
-  saveOutcomes(app.sqlite, w.outcomes);
+  await writeThrough(app.store, w);
   return w.counts;
 }
 
-/** What seedMany writes, for any store, and its per-reason counts. */
+/** What seedMany writes, and its per-reason counts. */
 export function manyWrites(pages: number, linksPerPage: number): { pages: PageWrite[]; outcomes: OutcomeWrite[]; counts: Record<string, number> } {
   const reasons = ['not_found', 'forbidden', 'server_error', 'redirect', 'unknown'] as const;
   const counts: Record<string, number> = { not_found: 0, forbidden: 0, server_error: 0, redirect: 0, unknown: 0 };

@@ -1,6 +1,7 @@
 // Two projects in one service (the `projects` form): each on its own SQLite file, crawled from its own loopback
 // site through /v1; crawls, reports, search, webhooks and keys stay apart, and a key of one project never opens
-// the other.
+// the other. SQLite only (a file per project); the same on PostgreSQL (a schema per project) is
+// postgres-projects.test.ts.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,12 +1,13 @@
-// The /v1 facade over the embedded backend: every endpoint, the auth table, and every error answer.
+// The /v1 facade over the embedded backend: every endpoint, the auth table, and every error answer; on SQLite and on
+// PostgreSQL (the app on database_url).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
-import { saveOutcomes, savePages } from '../../src/store/pages.js';
-import { HOST_A, HOST_B, makeApp, OTHER_TOKEN, outcome, page, seedMany, seedSmallSite, startFacade, TOKEN, type Facade } from './helpers.js';
+import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
+import { HOST_A, HOST_B, makeAppOn, OTHER_TOKEN, outcome, page, seedMany, seedSmallSite, startFacade, TOKEN, type Facade } from './helpers.js';
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
 
@@ -39,24 +40,26 @@ function expectError(a: Answer, status: number, code: string, message?: RegExp):
   expect(a.headers.get('content-type')).toMatch(/^application\/json/);
   expect(a.body).toEqual({ error: { code, message: expect.any(String) } });
   if (message) expect(a.body.error.message).toMatch(message);
-  expect(a.text).not.toMatch(/SqliteError|SELECT |\n\s+at /);
+  expect(a.text).not.toMatch(/SqliteError|DatabaseError|SELECT |relation "|\n\s+at /);
 }
 
-describe('/v1 facade (embedded)', () => {
+describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
+  const kit = storeKit(dialect);
   let app: App;
   let f: Facade;
   let auth: Record<string, string>;
   const json = { 'content-type': 'application/json' };
 
   beforeAll(async () => {
-    app = makeApp({ server: { max_body_bytes: 2048 } });
+    app = await makeAppOn(kit, { server: { max_body_bytes: 2048 } });
     f = await startFacade(app);
     auth = { authorization: `Bearer ${f.key}` };
-    seedSmallSite(app);
+    await seedSmallSite(app);
   });
   afterAll(async () => {
-    await f.close();
-    await app.close();
+    await f?.close();
+    await app?.close();
+    await kit.stop();
   });
 
   describe('auth', () => {
@@ -160,10 +163,10 @@ describe('/v1 facade (embedded)', () => {
     });
 
     it('limit edges 1 and 5000 on a report larger than the default limit', async () => {
-      const big = makeApp();
+      const big = await makeAppOn(kit);
       const bf = await startFacade(big);
       try {
-        const counts = seedMany(big, 120, 12); // 1440 problem links
+        const counts = await seedMany(big, 120, 12); // 1440 problem links
         const h = { authorization: `Bearer ${bf.key}` };
         const one = await call(`${bf.api}/link-report?limit=1`, { headers: h });
         expect(one.status).toBe(200);
@@ -249,7 +252,7 @@ describe('/v1 facade (embedded)', () => {
 
   describe('search (public) and pages/delete', () => {
     it('search needs no key, validates its body, and still checks the project', async () => {
-      savePages(app.sqlite, [page(`https://${HOST_A}/hello`, [], { title: 'Hello zebra', content: 'a zebra crossing' })]);
+      await writeThrough(app.store, { pages: [page(`https://${HOST_A}/hello`, [], { title: 'Hello zebra', content: 'a zebra crossing' })] });
       const a = await call(`${f.api}/search`, { method: 'POST', headers: json, body: JSON.stringify({ terms: 'zebra' }) });
       expect(a.status, a.text).toBe(200);
       expect(a.body.hits.map((h: any) => h.url)).toEqual([`https://${HOST_A}/hello`]);
@@ -263,7 +266,7 @@ describe('/v1 facade (embedded)', () => {
     });
 
     it('search takes search_params (the ability\'s name) as well as params, not both', async () => {
-      savePages(app.sqlite, [page(`https://${HOST_A}/zebra-1`, [], { title: 'Zebra one', content: 'zebra' }), page(`https://${HOST_A}/zebra-2`, [], { title: 'Zebra two', content: 'zebra' })]);
+      await writeThrough(app.store, { pages: [page(`https://${HOST_A}/zebra-1`, [], { title: 'Zebra one', content: 'zebra' }), page(`https://${HOST_A}/zebra-2`, [], { title: 'Zebra two', content: 'zebra' })] });
       const post = (body: unknown) => call(`${f.api}/search`, { method: 'POST', headers: json, body: JSON.stringify(body) });
       const a = await post({ terms: 'zebra', search_params: { size: 1 } });
       expect(a.status, a.text).toBe(200);
@@ -275,7 +278,7 @@ describe('/v1 facade (embedded)', () => {
     });
 
     it('GET /pages?url= answers what the index holds of one URL', async () => {
-      savePages(app.sqlite, [page(`https://${HOST_A}/state`, []), page(`https://${HOST_A}/hidden-state`, [], { showInSearch: false })]);
+      await writeThrough(app.store, { pages: [page(`https://${HOST_A}/state`, []), page(`https://${HOST_A}/hidden-state`, [], { showInSearch: false })] });
       const get = (u: string) => call(`${f.api}/pages?url=${encodeURIComponent(u)}`, { headers: auth });
       const a = await get(`https://${HOST_A}/state`);
       expect(a.status, a.text).toBe(200);
@@ -303,7 +306,7 @@ describe('/v1 facade (embedded)', () => {
       expectError(await post({ urls: [] }), 400, 'invalid_input', /^urls: must list 1 to 50 URLs/);
       expectError(await post({ urls: Array.from({ length: 51 }, (_, i) => `https://${HOST_A}/${i}`) }), 400, 'invalid_input', /^urls: must list 1 to 50 URLs/);
       expectError(await post({ urls: [42] }), 400, 'invalid_input', /^urls\[0\]: must be a string/);
-      savePages(app.sqlite, [page(`https://${HOST_A}/to-delete`, [])]);
+      await writeThrough(app.store, { pages: [page(`https://${HOST_A}/to-delete`, [])] });
       const a = await post({ urls: [`https://${HOST_A}/to-delete`, `https://${HOST_A}/never-there`] });
       expect(a.status, a.text).toBe(200);
       expect(a.body).toEqual({ deleted: [`https://${HOST_A}/to-delete`], notFound: [`https://${HOST_A}/never-there`] });
@@ -355,11 +358,13 @@ describe('/v1 facade (embedded)', () => {
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     const host = `127.0.0.1:${(site.address() as AddressInfo).port}`;
-    const siteApp = makeApp({ targets: [{ host, scheme: 'http', track_links: 'all' }] });
+    const siteApp = await makeAppOn(kit, { targets: [{ host, scheme: 'http', track_links: 'all' }] });
     const sf = await startFacade(siteApp);
     try {
-      savePages(siteApp.sqlite, [page(`http://${host}/`, [`http://${host}/missing`, `http://${host}/moved`])]);
-      saveOutcomes(siteApp.sqlite, [outcome(`http://${host}/missing`, 'not_found'), outcome(`http://${host}/moved`, 'redirect')]);
+      await writeThrough(siteApp.store, {
+        pages: [page(`http://${host}/`, [`http://${host}/missing`, `http://${host}/moved`])],
+        outcomes: [outcome(`http://${host}/missing`, 'not_found'), outcome(`http://${host}/moved`, 'redirect')],
+      });
       site.closeAllConnections();
       await new Promise<void>((r) => site.close(() => r()));
       const a = await call(`${sf.api}/link-report?target=${host}`, { headers: { authorization: `Bearer ${sf.key}` } });
@@ -374,10 +379,10 @@ describe('/v1 facade (embedded)', () => {
   });
 
   it('an internal failure answers 500 with a generic message: no stack, no SQL', async () => {
-    const broken = makeApp();
+    const broken = await makeAppOn(kit);
     const bf = await startFacade(broken);
     try {
-      broken.sqlite.db.exec('DROP TABLE report_links');
+      await broken.store.sql.exec('DROP TABLE report_links');
       const a = await call(`${bf.api}/link-report`, { headers: { authorization: `Bearer ${bf.key}` } });
       expectError(a, 500, 'internal', /^internal error$/);
     } finally {
@@ -398,7 +403,7 @@ describe('/v1 facade (embedded)', () => {
       });
       await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
       const host = `127.0.0.1:${(site.address() as AddressInfo).port}`;
-      const siteApp = makeApp({ targets: [{ host, scheme: 'http', track_links: 'all' }] }); // no sitemap.xml: walks links
+      const siteApp = await makeAppOn(kit, { targets: [{ host, scheme: 'http', track_links: 'all' }] }); // no sitemap.xml: walks links
       const sf = await startFacade(siteApp);
       const h = { authorization: `Bearer ${sf.key}`, 'content-type': 'application/json' };
       try {

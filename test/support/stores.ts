@@ -4,12 +4,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { OutcomeWrite, PageWrite } from '../../src/model/crawl-writes.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
 import { Store } from '../../src/store/store.js';
-import { postgresBinDir, startPostgres, type PgCluster } from './postgres.js';
+import { createDatabase, postgresBinDir, startPostgres, type PgCluster } from './postgres.js';
 
 export type StoreDialect = 'sqlite' | 'pg';
 
@@ -40,13 +39,7 @@ export function storeKit(dialect: StoreDialect): StoreKit {
     if (dialect === 'sqlite') return null;
     cluster ??= startPostgres();
     const name = `kit${++n}`;
-    const admin = new pg.Client({ connectionString: cluster.connectionString() });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await admin.end();
-    }
+    await createDatabase(cluster, name);
     return cluster.connectionString(name);
   };
   return {

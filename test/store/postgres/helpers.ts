@@ -1,6 +1,5 @@
 // One throw-away cluster per test file (test/support/postgres.ts), and a fresh database in it per use.
-import pg from 'pg';
-import { postgresBinDir, startPostgres, type PgCluster } from '../../support/postgres.js';
+import { createDatabase as createClusterDatabase, postgresBinDir, startPostgres, type PgCluster } from '../../support/postgres.js';
 import { PgSql, type PgSqlOptions } from '../../../src/store/pg/pg-sql.js';
 import { migratePg } from '../../../src/store/pg/migrations.js';
 
@@ -22,13 +21,7 @@ export function pgFixture(): PgFixture {
   let n = 0;
   const createDatabase = async () => {
     const name = `t${++n}`;
-    const admin = new pg.Client({ connectionString: cluster.connectionString() });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await admin.end();
-    }
+    await createClusterDatabase(cluster, name);
     return name;
   };
   return {
