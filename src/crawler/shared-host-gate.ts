@@ -13,7 +13,7 @@ import { AbortError, HostLimiter, sleep, type HostGate } from './host-limiter.js
 /** A slot held but unused this long goes back to the other workers. */
 const IDLE_SLOT_MS = 100;
 /** How often a worker holding slots reads the host's pause and concurrency. */
-const PACE_READ_MS = 500;
+const PACE_READ_MS = 200;
 
 export class SharedHostGate implements HostGate {
   private readonly local: HostLimiter;
