@@ -86,7 +86,7 @@ export interface OpenAppOptions {
   /** Read commands on a data directory they may not write: no migration, no crawl clean-up. */
   readonly?: boolean;
   /** `svc worker`: the crawls it claims are shared with other workers, and it joins theirs. */
-  share?: { worker: string; pageConcurrency?: number };
+  share?: { worker: string; pageConcurrency?: number; leaseMs?: number };
 }
 
 /** A positive whole number from the environment (a test's or benchmark's override), else undefined (the default). */

@@ -65,7 +65,7 @@ export interface CrawlRunnerOptions {
    * Set by `svc worker`: the crawls this process claims from the queue are shared (their frontier and host
    * politeness live in the database), and when it has none of its own it joins a running shared crawl of the project.
    */
-  share?: { worker: string; pageConcurrency?: number };
+  share?: { worker: string; pageConcurrency?: number; leaseMs?: number };
 }
 
 export type ProgressListener = (crawlId: number, progress: CrawlProgress) => void;
@@ -250,7 +250,7 @@ export class CrawlRunner {
     const unwatch = this.watch(rec.id, controller);
     try {
       logger.info({ crawl: rec.id, mode: rec.mode, worker: share.worker }, 'joined a shared crawl');
-      const result = await this.crawl(rec, controller.signal, sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'join', plan }));
+      const result = await this.crawl(rec, controller.signal, sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'join', plan, leaseMs: share.leaseMs }));
       logger.info({ crawl: rec.id, pages: result.stats.pages, links: result.stats.links, stopped: result.stopped }, 'left the shared crawl: its share done');
     } catch (err) {
       logger.warn({ err, crawl: rec.id }, 'crawling a share of a shared crawl failed: its claims go back to the others');
@@ -390,7 +390,7 @@ export class CrawlRunner {
       // A queued crawl a worker claims is shared with the project's other workers (not one that checks fragments:
       // a fragment's outcome needs every page's ids in one process).
       const share = queued && this.opts.share && !this.opts.targets.some((t) => t.check_fragments) ? this.opts.share : null;
-      shared = share ? sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'lead' }) : undefined;
+      shared = share ? sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'lead', leaseMs: share.leaseMs }) : undefined;
       logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger, ...(share ? { shared: true, worker: share.worker } : {}) }, 'crawl started');
       const result = await this.crawl(rec, signal, shared);
       const end = crawlEnd(rec.mode, result, signal);

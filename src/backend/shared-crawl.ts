@@ -22,6 +22,7 @@ import {
 } from '../store/frontier.js';
 import { effectiveLimits } from '../model/host-pace.js';
 import { acquireHostSlot, dropHostLeases, hostState, pauseHost, releaseHostSlot, renewHostSlots } from '../store/host-leases.js';
+import { crawlPageCounts } from '../store/pages.js';
 import type { Sql } from '../store/sql.js';
 
 /**
@@ -97,6 +98,7 @@ export function sharedCrawl(sql: Sql, o: { crawlId: number; worker: string; role
     async reports() {
       return (await workerReports(sql, crawlId, worker)).map((w) => JSON.parse(w.report) as WorkerReport);
     },
+    storedPages: () => crawlPageCounts(sql, crawlId),
     leftovers: (state, afterId) => frontierUrls(sql, crawlId, state, { afterId, limit: 1000 }),
   };
 }

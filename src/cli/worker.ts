@@ -46,7 +46,10 @@ export async function run(argv: string[]): Promise<number> {
   const logger = createLogger(config.log_level);
   // Names this process in the shared frontier and host slots (its claims and leases).
   const worker = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const app = openApp(config, { logger, share: { worker, pageConcurrency } });
+  // How long a dead worker's claims and host slots stay taken (default 20 s; a test's override).
+  const lease = Number(process.env.SVC_SHARED_LEASE_MS);
+  const leaseMs = Number.isInteger(lease) && lease > 0 ? lease : undefined;
+  const app = openApp(config, { logger, share: { worker, pageConcurrency, leaseMs } });
   logger.info(
     { worker, projects: app.projects.map((p) => ({ project: p.token, database: p.store.location, targets: p.config.targets.map((t) => t.host), schedule: p.config.schedule })) },
     'svc worker started',

@@ -777,7 +777,6 @@ export class CrawlEngine {
     }
     this.others = [];
     for (const w of await shared.reports()) {
-      this.pagesStored += w.pages;
       this.linksChecked += w.links;
       this.errors += w.errors;
       this.notModified += w.notModified;
@@ -785,10 +784,16 @@ export class CrawlEngine {
       for (const r of this.runs) {
         const t = w.targets[r.host];
         if (!t) continue;
-        r.stored += t.pages;
         r.seedReached ||= t.seedReached;
         r.failure ??= t.failure;
       }
+    }
+    // Pages are counted in the store: a page a dead worker stored and another fetched again counts once.
+    const stored = await shared.storedPages();
+    this.pagesStored = 0;
+    for (const r of this.runs) {
+      r.stored = stored.get(r.host) ?? 0;
+      this.pagesStored += r.stored;
     }
   }
 

@@ -75,6 +75,8 @@ export interface SharedCrawl {
   release(): Promise<void>;
   /** The other workers' last reports. */
   reports(): Promise<WorkerReport[]>;
+  /** Per target host, the pages the crawl stored, counted in the store (a page two workers stored counts once). */
+  storedPages(): Promise<Map<string, number>>;
   /** URLs left in a state after the end (cut by max_pages, or pending at a stop), a page at a time. */
   leftovers(state: 'cut' | 'pending', afterId: number): Promise<SharedClaim[]>;
 }

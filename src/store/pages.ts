@@ -113,6 +113,12 @@ export async function removePagesNotSeen(sql: Sql, host: string, crawlId: number
   return sql.tx(async (t) => (await t.run('DELETE FROM pages WHERE host = ? AND (crawl_id IS NULL OR crawl_id <> ?)', [host, crawlId])).changes);
 }
 
+/** Per host, the pages a crawl stored or kept (each page is counted once, whichever worker stored it). */
+export async function crawlPageCounts(sql: Sql, crawlId: number): Promise<Map<string, number>> {
+  const rows = await sql.all<{ host: string; n: number }>('SELECT host, count(*) AS n FROM pages WHERE crawl_id = ? GROUP BY host', [crawlId]);
+  return new Map(rows.map((r) => [r.host, r.n]));
+}
+
 /** Every stored page of a host leaves the store and the index (a host that is no longer crawled). */
 export async function removePagesOfHost(sql: Sql, host: string): Promise<number> {
   return sql.tx(async (t) => (await t.run('DELETE FROM pages WHERE host = ?', [host])).changes);

@@ -35,8 +35,8 @@ function svc(args: string[]): Promise<{ status: number | null; stdout: string; s
 const workers: SvcProcess[] = [];
 
 /** Starts `svc worker` and resolves once it has logged its start line. */
-async function worker(args: string[]): Promise<SvcProcess> {
-  const w = spawnSvc(['worker', ...args]);
+async function worker(args: string[], env: Record<string, string> = {}): Promise<SvcProcess> {
+  const w = spawnSvc(['worker', ...args], env);
   workers.push(w);
   await until('svc worker to start', () => w.logs.some((l) => l.msg === 'svc worker started') || w.child.exitCode !== null, 20_000);
   if (w.child.exitCode !== null) throw new Error(`svc worker exited: ${w.logs.map((l) => l.msg).join('; ')}`);
@@ -214,4 +214,67 @@ describe('svc worker, real processes', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^usage: svc worker \[--config F\] \[--project TOKEN …\]/);
   }, 30_000);
+});
+
+describe('svc worker, a shared crawl whose second worker dies', () => {
+  const PAGES = 30;
+  let site: TestSite;
+  const gets = new Map<string, number>();
+  const byWorker = new Map<string, number>();
+
+  beforeAll(async () => {
+    site = await startSite({}, async (req, res, url) => {
+      if (url.pathname === '/robots.txt') return void res.writeHead(404).end();
+      const i = url.pathname === '/' ? 0 : Number(url.pathname.slice(3));
+      if (!Number.isInteger(i) || i < 0 || i >= PAGES) return void res.writeHead(404).end();
+      gets.set(url.pathname, (gets.get(url.pathname) ?? 0) + 1);
+      const w = String(req.headers['x-test-worker']);
+      byWorker.set(w, (byWorker.get(w) ?? 0) + 1);
+      await sleep(80);
+      const links = [1, 2, 3].map((k) => 3 * i + k).filter((j) => j < PAGES);
+      return html(`<title>p${i}</title>${links.map((j) => `<a href="/p/${j}">p${j}</a>`).join(' ')}`)(req, res, url);
+    });
+  });
+  afterEach(async () => {
+    for (const w of workers.splice(0)) {
+      if (w.child.exitCode === null) w.child.kill('SIGKILL');
+      await w.exited;
+    }
+  });
+  afterAll(() => site.close());
+
+  it('the lead takes back what the dead one held once its leases run out, and the crawl stores every page', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-worker-dies-'));
+    const db = join(dir, 'data', 'svc.db');
+    // One config per worker, differing only in a request header, so the site can tell them apart.
+    const config = (name: string) =>
+      writeJson(dir, `${name}.json`, {
+        project: { public_token: A },
+        data_dir: join(dir, 'data'),
+        targets: [{ ...target(site), concurrency: 2, request_headers: { 'x-test-worker': name } }],
+        log_level: 'info',
+      });
+    const lead = config('lead');
+    const second = config('second');
+    const env = { SVC_SHARED_LEASE_MS: '1500' };
+    expect((await svc(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
+    const w1 = await worker(['--config', lead, '--concurrency', '1'], env);
+    await until('the lead to start the shared crawl', () => w1.logs.some((l) => l.msg === 'crawl started' && l.shared === true), 10_000);
+    const w2 = await worker(['--config', second, '--concurrency', '1'], env);
+    await until('the second worker to join and fetch pages', () => w2.logs.some((l) => l.msg === 'joined a shared crawl') && (byWorker.get('second') ?? 0) >= 2, 15_000);
+    // Dies while it holds claims: no goodbye, its leases just stop being renewed.
+    w2.child.kill('SIGKILL');
+    await w2.exited;
+    await until('the crawl to end', async () => (await crawlsIn(db, A)).some((c) => c.status !== 'running' && c.status !== 'queued'), 30_000);
+    const [rec] = await crawlsIn(db, A);
+    expect(rec).toMatchObject({ status: 'completed', stats: { pages: PAGES } });
+    expect(w1.logs.filter((l) => l.msg === 'crawl ended').map((l) => l.crawl)).toEqual([rec!.id]);
+    // Every page was fetched; only what the dead worker held may have been fetched again (by the lead).
+    expect(gets.size).toBe(PAGES);
+    const again = [...gets].filter(([, n]) => n > 1).length;
+    expect(again).toBeLessThanOrEqual(2);
+    expect(byWorker.get('lead')).toBeGreaterThan(0);
+    w1.child.kill('SIGTERM');
+    expect(await w1.exited).toBe(0);
+  }, 60_000);
 });

@@ -36,8 +36,8 @@ export async function until<T>(what: string, f: () => T | undefined | null | fal
 }
 
 /** Starts `svc <args>` (no SVC_CONFIG from the environment) and collects its log lines. */
-export function spawnSvc(args: string[]): SvcProcess {
-  const child = spawn(process.execPath, [SERVER_JS, ...args], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+export function spawnSvc(args: string[], env: Record<string, string> = {}): SvcProcess {
+  const child = spawn(process.execPath, [SERVER_JS, ...args], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   const logs: LogLine[] = [];
   let buf = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
