@@ -161,6 +161,16 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
     for (const { url } of unknown) expect(traffic.gets.has(new URL(url).pathname)).toBe(false);
   });
 
+  it('a crawl delay spaces the requests of both workers together, not each worker alone', async () => {
+    const { rec } = await crawlWithTwo({ crawl_delay_ms: 40, max_pages: 15 });
+    expect(rec.status).toBe('completed');
+    const starts = traffic.log.map((l) => l.at).sort((a, b) => a - b);
+    expect(new Set(traffic.log.map((l) => l.worker))).toEqual(new Set(['w1', 'w2']));
+    // Each start is reserved 40 ms after the one before, whichever worker sends it (a few ms of timer slack).
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(35);
+  });
+
   it('a 429 with Retry-After pauses every worker, not only the one that got it', async () => {
     limitedOnce = '/p/5';
     const { rec } = await crawlWithTwo();
