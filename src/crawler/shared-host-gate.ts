@@ -2,7 +2,7 @@
 // takes a place in its own limiter (its own cap and pauses), then a slot of the host from the database: the slots cap
 // the requests of all workers together at the target's concurrency. Without a crawl delay a worker keeps the slots it
 // got while it has requests for them (asking the database per request would make it the bottleneck), gives back one
-// left idle for IDLE_SLOT_MS, and reads the host's state every PACE_READ_MS, so a pause or a lower concurrency another
+// left idle for IDLE_SLOT_MS or held for SLOT_TURN_MS (so a worker waiting for one gets its turn), and reads the host's state every PACE_READ_MS, so a pause or a lower concurrency another
 // worker was told about holds here too. With a crawl delay every request reserves its start in the database, so the
 // spacing holds across workers. One request per process asks the database at a time.
 import type { Logger } from '../lib/log.js';
@@ -12,6 +12,8 @@ import { AbortError, HostLimiter, sleep, type HostGate } from './host-limiter.js
 
 /** A slot held but unused this long goes back to the other workers. */
 const IDLE_SLOT_MS = 100;
+/** A slot held this long goes back after its request, so workers that wait for one get their turn. */
+const SLOT_TURN_MS = 1_000;
 /** How often a worker holding slots reads the host's pause and concurrency. */
 const PACE_READ_MS = 200;
 
@@ -19,8 +21,8 @@ export class SharedHostGate implements HostGate {
   private readonly local: HostLimiter;
   /** Settles when the request asking the database now has its answer. */
   private asking: Promise<void> = Promise.resolve();
-  /** Slots held and not in use, with when each was last given back. */
-  private readonly idle: { token: string; since: number }[] = [];
+  /** Slots held and not in use: when each was got, and last given back. */
+  private readonly idle: { token: string; got: number; since: number }[] = [];
   /** Slots held, in use or idle. */
   private held = 0;
   /** What the database last said: every worker waits until then; at most this many slots at once. */
@@ -53,9 +55,9 @@ export class SharedHostGate implements HostGate {
 
   async acquire(signal?: AbortSignal): Promise<() => void> {
     const releaseLocal = await this.local.acquire(signal);
-    let token: string;
+    let held: { token: string; got: number };
     try {
-      token = this.idle.pop()?.token ?? (await this.slot(signal));
+      held = this.idle.pop() ?? { token: await this.slot(signal), got: Date.now() };
       // A pause the host gave another worker.
       await sleep(this.pausedUntil - Date.now(), signal);
     } catch (err) {
@@ -67,7 +69,7 @@ export class SharedHostGate implements HostGate {
       if (released) return;
       released = true;
       releaseLocal();
-      this.giveBack(token);
+      this.giveBack(held);
     };
   }
 
@@ -89,9 +91,10 @@ export class SharedHostGate implements HostGate {
     return this.limits.delayMs <= 0;
   }
 
-  private giveBack(token: string): void {
-    if (!this.keeps || this.held > this.cap) return this.release(token);
-    this.idle.push({ token, since: Date.now() });
+  private giveBack(slot: { token: string; got: number }): void {
+    const now = Date.now();
+    if (!this.keeps || this.held > this.cap || now - slot.got >= SLOT_TURN_MS) return this.release(slot.token);
+    this.idle.push({ ...slot, since: now });
     this.timer ??= setInterval(() => this.tend(), Math.min(IDLE_SLOT_MS, PACE_READ_MS) / 2);
     this.timer.unref();
   }
