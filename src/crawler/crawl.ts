@@ -600,7 +600,9 @@ export class CrawlEngine {
         await this.crawlPage(r, claim.url);
         // Done once the URLs its page found are in the frontier (else the frontier could finish without them).
         this.afterAdds().then(
-          () => void (this.signal.aborted || this.doneIds.push(claim.id)),
+          () => {
+            if (!this.signal.aborted) this.doneIds.push(claim.id);
+          },
           (err: unknown) => this.failShared(err),
         );
         await this.writer.settle();
