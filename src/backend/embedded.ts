@@ -7,6 +7,7 @@ import { canonicalTargetHosts } from '../model/site-urls.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { CrawlRunner, type CrawlRunnerOptions } from './crawl-runner.js';
+import { dropShared } from './shared-crawl.js';
 import { buildLinkReport } from './report/link-report.js';
 import { deletePages } from './delete-pages.js';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
@@ -77,6 +78,8 @@ export class EmbeddedBackend implements Backend {
           if (await hasDeadCrawls(sql, before, this.publicToken)) {
             const ids = await sql.tx((t) => failDeadCrawls(t, before, this.publicToken));
             if (ids.length) opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
+            // A dead lead's shared crawl: its frontier and host state go with it (its other workers stop).
+            for (const id of ids) await dropShared(sql, id);
           }
           // Ends not recorded yet (a crawl failed here or by another process after its owner died): history, webhooks.
           await recordPendingEnds(this.ends);

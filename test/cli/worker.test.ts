@@ -277,4 +277,30 @@ describe('svc worker, a shared crawl whose second worker dies', () => {
     w1.child.kill('SIGTERM');
     expect(await w1.exited).toBe(0);
   }, 60_000);
+
+  it('a lead that dies: the crawl is failed by the heartbeat rule, the other worker stops, and the shared state is dropped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-lead-dies-'));
+    const db = join(dir, 'data', 'svc.db');
+    const config = writeJson(dir, 'svc.json', { project: { public_token: A }, data_dir: join(dir, 'data'), targets: [{ ...target(site), concurrency: 2 }], log_level: 'info' });
+    const env = { SVC_SHARED_LEASE_MS: '1500', SVC_CRAWL_DEAD_AFTER_MS: '1500' };
+    expect((await svc(['crawl', 'full', '--queue', '--config', config])).status).toBe(0);
+    const w1 = await worker(['--config', config, '--concurrency', '1'], env);
+    await until('the lead to start the shared crawl', () => w1.logs.some((l) => l.msg === 'crawl started' && l.shared === true), 10_000);
+    const w2 = await worker(['--config', config, '--concurrency', '1'], env);
+    await until('the second worker to join', () => w2.logs.some((l) => l.msg === 'joined a shared crawl'), 15_000);
+    w1.child.kill('SIGKILL');
+    await w1.exited;
+    await until('the other worker to leave the crawl', () => w2.logs.some((l) => l.msg === 'left the shared crawl: its share done'), 20_000);
+    const [rec] = await crawlsIn(db, A);
+    expect(rec).toMatchObject({ status: 'failed' });
+    expect(rec!.error).toMatch(/owner stopped answering/);
+    const store = new Store(db);
+    try {
+      for (const table of ['frontier', 'frontier_crawls', 'frontier_workers', 'host_slots']) expect(await store.sql.get(`SELECT count(*) AS n FROM ${table}`)).toEqual({ n: 0 });
+    } finally {
+      store.close();
+    }
+    w2.child.kill('SIGTERM');
+    expect(await w2.exited).toBe(0);
+  }, 60_000);
 });
