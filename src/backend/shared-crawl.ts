@@ -65,6 +65,8 @@ export function sharedCrawl(sql: Sql, o: { crawlId: number; worker: string; role
     worker,
     plan: o.plan ?? null,
     hosts,
+    // Four beats to a lease: a worker that is alive never lets one run out.
+    heartbeatMs: Math.min(2_000, Math.max(50, Math.floor(leaseMs / 4))),
     open: (targets) => openFrontier(sql, crawlId, targets),
     publish: (plan) => publishPlan(sql, crawlId, JSON.stringify(plan)),
     async add(urls: readonly SharedUrl[]) {

@@ -66,8 +66,6 @@ interface QueueItem {
 
 const MAX_ROBOTS_DELAY_MS = 10_000;
 
-/** How often a shared crawl's worker writes its report and renews its claims and slots. */
-const SHARED_HEARTBEAT_MS = 2_000;
 /** How long an idle worker of a shared crawl waits before asking for work again. */
 const SHARED_POLL_MS = 50;
 /** How often done claims are marked (their writes drained first). */
@@ -562,7 +560,7 @@ export class CrawlEngine {
       await Promise.all(this.runs.map((r) => this.prepareTarget(r, 'join')));
       for (const r of this.runs) r.walk = shared.plan?.targets[r.host]?.walk ?? false;
     }
-    const beat = setInterval(() => void this.heartbeat(shared), SHARED_HEARTBEAT_MS);
+    const beat = setInterval(() => void this.heartbeat(shared), shared.heartbeatMs);
     const marking = setInterval(() => void this.flushDone(shared).catch((err: unknown) => this.failShared(err)), SHARED_DONE_MS);
     const adding = setInterval(() => void this.flushAdds().catch((err: unknown) => this.failShared(err)), SHARED_ADD_MS);
     try {

@@ -53,6 +53,8 @@ export interface SharedCrawl {
   /** join: the lead's plan. */
   readonly plan: SharedPlan | null;
   readonly hosts: SharedHosts;
+  /** How often the worker renews its claims and slots (well within their lease) and writes its report. */
+  readonly heartbeatMs: number;
   /** lead: opens the frontier with each target's (or lane's) cap on URLs handed out. */
   open(targets: readonly { target: string; maxPages: number }[]): Promise<void>;
   /** lead: from now on others may join. */
