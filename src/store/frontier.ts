@@ -354,15 +354,19 @@ export async function frontierFinished(sql: Sql, crawlId: number): Promise<boole
   return !row || row.finishedAt !== null;
 }
 
-/** A worker's report on its share of the crawl (JSON), replaced with each heartbeat. */
+/**
+ * A worker's report on its share of the crawl (JSON), replaced with each heartbeat. Nothing once the frontier is
+ * dropped (the crawl has ended): the crawl's row, held while the report is written, keeps a late report out.
+ */
 export async function reportWorker(sql: Sql, o: { crawlId: number; worker: string; report: string; now?: number }): Promise<void> {
-  await sql.rowTx((tx) =>
-    tx.run(
+  await sql.rowTx(async (tx) => {
+    if (!(await tx.get(`SELECT 1 AS open FROM frontier_crawls WHERE crawl_id = ?${lockFor(tx, 'share')}`, [o.crawlId]))) return;
+    await tx.run(
       `INSERT INTO frontier_workers (crawl_id, worker, report, seen_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (crawl_id, worker) DO UPDATE SET report = excluded.report, seen_at = excluded.seen_at`,
       [o.crawlId, o.worker, o.report, o.now ?? Date.now()],
-    ),
-  );
+    );
+  });
 }
 
 /** Every worker's last report on the crawl, but the one named (the caller's own). */
@@ -373,9 +377,10 @@ export async function workerReports(sql: Sql, crawlId: number, except = ''): Pro
 /** Forgets a crawl's frontier (once the crawl has ended and its results are recorded). */
 export async function dropFrontier(sql: Sql, crawlId: number): Promise<void> {
   await sql.tx(async (tx) => {
+    // The crawl's row first: a worker writing to the frontier holds it, and is waited for.
+    await tx.run('DELETE FROM frontier_crawls WHERE crawl_id = ?', [crawlId]);
     await tx.run('DELETE FROM frontier_workers WHERE crawl_id = ?', [crawlId]);
     await tx.run('DELETE FROM frontier WHERE crawl_id = ?', [crawlId]);
     await tx.run('DELETE FROM frontier_targets WHERE crawl_id = ?', [crawlId]);
-    await tx.run('DELETE FROM frontier_crawls WHERE crawl_id = ?', [crawlId]);
   });
 }

@@ -44,6 +44,14 @@ async function worker(args: string[], env: Record<string, string> = {}): Promise
 }
 
 
+/** Whatever a test left running is killed. */
+async function killWorkers(): Promise<void> {
+  for (const w of workers.splice(0)) {
+    if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    await w.exited;
+  }
+}
+
 async function crawlsIn(file: string, token: string): Promise<CrawlRecord[]> {
   const store = new Store(file);
   try {
@@ -96,12 +104,7 @@ describe('svc worker, real processes', () => {
       '/p3': page('three'),
     });
   });
-  afterEach(async () => {
-    for (const w of workers.splice(0)) {
-      if (w.child.exitCode === null) w.child.kill('SIGKILL');
-      await w.exited;
-    }
-  });
+  afterEach(killWorkers);
   afterAll(() => site.close());
 
   it('two workers on one database: each crawl (scheduled or queued by svc crawl --queue) runs once, in one of them; SIGTERM ends both with 0', async () => {
@@ -217,7 +220,8 @@ describe('svc worker, real processes', () => {
 });
 
 describe('svc worker, a shared crawl whose second worker dies', () => {
-  const PAGES = 30;
+  // 40 pages of 120 ms: a worker alone takes about 5 s, time for the other to start and join.
+  const PAGES = 40;
   let site: TestSite;
   const gets = new Map<string, number>();
   const byWorker = new Map<string, number>();
@@ -233,17 +237,12 @@ describe('svc worker, a shared crawl whose second worker dies', () => {
       const w = String(req.headers['x-test-worker']);
       byWorker.set(w, (byWorker.get(w) ?? 0) + 1);
       fetchedBy.set(url.pathname, [...(fetchedBy.get(url.pathname) ?? []), w]);
-      await sleep(80);
+      await sleep(120);
       const links = [1, 2, 3].map((k) => 3 * i + k).filter((j) => j < PAGES);
       return html(`<title>p${i}</title>${links.map((j) => `<a href="/p/${j}">p${j}</a>`).join(' ')}`)(req, res, url);
     });
   });
-  afterEach(async () => {
-    for (const w of workers.splice(0)) {
-      if (w.child.exitCode === null) w.child.kill('SIGKILL');
-      await w.exited;
-    }
-  });
+  afterEach(killWorkers);
   afterAll(() => site.close());
 
   it('the lead takes back what the dead one held once its leases run out, and the crawl stores every page', async () => {
@@ -268,7 +267,7 @@ describe('svc worker, a shared crawl whose second worker dies', () => {
     // Dies while it holds claims: no goodbye, its leases just stop being renewed.
     w2.child.kill('SIGKILL');
     await w2.exited;
-    await until('the crawl to end', async () => (await crawlsIn(db, A)).some((c) => c.status !== 'running' && c.status !== 'queued'), 30_000);
+    await until('the lead to end the crawl', () => w1.logs.some((l) => l.msg === 'crawl ended'), 30_000);
     const [rec] = await crawlsIn(db, A);
     expect(rec).toMatchObject({ status: 'completed', stats: { pages: PAGES } });
     expect(w1.logs.filter((l) => l.msg === 'crawl ended').map((l) => l.crawl)).toEqual([rec!.id]);
@@ -289,7 +288,9 @@ describe('svc worker, a shared crawl whose second worker dies', () => {
     const w1 = await worker(['--config', config, '--concurrency', '1'], env);
     await until('the lead to start the shared crawl', () => w1.logs.some((l) => l.msg === 'crawl started' && l.shared === true), 10_000);
     const w2 = await worker(['--config', config, '--concurrency', '1'], env);
-    await until('the second worker to join', () => w2.logs.some((l) => l.msg === 'joined a shared crawl'), 15_000);
+    await until('the second worker to join', () => w2.logs.some((l) => l.msg === 'joined a shared crawl'), 15_000).catch((err: Error) => {
+      throw new Error(`${err.message}; lead: ${w1.logs.map((l) => l.msg).join(' | ')}; second: ${w2.logs.map((l) => l.msg).join(' | ')}`);
+    });
     w1.child.kill('SIGKILL');
     await w1.exited;
     await until('the other worker to leave the crawl', () => w2.logs.some((l) => l.msg === 'left the shared crawl: its share done'), 20_000);
@@ -298,7 +299,7 @@ describe('svc worker, a shared crawl whose second worker dies', () => {
     expect(rec!.error).toMatch(/owner stopped answering/);
     const store = new Store(db);
     try {
-      for (const table of ['frontier', 'frontier_crawls', 'frontier_workers', 'host_slots']) expect(await store.sql.get(`SELECT count(*) AS n FROM ${table}`)).toEqual({ n: 0 });
+      for (const table of ['frontier', 'frontier_crawls', 'frontier_workers', 'host_slots']) expect(await store.sql.get(`SELECT count(*) AS n FROM ${table}`), table).toEqual({ n: 0 });
     } finally {
       store.close();
     }
