@@ -1,42 +1,20 @@
 // Several projects in one service, with the built `svc` as users run it: `svc serve` serves every project (each
 // one's schedule runs its own crawls into its own SQLite file) and says so at start; the commands that act on one
 // project take --project (default: the first), and an unknown token is a clear error.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { listCrawls } from '../../src/store/crawls.js';
 import { Store } from '../../src/store/store.js';
 import { getUser } from '../../src/auth/users.js';
-import type { CrawlRecord } from '../../src/model/types.js';
 import { html, startSite, writeJson, type TestSite } from '../crawler/site.js';
-import { ROOT, SERVER_JS } from '../paths.js';
-import { serveSvc, until, type ServeProcess } from '../support/svc-process.js';
+import { crawlsIn, runSvc, serveSvc, until, type ServeProcess } from '../support/svc-process.js';
 
 const A = 'orchard1:eu-north-1';
 const B = 'plantn02:us-east-1';
 const fileOf = (dir: string, token: string) => join(dir, 'data', 'projects', `${token.replace(':', '_')}.db`);
 
-/** Runs the built svc without blocking: the test's own sites must keep answering while it crawls. */
-function svc(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SERVER_JS, ...args], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '', SVC_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
-}
 
-/** Crawl records of one project's file, oldest first (the test's own connection). */
-async function crawlsIn(file: string, token: string): Promise<CrawlRecord[]> {
-  const store = new Store(file);
-  try {
-    return (await listCrawls(store.sql, token, 1000, 0)).reverse();
-  } finally {
-    store.close();
-  }
-}
 
 function pageUrls(file: string): string[] {
   const store = new Store(file, { readonly: true });
@@ -96,8 +74,8 @@ describe('svc with two projects, real processes', () => {
 
   it('svc serve runs each project\'s schedule into its own file, says which projects it serves, and keeps keys apart', async () => {
     const { dir, config } = setup({ a: { schedule: { full: '* * * * * *' } }, b: { schedule: { full: '*/2 * * * * *' } } });
-    const keyA = await svc(['keys', 'create', '--config', config, '--project', A]);
-    const keyB = await svc(['keys', 'create', '--config', config, '--project', B]);
+    const keyA = await runSvc(['keys', 'create', '--config', config, '--project', A]);
+    const keyB = await runSvc(['keys', 'create', '--config', config, '--project', B]);
     expect(keyA.status).toBe(0);
     expect(keyB.status).toBe(0);
     const s = await serve(config);
@@ -137,7 +115,7 @@ describe('svc with two projects, real processes', () => {
   it('--project picks the project of crawl, search, report, keys, changes, schedule and check; the default is the first', async () => {
     const { dir, config } = setup();
     const hitsA = siteA.log.length;
-    const crawl = await svc(['crawl', 'full', '--config', config, '--project', B]);
+    const crawl = await runSvc(['crawl', 'full', '--config', config, '--project', B]);
     expect(crawl.status, crawl.stderr + crawl.stdout).toBe(0);
     expect(JSON.parse(crawl.stdout)).toMatchObject({ id: 1, mode: 'full', status: 'completed', stats: { pages: 2 } });
     // Only B's file was opened.
@@ -145,30 +123,30 @@ describe('svc with two projects, real processes', () => {
     expect(existsSync(fileOf(dir, A))).toBe(false);
     expect(siteA.log.length).toBe(hitsA);
 
-    const searchB = await svc(['search', 'fruit', '--json', '--config', config, '--project', B]);
+    const searchB = await runSvc(['search', 'fruit', '--json', '--config', config, '--project', B]);
     expect(searchB.status).toBe(0);
     expect((JSON.parse(searchB.stdout) as { hits: { url: string }[] }).hits.map((h) => h.url)).toEqual([`${siteB.origin}/banana`]);
     // Without --project: the first project, which has crawled nothing.
-    const searchA = await svc(['search', 'fruit', '--json', '--config', config]);
+    const searchA = await runSvc(['search', 'fruit', '--json', '--config', config]);
     expect(searchA.status).toBe(0);
     expect(JSON.parse(searchA.stdout)).toMatchObject({ total: 0, hits: [] });
 
-    const reportB = await svc(['report', '--json', '--config', config, '--project', B]);
+    const reportB = await runSvc(['report', '--json', '--config', config, '--project', B]);
     expect(reportB.status).toBe(0);
     expect(reportB.stdout).toContain(`${siteB.origin}/gone-b`);
     expect(reportB.stdout).not.toContain(siteA.host);
 
-    const changes = await svc(['changes', '--json', '--config', config, '--project', B]);
+    const changes = await runSvc(['changes', '--json', '--config', config, '--project', B]);
     expect(changes.status).toBe(0);
     expect(JSON.parse(changes.stdout)).toMatchObject({ since: null, new: [expect.objectContaining({ url: `${siteB.origin}/gone-b` })] });
-    expect((await svc(['changes', '--config', config])).stderr).toMatch(/no crawl has ended yet/);
+    expect((await runSvc(['changes', '--config', config])).stderr).toMatch(/no crawl has ended yet/);
 
-    expect((await svc(['keys', 'create', '--name', 'ci', '--config', config, '--project', B])).status).toBe(0);
-    expect((await svc(['keys', 'list', '--config', config, '--project', B])).stdout).toMatch(/^1\t\S+\tci$/m);
-    expect((await svc(['keys', 'list', '--config', config])).stdout).toBe(`no API keys for ${A}\n`);
+    expect((await runSvc(['keys', 'create', '--name', 'ci', '--config', config, '--project', B])).status).toBe(0);
+    expect((await runSvc(['keys', 'list', '--config', config, '--project', B])).stdout).toMatch(/^1\t\S+\tci$/m);
+    expect((await runSvc(['keys', 'list', '--config', config])).stdout).toBe(`no API keys for ${A}\n`);
 
-    expect((await svc(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe('{"full":null,"partial":null}');
-    const check = await svc(['check', '--config', config, '--project', B]);
+    expect((await runSvc(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe('{"full":null,"partial":null}');
+    const check = await runSvc(['check', '--config', config, '--project', B]);
     expect(check.status).toBe(0);
     expect(check.stderr).toContain(`${fileOf(dir, B)} is sound`);
   }, 60_000);
@@ -176,15 +154,15 @@ describe('svc with two projects, real processes', () => {
   it('an unknown --project is an error listing the configured tokens; commands of the host side take none', async () => {
     const { dir, config } = setup();
     for (const cmd of [['crawl', 'full'], ['search', 'x'], ['report'], ['keys', 'create'], ['schedule'], ['changes'], ['check']]) {
-      const r = await svc([...cmd, '--config', config, '--project', 'nothere9:eu-north-1']);
+      const r = await runSvc([...cmd, '--config', config, '--project', 'nothere9:eu-north-1']);
       expect(r.status, cmd.join(' ')).toBe(2);
       expect(r.stderr.trim()).toBe(`svc: --project: no project "nothere9:eu-north-1" in this config; configured: ${A}, ${B}`);
     }
-    const users = await svc(['users', 'add', 'alice', '--role', 'editor', '--config', config, '--project', B]);
+    const users = await runSvc(['users', 'add', 'alice', '--role', 'editor', '--config', config, '--project', B]);
     expect(users.status).toBe(2);
     expect(users.stderr).toMatch(/Unknown option '--project'/);
     // Users (and posts, OAuth) belong to the host side: the first project's database.
-    expect((await svc(['users', 'add', 'alice', '--role', 'editor', '--config', config])).status).toBe(0);
+    expect((await runSvc(['users', 'add', 'alice', '--role', 'editor', '--config', config])).status).toBe(0);
     const first = new Store(fileOf(dir, A), { readonly: true });
     try {
       expect(await getUser(first.sql, 'alice')).toMatchObject({ login: 'alice', role: 'editor' });
@@ -192,7 +170,7 @@ describe('svc with two projects, real processes', () => {
       first.close();
     }
     expect(existsSync(fileOf(dir, B))).toBe(false);
-    const site = await svc(['crawl', 'full', '--config', config, '--site', siteA.origin]);
+    const site = await runSvc(['crawl', 'full', '--config', config, '--site', siteA.origin]);
     expect(site.status).toBe(2);
     expect(site.stderr).toMatch(/--site: cannot be used with a config that lists "projects"/);
   }, 60_000);

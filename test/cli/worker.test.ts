@@ -3,33 +3,21 @@
 // `svc crawl … --queue`: every crawl is claimed, run and ended by exactly one of them, no page is fetched twice within
 // one crawl, SIGTERM ends both with exit 0 (a crawl running then ends stopped). --project picks the projects; an
 // unknown one and a remote-backend config are one-line errors.
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { listCrawls } from '../../src/store/crawls.js';
 import { Store } from '../../src/store/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { html, startSite, writeJson, type Handler, type TestSite } from '../crawler/site.js';
-import { ROOT, SERVER_JS } from '../paths.js';
-import { spawnSvc, until, type SvcProcess } from '../support/svc-process.js';
+import { crawlsIn, runSvc, spawnSvc, until, type SvcProcess } from '../support/svc-process.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { projectsOf, selectProjects, type Config } from '../../src/model/config.js';
 
 const A = 'work1234:eu-north-1';
 const B = 'work5678:eu-north-1';
 
-/** Runs the built svc without blocking: the test's site must keep answering while a worker crawls. */
-function svc(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SERVER_JS, ...args], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '', SVC_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
-}
 
 
 const workers: SvcProcess[] = [];
@@ -52,14 +40,6 @@ async function killWorkers(): Promise<void> {
   }
 }
 
-async function crawlsIn(file: string, token: string): Promise<CrawlRecord[]> {
-  const store = new Store(file);
-  try {
-    return (await listCrawls(store.sql, token, 1000, 0)).reverse();
-  } finally {
-    store.close();
-  }
-}
 
 const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, request_timeout_ms: 5000 });
 
@@ -121,7 +101,7 @@ describe('svc worker, real processes', () => {
     // Queued with no process to run them: the command exits at once, printing the queued record.
     const queued: CrawlRecord[] = [];
     for (const args of [['full'], ['manual', `${site.origin}/p2`], ['full']]) {
-      const r = await svc(['crawl', ...args, '--queue', '--config', config]);
+      const r = await runSvc(['crawl', ...args, '--queue', '--config', config]);
       expect(r.status).toBe(0);
       const rec = JSON.parse(r.stdout) as CrawlRecord;
       expect(rec).toMatchObject({ status: 'queued', trigger: 'request', mode: args[0], startedAt: null });
@@ -193,7 +173,7 @@ describe('svc worker, real processes', () => {
       ],
     });
     const fileOf = (token: string) => join(dir, 'data', 'projects', `${token.replace(':', '_')}.db`);
-    for (const p of [A, B]) expect((await svc(['crawl', 'manual', `${site.origin}/p1`, '--queue', '--project', p, '--config', config])).status).toBe(0);
+    for (const p of [A, B]) expect((await runSvc(['crawl', 'manual', `${site.origin}/p1`, '--queue', '--project', p, '--config', config])).status).toBe(0);
 
     const w = await worker(['--config', config, '--project', B]);
     expect(w.logs.find((l) => l.msg === 'svc worker started')).toMatchObject({ projects: [{ project: B, database: fileOf(B) }] });
@@ -203,17 +183,17 @@ describe('svc worker, real processes', () => {
     w.child.kill('SIGINT');
     expect(await w.exited).toBe(0);
 
-    const unknown = await svc(['worker', '--config', config, '--project', 'nope1234:eu-north-1']);
+    const unknown = await runSvc(['worker', '--config', config, '--project', 'nope1234:eu-north-1']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr.trim()).toBe(`svc: --project: no project "nope1234:eu-north-1" in this config; configured: ${A}, ${B}`);
 
     const remote = writeJson(dir, 'remote.json', { project: { public_token: A }, data_dir: join(dir, 'remote'), api: { base_url: 'http://127.0.0.1:9', api_key: 'k', public_token: A } });
-    const refused = await svc(['worker', '--config', remote]);
+    const refused = await runSvc(['worker', '--config', remote]);
     expect(refused.status).toBe(2);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toMatch(/api\.base_url \(http:\/\/127\.0\.0\.1:9\).*run svc worker beside that service/);
 
-    const help = await svc(['worker', '--help']);
+    const help = await runSvc(['worker', '--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^usage: svc worker \[--config F\] \[--project TOKEN …\]/);
   }, 30_000);
@@ -259,7 +239,7 @@ describe('svc worker, a shared crawl whose second worker dies', () => {
     const lead = config('lead');
     const second = config('second');
     const env = { SVC_SHARED_LEASE_MS: '1500' };
-    expect((await svc(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
+    expect((await runSvc(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
     const w1 = await worker(['--config', lead, '--concurrency', '1'], env);
     await until('the lead to start the shared crawl', () => w1.logs.some((l) => l.msg === 'crawl started' && l.shared === true), 10_000);
     const w2 = await worker(['--config', second, '--concurrency', '1'], env);
@@ -284,7 +264,7 @@ describe('svc worker, a shared crawl whose second worker dies', () => {
     const db = join(dir, 'data', 'svc.db');
     const config = writeJson(dir, 'svc.json', { project: { public_token: A }, data_dir: join(dir, 'data'), targets: [{ ...target(site), concurrency: 2 }], log_level: 'info' });
     const env = { SVC_SHARED_LEASE_MS: '1500', SVC_CRAWL_DEAD_AFTER_MS: '1500' };
-    expect((await svc(['crawl', 'full', '--queue', '--config', config])).status).toBe(0);
+    expect((await runSvc(['crawl', 'full', '--queue', '--config', config])).status).toBe(0);
     const w1 = await worker(['--config', config, '--concurrency', '1'], env);
     await until('the lead to start the shared crawl', () => w1.logs.some((l) => l.msg === 'crawl started' && l.shared === true), 10_000);
     const w2 = await worker(['--config', config, '--concurrency', '1'], env);

@@ -3,6 +3,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, SERVER_JS } from '../paths.js';
+import type { CrawlRecord } from '../../src/model/types.js';
+import { listCrawls } from '../../src/store/crawls.js';
+import { Store } from '../../src/store/store.js';
 
 export interface LogLine {
   msg: string;
@@ -32,6 +35,26 @@ export async function until<T>(what: string, f: () => T | undefined | null | fal
     if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
+  }
+}
+
+/** Runs the built svc to its end without blocking: the test's own sites must keep answering while it crawls. */
+export function runSvc(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SERVER_JS, ...args], { cwd: ROOT, env: { ...process.env, SVC_CONFIG: '', SVC_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
+}
+
+/** Crawl records of a project in a SQLite file, oldest first (the test's own connection). */
+export async function crawlsIn(file: string, token: string): Promise<CrawlRecord[]> {
+  const store = new Store(file);
+  try {
+    return (await listCrawls(store.sql, token, 1000, 0)).reverse();
+  } finally {
+    store.close();
   }
 }
 
