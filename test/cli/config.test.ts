@@ -2,17 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from '../../src/cli/load-config.js';
+import { loadConfig, parseConfig } from '../../src/cli/load-config.js';
+import { problemsOf } from '../support/config-problems.js';
 
-function problemsOf(raw: unknown): string[] {
-  try {
-    parseConfig(raw);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 describe('config', () => {
   it('fills every default from an empty object', () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
 import { run } from '../../src/cli/database.js';
 import { ConfigError, loadConfig, parseConfig } from '../../src/cli/load-config.js';
+import { problemsOf } from '../support/config-problems.js';
 import { databaseUrlProblem, describeDatabaseUrl, withoutPassword } from '../../src/model/database-url.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import { tempDir } from '../http/helpers.js';
@@ -19,15 +20,6 @@ import { pgFixture, skip, type PgFixture } from '../store/postgres/helpers.js';
 
 const SECRET = 'hunter2-Sekr3t';
 
-function problemsOf(raw: unknown): string[] {
-  try {
-    parseConfig(raw);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 describe('database_url in the config', () => {
   it('defaults to null (SQLite) and takes a postgres:// or postgresql:// URL', () => {

@@ -1,18 +1,10 @@
 // The `projects` form of the config: each project's own targets, schedule and webhooks; the errors of a bad one
 // name the field and the rule; the single form is what it was.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/cli/load-config.js';
+import { parseConfig } from '../../src/cli/load-config.js';
+import { problemsOf } from '../support/config-problems.js';
 import { forProject, projectsOf, type Config } from '../../src/model/config.js';
 
-function problemsOf(raw: unknown): string[] {
-  try {
-    parseConfig(raw);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 const A = 'sitea001:eu-north-1';
 const B = 'siteb002:us-east-1';
