@@ -19,7 +19,7 @@ import { BM25_WEIGHTS, searchPages } from '../src/store/search-index/search.js';
 import { docPage, fetchCorpus, type Doc } from './lib/docs-corpus.js';
 import { savePages } from '../src/store/pages.js';
 import { Store } from '../src/store/store.js';
-import { MIGRATIONS } from '../src/store/migrations.js';
+import { MIGRATIONS } from '../src/store/sqlite/migrations/index.js';
 import { registerTermFunctions } from '../src/store/search-index/terms.js';
 import Database from 'better-sqlite3';
 import { printTable, summarize } from './lib/measure.js';

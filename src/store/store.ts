@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawlsStatement } from './crawls.js';
-import { MIGRATIONS } from './migrations.js';
+import { migrate } from './sqlite/migrations/index.js';
 import { registerTermFunctions } from './search-index/terms.js';
 import type { Sql } from './sql.js';
 import { sqliteSql } from './sqlite-sql.js';
@@ -120,17 +120,6 @@ export class Store implements ServiceStore {
 export function sqliteStore(store: ServiceStore, what = 'this'): Store {
   if (store instanceof Store) return store;
   throw new Error(`${what} works on the SQLite store only: this service keeps its data in PostgreSQL (${store.location}; database_url / SVC_DATABASE_URL)`);
-}
-
-export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  for (const m of MIGRATIONS) {
-    if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-    }).immediate();
-  }
 }
 
 export function openStore(opts: OpenStoreOptions): Store {

@@ -13,7 +13,7 @@ import { BackendError } from '../../src/model/errors.js';
 import { normalizeSince } from '../../src/model/history.js';
 import type { CrawlRecord, LinkReport } from '../../src/model/types.js';
 import type { ProblemEpisode } from '../../src/store/history.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations/index.js';
 import { savePages, saveOutcomes } from '../../src/store/pages.js';
 import { Store } from '../../src/store/store.js';
 import { startSite, type TestSite } from '../crawler/site.js';

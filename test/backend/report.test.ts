@@ -7,7 +7,7 @@ import type { App } from '../../src/app.js';
 import { assembleLinkReport, targetWalksLinks } from '../../src/backend/report/assemble.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations/index.js';
 import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/store/pages.js';
 import { Store } from '../../src/store/store.js';
 import type { LinkReport } from '../../src/model/types.js';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCrawl, getCrawl, lastFullCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { savePages } from '../../src/store/pages.js';
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations/index.js';
 import { Store } from '../../src/store/store.js';
 import { registerTermFunctions } from '../../src/store/search-index/terms.js';
 import { searchPages } from '../../src/store/search-index/search.js';

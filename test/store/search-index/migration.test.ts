@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../../src/store/migrations.js';
+import { MIGRATIONS } from '../../../src/store/sqlite/migrations/index.js';
 import { savePages } from '../../../src/store/pages.js';
 import { searchPages } from '../../../src/store/search-index/search.js';
 import { Store } from '../../../src/store/store.js';
