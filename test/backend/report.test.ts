@@ -8,8 +8,9 @@ import { assembleLinkReport, targetWalksLinks } from '../../src/backend/report/a
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations/index.js';
-import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/store/pages.js';
-import { Store } from '../../src/store/store.js';
+import { clearForFullCrawl, removePagesNotSeen } from '../../src/store/pages.js';
+import { saveOutcomes, savePages } from '../../src/store/sqlite/writes.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import type { LinkReport } from '../../src/model/types.js';
 import { HOST_A, HOST_B, makeApp, makeAppOn, manyWrites, outcome, page, seedSmallSite, smallSiteWrites, tempDir, TOKEN } from '../http/helpers.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations/index.js';
-import { savePages } from '../../../src/store/pages.js';
+import { savePages } from '../../../src/store/sqlite/writes.js';
 import { searchPages } from '../../../src/store/search-index/search.js';
-import { Store } from '../../../src/store/store.js';
+import { Store } from '../../../src/store/sqlite/store.js';
 import { integrityCheck, page } from './helpers.js';
 
 describe('migration 13', () => {
