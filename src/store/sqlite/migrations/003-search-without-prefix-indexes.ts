@@ -1,5 +1,5 @@
 // Owned by the search work (src/backend/search). The last word of a query is expanded into its most frequent
-// completions through the index's vocabulary (completions.ts) from 3 characters on, so FTS5's own prefix
+// completions through the index's vocabulary (search-index/completions.ts) from 3 characters on, so FTS5's own prefix
 // indexes are never read; they cost about 40% of every page's indexing. Both indexes are rebuilt without them
 // from the searchable pages (a 'rebuild' would read every row of pages, hidden ones included).
 import type { Migration } from './index.js';

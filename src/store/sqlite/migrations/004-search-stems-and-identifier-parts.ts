@@ -1,5 +1,5 @@
 // Owned by the search work (src/store/search-index). Search by stems and identifier parts: each index gets
-// columns of extra terms (terms.ts: the Snowball stems of the page's words in its language, and the parts of
+// columns of extra terms (search-index/terms.ts: the Snowball stems of the page's words in its language, and the parts of
 // camelCase words), computed in JS by the function svc_terms, which every connection registers before it
 // migrates or writes. The indexes become contentless (with deletes by rowid), so a page leaves the index
 // without its old terms being computed again. search_stemmers lists the stemmers of the indexed pages, so a

@@ -1,6 +1,6 @@
 // Owned by the search work (src/store/search-index). Stems at query time: the indexes hold a page's words as
 // written and nothing else (no stem or identifier-part columns, no JS in the triggers' indexing), and a query
-// word is searched as the indexed words that share its stem (stems.ts, from the index's vocabulary). Computing
+// word is searched as the indexed words that share its stem (search-index/stems.ts, from the index's vocabulary). Computing
 // and indexing every page's stems cost as much as the rest of indexing it. search_stemmers stays: it tells
 // which stemmers a query's words are stemmed in. Both indexes are rebuilt from the searchable pages.
 import type { Migration } from './index.js';
