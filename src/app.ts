@@ -15,7 +15,7 @@ import { changedPostUrls } from './host/live-update.js';
 import { checkSiteUrl } from './model/site-urls.js';
 import type { Post } from './model/posts.js';
 import type { CrawlRecord } from './model/types.js';
-import { openStore, sqliteStore, type Store } from './store/store.js';
+import { openStore, sqliteStore, type Store } from './store/sqlite/store.js';
 import { PgStore } from './store/pg/store.js';
 import type { ServiceStore } from './store/service-store.js';
 import type { WebhookDeliverer } from './backend/webhooks/deliverer.js';
