@@ -1,6 +1,6 @@
 // `svc mcp [--config F]`: MCP over stdio. The current user is the login in SVC_USER; without it every tool
 // answers ability_invalid_permissions (tools/list still works). Nothing but protocol reaches stdout.
-import { STOP_REASONS } from '../backend/crawl-runner.js';
+import { STOP_REASONS } from '../backend/crawl-runs/finish.js';
 import { CliError, parse, readProjectConfig } from './common.js';
 import type { Host } from '../abilities/runtime.js';
 

@@ -46,12 +46,12 @@ export async function makeAppOn(kit: StoreKit, over: Partial<ConfigInput> = {}):
 }
 
 /**
- * Records in the history the end of every crawl a test ended straight in the store, as another process would end
- * one. The engine does that on its next sweep, about once a second, so a report read right after would have
- * firstSeen or not depending on how long the test took; recorded now (crawlChanges records pending ends first),
+ * Runs the afterCrawl (problem history) of every crawl a test ended straight in the store, as another process would
+ * end one. The engine does that on its next sweep, about once a second, so a report read right after would have
+ * firstSeen or not depending on how long the test took; run now (crawlChanges runs pending afterCrawls first),
  * every problem is first seen at the end of the first of them. Answers that end.
  */
-export async function recordCrawlEnds(app: App, firstCrawlId: number): Promise<string> {
+export async function runPendingAfterCrawls(app: App, firstCrawlId: number): Promise<string> {
   await app.backend.crawlChanges(firstCrawlId);
   return (await app.backend.getCrawl(firstCrawlId))!.finishedAt!;
 }
