@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { crawlEnded, type CrawlProgress, type CrawlRecord } from '../model/types.js';
 import { defineAbility, type AbilityDeps } from './define.js';
 import { crawlNotFound } from './errors.js';
-import { toAbilityCrawlRecord } from './forms.js';
+import { toAbilityCrawlRecord } from './rest-to-ability.js';
 import { CrawlRecordSchema } from './schemas.js';
 import type { AbilityProgress } from './types.js';
 

@@ -1,6 +1,6 @@
 // The abilities over the real embedded backend and a real store (SQLite and PostgreSQL), seeded the way a crawl writes.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { pageMetaOfPost } from '../../src/host/posts.js';

@@ -1,7 +1,7 @@
 // One contract for every Backend: the same calls must give the same answers and the same errors, whether the
 // engine runs in this process or behind another service's /v1 (RemoteBackend → facade on loopback).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import type { Backend } from '../../src/backend/backend.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
