@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineAbility } from './define.js';
 import { SearchParamsSchema, SearchResultsSchema } from './schemas.js';
-import { searchNotice } from './forms.js';
+import { searchNotice } from './rest-to-ability.js';
 import { latestCrawlOrNull } from './svc-get-crawl.js';
 
 export const svcSearch = defineAbility({

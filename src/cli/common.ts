@@ -1,7 +1,7 @@
 // What every command shares: option parsing, config loading with readable errors, opening the app.
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openApp, type App } from '../app.js';
+import { openApp, type App } from '../app/open-app.js';
 import { UserError } from '../auth/users.js';
 import { BackendError } from '../model/errors.js';
 import { ConfigError, loadConfig } from './load-config.js';

@@ -2,7 +2,7 @@
 // stderr (a live line on a terminal, plain lines otherwise) and prints the final crawl record as one JSON line.
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
 import type { Backend } from '../backend/backend.js';
-import { STOP_REASONS } from '../backend/crawl-runner.js';
+import { STOP_REASONS } from '../backend/crawl-runs/finish.js';
 import { CliError, intOption, openAppFrom, parse, PROJECT_OPTION, toCliError, withApp } from './common.js';
 import type { CrawlProgress } from '../model/types.js';
 

@@ -1,4 +1,5 @@
 // `svc search TERMS [--lang L] [--tag T]… [--size N] [--from N] [--json]`: searches the index (embedded or remote).
+import { unescapeHtml } from '../lib/escape-html.js';
 import { SEARCH_SIZE_MAX } from '../model/search-params.js';
 import type { SearchParams, SearchResults } from '../model/types.js';
 import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
@@ -12,15 +13,10 @@ const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--size N] [--
   --json       print the results object {total, duration, hits}
 `;
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-
 /** A highlight (HTML with <em> around matches) as terminal text: matches bold on a TTY, *starred* otherwise. */
 export function highlightForTerminal(html: string, tty: boolean): string {
   const [on, off] = tty ? ['\x1b[1m', '\x1b[22m'] : ['*', '*'];
-  return html
-    .replace(/<em>/g, on)
-    .replace(/<\/em>/g, off)
-    .replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);
+  return unescapeHtml(html.replace(/<em>/g, on).replace(/<\/em>/g, off));
 }
 
 /** `emptyIndex`: no crawl has run yet, so nothing can match. */

@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { App } from '../app.js';
+import type { App } from '../app/open-app.js';
 import { randomBytes } from 'node:crypto';
 import { createApiKey, verifyApiKey } from '../auth/keys.js';
 import { setPassword, verifyPassword } from '../auth/passwords.js';

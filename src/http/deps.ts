@@ -1,4 +1,4 @@
-// What the HTTP entries need, handed down by the composition root (src/app.ts).
+// What the HTTP entries need, handed down by the composition root (src/app/).
 import type { SvcOAuthProvider } from '../auth/oauth/provider.js';
 import type { Backend } from '../backend/backend.js';
 import type { Logger } from '../lib/log.js';

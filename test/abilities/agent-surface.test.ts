@@ -2,8 +2,8 @@
 // by id, unknown ids), link-report reasons and top_links, page-meta index state, the notices that name the next
 // step, and the pure pieces behind them. The store-backed ones on SQLite and on PostgreSQL.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
-import { reportNotice, searchNotice, topLinks } from '../../src/abilities/forms.js';
+import type { App } from '../../src/app/open-app.js';
+import { reportNotice, searchNotice, topLinks } from '../../src/abilities/rest-to-ability.js';
 import { crawlProgress } from '../../src/abilities/svc-get-crawl.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import type { Host } from '../../src/abilities/runtime.js';

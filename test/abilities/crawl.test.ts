@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import type { Role, User } from '../../src/model/users.js';
 import { addRoleUsers, makeAppOn, makeHost } from './helpers.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';

@@ -1,12 +1,12 @@
 // The abilities over the real embedded backend and a real store (SQLite and PostgreSQL), seeded the way a crawl writes.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { pageMetaOfPost } from '../../src/host/posts.js';
 import type { Role, User } from '../../src/model/users.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
-import { recordCrawlEnds } from '../http/helpers.js';
+import { runPendingAfterCrawls } from '../http/helpers.js';
 import { addRoleUsers, makeAppOn, makeHost, POSTS, seedPosts, SITE, TARGET_HOST } from './helpers.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { PostSchema } from '../../src/model/posts.js';
@@ -54,7 +54,7 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       crawl.id,
     );
     await setCrawlStatus(app.store.sql, crawl.id, 'completed');
-    firstSeen = await recordCrawlEnds(app, crawl.id);
+    firstSeen = await runPendingAfterCrawls(app, crawl.id);
     ({ host } = await makeHost(app));
   });
   afterEach(async () => app.close());

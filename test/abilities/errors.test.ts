@@ -1,7 +1,7 @@
 // The spec's error table (§7), row by row, plus the upstream mapping of DESIGN.md §2. SQLite only: over a FakeBackend,
 // the mapping is the registry's; the post-store row (hidden = missing) runs on both stores in permissions.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { BackendError } from '../../src/model/errors.js';
 import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, seedPosts, SITE } from './helpers.js';

@@ -5,7 +5,7 @@ import type { WebhookDelivery } from '../../src/model/webhooks.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openApp, type App } from '../../src/app.js';
+import { openApp, type App } from '../../src/app/open-app.js';
 import { addUser } from '../../src/auth/users.js';
 import type { Backend } from '../../src/backend/backend.js';
 import { BackendError } from '../../src/model/errors.js';
@@ -13,7 +13,7 @@ import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkRepo
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { ConfigInput } from '../../src/model/config.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
-import { createHost } from '../../src/app.js';
+import { createHost } from '../../src/app/host.js';
 import { type Host } from '../../src/abilities/runtime.js';
 import { importPosts } from '../../src/store/posts.js';
 import { PostSchema, type PostInput } from '../../src/model/posts.js';

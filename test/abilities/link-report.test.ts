@@ -1,8 +1,8 @@
 // The ability form of the link report and its cache. SQLite only: pure mapping, and a cache over a FakeBackend (the
 // store plays no part; the report on both stores is test/backend/report.test.ts, test/http/contract.test.ts).
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
-import { toAbilityLinkReport, toAbilityCrawlRecord } from '../../src/abilities/forms.js';
+import type { App } from '../../src/app/open-app.js';
+import { toAbilityLinkReport, toAbilityCrawlRecord } from '../../src/abilities/rest-to-ability.js';
 import { LINK_REPORT_TTL_MS } from '../../src/abilities/link-report-cache.js';
 import { AbilityLinkReportSchema } from '../../src/abilities/schemas.js';
 import { AbilityError } from '../../src/abilities/types.js';

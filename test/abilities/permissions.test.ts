@@ -1,7 +1,7 @@
 // Who may run which ability (over a FakeBackend: the role table is the registry's, the store plays no part there, so
 // it runs on SQLite only), and which posts get-page-meta shows to whom (the post store: on SQLite and on PostgreSQL).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/host/roles.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';

@@ -2,11 +2,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { pageMetaOfPost, parsePostsFile, PostsFileError } from '../../src/host/posts.js';
 import { makeApp, makeAppOn, tempDir } from './helpers.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
-import { createHost } from '../../src/app.js';
+import { createHost } from '../../src/app/host.js';
 import { getPost, importPosts, listPosts } from '../../src/store/posts.js';
 import { PostSchema } from '../../src/model/posts.js';
 

@@ -2,7 +2,7 @@
 // process ran it (here: a second app on the same database, as `svc crawl` next to `svc serve` would be); on SQLite
 // and on PostgreSQL.
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { outcome, page } from '../http/helpers.js';

@@ -2,13 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 // Users in the store and the svc users / svc posts commands; on SQLite and on PostgreSQL (the config's database_url).
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { addUser, getUser, listUsers, resetUserToken, userByToken, UserError } from '../../src/auth/users.js';
 import { run as postsCli } from '../../src/cli/posts.js';
 import { run as usersCli } from '../../src/cli/users.js';
 import { CliError } from '../../src/cli/common.js';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { makeAppOn, tempDir } from './helpers.js';
 import { DIALECTS, storeKit } from '../support/stores.js';

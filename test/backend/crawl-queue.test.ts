@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { until } from '../support/svc-process.js';
 import { EmbeddedBackend } from '../../src/backend/embedded.js';
-import { mergeQueuedUrls } from '../../src/backend/crawl-runner.js';
+import { mergeQueuedUrls } from '../../src/backend/crawl-runs/request.js';
 import { Scheduler } from '../../src/backend/scheduler.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';

@@ -1,7 +1,7 @@
 // The crawl engine end to end against loopback test sites: what lands in pages, links, link_outcomes, crawls.
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import { getCrawl } from '../../src/store/crawls.js';
 import type { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
@@ -627,7 +627,7 @@ describe('one crawl at a time, stopping', () => {
   it('stopAll stops a running crawl (status stopped), leaving what it found but did not fetch as unknown', async () => {
     const r = runner(store, [target({ host: site.host, max_pages: 10_000, concurrency: 1 })]);
     const ended: CrawlRecord[] = [];
-    r.onEnded((rec) => ended.push(rec));
+    r.onCrawlEnded((rec) => ended.push(rec));
     const rec = await r.start({ mode: 'full' });
     await new Promise((res) => setTimeout(res, 300));
     expect((await getCrawl(store.sql, PROJECT, rec.id))!.status).toBe('running');

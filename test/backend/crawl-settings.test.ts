@@ -1,6 +1,6 @@
 // Each target setting changes what a crawl does: one small site per setting, assertions on the store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import type { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';

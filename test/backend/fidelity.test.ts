@@ -2,8 +2,8 @@
 // ability forms and as `svc report` prints it. Fragments, links in CSS, element and text, bot blocks, and the
 // cache of external results across two crawls (requests counted on the external server).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toAbilityLinkReport } from '../../src/abilities/forms.js';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
+import { toAbilityLinkReport } from '../../src/abilities/rest-to-ability.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { formatLinkReport } from '../../src/backend/report/formats/index.js';
 import { silentLogger } from '../../src/lib/log.js';

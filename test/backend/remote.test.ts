@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { BackendError } from '../../src/model/errors.js';
 import { RemoteBackend, type RemoteBackendOptions } from '../../src/backend/remote.js';

@@ -1,7 +1,7 @@
 // Conditional re-crawls end to end with a real SQLite store: the repeat full crawl of a loopback site that honours
 // ETag and Last-Modified keeps pages, search hits and the link report as they were, while a changed body is indexed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TargetConfig } from '../../src/model/config.js';

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { run } from '../../src/cli/database.js';
 import { ConfigError, loadConfig, parseConfig } from '../../src/cli/load-config.js';
 import { problemsOf } from '../support/config-problems.js';

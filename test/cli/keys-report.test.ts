@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { listApiKeys, verifyApiKey } from '../../src/auth/keys.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { run as keys } from '../../src/cli/keys.js';

@@ -4,15 +4,16 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createHost, type App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
+import { createHost } from '../../src/app/host.js';
 import type { ConfigInput } from '../../src/model/config.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
-import { createHttpServer } from '../../src/http/server.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import type { Role } from '../../src/model/users.js';
 import { addRoleUsers, FakeBackend, makeAppOn, makeFakeApp, seedPosts, SITE } from '../abilities/helpers.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
-import { httpDeps } from '../../src/app-http.js';
+import { httpDeps } from '../../src/app/http.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 
 let app: App;

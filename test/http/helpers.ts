@@ -5,16 +5,16 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openApp, type App } from '../../src/app.js';
+import { openApp, type App } from '../../src/app/open-app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { ConfigInput } from '../../src/model/config.js';
-import { createHttpServer } from '../../src/http/server.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { LinkOutcomeReason } from '../../src/model/link-reasons.js';
 import { type OutcomeWrite, type PageWrite } from '../../src/model/crawl-writes.js';
-import { httpDeps } from '../../src/app-http.js';
+import { httpDeps } from '../../src/app/http.js';
 import { writeThrough, type StoreKit } from '../support/stores.js';
 
 export const TOKEN = 'proj1234:eu-north-1';
@@ -46,12 +46,12 @@ export async function makeAppOn(kit: StoreKit, over: Partial<ConfigInput> = {}):
 }
 
 /**
- * Records in the history the end of every crawl a test ended straight in the store, as another process would end
- * one. The engine does that on its next sweep, about once a second, so a report read right after would have
- * firstSeen or not depending on how long the test took; recorded now (crawlChanges records pending ends first),
+ * Runs the afterCrawl (problem history) of every crawl a test ended straight in the store, as another process would
+ * end one. The engine does that on its next sweep, about once a second, so a report read right after would have
+ * firstSeen or not depending on how long the test took; run now (crawlChanges runs pending afterCrawls first),
  * every problem is first seen at the end of the first of them. Answers that end.
  */
-export async function recordCrawlEnds(app: App, firstCrawlId: number): Promise<string> {
+export async function runPendingAfterCrawls(app: App, firstCrawlId: number): Promise<string> {
   await app.backend.crawlChanges(firstCrawlId);
   return (await app.backend.getCrawl(firstCrawlId))!.finishedAt!;
 }

@@ -3,7 +3,8 @@
 // 404, 409) and the deliveries list (never a secret); the remote backend through those routes. On SQLite and on
 // PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHost, type App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
+import { createHost } from '../../src/app/host.js';
 import { addUser } from '../../src/auth/users.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { AbilityError } from '../../src/abilities/types.js';

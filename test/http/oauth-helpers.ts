@@ -6,15 +6,16 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHost, openApp, type App, type Host } from '../../src/app.js';
+import { openApp, type App } from '../../src/app/open-app.js';
+import { createHost, type Host } from '../../src/app/host.js';
 import { setPassword } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { HttpDeps } from '../../src/http/deps.js';
 import type { HttpHandler } from '../../src/http/io.js';
-import { createHttpServer } from '../../src/http/server.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { httpDeps, serveHandlers } from '../../src/app-http.js';
+import { httpDeps, serveHandlers } from '../../src/app/http.js';
 
 export const PASSWORDS = { admin: 'correct horse battery', reader: 'reader password 1' } as const;
 

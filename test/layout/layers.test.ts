@@ -20,10 +20,9 @@ export const LAYERS: Record<string, readonly string[]> = {
   mcp: ['lib', 'model', 'abilities', 'tools'],
   http: ['lib', 'model', 'backend', 'host', 'auth', 'abilities', 'mcp'],
   // The top: the composition root, the commands and the demo build everything.
+  app: ['*'],
   cli: ['*'],
   demo: ['*'],
-  'app.ts': ['*'],
-  'app-http.ts': ['*'],
   'server.ts': ['*'],
 };
 

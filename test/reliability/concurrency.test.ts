@@ -8,15 +8,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../src/app.js';
+import { openApp, type App } from '../../src/app/open-app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import type { LinkReport } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
-import { createHttpServer } from '../../src/http/server.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { SERVER_JS } from '../paths.js';
-import { httpDeps } from '../../src/app-http.js';
+import { httpDeps } from '../../src/app/http.js';
 
 const TOKEN = 'conc0001:eu-north-1';
 const PAGES = 400;

@@ -18,6 +18,7 @@
 //
 // Highlights come from ts_headline in the page's configuration, with markers that are then turned into <em> around
 // HTML-escaped text, about highlight_length characters long.
+import { escapeHtml } from '../../lib/escape-html.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { foldWord } from '../search-index/completions.js';
@@ -75,8 +76,6 @@ interface RankedRow extends Ranked {
   inTitle: boolean;
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
 
 /**

@@ -1,15 +1,16 @@
-// The HTTP half of the composition root, apart from src/app.ts so that only `svc serve` (and tests of HTTP) load
+// The HTTP half of the composition root, apart from open-app.ts so that only `svc serve` (and tests of HTTP) load
 // the HTTP stack, Express and the OAuth server: a crawl or a report from the CLI never does.
-import type { App, Host } from './app.js';
-import { verifyApiKey } from './auth/keys.js';
-import { SvcOAuthProvider } from './auth/oauth/provider.js';
-import { createAbilityRoutesHandler } from './http/ability-routes.js';
-import type { HttpDeps } from './http/deps.js';
-import { MCP_PATH, type HttpHandler } from './http/io.js';
-import { createMcpHttpHandler } from './http/mcp.js';
-import { createSignInPage } from './http/oauth-page.js';
-import { createOAuthHandler } from './http/oauth.js';
-import { createV1Handler } from './http/v1.js';
+import type { Host } from './host.js';
+import type { App } from './open-app.js';
+import { verifyApiKey } from '../auth/keys.js';
+import { SvcOAuthProvider } from '../auth/oauth/provider.js';
+import { createAbilityRoutesHandler } from '../http/ability-routes.js';
+import type { HttpDeps } from '../http/deps.js';
+import { MCP_PATH, type HttpHandler } from '../http/io.js';
+import { createMcpHttpHandler } from '../http/mcp.js';
+import { createSignInPage } from '../http/oauth-page.js';
+import { createOAuthHandler } from '../http/oauth.js';
+import { createV1Handler } from '../http/v1.js';
 
 export interface HttpDepsOptions {
   /**
