@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { BackendError } from '../../src/model/errors.js';
-import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, seedPosts, SITE } from './helpers.js';
+import { addRoleUsers, makeHost, seedPosts, SITE } from '../support/app.js';
+import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 
 let app: App;
 let backend: FakeBackend;

@@ -5,7 +5,8 @@ import type { App } from '../../src/app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/host/roles.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
-import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, POSTS, seedPosts, SITE } from './helpers.js';
+import { addRoleUsers, makeHost, POSTS, seedPosts, SITE } from '../support/app.js';
+import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 

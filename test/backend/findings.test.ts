@@ -13,9 +13,9 @@ import type { CrawlRecord } from '../../src/model/types.js';
 import { createCrawl, getCrawl, lastFullCrawl } from '../../src/store/crawls.js';
 import { searchPages } from '../../src/store/search-index/search.js';
 import { Store } from '../../src/store/store.js';
-import { html, page, startSite, target, type TestSite } from '../crawler/site.js';
-import { SERVER_JS } from '../paths.js';
-import { pageRows, tempStore } from './stored.js';
+import { html, page, startSite, target, type TestSite } from '../support/site.js';
+import { SERVER_JS } from '../support/paths.js';
+import { pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'find1234:eu-north-1';
 

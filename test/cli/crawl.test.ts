@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { formatProgress, run } from '../../src/cli/crawl.js';
 import { CliError } from '../../src/cli/common.js';
 import { Store } from '../../src/store/store.js';
-import { html, send, startSite, writeJson, type TestSite } from '../crawler/site.js';
-import { ROOT, SERVER_JS } from '../paths.js';
+import { html, send, startSite, writeJson, type TestSite } from '../support/site.js';
+import { ROOT, SERVER_JS } from '../support/paths.js';
 
 describe('svc crawl', () => {
   let site: TestSite;

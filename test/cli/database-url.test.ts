@@ -13,10 +13,10 @@ import { ConfigError, loadConfig, parseConfig } from '../../src/cli/load-config.
 import { problemsOf } from '../support/config-problems.js';
 import { databaseUrlProblem, describeDatabaseUrl, withoutPassword } from '../../src/model/database-url.js';
 import { PgStore } from '../../src/store/pg/store.js';
-import { tempDir } from '../http/helpers.js';
-import { html, send, startSite } from '../crawler/site.js';
-import { SERVER_JS } from '../paths.js';
-import { pgFixture, skip, type PgFixture } from '../store/postgres/helpers.js';
+import { tempDir } from '../support/app.js';
+import { html, send, startSite } from '../support/site.js';
+import { SERVER_JS } from '../support/paths.js';
+import { pgFixture, skip, type PgFixture } from '../support/postgres.js';
 
 const SECRET = 'hunter2-Sekr3t';
 

@@ -10,7 +10,8 @@ import { createHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { saveOutcomes, savePages } from '../../src/store/pages.js';
 import { Store } from '../../src/store/store.js';
-import { outcome, page, tempDir } from '../http/helpers.js';
+import { outcome, linkingPage as page } from '../support/writes.js';
+import { tempDir } from '../support/app.js';
 
 let dir: string;
 let config: string;

@@ -4,8 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { closedPort } from '../crawler/site.js';
-import { SERVER_JS } from '../paths.js';
+import { closedPort } from '../support/site.js';
+import { SERVER_JS } from '../support/paths.js';
 
 function svc(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
   const clean = { ...process.env };

@@ -11,9 +11,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueCrawl, listCrawls } from '../../src/store/crawls.js';
 import { Store } from '../../src/store/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
-import { html, startSite, writeJson, type TestSite } from '../crawler/site.js';
-import { ROOT, SERVER_JS } from '../paths.js';
-import { serveSvc, until, type ServeProcess } from '../support/svc-process.js';
+import { html, startSite, writeJson, type TestSite } from '../support/site.js';
+import { ROOT, SERVER_JS } from '../support/paths.js';
+import { serveSvc, type ServeProcess } from '../support/cli.js';
+import { until } from '../support/wait.js';
 
 const PROJECT = 'loop1234:eu-north-1';
 

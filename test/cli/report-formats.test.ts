@@ -7,8 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { HOST_A, HOST_B, seedSmallSite, tempDir, TOKEN } from '../http/helpers.js';
-import { SERVER_JS } from '../paths.js';
+import { HOST_A, HOST_B, tempDir, TOKEN } from '../support/app.js';
+import { seedSmallSite } from '../support/writes.js';
+import { SERVER_JS } from '../support/paths.js';
 
 interface Run {
   code: number | null;

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FAULTS } from '../../src/demo/routes.js';
 import { parsePostsFile } from '../../src/host/posts.js';
-import { SERVER_JS } from '../paths.js';
+import { SERVER_JS } from '../support/paths.js';
 
 const CLI = SERVER_JS;
 

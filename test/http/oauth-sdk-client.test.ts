@@ -8,8 +8,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, SERVER_JS, startServe, svc, type Fixture, type ServeProcess } from '../mcp/fixture.js';
-import { signIn, token } from './oauth-helpers.js';
+import { makeFixture, startServe, type Fixture, type McpServeProcess as ServeProcess } from '../support/mcp.js';
+import { SERVER_JS } from '../support/paths.js';
+import { svcOutput as svc } from '../support/cli.js';
+import { signIn, token } from '../support/oauth.js';
 
 const PASSWORD = 'a long admin password';
 const REDIRECT = 'http://127.0.0.1:1/oauth/callback';

@@ -15,7 +15,7 @@ import type { LinkReport } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { createHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { SERVER_JS } from '../paths.js';
+import { SERVER_JS } from '../support/paths.js';
 import { httpDeps } from '../../src/app-http.js';
 
 const TOKEN = 'conc0001:eu-north-1';
