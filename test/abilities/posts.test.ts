@@ -63,7 +63,7 @@ describe('posts file', () => {
 });
 
 describe('pageMetaOfPost', () => {
-  it('computes the page meta of DESIGN.md §2', () => {
+  it('computes the page meta of a post: its title, URL, dates, language, tags from status, type, terms and domain, custom fields and superwords', () => {
     expect(pageMetaOfPost(PostSchema.parse(POST))).toEqual({
       showInSearch: true,
       title: 'Volunteer weekend report',

@@ -15,6 +15,7 @@ import { searchPages } from '../../src/store/search-index/search.js';
 import { Store } from '../../src/store/store.js';
 import { html, page, startSite, target, type TestSite } from '../support/site.js';
 import { SERVER_JS } from '../support/paths.js';
+import { until } from '../support/wait.js';
 import { pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'find1234:eu-north-1';
@@ -129,7 +130,7 @@ describe('crawl ownership by heartbeat', () => {
     const child = spawn(process.execPath, [SERVER_JS, 'crawl', 'full', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
     try {
       const store = await waitForStore(join(dir, 'data', 'svc.db'));
-      const running = await waitFor(() => (store.db.prepare("SELECT id FROM crawls WHERE status = 'running'").get() as { id: number } | undefined)?.id);
+      const running = await until('a running crawl', () => (store.db.prepare("SELECT id FROM crawls WHERE status = 'running'").get() as { id: number } | undefined)?.id, 15_000, { retryErrors: true });
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       const r = runner(store, [target({ host: site.host, use_sitemap: false })], { deadAfterMs: 1500 });
@@ -158,7 +159,7 @@ describe('stopping a crawl', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     try {
-      await waitFor(() => (stderr.includes('crawl') ? true : undefined));
+      await until('the crawl to start', () => stderr.includes('crawl'), 15_000, { retryErrors: true });
       const stop = spawn(process.execPath, [SERVER_JS, 'crawl', 'stop', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
       let stopOut = '';
       stop.stderr.on('data', (d: Buffer) => (stopOut += d.toString()));
@@ -195,24 +196,15 @@ describe('stopping a crawl', () => {
   });
 });
 
-async function waitFor<T>(read: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = read();
-      if (v !== undefined) return v;
-    } catch {
-      // not there yet
-    }
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function waitForStore(path: string): Promise<Store> {
-  return waitFor(() => {
-    const s = new Store(path, { migrate: false });
-    s.db.prepare('SELECT 1 FROM crawls LIMIT 1').all();
-    return s;
-  });
+  return until(
+    'the crawl process to create its database',
+    () => {
+      const s = new Store(path, { migrate: false });
+      s.db.prepare('SELECT 1 FROM crawls LIMIT 1').all();
+      return s;
+    },
+    15_000,
+    { retryErrors: true },
+  );
 }
