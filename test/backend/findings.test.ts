@@ -1,6 +1,5 @@
 // Findings that stay true over time: an unreachable site, data of hosts no longer configured, crawl ownership by
 // heartbeat (whatever the PIDs), stops from another process, and stops that never claim max_pages cut the crawl.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { createCrawl, getCrawl, lastFullCrawl } from '../../src/store/crawls.js'
 import { searchPages } from '../../src/store/search-index/search.js';
 import { Store } from '../../src/store/store.js';
 import { html, page, startSite, target, type TestSite } from '../support/site.js';
-import { SERVER_JS } from '../support/paths.js';
+import { runSvc, spawnSvc } from '../support/cli.js';
 import { until } from '../support/wait.js';
 import { pageRows, tempStore } from '../support/stored.js';
 
@@ -127,7 +126,7 @@ describe('crawl ownership by heartbeat', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-owner-'));
     const config = join(dir, 'svc.json');
     writeFileSync(config, JSON.stringify({ project: { public_token: PROJECT }, data_dir: join(dir, 'data'), targets: [{ host: site.host, scheme: 'http', use_sitemap: false, walk_links: true, concurrency: 1 }] }));
-    const child = spawn(process.execPath, [SERVER_JS, 'crawl', 'full', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const { child } = spawnSvc(['crawl', 'full', '--config', config]);
     try {
       const store = await waitForStore(join(dir, 'data', 'svc.db'));
       const running = await until('a running crawl', () => (store.db.prepare("SELECT id FROM crawls WHERE status = 'running'").get() as { id: number } | undefined)?.id, 15_000, { retryErrors: true });
@@ -154,16 +153,14 @@ describe('stopping a crawl', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-stop-'));
     const config = join(dir, 'svc.json');
     writeFileSync(config, JSON.stringify({ project: { public_token: PROJECT }, data_dir: join(dir, 'data'), targets: [{ host: site.host, scheme: 'http', use_sitemap: false, walk_links: true, concurrency: 1, max_pages: 20000 }] }));
-    const child = spawn(process.execPath, [SERVER_JS, 'crawl', 'full', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const crawl = spawnSvc(['crawl', 'full', '--config', config]);
+    const child = crawl.child;
     try {
-      await until('the crawl to start', () => stderr.includes('crawl'), 15_000, { retryErrors: true });
-      const stop = spawn(process.execPath, [SERVER_JS, 'crawl', 'stop', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stopOut = '';
-      stop.stderr.on('data', (d: Buffer) => (stopOut += d.toString()));
-      const [stopCode, code] = await Promise.all([new Promise((r) => stop.once('exit', r)), exited]);
+      await until('the crawl to start', () => crawl.stderr().includes('crawl'), 15_000);
+      const [stop, code] = await Promise.all([runSvc(['crawl', 'stop', '--config', config], { env: { SVC_LOG_LEVEL: undefined } }), crawl.closed]);
+      const stderr = crawl.stderr();
+      const stopCode = stop.status;
+      const stopOut = stop.stderr;
       expect(stopCode).toBe(0);
       expect(stopOut).toMatch(/crawl \d+ stopped/);
       expect(code).toBe(1);

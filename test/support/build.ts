@@ -1,13 +1,16 @@
 // vitest globalSetup: a run never tests a stale build. The suites that run svc as users do start dist/src/server.js
-// (and dist/test/support/shared-worker.js), so when dist/ is missing or any source it is compiled from is newer
-// than its output, this runs the `build` script before any test file; a current dist/ costs one walk of mtimes.
+// (and dist/test/support/shared-worker.js), so when dist/ is missing or any of their sources is newer than its
+// output, this runs the `build` script before any test file; a current dist/ costs one walk of mtimes.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT, SERVER_JS } from './paths.js';
 
-/** Every folder tsconfig.json compiles into dist/. */
-const SOURCE_DIRS = ['src', 'bench', 'test'];
+/**
+ * The sources of what tests run compiled: svc itself and the test support (shared-worker.js). dist/ also holds the
+ * test files and bench/, but nothing runs those from dist/ during a test run, so editing a test rebuilds nothing.
+ */
+const SOURCE_DIRS = ['src', 'test/support'];
 
 /** The sources whose compiled output is missing or older than they are (relative to ROOT). */
 export function staleSources(root = ROOT): string[] {

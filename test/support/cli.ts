@@ -42,12 +42,12 @@ export interface SvcOptions {
 }
 
 /**
- * The environment of a test's svc: this one without any SVC_ setting (the shell's config, data dir or user never
- * reach a test), then `env`.
+ * The environment of a test's svc: this one without any setting svc reads (SVC_*, PORT, HOST: the shell's config,
+ * data dir, user or port never reach a test), then `env`.
  */
 function svcEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SVC_')) out[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SVC_') && k !== 'PORT' && k !== 'HOST') out[k] = v;
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete out[k];
     else out[k] = v;
