@@ -20,7 +20,7 @@ import { openApp } from '../src/app/open-app.js';
 import { parseConfig } from '../src/cli/load-config.js';
 import { silentLogger } from '../src/lib/log.js';
 import type { CrawlRecord } from '../src/model/types.js';
-import { page, startSite, type TestSite } from '../test/crawler/site.js';
+import { page, startSite, type TestSite } from '../test/support/site.js';
 import { printTable } from './lib/measure.js';
 import { benchPostgres, createDatabase } from './lib/postgres.js';
 import { mulberry32 } from './lib/random.js';

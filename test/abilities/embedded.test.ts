@@ -6,8 +6,7 @@ import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { pageMetaOfPost } from '../../src/host/posts.js';
 import type { Role, User } from '../../src/model/users.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
-import { runPendingAfterCrawls } from '../http/helpers.js';
-import { addRoleUsers, makeAppOn, makeHost, POSTS, seedPosts, SITE, TARGET_HOST } from './helpers.js';
+import { addRoleUsers, makeAppOn, makeHost, ONE_HOST, runPendingAfterCrawls, POSTS, seedPosts, SITE, TARGET_HOST } from '../support/app.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { PostSchema } from '../../src/model/posts.js';
 import { type PageWrite } from '../../src/model/crawl-writes.js';
@@ -32,7 +31,7 @@ describe.each(DIALECTS)('on %s', (dialect) => {
   afterAll(() => kit.stop());
 
   beforeEach(async () => {
-    app = await makeAppOn(kit);
+    app = await makeAppOn(kit, {}, ONE_HOST);
     users = await addRoleUsers(app);
     await seedPosts(app);
     const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'full'))!;

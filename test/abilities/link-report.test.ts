@@ -7,7 +7,9 @@ import { LINK_REPORT_TTL_MS } from '../../src/abilities/link-report-cache.js';
 import { AbilityLinkReportSchema } from '../../src/abilities/schemas.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { BackendError } from '../../src/model/errors.js';
-import { addRoleUsers, emptyReport, FakeBackend, makeFakeApp, makeHost, SITE, TARGET_HOST } from './helpers.js';
+import { addRoleUsers, makeHost, SITE, TARGET_HOST } from '../support/app.js';
+import { emptyReport } from '../support/reports.js';
+import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 
 const REST = emptyReport({
   notFound: { count: 3, pages: [{ url: `${SITE}/a`, links: [{ url: `${SITE}/missing`, httpStatus: 404, message: 'Not Found', element: 'a', text: 'Missing page' }, { url: `${SITE}/gone`, httpStatus: 410, message: 'Gone', element: 'img', text: 'A gone picture' }] }] },

@@ -7,8 +7,8 @@ import type { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { closedPort, hang, html, page, redirect, send, startSite, target, type TestSite } from '../crawler/site.js';
-import { linksOf, outcomes, pageRows, tempStore } from './stored.js';
+import { closedPort, hang, html, page, redirect, send, startSite, target, type TestSite } from '../support/site.js';
+import { linksOf, outcomes, pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'test1234:eu-north-1';
 

@@ -6,8 +6,8 @@ import type { CrawlRecord } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { html, page, send, startSite, target, type Handler, type TestSite } from '../crawler/site.js';
-import { linksOf, outcomes, pageRows, tempStore } from './stored.js';
+import { html, page, send, startSite, target, type Handler, type TestSite } from '../support/site.js';
+import { linksOf, outcomes, pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'settings1:eu-north-1';
 

@@ -10,8 +10,8 @@ import { silentLogger } from '../../src/lib/log.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import type { LinkReport, ReportLink } from '../../src/model/types.js';
 import type { Store } from '../../src/store/sqlite/store.js';
-import { html, send, startSite, target, type TestSite } from '../crawler/site.js';
-import { tempStore } from './stored.js';
+import { html, send, startSite, target, type TestSite } from '../support/site.js';
+import { tempStore } from '../support/stored.js';
 
 const PROJECT = 'test1234:eu-north-1';
 

@@ -16,7 +16,7 @@ import type { ProblemEpisode } from '../../src/store/history.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations/index.js';
 import { savePages, saveOutcomes } from '../../src/store/sqlite/writes.js';
 import { Store } from '../../src/store/sqlite/store.js';
-import { startSite, type TestSite } from '../crawler/site.js';
+import { startSite, type TestSite } from '../support/site.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 

@@ -9,7 +9,8 @@ import { BackendError } from '../../src/model/errors.js';
 import { RemoteBackend, type RemoteBackendOptions } from '../../src/backend/remote.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { HOST_A, makeApp, seedSmallSite, startFacade, tempDir, TOKEN } from '../http/helpers.js';
+import { HOST_A, makeApp, startFacade, tempDir, TOKEN } from '../support/app.js';
+import { seedSmallSite } from '../support/writes.js';
 
 type Respond = (req: IncomingMessage, res: ServerResponse, n: number) => void;
 

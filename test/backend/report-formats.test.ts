@@ -15,8 +15,8 @@ import { formatJunit } from '../../src/backend/report/formats/junit.js';
 import { formatMarkdown, mdCell } from '../../src/backend/report/formats/markdown.js';
 import { formatSarif, rfc3986 } from '../../src/backend/report/formats/sarif.js';
 import { formatText } from '../../src/backend/report/formats/text.js';
-import { ROOT } from '../paths.js';
-import { emptyReport, HOSTILE_TEXT, SAMPLE_COUNTS, sampleReport, SITE } from './report-fixture.js';
+import { ROOT } from '../support/paths.js';
+import { emptyReport, HOSTILE_TEXT, SAMPLE_COUNTS, sampleReport, SITE } from '../support/reports.js';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (a: Ajv) => Ajv;

@@ -12,7 +12,8 @@ import { clearForFullCrawl, removePagesNotSeen } from '../../src/store/pages.js'
 import { saveOutcomes, savePages } from '../../src/store/sqlite/writes.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, makeApp, makeAppOn, manyWrites, outcome, page, seedSmallSite, smallSiteWrites, tempDir, TOKEN } from '../http/helpers.js';
+import { HOST_A, HOST_B, makeApp, makeAppOn, tempDir, TOKEN } from '../support/app.js';
+import { manyWrites, outcome, linkingPage as page, seedSmallSite, smallSiteWrites } from '../support/writes.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
 import { type ReportRow } from '../../src/store/report-query.js';
 

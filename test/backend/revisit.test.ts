@@ -8,8 +8,8 @@ import type { TargetConfig } from '../../src/model/config.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { searchPages } from '../../src/store/search-index/search.js';
 import type { Store } from '../../src/store/sqlite/store.js';
-import { page, startSite, target, type Handler, type TestSite } from '../crawler/site.js';
-import { pageRows, tempStore } from './stored.js';
+import { page, startSite, target, type Handler, type TestSite } from '../support/site.js';
+import { pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'test1234:eu-north-1';
 const LAST_MODIFIED = 'Tue, 03 Nov 2026 08:00:00 GMT';

@@ -15,7 +15,7 @@ import type { ServiceStore } from '../../src/store/service-store.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 import { createCrawl } from '../../src/store/crawls.js';
 import { EmbeddedBackend } from '../../src/backend/embedded.js';
-import { startSite, type TestSite } from '../crawler/site.js';
+import { startSite, type TestSite } from '../support/site.js';
 
 const PROJECT = 'hook0001:eu-north-1';
 const SECRET = 'shared-secret-of-the-test';

@@ -1,5 +1,4 @@
 // `svc crawl` in-process: exit codes, the JSON line on stdout, the summary on stderr, bad input.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,8 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { formatProgress, run } from '../../src/cli/crawl.js';
 import { CliError } from '../../src/cli/common.js';
 import { Store } from '../../src/store/sqlite/store.js';
-import { html, send, startSite, writeJson, type TestSite } from '../crawler/site.js';
-import { ROOT, SERVER_JS } from '../paths.js';
+import { html, send, startSite, writeJson, type TestSite } from '../support/site.js';
+import { runSvc } from '../support/cli.js';
+import { ROOT, SERVER_JS } from '../support/paths.js';
 
 describe('svc crawl', () => {
   let site: TestSite;
@@ -102,14 +102,7 @@ describe('svc crawl from the build (worker threads)', () => {
       log_level: 'warn',
     });
     try {
-      const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [CLI, 'crawl', 'full', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (c: Buffer) => (out += c));
-        child.stderr.on('data', (c: Buffer) => (err += c));
-        child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
-      });
+      const { status: code, stdout, stderr } = await runSvc(['crawl', 'full', '--config', config], { env: { SVC_LOG_LEVEL: undefined } });
       expect(code, stderr).toBe(0);
       expect(stderr).toMatch(/^crawl \d+ \(full\) · \d+ pages · \d+ queued · \d+ errors · [\d.]+ pages\/s · [\d.]+ s$/m);
       expect(stderr).not.toContain('\r');

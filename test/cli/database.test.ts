@@ -10,7 +10,8 @@ import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { saveOutcomes, savePages } from '../../src/store/sqlite/writes.js';
 import { Store } from '../../src/store/sqlite/store.js';
-import { outcome, page, tempDir } from '../http/helpers.js';
+import { outcome, linkingPage as page } from '../support/writes.js';
+import { tempDir } from '../support/app.js';
 
 let dir: string;
 let config: string;

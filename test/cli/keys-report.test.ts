@@ -9,7 +9,8 @@ import { run as keys } from '../../src/cli/keys.js';
 import { run as report } from '../../src/cli/report.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { HOST_A, HOST_B, seedMany, seedSmallSite, tempDir, TOKEN } from '../http/helpers.js';
+import { HOST_A, HOST_B, tempDir, TOKEN } from '../support/app.js';
+import { seedMany, seedSmallSite } from '../support/writes.js';
 
 function configFile(): { path: string; dataDir: string } {
   const dir = tempDir('svc-cli-');

@@ -13,7 +13,7 @@ import { listCrawls } from '../../src/store/crawls.js';
 import { listPosts } from '../../src/store/posts.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
-import { writeJson } from '../crawler/site.js';
+import { writeJson } from '../support/site.js';
 
 const PROJECT = 'live1234:eu-north-1';
 const SITE = 'https://site.example';

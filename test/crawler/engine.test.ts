@@ -4,8 +4,8 @@ import { runCrawl } from '../../src/crawler/crawl.js';
 import type { CrawlReader } from '../../src/crawler/sink.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { CrawlMode } from '../../src/model/types.js';
-import { MemoryStore } from './memory-sink.js';
-import { html, send, startSite, target, type TestSite } from './site.js';
+import { MemoryStore } from '../support/memory-store.js';
+import { html, send, startSite, target, type TestSite } from '../support/site.js';
 
 let site: TestSite;
 

@@ -8,8 +8,8 @@ import { extractHtml, linkText } from '../../src/crawler/html.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { ConfigSchema, parseDuration } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { MemoryStore } from './memory-sink.js';
-import { html, send, startSite, target, type TestSite } from './site.js';
+import { MemoryStore } from '../support/memory-store.js';
+import { html, send, startSite, target, type TestSite } from '../support/site.js';
 
 function crawl(mem: MemoryStore, targets: TargetConfig[], crawlId = 1) {
   return runCrawl({ sink: mem.sink(), reader: mem.reader(), crawlId, mode: 'full', targets, logger: silentLogger, threads: false, fetcher: { maxRetries: 2, maxRetryWaitMs: 50 } });

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrawl, type CrawlResult } from '../../src/crawler/crawl.js';
 import { decodeFound, encodeFound } from '../../src/crawler/revisit.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { MemoryStore } from './memory-sink.js';
-import { page, startSite, target, type Handler, type TestSite } from './site.js';
+import { MemoryStore } from '../support/memory-store.js';
+import { page, startSite, target, type Handler, type TestSite } from '../support/site.js';
 
 const LAST_MODIFIED = 'Mon, 02 Nov 2026 10:00:00 GMT';
 let site: TestSite;

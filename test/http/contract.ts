@@ -7,7 +7,8 @@ import { BackendError } from '../../src/model/errors.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
 import { writeThrough } from '../support/stores.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, page, runPendingAfterCrawls, seedSmallSite, TOKEN } from './helpers.js';
+import { HOST_A, HOST_B, runPendingAfterCrawls, TOKEN } from '../support/app.js';
+import { linkingPage as page, seedSmallSite } from '../support/writes.js';
 
 export interface Harness {
   backend: Backend;

@@ -14,7 +14,7 @@ import { createMcpHttpHandler } from '../../src/http/mcp.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { makeApp, TOKEN } from './helpers.js';
+import { makeApp, TOKEN } from '../support/app.js';
 import { httpDeps } from '../../src/app/http.js';
 
 let app: App;

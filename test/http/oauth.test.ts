@@ -3,19 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeUserTokens } from '../../src/auth/oauth/provider.js';
 import { createApiKey } from '../../src/auth/keys.js';
-import {
-  authorizeUrl,
-  fetchForm,
-  mcpInit,
-  PASSWORDS,
-  pkce,
-  postForm,
-  registerClient,
-  signIn,
-  startOAuthServer,
-  token,
-  type OAuthServer,
-} from './oauth-helpers.js';
+import { authorizeUrl, fetchForm, mcpInit, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from '../support/oauth.js';
 
 let srv: OAuthServer;
 let clientId: string;

@@ -13,9 +13,9 @@ import { createHttpServer } from '../../src/http/http-server.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { PgStore, projectSchema } from '../../src/store/pg/store.js';
-import { html, startSite, type TestSite } from '../crawler/site.js';
-import { pgFixture, skip, type PgFixture } from '../store/postgres/helpers.js';
-import { tempDir } from './helpers.js';
+import { html, startSite, type TestSite } from '../support/site.js';
+import { pgFixture, skip, type PgFixture } from '../support/postgres.js';
+import { tempDir } from '../support/app.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -14,8 +14,8 @@ import { createHttpServer } from '../../src/http/http-server.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { Store } from '../../src/store/sqlite/store.js';
-import { html, startSite, type TestSite } from '../crawler/site.js';
-import { tempDir } from './helpers.js';
+import { html, startSite, type TestSite } from '../support/site.js';
+import { tempDir } from '../support/app.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

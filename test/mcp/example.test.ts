@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './fixture.js';
+import { ROOT } from '../support/paths.js';
 
 describe('mcp.json.example', () => {
   const example = JSON.parse(readFileSync(join(ROOT, 'mcp.json.example'), 'utf8')) as Record<string, Record<string, Record<string, Record<string, unknown>>>>;

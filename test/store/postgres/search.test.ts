@@ -6,8 +6,9 @@ import type { PageMeta, SearchParams, SearchResults } from '../../../src/model/t
 import { highlightHtml, RANK_ALL, RANK_BLOCK, searchPagesPg } from '../../../src/store/pg/search.js';
 import { removePagesByUrl, savePages } from '../../../src/store/pg/writes.js';
 import type { PgSql } from '../../../src/store/pg/pg-sql.js';
-import { BASE, HOSTILE, page } from '../search-index/helpers.js';
-import { pgFixture, skip, type PgFixture } from './helpers.js';
+import { BASE, searchPage as page } from '../../support/writes.js';
+import { HOSTILE } from '../../support/search-input.js';
+import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
 
 function meta(over: Partial<PageMeta>): PageMeta {
   return { showInSearch: true, title: '', url: '', created: null, modified: null, language: 'en', tags: [], customFields: {}, superwords: [], ...over };

@@ -3,7 +3,8 @@ import { searchPages } from '../../../src/store/search-index/search.js';
 import { removePagesNotSeen } from '../../../src/store/pages.js';
 import { savePages } from '../../../src/store/sqlite/writes.js';
 import { Store } from '../../../src/store/sqlite/store.js';
-import { integrityCheck, page, tempStore, type TempStore } from './helpers.js';
+import { integrityCheck, tempStore, type TempStore } from '../../support/stored.js';
+import { searchPage as page } from '../../support/writes.js';
 
 let t: TempStore;
 afterEach(() => t?.close());

@@ -8,7 +8,8 @@ import { MIGRATIONS } from '../../../src/store/sqlite/migrations/index.js';
 import { savePages } from '../../../src/store/sqlite/writes.js';
 import { searchPages } from '../../../src/store/search-index/search.js';
 import { Store } from '../../../src/store/sqlite/store.js';
-import { integrityCheck, page } from './helpers.js';
+import { integrityCheck } from '../../support/stored.js';
+import { searchPage as page } from '../../support/writes.js';
 
 describe('migration 13', () => {
   it('re-indexes the searchable pages with their words as written, and the triggers keep it in step', () => {

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RANK_ALL, RANK_BLOCK, searchPages } from '../../../src/store/search-index/search.js';
 import { savePages } from '../../../src/store/sqlite/writes.js';
 import type { PageMeta, SearchParams, SearchResults } from '../../../src/model/types.js';
-import { BASE, HOSTILE, integrityCheck, invalid, page, tempStore, type TempStore } from './helpers.js';
+import { BASE, searchPage as page } from '../../support/writes.js';
+import { HOSTILE, invalid } from '../../support/search-input.js';
+import { integrityCheck, tempStore, type TempStore } from '../../support/stored.js';
 import { type PageWrite } from '../../../src/model/crawl-writes.js';
 
 function meta(over: Partial<PageMeta>): PageMeta {

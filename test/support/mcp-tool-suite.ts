@@ -5,7 +5,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { expect, it } from 'vitest';
-import { textOf, waitFor, type Fixture } from './fixture.js';
+import { textOf, type Fixture } from './mcp.js';
+import { until } from './wait.js';
 
 export const TOOL_NAMES = ['svc-search', 'svc-get-page-meta', 'svc-link-report', 'svc-full-crawl', 'svc-partial-crawl', 'svc-manual-crawl', 'svc-delete-pages', 'svc-get-crawl'];
 
@@ -52,13 +53,14 @@ export function errorCode(result: CallToolResult): string | null {
 
 /** Starts a crawl, retrying while another crawl still runs (svc_api_error, 409). */
 async function startCrawl(client: Client, tools: Tool[], name: string, args?: Record<string, unknown>): Promise<CallToolResult> {
-  return waitFor(
+  return until(
+    `${name} to start`,
     async () => {
       const r = await call(client, tools, name, args);
       return errorCode(r) === 'svc_api_error' && /running|409|conflict/i.test(textOf(r)) ? undefined : r;
     },
     20_000,
-    `${name} to start`,
+    { everyMs: 150 },
   );
 }
 

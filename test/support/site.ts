@@ -1,4 +1,5 @@
-// A test site on 127.0.0.1 (port 0) with routes the test defines; counts every request it answers.
+// A test site on 127.0.0.1 (port 0) with routes the test defines, counting every request it answers; the pages
+// and answers its routes give; a crawl target on it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
@@ -12,6 +13,8 @@ export interface TestSite {
   origin: string;
   host: string;
   port: number;
+  /** The absolute URL of a path on the site. */
+  url(path: string): string;
   /** "METHOD /path?query" → times requested. */
   hits: Map<string, number>;
   /** Every request in order, "METHOD /path?query". */
@@ -56,6 +59,7 @@ export async function startSite(routes: Record<string, Handler> = {}, fallback?:
     origin: `http://${host}`,
     host,
     port,
+    url: (p) => `http://${host}${p}`,
     hits,
     log,
     headers,
@@ -86,8 +90,15 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
+/** An HTML page around `body`. */
 export function page(body: string, opts: { title?: string; head?: string; lang?: string } = {}): string {
   return `<!doctype html><html${opts.lang ? ` lang="${opts.lang}"` : ''}><head><meta charset="utf-8"><title>${opts.title ?? 'Page'}</title>${opts.head ?? ''}</head><body>${body}</body></html>`;
+}
+
+/** An English page with a heading, one paragraph and links (inside <main> when asked). */
+export function article(title: string, text: string, links: string[] = [], opts: { main?: boolean } = {}): string {
+  const body = `<h1>${title}</h1><p>${text}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}`;
+  return page(opts.main ? `<main>${body}</main>` : body, { title, lang: 'en' });
 }
 
 export const send =

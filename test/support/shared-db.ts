@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../src/store/sqlite/store.js';
 import type { Sql } from '../../src/store/sql.js';
-import { ROOT } from '../paths.js';
-import { pgFixture, skip as pgSkip, type PgFixture } from './postgres/helpers.js';
+import { ROOT } from './paths.js';
+import { pgFixture, skip as pgSkip, type PgFixture } from './postgres.js';
 
 export interface SharedDb {
   name: 'SQLite' | 'PostgreSQL';

@@ -1,6 +1,6 @@
-// A link report built by hand for the format tests: every reason, a page with several problems, a link found on
-// two pages, a blocked answer, the optional fields, and hostile text (markup, quotes, commas, line breaks,
-// control characters) where a crawled site could put it.
+// Link reports built by hand: an empty one, and for the format tests a sample with every reason, a page with
+// several problems, a link found on two pages, a blocked answer, the optional fields, and hostile text (markup,
+// quotes, commas, line breaks, control characters) where a crawled site could put it.
 import type { LinkReport, ReportLink, ReportPage } from '../../src/model/types.js';
 
 export const SITE = 'https://site.example';
@@ -49,7 +49,8 @@ export function sampleReport(): LinkReport {
 /** Problem (page, link) pairs in sampleReport, per reason. */
 export const SAMPLE_COUNTS = { not_found: 3, forbidden: 2, server_error: 1, redirect: 1, unknown: 1 } as const;
 
-export function emptyReport(): LinkReport {
-  const none = { count: 0, pages: [] };
-  return { notFound: none, forbidden: none, serverError: none, redirect: none, unknown: none, targets: [], truncated: false, lastFullCrawl: null };
+/** A report with no problem link and no target, or with the fields given. */
+export function emptyReport(over: Partial<LinkReport> = {}): LinkReport {
+  const section = () => ({ count: 0, pages: [] });
+  return { notFound: section(), forbidden: section(), serverError: section(), redirect: section(), unknown: section(), targets: [], truncated: false, lastFullCrawl: null, ...over };
 }
