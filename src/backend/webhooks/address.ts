@@ -2,7 +2,7 @@
 // Public addresses are fine; a loopback or private one only with allow_private on that webhook, and then only its
 // own host:port. Checked on the URL when the config loads, and at connect time for every address a name resolves to.
 import { isIP } from 'node:net';
-import { bareHost, classifyAddress, createAddressPolicy, targetEndpoint, type AddressPolicy } from '../../crawler/address-policy.js';
+import { addressClassText, bareHost, classifyAddress, createAddressPolicy, targetEndpoint, type AddressPolicy } from '../../crawler/address-policy.js';
 import type { WebhookConfig } from '../../model/config.js';
 
 /** Why a webhook URL is refused before anything is sent (it names a non-public address, or localhost), or null. */
@@ -11,7 +11,7 @@ export function webhookUrlProblem(hook: Pick<WebhookConfig, 'url' | 'allow_priva
   const host = bareHost(new URL(hook.url).hostname);
   const cls = host === 'localhost' || host.endsWith('.localhost') ? 'loopback' : isIP(host) ? classifyAddress(host) : 'public';
   if (cls === 'public') return null;
-  return `${host} is a ${cls.replace('_', '-')} address: set "allow_private": true on this webhook to send to it`;
+  return `${host} is ${addressClassText(cls)}: set "allow_private": true on this webhook to send to it`;
 }
 
 /** The connect-time policy of one webhook. */
