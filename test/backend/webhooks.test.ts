@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { webhookAddressPolicy } from '../../src/backend/webhooks/address.js';
 import { WebhookDeliverer } from '../../src/backend/webhooks/deliverer.js';
 import { afterFailure, DEFAULT_RETRY, nextAttemptAt, signatureHeader, standardWebhookHeaders } from '../../src/backend/webhooks/payload.js';
 import { ConfigError, parseConfig } from '../../src/cli/load-config.js';
@@ -94,6 +95,10 @@ describe('webhook config', () => {
     expect(problems([{ url: 'http://localhost:9000/hook', secret: SECRET }])).toHaveLength(1);
     expect(problems([{ url: 'http://10.1.2.3/hook', secret: SECRET }])).toEqual([expect.stringContaining('10.1.2.3 is a private address')]);
     expect(problems([{ url: 'http://127.0.0.1:9000/hook', secret: SECRET, allow_private: true }])).toEqual([]);
+    // A name that resolves to a private address is refused at connect time, with the webhook's own rule.
+    expect(webhookAddressPolicy({ url: 'https://hooks.example.org/svc', allow_private: false }).check('hooks.example.org', 443, '10.0.0.7')).toBe(
+      'hooks.example.org:443 resolves to 10.0.0.7, a private address; set "allow_private": true on this webhook to send to it',
+    );
     const c = parseConfig({ ...base, webhooks: [{ url: 'https://hooks.example.org/svc', secret: SECRET }] });
     expect(c.webhooks[0]).toEqual({ url: 'https://hooks.example.org/svc', secret: SECRET, events: ['crawl.completed', 'crawl.failed', 'crawl.stopped'], allow_private: false });
   });

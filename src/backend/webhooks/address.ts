@@ -5,17 +5,19 @@ import { isIP } from 'node:net';
 import { addressClassText, bareHost, classifyAddress, createAddressPolicy, targetEndpoint, type AddressPolicy } from '../../crawler/address-policy.js';
 import type { WebhookConfig } from '../../model/config.js';
 
+const ALLOW_PRIVATE_RULE = 'set "allow_private": true on this webhook to send to it';
+
 /** Why a webhook URL is refused before anything is sent (it names a non-public address, or localhost), or null. */
 export function webhookUrlProblem(hook: Pick<WebhookConfig, 'url' | 'allow_private'>): string | null {
   if (hook.allow_private) return null;
   const host = bareHost(new URL(hook.url).hostname);
   const cls = host === 'localhost' || host.endsWith('.localhost') ? 'loopback' : isIP(host) ? classifyAddress(host) : 'public';
   if (cls === 'public') return null;
-  return `${host} is ${addressClassText(cls)}: set "allow_private": true on this webhook to send to it`;
+  return `${host} is ${addressClassText(cls)}: ${ALLOW_PRIVATE_RULE}`;
 }
 
 /** The connect-time policy of one webhook. */
 export function webhookAddressPolicy(hook: Pick<WebhookConfig, 'url' | 'allow_private'>): AddressPolicy {
   const u = new URL(hook.url);
-  return createAddressPolicy(hook.allow_private ? [targetEndpoint(u.host, u.protocol === 'https:' ? 'https' : 'http')] : []);
+  return createAddressPolicy(hook.allow_private ? [targetEndpoint(u.host, u.protocol === 'https:' ? 'https' : 'http')] : [], ALLOW_PRIVATE_RULE);
 }
