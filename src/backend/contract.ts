@@ -192,7 +192,7 @@ export const CrawlChangesSchema = z
 
 export const WebhookDeliverySchema = z
   .object({
-    id: z.string().meta({ description: 'Sent as the X-Svc-Delivery header.' }),
+    id: z.string().meta({ description: 'Sent as the webhook-id header (and the deprecated X-Svc-Delivery).' }),
     event: z.enum(WEBHOOK_EVENTS),
     url: z.string(),
     crawl: count().nullable(),

@@ -153,6 +153,20 @@ describe('CSV', () => {
     expect(lines.length).toBe(1 + TOTAL + 1);
     expect(formatCsv(emptyReport())).toBe('reason,page,link,http_status,message,redirects_to,element,text,blocked,first_seen\r\n');
   });
+
+  it('neutralizes what a spreadsheet would run as a formula: a leading \' inside quotes, negative numbers included', () => {
+    expect(csvField('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
+    expect(csvField('+1')).toBe('"\'+1"');
+    expect(csvField('-5')).toBe('"\'-5"');
+    expect(csvField("-2+3+cmd|' /C calc'!A0")).toBe('"\'-2+3+cmd|\' /C calc\'!A0"');
+    expect(csvField('@SUM(A1)')).toBe('"\'@SUM(A1)"');
+    expect(csvField('\t=1')).toBe('"\'\t=1"');
+    expect(csvField('\r=1')).toBe('"\'\r=1"');
+    // Only the first character counts.
+    expect(csvField('a=1')).toBe('a=1');
+    expect(csvField(' =1')).toBe(' =1');
+    expect(csvField('1-2')).toBe('1-2');
+  });
 });
 
 describe('Markdown', () => {
