@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { openApp } from '../src/app/open-app.js';
 import { addUser } from '../src/auth/users.js';
-import { saveOutcomes, savePages } from '../src/store/pages.js';
+import { saveOutcomes, savePages } from '../src/store/sqlite/writes.js';
 import { parseConfig } from '../src/cli/load-config.js';
 import { silentLogger } from '../src/lib/log.js';
 import { printTable, summarize } from './lib/measure.js';

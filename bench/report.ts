@@ -14,7 +14,7 @@ import { openApp, type App } from '../src/app/open-app.js';
 import { createApiKey } from '../src/auth/keys.js';
 import { createV1Handler } from '../src/http/v1.js';
 import { createCrawl, setCrawlStatus } from '../src/store/crawls.js';
-import { saveOutcomes, savePages } from '../src/store/pages.js';
+import { saveOutcomes, savePages } from '../src/store/sqlite/writes.js';
 import type { ConfigInput } from '../src/model/config.js';
 import { parseConfig } from '../src/cli/load-config.js';
 import { createHttpServer } from '../src/http/http-server.js';

@@ -6,7 +6,7 @@ import type { Backend } from '../backend/backend.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { forProject, projectsOf, type Config } from '../model/config.js';
 import type { ServiceStore } from '../store/service-store.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/sqlite/store.js';
 import { openProject, type ProjectApp, type ProjectOptions } from './project.js';
 
 export interface App {

@@ -10,7 +10,7 @@ import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';
 import { PgStore } from '../store/pg/store.js';
 import type { ServiceStore } from '../store/service-store.js';
-import { openStore, sqliteStore, type Store } from '../store/store.js';
+import { openStore, sqliteStore, type Store } from '../store/sqlite/store.js';
 
 /**
  * One project served here: its own database, its backend (crawl runner, queue, scheduler) and its webhook deliverer.

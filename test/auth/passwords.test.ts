@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword, passwordMatches, setPassword, verifyPassword } from '../../src/auth/passwords.js';
 import { addUser, UserError } from '../../src/auth/users.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import { openStore, type Store } from '../../src/store/sqlite/store.js';
 
 let dir: string;
 let store: Store;

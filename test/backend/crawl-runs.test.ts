@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import { getCrawl } from '../../src/store/crawls.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';

@@ -1,7 +1,7 @@
 // Each target setting changes what a crawl does: one small site per setting, assertions on the store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { TargetConfig } from '../../src/model/config.js';

@@ -9,7 +9,7 @@ import { formatLinkReport } from '../../src/backend/report/formats/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import type { LinkReport, ReportLink } from '../../src/model/types.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/sqlite/store.js';
 import { html, send, startSite, target, type TestSite } from '../crawler/site.js';
 import { tempStore } from './stored.js';
 

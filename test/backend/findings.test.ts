@@ -12,7 +12,7 @@ import type { TargetConfig } from '../../src/model/config.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { createCrawl, getCrawl, lastFullCrawl } from '../../src/store/crawls.js';
 import { searchPages } from '../../src/store/search-index/search.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import { html, page, startSite, target, type TestSite } from '../crawler/site.js';
 import { SERVER_JS } from '../paths.js';
 import { pageRows, tempStore } from './stored.js';

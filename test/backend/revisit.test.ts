@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { searchPages } from '../../src/store/search-index/search.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/sqlite/store.js';
 import { page, startSite, target, type Handler, type TestSite } from '../crawler/site.js';
 import { pageRows, tempStore } from './stored.js';
 

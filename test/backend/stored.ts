@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 
 export function tempStore(): { store: Store; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-crawler-'));

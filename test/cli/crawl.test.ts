@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { formatProgress, run } from '../../src/cli/crawl.js';
 import { CliError } from '../../src/cli/common.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import { html, send, startSite, writeJson, type TestSite } from '../crawler/site.js';
 import { ROOT, SERVER_JS } from '../paths.js';
 
@@ -90,7 +90,7 @@ describe('svc crawl from the build (worker threads)', () => {
 
   it('crawls with the compiled worker scripts, prints plain progress lines when not on a terminal, and exits 0', async () => {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
-    expect(existsSync(join(ROOT, 'dist/src/store/writer-worker.js'))).toBe(true);
+    expect(existsSync(join(ROOT, 'dist/src/store/sqlite/writer-worker.js'))).toBe(true);
     const links = Array.from({ length: 30 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
     const site = await startSite({ '/': html(`${links} <a href="/gone">g</a>`), '/gone': send(410) }, (_req, res, url) => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Page ${url.pathname}</title><p>words on ${url.pathname.slice(1)}</p>`);

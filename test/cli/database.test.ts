@@ -8,8 +8,8 @@ import { run } from '../../src/cli/database.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { saveOutcomes, savePages } from '../../src/store/pages.js';
-import { Store } from '../../src/store/store.js';
+import { saveOutcomes, savePages } from '../../src/store/sqlite/writes.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import { outcome, page, tempDir } from '../http/helpers.js';
 
 let dir: string;

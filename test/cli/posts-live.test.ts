@@ -11,7 +11,7 @@ import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { listCrawls } from '../../src/store/crawls.js';
 import { listPosts } from '../../src/store/posts.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { writeJson } from '../crawler/site.js';
 

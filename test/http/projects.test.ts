@@ -13,7 +13,7 @@ import { parseConfig } from '../../src/cli/load-config.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import { html, startSite, type TestSite } from '../crawler/site.js';
 import { tempDir } from './helpers.js';
 import type { Server } from 'node:http';

@@ -14,7 +14,7 @@ import {
   renewClaims,
 } from '../../src/store/frontier.js';
 import type { Sql } from '../../src/store/sql.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import { sharedDbs, sqliteFile, workerProcesses } from './shared-db.js';
 
 const T = 'site.test';

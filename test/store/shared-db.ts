@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import type { Sql } from '../../src/store/sql.js';
 import { ROOT } from '../paths.js';
 import { pgFixture, skip as pgSkip, type PgFixture } from './postgres/helpers.js';

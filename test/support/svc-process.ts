@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, SERVER_JS } from '../paths.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { listCrawls } from '../../src/store/crawls.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 
 export interface LogLine {
   msg: string;

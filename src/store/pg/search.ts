@@ -27,7 +27,7 @@ import { parseMeta, RANK_ALL, RANK_BLOCK, type SearchScope } from '../search-ind
 import { queryUnits, type RankWord } from '../search-index/terms.js';
 import { titleChecked, TITLE_TIER_SCORE, withTitles, type Ranked, type TitleFacts } from '../search-index/title-tiers.js';
 import type { Sql } from '../sql.js';
-import { VECTOR_CONTENT_CHARS } from './migrations.js';
+import { VECTOR_CONTENT_CHARS } from './migrations/001-schema-with-tsvector-search.js';
 
 // As on SQLite: answers of up to RANK_ALL matches are ranked whole, broader ones RANK_BLOCK at a time after the title tier.
 export { RANK_ALL, RANK_BLOCK };

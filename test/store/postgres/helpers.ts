@@ -1,7 +1,7 @@
 // One throw-away cluster per test file (test/support/postgres.ts), and a fresh database in it per use.
 import { createDatabase as createClusterDatabase, postgresBinDir, startPostgres, type PgCluster } from '../../support/postgres.js';
 import { PgSql, type PgSqlOptions } from '../../../src/store/pg/pg-sql.js';
-import { migratePg } from '../../../src/store/pg/migrations.js';
+import { migratePg } from '../../../src/store/pg/migrations/index.js';
 
 // CI installs postgresql (.ci/run), so there the tests must run; elsewhere they run when a server is installed.
 export const skip = !postgresBinDir() && !process.env.CI;

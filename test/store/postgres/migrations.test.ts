@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Store } from '../../../src/store/store.js';
-import { migratePg, PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../../src/store/pg/migrations.js';
+import { Store } from '../../../src/store/sqlite/store.js';
+import { migratePg, PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../../src/store/pg/migrations/index.js';
 import { PgSql } from '../../../src/store/pg/pg-sql.js';
 import { pgFixture, skip, type PgFixture } from './helpers.js';
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { searchPages } from '../../../src/store/search-index/search.js';
-import { removePagesNotSeen, savePages } from '../../../src/store/pages.js';
-import { Store } from '../../../src/store/store.js';
+import { removePagesNotSeen } from '../../../src/store/pages.js';
+import { savePages } from '../../../src/store/sqlite/writes.js';
+import { Store } from '../../../src/store/sqlite/store.js';
 import { integrityCheck, page, tempStore, type TempStore } from './helpers.js';
 
 let t: TempStore;

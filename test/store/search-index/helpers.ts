@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { BackendError } from '../../../src/model/errors.js';
-import { savePages } from '../../../src/store/pages.js';
-import { Store } from '../../../src/store/store.js';
+import { savePages } from '../../../src/store/sqlite/writes.js';
+import { Store } from '../../../src/store/sqlite/store.js';
 import { type PageWrite } from '../../../src/model/crawl-writes.js';
 
 export const HOST = '127.0.0.1:18111';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RANK_ALL, RANK_BLOCK, searchPages } from '../../../src/store/search-index/search.js';
-import { savePages } from '../../../src/store/pages.js';
+import { savePages } from '../../../src/store/sqlite/writes.js';
 import type { PageMeta, SearchParams, SearchResults } from '../../../src/model/types.js';
 import { BASE, HOSTILE, integrityCheck, invalid, page, tempStore, type TempStore } from './helpers.js';
 import { type PageWrite } from '../../../src/model/crawl-writes.js';

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinedForms, stemForms } from '../../../src/store/search-index/completions.js';
 import { searchPages } from '../../../src/store/search-index/search.js';
-import { savePages } from '../../../src/store/pages.js';
+import { savePages } from '../../../src/store/sqlite/writes.js';
 import { BASE, page, tempStore, type TempStore } from './helpers.js';
 
 let t: TempStore;

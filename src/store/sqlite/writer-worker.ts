@@ -1,8 +1,8 @@
 // Worker thread: commits a crawl's batches to SQLite on its own connection, beside the crawling thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Store } from './store.js';
-import { writeBatch } from './writer.js';
-import type { WriteBatch } from './write-batches.js';
+import { writeBatch } from './crawl-writer.js';
+import type { WriteBatch } from '../write-batches.js';
 
 const { path } = workerData as { path: string };
 // A second connection to a file the crawling process already opened and migrated; a smaller page cache.

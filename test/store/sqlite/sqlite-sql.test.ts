@@ -4,8 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
-import type { Sql } from '../../src/store/sql.js';
+import { Store } from '../../../src/store/sqlite/store.js';
+import type { Sql } from '../../../src/store/sql.js';
 
 const open: Store[] = [];
 function store(): Store {

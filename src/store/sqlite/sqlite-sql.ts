@@ -4,7 +4,7 @@
 // other callers of that scope wait for it, so nothing they do lands inside it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
-import { namedSqlError, type RunResult, type Sql, type SqlParams } from './sql.js';
+import { namedSqlError, type RunResult, type Sql, type SqlParams } from '../sql.js';
 
 /** The connection's prepared statements, compiled once per SQL text. */
 export type Prepare = (sql: string) => Database.Statement;

@@ -3,17 +3,17 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { CRAWL_DEAD_AFTER_MS, failDeadCrawlsStatement } from './crawls.js';
-import { MIGRATIONS } from './migrations.js';
-import { registerTermFunctions } from './search-index/terms.js';
-import type { Sql } from './sql.js';
+import { CRAWL_DEAD_AFTER_MS, failDeadCrawlsStatement } from '../crawls.js';
+import { migrate } from './migrations/index.js';
+import { registerTermFunctions } from '../search-index/terms.js';
+import type { Sql } from '../sql.js';
 import { sqliteSql } from './sqlite-sql.js';
-import type { CrawlReader, CrawlSink } from '../model/crawl-writes.js';
-import type { SearchParams, SearchResults } from '../model/types.js';
-import { crawlReaderOf } from './pages.js';
-import { searchPages, type SearchScope } from './search-index/search.js';
-import type { CrawlWriterOptions, ServiceStore } from './service-store.js';
-import { CrawlWriter } from './writer.js';
+import type { CrawlReader, CrawlSink } from '../../model/crawl-writes.js';
+import type { SearchParams, SearchResults } from '../../model/types.js';
+import { crawlReaderOf } from '../pages.js';
+import { searchPages, type SearchScope } from '../search-index/search.js';
+import type { CrawlWriterOptions, ServiceStore } from '../service-store.js';
+import { CrawlWriter } from './crawl-writer.js';
 
 export type Db = Database.Database;
 
@@ -120,17 +120,6 @@ export class Store implements ServiceStore {
 export function sqliteStore(store: ServiceStore, what = 'this'): Store {
   if (store instanceof Store) return store;
   throw new Error(`${what} works on the SQLite store only: this service keeps its data in PostgreSQL (${store.location}; database_url / SVC_DATABASE_URL)`);
-}
-
-export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  for (const m of MIGRATIONS) {
-    if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-    }).immediate();
-  }
 }
 
 export function openStore(opts: OpenStoreOptions): Store {

@@ -1,11 +1,11 @@
 // A crawl's batches committed to SQLite: with a compiled worker script on a writer thread with its own connection,
 // beside the crawling; otherwise here.
 import { Worker } from 'node:worker_threads';
-import { crawlStatsStatement } from './crawls.js';
-import { keepPages, removePagesByUrl, saveOutcomes, savePages, touchPages } from './pages.js';
+import { crawlStatsStatement } from '../crawls.js';
+import { keepPages, removePagesByUrl, saveOutcomes, savePages, touchPages } from './writes.js';
 import type { Store } from './store.js';
-import { WORKER_LIMITS, workerScript } from '../lib/workers.js';
-import { BatchedCrawlWriter, type WriteBatch, type WriterLimits } from './write-batches.js';
+import { WORKER_LIMITS, workerScript } from '../../lib/workers.js';
+import { BatchedCrawlWriter, type WriteBatch, type WriterLimits } from '../write-batches.js';
 
 /** One transaction for a whole batch. */
 export function writeBatch(store: Store, b: WriteBatch): void {

@@ -1,6 +1,6 @@
 // Integrity of the database file: SQLite's own checks, the full-text indexes and the report rows (both derived
 // from the base tables, so they can be rebuilt), and an online backup.
-import { FILL_SEARCH_INDEXES } from './migrations.js';
+import { FILL_SEARCH_INDEXES } from './migrations/013-search-words-as-written.js';
 import type { Store } from './store.js';
 
 /** Every FTS5 table of the schema (whatever migrations made them). */
