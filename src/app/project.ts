@@ -3,6 +3,7 @@
 import { join, resolve } from 'node:path';
 import type { Backend } from '../backend/backend.js';
 import { EmbeddedBackend } from '../backend/embedded.js';
+import type { ShareOptions } from '../backend/crawl-runs/run.js';
 import { RemoteBackend } from '../backend/remote.js';
 import type { WebhookDeliverer } from '../backend/webhooks/deliverer.js';
 import type { Logger } from '../lib/log.js';
@@ -37,7 +38,7 @@ export interface ProjectOptions {
   /** Read commands on a data directory they may not write: no migration, no crawl clean-up. */
   readonly?: boolean;
   /** `svc worker`: the crawls it claims are shared with other workers, and it joins theirs. */
-  share?: { worker: string; pageConcurrency?: number; leaseMs?: number };
+  share?: ShareOptions;
 }
 
 /** A positive whole number from the environment (a test's or benchmark's override), else undefined (the default). */
