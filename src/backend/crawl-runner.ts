@@ -26,7 +26,7 @@ import type { ServiceStore } from '../store/service-store.js';
 import type { Sql } from '../store/sql.js';
 import { crawlEnded, type CrawlMode, type CrawlRecord, type CrawlRequest, type CrawlStatus, type CrawlTrigger } from '../model/types.js';
 import { MANUAL_URLS_MAX } from '../model/limits.js';
-import type { CrawlResult } from '../crawler/crawl.js';
+import type { CrawlResult } from '../crawler/engine/index.js';
 import { issuesMessage } from '../lib/zod-issues.js';
 import { CrawlRequestSchema } from './contract.js';
 import type { CrawlProgress } from '../model/types.js';
@@ -268,7 +268,7 @@ export class CrawlRunner {
   private async crawl(rec: CrawlRecord, signal: AbortSignal, shared?: SharedCrawl): Promise<CrawlResult> {
     const { store, logger } = this.opts;
     // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
-    const { runCrawl } = await import('../crawler/crawl.js');
+    const { runCrawl } = await import('../crawler/engine/index.js');
     return runCrawl({
       sink: store.openCrawlWriter(rec.id, { threaded: this.opts.threads !== false }),
       reader: store.crawlReader(),

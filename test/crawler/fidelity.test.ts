@@ -2,7 +2,7 @@
 // every link, bot blocks, and the cache of external results across crawls — against loopback sites.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockMarker, classify } from '../../src/crawler/classify.js';
-import { runCrawl, fragmentOutcome } from '../../src/crawler/crawl.js';
+import { runCrawl, fragmentOutcome } from '../../src/crawler/engine/index.js';
 import { cssLinks, stylesheetLinks } from '../../src/crawler/css.js';
 import { extractHtml } from '../../src/crawler/html/extractor.js';
 import { linkText } from '../../src/crawler/html/links.js';
