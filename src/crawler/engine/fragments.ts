@@ -1,7 +1,6 @@
 // check_fragments: a link `page#fragment` is decided when the crawl ends, from its page's outcome in this crawl
 // and the ids the store holds for that page, since the page may be fetched after the link is found.
-import type { Classification } from '../classify.js';
-import { statusText } from '../classify.js';
+import { statusText, type Classification } from '../classify.js';
 import type { CrawlContext } from './context.js';
 import { recordOutcome } from './outcomes.js';
 

@@ -1,7 +1,7 @@
 // What a fetched page becomes in the store: an HTML page indexed with its meta and links, a document (PDF,
 // image, stylesheet…) kept as seen but never searched, or a stored page kept as it was (304, or the same body),
 // each with what the next crawl needs to revisit it.
-import type { ExtractedLink, FoundLink, PageRevisit, PageWrite, StoredRevisit } from '../../model/crawl-writes.js';
+import type { ExtractedLink, PageRevisit, PageWrite, StoredRevisit } from '../../model/crawl-writes.js';
 import { header as responseHeader, type FetchResult } from '../fetch.js';
 import type { ExtractedPage } from '../html/extractor.js';
 import { buildPageMeta } from '../page-meta.js';
@@ -103,7 +103,7 @@ export function storeHtmlPage(ctx: CrawlContext, page: FetchedPage, extracted: E
     contentLanguage: responseHeader(res.headers, 'content-language') ?? null,
     targetTags: config.tags,
   });
-  const links: FoundLink[] = handleLinks(ctx, run, extracted.links, nofollow);
+  const links = handleLinks(ctx, run, extracted.links, nofollow);
   const write: PageWrite = {
     url: page.url,
     host: run.host,
