@@ -79,7 +79,7 @@ export class CrawlContext {
   readonly shared: SharedFrontier | null;
 
   constructor(options: CrawlEngineOptions) {
-    const checksFragments = options.targets.some((t) => t.check_fragments);
+    const checksFragments = options.targets.some((target) => target.check_fragments);
     if (options.shared && checksFragments) throw new Error('a crawl that checks fragments cannot be shared by several workers');
     this.options = options;
     this.logger = options.logger;

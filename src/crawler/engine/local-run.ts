@@ -11,7 +11,7 @@ import type { TargetRun } from './target.js';
 export async function runTarget(ctx: CrawlContext, run: TargetRun): Promise<void> {
   offerSeeds(ctx, run, await prepareTarget(ctx, run));
   const ended = await Promise.allSettled(Array.from({ length: run.loops }, () => pageLoop(ctx, run)));
-  const failed = ended.find((e) => e.status === 'rejected');
+  const failed = ended.find((settled) => settled.status === 'rejected');
   if (failed) throw failed.reason;
   // Pages left in the queue were cut by max_pages, unless the crawl was stopped.
   if (run.queued > 0 && !ctx.signal.aborted) run.cut = true;

@@ -40,7 +40,7 @@ export async function runShared(ctx: CrawlContext, frontier: SharedFrontier): Pr
   try {
     const loops = ctx.runs.flatMap((run) => Array.from({ length: run.loops }, () => sharedPageLoop(ctx, frontier, run)));
     const ended = await Promise.allSettled([...loops, sharedChecks(ctx, frontier)]);
-    const failed = ended.find((e) => e.status === 'rejected');
+    const failed = ended.find((settled) => settled.status === 'rejected');
     if (failed) throw failed.reason;
   } finally {
     clearInterval(beat);

@@ -42,7 +42,7 @@ export function workerReport(ctx: CrawlContext): WorkerReport {
 }
 
 export function crawlProgress(ctx: CrawlContext): CrawlProgress {
-  const queued = ctx.runs.reduce((n, run) => n + run.queued, 0) + ctx.checks.waiting.size;
+  const queued = ctx.runs.reduce((total, run) => total + run.queued, 0) + ctx.checks.waiting.size;
   return {
     pagesDone: ctx.counts.pagesDone,
     queued,
