@@ -2,9 +2,10 @@
 // every link, bot blocks, and the cache of external results across crawls — against loopback sites.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockMarker, classify } from '../../src/crawler/classify.js';
-import { runCrawl, fragmentOutcome } from '../../src/crawler/crawl.js';
+import { runCrawl, fragmentOutcome } from '../../src/crawler/engine/index.js';
 import { cssLinks, stylesheetLinks } from '../../src/crawler/css.js';
-import { extractHtml, linkText } from '../../src/crawler/html.js';
+import { extractHtml } from '../../src/crawler/html/extractor.js';
+import { linkText } from '../../src/crawler/html/links.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { ConfigSchema, parseDuration } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';

@@ -1,7 +1,7 @@
 // Conditional re-crawls in the engine alone (memory sink, no database): a loopback site that honours ETag and
 // Last-Modified and counts its 304s; pages with the same body are kept, changed ones parsed again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCrawl, type CrawlResult } from '../../src/crawler/crawl.js';
+import { runCrawl, type CrawlResult } from '../../src/crawler/engine/index.js';
 import { decodeFound, encodeFound } from '../../src/crawler/revisit.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { MemoryStore } from '../support/memory-store.js';

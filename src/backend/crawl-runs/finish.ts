@@ -1,6 +1,6 @@
 // How a crawl finishes — the final status and error its record gets — decided from what the engine answered and
 // why it was stopped: pure, so the rule is read (and tested) apart from the run that applies it.
-import type { CrawlResult } from '../../crawler/crawl.js';
+import type { CrawlResult } from '../../crawler/engine/index.js';
 import type { CrawlMode, CrawlStatus } from '../../model/types.js';
 
 /** Why a crawl was stopped, as its record's error says. */

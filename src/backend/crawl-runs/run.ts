@@ -3,7 +3,7 @@
 // follows it (afterCrawl). Which crawls run, and who hears of them, is the runner's business.
 import type { TargetConfig } from '../../model/config.js';
 import { createAddressPolicy, targetEndpoint } from '../../crawler/address-policy.js';
-import type { CrawlResult } from '../../crawler/crawl.js';
+import type { CrawlResult } from '../../crawler/engine/index.js';
 import type { FetcherOptions } from '../../crawler/fetch.js';
 import type { Logger } from '../../lib/log.js';
 import type { SharedCrawl, SharedPlan } from '../../model/shared-crawl.js';
@@ -116,7 +116,7 @@ export async function runShare(opts: RunOptions, rec: CrawlRecord, plan: SharedP
 async function crawlWithEngine(opts: RunOptions, rec: CrawlRecord, signal: AbortSignal, onProgress: ProgressListener, shared?: SharedCrawl): Promise<CrawlResult> {
   const { store, logger } = opts;
   // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
-  const { runCrawl } = await import('../../crawler/crawl.js');
+  const { runCrawl } = await import('../../crawler/engine/index.js');
   return runCrawl({
     sink: store.openCrawlWriter(rec.id, { threaded: opts.threads !== false }),
     reader: store.crawlReader(),
