@@ -17,6 +17,7 @@ import type { Post } from './model/posts.js';
 import type { CrawlRecord } from './model/types.js';
 import { openStore, sqliteStore, type Store } from './store/store.js';
 import { PgStore } from './store/pg/store.js';
+import { looseDirProblem } from './store/private-files.js';
 import type { ServiceStore } from './store/service-store.js';
 import type { WebhookDeliverer } from './backend/webhooks/deliverer.js';
 
@@ -204,6 +205,8 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
     throw err;
   }
   const first = projects[0]!;
+  const loose = config.database_url || opts.readonly ? null : looseDirProblem(dataDir);
+  if (loose) logger.warn({ data_dir: dataDir }, loose);
   let corruption: string | null = null;
   return {
     config,
