@@ -1,7 +1,11 @@
 // The HTTP half of the composition root, apart from src/app.ts so that only `svc serve` (and tests of HTTP) load
 // the HTTP stack, Express and the OAuth server: a crawl or a report from the CLI never does.
 import type { App, Host } from './app.js';
-import { verifyApiKey } from './auth/keys.js';
+import { API_KEY_PREFIX, verifyApiKey } from './auth/keys.js';
+import { hashSecret } from './auth/secrets.js';
+import { USER_TOKEN_PREFIX } from './auth/users.js';
+import { createRateLimitHandler } from './http/rate-limit.js';
+import { memoryRateCounter, sqlRateCounter } from './store/rate-limits.js';
 import { SvcOAuthProvider } from './auth/oauth/provider.js';
 import { createAbilityRoutesHandler } from './http/ability-routes.js';
 import type { HttpDeps } from './http/deps.js';
@@ -57,12 +61,36 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
       return null;
     },
     oauth,
+    rateLimits: app.config.rate_limits,
+    rateCounter: app.store.dialect === 'pg' ? sqlRateCounter(app.store.sql) : memoryRateCounter(),
   };
 }
 
-/** The routes of `svc serve`, in order: /v1, the ability routes, OAuth (when on), /mcp. */
+/**
+ * The rate limit's key of a bearer token valid here (an API key of a project served here, a user token, an OAuth
+ * access token): its hash, never the token. null for any other.
+ */
+async function tokenKey(deps: HttpDeps, host: Host, token: string): Promise<string | null> {
+  let valid: boolean;
+  if (token.startsWith(API_KEY_PREFIX)) valid = (await deps.verifyApiKey(token)) !== null;
+  else if (token.startsWith(USER_TOKEN_PREFIX)) valid = (await host.userByToken(token)) !== null;
+  else valid = deps.oauth ? await deps.oauth.provider.verifyAccessToken(token).then(() => true, () => false) : false;
+  return valid ? `token:${hashSecret(token)}` : null;
+}
+
+/** The routes of `svc serve`, in order: the rate limit, /v1, the ability routes, OAuth (when on), /mcp. */
 export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
-  const handlers = [createV1Handler(deps), createAbilityRoutesHandler(deps, host)];
+  const handlers = [
+    createRateLimitHandler({
+      limits: deps.rateLimits,
+      counter: deps.rateCounter,
+      abilitiesRoot: `${deps.restRoot}/abilities/v1`,
+      tokenKey: (token) => tokenKey(deps, host, token),
+      logger: deps.logger,
+    }),
+    createV1Handler(deps),
+    createAbilityRoutesHandler(deps, host),
+  ];
   if (deps.oauth) {
     handlers.push(createOAuthHandler({ provider: deps.oauth.provider, issuer: deps.oauth.issuer, logger: deps.logger }));
   }

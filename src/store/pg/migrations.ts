@@ -501,6 +501,19 @@ CREATE TABLE frontier_workers (
 );
 `,
   },
+  {
+    // PostgreSQL only: SQLite counts in the serving process's memory (src/store/rate-limits.ts says why).
+    version: 4,
+    name: 'request rate limit counters, shared by every svc serve on the database',
+    sql: `
+CREATE TABLE rate_limit_windows (
+  key          text COLLATE "C" PRIMARY KEY,
+  window_start bigint NOT NULL,
+  hits         bigint NOT NULL
+);
+CREATE INDEX rate_limit_windows_start ON rate_limit_windows(window_start);
+`,
+  },
 ];
 
 /** The latest version the migrations reach. */
