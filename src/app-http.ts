@@ -22,7 +22,7 @@ export interface HttpDepsOptions {
    * plain http on a name other than localhost or 127.0.0.1), OAuth is off and /mcp takes static tokens only.
    */
   publicUrl?: string;
-  /** Clock of the OAuth codes, tokens and sign-in forms (ms); tests move it. */
+  /** Clock of the OAuth codes, tokens and sign-in forms, and of the rate limit's windows (ms); tests move it. */
   now?: () => number;
 }
 
@@ -63,6 +63,7 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
     oauth,
     rateLimits: app.config.rate_limits,
     rateCounter: app.store.dialect === 'pg' ? sqlRateCounter(app.store.sql) : memoryRateCounter(),
+    now: opts.now,
   };
 }
 
@@ -87,6 +88,7 @@ export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
       abilitiesRoot: `${deps.restRoot}/abilities/v1`,
       tokenKey: (token) => tokenKey(deps, host, token),
       logger: deps.logger,
+      now: deps.now,
     }),
     createV1Handler(deps),
     createAbilityRoutesHandler(deps, host),

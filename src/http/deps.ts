@@ -22,6 +22,8 @@ export interface HttpDeps {
   /** The config's `rate_limits`, and where the counts are kept. */
   rateLimits: Config['rate_limits'];
   rateCounter: RateCounter;
+  /** Clock of the rate limit's windows (ms); tests move it. */
+  now?: () => number;
   /** OAuth sign-in for /mcp (svc as its authorization server); null when off. */
   oauth: { provider: SvcOAuthProvider; issuer: URL } | null;
 }
