@@ -2,7 +2,11 @@
 // the HTTP stack, Express and the OAuth server: a crawl or a report from the CLI never does.
 import type { Host } from './host.js';
 import type { App } from './open-app.js';
-import { verifyApiKey } from '../auth/keys.js';
+import { API_KEY_PREFIX, verifyApiKey } from '../auth/keys.js';
+import { hashSecret } from '../auth/secrets.js';
+import { USER_TOKEN_PREFIX } from '../auth/users.js';
+import { createRateLimitHandler } from '../http/rate-limit.js';
+import { memoryRateCounter, sqlRateCounter } from '../store/rate-limits.js';
 import { SvcOAuthProvider } from '../auth/oauth/provider.js';
 import { createAbilityRoutesHandler } from '../http/ability-routes.js';
 import type { HttpDeps } from '../http/deps.js';
@@ -19,7 +23,7 @@ export interface HttpDepsOptions {
    * plain http on a name other than localhost or 127.0.0.1), OAuth is off and /mcp takes static tokens only.
    */
   publicUrl?: string;
-  /** Clock of the OAuth codes, tokens and sign-in forms (ms); tests move it. */
+  /** Clock of the OAuth codes, tokens and sign-in forms, and of the rate limit's windows (ms); tests move it. */
   now?: () => number;
 }
 
@@ -58,12 +62,38 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
       return null;
     },
     oauth,
+    rateLimits: app.config.rate_limits,
+    rateCounter: app.store.dialect === 'pg' ? sqlRateCounter(app.store.sql) : memoryRateCounter(),
+    now: opts.now,
   };
 }
 
-/** The routes of `svc serve`, in order: /v1, the ability routes, OAuth (when on), /mcp. */
+/**
+ * The rate limit's key of a bearer token valid here (an API key of a project served here, a user token, an OAuth
+ * access token): its hash, never the token. null for any other.
+ */
+async function tokenKey(deps: HttpDeps, host: Host, token: string): Promise<string | null> {
+  let valid: boolean;
+  if (token.startsWith(API_KEY_PREFIX)) valid = (await deps.verifyApiKey(token)) !== null;
+  else if (token.startsWith(USER_TOKEN_PREFIX)) valid = (await host.userByToken(token)) !== null;
+  else valid = deps.oauth ? await deps.oauth.provider.verifyAccessToken(token).then(() => true, () => false) : false;
+  return valid ? `token:${hashSecret(token)}` : null;
+}
+
+/** The routes of `svc serve`, in order: the rate limit, /v1, the ability routes, OAuth (when on), /mcp. */
 export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
-  const handlers = [createV1Handler(deps), createAbilityRoutesHandler(deps, host)];
+  const handlers = [
+    createRateLimitHandler({
+      limits: deps.rateLimits,
+      counter: deps.rateCounter,
+      abilitiesRoot: `${deps.restRoot}/abilities/v1`,
+      tokenKey: (token) => tokenKey(deps, host, token),
+      logger: deps.logger,
+      now: deps.now,
+    }),
+    createV1Handler(deps),
+    createAbilityRoutesHandler(deps, host),
+  ];
   if (deps.oauth) {
     handlers.push(createOAuthHandler({ provider: deps.oauth.provider, issuer: deps.oauth.issuer, logger: deps.logger }));
   }

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Backend } from '../backend/backend.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { forProject, projectsOf, type Config } from '../model/config.js';
+import { looseDirProblem } from '../store/private-files.js';
 import type { ServiceStore } from '../store/service-store.js';
 import type { Store } from '../store/sqlite/store.js';
 import { openProject, type ProjectApp, type ProjectOptions } from './project.js';
@@ -69,6 +70,8 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
     throw err;
   }
   const first = projects[0]!;
+  const loose = config.database_url || opts.readonly ? null : looseDirProblem(dataDir);
+  if (loose) logger.warn({ data_dir: dataDir }, loose);
   let corruption: string | null = null;
   return {
     config,

@@ -4,6 +4,7 @@ import type { Backend } from '../backend/backend.js';
 import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';
 import type { ApiKeyInfo } from '../model/users.js';
+import type { RateCounter } from '../model/rate-limits.js';
 
 export interface HttpDeps {
   /** The backend of the project with this public token, or null when this service serves no such project. */
@@ -18,6 +19,11 @@ export interface HttpDeps {
    * `project`: the project the request names, whose keys are looked at first.
    */
   verifyApiKey(key: string, project?: string): Promise<ApiKeyInfo | null>;
+  /** The config's `rate_limits`, and where the counts are kept. */
+  rateLimits: Config['rate_limits'];
+  rateCounter: RateCounter;
+  /** Clock of the rate limit's windows (ms); tests move it. */
+  now?: () => number;
   /** OAuth sign-in for /mcp (svc as its authorization server); null when off. */
   oauth: { provider: SvcOAuthProvider; issuer: URL } | null;
 }

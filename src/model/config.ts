@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { cronProblem } from './schedule.js';
 import { STANDARD_SECRET_MIN_BYTES, WEBHOOK_EVENTS, webhookSigningKey } from './webhooks.js';
 import { databaseUrlProblem } from './database-url.js';
+import { RateLimitsSchema } from './rate-limits.js';
 
 /** host or host:port, no scheme, no path. */
 const HOST_RE = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
@@ -213,6 +214,8 @@ export const ConfigSchema = z
     /** Default of every target's external_cache_max_age. */
     external_cache_max_age: duration.default(DEFAULT_EXTERNAL_CACHE_MAX_AGE),
     webhooks: WebhookListSchema.optional(),
+    /** Requests per client and window on /v1, the ability routes and /mcp (svc serve). */
+    rate_limits: RateLimitsSchema.prefault({}),
   })
   .strict()
   .superRefine((c, ctx) => {

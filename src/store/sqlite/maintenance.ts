@@ -1,6 +1,8 @@
 // Integrity of the database file: SQLite's own checks, the full-text indexes and the report rows (both derived
 // from the base tables, so they can be rebuilt), and an online backup.
+import { rmSync } from 'node:fs';
 import { FILL_SEARCH_INDEXES } from './migrations/013-search-words-as-written.js';
+import { createPrivateFile } from '../private-files.js';
 import type { Store } from './store.js';
 
 /** Every FTS5 table of the schema (whatever migrations made them). */
@@ -70,7 +72,16 @@ export function rebuildDerived(store: Store): string[] {
   });
 }
 
-/** A consistent copy of the database at `file`, taken while others keep reading and writing it. */
+/**
+ * A consistent copy of the database at `file` (which must not exist), taken while others keep reading and writing
+ * it; private (0600) from the start, as the database is.
+ */
 export async function backupTo(store: Store, file: string): Promise<void> {
-  await store.db.backup(file);
+  createPrivateFile(file);
+  try {
+    await store.db.backup(file);
+  } catch (err) {
+    rmSync(file, { force: true });
+    throw err;
+  }
 }

@@ -1,10 +1,11 @@
 // The SQLite store: one file, WAL, migrations at open, every multi-row write in one transaction.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawlsStatement } from '../crawls.js';
 import { migrate } from './migrations/index.js';
+import { makeDatabaseFilesPrivate, makePrivateDir } from '../private-files.js';
 import { registerTermFunctions } from '../search-index/terms.js';
 import type { Sql } from '../sql.js';
 import { sqliteSql } from './sqlite-sql.js';
@@ -53,8 +54,11 @@ export class Store implements ServiceStore {
   private readonly removeDirOnClose: string | null;
 
   constructor(readonly path: string, opts: StoreConnectionOptions = {}) {
-    if (path !== ':memory:' && !opts.readonly) mkdirSync(dirname(path), { recursive: true });
+    const onDisk = path !== ':memory:' && !opts.readonly;
+    if (onDisk) makePrivateDir(dirname(path));
     this.db = new Database(path, { readonly: opts.readonly ?? false });
+    // Before WAL mode makes the -wal and -shm files: SQLite gives them the database file's mode.
+    if (onDisk) makeDatabaseFilesPrivate(path);
     this.readonly = opts.readonly ?? false;
     this.removeDirOnClose = opts.removeDirOnClose ?? null;
     this.sql = sqliteSql(this.db, (sql) => this.prepare(sql));

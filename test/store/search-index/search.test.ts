@@ -3,7 +3,7 @@ import { RANK_ALL, RANK_BLOCK, searchPages } from '../../../src/store/search-ind
 import { savePages } from '../../../src/store/sqlite/writes.js';
 import type { PageMeta, SearchParams, SearchResults } from '../../../src/model/types.js';
 import { BASE, searchPage as page } from '../../support/writes.js';
-import { HOSTILE, invalid } from '../../support/search-input.js';
+import { HOSTILE, invalid, OVERSIZE } from '../../support/search-input.js';
 import { integrityCheck, tempStore, type TempStore } from '../../support/stored.js';
 import { type PageWrite } from '../../../src/model/crawl-writes.js';
 
@@ -179,6 +179,7 @@ describe('search results', () => {
     expect(urls(search('(vacuum) AND: ^tuples*'))).toEqual(['/vacuum']);
     expect(urls(search('-vacuum: "command'))).toEqual(['/vacuum']);
     expect(search('*').total).toBe(0);
+    for (const [input, message] of OVERSIZE) expect(invalid(() => search(input))).toBe(message);
   });
 
   it('refuse empty terms and bad params, naming the key and the rule', () => {

@@ -13,6 +13,7 @@ import { LOCK_CLASS_MIGRATE, type PgSql } from '../pg-sql.js';
 import { migration as schemaWithTsvectorSearch } from './001-schema-with-tsvector-search.js';
 import { migration as sharedFrontierAndHostLeases } from './002-shared-frontier-and-host-leases.js';
 import { migration as sharedCrawlPlanAndWorkerReports } from './003-shared-crawl-plan-and-worker-reports.js';
+import { migration as rateLimitWindows } from './004-rate-limit-windows.js';
 
 export interface PgMigration {
   version: number;
@@ -24,6 +25,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   schemaWithTsvectorSearch,
   sharedFrontierAndHostLeases,
   sharedCrawlPlanAndWorkerReports,
+  rateLimitWindows,
 ];
 
 /** The latest version the migrations reach. */
