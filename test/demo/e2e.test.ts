@@ -128,6 +128,9 @@ describe('svc serve with no config (npm start)', () => {
     for (const u of creds.users) expect(err).toContain(u.token);
     once(`curl -s -H 'Authorization: Bearer ${creds.api_key}' '${creds.base_url}/v1/projects/${creds.public_token}/link-report?limit=50'`);
     once('"mcpServers"');
+    // The stdio entry starts this very node and this build by absolute path: it can only ever run svc.
+    expect(err).toContain(`"command": ${JSON.stringify(process.execPath)}`);
+    expect(err).toContain(`${JSON.stringify(SERVER_JS)},\n      "mcp",`);
   });
 
   it('gets a link report over MCP with every known broken link of the demo site, each reason present', async () => {
