@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `svc` command: a short table of subcommands, each in its own file under src/cli.
 import { CliError } from './cli/common.js';
-import { packageVersion } from './lib/package-version.js';
+import { nodeVersionProblem, packageVersion } from './lib/package-version.js';
 
 type Run = (argv: string[]) => Promise<number>;
 
@@ -39,6 +39,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const cmd = COMMANDS[name];
+  // Before any command loads its native modules: an older Node would crash in them instead of saying why.
+  const tooOld = nodeVersionProblem(process.versions.node);
+  if (tooOld) {
+    process.stderr.write(`svc: ${tooOld}\n`);
+    return 1;
+  }
   if (!cmd) {
     process.stderr.write(`svc: unknown command "${name}"\n\n${usage()}`);
     return 2;
