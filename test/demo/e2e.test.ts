@@ -124,6 +124,10 @@ describe('svc serve with no config (npm start)', () => {
     for (const u of creds.users) expect(err).toContain(u.token);
     once(`curl -s -H 'Authorization: Bearer ${creds.api_key}' '${creds.base_url}/v1/projects/${creds.public_token}/link-report?limit=50'`);
     once('"mcpServers"');
+    // The stdio entry starts this very node and this build by absolute path: it can only ever run svc.
+    const printed = err.split('mcp.json for an assistant')[1]!.split('\n\n')[0]!.split('\n').slice(1).join('\n');
+    const mcpJson = JSON.parse(printed) as { mcpServers: Record<string, { command?: string; args?: string[] }> };
+    expect(mcpJson.mcpServers['svc-stdio']).toMatchObject({ command: process.execPath, args: [SERVER_JS, 'mcp', '--config', expect.stringMatching(/^\//)] });
   });
 
   it('gets a link report over MCP with every known broken link of the demo site, each reason present', async () => {
