@@ -41,7 +41,12 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
     const problem = issuerProblem(issuer);
     if (problem) app.logger.warn({ public_url: issuer.origin }, `OAuth sign-in is off: ${problem}`);
     else {
-      const provider = new SvcOAuthProvider({ sql: app.store.sql, resource: new URL(MCP_PATH, issuer), authorizePage: createSignInPage({ now: opts.now }), now: opts.now });
+      const provider = new SvcOAuthProvider({
+        sql: app.store.sql,
+        resource: new URL(MCP_PATH, issuer),
+        authorizePage: createSignInPage({ now: opts.now }),
+        now: opts.now,
+      });
       oauth = { provider, issuer: new URL(issuer.origin) };
     }
   }
@@ -76,7 +81,13 @@ async function tokenKey(deps: HttpDeps, host: Host, token: string): Promise<stri
   let valid: boolean;
   if (token.startsWith(API_KEY_PREFIX)) valid = (await deps.verifyApiKey(token)) !== null;
   else if (token.startsWith(USER_TOKEN_PREFIX)) valid = (await host.userByToken(token)) !== null;
-  else valid = deps.oauth ? await deps.oauth.provider.verifyAccessToken(token).then(() => true, () => false) : false;
+  else
+    valid = deps.oauth
+      ? await deps.oauth.provider.verifyAccessToken(token).then(
+          () => true,
+          () => false,
+        )
+      : false;
   return valid ? `token:${hashSecret(token)}` : null;
 }
 
@@ -95,7 +106,9 @@ export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
     createAbilityRoutesHandler(deps, host),
   ];
   if (deps.oauth) {
-    handlers.push(createOAuthHandler({ provider: deps.oauth.provider, issuer: deps.oauth.issuer, logger: deps.logger }));
+    handlers.push(
+      createOAuthHandler({ provider: deps.oauth.provider, issuer: deps.oauth.issuer, logger: deps.logger }),
+    );
   }
   handlers.push(createMcpHttpHandler(deps, host));
   return handlers;

@@ -19,7 +19,10 @@ export function isRole(value: string): value is Role {
 }
 
 function checkLogin(login: string): void {
-  if (!LOGIN_RE.test(login)) throw new UserError(`login "${login}": must be 1-60 characters of letters, digits, ".", "_", "@" and "-", starting with a letter or digit`);
+  if (!LOGIN_RE.test(login))
+    throw new UserError(
+      `login "${login}": must be 1-60 characters of letters, digits, ".", "_", "@" and "-", starting with a letter or digit`,
+    );
 }
 
 function checkRole(role: string): asserts role is Role {
@@ -31,7 +34,8 @@ export async function addUser(sql: Sql, login: string, role: Role | string): Pro
   checkLogin(login);
   checkRole(role);
   const token = newSecret(USER_TOKEN_PREFIX);
-  if (!(await insertUser(sql, login, role, hashSecret(token)))) throw new UserError(`login "${login}": a user with this login already exists`);
+  if (!(await insertUser(sql, login, role, hashSecret(token))))
+    throw new UserError(`login "${login}": a user with this login already exists`);
   return token;
 }
 

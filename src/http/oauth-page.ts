@@ -50,7 +50,8 @@ export interface SignInPageOptions {
 export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
   const key = randomBytes(32);
   const now = opts.now ?? Date.now;
-  const mac = (expires: number, nonce: string, digest: string) => createHmac('sha256', key).update(`${expires}.${nonce}.${digest}`).digest('base64url');
+  const mac = (expires: number, nonce: string, digest: string) =>
+    createHmac('sha256', key).update(`${expires}.${nonce}.${digest}`).digest('base64url');
 
   function formToken(request: SignInRequest, nonce: string): string {
     const expires = now() + FORM_TTL_MS;
@@ -127,7 +128,13 @@ ${Object.entries(hidden)
     const body = (req.body ?? {}) as Record<string, unknown>;
     const login = typeof body.login === 'string' ? body.login.trim() : '';
     if (!tokenValid(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], request)) {
-      return render(res, request, 400, 'This form expired or did not come from this page. Please sign in again.', login);
+      return render(
+        res,
+        request,
+        400,
+        'This form expired or did not come from this page. Please sign in again.',
+        login,
+      );
     }
     if (body.decision === 'deny') {
       res.redirect(302, provider.denied(request));
@@ -138,7 +145,13 @@ ${Object.entries(hidden)
     if ('error' in result) {
       if (result.error === 'rate_limited') {
         res.set('retry-after', String(result.retryAfter));
-        return render(res, request, 429, `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfter / 60)} minute(s).`, login);
+        return render(
+          res,
+          request,
+          429,
+          `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfter / 60)} minute(s).`,
+          login,
+        );
       }
       return render(res, request, 401, 'Wrong login or password.', login);
     }

@@ -77,18 +77,30 @@ export function createOAuthHandler(opts: OAuthHttpOptions): HttpHandler {
 
   const app = express();
   app.disable('x-powered-by');
-  app.use('/authorize', express.urlencoded({ extended: false, limit: '64kb' }), keepStateOnErrors, authorizationHandler({ provider }));
+  app.use(
+    '/authorize',
+    express.urlencoded({ extended: false, limit: '64kb' }),
+    keepStateOnErrors,
+    authorizationHandler({ provider }),
+  );
   app.use('/token', tokenHandler({ provider }));
-  app.use('/register', clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0 }));
+  app.use(
+    '/register',
+    clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0 }),
+  );
   app.use('/revoke', revocationHandler({ provider }));
   app.use('/.well-known/oauth-authorization-server', metadataHandler(metadata));
-  for (const path of paths) if (path.startsWith(PROTECTED_RESOURCE_METADATA_PATH)) app.use(path, metadataHandler(resource));
+  for (const path of paths)
+    if (path.startsWith(PROTECTED_RESOURCE_METADATA_PATH)) app.use(path, metadataHandler(resource));
   // Body parser refusals (bad JSON, too large) and anything thrown: an OAuth error object, never a stack.
   app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return void res.end();
     const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 500;
     if (status === 500) log.error({ err }, 'oauth: request failed');
-    const e = status === 500 ? new ServerError('internal error') : new InvalidRequestError(err.type === 'entity.parse.failed' ? 'request body does not parse' : err.message);
+    const e =
+      status === 500
+        ? new ServerError('internal error')
+        : new InvalidRequestError(err.type === 'entity.parse.failed' ? 'request body does not parse' : err.message);
     res.status(status).set('cache-control', 'no-store').json(e.toResponseObject());
   });
 

@@ -4,12 +4,10 @@ import type { Sql } from './sql.js';
 
 /** Inserts a user; false when the login is taken. */
 export async function insertUser(sql: Sql, login: string, role: string, tokenHash: string): Promise<boolean> {
-  const res = await sql.run('INSERT INTO users (login, role, token_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (login) DO NOTHING', [
-    login,
-    role,
-    tokenHash,
-    new Date().toISOString(),
-  ]);
+  const res = await sql.run(
+    'INSERT INTO users (login, role, token_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (login) DO NOTHING',
+    [login, role, tokenHash, new Date().toISOString()],
+  );
   return res.changes > 0;
 }
 
@@ -28,6 +26,9 @@ export async function listUsers(sql: Sql): Promise<User[]> {
 
 /** The user stored with this token hash, with the stored hash (for a constant-time comparison by the caller). */
 export async function userByTokenHash(sql: Sql, tokenHash: string): Promise<(User & { tokenHash: string }) | null> {
-  const row = await sql.get<User & { token_hash: string }>('SELECT login, role, token_hash FROM users WHERE token_hash = ?', [tokenHash]);
+  const row = await sql.get<User & { token_hash: string }>(
+    'SELECT login, role, token_hash FROM users WHERE token_hash = ?',
+    [tokenHash],
+  );
   return row ? { login: row.login, role: row.role, tokenHash: row.token_hash } : null;
 }

@@ -5,7 +5,11 @@
 import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, startServe, type Fixture, type McpServeProcess as ServeProcess } from '../support/mcp.js';
 import { runSvc, svcOutput } from '../support/cli.js';
@@ -25,7 +29,13 @@ class MemoryProvider implements OAuthClientProvider {
     return REDIRECT;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK test agent', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'SDK test agent',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   state() {
     return this.stateValue;
@@ -63,7 +73,10 @@ let serve: ServeProcess;
 
 beforeAll(async () => {
   fx = await makeFixture({ server: { mcp_auth: 'required' } });
-  const r = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], { input: `${PASSWORD}\n`, env: { SVC_LOG_LEVEL: undefined } });
+  const r = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], {
+    input: `${PASSWORD}\n`,
+    env: { SVC_LOG_LEVEL: undefined },
+  });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stderr).toContain('password of "admin" set');
   serve = await startServe(fx);
@@ -74,7 +87,9 @@ afterAll(async () => {
   await fx?.cleanup();
 });
 
-async function connect(provider: MemoryProvider): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(
+  provider: MemoryProvider,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { authProvider: provider });
   const client = new Client({ name: 'sdk-oauth-test', version: '1.0.0' });
   await client.connect(transport);
@@ -124,7 +139,11 @@ describe('the SDK OAuth client against svc serve', () => {
     const after = provider.saved!;
     expect(after.access_token).not.toBe(before.access_token);
     expect(after.refresh_token).not.toBe(before.refresh_token);
-    const replay = await token(serve.baseUrl, { grant_type: 'refresh_token', client_id: provider.client!.client_id, refresh_token: before.refresh_token! });
+    const replay = await token(serve.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: provider.client!.client_id,
+      refresh_token: before.refresh_token!,
+    });
     expect(replay).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
     const again = await connect(provider);
     expect((await again.client.listTools()).tools.length).toBe(tools.length);
@@ -140,19 +159,31 @@ describe('the SDK OAuth client against svc serve', () => {
 
   it('static user tokens keep working beside OAuth', async () => {
     const client = new Client({ name: 'static', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${fx.tokens.sub}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(serve.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.tokens.sub}` } },
+      }),
+    );
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     await client.close();
   });
 
   it('users set-password refuses a short password and an unknown user, naming the problem', async () => {
-    const short = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], { input: 'short\n', env: { SVC_LOG_LEVEL: undefined } });
+    const short = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], {
+      input: 'short\n',
+      env: { SVC_LOG_LEVEL: undefined },
+    });
     expect(short.status).not.toBe(0);
     expect(short.stderr).toContain('password: must be at least 8 characters');
-    const nobody = await runSvc(['users', 'set-password', 'nobody', '--config', fx.configPath], { input: 'long enough password\n', env: { SVC_LOG_LEVEL: undefined } });
+    const nobody = await runSvc(['users', 'set-password', 'nobody', '--config', fx.configPath], {
+      input: 'long enough password\n',
+      env: { SVC_LOG_LEVEL: undefined },
+    });
     expect(nobody.status).toBe(1);
     expect(nobody.stderr).toContain('login "nobody": no such user');
-    const revokeNobody = await runSvc(['users', 'revoke-tokens', 'nobody', '--config', fx.configPath], { env: { SVC_LOG_LEVEL: undefined } });
+    const revokeNobody = await runSvc(['users', 'revoke-tokens', 'nobody', '--config', fx.configPath], {
+      env: { SVC_LOG_LEVEL: undefined },
+    });
     expect(revokeNobody.status).toBe(1);
   });
 });

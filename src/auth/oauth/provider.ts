@@ -18,7 +18,11 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationFull,
+  OAuthTokenRevocationRequest,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { User } from '../../model/users.js';
 import {
   clientInfoJson,
@@ -68,7 +72,10 @@ export interface SignInRequest {
 /** Renders the sign-in and consent page for an authorization request (GET), or handles its form (POST). */
 export type AuthorizePage = (provider: SvcOAuthProvider, request: SignInRequest, res: Response) => Promise<void>;
 
-export type SignInResult = { user: User } | { error: 'invalid_credentials' } | { error: 'rate_limited'; retryAfter: number };
+export type SignInResult =
+  | { user: User }
+  | { error: 'invalid_credentials' }
+  | { error: 'rate_limited'; retryAfter: number };
 
 export interface SvcOAuthProviderOptions {
   sql: Sql;
@@ -136,13 +143,19 @@ export class SvcOAuthProvider implements OAuthServerProvider {
         const problem = redirectUriProblem(uri);
         if (problem) throw new CustomOAuthError('invalid_redirect_uri', problem);
       }
-      if (client.redirect_uris.length === 0) throw new CustomOAuthError('invalid_redirect_uri', 'redirect_uris: at least one is required');
+      if (client.redirect_uris.length === 0)
+        throw new CustomOAuthError('invalid_redirect_uri', 'redirect_uris: at least one is required');
       if (client.grant_types?.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
         throw new InvalidClientMetadataError('grant_types: only authorization_code and refresh_token are supported');
       }
-      if ((client.client_name?.length ?? 0) > 200) throw new InvalidClientMetadataError('client_name: at most 200 characters');
+      if ((client.client_name?.length ?? 0) > 200)
+        throw new InvalidClientMetadataError('client_name: at most 200 characters');
       // Every client is public: the SDK's handler made a secret for a client that asked for one; drop it.
-      const { client_secret: _secret, client_secret_expires_at: _expires, ...rest } = client as OAuthClientInformationFull;
+      const {
+        client_secret: _secret,
+        client_secret_expires_at: _expires,
+        ...rest
+      } = client as OAuthClientInformationFull;
       const info: OAuthClientInformationFull = {
         ...rest,
         client_id: (client as OAuthClientInformationFull).client_id ?? randomUUID(),
@@ -160,11 +173,27 @@ export class SvcOAuthProvider implements OAuthServerProvider {
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     const scopes = params.scopes?.filter(Boolean).length ? [...new Set(params.scopes.filter(Boolean))] : [MCP_SCOPE];
     const unknown = scopes.filter((s) => !(s in SCOPE_DESCRIPTIONS));
-    if (unknown.length) throw new InvalidScopeError(`scope: unknown ${unknown.map((s) => `"${s}"`).join(', ')} (supported: ${Object.keys(SCOPE_DESCRIPTIONS).join(' ')})`);
+    if (unknown.length)
+      throw new InvalidScopeError(
+        `scope: unknown ${unknown.map((s) => `"${s}"`).join(', ')} (supported: ${Object.keys(SCOPE_DESCRIPTIONS).join(' ')})`,
+      );
     if (params.resource && !sameResource(params.resource.href, this.resource)) {
-      throw new InvalidTargetError(`resource: "${params.resource.href}" is not served here (this server's resource is ${this.resource})`);
+      throw new InvalidTargetError(
+        `resource: "${params.resource.href}" is not served here (this server's resource is ${this.resource})`,
+      );
     }
-    await this.page(this, { client, redirectUri: params.redirectUri, codeChallenge: params.codeChallenge, state: params.state, scopes, resource: this.resource }, res);
+    await this.page(
+      this,
+      {
+        client,
+        redirectUri: params.redirectUri,
+        codeChallenge: params.codeChallenge,
+        state: params.state,
+        scopes,
+        resource: this.resource,
+      },
+      res,
+    );
   }
 
   /** Checks a login and password, counting failures per login and per client address. */
@@ -204,13 +233,18 @@ export class SvcOAuthProvider implements OAuthServerProvider {
   /** The redirect of a refused consent: access_denied, with the request's state. */
   denied(request: SignInRequest): string {
     const err = new AccessDeniedError('the user did not allow access');
-    return redirectWith(request.redirectUri, { error: err.errorCode, error_description: err.message, state: request.state });
+    return redirectWith(request.redirectUri, {
+      error: err.errorCode,
+      error_description: err.message,
+      state: request.state,
+    });
   }
 
   private async findCode(client: OAuthClientInformationFull, code: string) {
     const hash = code.length <= MAX_TOKEN_LENGTH ? hashSecret(code) : '';
     const row = hash ? await codeByHash(this.sql, hash) : null;
-    if (!row || !sameHash(row.codeHash, hash) || row.clientId !== client.client_id) throw new InvalidGrantError('authorization code is not valid');
+    if (!row || !sameHash(row.codeHash, hash) || row.clientId !== client.client_id)
+      throw new InvalidGrantError('authorization code is not valid');
     if (row.usedAt !== null) await this.replayed(row.grantId);
     if (row.expiresAt < this.nowS()) throw new InvalidGrantError('authorization code has expired');
     return row;
@@ -226,30 +260,58 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     return (await this.findCode(client, code)).codeChallenge;
   }
 
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+  async exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    code: string,
+    _verifier?: string,
+    redirectUri?: string,
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const row = await this.findCode(client, code);
-    if (redirectUri !== undefined && redirectUri !== row.redirectUri) throw new InvalidGrantError('redirect_uri does not match the one of the authorization request');
-    if (resource && !sameResource(resource.href, row.resource)) throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this code was issued for`);
+    if (redirectUri !== undefined && redirectUri !== row.redirectUri)
+      throw new InvalidGrantError('redirect_uri does not match the one of the authorization request');
+    if (resource && !sameResource(resource.href, row.resource))
+      throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this code was issued for`);
     if (!(await markCodeUsed(this.sql, row.codeHash, this.nowS()))) await this.replayed(row.grantId);
     if (!(await getUser(this.sql, row.login))) throw new InvalidGrantError('the user of this code no longer exists');
-    return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: row.scopes, resource: row.resource });
+    return this.issueTokens({
+      grantId: row.grantId,
+      clientId: row.clientId,
+      login: row.login,
+      scopes: row.scopes,
+      resource: row.resource,
+    });
   }
 
-  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
+  async exchangeRefreshToken(
+    client: OAuthClientInformationFull,
+    refreshToken: string,
+    scopes?: string[],
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const row = await this.findToken(refreshToken, 'refresh');
     if (!row || row.clientId !== client.client_id) throw new InvalidGrantError('refresh token is not valid');
     if (row.expiresAt < this.nowS()) throw new InvalidGrantError('refresh token has expired');
-    if (resource && !sameResource(resource.href, row.resource)) throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this token was issued for`);
+    if (resource && !sameResource(resource.href, row.resource))
+      throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this token was issued for`);
     const granted = row.scopes.split(' ');
     const wanted = scopes?.filter(Boolean).length ? scopes.filter(Boolean) : granted;
     const extra = wanted.filter((s) => !granted.includes(s));
     if (extra.length) throw new InvalidScopeError(`scope: ${extra.join(' ')} was not granted to this token`);
     // Rotation: the old refresh token goes; a concurrent second use finds it gone and fails.
     if (!(await deleteToken(this.sql, row.tokenHash))) throw new InvalidGrantError('refresh token is not valid');
-    return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: wanted.join(' '), resource: row.resource });
+    return this.issueTokens({
+      grantId: row.grantId,
+      clientId: row.clientId,
+      login: row.login,
+      scopes: wanted.join(' '),
+      resource: row.resource,
+    });
   }
 
-  private async issueTokens(g: Pick<TokenRow, 'grantId' | 'clientId' | 'login' | 'scopes' | 'resource'>): Promise<OAuthTokens> {
+  private async issueTokens(
+    g: Pick<TokenRow, 'grantId' | 'clientId' | 'login' | 'scopes' | 'resource'>,
+  ): Promise<OAuthTokens> {
     const access = newSecret(ACCESS_TOKEN_PREFIX);
     const refresh = newSecret(REFRESH_TOKEN_PREFIX);
     const now = this.nowS();
@@ -257,7 +319,13 @@ export class SvcOAuthProvider implements OAuthServerProvider {
       { ...g, tokenHash: hashSecret(access), kind: 'access', expiresAt: now + ACCESS_TOKEN_TTL_S },
       { ...g, tokenHash: hashSecret(refresh), kind: 'refresh', expiresAt: now + REFRESH_TOKEN_TTL_S },
     ]);
-    return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: g.scopes };
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_S,
+      refresh_token: refresh,
+      scope: g.scopes,
+    };
   }
 
   /** The stored token of that kind (of either kind when none is given), or null. */
@@ -275,7 +343,14 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     if (row.expiresAt < this.nowS()) throw new InvalidTokenError('access token has expired');
     const user = await getUser(this.sql, row.login);
     if (!user) throw new InvalidTokenError('invalid access token');
-    return { token, clientId: row.clientId, scopes: row.scopes.split(' '), expiresAt: row.expiresAt, resource: new URL(row.resource), extra: { user } };
+    return {
+      token,
+      clientId: row.clientId,
+      scopes: row.scopes.split(' '),
+      expiresAt: row.expiresAt,
+      resource: new URL(row.resource),
+      extra: { user },
+    };
   }
 
   async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
