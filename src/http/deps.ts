@@ -1,9 +1,11 @@
 // What the HTTP entries need, handed down by the composition root (src/app.ts).
-import type { SvcOAuthProvider } from '../auth/oauth/provider.js';
+import type { AuthorizationServer } from '../auth/oauth/provider.js';
 import type { Backend } from '../backend/backend.js';
 import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';
 import type { ApiKeyInfo } from '../model/users.js';
+import type { BearerVerifier } from './oauth-bearer.js';
+import type { AuthorizePage } from './oauth-page.js';
 
 export interface HttpDeps {
   /** The backend of the project with this public token, or null when this service serves no such project. */
@@ -18,6 +20,9 @@ export interface HttpDeps {
    * `project`: the project the request names, whose keys are looked at first.
    */
   verifyApiKey(key: string, project?: string): Promise<ApiKeyInfo | null>;
-  /** OAuth sign-in for /mcp (svc as its authorization server); null when off. */
-  oauth: { provider: SvcOAuthProvider; issuer: URL } | null;
+  /**
+   * OAuth sign-in for /mcp; null when off. `server`: svc as the authorization server, `page` its sign-in page;
+   * `provider`: the bearer check's view of it (the resource and the access token verifier) that /mcp uses.
+   */
+  oauth: { server: AuthorizationServer; page: AuthorizePage; provider: BearerVerifier; issuer: URL } | null;
 }

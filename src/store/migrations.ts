@@ -691,4 +691,13 @@ CREATE TABLE frontier_workers (
 );
 `,
   },
+  {
+    // Owned by the OAuth sign-in (src/auth/oauth). A refresh token traded for new ones is kept, marked, until it
+    // expires: its second use is then recognised as a theft and ends every token of its sign-in.
+    version: 16,
+    name: 'oauth: rotated refresh tokens are remembered',
+    sql: `
+ALTER TABLE oauth_tokens ADD COLUMN rotated_at INTEGER;
+`,
+  },
 ];

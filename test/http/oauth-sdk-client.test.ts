@@ -124,8 +124,6 @@ describe('the SDK OAuth client against svc serve', () => {
     const after = provider.saved!;
     expect(after.access_token).not.toBe(before.access_token);
     expect(after.refresh_token).not.toBe(before.refresh_token);
-    const replay = await token(serve.baseUrl, { grant_type: 'refresh_token', client_id: provider.client!.client_id, refresh_token: before.refresh_token! });
-    expect(replay).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
     const again = await connect(provider);
     expect((await again.client.listTools()).tools.length).toBe(tools.length);
     await again.client.close();
@@ -136,6 +134,11 @@ describe('the SDK OAuth client against svc serve', () => {
     provider.authUrl = undefined;
     await expect(connect(provider)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.authUrl).toBeDefined();
+
+    // 6. The spent refresh token stays spent. (Replayed while its sign-in was alive, it would have ended that
+    // sign-in's newer tokens too: oauth-review.test.ts.)
+    const replay = await token(serve.baseUrl, { grant_type: 'refresh_token', client_id: provider.client!.client_id, refresh_token: before.refresh_token! });
+    expect(replay).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
   }, 60_000);
 
   it('static user tokens keep working beside OAuth', async () => {

@@ -501,6 +501,13 @@ CREATE TABLE frontier_workers (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'oauth: rotated refresh tokens are remembered (SQLite migration 16)',
+    sql: `
+ALTER TABLE oauth_tokens ADD COLUMN rotated_at bigint;
+`,
+  },
 ];
 
 /** The latest version the migrations reach. */
