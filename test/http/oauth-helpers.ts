@@ -46,9 +46,17 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-export async function startOAuthServer(opts: { mcpAuth?: 'optional' | 'required' } = {}): Promise<OAuthServer> {
+export interface OAuthServerOptions {
+  mcpAuth?: 'optional' | 'required';
+  /** oauth.cimd_allow_hosts: document hosts allowed on loopback. */
+  cimdAllowHosts?: string[];
+  /** The CA the fetch of metadata documents trusts (a test's own). */
+  documentCa?: string;
+}
+
+export async function startOAuthServer(opts: OAuthServerOptions = {}): Promise<OAuthServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-oauth-'));
-  const config = parseConfig({ data_dir: dir, log_level: 'silent', server: { mcp_auth: opts.mcpAuth ?? 'required' } });
+  const config = parseConfig({ data_dir: dir, log_level: 'silent', server: { mcp_auth: opts.mcpAuth ?? 'required' }, oauth: { cimd_allow_hosts: opts.cimdAllowHosts ?? [] } });
   const app = openApp(config, { logger: silentLogger });
   const tokens = { admin: await addUser(app.store.sql, 'admin', 'administrator'), reader: await addUser(app.store.sql, 'reader', 'subscriber') };
   await setPassword(app.store.sql, 'admin', PASSWORDS.admin);
@@ -58,7 +66,8 @@ export async function startOAuthServer(opts: { mcpAuth?: 'optional' | 'required'
   const now = () => Date.now() + offset;
   const handlers: HttpHandler[] = [];
   const { server, baseUrl } = await listen(handlers);
-  const deps = httpDeps(app, { publicUrl: baseUrl, now });
+  const documentTls = opts.documentCa ? { ca: opts.documentCa } : undefined;
+  const deps = httpDeps(app, { publicUrl: baseUrl, now, documentTls });
   handlers.push(...serveHandlers(deps, host));
   const twins: Server[] = [];
   return {
@@ -74,7 +83,7 @@ export async function startOAuthServer(opts: { mcpAuth?: 'optional' | 'required'
       const t = await listen(list);
       // `localhost` instead of 127.0.0.1: another origin, so another issuer and resource.
       const url = t.baseUrl.replace('127.0.0.1', 'localhost');
-      list.push(...serveHandlers(httpDeps(app, { publicUrl: url, now }), host));
+      list.push(...serveHandlers(httpDeps(app, { publicUrl: url, now, documentTls }), host));
       twins.push(t.server);
       return { baseUrl: url, mcpUrl: `${url}/mcp`, close: () => closeServer(t.server) };
     },
