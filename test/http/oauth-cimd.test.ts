@@ -9,12 +9,11 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, fetchForm, mcpInit, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from './oauth-helpers.js';
+import { authorizeUrl, fetchForm, mcpInit, MemoryProvider, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from './oauth-helpers.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
@@ -125,7 +124,7 @@ describe('a client known by its metadata document', () => {
 
   it('signs in with the SDK client (clientMetadataUrl): no registration, the tools are listed', async () => {
     const clientId = publish('sdk', (url) => goodDoc(url, { client_name: 'SDK doc agent', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }));
-    const provider = new DocProvider(clientId);
+    const provider = new MemoryProvider({ redirectUri: REDIRECT, clientName: 'SDK doc agent', clientMetadataUrl: clientId });
     const transport = new StreamableHTTPClientTransport(new URL(srv.mcpUrl), { authProvider: provider });
     await expect(new Client({ name: 'cimd', version: '1' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.registered).toBe(false);
@@ -257,42 +256,3 @@ describe('a bad metadata document gets a clear OAuth error and nothing is stored
     expect(new URL(r.location!).searchParams.get('iss')).toBe(`${srv.baseUrl}/`);
   });
 });
-
-/** The SDK's client with a metadata document URL as its client_id: it never registers. */
-class DocProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  authUrl?: URL;
-  registered = false;
-  constructor(readonly clientMetadataUrl: string) {}
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK doc agent', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-    if (info.client_id !== this.clientMetadataUrl) this.registered = true;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(t: OAuthTokens) {
-    this.saved = t;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    if (!this.verifier) throw new Error('no code verifier saved');
-    return this.verifier;
-  }
-}
