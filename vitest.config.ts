@@ -6,7 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // One initdb for the run: every test file's PostgreSQL cluster starts from a copy of it.
-    globalSetup: ['test/support/pg-template.ts'],
+    // A fresh dist/ for the suites that run the built svc (rebuilt when a source is newer); one initdb for the run,
+    // every test file's PostgreSQL cluster starting from a copy of it.
+    globalSetup: ['test/support/build.ts', 'test/support/pg-template.ts'],
   },
 });

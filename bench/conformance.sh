@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run conformance`: the official MCP conformance suite (@modelcontextprotocol/conformance) against
-# `svc serve` on loopback. The suite needs Node >= 22, so Node 24 (npm package node@24) and the suite are
-# installed into a temporary folder — never into this project's dependencies — and removed afterwards.
+# `svc serve` on loopback. The suite runs on Node 24 (the machine's, or the npm package node@24 as .ci/node.sh
+# fetches it); it and that Node go into a temporary folder — never into this project's dependencies — removed afterwards.
 # Run after `npm run build` (the npm script does it). Exit status: 0 when every scenario passes.
 set -euo pipefail
 
@@ -26,15 +26,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "conformance: installing node@24 and @modelcontextprotocol/conformance@$SUITE_VERSION into $tmp"
-# node@24 fetches its binary in a preinstall script: allow exactly that one.
-printf '{ "private": true, "allowScripts": { "node": true } }\n' > "$tmp/package.json"
-npm install --prefix "$tmp" --no-audit --no-fund --loglevel=error "node@24" "@modelcontextprotocol/conformance@$SUITE_VERSION" >"$tmp/npm.log" 2>&1 \
+echo "conformance: installing @modelcontextprotocol/conformance@$SUITE_VERSION (and Node 24 if this machine has another) into $tmp"
+# shellcheck source=../.ci/node.sh
+source "$ROOT/.ci/node.sh"
+NODE24="$(node_bin 24 "$tmp/node")" || exit 2
+printf '{ "private": true }\n' > "$tmp/package.json"
+npm install --prefix "$tmp" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/conformance@$SUITE_VERSION" >"$tmp/npm.log" 2>&1 \
   || { cat "$tmp/npm.log" >&2; echo "conformance: npm install failed" >&2; exit 2; }
-NODE24="$tmp/node_modules/node/bin/node"
 SUITE="$tmp/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-"$NODE24" -e 'if (+process.versions.node.split(".")[0] < 22) process.exit(1)' \
-  || { echo "conformance: $NODE24 is not Node >= 22" >&2; exit 2; }
 echo "conformance: suite $("$NODE24" -p "require('$tmp/node_modules/@modelcontextprotocol/conformance/package.json').version") on Node $("$NODE24" --version)"
 
 # svc serve on loopback, port chosen by the OS, its own data dir and the default host version (6.9). The suite
@@ -42,7 +41,7 @@ echo "conformance: suite $("$NODE24" -p "require('$tmp/node_modules/@modelcontex
 cat >"$tmp/svc.json" <<JSON
 { "data_dir": "$tmp/data", "server": { "host": "127.0.0.1", "port": 0, "mcp_auth": "optional" }, "log_level": "info" }
 JSON
-node "$SERVER_JS" serve --config "$tmp/svc.json" 2>"$tmp/serve.log" &
+"$NODE24" "$SERVER_JS" serve --config "$tmp/svc.json" 2>"$tmp/serve.log" &
 serve_pid=$!
 mcp_url=""
 for _ in $(seq 1 150); do

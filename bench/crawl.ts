@@ -1,6 +1,6 @@
 // npm run bench:crawl — crawls the PostgreSQL manual (nginx on 127.0.0.1:18099) with `svc crawl full` twice into one
 // data directory (the first crawl, then a repeat full crawl of the unchanged site, which asks with the stored
-// validators) and with linkinator 6 twice (--recurse, same host only: it keeps no state, so its second run costs what
+// validators) and with linkinator 8 twice (--recurse, same host only: it keeps no state, so its second run costs what
 // its first did), alternately, BENCH_ROUNDS (default 5) times each, and prints one table with the median run of each:
 // wall time, CPU time, pages/s, peak RSS (the median over all runs), and the requests and bytes the access log
 // credits to the run (nginx's $bytes_sent: headers and body).
@@ -146,10 +146,10 @@ async function runFloor(logPath: string, pageUrls: string[]): Promise<Run> {
 }
 
 async function runLinkinator(site: URL, logPath: string, tool: string): Promise<Run> {
-  // linkinator 6's CLI ignores --user-agent: its requests carry its fixed default agent.
-  const agent = 'Chrome/79.0.3945.117 Safari/537.36';
+  // An agent of its own, so the site's log tells its requests from everyone else's.
+  const agent = 'svc-bench-linkinator';
   truncateSync(logPath, 0);
-  const r = await measure([LINKINATOR, site.href, '--recurse', '--skip', `^(?!${escapeRe(site.origin)}/)`, '--format', 'json']);
+  const r = await measure([LINKINATOR, site.href, '--recurse', '--skip', `^(?!${escapeRe(site.origin)}/)`, '--user-agent', agent, '--format', 'json']);
   // linkinator exits 1 when it found broken links; its JSON report is what counts.
   const report = JSON.parse(r.stdout) as { links: { url: string; state: string }[] };
   const broken = new Set(report.links.filter((l) => l.state === 'BROKEN').map((l) => l.url));
@@ -181,9 +181,9 @@ async function main(): Promise<void> {
     try {
       // Alternating: each svc run has a linkinator run beside it under the same load.
       const a = add('first', await runSvc('svc, first crawl', logPath, d));
-      add('lk1', await runLinkinator(site, logPath, 'linkinator 6, run 1'));
+      add('lk1', await runLinkinator(site, logPath, 'linkinator 8, run 1'));
       add('repeat', await runSvc('svc, repeat full crawl', logPath, d));
-      add('lk2', await runLinkinator(site, logPath, 'linkinator 6, run 2'));
+      add('lk2', await runLinkinator(site, logPath, 'linkinator 8, run 2'));
       add('floor', await runFloor(logPath, a.pageUrls));
       // What every svc run pays before it crawls: node and the CLI's modules (not the crawler's, loaded at crawl start).
       const g = await measure([SVC, 'crawl', '--help']);

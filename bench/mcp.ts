@@ -13,15 +13,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { openApp } from '../src/app.js';
+import { openApp } from '../src/app/open-app.js';
 import { addUser } from '../src/auth/users.js';
-import { saveOutcomes, savePages } from '../src/store/pages.js';
+import { saveOutcomes, savePages } from '../src/store/sqlite/writes.js';
 import { parseConfig } from '../src/cli/load-config.js';
 import { silentLogger } from '../src/lib/log.js';
 import { printTable, summarize } from './lib/measure.js';
 import { mulberry32 } from './lib/random.js';
 import { serve, SVC } from './lib/services.js';
-import { createHost } from '../src/app.js';
+import { createHost } from '../src/app/host.js';
 import { type OutcomeWrite, type PageWrite } from '../src/model/crawl-writes.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 2000);

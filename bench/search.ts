@@ -17,9 +17,9 @@ import { completions, foldWord } from '../src/store/search-index/completions.js'
 import { buildQuery } from '../src/store/search-index/query.js';
 import { BM25_WEIGHTS, searchPages } from '../src/store/search-index/search.js';
 import { docPage, fetchCorpus, type Doc } from './lib/docs-corpus.js';
-import { savePages } from '../src/store/pages.js';
-import { Store } from '../src/store/store.js';
-import { MIGRATIONS } from '../src/store/migrations.js';
+import { savePages } from '../src/store/sqlite/writes.js';
+import { Store } from '../src/store/sqlite/store.js';
+import { MIGRATIONS } from '../src/store/sqlite/migrations/index.js';
 import { registerTermFunctions } from '../src/store/search-index/terms.js';
 import Database from 'better-sqlite3';
 import { printTable, summarize } from './lib/measure.js';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `svc` command: a short table of subcommands, each in its own file under src/cli.
 import { CliError } from './cli/common.js';
+import { nodeVersionProblem, packageVersion } from './lib/package-version.js';
 
 type Run = (argv: string[]) => Promise<number>;
 
@@ -24,7 +25,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  svc ${name.padEnd(10)} ${c.summary}`);
-  return `usage: svc <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nCommon options: --config FILE (or SVC_CONFIG), --site URL\n`;
+  return `usage: svc <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nCommon options: --config FILE (or SVC_CONFIG), --site URL\nsvc --version (or -v) prints the version.\n`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -33,7 +34,17 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage());
     return name ? 0 : 2;
   }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
   const cmd = COMMANDS[name];
+  // Before any command loads its native modules: an older Node would crash in them instead of saying why.
+  const tooOld = nodeVersionProblem(process.versions.node);
+  if (tooOld) {
+    process.stderr.write(`svc: ${tooOld}\n`);
+    return 1;
+  }
   if (!cmd) {
     process.stderr.write(`svc: unknown command "${name}"\n\n${usage()}`);
     return 2;

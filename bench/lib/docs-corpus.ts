@@ -1,7 +1,7 @@
 // The PostgreSQL manual's pages as the crawler's own extractor reads them, fetched from the docs site on
 // loopback (serve-docs-site.sh): what a crawl of the site would give the index.
 import { readdirSync } from 'node:fs';
-import { extractHtml } from '../../src/crawler/html.js';
+import { extractHtml } from '../../src/crawler/html/extractor.js';
 import type { PageWrite } from '../../src/model/crawl-writes.js';
 
 const DOCS_DIR = '/usr/share/doc/postgresql-doc-15/html';

@@ -35,6 +35,8 @@ export function writeDocsConfig(path: string, site: URL, dataDir: string, target
       data_dir: dataDir,
       targets: [{ host: site.host, scheme: 'http', track_links: 'all', skip_link_patterns: [`^https?://(?!${escapeRe(site.host)}/)`], ...target }],
       log_level: logLevel,
+      // The benches measure the service at full load, not its per-client rate limit.
+      rate_limits: { enabled: false },
     }),
   );
 }

@@ -1,7 +1,7 @@
 // svc/delete-pages: removes pages from the search index by exact URL, without crawling them.
 import { z } from 'zod';
 import { defineAbility, urlsOnTargets } from './define.js';
-import { toAbilityDeleteResult } from './forms.js';
+import { toAbilityDeleteResult } from './rest-to-ability.js';
 import { PageUrlSchema } from './schemas.js';
 import { DELETE_URLS_MAX } from '../model/limits.js';
 

@@ -1,11 +1,10 @@
 // svc/get-crawl: one crawl record (the latest by default), and with wait_seconds a wait for the crawl's end that
 // reports progress meanwhile. How a caller sees a crawl it started through: every crawl ability answers at once.
 import { z } from 'zod';
-import { hasEnded } from '../backend/follow.js';
-import type { CrawlProgress, CrawlRecord } from '../model/types.js';
+import { crawlEnded, type CrawlProgress, type CrawlRecord } from '../model/types.js';
 import { defineAbility, type AbilityDeps } from './define.js';
 import { crawlNotFound } from './errors.js';
-import { toAbilityCrawlRecord } from './forms.js';
+import { toAbilityCrawlRecord } from './rest-to-ability.js';
 import { CrawlRecordSchema } from './schemas.js';
 import type { AbilityProgress } from './types.js';
 
@@ -64,7 +63,7 @@ export const svcGetCrawl = defineAbility({
     let rec = await deps.fns.svc_get_crawl(input.id ?? null);
     if (!rec) throw crawlNotFound(input.id ?? null, input.id === undefined ? null : ((await latestCrawlOrNull(deps))?.id ?? null));
     const waitMs = Math.round((input.wait_seconds ?? 0) * 1000);
-    if (waitMs > 0 && !hasEnded(rec) && !signal?.aborted) {
+    if (waitMs > 0 && !crawlEnded(rec.status) && !signal?.aborted) {
       const id = rec.id;
       rec = await deps.fns.svc_wait_for_crawl(id, { timeoutMs: waitMs, signal, onProgress: onProgress && ((p) => onProgress(crawlProgress(id, p))) });
     }

@@ -5,7 +5,7 @@ import { canReadPost } from '../host/roles.js';
 import { defineAbility } from './define.js';
 import { postNotFound } from './errors.js';
 import { PageMetaSchema } from './schemas.js';
-import { toAbilityPageMeta } from './forms.js';
+import { toAbilityPageMeta } from './rest-to-ability.js';
 
 export const svcGetPageMeta = defineAbility({
   name: 'svc/get-page-meta',

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { findTarget } from '../model/site-urls.js';
 import { defineAbility } from './define.js';
-import { reportNotice, toAbilityLinkReport } from './forms.js';
+import { reportNotice, toAbilityLinkReport } from './rest-to-ability.js';
 import { AbilityLinkReportSchema, LinkReasonSchema } from './schemas.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import { latestCrawlOrNull } from './svc-get-crawl.js';

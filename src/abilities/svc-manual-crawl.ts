@@ -1,7 +1,7 @@
 // svc/manual-crawl: crawls the listed URLs only; wraps svc_manual_crawl().
 import { z } from 'zod';
 import { defineAbility, urlsOnTargets } from './define.js';
-import { toAbilityCrawlRecord } from './forms.js';
+import { toAbilityCrawlRecord } from './rest-to-ability.js';
 import { FOLLOW_CRAWL, CrawlRecordSchema, PageUrlSchema } from './schemas.js';
 import { MANUAL_URLS_MAX } from '../model/limits.js';
 

@@ -1,7 +1,7 @@
 // svc/partial-crawl: starts a partial (sitemap-changes-only) crawl in the background.
 import { z } from 'zod';
 import { defineAbility } from './define.js';
-import { toAbilityCrawlRecord } from './forms.js';
+import { toAbilityCrawlRecord } from './rest-to-ability.js';
 import { FOLLOW_CRAWL, CrawlRecordSchema } from './schemas.js';
 
 export const svcPartialCrawl = defineAbility({

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { defineAbility } from './define.js';
 import { SearchParamsSchema, SearchResultsSchema } from './schemas.js';
-import { searchNotice } from './forms.js';
+import { SearchTermsSchema } from '../model/search-params.js';
+import { SEARCH_TERMS_MAX_CHARS, SEARCH_TERMS_MAX_WORDS } from '../model/limits.js';
+import { searchNotice } from './rest-to-ability.js';
 import { latestCrawlOrNull } from './svc-get-crawl.js';
 
 export const svcSearch = defineAbility({
@@ -19,7 +21,7 @@ export const svcSearch = defineAbility({
   annotations: { readonly: true, destructive: false, idempotent: true },
   inputSchema: z
     .object({
-      terms: z.string({ error: 'must be a string' }).regex(/\S/, 'must not be empty').max(2000, 'must be at most 2000 characters').describe('The words to search for.'),
+      terms: SearchTermsSchema.regex(/\S/, 'must not be empty').describe(`The words to search for (at most ${SEARCH_TERMS_MAX_CHARS} characters and ${SEARCH_TERMS_MAX_WORDS} words).`),
       search_params: SearchParamsSchema.optional().describe('Paging and filters: size, from, lang, tags, highlight_length.'),
     })
     .strict(),

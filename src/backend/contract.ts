@@ -2,9 +2,9 @@
 // the source of the OpenAPI document (openapi.ts). One definition per shape.
 import { z } from 'zod';
 import { SearchResultsSchema as SearchResultsShape } from '../model/search-results.js';
-import { SearchParamsSchema } from '../model/search-params.js';
+import { SearchParamsSchema, SearchTermsSchema } from '../model/search-params.js';
 import { CRAWL_MODES, CRAWL_STATUSES, CRAWL_TRIGGERS, type CrawlRecord, type DeletePagesResult, type LinkReport, type PageIndexState } from '../model/types.js';
-import { DELETE_URLS_MAX, MANUAL_URLS_MAX, REPORT_LIMIT } from '../model/limits.js';
+import { DELETE_URLS_MAX, MANUAL_URLS_MAX, REPORT_LIMIT, SEARCH_TERMS_MAX_CHARS, SEARCH_TERMS_MAX_WORDS } from '../model/limits.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import { normalizeSince, SINCE_RULE, type CrawlChanges } from '../model/history.js';
@@ -70,7 +70,7 @@ export const PageStateQuerySchema = z.object({ url: PageUrlSchema.meta({ descrip
 
 export const SearchRequestSchema = z
   .object({
-    terms: z.string({ error: 'must be a string' }).meta({ description: 'Words (implicit AND, the last also as a prefix) and "quoted phrases".' }),
+    terms: SearchTermsSchema.meta({ description: `Words (implicit AND, the last also as a prefix) and "quoted phrases"; at most ${SEARCH_TERMS_MAX_CHARS} characters and ${SEARCH_TERMS_MAX_WORDS} words.` }),
     params: SearchParamsSchema.optional(),
     search_params: SearchParamsSchema.optional().meta({ description: 'The same as params (the name the ability uses); give one of the two.' }),
   })
@@ -192,7 +192,7 @@ export const CrawlChangesSchema = z
 
 export const WebhookDeliverySchema = z
   .object({
-    id: z.string().meta({ description: 'Sent as the X-Svc-Delivery header.' }),
+    id: z.string().meta({ description: 'Sent as the webhook-id header (and the deprecated X-Svc-Delivery).' }),
     event: z.enum(WEBHOOK_EVENTS),
     url: z.string(),
     crawl: count().nullable(),

@@ -6,7 +6,7 @@ import { BackendError } from '../model/errors.js';
 import { canonicalTargetHosts } from '../model/site-urls.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
-import { CrawlRunner, type CrawlRunnerOptions } from './crawl-runner.js';
+import { CrawlRunner, type CrawlRunnerOptions } from './crawl-runs/runner.js';
 import { dropShared } from './shared-crawl.js';
 import { buildLinkReport } from './report/link-report.js';
 import { deletePages } from './delete-pages.js';
@@ -17,7 +17,7 @@ import type { ServiceStore } from '../store/service-store.js';
 import { crawlEnded, type CrawlRecord, type CrawlRequest, type CrawlTrigger, type DeletePagesResult, type LinkReport, type LinkReportQuery, type PageIndexState, type SearchParams, type SearchResults } from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
 import { normalizeUrl } from '../crawler/urls.js';
-import { recordCrawlEnd, recordPendingEnds, type CrawlEndContext } from './crawl-end.js';
+import { runAfterCrawl, runPendingAfterCrawls, type AfterCrawlContext } from './after-crawl.js';
 import { crawlChanges } from './history/changes.js';
 import type { CrawlChanges } from '../model/history.js';
 import type { WebhookDelivery } from '../model/webhooks.js';
@@ -45,7 +45,7 @@ export class EmbeddedBackend implements Backend {
   private scheduler: Scheduler | null = null;
   private readonly logger: Logger;
   private readonly now: () => number;
-  private readonly ends: CrawlEndContext;
+  private readonly afterCrawl: AfterCrawlContext;
   /** Fails crawls whose owner went silent past the limit: every second, and before a crawl record is read. */
   private failDead: () => Promise<void> = async () => {};
   private sweeping: Promise<void> | null = null;
@@ -56,14 +56,14 @@ export class EmbeddedBackend implements Backend {
     this.publicToken = opts.config.project.public_token;
     this.logger = opts.logger;
     this.now = opts.now ?? Date.now;
-    this.ends = { sql: opts.store.sql, project: this.publicToken, targets: opts.config.targets, webhooks: opts.config.webhooks, logger: opts.logger };
+    this.afterCrawl = { sql: opts.store.sql, project: this.publicToken, targets: opts.config.targets, webhooks: opts.config.webhooks, logger: opts.logger };
     this.runner = new CrawlRunner({
       store: opts.store,
       project: this.publicToken,
       targets: opts.config.targets,
       logger: opts.logger,
       deadAfterMs: opts.deadAfterMs,
-      recordEnd: (sql, id) => recordCrawlEnd(this.ends, sql, id),
+      afterCrawl: (sql, id) => runAfterCrawl(this.afterCrawl, sql, id),
       share: opts.share,
     });
     // A crawl whose owner died (another process, or this one before a restart) is failed within a few seconds of
@@ -81,13 +81,13 @@ export class EmbeddedBackend implements Backend {
             // A dead lead's shared crawl: its frontier and host state go with it (its other workers stop).
             for (const id of ids) await dropShared(sql, id);
           }
-          // Ends not recorded yet (a crawl failed here or by another process after its owner died): history, webhooks.
-          await recordPendingEnds(this.ends);
+          // Crawls ended without their afterCrawl yet (failed here or by another process after its owner died): history, webhooks.
+          await runPendingAfterCrawls(this.afterCrawl);
         } catch (err) {
           opts.logger.warn({ err }, 'dead-crawl sweep failed');
         }
       };
-      // One sweep at a time: a caller that comes while one runs waits for it (its ends recorded) instead of racing it.
+      // One sweep at a time: a caller that comes while one runs waits for it (its afterCrawls done) instead of racing it.
       this.failDead = () => (this.sweeping ??= sweepOnce().finally(() => (this.sweeping = null)));
       void this.failDead();
       this.sweep = setInterval(() => void this.failDead(), Math.min(1000, deadAfter / 3));
@@ -180,7 +180,7 @@ export class EmbeddedBackend implements Backend {
 
   async crawlChanges(id: number): Promise<CrawlChanges> {
     // A crawl another process failed may not be recorded in the history yet.
-    if (!this.store.readonly) await recordPendingEnds(this.ends);
+    if (!this.store.readonly) await runPendingAfterCrawls(this.afterCrawl);
     return crawlChanges(this.store.sql, this.publicToken, this.config.targets, id);
   }
 
@@ -202,7 +202,7 @@ export class EmbeddedBackend implements Backend {
   }
 
   onCrawlEnded(listener: (record: CrawlRecord) => void): () => void {
-    return this.runner.onEnded(listener);
+    return this.runner.onCrawlEnded(listener);
   }
 
   async close(why?: string): Promise<void> {

@@ -13,10 +13,6 @@ export interface FollowOptions {
   signal?: AbortSignal;
 }
 
-export function hasEnded(rec: CrawlRecord): boolean {
-  return crawlEnded(rec.status);
-}
-
 /** Progress as a crawl record shows it (for a crawl this process does not run). */
 export function progressOfRecord(rec: CrawlRecord, now = Date.now()): CrawlProgress {
   const started = rec.startedAt ? Date.parse(rec.startedAt) : now;
@@ -29,7 +25,7 @@ export async function pollCrawl(id: number, read: (id: number) => Promise<CrawlR
   for (;;) {
     const rec = await read(id);
     if (!rec) throw new BackendError('not_found', `crawl ${id} not found`);
-    if (hasEnded(rec) || opts.signal?.aborted) return rec;
+    if (crawlEnded(rec.status) || opts.signal?.aborted) return rec;
     opts.onProgress?.(progressOfRecord(rec));
     const left = deadline - Date.now();
     if (left <= 0) return rec;

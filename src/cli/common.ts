@@ -1,8 +1,9 @@
 // What every command shares: option parsing, config loading with readable errors, opening the app.
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openApp, type App } from '../app.js';
+import { openApp, type App } from '../app/open-app.js';
 import { UserError } from '../auth/users.js';
+import { createLogger, type LogSink } from '../lib/log.js';
 import { BackendError } from '../model/errors.js';
 import { ConfigError, loadConfig } from './load-config.js';
 import { forProject, type Config } from '../model/config.js';
@@ -75,14 +76,15 @@ const CANNOT_WRITE = /^(SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM)/;
  * `readOnlyOk`: a read command, which still works (read only) on a data directory it may not write; any other
  * command gets one line naming the directory.
  */
-export function openAppFrom(values: ConfigValues, opts: { readOnlyOk?: boolean } = {}): App {
+export function openAppFrom(values: ConfigValues, opts: { readOnlyOk?: boolean; logSink?: LogSink } = {}): App {
   const config = readProjectConfig(values);
+  const logger = opts.logSink ? createLogger(config.log_level, opts.logSink) : undefined;
   try {
-    return openApp(config);
+    return openApp(config, { logger });
   } catch (err) {
     const code = (err as { code?: string }).code ?? '';
     if (!CANNOT_WRITE.test(code)) throw err;
-    if (opts.readOnlyOk) return openApp(config, { readonly: true });
+    if (opts.readOnlyOk) return openApp(config, { readonly: true, logger });
     throw new CliError(`cannot write the data directory ${resolve(config.data_dir)} (${code}): it is read-only for this user; svc report and svc search still read it, or point --config / SVC_DATA_DIR at a writable directory`, 1);
   }
 }

@@ -2,9 +2,10 @@
 // stderr (a live line on a terminal, plain lines otherwise) and prints the final crawl record as one JSON line.
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
 import type { Backend } from '../backend/backend.js';
-import { STOP_REASONS } from '../backend/crawl-runner.js';
+import { STOP_REASONS } from '../backend/crawl-runs/finish.js';
 import { CliError, intOption, openAppFrom, parse, PROJECT_OPTION, toCliError, withApp } from './common.js';
 import type { CrawlProgress } from '../model/types.js';
+import { prettyLogLine } from '../lib/log.js';
 
 const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL] [--project TOKEN] [--queue]
        svc crawl stop [ID]        stop the running crawl (or crawl ID), wherever it runs; a queued one never runs
@@ -28,16 +29,28 @@ export interface ProgressLine {
   mode: string;
   id: number;
   pagesDone: number;
+  /** Pages the crawl will fetch, when known before it ends (a manual crawl's URLs); null when not. */
+  pagesTotal: number | null;
   queued: number;
   errors: number;
   elapsedMs: number;
 }
 
-/** "crawl 3 (full) · 120 pages · 45 queued · 3 errors · 85.2 pages/s · 12.3 s" */
+/** "1 error", "2 errors", "0 errors". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** "crawl 3 (manual) · 120 of 400 pages (30%) · 45 queued · 1 error · 85.2 pages/s · 12.3 s" */
 export function formatProgress(p: ProgressLine): string {
   const secs = p.elapsedMs / 1000;
   const rate = secs > 0 ? p.pagesDone / secs : 0;
-  return `crawl ${p.id} (${p.mode}) · ${p.pagesDone} pages · ${p.queued} queued · ${p.errors} errors · ${rate.toFixed(1)} pages/s · ${secs.toFixed(1)} s`;
+  // A total is a promise the crawl may outgrow (redirects, retries): the percentage never says more than 100.
+  const pages =
+    p.pagesTotal !== null && p.pagesTotal > 0
+      ? `${p.pagesDone} of ${plural(p.pagesTotal, 'page')} (${Math.min(100, Math.floor((100 * p.pagesDone) / p.pagesTotal))}%)`
+      : plural(p.pagesDone, 'page');
+  return `crawl ${p.id} (${p.mode}) · ${pages} · ${p.queued} queued · ${plural(p.errors, 'error')} · ${rate.toFixed(1)} pages/s · ${secs.toFixed(1)} s`;
 }
 
 /**
@@ -50,12 +63,12 @@ export function summary(rec: CrawlRecord, brokenOnPages: number | null): string 
   const cut = rec.status === 'stopped' ? [] : targets.filter(([, t]) => t.cutByMaxPages).map(([h]) => h);
   const broken =
     brokenOnPages === null
-      ? `${rec.stats.errors} broken (distinct URLs)`
-      : `${brokenOnPages} broken links on pages (${rec.stats.errors} distinct URL${rec.stats.errors === 1 ? '' : 's'})`;
+      ? `${rec.stats.errors} broken (distinct ${rec.stats.errors === 1 ? 'URL' : 'URLs'})`
+      : `${brokenOnPages} broken ${brokenOnPages === 1 ? 'link' : 'links'} on pages (${plural(rec.stats.errors, 'distinct URL', 'distinct URLs')})`;
   const { notModified = 0, unchanged = 0 } = rec.stats;
   const kept = notModified || unchanged ? ` (${notModified} not modified, ${unchanged} unchanged: kept as stored)` : '';
   const lines = [
-    `crawl ${rec.id} ${rec.status}: ${rec.stats.pages} pages${kept}, ${rec.stats.links} links checked, ${broken}` +
+    `crawl ${rec.id} ${rec.status}: ${plural(rec.stats.pages, 'page')}${kept}, ${plural(rec.stats.links, 'link')} checked, ${broken}` +
       (Number.isFinite(secs) ? ` in ${secs.toFixed(1)} s` : '') +
       (cut.length ? ` (max_pages cut: ${cut.join(', ')})` : ''),
   ];
@@ -70,10 +83,14 @@ export function crawlExitCode(rec: CrawlRecord): number {
   return rec.status === 'completed' && !unreachable ? 0 : 1;
 }
 
-/** Writes progress to stderr: one rewritten line on a terminal, a plain line every few seconds otherwise. */
-class ProgressDisplay {
+/**
+ * Writes progress to stderr: one rewritten line on a terminal, a plain line every few seconds otherwise. On a
+ * terminal the crawl's log lines come here too, short and readable, printed above the live line so neither
+ * breaks the other.
+ */
+export class ProgressDisplay {
   private last = 0;
-  private drawn = false;
+  private current = '';
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly tty: boolean,
@@ -84,19 +101,23 @@ class ProgressDisplay {
     if (this.tty) {
       if (now - this.last < 100) return;
       this.last = now;
+      this.current = line;
       this.out.write(`\r\x1b[2K${line}`);
-      this.drawn = true;
     } else if (this.last === 0 || now - this.last >= 5000) {
       this.last = now;
       this.out.write(`${line}\n`);
     }
   }
 
+  /** A pino JSON line (terminal only): the live line is cleared, the log line printed, the live line drawn again. */
+  log(json: string): void {
+    this.out.write(`\r\x1b[2K${prettyLogLine(json)}\n${this.current}`);
+  }
+
   done(line: string): void {
-    this.out.write(this.tty && this.drawn ? `\r\x1b[2K${line}\n` : `${line}\n`);
+    this.out.write(this.tty && this.current ? `\r\x1b[2K${line}\n` : `${line}\n`);
   }
 }
-
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { ...PROJECT_OPTION, queue: { type: 'boolean' } });
@@ -113,8 +134,10 @@ export async function run(argv: string[]): Promise<number> {
   if (mode === 'manual' && !urls.length) throw new CliError('manual: give the full URLs to crawl, e.g. svc crawl manual https://example.org/page');
   if (values.queue) return queue(req, values);
 
-  const app = openAppFrom(values);
-  const display = new ProgressDisplay(process.stderr, Boolean(process.stderr.isTTY));
+  const tty = Boolean(process.stderr.isTTY);
+  const display = new ProgressDisplay(process.stderr, tty);
+  // On a terminal the logs go through the display; elsewhere they stay JSON lines on stderr, for machines.
+  const app = openAppFrom(values, tty ? { logSink: { write: (line) => display.log(line) } } : {});
   let final: CrawlRecord;
   let brokenOnPages: number | null = null;
   try {
@@ -132,7 +155,9 @@ export async function run(argv: string[]): Promise<number> {
     try {
       final = await app.backend.waitForCrawl(rec.id, {
         onProgress: (p: CrawlProgress) =>
-          display.update(formatProgress({ mode: rec.mode, id: rec.id, pagesDone: p.pagesDone, queued: p.queued, errors: p.errors, elapsedMs: p.elapsedMs })),
+          display.update(
+            formatProgress({ mode: rec.mode, id: rec.id, pagesDone: p.pagesDone, pagesTotal: rec.mode === 'manual' ? (rec.urls?.length ?? null) : null, queued: p.queued, errors: p.errors, elapsedMs: p.elapsedMs }),
+          ),
       });
     } finally {
       process.off('SIGINT', onInt);

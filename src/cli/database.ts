@@ -2,10 +2,10 @@
 // it, and a consistent copy while the server runs.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { backupTo, derivedProblems, rebuildDerived, tableProblems } from '../store/maintenance.js';
-import { Store } from '../store/store.js';
+import { backupTo, derivedProblems, rebuildDerived, tableProblems } from '../store/sqlite/maintenance.js';
+import { Store } from '../store/sqlite/store.js';
 import { CliError, parse, PROJECT_OPTION, readProjectConfig, type ConfigValues } from './common.js';
-import { projectDatabaseFile } from '../app.js';
+import { projectDatabaseFile } from '../app/project.js';
 import { describeDatabaseUrl } from '../model/database-url.js';
 
 const USAGE = `usage: svc check            integrity of the database: tables, search index, report rows (exit 1 on a problem)

@@ -1,6 +1,6 @@
 // `svc mcp [--config F]`: MCP over stdio. The current user is the login in SVC_USER; without it every tool
 // answers ability_invalid_permissions (tools/list still works). Nothing but protocol reaches stdout.
-import { STOP_REASONS } from '../backend/crawl-runner.js';
+import { STOP_REASONS } from '../backend/crawl-runs/finish.js';
 import { CliError, parse, readProjectConfig } from './common.js';
 import type { Host } from '../abilities/runtime.js';
 
@@ -16,7 +16,7 @@ export async function run(argv: string[]): Promise<number> {
   // The host side (posts, users, abilities, the tools) acts on the first project: only its database opens.
   const config = readProjectConfig(values);
   // Loaded after the config is known good, in parallel: the SDK and the engine are the bulk of start-up.
-  const [{ openApp, createHost }, { serveStdio }] = await Promise.all([import('../app.js'), import('../mcp/stdio.js')]);
+  const [{ openApp }, { createHost }, { serveStdio }] = await Promise.all([import('../app/open-app.js'), import('../app/host.js'), import('../mcp/stdio.js')]);
   const app = openApp(config);
   let host: Host | undefined;
   try {

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parsePostsFile, PostsFileError } from '../host/posts.js';
 import { CliError, intOption, parse, withApp } from './common.js';
 import { listPosts } from '../store/posts.js';
-import { applyPostChange, type PostChangeResult } from '../app.js';
+import { applyPostChange, type PostChangeResult } from '../app/posts.js';
 
 const USAGE = `usage: svc posts import FILE    load posts (JSON array or NDJSON) into the host's post store, replacing posts with the same id
        svc posts delete ID…     delete posts by id

@@ -1,10 +1,13 @@
 // `svc search TERMS [--lang L] [--tag T]… [--size N] [--from N] [--json]`: searches the index (embedded or remote).
+import { unescapeHtml } from '../lib/escape-html.js';
 import { SEARCH_SIZE_MAX } from '../model/search-params.js';
+import { SEARCH_TERMS_MAX_CHARS, SEARCH_TERMS_MAX_WORDS, termsLimitProblem } from '../model/limits.js';
 import type { SearchParams, SearchResults } from '../model/types.js';
 import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
 
 const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--size N] [--from N] [--json] [--config F | --site URL] [--project TOKEN]
   TERMS        words (all must match); "quoted phrases"; the last word also matches as a prefix
+               (at most ${SEARCH_TERMS_MAX_CHARS} characters and ${SEARCH_TERMS_MAX_WORDS} words)
   --lang L     only pages in language L ("en" also matches "en-US")
   --tag T      only pages carrying tag T; repeat for more (all must match)
   --size N     hits to show, 1 to ${SEARCH_SIZE_MAX} (default 10)
@@ -12,15 +15,10 @@ const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--size N] [--
   --json       print the results object {total, duration, hits}
 `;
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-
 /** A highlight (HTML with <em> around matches) as terminal text: matches bold on a TTY, *starred* otherwise. */
 export function highlightForTerminal(html: string, tty: boolean): string {
   const [on, off] = tty ? ['\x1b[1m', '\x1b[22m'] : ['*', '*'];
-  return html
-    .replace(/<em>/g, on)
-    .replace(/<\/em>/g, off)
-    .replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);
+  return unescapeHtml(html.replace(/<em>/g, on).replace(/<\/em>/g, off));
 }
 
 /** `emptyIndex`: no crawl has run yet, so nothing can match. */
@@ -57,6 +55,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const terms = positionals.join(' ');
   if (!terms.trim()) throw new CliError(`TERMS: give the words to search for\n${USAGE}`);
+  const over = termsLimitProblem(terms);
+  if (over) throw new CliError(`TERMS: ${over}`);
   const params: SearchParams = {};
   const size = intOption('size', values.size, 1, SEARCH_SIZE_MAX);
   const from = intOption('from', values.from, 0, Number.MAX_SAFE_INTEGER);

@@ -2,14 +2,15 @@
 // /healthz; every project's queued crawls, schedules and webhooks run in it. With no config at all (no --config,
 // SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
 import type { AddressInfo } from 'node:net';
-import { createHost, openApp } from '../app.js';
+import { openApp } from '../app/open-app.js';
+import { createHost } from '../app/host.js';
 import { DemoSiteError } from '../demo/site.js';
 import { isEmbeddedDefault, startEmbeddedDefault, type EmbeddedDefault } from '../demo/embedded-default.js';
-import { createHttpServer } from '../http/server.js';
+import { createHttpServer } from '../http/http-server.js';
 import { createLogger } from '../lib/log.js';
 import type { HttpHandler } from '../http/io.js';
 import { CliError, intOption, parse, readConfig } from './common.js';
-import { httpDeps, serveHandlers } from '../app-http.js';
+import { httpDeps, serveHandlers } from '../app/http.js';
 import { runUnattendedUntilSignal } from './unattended.js';
 
 export async function run(argv: string[]): Promise<number> {

@@ -1,6 +1,6 @@
 // What `svc serve` and `svc worker` share: every project's queued crawls, schedules and webhook outbox run in this
 // process until SIGINT or SIGTERM, and then it shuts down the one way both do.
-import type { App } from '../app.js';
+import type { App } from '../app/open-app.js';
 
 export interface UnattendedHooks {
   /** On the signal, before the app closes (svc serve: stop answering HTTP). */

@@ -3,7 +3,7 @@
 // database: each queued crawl is claimed by exactly one of them, in one write transaction.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { openApp } from '../app.js';
+import { openApp } from '../app/open-app.js';
 import { createLogger } from '../lib/log.js';
 import { selectProjects } from '../model/config.js';
 import { CliError, parse, readConfig } from './common.js';

@@ -104,6 +104,26 @@ export function classifyAddress(ip: string): AddressClass {
   return 'invalid';
 }
 
+/** "a private address", "an unspecified address": an address class as a message says it. */
+export function addressClassText(cls: AddressClass): string {
+  const name = cls === 'shared' ? 'shared (carrier-grade NAT)' : cls.replace('_', '-');
+  return `${/^[aeiou]/.test(name) ? 'an' : 'a'} ${name} address`;
+}
+
+/** The crawler's rule, as a refusal states it. */
+export const CRAWL_ADDRESS_RULE = "svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port";
+
+/**
+ * Why the policy refuses `hostname:port` at `address`: it names the address and its kind, and the rule, because a
+ * report shows this to someone who did not write the policy.
+ */
+export function refusalText(hostname: string, port: number, address: string, rule = CRAWL_ADDRESS_RULE): string {
+  const host = bareHost(hostname);
+  const ip = bareHost(address);
+  const where = host === ip ? `${host}:${port} is ${addressClassText(classifyAddress(ip))}` : `${host}:${port} resolves to ${ip}, ${addressClassText(classifyAddress(ip))}`;
+  return `${where}; ${rule}`;
+}
+
 export interface AddressPolicy {
   /** null when the connection may go ahead, else why not. `hostname` is the name the URL used. */
   check(hostname: string, port: number, address: string): string | null;
@@ -119,7 +139,7 @@ export function bareHost(host: string): string {
  * The policy for a crawl: public addresses are fine; a non-public one only for a configured target's own
  * host:port (`allowed`: host[:port] strings with the scheme's default port made explicit by the caller).
  */
-export function createAddressPolicy(allowed: Iterable<{ host: string; port: number }>): AddressPolicy {
+export function createAddressPolicy(allowed: Iterable<{ host: string; port: number }>, rule = CRAWL_ADDRESS_RULE): AddressPolicy {
   const ok = new Set<string>();
   for (const a of allowed) ok.add(`${bareHost(a.host)}|${a.port}`);
   return {
@@ -127,7 +147,7 @@ export function createAddressPolicy(allowed: Iterable<{ host: string; port: numb
       const cls = classifyAddress(address);
       if (cls === 'public') return null;
       if (ok.has(`${bareHost(hostname)}|${port}`)) return null;
-      return `${bareHost(hostname)}:${port} resolves to ${bareHost(address)} (${cls.replace('_', '-')}), which only a configured target may use`;
+      return refusalText(hostname, port, address, rule);
     },
   };
 }

@@ -86,7 +86,7 @@ const FAILURE_TEXT: Record<FailureKind, string> = {
   redirect_loop: 'redirect loop',
   too_many_redirects: 'too many redirects',
   bad_redirect: 'redirect to a URL that cannot be fetched',
-  blocked: 'not checked: refused by the address policy (loopback, private and link-local addresses are fetched only for configured targets)',
+  blocked: 'not checked: refused by the address policy',
   rate_limited: 'not checked: the site kept asking to slow down',
   aborted: 'not checked: the crawl was stopped',
 };
@@ -96,6 +96,19 @@ function chainText(hops: Hop[], last: string): string {
   if (hops.length > 6) parts.push(`… ${hops.length - 6} more`);
   parts.push(last);
   return parts.join(' → ');
+}
+
+/**
+ * A link, or a redirect, into address space the policy refuses (loopback, private, link-local… not a target's).
+ * Visitors outside that network meet a broken page, but svc never connected, so it cannot say the link is broken
+ * (an intranet site's links to other intranet hosts work for its visitors): `unknown`, which the report lists
+ * and no crawl counts as an error, with a message naming the address and the rule. A redirect keeps its first
+ * hop's status and names the refused URL as where it leads.
+ */
+export function refusedAddressOutcome(hops: Hop[], finalUrl: string, why: string): Classification {
+  if (!hops.length) return { reason: 'unknown', httpStatus: 0, message: `${FAILURE_TEXT.blocked}: ${why}`, redirectsTo: null };
+  const message = `not checked: redirected to an address the policy refuses: ${chainText(hops, finalUrl)}; ${why}`;
+  return { reason: 'unknown', httpStatus: hops[0]!.status, message, redirectsTo: finalUrl };
 }
 
 export function classify(s: FetchSummary): Classification {
@@ -111,8 +124,7 @@ function classifyAnswer(s: FetchSummary): Classification {
     const message = s.detail ? `${base}: ${s.detail}` : base;
     // Being asked to slow down says nothing about the link: never report it as broken.
     if (s.failure === 'rate_limited') return { reason: 'skipped', httpStatus: s.status ?? 429, message, redirectsTo: null };
-    // An address this service refuses to reach says nothing about the site's health either.
-    if (s.failure === 'blocked') return { reason: 'skipped', httpStatus: s.hops[0]?.status ?? 0, message, redirectsTo: null };
+    if (s.failure === 'blocked') return refusedAddressOutcome(s.hops, s.finalUrl, s.detail);
     if (s.failure === 'aborted') return { reason: 'unknown', httpStatus: 0, message, redirectsTo: null };
     if (s.hops.length) {
       const first = s.hops[0]!;

@@ -2,7 +2,7 @@
 // escapes and unquoted URLs are read as a browser reads them. Pure: no I/O.
 import { tokenize, tokenTypes as T } from 'css-tree/tokenizer';
 import { string as cssString, url as cssUrl } from 'css-tree/utils';
-import type { ExtractedLink } from './html.js';
+import type { ExtractedLink } from '../model/crawl-writes.js';
 import { normalizeUrl } from './urls.js';
 
 export interface CssLink {

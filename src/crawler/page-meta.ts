@@ -1,7 +1,7 @@
 // The page meta the crawler indexes: the page's own JSON (svc-page-meta) where present, falling back to
 // <title>, <html lang>, Last-Modified and the meta description. PURE.
 import type { PageMeta } from '../model/types.js';
-import type { ExtractedPage } from './html.js';
+import type { ExtractedPage } from './html/extractor.js';
 
 /** ISO 8601 of a date string (HTTP date, W3C datetime…), or null. */
 export function toIso(value: string | null | undefined): string | null {

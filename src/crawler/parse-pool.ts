@@ -1,6 +1,7 @@
 // HTML parsing on worker threads: bodies go out (transferred, not copied), extracted pages come back.
 import { Worker } from 'node:worker_threads';
-import { extractHtmlBody, type ExtractedPage, type ExtractOptions } from './html.js';
+import type { ExtractedPage, ExtractOptions } from './html/extractor.js';
+import { extractHtmlBody } from './html/sink.js';
 import type { ParseRequest } from './parse-worker.js';
 import { parserThreads, WORKER_LIMITS, workerScript } from '../lib/workers.js';
 

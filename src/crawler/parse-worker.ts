@@ -1,6 +1,7 @@
-// Worker thread: turns page bodies into extracted pages (html.ts) off the main thread.
+// Worker thread: turns page bodies into extracted pages (html/) off the main thread.
 import { parentPort } from 'node:worker_threads';
-import { extractHtmlBody, type ExtractOptions } from './html.js';
+import type { ExtractOptions } from './html/extractor.js';
+import { extractHtmlBody } from './html/sink.js';
 
 export interface ParseRequest {
   id: number;

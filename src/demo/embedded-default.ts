@@ -2,14 +2,15 @@
 // demo site on loopback, points one target at it, loads its posts, makes the demo users and an API key, runs
 // one full crawl, and tells the newcomer — once, on stderr, and in <data_dir>/credentials.json — how to use it.
 // A second start reuses the data dir: the same credentials, the same demo port when it is free, no re-crawl.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { App } from '../app.js';
+import type { App } from '../app/open-app.js';
 import { randomBytes } from 'node:crypto';
 import { createApiKey, verifyApiKey } from '../auth/keys.js';
 import { setPassword, verifyPassword } from '../auth/passwords.js';
 import { removePagesOfHost } from '../store/pages.js';
+import { makePrivateDir } from '../store/private-files.js';
 import { addUser, getUser, resetUserToken, userByToken } from '../auth/users.js';
 import { TargetSchema, withTargetDefaults, type Config, type TargetConfig } from '../model/config.js';
 import type { Role } from '../model/users.js';
@@ -128,7 +129,7 @@ export interface EmbeddedDefaultOptions {
 /** Starts the demo site and returns the config that targets it. `config` is the defaults (with env overrides). */
 export async function startEmbeddedDefault(config: Config, logger: Logger, opts: EmbeddedDefaultOptions = {}): Promise<EmbeddedDefault> {
   const dataDir = resolve(config.data_dir);
-  mkdirSync(dataDir, { recursive: true });
+  makePrivateDir(dataDir);
   const statePath = join(dataDir, STATE_FILE);
   const state = readJson(statePath, StateSchema);
   const site = await startSite(state, opts.firstPort ?? DEMO_SITE_PREFERRED_PORT, logger);

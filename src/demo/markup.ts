@@ -1,9 +1,7 @@
 // The demo content's small markup: paragraphs, "## " headings, "- " lists, ![alt](src) images and [text](href)
 // links. Everything else is text and is escaped.
 
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
+import { escapeHtml } from '../lib/escape-html.js';
 
 /** Maps an href as written (e.g. `partner:/x`) to the one the page links to. */
 export type HrefMapper = (href: string) => string;

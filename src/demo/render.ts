@@ -2,7 +2,8 @@
 // page-meta script, and listings.
 import type { PageMeta } from '../model/types.js';
 import type { DemoPost } from './content.js';
-import { escapeHtml, renderBlocks, renderInline, type HrefMapper } from './markup.js';
+import { escapeHtml } from '../lib/escape-html.js';
+import { renderBlocks, renderInline, type HrefMapper } from './markup.js';
 
 export type Lang = 'en' | 'sv';
 

@@ -1,5 +1,6 @@
 // What the demo site answers for each path: a pure function of the path, so the tests can check every answer
 // without a socket. Private, draft and pending posts are not served (404), exactly like a CMS to a visitor.
+import { escapeHtml } from '../lib/escape-html.js';
 import type { PageMeta } from '../model/types.js';
 import type { DemoPost } from './content.js';
 import type { HrefMapper } from './markup.js';
@@ -58,7 +59,6 @@ const PER_PAGE = 8;
 
 const HTML = 'text/html; charset=utf-8';
 const httpDate = (iso: string | null) => (iso ? new Date(iso).toUTCString() : undefined);
-const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function html(status: number, body: string, headers: Record<string, string> = {}): DemoResponse {
   return { status, headers: { 'content-type': HTML, ...headers }, body };
@@ -126,7 +126,7 @@ export function createDemoRouter(model: DemoModel): (path: string) => DemoRespon
   }
 
   function sitemap(entries: { loc: string; lastmod: string | null }[]): string {
-    const urls = entries.map((e) => `  <url><loc>${xmlEscape(new URL(e.loc, model.origin).href)}</loc>${e.lastmod ? `<lastmod>${e.lastmod}</lastmod>` : ''}</url>`);
+    const urls = entries.map((e) => `  <url><loc>${escapeHtml(new URL(e.loc, model.origin).href)}</loc>${e.lastmod ? `<lastmod>${e.lastmod}</lastmod>` : ''}</url>`);
     return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`;
   }
 
@@ -141,7 +141,7 @@ export function createDemoRouter(model: DemoModel): (path: string) => DemoRespon
   const sitemapIndex = () => {
     const pagesMod = maxModified(published.filter((d) => d.post.type === 'page'));
     const postsMod = maxModified(published.filter((d) => d.post.type === 'post'));
-    const item = (loc: string, lastmod: string | null) => `  <sitemap><loc>${xmlEscape(new URL(loc, model.origin).href)}</loc><lastmod>${lastmod}</lastmod></sitemap>`;
+    const item = (loc: string, lastmod: string | null) => `  <sitemap><loc>${escapeHtml(new URL(loc, model.origin).href)}</loc><lastmod>${lastmod}</lastmod></sitemap>`;
     return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${item('/sitemap-pages.xml', pagesMod)}\n${item('/sitemap-posts.xml', postsMod)}\n</sitemapindex>\n`;
   };
 

@@ -13,6 +13,7 @@ import { AbilityError, type RegisteredAbility } from '../abilities/types.js';
 import { BEARER_HINT, bearerChallenge, bearerToken, HttpError, readBody, readJsonBody, sendJson, type HttpHandler } from './io.js';
 import type { User } from '../model/users.js';
 import type { Host } from '../abilities/runtime.js';
+import { SEARCH_BODY_MAX_BYTES } from '../model/limits.js';
 
 const RUN_PATH_RE = /^([^/]+\/[^/]+)\/run$/;
 const PER_PAGE_DEFAULT = 50;
@@ -133,7 +134,8 @@ export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHand
         const why = ability.annotations.readonly ? '' : ` (GET runs only read-only abilities; ${ability.name} changes state)`;
         throw new HttpError(405, 'rest_ability_invalid_method', `${req.method} cannot run ${ability.name}; use ${allowed.join(' or ')}${why}`, { allow: allowed.join(', ') });
       }
-      const input = req.method === 'POST' ? await bodyInput(req, maxBytes) : inputParam(url);
+      // A search's body is small; a bigger one is refused before it is read.
+      const input = req.method === 'POST' ? await bodyInput(req, ability.name === 'svc/search' ? Math.min(maxBytes, SEARCH_BODY_MAX_BYTES) : maxBytes) : inputParam(url);
       // A caller that hangs up stops a waiting ability (svc/get-crawl with wait_seconds).
       const gone = new AbortController();
       res.once('close', () => gone.abort());

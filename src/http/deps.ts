@@ -1,9 +1,10 @@
-// What the HTTP entries need, handed down by the composition root (src/app.ts).
+// What the HTTP entries need, handed down by the composition root (src/app/).
 import type { AuthorizationServer } from '../auth/oauth/provider.js';
 import type { Backend } from '../backend/backend.js';
 import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';
 import type { ApiKeyInfo } from '../model/users.js';
+import type { RateCounter } from '../model/rate-limits.js';
 import type { BearerVerifier } from './oauth-bearer.js';
 import type { AuthorizePage } from './oauth-page.js';
 
@@ -20,6 +21,11 @@ export interface HttpDeps {
    * `project`: the project the request names, whose keys are looked at first.
    */
   verifyApiKey(key: string, project?: string): Promise<ApiKeyInfo | null>;
+  /** The config's `rate_limits`, and where the counts are kept. */
+  rateLimits: Config['rate_limits'];
+  rateCounter: RateCounter;
+  /** Clock of the rate limit's windows (ms); tests move it. */
+  now?: () => number;
   /**
    * OAuth sign-in for /mcp; null when off. `server`: svc as the authorization server, `page` its sign-in page;
    * `provider`: the bearer check's view of it (the resource and the access token verifier) that /mcp uses.

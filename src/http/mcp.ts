@@ -21,7 +21,7 @@ import type { User } from '../model/users.js';
 import { BEARER_HINT, headerValue, MCP_PATH, sendRpcError, type HttpHandler } from './io.js';
 import { resourceMetadataUrl } from './oauth.js';
 import { runExpress } from './express-step.js';
-import { createMcpServer } from '../mcp/server.js';
+import { createMcpServer } from '../mcp/mcp-server.js';
 import type { Host } from '../abilities/runtime.js';
 
 /**

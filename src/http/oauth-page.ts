@@ -10,6 +10,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Response } from 'express';
 import { SCOPE_DESCRIPTIONS, type AuthorizationServer, type SignInRequest } from '../auth/oauth/provider.js';
+import { escapeHtml } from '../lib/escape-html.js';
 
 const FORM_TTL_MS = 10 * 60 * 1000;
 const COOKIE = 'svc_signin';
@@ -25,10 +26,6 @@ h1{font-size:1.4rem}label{display:block;margin:.8rem 0 .2rem}input[type=text],in
 button{margin-top:1rem;padding:.5rem 1.2rem;font-size:1rem}button.primary{background:#2271b1;color:#fff;border:0;border-radius:3px}
 ul{padding-left:1.2rem}small{color:#50575e}`;
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
-
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** What the form's token is bound to: every field of the authorization request. */
 function requestDigest(r: SignInRequest): string {
@@ -116,17 +113,17 @@ export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
 <meta name="referrer" content="same-origin"><title>Sign in to svc</title><style>${STYLE}</style></head>
 <body><main>
 <h1>Sign in to svc</h1>
-<p class="who"><strong id="client-name">${esc(name)}</strong>${documentHost ? `, as described by <strong id="client-host">${esc(documentHost)}</strong>,` : ''} wants to use svc as you.<br>
-<small>Client ID ${esc(c.client_id)}; the answer goes to <span id="redirect-host">${esc(target.protocol === 'http:' || target.protocol === 'https:' ? target.host : target.protocol)}</span>.</small></p>
+<p class="who"><strong id="client-name">${escapeHtml(name)}</strong>${documentHost ? `, as described by <strong id="client-host">${escapeHtml(documentHost)}</strong>,` : ''} wants to use svc as you.<br>
+<small>Client ID ${escapeHtml(c.client_id)}; the answer goes to <span id="redirect-host">${escapeHtml(target.protocol === 'http:' || target.protocol === 'https:' ? target.host : target.protocol)}</span>.</small></p>
 <p>It asks for:</p>
-<ul id="scopes">${request.scopes.map((s) => `<li><code>${esc(s)}</code>: ${esc(SCOPE_DESCRIPTIONS[s] ?? s)}</li>`).join('')}</ul>
-${message ? `<p class="error" id="error" role="alert">${esc(message)}</p>` : ''}
+<ul id="scopes">${request.scopes.map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(SCOPE_DESCRIPTIONS[s] ?? s)}</li>`).join('')}</ul>
+${message ? `<p class="error" id="error" role="alert">${escapeHtml(message)}</p>` : ''}
 <form method="post" action="/authorize">
 ${Object.entries(hidden)
   .filter((e): e is [string, string] => e[1] !== undefined)
-  .map(([k, v]) => `<input type="hidden" name="${k}" value="${esc(v)}">`)
+  .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`)
   .join('\n')}
-<label for="login">Login</label><input type="text" id="login" name="login" value="${esc(login)}" autocomplete="username" autocapitalize="none" required>
+<label for="login">Login</label><input type="text" id="login" name="login" value="${escapeHtml(login)}" autocomplete="username" autocapitalize="none" required>
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit" class="primary" name="decision" value="allow" id="allow">Sign in and allow</button>
 <button type="submit" name="decision" value="deny" id="deny" formnovalidate>Cancel</button>

@@ -48,8 +48,10 @@ function errors(...statuses: number[]): Record<string, unknown> {
     413: 'Request body larger than the server limit',
     501: 'Not available on this service',
     502: 'The upstream /v1 service failed',
+    429: 'Too many requests from this client (its API key, else its address) in the rate limit window: Retry-After says how many seconds to wait',
   };
-  return Object.fromEntries(statuses.map((s) => [String(s), answer(text[s] ?? 'Error', ErrorSchema)]));
+  // Any route may meet the rate limit of svc serve.
+  return Object.fromEntries([...statuses, 429].map((s) => [String(s), answer(text[s] ?? 'Error', ErrorSchema)]));
 }
 
 const tokenParam = {

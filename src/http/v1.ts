@@ -10,6 +10,7 @@ import { openApiDocument } from './openapi.js';
 import type { CrawlRequest } from '../model/types.js';
 import { CrawlListQuerySchema, DeletePagesRequestSchema, LinkReportQuerySchema, PageStateQuerySchema, SearchRequestSchema, WebhookDeliveryListQuerySchema } from '../backend/contract.js';
 import { parseInput, queryInput, wholeNumber } from './validate.js';
+import { SEARCH_BODY_MAX_BYTES } from '../model/limits.js';
 
 interface Call {
   req: IncomingMessage;
@@ -141,7 +142,8 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       public: true,
       methods: {
         POST: async ({ req, res, backend }) => {
-          const body = parseInput(SearchRequestSchema, await readJsonBody(req, maxBody), 'body');
+          // Public: a body bigger than any valid search is refused before it is read.
+          const body = parseInput(SearchRequestSchema, await readJsonBody(req, Math.min(maxBody, SEARCH_BODY_MAX_BYTES)), 'body');
           sendJson(res, 200, await backend.search(body.terms, body.params ?? body.search_params ?? {}));
         },
       },

@@ -1,7 +1,7 @@
 // MCP over stdio (`svc mcp`): one connection for the life of the process, one current user. stdout carries
 // protocol messages only; everything else goes to stderr.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createMcpServer, type McpServerOptions } from './server.js';
+import { createMcpServer, type McpServerOptions } from './mcp-server.js';
 
 /** Serves until the client closes stdin (or the transport fails); resolves then. */
 export async function serveStdio(opts: McpServerOptions): Promise<void> {

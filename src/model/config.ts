@@ -2,8 +2,9 @@
 import { parse as parseSelector } from 'css-what';
 import { z } from 'zod';
 import { cronProblem } from './schedule.js';
-import { WEBHOOK_EVENTS } from './webhooks.js';
+import { STANDARD_SECRET_MIN_BYTES, WEBHOOK_EVENTS, webhookSigningKey } from './webhooks.js';
 import { databaseUrlProblem } from './database-url.js';
+import { RateLimitsSchema } from './rate-limits.js';
 
 /** host or host:port, no scheme, no path. */
 const HOST_RE = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
@@ -91,16 +92,20 @@ export const TargetSchema = z
   });
 
 /**
- * A webhook: svc POSTs each matching crawl end to `url`, signed with `secret` (HMAC-SHA256). A URL on a loopback or
+ * A webhook: svc POSTs each matching crawl end to `url`, signed with `secret` (Standard Webhooks: HMAC-SHA256 over the
+ * id, the time and the body; a `whsec_<base64>` secret is the key it encodes). A URL on a loopback or
  * private address is refused (at connect time, after DNS) unless `allow_private` is true, which allows that host:port.
  */
 export const WebhookSchema = z
   .object({
     url: z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL, e.g. https://hooks.example.org/svc' }),
     secret: z
-      .string({ error: 'is required: a shared secret of at least 16 characters (the receiver checks X-Svc-Signature-256 with it)' })
+      .string({ error: 'is required: a shared secret of at least 16 characters (the receiver checks webhook-signature with it)' })
       .min(16, { error: 'must be at least 16 characters' })
-      .max(1024, { error: 'must be at most 1024 characters' }),
+      .max(1024, { error: 'must be at most 1024 characters' })
+      .refine((s) => webhookSigningKey(s) !== null, {
+        error: `starts with whsec_, so must be Standard Webhooks' form: whsec_ and the base64 of a key of at least ${STANDARD_SECRET_MIN_BYTES} bytes`,
+      }),
     events: z
       .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(', ')}` }), { error: `must be an array of events (${WEBHOOK_EVENTS.join(', ')})` })
       .min(1, { error: `must list at least one event (${WEBHOOK_EVENTS.join(', ')})` })
@@ -226,6 +231,8 @@ export const ConfigSchema = z
     /** Default of every target's external_cache_max_age. */
     external_cache_max_age: duration.default(DEFAULT_EXTERNAL_CACHE_MAX_AGE),
     webhooks: WebhookListSchema.optional(),
+    /** Requests per client and window on /v1, the ability routes and /mcp (svc serve). */
+    rate_limits: RateLimitsSchema.prefault({}),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { BackendError } from './errors.js';
+import { SEARCH_TERMS_MAX_CHARS, SEARCH_TERMS_MAX_WORDS, termsLimitProblem, termsWordCount } from './limits.js';
 
 export const SEARCH_SIZE_MAX = 100;
 export const HIGHLIGHT_LENGTH_MIN = 20;
@@ -47,9 +48,20 @@ export function parseSearchParams(raw: unknown): ResolvedSearchParams {
   return parsed.data;
 }
 
-/** Search terms: any string with at least one non-space character. Returns the terms unchanged. */
+/**
+ * The terms of a request schema (/v1 search, the svc/search ability and so its MCP tool): a string within the size
+ * and word limits; the size is the JSON Schema's maxLength too.
+ */
+export const SearchTermsSchema = z
+  .string({ error: 'must be a string' })
+  .max(SEARCH_TERMS_MAX_CHARS, { error: `must be at most ${SEARCH_TERMS_MAX_CHARS} characters` })
+  .refine((t) => termsWordCount(t) <= SEARCH_TERMS_MAX_WORDS, { error: `must be at most ${SEARCH_TERMS_MAX_WORDS} words` });
+
+/** Search terms: a string with at least one non-space character, within the limits. Returns the terms unchanged. */
 export function checkTerms(terms: unknown): string {
   if (typeof terms !== 'string') throw new BackendError('invalid_input', 'terms: must be a string');
   if (!terms.trim()) throw new BackendError('invalid_input', 'terms: must not be empty');
+  const over = termsLimitProblem(terms);
+  if (over) throw new BackendError('invalid_input', `terms: ${over}`);
   return terms;
 }

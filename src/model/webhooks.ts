@@ -15,9 +15,26 @@ export function crawlEndEvent(status: CrawlStatus): WebhookEvent | null {
   return null;
 }
 
+/** Standard Webhooks' secret form: `whsec_` and the padded base64 of the key bytes. */
+const STANDARD_SECRET_RE = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
+/** The shortest key a `whsec_` secret may hold: as long as the shortest secret of any other form. */
+export const STANDARD_SECRET_MIN_BYTES = 16;
+
+/**
+ * The HMAC key of a webhook secret. A secret in Standard Webhooks' form (`whsec_<base64>`) stands for the bytes it
+ * encodes, so a receiver's library takes it as it is; any other secret is its own UTF-8 bytes. null for a `whsec_`
+ * secret that is not valid base64 of at least 16 bytes (the config refuses it rather than guess).
+ */
+export function webhookSigningKey(secret: string): Buffer | null {
+  if (!secret.startsWith('whsec_')) return Buffer.from(secret, 'utf8');
+  const m = STANDARD_SECRET_RE.exec(secret);
+  const key = m ? Buffer.from(m[1]!, 'base64') : null;
+  return key && key.length >= STANDARD_SECRET_MIN_BYTES ? key : null;
+}
+
 /** A delivery as GET /v1/projects/<token>/webhook-deliveries lists it (never the secret). */
 export interface WebhookDelivery {
-  /** Sent as X-Svc-Delivery. */
+  /** Sent as webhook-id (and the deprecated X-Svc-Delivery). */
   id: string;
   event: WebhookEvent;
   url: string;

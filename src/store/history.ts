@@ -37,7 +37,7 @@ const ENDED = `('completed','stopped','failed')`;
  * The crawl `id` of `project` when it has ended and its end is not recorded yet (then the caller records it in the
  * same transaction); null otherwise. Call inside a transaction.
  */
-export async function unrecordedEnd(sql: Sql, project: string, id: number): Promise<{ id: number; finishedAt: string } | null> {
+export async function pendingAfterCrawl(sql: Sql, project: string, id: number): Promise<{ id: number; finishedAt: string } | null> {
   const row = await sql.get<{ id: number; finished_at: string | null }>(
     `SELECT id, COALESCE(finished_at, started_at) AS finished_at FROM crawls WHERE project = ? AND id = ? AND history_done = 0 AND status IN ${ENDED}`,
     [project, id],
@@ -46,7 +46,7 @@ export async function unrecordedEnd(sql: Sql, project: string, id: number): Prom
 }
 
 /** Ended crawls of the project whose end is not recorded yet, oldest first. */
-export async function unrecordedEnds(sql: Sql, project: string): Promise<number[]> {
+export async function pendingAfterCrawls(sql: Sql, project: string): Promise<number[]> {
   return (await sql.all<{ id: number }>(`SELECT id FROM crawls WHERE project = ? AND history_done = 0 AND status IN ${ENDED} ORDER BY id`, [project])).map((r) => r.id);
 }
 

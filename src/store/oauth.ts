@@ -8,6 +8,11 @@ export async function setPasswordHash(sql: Sql, login: string, passwordHash: str
   return (await sql.run('UPDATE users SET password_hash = ? WHERE login = ?', [passwordHash, login])).changes > 0;
 }
 
+/** Replaces a user's password hash only while it is still `was`; false when it is not (or there is no such user). */
+export async function replacePasswordHash(sql: Sql, login: string, was: string, passwordHash: string): Promise<boolean> {
+  return (await sql.run('UPDATE users SET password_hash = ? WHERE login = ? AND password_hash = ?', [passwordHash, login, was])).changes > 0;
+}
+
 /** The user and the stored password hash (null when the user has none), or null for an unknown login. */
 export async function userWithPasswordHash(sql: Sql, login: string): Promise<(User & { passwordHash: string | null }) | null> {
   const row = await sql.get<User & { password_hash: string | null }>('SELECT login, role, password_hash FROM users WHERE login = ?', [login]);

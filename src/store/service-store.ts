@@ -1,5 +1,5 @@
 // What the service holds of its database: one interface, two implementations (SQLite, the embedded default, in
-// store.ts; PostgreSQL when database_url is set). Everything portable goes through `sql` and the store functions
+// sqlite/store.ts; PostgreSQL when database_url is set). Everything portable goes through `sql` and the store functions
 // written against it (crawls, pages, history, webhooks, users, keys, OAuth, posts, schedule, report); what each
 // engine does its own way is a member here: full-text search, the crawl writer, the store's own lifecycle.
 import type { CrawlReader, CrawlSink } from '../model/crawl-writes.js';

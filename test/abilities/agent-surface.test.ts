@@ -2,8 +2,8 @@
 // by id, unknown ids), link-report reasons and top_links, page-meta index state, the notices that name the next
 // step, and the pure pieces behind them. The store-backed ones on SQLite and on PostgreSQL.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
-import { reportNotice, searchNotice, topLinks } from '../../src/abilities/forms.js';
+import type { App } from '../../src/app/open-app.js';
+import { reportNotice, searchNotice, topLinks } from '../../src/abilities/rest-to-ability.js';
 import { crawlProgress } from '../../src/abilities/svc-get-crawl.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import type { Host } from '../../src/abilities/runtime.js';
@@ -11,7 +11,7 @@ import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import type { PageWrite } from '../../src/model/crawl-writes.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import type { Role, User } from '../../src/model/users.js';
-import { addRoleUsers, makeAppOn, makeHost, seedPosts, SITE, TARGET_HOST } from './helpers.js';
+import { addRoleUsers, makeAppOn, ONE_HOST, makeHost, seedPosts, SITE, TARGET_HOST } from '../support/app.js';
 import { DIALECTS, storeKit, writeThrough, type StoreKit } from '../support/stores.js';
 
 let app: App;
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 async function setup(kit: StoreKit): Promise<void> {
-  app = await makeAppOn(kit);
+  app = await makeAppOn(kit, {}, ONE_HOST);
   users = await addRoleUsers(app);
   await seedPosts(app);
   ({ host } = await makeHost(app));

@@ -3,9 +3,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import type { Role, User } from '../../src/model/users.js';
-import { addRoleUsers, makeAppOn, makeHost } from './helpers.js';
+import { addRoleUsers, makeAppOn, ONE_HOST, makeHost } from '../support/app.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 import type { Host } from '../../src/abilities/runtime.js';
 
@@ -34,7 +34,7 @@ async function start(kit: StoreKit): Promise<string> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app = await makeAppOn(kit, { targets: [{ host: hostPort, scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: false, respect_robots_txt: false }] });
+  app = await makeAppOn(kit, { targets: [{ host: hostPort, scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: false, respect_robots_txt: false }] }, ONE_HOST);
   users = await addRoleUsers(app);
   ({ host } = await makeHost(app));
   return `http://${hostPort}`;

@@ -1,13 +1,12 @@
 // The abilities over the real embedded backend and a real store (SQLite and PostgreSQL), seeded the way a crawl writes.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { pageMetaOfPost } from '../../src/host/posts.js';
 import type { Role, User } from '../../src/model/users.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
-import { recordCrawlEnds } from '../http/helpers.js';
-import { addRoleUsers, makeAppOn, makeHost, POSTS, seedPosts, SITE, TARGET_HOST } from './helpers.js';
+import { addRoleUsers, makeAppOn, makeHost, ONE_HOST, runPendingAfterCrawls, POSTS, seedPosts, SITE, TARGET_HOST } from '../support/app.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { PostSchema } from '../../src/model/posts.js';
 import { type PageWrite } from '../../src/model/crawl-writes.js';
@@ -32,7 +31,7 @@ describe.each(DIALECTS)('on %s', (dialect) => {
   afterAll(() => kit.stop());
 
   beforeEach(async () => {
-    app = await makeAppOn(kit);
+    app = await makeAppOn(kit, {}, ONE_HOST);
     users = await addRoleUsers(app);
     await seedPosts(app);
     const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'full'))!;
@@ -54,7 +53,7 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       crawl.id,
     );
     await setCrawlStatus(app.store.sql, crawl.id, 'completed');
-    firstSeen = await recordCrawlEnds(app, crawl.id);
+    firstSeen = await runPendingAfterCrawls(app, crawl.id);
     ({ host } = await makeHost(app));
   });
   afterEach(async () => app.close());

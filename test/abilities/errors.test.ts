@@ -1,10 +1,13 @@
-// The spec's error table (§7), row by row, plus the upstream mapping of DESIGN.md §2. SQLite only: over a FakeBackend,
-// the mapping is the registry's; the post-store row (hidden = missing) runs on both stores in permissions.test.ts.
+// How an ability fails, case by case: no capability or no user → ability_invalid_permissions; a post the user may not
+// read looks missing; bad input → ability_invalid_input; an upstream failure → svc_api_error with its status; and how
+// each BackendError maps to an ability error. SQLite only: over a FakeBackend, the mapping is the registry's; the
+// post-store case (hidden = missing) runs on both stores in permissions.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { BackendError } from '../../src/model/errors.js';
-import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, seedPosts, SITE } from './helpers.js';
+import { addRoleUsers, makeHost, seedPosts, SITE } from '../support/app.js';
+import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 
 let app: App;
 let backend: FakeBackend;
@@ -26,7 +29,7 @@ async function setup() {
   return { run };
 }
 
-describe('spec §7 error table', () => {
+describe('the ability error cases', () => {
   it('row 1: a user lacking the capability → ability_invalid_permissions', async () => {
     const { run } = await setup();
     expect(await run('svc/link-report', {}, 'editor')).toMatchObject({ code: 'ability_invalid_permissions', status: 403 });

@@ -1,13 +1,15 @@
 // The ability form of the link report and its cache. SQLite only: pure mapping, and a cache over a FakeBackend (the
 // store plays no part; the report on both stores is test/backend/report.test.ts, test/http/contract.test.ts).
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
-import { toAbilityLinkReport, toAbilityCrawlRecord } from '../../src/abilities/forms.js';
+import type { App } from '../../src/app/open-app.js';
+import { toAbilityLinkReport, toAbilityCrawlRecord } from '../../src/abilities/rest-to-ability.js';
 import { LINK_REPORT_TTL_MS } from '../../src/abilities/link-report-cache.js';
 import { AbilityLinkReportSchema } from '../../src/abilities/schemas.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { BackendError } from '../../src/model/errors.js';
-import { addRoleUsers, emptyReport, FakeBackend, makeFakeApp, makeHost, SITE, TARGET_HOST } from './helpers.js';
+import { addRoleUsers, makeHost, SITE, TARGET_HOST } from '../support/app.js';
+import { emptyReport } from '../support/reports.js';
+import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 
 const REST = emptyReport({
   notFound: { count: 3, pages: [{ url: `${SITE}/a`, links: [{ url: `${SITE}/missing`, httpStatus: 404, message: 'Not Found', element: 'a', text: 'Missing page' }, { url: `${SITE}/gone`, httpStatus: 410, message: 'Gone', element: 'img', text: 'A gone picture' }] }] },

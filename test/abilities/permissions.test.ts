@@ -1,11 +1,12 @@
 // Who may run which ability (over a FakeBackend: the role table is the registry's, the store plays no part there, so
 // it runs on SQLite only), and which posts get-page-meta shows to whom (the post store: on SQLite and on PostgreSQL).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/host/roles.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
-import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, POSTS, seedPosts, SITE } from './helpers.js';
+import { addRoleUsers, makeHost, POSTS, seedPosts, SITE } from '../support/app.js';
+import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 
@@ -41,7 +42,8 @@ const DENIED = 'ability_invalid_permissions:403';
 const NO_USER = 'ability_invalid_permissions:401';
 const READ_ONLY_ROW = { 'svc/search': OK, 'svc/get-page-meta': OK, 'svc/link-report': DENIED, 'svc/full-crawl': DENIED, 'svc/partial-crawl': DENIED, 'svc/manual-crawl': DENIED, 'svc/delete-pages': DENIED };
 
-// role × ability → allowed, or the exact error (spec §4.2 capabilities, §5).
+// role × ability → allowed, or the exact error: every role may search and read page meta; only manage_options
+// (administrator) may read the link report and start crawls; no user gets 401.
 const TABLE: Record<Role | 'no user', Record<string, string>> = {
   administrator: Object.fromEntries(Object.keys(INPUTS).map((n) => [n, OK])),
   editor: READ_ONLY_ROW,

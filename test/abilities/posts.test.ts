@@ -2,11 +2,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { pageMetaOfPost, parsePostsFile, PostsFileError } from '../../src/host/posts.js';
-import { makeApp, makeAppOn, tempDir } from './helpers.js';
+import { makeApp, makeAppOn, ONE_HOST, tempDir } from '../support/app.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
-import { createHost } from '../../src/app.js';
+import { createHost } from '../../src/app/host.js';
 import { getPost, importPosts, listPosts } from '../../src/store/posts.js';
 import { PostSchema } from '../../src/model/posts.js';
 
@@ -63,7 +63,7 @@ describe('posts file', () => {
 });
 
 describe('pageMetaOfPost', () => {
-  it('computes the page meta of DESIGN.md §2', () => {
+  it('computes the page meta of a post: its title, URL, dates, language, tags from status, type, terms and domain, custom fields and superwords', () => {
     expect(pageMetaOfPost(PostSchema.parse(POST))).toEqual({
       showInSearch: true,
       title: 'Volunteer weekend report',
@@ -92,12 +92,12 @@ describe('host.posts_file', () => {
   it('a bad posts file stops the host with the file, line and field named', async () => {
     const file = join(tempDir(), 'posts.ndjson');
     writeFileSync(file, `${JSON.stringify({ ...POST, status: 'live' })}\n`);
-    app = makeApp({ host: { posts_file: file } });
+    app = makeApp({ host: { posts_file: file } }, ONE_HOST);
     await expect(createHost(app)).rejects.toThrow(/host\.posts_file .*posts\.ndjson[\s\S]*line 1: status: must be one of/);
   });
 
   it('a missing posts file is named', async () => {
-    app = makeApp({ host: { posts_file: '/nonexistent/posts.json' } });
+    app = makeApp({ host: { posts_file: '/nonexistent/posts.json' } }, ONE_HOST);
     await expect(createHost(app)).rejects.toThrow(/host\.posts_file: cannot read \/nonexistent\/posts\.json: ENOENT/);
   });
 });
@@ -107,7 +107,7 @@ describe.each(DIALECTS)('the post store on %s', (dialect) => {
   afterAll(() => kit.stop());
 
   it('imports (upserting by id) and reads back', async () => {
-    const app = await makeAppOn(kit);
+    const app = await makeAppOn(kit, {}, ONE_HOST);
     try {
       const posts = parsePostsFile(JSON.stringify([POST]));
       expect(await importPosts(app.store.sql, posts)).toBe(1);
@@ -124,7 +124,7 @@ describe.each(DIALECTS)('the post store on %s', (dialect) => {
   it('is loaded when the host is created', async () => {
     const file = join(tempDir(), 'posts.ndjson');
     writeFileSync(file, `${JSON.stringify(POST)}\n`);
-    const app = await makeAppOn(kit, { host: { posts_file: file } });
+    const app = await makeAppOn(kit, { host: { posts_file: file } }, ONE_HOST);
     try {
       (await createHost(app)).close();
       expect(await getPost(app.store.sql, 104)).toMatchObject({ title: 'Volunteer weekend report' });

@@ -2,13 +2,14 @@
 // plays no part.
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { defineAbility, SVC_CATEGORY } from '../../src/abilities/define.js';
 import { Registry } from '../../src/abilities/registry.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { compareVersions, hasAbilitiesApi } from '../../src/host/version.js';
-import { addRoleUsers, FakeBackend, makeFakeApp, makeHost, SITE } from './helpers.js';
-import { createHost } from '../../src/app.js';
+import { addRoleUsers, makeHost, SITE } from '../support/app.js';
+import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
+import { createHost } from '../../src/app/host.js';
 
 const NAMES = ['svc/search', 'svc/get-page-meta', 'svc/link-report', 'svc/full-crawl', 'svc/partial-crawl', 'svc/manual-crawl', 'svc/delete-pages', 'svc/get-crawl'];
 

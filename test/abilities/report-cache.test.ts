@@ -2,19 +2,19 @@
 // process ran it (here: a second app on the same database, as `svc crawl` next to `svc serve` would be); on SQLite
 // and on PostgreSQL.
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
-import { outcome, page } from '../http/helpers.js';
+import { outcome, linkingPage as page } from '../support/writes.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
-import { addRoleUsers, makeAppOn, makeHost, SITE } from './helpers.js';
+import { addRoleUsers, makeAppOn, ONE_HOST, makeHost, SITE } from '../support/app.js';
 
 describe.each(DIALECTS)('on %s', (dialect) => {
   const kit = storeKit(dialect);
   afterAll(() => kit.stop());
 
   it('a crawl that ended in another process makes the cached report stale', async () => {
-    const app = await makeAppOn(kit);
+    const app = await makeAppOn(kit, {}, ONE_HOST);
     const { host } = await makeHost(app);
     const admin = (await addRoleUsers(app)).administrator.user;
     try {

@@ -2,15 +2,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 // Users in the store and the svc users / svc posts commands; on SQLite and on PostgreSQL (the config's database_url).
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { addUser, getUser, listUsers, resetUserToken, userByToken, UserError } from '../../src/auth/users.js';
 import { run as postsCli } from '../../src/cli/posts.js';
 import { run as usersCli } from '../../src/cli/users.js';
 import { CliError } from '../../src/cli/common.js';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
-import { makeAppOn, tempDir } from './helpers.js';
+import { makeAppOn, ONE_HOST, tempDir } from '../support/app.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 import { getPost } from '../../src/store/posts.js';
 
@@ -26,7 +26,7 @@ describe.each(DIALECTS)('users on %s', (dialect) => {
   afterAll(() => kit.stop());
 
   it('adds a user, stores only the token hash, and maps the token back to the user', async () => {
-    app = await makeAppOn(kit);
+    app = await makeAppOn(kit, {}, ONE_HOST);
     const token = await addUser(app.store.sql, 'alice', 'editor');
     expect(token).toMatch(/^svc_user_[A-Za-z0-9_-]{43}$/);
     const row = (await app.store.sql.get<Record<string, unknown>>('SELECT * FROM users WHERE login = ?', ['alice']))!;
@@ -41,7 +41,7 @@ describe.each(DIALECTS)('users on %s', (dialect) => {
   });
 
   it('refuses a taken login, a bad login and an unknown role, naming them', async () => {
-    app = await makeAppOn(kit);
+    app = await makeAppOn(kit, {}, ONE_HOST);
     await addUser(app.store.sql, 'alice', 'editor');
     await expect(addUser(app!.store.sql, 'alice', 'subscriber')).rejects.toThrow(/login "alice": a user with this login already exists/);
     await expect(addUser(app!.store.sql, 'bad login', 'subscriber')).rejects.toThrow(UserError);
@@ -50,7 +50,7 @@ describe.each(DIALECTS)('users on %s', (dialect) => {
   });
 
   it('a reset token replaces the old one', async () => {
-    app = await makeAppOn(kit);
+    app = await makeAppOn(kit, {}, ONE_HOST);
     const old = await addUser(app.store.sql, 'alice', 'author');
     const fresh = await resetUserToken(app.store.sql, 'alice');
     expect(await userByToken(app.store.sql, old)).toBeNull();

@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword, passwordMatches, setPassword, verifyPassword } from '../../src/auth/passwords.js';
+import { hashNeedsRehash, hashPassword, passwordMatches, setPassword, verifyPassword } from '../../src/auth/passwords.js';
 import { addUser, UserError } from '../../src/auth/users.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import { replacePasswordHash, setPasswordHash } from '../../src/store/oauth.js';
+import { openStore, type Store } from '../../src/store/sqlite/store.js';
+import { scryptHashWith } from '../support/legacy-hash.js';
 
 let dir: string;
 let store: Store;
@@ -15,6 +17,7 @@ beforeAll(async () => {
   store = openStore({ path: join(dir, 'svc.db') });
   await addUser(store.sql, 'ann', 'editor');
   await addUser(store.sql, 'bob', 'subscriber');
+  await addUser(store.sql, 'cy', 'subscriber');
 });
 
 afterAll(() => {
@@ -26,7 +29,7 @@ describe('password hashes', () => {
   it('are scrypt with their parameters and a fresh salt: the same password hashes differently each time', async () => {
     const a = await hashPassword('hunter2 hunter2');
     const b = await hashPassword('hunter2 hunter2');
-    expect(a).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+    expect(a).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
     expect(a).not.toBe(b);
     expect(await passwordMatches('hunter2 hunter2', a)).toBe(true);
     expect(await passwordMatches('hunter2 hunter3', a)).toBe(false);
@@ -53,6 +56,24 @@ describe('setPassword / verifyPassword', () => {
     expect(await verifyPassword(store.sql, 'bob', '')).toBeNull();
     expect(await verifyPassword(store.sql, 'bob', 'anything at all')).toBeNull();
     expect(await verifyPassword(store.sql, 'nobody', 'ann secret password')).toBeNull();
+  });
+
+  it('a hash with the old parameters (N = 2^15) verifies and is made again with today\'s at the next right password only', async () => {
+    const old = scryptHashWith('cy old-format password', 32768);
+    expect(hashNeedsRehash(old)).toBe(true);
+    await setPasswordHash(store.sql, 'cy', old);
+    const stored = () => (store.db.prepare('SELECT password_hash FROM users WHERE login = ?').get('cy') as { password_hash: string }).password_hash;
+    expect(await verifyPassword(store.sql, 'cy', 'cy old-format passworD')).toBeNull();
+    expect(stored()).toBe(old);
+    expect(await verifyPassword(store.sql, 'cy', 'cy old-format password')).toEqual({ login: 'cy', role: 'subscriber' });
+    const renewed = stored();
+    expect(renewed).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(hashNeedsRehash(renewed)).toBe(false);
+    expect(await verifyPassword(store.sql, 'cy', 'cy old-format password')).toEqual({ login: 'cy', role: 'subscriber' });
+    expect(stored()).toBe(renewed);
+    // A rehash never undoes a password set while it ran: it replaces only the hash it verified.
+    expect(await replacePasswordHash(store.sql, 'cy', old, await hashPassword('cy old-format password'))).toBe(false);
+    expect(stored()).toBe(renewed);
   });
 
   it('refuses short and overlong passwords and unknown users, naming the rule', async () => {

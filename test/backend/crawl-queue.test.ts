@@ -3,9 +3,9 @@
 // and the scheduler (with an injected clock) queues, skips and catches up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { until } from '../support/svc-process.js';
+import { until } from '../support/wait.js';
 import { EmbeddedBackend } from '../../src/backend/embedded.js';
-import { mergeQueuedUrls } from '../../src/backend/crawl-runner.js';
+import { mergeQueuedUrls } from '../../src/backend/crawl-runs/request.js';
 import { Scheduler } from '../../src/backend/scheduler.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
@@ -13,7 +13,7 @@ import { BackendError } from '../../src/model/errors.js';
 import { crawlEnded, type CrawlRecord } from '../../src/model/types.js';
 import { claimQueuedCrawl, enqueueCrawl, failDeadCrawls, getCrawl, listCrawls } from '../../src/store/crawls.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
-import { html, startSite, type TestSite } from '../crawler/site.js';
+import { html, startSite, type TestSite } from '../support/site.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 
 const PROJECT = 'queue123:eu-north-1';

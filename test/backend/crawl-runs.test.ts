@@ -1,14 +1,15 @@
 // The crawl engine end to end against loopback test sites: what lands in pages, links, link_outcomes, crawls.
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
+import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { getCrawl } from '../../src/store/crawls.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { closedPort, hang, html, page, redirect, send, startSite, target, type TestSite } from '../crawler/site.js';
-import { linksOf, outcomes, pageRows, tempStore } from './stored.js';
+import { closedPort, hang, html, page, redirect, send, startSite, target, type TestSite } from '../support/site.js';
+import { linksOf, outcomes, pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'test1234:eu-north-1';
 
@@ -338,16 +339,31 @@ describe('the connect-time address policy (on by default)', () => {
     store.close();
   });
 
-  it('records links to loopback hosts other than the target as skipped (not broken), without connecting to them', async () => {
+  it('reports links and redirects into loopback space other than the target as unknown problems of their page, without connecting', async () => {
     const rec = await crawl(runner(store, [target({ host: site.host })], { addressPolicy: undefined }), { mode: 'full' });
     expect(rec.status).toBe('completed');
     const o = outcomes(store);
-    for (const url of [`http://127.0.0.2:${other.port}/secret`, `http://localhost:${other.port}/secret`, `${other.origin}/secret`]) {
-      expect(o.get(url), url).toMatchObject({ reason: 'skipped', http_status: 0 });
-      expect(o.get(url)!.message, url).toMatch(/refused by the address policy/);
+    expect(o.get(`http://127.0.0.2:${other.port}/secret`)).toMatchObject({
+      reason: 'unknown',
+      http_status: 0,
+      message: `not checked: refused by the address policy: 127.0.0.2:${other.port} is a loopback address; svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port`,
+      redirects_to: null,
+    });
+    for (const url of [`http://localhost:${other.port}/secret`, `${other.origin}/secret`]) {
+      expect(o.get(url), url).toMatchObject({ reason: 'unknown', http_status: 0 });
+      expect(o.get(url)!.message, url).toMatch(/^not checked: refused by the address policy: .* a loopback address; svc does not fetch/);
     }
-    expect(o.get(`${site.origin}/hop`)).toMatchObject({ reason: 'skipped', http_status: 302 });
-    // They say nothing about the site: the report has no broken link and the crawl counts none.
+    expect(o.get(`${site.origin}/hop`)).toMatchObject({ reason: 'unknown', http_status: 302, redirects_to: `${other.origin}/secret` });
+    expect(o.get(`${site.origin}/hop`)!.message).toBe(
+      `not checked: redirected to an address the policy refuses: ${site.origin}/hop (302) → ${other.origin}/secret; ${other.host} is a loopback address; svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port`,
+    );
+    // The report lists them under the page that links to them; not broken, so the crawl counts no error.
+    const report = await buildLinkReport(store.sql, PROJECT, [target({ host: site.host })], { limit: 1000 });
+    expect(report.unknown.pages).toEqual([
+      expect.objectContaining({ url: `${site.origin}/`, links: expect.arrayContaining([expect.objectContaining({ url: `${site.origin}/hop`, httpStatus: 302 })]) }),
+    ]);
+    expect(report.unknown.count).toBe(4);
+    expect(report.notFound.count + report.forbidden.count + report.serverError.count).toBe(0);
     expect(rec.stats.errors).toBe(0);
     expect(o.get(`${site.origin}/fine`)).toMatchObject({ reason: 'ok' });
     expect(other.log).toEqual([]);
@@ -627,7 +643,7 @@ describe('one crawl at a time, stopping', () => {
   it('stopAll stops a running crawl (status stopped), leaving what it found but did not fetch as unknown', async () => {
     const r = runner(store, [target({ host: site.host, max_pages: 10_000, concurrency: 1 })]);
     const ended: CrawlRecord[] = [];
-    r.onEnded((rec) => ended.push(rec));
+    r.onCrawlEnded((rec) => ended.push(rec));
     const rec = await r.start({ mode: 'full' });
     await new Promise((res) => setTimeout(res, 300));
     expect((await getCrawl(store.sql, PROJECT, rec.id))!.status).toBe('running');

@@ -1,13 +1,13 @@
 // Each target setting changes what a crawl does: one small site per setting, assertions on the store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
-import type { Store } from '../../src/store/store.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
+import type { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { html, page, send, startSite, target, type Handler, type TestSite } from '../crawler/site.js';
-import { linksOf, outcomes, pageRows, tempStore } from './stored.js';
+import { html, page, send, startSite, target, type Handler, type TestSite } from '../support/site.js';
+import { linksOf, outcomes, pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'settings1:eu-north-1';
 

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TargetConfig } from '../../src/model/config.js';
 import { TargetSchema } from '../../src/model/config.js';
 import { searchPages } from '../../src/store/search-index/search.js';
-import { BASE, HOST, integrityCheck, invalid, page, tempStore, type TempStore } from '../store/search-index/helpers.js';
+import { BASE, HOST, searchPage as page } from '../support/writes.js';
+import { integrityCheck, tempStore, type TempStore } from '../support/stored.js';
+import { invalid } from '../support/search-input.js';
 import { deletePages } from '../../src/backend/delete-pages.js';
 
 /** invalid() for a function that rejects instead of throwing. */

@@ -2,16 +2,16 @@
 // ability forms and as `svc report` prints it. Fragments, links in CSS, element and text, bot blocks, and the
 // cache of external results across two crawls (requests counted on the external server).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toAbilityLinkReport } from '../../src/abilities/forms.js';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
+import { toAbilityLinkReport } from '../../src/abilities/rest-to-ability.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { formatLinkReport } from '../../src/backend/report/formats/index.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import type { LinkReport, ReportLink } from '../../src/model/types.js';
-import type { Store } from '../../src/store/store.js';
-import { html, send, startSite, target, type TestSite } from '../crawler/site.js';
-import { tempStore } from './stored.js';
+import type { Store } from '../../src/store/sqlite/store.js';
+import { html, send, startSite, target, type TestSite } from '../support/site.js';
+import { tempStore } from '../support/stored.js';
 
 const PROJECT = 'test1234:eu-north-1';
 

@@ -1,21 +1,21 @@
 // Findings that stay true over time: an unreachable site, data of hosts no longer configured, crawl ownership by
 // heartbeat (whatever the PIDs), stops from another process, and stops that never claim max_pages cut the crawl.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { createCrawl, getCrawl, lastFullCrawl } from '../../src/store/crawls.js';
 import { searchPages } from '../../src/store/search-index/search.js';
-import { Store } from '../../src/store/store.js';
-import { html, page, startSite, target, type TestSite } from '../crawler/site.js';
-import { SERVER_JS } from '../paths.js';
-import { pageRows, tempStore } from './stored.js';
+import { Store } from '../../src/store/sqlite/store.js';
+import { html, page, startSite, target, type TestSite } from '../support/site.js';
+import { runSvc, spawnSvc } from '../support/cli.js';
+import { until } from '../support/wait.js';
+import { pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'find1234:eu-north-1';
 
@@ -126,10 +126,10 @@ describe('crawl ownership by heartbeat', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-owner-'));
     const config = join(dir, 'svc.json');
     writeFileSync(config, JSON.stringify({ project: { public_token: PROJECT }, data_dir: join(dir, 'data'), targets: [{ host: site.host, scheme: 'http', use_sitemap: false, walk_links: true, concurrency: 1 }] }));
-    const child = spawn(process.execPath, [SERVER_JS, 'crawl', 'full', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const { child } = spawnSvc(['crawl', 'full', '--config', config]);
     try {
       const store = await waitForStore(join(dir, 'data', 'svc.db'));
-      const running = await waitFor(() => (store.db.prepare("SELECT id FROM crawls WHERE status = 'running'").get() as { id: number } | undefined)?.id);
+      const running = await until('a running crawl', () => (store.db.prepare("SELECT id FROM crawls WHERE status = 'running'").get() as { id: number } | undefined)?.id, 15_000, { retryErrors: true });
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       const r = runner(store, [target({ host: site.host, use_sitemap: false })], { deadAfterMs: 1500 });
@@ -153,16 +153,14 @@ describe('stopping a crawl', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-stop-'));
     const config = join(dir, 'svc.json');
     writeFileSync(config, JSON.stringify({ project: { public_token: PROJECT }, data_dir: join(dir, 'data'), targets: [{ host: site.host, scheme: 'http', use_sitemap: false, walk_links: true, concurrency: 1, max_pages: 20000 }] }));
-    const child = spawn(process.execPath, [SERVER_JS, 'crawl', 'full', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const crawl = spawnSvc(['crawl', 'full', '--config', config]);
+    const child = crawl.child;
     try {
-      await waitFor(() => (stderr.includes('crawl') ? true : undefined));
-      const stop = spawn(process.execPath, [SERVER_JS, 'crawl', 'stop', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stopOut = '';
-      stop.stderr.on('data', (d: Buffer) => (stopOut += d.toString()));
-      const [stopCode, code] = await Promise.all([new Promise((r) => stop.once('exit', r)), exited]);
+      await until('the crawl to start', () => crawl.stderr().includes('crawl'), 15_000);
+      const [stop, code] = await Promise.all([runSvc(['crawl', 'stop', '--config', config], { env: { SVC_LOG_LEVEL: undefined } }), crawl.closed]);
+      const stderr = crawl.stderr();
+      const stopCode = stop.status;
+      const stopOut = stop.stderr;
       expect(stopCode).toBe(0);
       expect(stopOut).toMatch(/crawl \d+ stopped/);
       expect(code).toBe(1);
@@ -195,24 +193,15 @@ describe('stopping a crawl', () => {
   });
 });
 
-async function waitFor<T>(read: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = read();
-      if (v !== undefined) return v;
-    } catch {
-      // not there yet
-    }
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function waitForStore(path: string): Promise<Store> {
-  return waitFor(() => {
-    const s = new Store(path, { migrate: false });
-    s.db.prepare('SELECT 1 FROM crawls LIMIT 1').all();
-    return s;
-  });
+  return until(
+    'the crawl process to create its database',
+    () => {
+      const s = new Store(path, { migrate: false });
+      s.db.prepare('SELECT 1 FROM crawls LIMIT 1').all();
+      return s;
+    },
+    15_000,
+    { retryErrors: true },
+  );
 }

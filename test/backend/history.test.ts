@@ -13,10 +13,10 @@ import { BackendError } from '../../src/model/errors.js';
 import { normalizeSince } from '../../src/model/history.js';
 import type { CrawlRecord, LinkReport } from '../../src/model/types.js';
 import type { ProblemEpisode } from '../../src/store/history.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
-import { savePages, saveOutcomes } from '../../src/store/pages.js';
-import { Store } from '../../src/store/store.js';
-import { startSite, type TestSite } from '../crawler/site.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations/index.js';
+import { savePages, saveOutcomes } from '../../src/store/sqlite/writes.js';
+import { Store } from '../../src/store/sqlite/store.js';
+import { startSite, type TestSite } from '../support/site.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 

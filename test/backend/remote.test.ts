@@ -3,13 +3,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { BackendError } from '../../src/model/errors.js';
 import { RemoteBackend, type RemoteBackendOptions } from '../../src/backend/remote.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { HOST_A, makeApp, seedSmallSite, startFacade, tempDir, TOKEN } from '../http/helpers.js';
+import { HOST_A, makeApp, startFacade, tempDir, TOKEN } from '../support/app.js';
+import { seedSmallSite } from '../support/writes.js';
 
 type Respond = (req: IncomingMessage, res: ServerResponse, n: number) => void;
 

@@ -15,8 +15,8 @@ import { formatJunit } from '../../src/backend/report/formats/junit.js';
 import { formatMarkdown, mdCell } from '../../src/backend/report/formats/markdown.js';
 import { formatSarif, rfc3986 } from '../../src/backend/report/formats/sarif.js';
 import { formatText } from '../../src/backend/report/formats/text.js';
-import { ROOT } from '../paths.js';
-import { emptyReport, HOSTILE_TEXT, SAMPLE_COUNTS, sampleReport, SITE } from './report-fixture.js';
+import { ROOT } from '../support/paths.js';
+import { emptyReport, HOSTILE_TEXT, SAMPLE_COUNTS, sampleReport, SITE } from '../support/reports.js';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (a: Ajv) => Ajv;
@@ -152,6 +152,20 @@ describe('CSV', () => {
     // 1 header + 8 rows + the empty string after the last CRLF (the hostile text's bare LF stays inside its quotes).
     expect(lines.length).toBe(1 + TOTAL + 1);
     expect(formatCsv(emptyReport())).toBe('reason,page,link,http_status,message,redirects_to,element,text,blocked,first_seen\r\n');
+  });
+
+  it('neutralizes what a spreadsheet would run as a formula: a leading \' inside quotes, negative numbers included', () => {
+    expect(csvField('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
+    expect(csvField('+1')).toBe('"\'+1"');
+    expect(csvField('-5')).toBe('"\'-5"');
+    expect(csvField("-2+3+cmd|' /C calc'!A0")).toBe('"\'-2+3+cmd|\' /C calc\'!A0"');
+    expect(csvField('@SUM(A1)')).toBe('"\'@SUM(A1)"');
+    expect(csvField('\t=1')).toBe('"\'\t=1"');
+    expect(csvField('\r=1')).toBe('"\'\r=1"');
+    // Only the first character counts.
+    expect(csvField('a=1')).toBe('a=1');
+    expect(csvField(' =1')).toBe(' =1');
+    expect(csvField('1-2')).toBe('1-2');
   });
 });
 

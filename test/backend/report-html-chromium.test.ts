@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHtml } from '../../src/backend/report/formats/html.js';
-import { SAMPLE_COUNTS, sampleReport, SITE } from './report-fixture.js';
+import { SAMPLE_COUNTS, sampleReport, SITE } from '../support/reports.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 // CI installs chromium (.ci/run), so there the test must run; elsewhere it runs when chromium is there.

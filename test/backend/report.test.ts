@@ -3,15 +3,17 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { assembleLinkReport, targetWalksLinks } from '../../src/backend/report/assemble.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
-import { clearForFullCrawl, removePagesNotSeen, saveOutcomes, savePages } from '../../src/store/pages.js';
-import { Store } from '../../src/store/store.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations/index.js';
+import { clearForFullCrawl, removePagesNotSeen } from '../../src/store/pages.js';
+import { saveOutcomes, savePages } from '../../src/store/sqlite/writes.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, makeApp, makeAppOn, manyWrites, outcome, page, seedSmallSite, smallSiteWrites, tempDir, TOKEN } from '../http/helpers.js';
+import { HOST_A, HOST_B, makeApp, makeAppOn, tempDir, TOKEN } from '../support/app.js';
+import { manyWrites, outcome, linkingPage as page, seedSmallSite, smallSiteWrites } from '../support/writes.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
 import { type ReportRow } from '../../src/store/report-query.js';
 

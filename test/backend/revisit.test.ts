@@ -1,15 +1,15 @@
 // Conditional re-crawls end to end with a real SQLite store: the repeat full crawl of a loopback site that honours
 // ETag and Last-Modified keeps pages, search hits and the link report as they were, while a changed body is indexed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { searchPages } from '../../src/store/search-index/search.js';
-import type { Store } from '../../src/store/store.js';
-import { page, startSite, target, type Handler, type TestSite } from '../crawler/site.js';
-import { pageRows, tempStore } from './stored.js';
+import type { Store } from '../../src/store/sqlite/store.js';
+import { page, startSite, target, type Handler, type TestSite } from '../support/site.js';
+import { pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'test1234:eu-north-1';
 const LAST_MODIFIED = 'Tue, 03 Nov 2026 08:00:00 GMT';

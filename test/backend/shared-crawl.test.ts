@@ -6,15 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CrawlRunner } from '../../src/backend/crawl-runner.js';
+import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { TargetSchema, type TargetConfig } from '../../src/model/config.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
-import { html, startSite, type TestSite } from '../crawler/site.js';
+import { html, startSite, type TestSite } from '../support/site.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
-import { until } from '../support/svc-process.js';
+import { until } from '../support/wait.js';
 
 const PROJECT = 'share123:eu-north-1';
 const PAGES = 40;

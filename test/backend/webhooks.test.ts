@@ -1,24 +1,35 @@
 // Webhooks without long sleeps: the deliverer runs against a real outbox (SQLite, and PostgreSQL where a server is installed) and a loopback receiver the test
-// starts, with a clock the test moves. Also the pure parts (back-off, give-up, signature) and the config rules.
-import { createHmac } from 'node:crypto';
+// starts, with a clock the test moves. Signatures are checked by the Standard Webhooks reference library, not by our
+// own code. Also the pure parts (back-off, give-up, signature) and the config rules.
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { webhookAddressPolicy } from '../../src/backend/webhooks/address.js';
 import { WebhookDeliverer } from '../../src/backend/webhooks/deliverer.js';
-import { afterFailure, DEFAULT_RETRY, nextAttemptAt, signatureHeader } from '../../src/backend/webhooks/payload.js';
+import { afterFailure, DEFAULT_RETRY, nextAttemptAt, signatureHeader, standardWebhookHeaders } from '../../src/backend/webhooks/payload.js';
 import { ConfigError, parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { WebhookConfig } from '../../src/model/config.js';
+import { webhookSigningKey } from '../../src/model/webhooks.js';
 import { claimDueDeliveries, insertDelivery, listDeliveries } from '../../src/store/webhooks.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 import { createCrawl } from '../../src/store/crawls.js';
 import { EmbeddedBackend } from '../../src/backend/embedded.js';
-import { startSite, type TestSite } from '../crawler/site.js';
+import { startSite, type TestSite } from '../support/site.js';
 
 const PROJECT = 'hook0001:eu-north-1';
 const SECRET = 'shared-secret-of-the-test';
+/** A secret in Standard Webhooks' own form: whsec_ and the base64 of 24 random bytes. */
+const WHSEC = `whsec_${randomBytes(24).toString('base64')}`;
+
+/** How a receiver's Standard Webhooks library is given each form of secret: as it is, or as its UTF-8 bytes. */
+function verifierFor(secret: string): Webhook {
+  return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+}
 
 describe('retry and signature (pure)', () => {
   it('waits 10 s, 20 s, 40 s … at most 10 minutes, and keeps trying for an hour', () => {
@@ -28,9 +39,24 @@ describe('retry and signature (pure)', () => {
     expect(afterFailure({ attempt: 12, createdAt: 0 }, 'HTTP 500', 3_600_000)).toEqual({ status: 'failed', error: 'HTTP 500 (gave up after 12 attempts)' });
   });
 
-  it('signs the exact body bytes with HMAC-SHA256', () => {
+  it('signs the exact body bytes with HMAC-SHA256 (the deprecated header)', () => {
     const body = '{"event":"crawl.completed","ü":1}';
     expect(signatureHeader(body, SECRET)).toBe(`sha256=${createHmac('sha256', SECRET).update(Buffer.from(body, 'utf8')).digest('hex')}`);
+  });
+
+  it('signs id.timestamp.body as Standard Webhooks does, for a whsec_ secret and for any other', () => {
+    const body = '{"event":"crawl.completed","ü":1}';
+    const at = new Date('2026-11-25T12:00:00.750Z');
+    for (const secret of [SECRET, WHSEC, 'ünïcode secret of the test']) {
+      const h = standardWebhookHeaders('d-9', at.getTime(), body, secret);
+      expect(h['webhook-id']).toBe('d-9');
+      expect(h['webhook-timestamp']).toBe(String(Math.floor(at.getTime() / 1000)));
+      expect(h['webhook-signature'], secret).toBe(verifierFor(secret).sign('d-9', at, body));
+    }
+    expect(webhookSigningKey(WHSEC)).toEqual(Buffer.from(WHSEC.slice(6), 'base64'));
+    expect(webhookSigningKey(SECRET)).toEqual(Buffer.from(SECRET));
+    expect(webhookSigningKey('whsec_not base64!!')).toBeNull();
+    expect(webhookSigningKey(`whsec_${randomBytes(15).toString('base64')}`)).toBeNull();
   });
 });
 
@@ -56,6 +82,10 @@ describe('webhook config', () => {
     expect(problems([{ url: 'https://h.example/a', secret: SECRET }, { url: 'https://h.example/a', secret: SECRET }])).toEqual([
       'webhooks[1].url: is listed twice: give each URL once, with all its events',
     ]);
+    expect(problems([{ url: 'https://h.example/a', secret: 'whsec_this is not base64' }])).toEqual([
+      "webhooks[0].secret: starts with whsec_, so must be Standard Webhooks' form: whsec_ and the base64 of a key of at least 16 bytes",
+    ]);
+    expect(problems([{ url: 'https://h.example/a', secret: WHSEC }])).toEqual([]);
   });
 
   it('a loopback or private URL needs allow_private', () => {
@@ -65,6 +95,10 @@ describe('webhook config', () => {
     expect(problems([{ url: 'http://localhost:9000/hook', secret: SECRET }])).toHaveLength(1);
     expect(problems([{ url: 'http://10.1.2.3/hook', secret: SECRET }])).toEqual([expect.stringContaining('10.1.2.3 is a private address')]);
     expect(problems([{ url: 'http://127.0.0.1:9000/hook', secret: SECRET, allow_private: true }])).toEqual([]);
+    // A name that resolves to a private address is refused at connect time, with the webhook's own rule.
+    expect(webhookAddressPolicy({ url: 'https://hooks.example.org/svc', allow_private: false }).check('hooks.example.org', 443, '10.0.0.7')).toBe(
+      'hooks.example.org:443 resolves to 10.0.0.7, a private address; set "allow_private": true on this webhook to send to it',
+    );
     const c = parseConfig({ ...base, webhooks: [{ url: 'https://hooks.example.org/svc', secret: SECRET }] });
     expect(c.webhooks[0]).toEqual({ url: 'https://hooks.example.org/svc', secret: SECRET, events: ['crawl.completed', 'crawl.failed', 'crawl.stopped'], allow_private: false });
   });
@@ -99,9 +133,31 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       return got;
     }
 
-    async function setup(hook: Partial<WebhookConfig> = {}) {
+    /** A receiver that checks each request with the Standard Webhooks library: 204 when it verifies, else 400. */
+    async function verifyingReceiver(secret: string) {
+      const got: { headers: Record<string, string>; body: string; status: number; error?: string }[] = [];
+      site = await startSite({
+        '/hook': async (req, res) => {
+          const chunks: Buffer[] = [];
+          for await (const c of req) chunks.push(c as Buffer);
+          const body = Buffer.concat(chunks).toString('utf8');
+          const headers = req.headers as Record<string, string>;
+          try {
+            verifierFor(secret).verify(body, headers);
+            got.push({ headers, body, status: 204 });
+            res.writeHead(204).end();
+          } catch (err) {
+            got.push({ headers, body, status: 400, error: (err as Error).message });
+            res.writeHead(400).end();
+          }
+        },
+      });
+      return got;
+    }
+
+    async function setup(hook: Partial<WebhookConfig> = {}, startMs = 1_000_000) {
       store = (await kit.fresh({ token: PROJECT })).store;
-      const clock = { t: 1_000_000 };
+      const clock = { t: startMs };
       const webhooks: WebhookConfig[] = [{ url: `${site!.origin}/hook`, secret: SECRET, events: ['crawl.completed'], allow_private: true, ...hook }];
       const make = () => {
         const d = new WebhookDeliverer({ sql: store!.sql, project: PROJECT, webhooks, logger: silentLogger, now: () => clock.t, retry: { baseDelayMs: 1_000 }, leaseMs: 5_000 });
@@ -137,6 +193,43 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       expect(last.headers['x-svc-delivery']).toBe('d-1');
       expect(last.headers['content-type']).toBe('application/json');
       expect(last.headers['x-svc-signature-256']).toBe(`sha256=${createHmac('sha256', SECRET).update(last.body).digest('hex')}`);
+    });
+
+    it('signs in the Standard Webhooks form: a receiver verifies it with the reference library, and refuses a tampered body', async () => {
+      for (const secret of [SECRET, WHSEC]) {
+        const got = await verifyingReceiver(secret);
+        const { make } = await setup({ secret }, Date.now());
+        expect(await make().runOnce()).toBe(1);
+        expect(got.map((g) => g.status), got[0]?.error).toEqual([204]);
+        const { headers, body } = got[0]!;
+        expect(headers['webhook-id']).toBe('d-1');
+        expect(Number(headers['webhook-timestamp'])).toBeGreaterThan(Date.now() / 1000 - 60);
+        expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+        // The old header is still sent, for one release.
+        expect(headers['x-svc-signature-256']).toBe(signatureHeader(body, secret));
+        expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'delivered' });
+        expect(() => verifierFor(secret).verify(body.replace('"n":1', '"n":2'), headers)).toThrow('No matching signature found');
+        expect(() => verifierFor(secret).verify(body, { ...headers, 'webhook-id': 'd-2' })).toThrow('No matching signature found');
+        for (const d of deliverers.splice(0)) await d.stop();
+        await store!.close();
+        await site!.close();
+      }
+      store = null;
+      site = null;
+    });
+
+    it('a receiver refuses an attempt signed more than 5 minutes ago; the retry carries a fresh timestamp', async () => {
+      const got = await verifyingReceiver(SECRET);
+      const { clock, make } = await setup({}, Date.now() - 6 * 60_000);
+      const d = make();
+      expect(await d.runOnce()).toBe(1);
+      expect(got).toMatchObject([{ status: 400, error: 'Message timestamp too old' }]);
+      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'pending', lastError: 'the receiver answered HTTP 400' });
+      clock.t = Date.now();
+      expect(await d.runOnce()).toBe(1);
+      expect(got.map((g) => g.status)).toEqual([400, 204]);
+      expect(got[1]!.headers['webhook-id']).toBe(got[0]!.headers['webhook-id']);
+      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
     });
 
     it('a claim whose process died is taken again when its lease runs out', async () => {

@@ -1,20 +1,17 @@
 // `svc changes` and `svc report --since` as users run them: two `svc crawl full` runs of a loopback site the test
 // changes in between (one link mended, one broken).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSite, type TestSite } from '../crawler/site.js';
-import { ensureBuilt } from '../mcp/fixture.js';
-import { SERVER_JS } from '../paths.js';
+import { startSite, type TestSite } from '../support/site.js';
+import { runSvc } from '../support/cli.js';
 
 let site: TestSite;
 let links = ['/gone1', '/ok'];
 let configPath = '';
 
 beforeAll(async () => {
-  await ensureBuilt();
   site = await startSite({
     '/': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(links.map((l) => `<a href="${l}">to ${l}</a>`).join(' ')),
     '/ok': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('fine'),
@@ -29,12 +26,7 @@ afterAll(async () => {
 });
 
 // Asynchronous: the site answers from this process while svc crawls it.
-const svc = (...args: string[]) =>
-  new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [SERVER_JS, ...args, '--config', configPath], { encoding: 'utf8' }, (err, stdout, stderr) => {
-      resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
+const svc = (...args: string[]) => runSvc([...args, '--config', configPath]);
 
 it('svc changes prints what a crawl broke and mended; --json is the REST form; report --since filters', async () => {
   const none = await svc('changes');

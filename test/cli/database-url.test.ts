@@ -1,22 +1,21 @@
 // database_url / SVC_DATABASE_URL: a bad one is refused naming the field; its password shows nowhere — not in a
 // config error, a store's location, a driver error, a log line, or the refusal of the SQLite-only commands.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { run } from '../../src/cli/database.js';
 import { ConfigError, loadConfig, parseConfig } from '../../src/cli/load-config.js';
 import { problemsOf } from '../support/config-problems.js';
 import { databaseUrlProblem, describeDatabaseUrl, withoutPassword } from '../../src/model/database-url.js';
 import { PgStore } from '../../src/store/pg/store.js';
-import { tempDir } from '../http/helpers.js';
-import { html, send, startSite } from '../crawler/site.js';
-import { SERVER_JS } from '../paths.js';
-import { pgFixture, skip, type PgFixture } from '../store/postgres/helpers.js';
+import { tempDir } from '../support/app.js';
+import { html, send, startSite } from '../support/site.js';
+import { runSvc } from '../support/cli.js';
+import { pgFixture, skip, type PgFixture } from '../support/postgres.js';
 
 const SECRET = 'hunter2-Sekr3t';
 
@@ -142,16 +141,11 @@ describe.skipIf(skip)('database_url on a real server: the password in no error o
     const dir = tempDir('svc-dburl-cli-');
     const file = join(dir, 'svc.json');
     writeFileSync(file, JSON.stringify({ project: { public_token: 'dburl003:local' }, data_dir: join(dir, 'data'), targets: [{ host: site.host, scheme: 'http', track_links: 'all', request_timeout_ms: 2000 }] }));
-    const env = { ...process.env, SVC_DATABASE_URL: withSecret(await db.createDatabase()), SVC_LOG_LEVEL: 'debug' };
-    const svc = (args: string[]) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [SERVER_JS, ...args, '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c));
-        child.stderr.on('data', (c: Buffer) => (stderr += c));
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      });
+    const env = { SVC_DATABASE_URL: withSecret(await db.createDatabase()), SVC_LOG_LEVEL: 'debug' };
+    const svc = async (args: string[]) => {
+      const r = await runSvc([...args, '--config', file], { env });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
     try {
       const crawl = await svc(['crawl', 'full']);
       expect(crawl.code, crawl.stderr).toBe(0);

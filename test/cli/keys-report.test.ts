@@ -2,14 +2,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { listApiKeys, verifyApiKey } from '../../src/auth/keys.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { run as keys } from '../../src/cli/keys.js';
 import { run as report } from '../../src/cli/report.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { HOST_A, HOST_B, seedMany, seedSmallSite, tempDir, TOKEN } from '../http/helpers.js';
+import { HOST_A, HOST_B, tempDir, TOKEN } from '../support/app.js';
+import { seedMany, seedSmallSite } from '../support/writes.js';
 
 function configFile(): { path: string; dataDir: string } {
   const dir = tempDir('svc-cli-');

@@ -2,25 +2,22 @@
 // A schedule every second runs crawls in `svc serve` (a tick during a running crawl is skipped); `svc posts import`
 // of a changed file queues exactly one manual crawl of the right URLs with no server up, which the next `svc serve`
 // runs; two servers on one database never run the same queued crawl; a person still gets 409 while one runs.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueCrawl, listCrawls } from '../../src/store/crawls.js';
-import { Store } from '../../src/store/store.js';
+import { enqueueCrawl } from '../../src/store/crawls.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
-import { html, startSite, writeJson, type TestSite } from '../crawler/site.js';
-import { ROOT, SERVER_JS } from '../paths.js';
-import { serveSvc, until, type ServeProcess } from '../support/svc-process.js';
+import { html, startSite, writeJson, type TestSite } from '../support/site.js';
+import { crawlsIn, runSvc, serveSvc, type ServeProcess } from '../support/cli.js';
+import { until } from '../support/wait.js';
 
 const PROJECT = 'loop1234:eu-north-1';
 
-function svc(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [SERVER_JS, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, SVC_CONFIG: '' }, timeout: 60_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+/** svc with the config's log level (the live update lines are on stderr). */
+const svc = (args: string[]) => runSvc(args, { env: { SVC_LOG_LEVEL: undefined } });
 
 
 const servers: ServeProcess[] = [];
@@ -33,15 +30,7 @@ async function serve(config: string): Promise<ServeProcess> {
 
 
 
-/** Crawl records as the database holds them, oldest first (read by the test with its own connection). */
-async function crawls(dbPath: string): Promise<CrawlRecord[]> {
-  const store = new Store(dbPath);
-  try {
-    return (await listCrawls(store.sql, PROJECT, 1000, 0)).reverse();
-  } finally {
-    store.close();
-  }
-}
+const crawls = (dbPath: string) => crawlsIn(dbPath, PROJECT);
 
 const ended = (c: CrawlRecord) => c.status === 'completed' || c.status === 'stopped' || c.status === 'failed';
 
@@ -91,7 +80,7 @@ describe('the unattended loop, real processes', () => {
     // Each page answers after 1.2 s, so every crawl spans at least one tick of the schedule.
     delayMs = 1200;
     const { config, db } = setup(site, { schedule: { full: '* * * * * *' } });
-    const key = svc(['keys', 'create', '--config', config]).stdout.trim();
+    const key = (await svc(['keys', 'create', '--config', config])).stdout.trim();
     expect(key).toMatch(/\S{20,}/);
     const s = await serve(config);
     const done = await until('two scheduled crawls to complete', async () => {
@@ -116,7 +105,7 @@ describe('the unattended loop, real processes', () => {
     expect(noKey.status).toBe(401);
     await s.stop();
     // `svc schedule` reads the same, with no server up.
-    const out = svc(['schedule', '--config', config]);
+    const out = await svc(['schedule', '--config', config]);
     expect(out.status).toBe(0);
     expect(out.stdout).toMatch(/^full +\* \* \* \* \* \* +next \S+ · last 20\d\d-/m);
     expect(out.stdout).toMatch(/^partial +no schedule/m);
@@ -128,32 +117,32 @@ describe('the unattended loop, real processes', () => {
     const post = (id: number, path: string, over: Record<string, unknown> = {}) => ({ id, url: u(path), title: `Post ${id}`, status: 'publish', author: 'admin', content: `body ${id}`, ...over });
     const v1 = [post(1, '/p1'), post(2, '/p2'), post(3, '/p3'), post(4, '/p4'), post(5, '/draft', { status: 'draft' })];
     writeFileSync(join(dir, 'v1.json'), JSON.stringify(v1));
-    const first = svc(['posts', 'import', join(dir, 'v1.json'), '--config', config]);
+    const first = await svc(['posts', 'import', join(dir, 'v1.json'), '--config', config]);
     expect(first.status).toBe(0);
     expect(first.stderr).toMatch(/live update: 4 changed URLs queued in crawl (\d+)/);
     // Stop that one (it never runs), to see the next import's crawl alone.
-    const stopped = svc(['crawl', 'stop', '--config', config]);
+    const stopped = await svc(['crawl', 'stop', '--config', config]);
     expect(stopped.status).toBe(0);
     expect(JSON.parse(stopped.stdout)).toMatchObject({ status: 'stopped', trigger: 'live_update', startedAt: null });
 
     // v2: post 1's content changed, post 2 moved, post 3 unpublished, post 4 unchanged, the draft edited.
     const v2 = [post(1, '/p1', { content: 'new body' }), post(2, '/p2-moved'), post(3, '/p3', { status: 'private' }), post(4, '/p4'), post(5, '/draft', { status: 'draft', content: 'edited' })];
     writeFileSync(join(dir, 'v2.json'), JSON.stringify(v2));
-    const second = svc(['posts', 'import', join(dir, 'v2.json'), '--config', config]);
+    const second = await svc(['posts', 'import', join(dir, 'v2.json'), '--config', config]);
     expect(second.status).toBe(0);
     let queued = (await crawls(db)).filter((c) => c.status === 'queued');
     expect(queued).toHaveLength(1);
     expect(queued[0]).toMatchObject({ mode: 'manual', trigger: 'live_update', urls: [u('/p1'), u('/p2'), u('/p2-moved'), u('/p3')] });
     // The same file again changes nothing and queues nothing.
-    expect(svc(['posts', 'import', join(dir, 'v2.json'), '--config', config]).stderr).not.toMatch(/live update/);
+    expect((await svc(['posts', 'import', join(dir, 'v2.json'), '--config', config])).stderr).not.toMatch(/live update/);
     // A delete while it waits merges into it: still one crawl.
-    const del = svc(['posts', 'delete', '4', '--config', config]);
+    const del = await svc(['posts', 'delete', '4', '--config', config]);
     expect(del.status).toBe(0);
     expect(del.stdout).toMatch(/deleted 1 post/);
     queued = (await crawls(db)).filter((c) => c.status === 'queued');
     expect(queued).toHaveLength(1);
     expect(queued[0]!.urls).toEqual([u('/p1'), u('/p2'), u('/p2-moved'), u('/p3'), u('/p4')]);
-    expect(svc(['schedule', '--config', config]).stdout).toMatch(new RegExp(`crawl ${queued[0]!.id} manual \\(live_update\\): 5 URLs`));
+    expect((await svc(['schedule', '--config', config])).stdout).toMatch(new RegExp(`crawl ${queued[0]!.id} manual \\(live_update\\): 5 URLs`));
 
     const before = site.hitCount('/p2-moved');
     await serve(config);
@@ -168,7 +157,7 @@ describe('the unattended loop, real processes', () => {
   it('two servers on one database never run the same queued crawl; they run in order; a person gets 409 meanwhile', async () => {
     delayMs = 400;
     const { config, db } = setup(site);
-    const key = svc(['keys', 'create', '--config', config]).stdout.trim();
+    const key = (await svc(['keys', 'create', '--config', config])).stdout.trim();
     const store = new Store(db);
     const ids: number[] = [];
     try {
@@ -186,7 +175,7 @@ describe('the unattended loop, real processes', () => {
     });
     expect(res.status).toBe(409);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`already running \\(crawl ${running.id}`));
-    const cli = svc(['crawl', 'full', '--config', config]);
+    const cli = await svc(['crawl', 'full', '--config', config]);
     expect(cli.status).toBe(1);
     expect(cli.stderr).toMatch(/already running/);
 

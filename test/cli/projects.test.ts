@@ -5,10 +5,11 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import { getUser } from '../../src/auth/users.js';
-import { html, startSite, writeJson, type TestSite } from '../crawler/site.js';
-import { crawlsIn, runSvc, serveSvc, until, type ServeProcess } from '../support/svc-process.js';
+import { html, startSite, writeJson, type TestSite } from '../support/site.js';
+import { crawlsIn, runSvc, serveSvc, type ServeProcess } from '../support/cli.js';
+import { until } from '../support/wait.js';
 
 const A = 'orchard1:eu-north-1';
 const B = 'plantn02:us-east-1';

@@ -5,10 +5,10 @@ import { chmodSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { saveOutcomes, savePages } from '../../src/store/pages.js';
-import { Store } from '../../src/store/store.js';
-import { outcome, page } from '../http/helpers.js';
-import { SERVER_JS } from '../paths.js';
+import { saveOutcomes, savePages } from '../../src/store/sqlite/writes.js';
+import { Store } from '../../src/store/sqlite/store.js';
+import { outcome, linkingPage as page } from '../support/writes.js';
+import { SERVER_JS } from '../support/paths.js';
 
 let dir: string;
 let config: string;

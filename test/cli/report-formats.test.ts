@@ -1,14 +1,15 @@
 // `svc report --format/--output/--fail-on` through the built CLI, as CI runs it: output, exit codes, one-line errors.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { HOST_A, HOST_B, seedSmallSite, tempDir, TOKEN } from '../http/helpers.js';
-import { SERVER_JS } from '../paths.js';
+import { HOST_A, HOST_B, tempDir, TOKEN } from '../support/app.js';
+import { seedSmallSite } from '../support/writes.js';
+import { runSvc } from '../support/cli.js';
+import { SERVER_JS } from '../support/paths.js';
 
 interface Run {
   code: number | null;
@@ -16,15 +17,9 @@ interface Run {
   stderr: string;
 }
 
-function svc(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SERVER_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c));
-    child.stderr.on('data', (c: Buffer) => (err += c));
-    child.on('close', (code) => resolve({ code, stdout: out, stderr: err }));
-  });
+async function svc(args: string[]): Promise<Run> {
+  const r = await runSvc(args, { env: { SVC_LOG_LEVEL: undefined } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** A config whose store holds seedSmallSite: HOST_A has one link of each reason, HOST_B one not_found PDF. */

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { savePages } from '../../src/store/pages.js';
-import { Store } from '../../src/store/store.js';
+import { savePages } from '../../src/store/sqlite/writes.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import { CliError } from '../../src/cli/common.js';
 import { formatResults, highlightForTerminal, run } from '../../src/cli/search.js';
-import { BASE, HOST, page } from '../store/search-index/helpers.js';
+import { BASE, HOST, searchPage as page } from '../support/writes.js';
 
 let dir: string;
 let config: string;

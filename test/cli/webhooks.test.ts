@@ -1,7 +1,7 @@
 // Webhooks end to end with real processes: `svc serve` runs a crawl of a loopback site and sends its crawl.completed
 // event to a loopback receiver the test starts. A receiver that fails three times gets exactly one successful
 // delivery, with a signature the test verifies; a kill -9 of the server while a delivery is pending loses nothing.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -9,10 +9,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, expect, it } from 'vitest';
-import { startSite, type TestSite } from '../crawler/site.js';
-import { ensureBuilt, waitFor } from '../mcp/fixture.js';
-import { SERVER_JS } from '../paths.js';
+import { afterEach, expect, it } from 'vitest';
+import { startSite, type TestSite } from '../support/site.js';
+import { runSvc, serveSvc } from '../support/cli.js';
+import { until } from '../support/wait.js';
 
 const TOKEN = 'hook0002:eu-north-1';
 const SECRET = 'receiver-shared-secret';
@@ -47,15 +47,11 @@ async function startReceiver(): Promise<Receiver> {
 let site: TestSite;
 const cleanup: (() => Promise<void> | void)[] = [];
 
-beforeAll(async () => {
-  await ensureBuilt();
-});
-
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-function setup(receiver: Receiver, extra: Record<string, unknown> = {}): { dir: string; configPath: string; key: string } {
+async function setup(receiver: Receiver, extra: Record<string, unknown> = {}): Promise<{ dir: string; configPath: string; key: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-hooks-'));
   const configPath = join(dir, 'svc.json');
   writeFileSync(
@@ -69,26 +65,15 @@ function setup(receiver: Receiver, extra: Record<string, unknown> = {}): { dir: 
       ...extra,
     }),
   );
-  const keys = spawnSync(process.execPath, [SERVER_JS, 'keys', 'create', '--config', configPath], { encoding: 'utf8' });
+  const keys = await runSvc(['keys', 'create', '--config', configPath]);
   expect(keys.status).toBe(0);
   return { dir, configPath, key: keys.stdout.trim() };
 }
 
 async function serve(configPath: string, retryBaseMs: number): Promise<{ child: ChildProcess; api: string; log: () => string }> {
-  const child = spawn(process.execPath, [SERVER_JS, 'serve', '--config', configPath, '--port', '0'], {
-    env: { PATH: process.env.PATH ?? '', SVC_WEBHOOK_RETRY_BASE_MS: String(retryBaseMs) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let buf = '';
-  child.stderr!.on('data', (c: Buffer) => void (buf += c.toString()));
-  const base = await waitFor(async () => /"base_url":"([^"]+)"/.exec(buf)?.[1], 20_000, 'svc serve to listen');
-  cleanup.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-  });
-  return { child, api: `${base}/v1/projects/${encodeURIComponent(TOKEN)}`, log: () => buf };
+  const p = await serveSvc(configPath, { env: { SVC_WEBHOOK_RETRY_BASE_MS: String(retryBaseMs) } });
+  cleanup.push(() => p.stop());
+  return { child: p.child, api: `${p.baseUrl}/v1/projects/${encodeURIComponent(TOKEN)}`, log: p.stderr };
 }
 
 const call = async (api: string, key: string, path: string, body?: unknown) => {
@@ -106,12 +91,12 @@ it('a receiver that fails three times gets exactly one delivery of the event, si
   const receiver = await startReceiver();
   cleanup.push(() => receiver.close());
   receiver.failNext = 3;
-  const { configPath, key } = setup(receiver);
+  const { configPath, key } = await setup(receiver);
   const server = await serve(configPath, 200);
   const started = await call(server.api, key, '/crawls', { mode: 'full' });
   expect(started.status).toBe(202);
 
-  await waitFor(async () => (receiver.requests.some((r) => r.status === 204) ? true : undefined), 30_000, 'a successful delivery');
+  await until('a successful delivery', async () => (receiver.requests.some((r) => r.status === 204) ? true : undefined), 30_000, { everyMs: 150 });
   // Nothing more arrives after the success (back-off of 200 ms would have sent again by now).
   await new Promise((r) => setTimeout(r, 1500));
   expect(receiver.requests.map((r) => r.status)).toEqual([500, 500, 500, 204]);
@@ -134,19 +119,19 @@ it('kill -9 of svc serve while a delivery is pending loses no delivery after a r
   const receiver = await startReceiver();
   cleanup.push(() => receiver.close());
   receiver.failing = true;
-  const { configPath, key } = setup(receiver);
+  const { configPath, key } = await setup(receiver);
   const first = await serve(configPath, 5_000);
   expect((await call(first.api, key, '/crawls', { mode: 'full' })).status).toBe(202);
-  await waitFor(async () => (receiver.requests.length ? true : undefined), 30_000, 'the first attempt');
+  await until('the first attempt', async () => (receiver.requests.length ? true : undefined), 30_000, { everyMs: 150 });
   // The attempt failed and is recorded pending, 5 s before its retry: the server dies without a word.
-  await waitFor(async () => ((await call(first.api, key, '/webhook-deliveries')).body.deliveries[0]?.status === 'pending' ? true : undefined), 5_000, 'pending');
+  await until('pending', async () => ((await call(first.api, key, '/webhook-deliveries')).body.deliveries[0]?.status === 'pending' ? true : undefined), 5_000, { everyMs: 150 });
   first.child.kill('SIGKILL');
   await once(first.child, 'exit');
   const before = receiver.requests.length;
 
   receiver.failing = false;
   const second = await serve(configPath, 5_000);
-  await waitFor(async () => (receiver.requests.some((r) => r.status === 204) ? true : undefined), 30_000, 'the delivery after the restart');
+  await until('the delivery after the restart', async () => (receiver.requests.some((r) => r.status === 204) ? true : undefined), 30_000, { everyMs: 150 });
   expect(receiver.requests.slice(before).map((r) => r.status)).toEqual([204]);
   const list = await call(second.api, key, '/webhook-deliveries');
   expect(list.body.deliveries).toEqual([expect.objectContaining({ status: 'delivered', attempts: before + 1 })]);
@@ -164,21 +149,21 @@ it('the loop as a site owner runs it: a link breaks between two scheduled crawls
   cleanup.push(() => site.close());
   const receiver = await startReceiver();
   cleanup.push(() => receiver.close());
-  const { configPath } = setup(receiver, { schedule: { full: '*/2 * * * * *' } });
+  const { configPath } = await setup(receiver, { schedule: { full: '*/2 * * * * *' } });
   const server = await serve(configPath, 200);
   const bodies = () => receiver.requests.filter((r) => r.status === 204).map((r) => JSON.parse(r.body));
 
   // The first scheduled crawl finds nothing broken; then the site breaks a link.
-  await waitFor(async () => (bodies().length ? true : undefined), 30_000, 'the first scheduled crawl');
+  await until('the first scheduled crawl', async () => (bodies().length ? true : undefined), 30_000, { everyMs: 150 });
   expect(bodies()[0]).toMatchObject({ event: 'crawl.completed', crawl: { trigger: 'schedule:full', mode: 'full' }, changes: { newCount: 0 } });
   home = '<a href="/a">a</a> <a href="/team">team</a>';
-  const broke = await waitFor(async () => bodies().find((b) => b.changes.newCount > 0), 30_000, 'a scheduled crawl that sees the break');
+  const broke = await until('a scheduled crawl that sees the break', async () => bodies().find((b) => b.changes.newCount > 0), 30_000, { everyMs: 150 });
   expect(broke.crawl.trigger).toBe('schedule:full');
   expect(broke.changes.new).toEqual([expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/team`, reason: 'not_found' })]);
   server.child.kill('SIGTERM');
   await once(server.child, 'exit');
 
-  const changes = spawnSync(process.execPath, [SERVER_JS, 'changes', String(broke.crawl.id), '--json', '--config', configPath], { encoding: 'utf8' });
+  const changes = await runSvc(['changes', String(broke.crawl.id), '--json', '--config', configPath]);
   expect(changes.status, changes.stderr).toBe(0);
   const out = JSON.parse(changes.stdout);
   expect(out.new).toEqual([expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/team`, reason: 'not_found' })]);

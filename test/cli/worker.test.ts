@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
-import { html, startSite, writeJson, type Handler, type TestSite } from '../crawler/site.js';
-import { crawlsIn, runSvc, spawnSvc, until, type SvcProcess } from '../support/svc-process.js';
+import { html, startSite, writeJson, type Handler, type TestSite } from '../support/site.js';
+import { crawlsIn, runSvc, spawnSvc, type SvcProcess } from '../support/cli.js';
+import { until } from '../support/wait.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { projectsOf, selectProjects, type Config } from '../../src/model/config.js';
 

@@ -1,11 +1,11 @@
 // The crawl engine on its own: a loopback site, a sink that keeps what it is given in memory, and no database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCrawl } from '../../src/crawler/crawl.js';
+import { runCrawl } from '../../src/crawler/engine/index.js';
 import type { CrawlReader } from '../../src/crawler/sink.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { CrawlMode } from '../../src/model/types.js';
-import { MemoryStore } from './memory-sink.js';
-import { html, send, startSite, target, type TestSite } from './site.js';
+import { MemoryStore } from '../support/memory-store.js';
+import { html, send, startSite, target, type TestSite } from '../support/site.js';
 
 let site: TestSite;
 

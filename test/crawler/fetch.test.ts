@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressPolicy } from '../../src/crawler/address-policy.js';
 import { Fetcher, type BodySink, type HostLookup } from '../../src/crawler/fetch.js';
 import { HostLimiter } from '../../src/crawler/host-limiter.js';
-import { hang, html, redirect, send, startSite, type TestSite } from './site.js';
+import { hang, html, redirect, send, startSite, type TestSite } from '../support/site.js';
 
 function collect(): BodySink & { bytes: number; text: () => string } {
   const chunks: Buffer[] = [];

@@ -2,14 +2,15 @@
 // every link, bot blocks, and the cache of external results across crawls — against loopback sites.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockMarker, classify } from '../../src/crawler/classify.js';
-import { runCrawl, fragmentOutcome } from '../../src/crawler/crawl.js';
+import { runCrawl, fragmentOutcome } from '../../src/crawler/engine/index.js';
 import { cssLinks, stylesheetLinks } from '../../src/crawler/css.js';
-import { extractHtml, linkText } from '../../src/crawler/html.js';
+import { extractHtml } from '../../src/crawler/html/extractor.js';
+import { linkText } from '../../src/crawler/html/links.js';
 import type { TargetConfig } from '../../src/model/config.js';
 import { ConfigSchema, parseDuration } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { MemoryStore } from './memory-sink.js';
-import { html, send, startSite, target, type TestSite } from './site.js';
+import { MemoryStore } from '../support/memory-store.js';
+import { html, send, startSite, target, type TestSite } from '../support/site.js';
 
 function crawl(mem: MemoryStore, targets: TargetConfig[], crawlId = 1) {
   return runCrawl({ sink: mem.sink(), reader: mem.reader(), crawlId, mode: 'full', targets, logger: silentLogger, threads: false, fetcher: { maxRetries: 2, maxRetryWaitMs: 50 } });

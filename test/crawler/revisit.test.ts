@@ -1,11 +1,11 @@
 // Conditional re-crawls in the engine alone (memory sink, no database): a loopback site that honours ETag and
 // Last-Modified and counts its 304s; pages with the same body are kept, changed ones parsed again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCrawl, type CrawlResult } from '../../src/crawler/crawl.js';
+import { runCrawl, type CrawlResult } from '../../src/crawler/engine/index.js';
 import { decodeFound, encodeFound } from '../../src/crawler/revisit.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { MemoryStore } from './memory-sink.js';
-import { page, startSite, target, type Handler, type TestSite } from './site.js';
+import { MemoryStore } from '../support/memory-store.js';
+import { page, startSite, target, type Handler, type TestSite } from '../support/site.js';
 
 const LAST_MODIFIED = 'Mon, 02 Nov 2026 10:00:00 GMT';
 let site: TestSite;

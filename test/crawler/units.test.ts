@@ -1,10 +1,13 @@
 // The pure parts of the crawler: URL normalisation, classification, HTML extraction, robots, sitemaps,
 // page meta, the address policy.
 import { describe, expect, it } from 'vitest';
-import { createAddressPolicy, classifyAddress } from '../../src/crawler/address-policy.js';
+import { addressClassText, createAddressPolicy, classifyAddress } from '../../src/crawler/address-policy.js';
 import { classify, reasonForStatus } from '../../src/crawler/classify.js';
 import { parseRetryAfter } from '../../src/crawler/fetch.js';
-import { collapseWhitespace, extractHtml, HtmlSink, sniffCharset } from '../../src/crawler/html.js';
+import { sniffCharset } from '../../src/crawler/html/charset.js';
+import { extractHtml } from '../../src/crawler/html/extractor.js';
+import { HtmlSink } from '../../src/crawler/html/sink.js';
+import { collapseWhitespace } from '../../src/crawler/html/text.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { buildPageMeta } from '../../src/crawler/page-meta.js';
 import { parseRobotsDirectives, parseRobotsTxt, xRobotsTag } from '../../src/crawler/robots.js';
@@ -300,6 +303,31 @@ describe('address policy', () => {
     expect(p.check('127.0.0.1', 8081, '127.0.0.1')).toMatch(/loopback/);
     expect(p.check('127.0.0.2', 8080, '127.0.0.2')).toMatch(/loopback/);
     expect(p.check('evil.example', 80, '169.254.169.254')).toMatch(/link-local/);
-    expect(p.check('localhost', 8080, '127.0.0.1')).toMatch(/only a configured target/);
+    expect(p.check('localhost', 8080, '127.0.0.1')).toBe(
+      "localhost:8080 resolves to 127.0.0.1, a loopback address; svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port",
+    );
+    expect(p.check('10.0.0.5', 80, '10.0.0.5')).toMatch(/^10\.0\.0\.5:80 is a private address; svc does not fetch/);
+    expect(p.check('[::]', 80, '::')).toMatch(/^:::80 is an unspecified address;/);
+    expect(addressClassText('shared')).toBe('a shared (carrier-grade NAT) address');
+    expect(addressClassText('link_local')).toBe('a link-local address');
+  });
+
+  it('makes a link or redirect the policy refused an unknown problem of its page, naming the address and the rule', () => {
+    // What the fetcher returns when the connector refused: no connection was made, so nothing answered.
+    const why = createAddressPolicy([]).check('10.0.0.5', 80, '10.0.0.5')!;
+    expect(classify({ ok: false, url: 'http://10.0.0.5/', finalUrl: 'http://10.0.0.5/', failure: 'blocked', detail: why, hops: [] })).toEqual({
+      reason: 'unknown',
+      httpStatus: 0,
+      message: "not checked: refused by the address policy: 10.0.0.5:80 is a private address; svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port",
+      redirectsTo: null,
+    });
+    const metadata = createAddressPolicy([]).check('metadata.example', 80, '169.254.169.254')!;
+    const hops = [{ url: 'https://site.example/old', status: 301, location: 'http://metadata.example/latest' }];
+    expect(classify({ ok: false, url: hops[0]!.url, finalUrl: 'http://metadata.example/latest', failure: 'blocked', detail: metadata, hops })).toEqual({
+      reason: 'unknown',
+      httpStatus: 301,
+      message: `not checked: redirected to an address the policy refuses: https://site.example/old (301) → http://metadata.example/latest; metadata.example:80 resolves to 169.254.169.254, a link-local address; svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port`,
+      redirectsTo: 'http://metadata.example/latest',
+    });
   });
 });

@@ -1,7 +1,7 @@
 // What the README promises a newcomer: `svc serve` with no config starts the demo site, crawls it once and prints
 // credentials; an assistant connected over MCP (HTTP) then sees the site's known broken links, can search it, read
 // page meta as a subscriber (but not a private post) and start a crawl. Runs the BUILT CLI (dist/), as `npm start` does.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FAULTS } from '../../src/demo/routes.js';
 import { parsePostsFile } from '../../src/host/posts.js';
-import { SERVER_JS } from '../paths.js';
+import { runSvc, spawnSvc, type SvcProcess } from '../support/cli.js';
+import { SERVER_JS } from '../support/paths.js';
+import { until } from '../support/wait.js';
 
 const CLI = SERVER_JS;
 
@@ -43,29 +45,23 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, SVC_LOG_LEVEL: 'info' };
-  for (const k of ['SVC_CONFIG', 'SVC_BASE_URL', 'SVC_API_KEY', 'SVC_PUBLIC_TOKEN', 'SVC_DATA_DIR', 'SVC_USER', 'PORT', 'HOST']) delete env[k];
-  return env;
+const INFO = { SVC_LOG_LEVEL: 'info' };
+
+/** Waits until `p` has written `text` on stderr; an error with its stderr if it exits first. */
+async function stderrSays(p: SvcProcess, text: string, ms: number): Promise<void> {
+  await until(`"${text}" on stderr`, () => {
+    if (p.child.exitCode !== null) throw new Error(`svc exited with ${p.child.exitCode}:\n${p.stderr()}`);
+    return p.stderr().includes(text);
+  }, ms);
 }
 
 /** Starts `svc serve --port 0` in `cwd` and waits for the banner. */
 async function startServe(cwd: string): Promise<Running> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  let out = '';
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  const deadline = Date.now() + 20_000;
-  while (!err.includes('mcp.json for an assistant')) {
-    if (proc.exitCode !== null) throw new Error(`svc serve exited with ${proc.exitCode}:\n${err}`);
-    if (Date.now() > deadline) throw new Error(`no banner within 20 s:\n${err}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const p = spawnSvc(['serve', '--port', '0'], INFO, { cwd });
+  await stderrSays(p, 'mcp.json for an assistant', 20_000);
   await new Promise((r) => setTimeout(r, 100));
-  expect(out).toBe(''); // stdout stays clean: everything goes to stderr
-  return { proc, stderr: () => err, exited };
+  expect(p.stdout()).toBe(''); // stdout stays clean: everything goes to stderr
+  return { proc: p.child, stderr: p.stderr, exited: p.exited };
 }
 
 async function stop(r: Running): Promise<void> {
@@ -128,6 +124,10 @@ describe('svc serve with no config (npm start)', () => {
     for (const u of creds.users) expect(err).toContain(u.token);
     once(`curl -s -H 'Authorization: Bearer ${creds.api_key}' '${creds.base_url}/v1/projects/${creds.public_token}/link-report?limit=50'`);
     once('"mcpServers"');
+    // The stdio entry starts this very node and this build by absolute path: it can only ever run svc.
+    const printed = err.split('mcp.json for an assistant')[1]!.split('\n\n')[0]!.split('\n').slice(1).join('\n');
+    const mcpJson = JSON.parse(printed) as { mcpServers: Record<string, { command?: string; args?: string[] }> };
+    expect(mcpJson.mcpServers['svc-stdio']).toMatchObject({ command: process.execPath, args: [SERVER_JS, 'mcp', '--config', expect.stringMatching(/^\//)] });
   });
 
   it('gets a link report over MCP with every known broken link of the demo site, each reason present', async () => {
@@ -272,16 +272,10 @@ describe('svc demo-site', () => {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
     const dir = mkdtempSync(join(tmpdir(), 'svc-demo-site-'));
     try {
-      const proc = spawn(process.execPath, [CLI, 'demo-site', '--port', '0', '--posts-out', 'posts.json'], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-      let err = '';
-      proc.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-      const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-      const deadline = Date.now() + 15_000;
-      while (!err.includes('Ctrl-C')) {
-        if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`svc demo-site did not start:\n${err}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const url = /demo site: +(http:\/\/127\.0\.0\.1:\d+\/)/.exec(err)![1]!;
+      const demo = spawnSvc(['demo-site', '--port', '0', '--posts-out', 'posts.json'], INFO, { cwd: dir });
+      const { child: proc, exited } = demo;
+      await stderrSays(demo, 'Ctrl-C', 15_000);
+      const url = /demo site: +(http:\/\/127\.0\.0\.1:\d+\/)/.exec(demo.stderr())![1]!;
       expect((await fetch(url)).status).toBe(200);
       expect(await (await fetch(new URL('/robots.txt', url))).text()).toContain(`Sitemap: ${url}sitemap.xml`);
       const posts = parsePostsFile(readFileSync(join(dir, 'posts.json'), 'utf8'));
@@ -294,10 +288,7 @@ describe('svc demo-site', () => {
   }, 30_000);
 
   it('refuses an address that is not loopback', async () => {
-    const proc = spawn(process.execPath, [CLI, 'demo-site', '--host', '0.0.0.0'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    proc.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-    const code = await new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+    const { status: code, stderr: err } = await runSvc(['demo-site', '--host', '0.0.0.0'], { env: INFO });
     expect(code).toBe(2);
     expect(err).toMatch(/--host: "0\.0\.0\.0" is not a loopback address/);
   }, 30_000);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { verifyApiKey } from '../../src/auth/keys.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { userByToken } from '../../src/auth/users.js';

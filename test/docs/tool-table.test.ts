@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SVC_ABILITIES } from '../../src/abilities/index.js';
 import { inputSummary, renderToolTable, TOOL_TABLE_BEGIN, TOOL_TABLE_END, toolTableBlock, withToolTable } from '../../src/tools/docs-table.js';
 import { TOOLS } from '../../src/tools/index.js';
-import { ROOT } from '../paths.js';
+import { ROOT } from '../support/paths.js';
 
 const table = renderToolTable(TOOLS, SVC_ABILITIES);
 const row = (tool: string): string[] => table.split('\n').find((l) => l.startsWith(`| \`${tool}\``))!.split(' | ');

@@ -4,15 +4,17 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createHost, type App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
+import { createHost } from '../../src/app/host.js';
 import type { ConfigInput } from '../../src/model/config.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
-import { createHttpServer } from '../../src/http/server.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import type { Role } from '../../src/model/users.js';
-import { addRoleUsers, FakeBackend, makeAppOn, makeFakeApp, seedPosts, SITE } from '../abilities/helpers.js';
+import { addRoleUsers, makeAppOn, ONE_HOST, seedPosts, SITE } from '../support/app.js';
+import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
-import { httpDeps } from '../../src/app-http.js';
+import { httpDeps } from '../../src/app/http.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 
 let app: App;
@@ -300,7 +302,7 @@ describe.each(DIALECTS)('svc/get-crawl over the route (real embedded backend) on
   afterAll(() => kit.stop());
 
   it('runs by GET ?input= and POST, answers the record in snake_case, and a missing crawl is a 404 naming what to do', async () => {
-    app = await makeAppOn(kit);
+    app = await makeAppOn(kit, {}, ONE_HOST);
     tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
     const host = await createHost(app);
     server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });

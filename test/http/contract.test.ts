@@ -5,7 +5,7 @@ import { RemoteBackend } from '../../src/backend/remote.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 import { backendContract } from './contract.js';
-import { makeAppOn, startFacade } from './helpers.js';
+import { makeAppOn, startFacade } from '../support/app.js';
 
 describe.each(DIALECTS)('on %s', (dialect) => {
   const kit = storeKit(dialect);

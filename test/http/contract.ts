@@ -1,13 +1,14 @@
 // One contract for every Backend: the same calls must give the same answers and the same errors, whether the
 // engine runs in this process or behind another service's /v1 (RemoteBackend → facade on loopback).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import type { Backend } from '../../src/backend/backend.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
 import { writeThrough } from '../support/stores.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, page, recordCrawlEnds, seedSmallSite, TOKEN } from './helpers.js';
+import { HOST_A, HOST_B, runPendingAfterCrawls, TOKEN } from '../support/app.js';
+import { linkingPage as page, seedSmallSite } from '../support/writes.js';
 
 export interface Harness {
   backend: Backend;
@@ -86,7 +87,7 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
         await setCrawlStatus(h.engine.store.sql, rec.id, i === 119 ? 'failed' : 'completed', i === 119 ? 'boom' : undefined);
         crawlIds.push(rec.id);
       }
-      expected = seenAt(SMALL_SITE_REPORT, await recordCrawlEnds(h.engine, crawlIds[0]!));
+      expected = seenAt(SMALL_SITE_REPORT, await runPendingAfterCrawls(h.engine, crawlIds[0]!));
     });
     afterAll(async () => h?.close());
 

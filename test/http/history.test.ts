@@ -3,12 +3,13 @@
 // 404, 409) and the deliveries list (never a secret); the remote backend through those routes. On SQLite and on
 // PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHost, type App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
+import { createHost } from '../../src/app/host.js';
 import { addUser } from '../../src/auth/users.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import { startSite, type TestSite } from '../crawler/site.js';
-import { makeAppOn, startFacade, type Facade } from './helpers.js';
+import { startSite, type TestSite } from '../support/site.js';
+import { makeAppOn, startFacade, type Facade } from '../support/app.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 import { RemoteBackend } from '../../src/backend/remote.js';
 import { silentLogger } from '../../src/lib/log.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, mcpInit, PASSWORDS, pkce, registerClient, startOAuthServer, token, type OAuthServer } from './oauth-helpers.js';
+import { authorizeUrl, mcpInit, PASSWORDS, pkce, registerClient, startOAuthServer, token, type OAuthServer } from '../support/oauth.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);

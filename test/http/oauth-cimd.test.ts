@@ -13,7 +13,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, fetchForm, mcpInit, MemoryProvider, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from './oauth-helpers.js';
+import { authorizeUrl, fetchForm, mcpInit, MemoryProvider, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from '../support/oauth.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 

@@ -5,7 +5,7 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/auth/users.js';
-import { authorizeUrl, fetchForm, formFields, mcpInit, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from './oauth-helpers.js';
+import { authorizeUrl, fetchForm, formFields, mcpInit, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from '../support/oauth.js';
 
 let srv: OAuthServer;
 let clientId: string;

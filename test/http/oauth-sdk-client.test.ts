@@ -2,13 +2,13 @@
 // 401, discovers the resource and the authorization server, registers itself, starts the code flow with PKCE;
 // the test plays the user on the sign-in page over HTTP; then the SDK exchanges the code, lists the tools, and
 // refreshes. `svc users set-password` and `svc users revoke-tokens` are run as users run them.
-import { spawnSync } from 'node:child_process';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, SERVER_JS, startServe, svc, type Fixture, type ServeProcess } from '../mcp/fixture.js';
-import { MemoryProvider, signIn, token } from './oauth-helpers.js';
+import { makeFixture, startServe, type Fixture, type McpServeProcess as ServeProcess } from '../support/mcp.js';
+import { runSvc, svcOutput } from '../support/cli.js';
+import { MemoryProvider, signIn, token } from '../support/oauth.js';
 
 const PASSWORD = 'a long admin password';
 const REDIRECT = 'http://127.0.0.1:1/oauth/callback';
@@ -18,7 +18,7 @@ let serve: ServeProcess;
 
 beforeAll(async () => {
   fx = await makeFixture({ server: { mcp_auth: 'required' } });
-  const r = spawnSync(process.execPath, [SERVER_JS, 'users', 'set-password', 'admin', '--config', fx.configPath], { input: `${PASSWORD}\n`, encoding: 'utf8' });
+  const r = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], { input: `${PASSWORD}\n`, env: { SVC_LOG_LEVEL: undefined } });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stderr).toContain('password of "admin" set');
   serve = await startServe(fx);
@@ -84,7 +84,7 @@ describe('the SDK OAuth client against svc serve', () => {
     await again.client.close();
 
     // 5. `svc users revoke-tokens admin`: the tokens stop working and refreshing fails; the SDK must sign in again.
-    const out = svc(['users', 'revoke-tokens', 'admin', '--config', fx.configPath]);
+    const out = await svcOutput(['users', 'revoke-tokens', 'admin', '--config', fx.configPath]);
     expect(out).toBe('');
     provider.authUrl = undefined;
     await expect(connect(provider)).rejects.toBeInstanceOf(UnauthorizedError);
@@ -103,14 +103,14 @@ describe('the SDK OAuth client against svc serve', () => {
     await client.close();
   });
 
-  it('users set-password refuses a short password and an unknown user, naming the problem', () => {
-    const short = spawnSync(process.execPath, [SERVER_JS, 'users', 'set-password', 'admin', '--config', fx.configPath], { input: 'short\n', encoding: 'utf8' });
+  it('users set-password refuses a short password and an unknown user, naming the problem', async () => {
+    const short = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], { input: 'short\n', env: { SVC_LOG_LEVEL: undefined } });
     expect(short.status).not.toBe(0);
     expect(short.stderr).toContain('password: must be at least 8 characters');
-    const nobody = spawnSync(process.execPath, [SERVER_JS, 'users', 'set-password', 'nobody', '--config', fx.configPath], { input: 'long enough password\n', encoding: 'utf8' });
+    const nobody = await runSvc(['users', 'set-password', 'nobody', '--config', fx.configPath], { input: 'long enough password\n', env: { SVC_LOG_LEVEL: undefined } });
     expect(nobody.status).toBe(1);
     expect(nobody.stderr).toContain('login "nobody": no such user');
-    const revokeNobody = spawnSync(process.execPath, [SERVER_JS, 'users', 'revoke-tokens', 'nobody', '--config', fx.configPath], { encoding: 'utf8' });
+    const revokeNobody = await runSvc(['users', 'revoke-tokens', 'nobody', '--config', fx.configPath], { env: { SVC_LOG_LEVEL: undefined } });
     expect(revokeNobody.status).toBe(1);
   });
 });

@@ -3,19 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeUserTokens } from '../../src/auth/oauth/provider.js';
 import { createApiKey } from '../../src/auth/keys.js';
-import {
-  authorizeUrl,
-  fetchForm,
-  mcpInit,
-  PASSWORDS,
-  pkce,
-  postForm,
-  registerClient,
-  signIn,
-  startOAuthServer,
-  token,
-  type OAuthServer,
-} from './oauth-helpers.js';
+import { setPasswordHash, userWithPasswordHash } from '../../src/store/oauth.js';
+import { scryptHashWith } from '../support/legacy-hash.js';
+import { authorizeUrl, fetchForm, mcpInit, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from '../support/oauth.js';
 
 let srv: OAuthServer;
 let clientId: string;
@@ -143,6 +133,18 @@ describe('the sign-in page', () => {
     const c = await codeFor('admin', { state: 'xyz-state' });
     expect(c.code).toMatch(/^svc_oac_/);
     expect(c.state).toBe('xyz-state');
+  });
+
+  it('a sign-in with a hash of the old parameters (N = 2^15) works and stores a new one; a wrong password changes nothing', async () => {
+    const stored = async () => (await userWithPasswordHash(srv.app.store.sql, 'reader'))?.passwordHash;
+    const old = scryptHashWith(PASSWORDS.reader, 32768);
+    await setPasswordHash(srv.app.store.sql, 'reader', old);
+    const url = () => authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 's' });
+    expect((await signIn(url(), 'reader', 'wrong password')).status).toBe(401);
+    expect(await stored()).toBe(old);
+    expect((await signIn(url(), 'reader', PASSWORDS.reader)).status).toBe(302);
+    expect(await stored()).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect((await signIn(url(), 'reader', PASSWORDS.reader)).status).toBe(302);
   });
 
   it('a wrong password (or an unknown login) gets the form again with a message, never a code', async () => {
@@ -415,7 +417,8 @@ describe('rate limits', () => {
     expect((await signIn(url(), 'admin', PASSWORDS.admin)).status).toBe(302);
   });
 
-  it('after 20 failures from one address, every login from it waits', async () => {
+  // 22 sign-ins at a few hundred ms of scrypt each (seconds on a busy machine): more than the default timeout.
+  it('after 20 failures from one address, every login from it waits', { timeout: 120_000 }, async () => {
     for (let i = 0; i < 20; i++) expect((await signIn(url(), `someone${i}`, 'wrong password')).status).toBe(401);
     expect((await signIn(url(), 'reader', PASSWORDS.reader)).status).toBe(429);
     lim.advance(15 * 60 + 1);

@@ -5,16 +5,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, projectDatabaseFile, type App } from '../../src/app.js';
-import { httpDeps } from '../../src/app-http.js';
+import { openApp, type App } from '../../src/app/open-app.js';
+import { projectDatabaseFile } from '../../src/app/project.js';
+import { httpDeps } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { parseConfig } from '../../src/cli/load-config.js';
-import { createHttpServer } from '../../src/http/server.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { Store } from '../../src/store/store.js';
-import { html, startSite, type TestSite } from '../crawler/site.js';
-import { tempDir } from './helpers.js';
+import { Store } from '../../src/store/sqlite/store.js';
+import { html, startSite, type TestSite } from '../support/site.js';
+import { tempDir } from '../support/app.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -3,11 +3,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/app/open-app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
-import { HOST_A, HOST_B, makeAppOn, OTHER_TOKEN, outcome, page, seedMany, seedSmallSite, startFacade, TOKEN, type Facade } from './helpers.js';
+import { HOST_A, HOST_B, makeAppOn, OTHER_TOKEN, startFacade, TOKEN, type Facade } from '../support/app.js';
+import { outcome, linkingPage as page, seedMany, seedSmallSite } from '../support/writes.js';
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
 

@@ -2,8 +2,8 @@
 // (Host/Origin, bearer tokens, methods, body size) checked with plain requests.
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, makeFixture, startServe, stdioClient, type Fixture, type ServeProcess } from './fixture.js';
-import { call, toolCallSuite, type Clients } from './suite.js';
+import { httpClient, makeFixture, startServe, stdioClient, type Fixture, type McpServeProcess as ServeProcess } from '../support/mcp.js';
+import { call, toolCallSuite, type Clients } from '../support/mcp-tool-suite.js';
 
 let fx: Fixture;
 let serve: ServeProcess;

@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { toolInventory, TOOLS } from '../../src/tools/index.js';
-import { createMcpServer, serverInstructions } from '../../src/mcp/server.js';
+import { createMcpServer, serverInstructions } from '../../src/mcp/mcp-server.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { createHost } from '../../src/app.js';
+import { createHost } from '../../src/app/host.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-schemas-'));
 const app = openApp(parseConfig({ data_dir: dir, log_level: 'silent', targets: [{ host: 'example.org', track_links: 'all' }] }), { logger: silentLogger });

@@ -9,11 +9,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app.js';
+import { openApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { createHost } from '../../src/app.js';
+import { createMcpServer } from '../../src/mcp/mcp-server.js';
+import { createHost } from '../../src/app/host.js';
 import { type Host } from '../../src/abilities/runtime.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-server-'));

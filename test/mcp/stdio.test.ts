@@ -4,8 +4,9 @@ import { once } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, LoggingMessageNotificationSchema, type CallToolResult, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, SERVER_JS, stdioClient, type Fixture } from './fixture.js';
-import { call, toolCallSuite, type Clients } from './suite.js';
+import { makeFixture, stdioClient, type Fixture } from '../support/mcp.js';
+import { SERVER_JS } from '../support/paths.js';
+import { call, toolCallSuite, type Clients } from '../support/mcp-tool-suite.js';
 
 let fx: Fixture;
 let clients: Clients;

@@ -1,6 +1,5 @@
 // Concurrency: readers never see an error or a torn report while a crawl writes; two crawl starts at once
 // (in one process, and from two processes on one data directory) run exactly one crawl.
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -8,15 +7,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../src/app.js';
+import { openApp, type App } from '../../src/app/open-app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import type { LinkReport } from '../../src/model/types.js';
 import { parseConfig } from '../../src/cli/load-config.js';
-import { createHttpServer } from '../../src/http/server.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { SERVER_JS } from '../paths.js';
-import { httpDeps } from '../../src/app-http.js';
+import { runSvc } from '../support/cli.js';
+import { httpDeps } from '../../src/app/http.js';
 
 const TOKEN = 'conc0001:eu-north-1';
 const PAGES = 400;
@@ -156,12 +155,9 @@ describe('two crawl starts at once', () => {
   }, 60_000);
 
   it('from two processes on one data directory: exactly one runs', async () => {
-    const bin = SERVER_JS;
-    const run = () => {
-      const child = spawn(process.execPath, [bin, 'crawl', 'full', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      return new Promise<{ code: number | null; err: string }>((r) => child.on('exit', (code) => r({ code, err })));
+    const run = async () => {
+      const r = await runSvc(['crawl', 'full', '--config', configFile], { env: { SVC_LOG_LEVEL: undefined } });
+      return { code: r.status, err: r.stderr };
     };
     const results = await Promise.all([run(), run()]);
     const codes = results.map((r) => r.code).sort();

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGzip } from 'node:zlib';
+import { article } from '../support/site.js';
 
 export interface FaultSite {
   server: Server;
@@ -48,11 +49,6 @@ const LINKED = [
   '/latin1',
 ];
 
-function page(title: string, body: string, links: string[] = []): string {
-  return `<!doctype html><html lang="en"><head><title>${title}</title></head><body><h1>${title}</h1><p>${body}</p>${links
-    .map((l) => `<a href="${l}">${l}</a>`)
-    .join(' ')}</body></html>`;
-}
 
 export async function startFaultSite(): Promise<FaultSite> {
   bomb ??= await makeGzipBomb();
@@ -79,7 +75,7 @@ export async function startFaultSite(): Promise<FaultSite> {
     req.socket.on('error', () => {});
     if (path === '/robots.txt') {
       if (mode.robots === '500') return void res.writeHead(500).end('boom');
-      if (mode.robots === 'html') return html(res, page('Not robots', 'This is an HTML page where robots.txt should be.', ['/ok']));
+      if (mode.robots === 'html') return html(res, article('Not robots', 'This is an HTML page where robots.txt should be.', ['/ok']));
       if (mode.robots === 'huge') {
         res.writeHead(200, { 'content-type': 'text/plain' });
         const line = 'Disallow: /nothing-here-' + 'x'.repeat(100) + '\n';
@@ -102,9 +98,9 @@ export async function startFaultSite(): Promise<FaultSite> {
       }
       return void res.writeHead(404).end();
     }
-    if (path === '/' ) return html(res, page('Fault site', 'Every kind of trouble a crawler meets.', LINKED));
-    if (path === '/ok') return html(res, page('Fine page', 'Nothing wrong here.'));
-    if (path === '/slow-headers') return later(5_000, () => html(res, page('Late', 'too late')));
+    if (path === '/' ) return html(res, article('Fault site', 'Every kind of trouble a crawler meets.', LINKED));
+    if (path === '/ok') return html(res, article('Fine page', 'Nothing wrong here.'));
+    if (path === '/slow-headers') return later(5_000, () => html(res, article('Late', 'too late')));
     if (path === '/slow-body') {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.write('<html><body><p>begins');
@@ -151,16 +147,16 @@ export async function startFaultSite(): Promise<FaultSite> {
     const hop = /^\/chain\/(\d+)$/.exec(path);
     if (hop) {
       const left = Number(hop[1]);
-      if (left === 0) return html(res, page('End of the chain', 'reached'));
+      if (left === 0) return html(res, article('End of the chain', 'reached'));
       return void res.writeHead(301, { location: `/chain/${left - 1}` }).end();
     }
     if (path === '/storm-retry-after') {
       if (n <= 3) return void res.writeHead(429, { 'retry-after': '1' }).end('slow down');
-      return html(res, page('Patience', 'answered after the storm'));
+      return html(res, article('Patience', 'answered after the storm'));
     }
     if (path === '/storm-plain') {
       if (n <= 2) return void res.writeHead(429).end('slow down');
-      return html(res, page('Patience too', 'answered after a storm without Retry-After'));
+      return html(res, article('Patience too', 'answered after a storm without Retry-After'));
     }
     const month = /^\/calendar\/(\d{4})-(\d{2})$/.exec(path);
     if (month) {
@@ -168,9 +164,9 @@ export async function startFaultSite(): Promise<FaultSite> {
       const m = Number(month[2]);
       const next = m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
       const prev = m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, '0')}`;
-      return html(res, page(`Calendar ${y}-${month[2]}`, 'No events.', [`/calendar/${next}`, `/calendar/${prev}`]));
+      return html(res, article(`Calendar ${y}-${month[2]}`, 'No events.', [`/calendar/${next}`, `/calendar/${prev}`]));
     }
-    if (path.startsWith('/calendar/s-')) return html(res, page(`Sitemap page ${path}`, 'from the big sitemap'));
+    if (path.startsWith('/calendar/s-')) return html(res, article(`Sitemap page ${path}`, 'from the big sitemap'));
     if (path === '/bad-utf8') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       return void res.end(Buffer.concat([Buffer.from('<html><head><title>Broken bytes</title></head><body><p>valid start '), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xa0]), Buffer.from(' uniquebrokenword end</p></body></html>')]));

@@ -14,8 +14,8 @@ import {
   renewClaims,
 } from '../../src/store/frontier.js';
 import type { Sql } from '../../src/store/sql.js';
-import { Store } from '../../src/store/store.js';
-import { sharedDbs, sqliteFile, workerProcesses } from './shared-db.js';
+import { Store } from '../../src/store/sqlite/store.js';
+import { sharedDbs, sqliteFile, workerProcesses } from '../support/shared-db.js';
 
 const T = 'site.test';
 const url = (i: number) => `http://${T}/p/${i}`;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireHostSlot, dropHostLeases, hostState, pauseHost, releaseHostSlot, renewHostSlots } from '../../src/store/host-leases.js';
 import type { HostLimits } from '../../src/model/host-pace.js';
 import type { Sql } from '../../src/store/sql.js';
-import { sharedDbs, sqliteFile, workerProcesses } from './shared-db.js';
+import { sharedDbs, sqliteFile, workerProcesses } from '../support/shared-db.js';
 
 const H = 'site.test';
 

@@ -2,7 +2,7 @@
 // table in src/model: a report row's rank is the index of its reason there.
 import { expect, it } from 'vitest';
 import { LINK_REASONS } from '../../src/model/link-reasons.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 
 it('report_reasons matches LINK_REASONS, rank for rank', () => {
   const store = new Store(':memory:');

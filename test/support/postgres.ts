@@ -1,10 +1,13 @@
 // A throw-away PostgreSQL cluster for tests: Debian's server binaries, initdb into a temporary directory as an
-// unprivileged user (initdb refuses root), listening on a unix socket only (no TCP port), removed by stop().
+// unprivileged user (initdb refuses root), listening on a unix socket only (no TCP port), removed by stop(); and
+// pgFixture, one such cluster per test file with a fresh database in it per use.
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { migratePg } from '../../src/store/pg/migrations/index.js';
+import { PgSql, type PgSqlOptions } from '../../src/store/pg/pg-sql.js';
 
 export interface PgCluster {
   /** The unix socket's directory: pg's `host`. */
@@ -120,4 +123,42 @@ export async function createDatabase(cluster: PgCluster, name: string): Promise<
   } finally {
     await admin.end();
   }
+}
+
+// CI installs postgresql (.ci/run), so there the tests must run; elsewhere they run when a server is installed.
+export const skip = !postgresBinDir() && !process.env.CI;
+
+export interface PgFixture {
+  cluster: PgCluster;
+  /** A new empty database; its name. */
+  createDatabase(): Promise<string>;
+  /** A PgSql on a new database (migrated unless `migrate: false`); closed by close(). */
+  open(opts?: Partial<PgSqlOptions> & { migrate?: boolean; database?: string }): Promise<PgSql>;
+  close(): Promise<void>;
+}
+
+export function pgFixture(): PgFixture {
+  const cluster = startPostgres();
+  const opened: PgSql[] = [];
+  let n = 0;
+  const newDatabase = async () => {
+    const name = `t${++n}`;
+    await createDatabase(cluster, name);
+    return name;
+  };
+  return {
+    cluster,
+    createDatabase: newDatabase,
+    async open(opts = {}) {
+      const database = opts.database ?? (await newDatabase());
+      const sql = new PgSql({ connectionString: cluster.connectionString(database), ...opts });
+      opened.push(sql);
+      if (opts.migrate !== false) await migratePg(sql);
+      return sql;
+    },
+    async close() {
+      await Promise.allSettled(opened.map((s) => s.close()));
+      cluster.stop();
+    },
+  };
 }

@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { claimUrls, finishFrontier, frontierStatus, markDone } from '../../src/store/frontier.js';
 import { acquireHostSlot, releaseHostSlot } from '../../src/store/host-leases.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 
 interface DrainTask {
   kind: 'drain';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { OutcomeWrite, PageWrite } from '../../src/model/crawl-writes.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import { createDatabase, postgresBinDir, startPostgres, type PgCluster } from './postgres.js';
 
 export type StoreDialect = 'sqlite' | 'pg';

@@ -6,7 +6,7 @@ import type { Logger } from '../../lib/log.js';
 import type { WebhookConfig } from '../../model/config.js';
 import { claimDueDeliveries, recordAttempt, type ClaimedDelivery } from '../../store/webhooks.js';
 import type { Sql } from '../../store/sql.js';
-import { afterFailure, DEFAULT_RETRY, signatureHeader, type RetryPolicy } from './payload.js';
+import { afterFailure, DEFAULT_RETRY, signatureHeader, standardWebhookHeaders, type RetryPolicy } from './payload.js';
 import { webhookAddressPolicy, webhookUrlProblem } from './address.js';
 
 export interface DelivererOptions {
@@ -135,7 +135,9 @@ export class WebhookDeliverer {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'svc-webhooks/1',
+          ...standardWebhookHeaders(d.id, this.now(), d.body, hook.secret),
           'x-svc-event': d.event,
+          // Deprecated: kept for one release, for receivers not yet on the webhook-* headers.
           'x-svc-delivery': d.id,
           'x-svc-signature-256': signatureHeader(d.body, hook.secret),
         },

@@ -1,8 +1,8 @@
-// Pure parts of webhooks: the body of a crawl-end event, its signature, and when a failed delivery is tried again.
+// Pure parts of webhooks: the body of a crawl-end event, its signatures, and when a failed delivery is tried again.
 import { createHmac } from 'node:crypto';
 import type { CrawlChanges } from '../../model/history.js';
 import type { CrawlRecord } from '../../model/types.js';
-import type { WebhookEvent } from '../../model/webhooks.js';
+import { webhookSigningKey, type WebhookEvent } from '../../model/webhooks.js';
 import type { AttemptOutcome } from '../../store/webhooks.js';
 
 /** New problems a webhook body lists at most (the counts are always complete). */
@@ -18,9 +18,25 @@ export function webhookBody(e: { event: WebhookEvent; project: string; crawl: Cr
   });
 }
 
-/** The X-Svc-Signature-256 value: `sha256=` and the hex HMAC-SHA256 of the exact body bytes with the secret. */
+/**
+ * The deprecated X-Svc-Signature-256 value (kept for one release beside the Standard Webhooks headers): `sha256=`
+ * and the hex HMAC-SHA256 of the exact body bytes keyed with the secret's UTF-8 bytes, whatever its form.
+ */
 export function signatureHeader(body: string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+}
+
+/**
+ * The Standard Webhooks headers of one attempt: the delivery id (the same on every retry), the attempt's time in
+ * Unix seconds, and `v1,` with the base64 HMAC-SHA256 of `id.timestamp.body` keyed as webhookSigningKey says. The
+ * timestamp is signed, so a receiver can refuse a replay of an old request.
+ */
+export function standardWebhookHeaders(id: string, nowMs: number, body: string, secret: string): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
+  const key = webhookSigningKey(secret);
+  if (!key) throw new Error('webhook secret: starts with whsec_ but is not its base64 form (the config should have refused it)');
+  const timestamp = String(Math.floor(nowMs / 1000));
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
 }
 
 export interface RetryPolicy {

@@ -18,6 +18,7 @@
 //
 // Highlights come from ts_headline in the page's configuration, with markers that are then turned into <em> around
 // HTML-escaped text, about highlight_length characters long.
+import { escapeHtml } from '../../lib/escape-html.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { foldWord } from '../search-index/completions.js';
@@ -26,7 +27,7 @@ import { parseMeta, RANK_ALL, RANK_BLOCK, type SearchScope } from '../search-ind
 import { queryUnits, type RankWord } from '../search-index/terms.js';
 import { titleChecked, TITLE_TIER_SCORE, withTitles, type Ranked, type TitleFacts } from '../search-index/title-tiers.js';
 import type { Sql } from '../sql.js';
-import { VECTOR_CONTENT_CHARS } from './migrations.js';
+import { VECTOR_CONTENT_CHARS } from './migrations/001-schema-with-tsvector-search.js';
 
 // As on SQLite: answers of up to RANK_ALL matches are ranked whole, broader ones RANK_BLOCK at a time after the title tier.
 export { RANK_ALL, RANK_BLOCK };
@@ -75,8 +76,6 @@ interface RankedRow extends Ranked {
   inTitle: boolean;
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
 
 /**

@@ -12,7 +12,7 @@ import { crawlReaderOf } from '../pages.js';
 import type { CrawlWriterOptions, SearchScope, ServiceStore } from '../service-store.js';
 import type { RunResult, Sql, SqlParams } from '../sql.js';
 import { PgCrawlWriter } from './crawl-writer.js';
-import { migratePg } from './migrations.js';
+import { migratePg } from './migrations/index.js';
 import { lockKey, PgSql } from './pg-sql.js';
 import { searchPagesPg } from './search.js';
 

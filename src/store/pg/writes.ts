@@ -1,7 +1,7 @@
-// What a crawl found, written to PostgreSQL: the same rows as the SQLite writes of pages.ts (pages with their tags,
+// What a crawl found, written to PostgreSQL: the same rows as sqlite/writes.ts writes (pages with their tags,
 // headings and links, the report's ready rows of each page, link outcomes, kept/touched/removed pages, the crawl's
 // live stats), set-based where a page has many rows (its links, a batch's outcomes). The search vector and the
-// report's other rows follow through the schema's triggers (migrations.ts).
+// report's other rows follow through the schema's triggers (migrations/).
 import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-writes.js';
 import type { CrawlStats } from '../../model/types.js';
 import type { Sql } from '../sql.js';
@@ -105,7 +105,7 @@ export async function savePages(sql: Sql, pages: PageWrite[]): Promise<void> {
     );
   }
 
-  // The link report's ready rows follow the links just written (as pages.ts refreshes them per page).
+  // The link report's ready rows follow the links just written (as sqlite/writes.ts refreshes them per page).
   await sql.run(`DELETE FROM report_links WHERE page_id ${IN_IDS}`, [ids]);
   await sql.run(
     `INSERT INTO report_links (page_id, url, rank, page_url, host, element, text)

@@ -6,7 +6,7 @@
 // completions up in the index's vocabulary (fts5vocab) and search `("data" OR "database" OR …)`, which FTS5
 // reads lazily. Lookups are cached until the index changes.
 import type Database from 'better-sqlite3';
-import type { Store } from '../store.js';
+import type { Store } from '../sqlite/store.js';
 import { stemWord, stemmable } from './stems.js';
 
 /** A prefix stands for at most this many of its completions, the most frequent ones. */

@@ -5,6 +5,7 @@
 // word, and per completion of a last word typed as a prefix) for every hit and marks up the whole page: one
 // regular expression over the text costs a fraction of that. Words match as the index's tokenizer matches
 // them: whole words, case and (Latin) diacritics folded, the last word also as the start of a longer word.
+import { escapeHtml } from '../../lib/escape-html.js';
 
 /** A match: [start, end) offsets in the text. */
 export type Range = [number, number];
@@ -86,8 +87,8 @@ export function withoutRegion(text: string, matches: Range[], hidden: string): {
   return { text: text.slice(0, at) + text.slice(end), matches: moved };
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(/\s+/g, ' ');
+/** Escaped, then each run of whitespace folded to one space (after escaping, as it always was). */
+const escapeFolded = (s: string) => escapeHtml(s).replace(/\s+/g, ' ');
 const isSpace = (c: string | undefined) => c === undefined || c === ' ' || c === '\n' || c === '\t' || c === '\r' || /\s/.test(c);
 
 /**
@@ -132,10 +133,10 @@ export function makeHighlight(text: string, matches: Range[], length: number): s
     if (e <= start || s >= end) continue;
     const ms = Math.max(s, start);
     const me = Math.min(e, end);
-    html += `${escapeHtml(text.slice(pos, ms))}<em>${escapeHtml(text.slice(ms, me))}</em>`;
+    html += `${escapeFolded(text.slice(pos, ms))}<em>${escapeFolded(text.slice(ms, me))}</em>`;
     pos = me;
   }
-  html += escapeHtml(text.slice(pos, end));
+  html += escapeFolded(text.slice(pos, end));
   const body = html.trim();
   if (!body) return '';
   return (start > 0 ? ELLIPSIS : '') + body + (atEnd ? '' : ELLIPSIS);

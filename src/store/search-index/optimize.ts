@@ -1,5 +1,5 @@
 // Merging the full-text index's segments into one, after a bulk load or a full crawl.
-import type { Store } from '../store.js';
+import type { Store } from '../sqlite/store.js';
 
 /**
  * Merges each full-text index into a single segment, so every query reads one b-tree per word. Takes seconds on

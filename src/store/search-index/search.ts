@@ -7,7 +7,7 @@
 // the other matches, ranked by bm25 within consecutive blocks of RANK_BLOCK pages in index (rowid) order.
 // `total` is always the exact number of matching pages, and the order is the same on every page of results.
 import type Database from 'better-sqlite3';
-import type { Store } from '../store.js';
+import type { Store } from '../sqlite/store.js';
 import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
 import { makeHighlight, matcher, withoutRegion } from './highlight.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';

@@ -4,8 +4,8 @@ import type { CrawlSink } from '../../../src/crawler/sink.js';
 import type { OutcomeWrite } from '../../../src/model/crawl-writes.js';
 import { PgCrawlWriter } from '../../../src/store/pg/crawl-writer.js';
 import type { PgSql } from '../../../src/store/pg/pg-sql.js';
-import { pgFixture, skip, type PgFixture } from './helpers.js';
-import { BASE, HOST, page } from '../search-index/helpers.js';
+import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
+import { BASE, HOST, searchPage as page } from '../../support/writes.js';
 
 function outcome(url: string, over: Partial<OutcomeWrite> = {}): OutcomeWrite {
   return { url, httpStatus: 404, reason: 'not_found', message: 'Not Found', redirectsTo: null, crawlId: 1, ...over };

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Store } from '../../../src/store/store.js';
-import { migratePg, PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../../src/store/pg/migrations.js';
+import { Store } from '../../../src/store/sqlite/store.js';
+import { migratePg, PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../../src/store/pg/migrations/index.js';
 import { PgSql } from '../../../src/store/pg/pg-sql.js';
-import { pgFixture, skip, type PgFixture } from './helpers.js';
+import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
 
 /** Tables of the PostgreSQL schema that SQLite has not (its FTS5 index and stemmer list stand for them there). */
-const PG_ONLY_TABLES = ['schema_migrations', 'search_configs', 'search_ts_configs'];
+// rate_limit_windows: SQLite counts requests in the serving process's memory.
+const PG_ONLY_TABLES = ['schema_migrations', 'search_configs', 'search_ts_configs', 'rate_limit_windows'];
 const PG_ONLY_COLUMNS = ['pages.search_config', 'pages.search_vector', 'pages.search_title'];
 
 /** table → sorted "column" list and primary key, of the SQLite schema after every migration (FTS tables left out). */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rewritePlaceholders } from '../../../src/store/pg/placeholders.js';
 import { PgSql } from '../../../src/store/pg/pg-sql.js';
 import type { Sql } from '../../../src/store/sql.js';
-import { pgFixture, skip, type PgFixture } from './helpers.js';
+import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
 
 describe('placeholder rewriting', () => {
   it('numbers ? in order and names in order of first use, a repeated name keeping its number', () => {

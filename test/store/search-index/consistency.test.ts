@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { searchPages } from '../../../src/store/search-index/search.js';
-import { removePagesNotSeen, savePages } from '../../../src/store/pages.js';
-import { Store } from '../../../src/store/store.js';
-import { integrityCheck, page, tempStore, type TempStore } from './helpers.js';
+import { removePagesNotSeen } from '../../../src/store/pages.js';
+import { savePages } from '../../../src/store/sqlite/writes.js';
+import { Store } from '../../../src/store/sqlite/store.js';
+import { integrityCheck, tempStore, type TempStore } from '../../support/stored.js';
+import { searchPage as page } from '../../support/writes.js';
 
 let t: TempStore;
 afterEach(() => t?.close());

@@ -4,11 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../../src/store/migrations.js';
-import { savePages } from '../../../src/store/pages.js';
+import { MIGRATIONS } from '../../../src/store/sqlite/migrations/index.js';
+import { savePages } from '../../../src/store/sqlite/writes.js';
 import { searchPages } from '../../../src/store/search-index/search.js';
-import { Store } from '../../../src/store/store.js';
-import { integrityCheck, page } from './helpers.js';
+import { Store } from '../../../src/store/sqlite/store.js';
+import { integrityCheck } from '../../support/stored.js';
+import { searchPage as page } from '../../support/writes.js';
 
 describe('migration 13', () => {
   it('re-indexes the searchable pages with their words as written, and the triggers keep it in step', () => {

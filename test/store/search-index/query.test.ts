@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { buildQuery, MAX_QUERY_WORDS, parseTerms } from '../../../src/store/search-index/query.js';
-import { HOSTILE } from './helpers.js';
+import { HOSTILE } from '../../support/search-input.js';
 
 describe('query builder', () => {
   it('turns words into quoted FTS5 strings joined with AND, the last one a prefix', () => {

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchPages } from '../../../src/store/search-index/search.js';
 import type { SearchParams } from '../../../src/model/types.js';
-import { BASE, integrityCheck, page, tempStore, type TempStore } from './helpers.js';
+import { BASE, searchPage as page } from '../../support/writes.js';
+import { integrityCheck, tempStore, type TempStore } from '../../support/stored.js';
 
 const filler = (n: number) => 'The server reads its configuration at start and serves requests for every client that connects. '.repeat(n);
 

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RANK_ALL, RANK_BLOCK, searchPages } from '../../../src/store/search-index/search.js';
-import { savePages } from '../../../src/store/pages.js';
+import { savePages } from '../../../src/store/sqlite/writes.js';
 import type { PageMeta, SearchParams, SearchResults } from '../../../src/model/types.js';
-import { BASE, HOSTILE, integrityCheck, invalid, page, tempStore, type TempStore } from './helpers.js';
+import { BASE, searchPage as page } from '../../support/writes.js';
+import { HOSTILE, invalid, OVERSIZE } from '../../support/search-input.js';
+import { integrityCheck, tempStore, type TempStore } from '../../support/stored.js';
 import { type PageWrite } from '../../../src/model/crawl-writes.js';
 
 function meta(over: Partial<PageMeta>): PageMeta {
@@ -177,6 +179,7 @@ describe('search results', () => {
     expect(urls(search('(vacuum) AND: ^tuples*'))).toEqual(['/vacuum']);
     expect(urls(search('-vacuum: "command'))).toEqual(['/vacuum']);
     expect(search('*').total).toBe(0);
+    for (const [input, message] of OVERSIZE) expect(invalid(() => search(input))).toBe(message);
   });
 
   it('refuse empty terms and bad params, naming the key and the rule', () => {

@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinedForms, stemForms } from '../../../src/store/search-index/completions.js';
 import { searchPages } from '../../../src/store/search-index/search.js';
-import { savePages } from '../../../src/store/pages.js';
-import { BASE, page, tempStore, type TempStore } from './helpers.js';
+import { savePages } from '../../../src/store/sqlite/writes.js';
+import { BASE, searchPage as page } from '../../support/writes.js';
+import { tempStore, type TempStore } from '../../support/stored.js';
 
 let t: TempStore;
 const pages = (word: string, n: number, lang = 'en') => Array.from({ length: n }, (_, i) => page(`/${word}/${i}`, { title: `Page ${i}`, content: `about ${word}`, language: lang }));

@@ -1,5 +1,6 @@
 // What the report formats share: the report as flat (reason, page, link) rows, the reasons' titles, one sentence
 // per problem, and markup escaping. Everything from the report (URLs, messages, link texts) is untrusted.
+import { escapeHtml } from '../../../lib/escape-html.js';
 import { LINK_REASONS, type LinkReason, type SectionKey } from '../../../model/link-reasons.js';
 import type { LinkReport, ReportLink, ReportTarget } from '../../../model/types.js';
 
@@ -92,9 +93,7 @@ export function describeSource(l: ReportLink): string {
 // eslint-disable-next-line no-control-regex
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
 /** Text for XML or HTML, in element content or a quoted attribute. */
 export function escapeMarkup(s: string): string {
-  return s.replace(NOT_XML, '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return escapeHtml(s.replace(NOT_XML, ''));
 }

@@ -1,0 +1,116 @@
+// The HTTP half of the composition root, apart from open-app.ts so that only `svc serve` (and tests of HTTP) load
+// the HTTP stack, Express and the OAuth server: a crawl or a report from the CLI never does.
+import type { Host } from './host.js';
+import type { App } from './open-app.js';
+import { API_KEY_PREFIX, verifyApiKey } from '../auth/keys.js';
+import { hashSecret } from '../auth/secrets.js';
+import { USER_TOKEN_PREFIX } from '../auth/users.js';
+import { AuthorizationServer } from '../auth/oauth/provider.js';
+import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
+import { createDocumentFetch } from '../crawler/document-fetch.js';
+import { createRateLimitHandler } from '../http/rate-limit.js';
+import { memoryRateCounter, sqlRateCounter } from '../store/rate-limits.js';
+import { createAbilityRoutesHandler } from '../http/ability-routes.js';
+import type { HttpDeps } from '../http/deps.js';
+import { MCP_PATH, type HttpHandler } from '../http/io.js';
+import { createMcpHttpHandler } from '../http/mcp.js';
+import { createSignInPage } from '../http/oauth-page.js';
+import { createOAuthHandler } from '../http/oauth.js';
+import { bearerVerifier } from '../http/oauth-bearer.js';
+import { createV1Handler } from '../http/v1.js';
+
+export interface HttpDepsOptions {
+  /**
+   * The origin clients reach the server at (server.public_url, else the listening address): with it, /mcp is an
+   * OAuth protected resource and svc its authorization server. Without it (or when it cannot be an issuer:
+   * plain http on a name other than localhost or 127.0.0.1), OAuth is off and /mcp takes static tokens only.
+   */
+  publicUrl?: string;
+  /** Clock of the OAuth codes, tokens and sign-in forms, and of the rate limit's windows (ms); tests move it. */
+  now?: () => number;
+  /** More TLS options of the fetch of Client ID Metadata Documents (a test's own CA). */
+  documentTls?: { ca: string | Buffer };
+}
+
+/** Why this URL cannot be the OAuth issuer, or null when it can (https, or http on localhost/127.0.0.1). */
+export function issuerProblem(url: URL): string | null {
+  if (url.protocol === 'https:' || url.hostname === 'localhost' || url.hostname === '127.0.0.1') return null;
+  return `OAuth needs an https issuer (or http on localhost or 127.0.0.1), not ${url.origin}: set server.public_url`;
+}
+
+/** What the HTTP entries (/v1, the ability routes, /mcp, OAuth) need of this app. Build it once per server. */
+export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
+  let oauth: HttpDeps['oauth'] = null;
+  if (opts.publicUrl) {
+    const issuer = new URL(opts.publicUrl);
+    const problem = issuerProblem(issuer);
+    if (problem) app.logger.warn({ public_url: issuer.origin }, `OAuth sign-in is off: ${problem}`);
+    else {
+      const origin = new URL(issuer.origin);
+      // A metadata document is fetched as the crawler fetches: public addresses only, unless a host is allowed.
+      const policy = createAddressPolicy(app.config.oauth.cimd_allow_hosts.map((h) => targetEndpoint(h, 'https')));
+      const server = new AuthorizationServer({
+        sql: app.store.sql,
+        issuer: origin.href,
+        resource: new URL(MCP_PATH, issuer),
+        fetchDocument: createDocumentFetch({ policy, tls: opts.documentTls }),
+        now: opts.now,
+      });
+      oauth = { server, page: createSignInPage({ now: opts.now }), provider: bearerVerifier(server), issuer: origin };
+    }
+  }
+  return {
+    projectBackend: (token) => app.project(token)?.backend ?? null,
+    logger: app.logger,
+    server: app.config.server,
+    restRoot: app.config.host.rest_root,
+    // Each project's keys live in its own database; a key found in one names that project, so a valid key of
+    // another project is told apart from an invalid one (404, not 401), as when all keys were in one database. The
+    // project the request names is asked first: a right key costs one lookup however many projects there are.
+    verifyApiKey: async (key, project) => {
+      const named = project === undefined ? null : app.project(project);
+      for (const p of named ? [named, ...app.projects.filter((q) => q !== named)] : app.projects) {
+        const info = await verifyApiKey(p.store.sql, key);
+        if (info) return info;
+      }
+      return null;
+    },
+    oauth,
+    rateLimits: app.config.rate_limits,
+    rateCounter: app.store.dialect === 'pg' ? sqlRateCounter(app.store.sql) : memoryRateCounter(),
+    now: opts.now,
+  };
+}
+
+/**
+ * The rate limit's key of a bearer token valid here (an API key of a project served here, a user token, an OAuth
+ * access token): its hash, never the token. null for any other.
+ */
+async function tokenKey(deps: HttpDeps, host: Host, token: string): Promise<string | null> {
+  let valid: boolean;
+  if (token.startsWith(API_KEY_PREFIX)) valid = (await deps.verifyApiKey(token)) !== null;
+  else if (token.startsWith(USER_TOKEN_PREFIX)) valid = (await host.userByToken(token)) !== null;
+  else valid = deps.oauth ? await deps.oauth.provider.verifyAccessToken(token).then(() => true, () => false) : false;
+  return valid ? `token:${hashSecret(token)}` : null;
+}
+
+/** The routes of `svc serve`, in order: the rate limit, /v1, the ability routes, OAuth (when on), /mcp. */
+export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
+  const handlers = [
+    createRateLimitHandler({
+      limits: deps.rateLimits,
+      counter: deps.rateCounter,
+      abilitiesRoot: `${deps.restRoot}/abilities/v1`,
+      tokenKey: (token) => tokenKey(deps, host, token),
+      logger: deps.logger,
+      now: deps.now,
+    }),
+    createV1Handler(deps),
+    createAbilityRoutesHandler(deps, host),
+  ];
+  if (deps.oauth) {
+    handlers.push(createOAuthHandler({ server: deps.oauth.server, page: deps.oauth.page, issuer: deps.oauth.issuer, logger: deps.logger }));
+  }
+  handlers.push(createMcpHttpHandler(deps, host));
+  return handlers;
+}

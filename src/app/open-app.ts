@@ -1,0 +1,111 @@
+// The composition root: config → logger → store → backend, for every project of the config. Everything is built
+// here and handed down as plain dependencies; nothing below receives App. The host (abilities, MCP) is built on it
+// in host.ts, its posts in posts.ts, and its HTTP half, loaded only by `svc serve`, in http.ts.
+import { resolve } from 'node:path';
+import type { Backend } from '../backend/backend.js';
+import { createLogger, type Logger } from '../lib/log.js';
+import { forProject, projectsOf, type Config } from '../model/config.js';
+import { looseDirProblem } from '../store/private-files.js';
+import type { ServiceStore } from '../store/service-store.js';
+import type { Store } from '../store/sqlite/store.js';
+import { openProject, type ProjectApp, type ProjectOptions } from './project.js';
+
+export interface App {
+  config: Config;
+  logger: Logger;
+  /**
+   * The first project's database (the only one in the single form): keys, users, OAuth, posts, and (embedded)
+   * pages, links and crawls. The host side — posts, users, abilities, MCP — lives here.
+   */
+  store: ServiceStore;
+  /** The first project's store as SQLite's (what is SQLite-only); an error naming database_url with PostgreSQL. */
+  readonly sqlite: Store;
+  /** The first project's backend: the one the abilities and MCP act on. */
+  backend: Backend;
+  dataDir: string;
+  /** Every project of the config, in its order (one in the single form); the first is store/backend above. */
+  projects: ProjectApp[];
+  /** The project with this public token, or null when none here has it. */
+  project(token: string): ProjectApp | null;
+  /**
+   * What `svc serve` does besides answering: runs queued crawls in their turn and the config's schedules, for every
+   * project. With a remote backend the other service does both.
+   */
+  runUnattended(): void;
+  /** Stops crawls running here (`why`: their records' error) and closes the stores. */
+  close(why?: string): Promise<void>;
+  /** ok, or degraded once SQLite has reported corruption (what /healthz answers). */
+  health(): { status: 'ok' | 'degraded'; error?: string };
+  /** Looks at an error that reached the top: SQLite corruption makes the service degraded and is logged once. */
+  noteError(err: unknown): void;
+  /**
+   * Starts sending the webhook outboxes (svc serve): every second, and at once when a crawl ends here. Nothing with a
+   * remote backend (its crawls end in the other service) or a read-only store, or without webhooks.
+   */
+  startWebhookDeliveries(): Promise<void>;
+  /** One round of the webhook outboxes (svc crawl before it exits): the deliveries due now; how many were sent. */
+  deliverWebhooksOnce(): Promise<number>;
+}
+
+export interface OpenAppOptions extends ProjectOptions {
+  logger?: Logger;
+}
+
+/**
+ * Opens every project of the config (one in the single form), each on its own database with its own backend. A
+ * command that acts on one project opens the config forProject(config, token) gives it, so only that one opens.
+ */
+export function openApp(config: Config, opts: OpenAppOptions = {}): App {
+  const logger = opts.logger ?? createLogger(config.log_level);
+  const dataDir = resolve(config.data_dir);
+  const projects: ProjectApp[] = [];
+  try {
+    for (const p of projectsOf(config)) {
+      const view = forProject(config, p.public_token) as Config;
+      // In the projects form every log line of a project says which one.
+      projects.push(openProject(view, config.projects ? logger.child({ project: p.public_token }) : logger, opts));
+    }
+  } catch (err) {
+    for (const p of projects) void p.close();
+    throw err;
+  }
+  const first = projects[0]!;
+  const loose = config.database_url || opts.readonly ? null : looseDirProblem(dataDir);
+  if (loose) logger.warn({ data_dir: dataDir }, loose);
+  let corruption: string | null = null;
+  return {
+    config,
+    logger,
+    store: first.store,
+    get sqlite() {
+      return first.sqlite;
+    },
+    backend: first.backend,
+    dataDir,
+    projects,
+    project: (token) => projects.find((p) => p.token === token) ?? null,
+    runUnattended() {
+      for (const p of projects) p.runUnattended();
+    },
+    health: () => (corruption ? { status: 'degraded', error: corruption } : { status: 'ok' }),
+    noteError(err) {
+      const code = (err as { code?: unknown })?.code;
+      if (corruption || typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return;
+      corruption = `${code}: ${(err as Error).message}`;
+      const files = projects.map((p) => p.store.location);
+      if (files.length === 1) logger.error({ file: files[0], code }, `the database ${files[0]} is damaged: run \`svc repair\` (stop the server first; \`svc check\` lists the problems)`);
+      else logger.error({ files, code }, 'the database of a project is damaged: run `svc check --project TOKEN` for each project to find it, then `svc repair --project TOKEN` (stop the server first)');
+    },
+    async startWebhookDeliveries() {
+      for (const p of projects) await p.startWebhookDeliveries();
+    },
+    async deliverWebhooksOnce() {
+      let sent = 0;
+      for (const p of projects) sent += await p.deliverWebhooksOnce();
+      return sent;
+    },
+    async close(why?: string) {
+      await Promise.all(projects.map((p) => p.close(why)));
+    },
+  };
+}

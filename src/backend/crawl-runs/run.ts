@@ -1,0 +1,184 @@
+// Running one crawl in this process, from the record to its finish: the engine on the project's store, the watch
+// that answers stops asked for elsewhere, the full-crawl clearing, and the finish written together with what
+// follows it (afterCrawl). Which crawls run, and who hears of them, is the runner's business.
+import type { TargetConfig } from '../../model/config.js';
+import { createAddressPolicy, targetEndpoint } from '../../crawler/address-policy.js';
+import type { CrawlResult } from '../../crawler/engine/index.js';
+import type { FetcherOptions } from '../../crawler/fetch.js';
+import type { Logger } from '../../lib/log.js';
+import type { SharedCrawl, SharedPlan } from '../../model/shared-crawl.js';
+import { crawlEnded, type CrawlProgress, type CrawlRecord } from '../../model/types.js';
+import { crawlControl, setCrawlStatus, updateCrawlStats } from '../../store/crawls.js';
+import type { ServiceStore } from '../../store/service-store.js';
+import type { Sql } from '../../store/sql.js';
+import { applyFullCrawlClearing } from '../clearing.js';
+import { dropShared, sharedCrawl } from '../shared-crawl.js';
+import { crawlFinish, STOP_REASONS, type CrawlFinish } from './finish.js';
+
+/** Set by `svc worker`: how this process shares crawls with the project's other workers. */
+export interface ShareOptions {
+  worker: string;
+  pageConcurrency?: number;
+  leaseMs?: number;
+}
+
+export interface RunOptions {
+  store: ServiceStore;
+  project: string;
+  targets: TargetConfig[];
+  logger: Logger;
+  /**
+   * Connect-time address policy, on by default: loopback, private, link-local (cloud metadata) and other
+   * non-public addresses are refused — named directly, through DNS or through a redirect — unless they are a
+   * target's own host:port or listed in `allow` (host:port). null turns it off (tests of the policy itself only).
+   */
+  addressPolicy?: { allow?: string[] } | null;
+  /** Fetch-layer overrides (retry waits, redirect cap…), mostly for tests. */
+  fetcher?: FetcherOptions;
+  /** Worker threads for parsing and writing when the compiled scripts exist (default true). */
+  threads?: boolean;
+  /** How often a running crawl looks for stop requests (default 2000 ms); its heartbeat rides on every stats write. */
+  heartbeatMs?: number;
+  /** How often progress listeners hear from a crawl, and its live stats reach the crawl record. */
+  progressIntervalMs?: number;
+  /**
+   * Runs inside the transaction that writes a crawl's finish (any final status), on that transaction's Sql: what
+   * follows from it (problem history, webhook outbox: after-crawl.ts). When it throws, the finish is still written
+   * and it is rolled back alone.
+   */
+  afterCrawl?: (sql: Sql, crawlId: number) => Promise<unknown>;
+  /**
+   * Set by `svc worker`: the crawls this process claims from the queue are shared (their frontier and host
+   * politeness live in the database), and when it has none of its own it joins a running shared crawl of the project.
+   */
+  share?: ShareOptions;
+}
+
+export type ProgressListener = (crawlId: number, progress: CrawlProgress) => void;
+
+/**
+ * Runs crawl rec here until it finishes, and writes its finish (failed when the run throws). Never rejects: a store
+ * already closed leaves the record for the next open to mark failed.
+ */
+export async function runToFinish(opts: RunOptions, rec: CrawlRecord, controller: AbortController, queued: boolean, onProgress: ProgressListener): Promise<void> {
+  const { store, logger } = opts;
+  // Let start() return the queued record before any work happens.
+  await new Promise((r) => setImmediate(r));
+  const { signal } = controller;
+  let shared: SharedCrawl | undefined;
+  const unwatch = watchCrawl(opts, rec.id, controller);
+  try {
+    await setCrawlStatus(store.sql, rec.id, 'running');
+    // A queued crawl a worker claims is shared with the project's other workers (not one that checks fragments:
+    // a fragment's outcome needs every page's ids in one process).
+    const share = queued && opts.share && !opts.targets.some((t) => t.check_fragments) ? opts.share : null;
+    shared = share ? sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'lead', leaseMs: share.leaseMs }) : undefined;
+    logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger, ...(share ? { shared: true, worker: share.worker } : {}) }, 'crawl started');
+    const result = await crawlWithEngine(opts, rec, signal, onProgress, shared);
+    const finish = crawlFinish(rec.mode, result, signal);
+    // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
+    if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
+    await updateCrawlStats(store.sql, rec.id, result.stats);
+    await writeFinish(opts, rec.id, finish);
+    logger.info({ crawl: rec.id, mode: rec.mode, status: finish.status, error: finish.error, ...result.stats }, 'crawl ended');
+  } catch (err) {
+    logger.error({ err, crawl: rec.id }, 'crawl failed');
+    try {
+      await writeFinish(opts, rec.id, { status: 'failed', error: err instanceof Error ? err.message : String(err) });
+    } catch {
+      // the store is gone (closing): the next open marks it failed
+    }
+  } finally {
+    unwatch();
+    // The finish is written: the shared frontier and host state go (a worker still sharing finds the frontier gone).
+    if (shared) await dropShared(store.sql, rec.id).catch((err: unknown) => logger.warn({ err, crawl: rec.id }, 'dropping the shared frontier failed'));
+  }
+}
+
+/** This worker's share of a shared crawl another worker leads: it ends when the frontier does. Never rejects. */
+export async function runShare(opts: RunOptions, rec: CrawlRecord, plan: SharedPlan, share: ShareOptions, controller: AbortController, onProgress: ProgressListener): Promise<void> {
+  const { store, logger } = opts;
+  await new Promise((r) => setImmediate(r));
+  const unwatch = watchCrawl(opts, rec.id, controller);
+  try {
+    logger.info({ crawl: rec.id, mode: rec.mode, worker: share.worker }, 'joined a shared crawl');
+    const shared = sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'join', plan, leaseMs: share.leaseMs });
+    const result = await crawlWithEngine(opts, rec, controller.signal, onProgress, shared);
+    logger.info({ crawl: rec.id, pages: result.stats.pages, links: result.stats.links, stopped: result.stopped }, 'left the shared crawl: its share done');
+  } catch (err) {
+    logger.warn({ err, crawl: rec.id }, 'crawling a share of a shared crawl failed: its claims go back to the others');
+  } finally {
+    unwatch();
+  }
+}
+
+/** Runs the crawl engine on crawl rec (alone, or as one worker of a shared crawl). */
+async function crawlWithEngine(opts: RunOptions, rec: CrawlRecord, signal: AbortSignal, onProgress: ProgressListener, shared?: SharedCrawl): Promise<CrawlResult> {
+  const { store, logger } = opts;
+  // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
+  const { runCrawl } = await import('../../crawler/engine/index.js');
+  return runCrawl({
+    sink: store.openCrawlWriter(rec.id, { threaded: opts.threads !== false }),
+    reader: store.crawlReader(),
+    threads: opts.threads,
+    crawlId: rec.id,
+    mode: rec.mode,
+    targets: opts.targets,
+    urls: rec.urls,
+    logger,
+    signal,
+    fetcher: { ...opts.fetcher, addressPolicy: addressPolicyOf(opts) },
+    progressIntervalMs: opts.progressIntervalMs ?? 500,
+    onProgress: (p) => onProgress(rec.id, p),
+    shared,
+    pageConcurrency: opts.share?.pageConcurrency,
+  });
+}
+
+/**
+ * While a crawl runs: its stats, written by the writer with every batch (at least every progress tick), are the
+ * heartbeat. This loop only reads (a write here would wait for the writer's lock on the crawling thread): it
+ * answers a stop asked for by another process, or a record another process has already marked failed.
+ */
+function watchCrawl(opts: RunOptions, id: number, controller: AbortController): () => void {
+  const { store } = opts;
+  const t = setInterval(() => {
+    void crawlControl(store.sql, id).then(
+      (c) => {
+        if (c?.stopRequested) controller.abort(STOP_REASONS.requested);
+        else if (c && crawlEnded(c.status)) controller.abort(`marked ${c.status} by another process`);
+      },
+      (err: unknown) => opts.logger.warn({ err, crawl: id }, 'reading the crawl record for stop requests failed'),
+    );
+  }, opts.heartbeatMs ?? 2000);
+  t.unref();
+  return () => clearInterval(t);
+}
+
+/** The finish, and in the same transaction what follows from it (opts.afterCrawl, in a savepoint of its own). */
+async function writeFinish(opts: RunOptions, id: number, finish: CrawlFinish): Promise<void> {
+  await opts.store.sql.tx(async (t) => {
+    await setCrawlStatus(t, id, finish.status, finish.error);
+    await runAfterCrawl(opts, t, id);
+  });
+}
+
+/** Inside the transaction that finishes crawl `id` (on its Sql): what follows from it, in a savepoint of its own. */
+export async function runAfterCrawl(opts: Pick<RunOptions, 'afterCrawl' | 'logger'>, sql: Sql, id: number): Promise<void> {
+  const { afterCrawl, logger } = opts;
+  if (!afterCrawl) return;
+  try {
+    await sql.tx((s) => afterCrawl(s, id));
+  } catch (err) {
+    logger.error({ err, crawl: id }, 'recording the end of the crawl (history, webhooks) failed; the next sweep tries again');
+  }
+}
+
+/** The connect-time address policy of this project's crawls: its targets and `allow` let through; null when off. */
+function addressPolicyOf(opts: RunOptions) {
+  const p = opts.addressPolicy === undefined ? {} : opts.addressPolicy;
+  if (!p) return null;
+  const allowed = opts.targets.map((t) => targetEndpoint(t.host, t.scheme));
+  for (const a of p.allow ?? []) allowed.push(targetEndpoint(a, 'http'));
+  return createAddressPolicy(allowed);
+}

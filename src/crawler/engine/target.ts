@@ -1,0 +1,133 @@
+// One target's share of a crawl: its settings compiled once, what robots.txt and the sitemaps said, the pages it
+// has seen and queued, and how far it got. The engine's parts read and update it; its own rules stay here.
+import { DEFAULT_EXTERNAL_CACHE_MAX_AGE, parseDuration, type TargetConfig } from '../../model/config.js';
+import type { SharedClaim } from '../../model/shared-crawl.js';
+import { canonicalTargetHost, targetOrigin } from '../../model/site-urls.js';
+import { ALLOW_ALL, type RobotsRules } from '../robots.js';
+import type { TargetResult } from '../sink.js';
+import { compilePatterns, isPdfUrl, matchesAny, normalizeUrl } from '../urls.js';
+import { FifoQueue } from './queue.js';
+
+/** A page waiting to be fetched. */
+export interface QueuedPage {
+  url: string;
+  /** The frontier's claim it came from (a crawl shared by several workers). */
+  claim?: SharedClaim;
+}
+
+export class TargetRun {
+  readonly host: string;
+  readonly origin: string;
+  readonly denyPatterns: RegExp[];
+  readonly skipPatterns: RegExp[];
+  /** Stylesheets of this target are read for links (check_css; only where every link is tracked). */
+  readonly css: boolean;
+  /** How long an ok result of an external link found on this target's pages is reused, in ms. */
+  readonly externalCacheMs: number;
+  /** Pages of this target this process fetches at once. */
+  readonly loops: number;
+  robots: RobotsRules = ALLOW_ALL;
+  /** Sitemap URL → lastmod (when sitemaps were read). */
+  sitemap: Map<string, string | null> | null = null;
+  walk = false;
+  /** The pages this target's crawl starts from (start paths, sitemap pages, manual URLs). */
+  readonly seeds = new Set<string>();
+  /** Some seed answered (anything below 500): the site is there. */
+  seedReached = false;
+  /** The first seed failure: what makes a target unreachable. */
+  failure: string | null = null;
+  /** robots.txt did not answer (or answered 5xx): unreachable too when no seed answered either. */
+  robotsFailure: string | null = null;
+  /** Page URLs queued or fetched in this crawl. */
+  readonly seen = new Set<string>();
+  private readonly queue = new FifoQueue<QueuedPage>();
+  fetched = 0;
+  stored = 0;
+  /** The settings this target's pages are stored under (set with the context: it depends on every target). */
+  revisitKey = '';
+  active = 0;
+  cut = false;
+  private waiters: (() => void)[] = [];
+  /** Fed by claims of a shared crawl. */
+  private claimed = false;
+
+  /** pageConcurrency: pages of a target in flight in this process, at most (default: the target's concurrency). */
+  constructor(
+    readonly config: TargetConfig,
+    pageConcurrency = Infinity,
+  ) {
+    this.host = canonicalTargetHost(config.host, config.scheme);
+    this.origin = targetOrigin(config.host, config.scheme);
+    this.denyPatterns = compilePatterns(config.deny_patterns);
+    this.skipPatterns = compilePatterns(config.skip_link_patterns);
+    this.css = config.check_css && config.track_links === 'all';
+    this.externalCacheMs = parseDuration(config.external_cache_max_age ?? DEFAULT_EXTERNAL_CACHE_MAX_AGE) ?? 0;
+    this.loops = Math.max(1, Math.min(config.concurrency, pageConcurrency));
+  }
+
+  /** The canonical form of a URL of this target (walk_query_strings = false drops the query). */
+  canon(url: string): string {
+    return this.config.walk_query_strings ? url : (normalizeUrl(url, undefined, { dropQuery: true }) ?? url);
+  }
+
+  owns(url: string): boolean {
+    return url.startsWith(this.origin) && (url.length === this.origin.length || url[this.origin.length] === '/');
+  }
+
+  tracks(url: string): boolean {
+    return this.config.track_links === 'all' || isPdfUrl(url);
+  }
+
+  /** Why this URL may not be fetched as a page (deny_patterns, robots.txt), or null. */
+  refusal(url: string): string | null {
+    if (matchesAny(url, this.denyPatterns)) return 'not crawled: matches deny_patterns';
+    if (this.config.respect_robots_txt && !this.robots.isAllowed(url)) return 'not crawled: disallowed by robots.txt';
+    return null;
+  }
+
+  /** How this target's share ended: unreachable when nothing of the site answered (a stop says nothing). */
+  result(stopped: boolean): TargetResult {
+    const failure = this.failure ?? this.robotsFailure;
+    const unreachable = !stopped && !this.seedReached && failure !== null;
+    return { host: this.host, pages: this.stored, cutByMaxPages: this.cut, unreachable, error: unreachable ? failure : null };
+  }
+
+  get full(): boolean {
+    return this.fetched >= this.config.max_pages;
+  }
+
+  get queued(): number {
+    return this.queue.size;
+  }
+
+  enqueue(url: string): void {
+    this.queue.push({ url });
+    this.notify();
+  }
+
+  /** A claim of a shared crawl (max_pages is the frontier's to hold, not this queue's). */
+  enqueueClaim(claim: SharedClaim): void {
+    this.claimed = true;
+    this.queue.push({ url: claim.url, claim });
+  }
+
+  next(): QueuedPage | null {
+    if (this.full && !this.claimed) return null;
+    return this.queue.shift() ?? null;
+  }
+
+  /** Queued but never fetched (max_pages, or a stop). */
+  leftovers(): QueuedPage[] {
+    return this.queue.takeAll();
+  }
+
+  waitForWork(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}

@@ -1,0 +1,155 @@
+// The SQLite store: one file, WAL, migrations at open, every multi-row write in one transaction.
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { CRAWL_DEAD_AFTER_MS, failDeadCrawlsStatement } from '../crawls.js';
+import { migrate } from './migrations/index.js';
+import { makeDatabaseFilesPrivate, makePrivateDir } from '../private-files.js';
+import { registerTermFunctions } from '../search-index/terms.js';
+import type { Sql } from '../sql.js';
+import { sqliteSql } from './sqlite-sql.js';
+import type { CrawlReader, CrawlSink } from '../../model/crawl-writes.js';
+import type { SearchParams, SearchResults } from '../../model/types.js';
+import { crawlReaderOf } from '../pages.js';
+import { searchPages, type SearchScope } from '../search-index/search.js';
+import type { CrawlWriterOptions, ServiceStore } from '../service-store.js';
+import { CrawlWriter } from './crawl-writer.js';
+
+export type Db = Database.Database;
+
+export interface OpenStoreOptions {
+  /** Path of the database file, or ':memory:'. */
+  path: string;
+  /** Read only (no migration, no clean-up of dead crawls): works in a data directory this process may not write. */
+  readonly?: boolean;
+  /** A crawl whose owner has not beaten for this long is dead (default CRAWL_DEAD_AFTER_MS). */
+  deadAfterMs?: number;
+}
+
+/** How a connection is opened: the defaults suit the process that owns the file (it migrates it). */
+export interface StoreConnectionOptions {
+  readonly?: boolean;
+  /** false: the file is already migrated by its owner (a writer thread's second connection). */
+  migrate?: boolean;
+  cacheKb?: number;
+  busyTimeoutMs?: number;
+  deadAfterMs?: number;
+  /** A private copy's directory, removed on close. */
+  removeDirOnClose?: string;
+}
+
+/**
+ * The SQLite store (the embedded default). Besides the ServiceStore members it keeps the raw connection for what is
+ * SQLite's own: PRAGMAs, migrations, the FTS5 search index, the writer thread's synchronous batches, maintenance.
+ */
+export class Store implements ServiceStore {
+  readonly dialect = 'sqlite' as const;
+  readonly db: Db;
+  /** The asynchronous interface every store function is written against (one per connection). */
+  readonly sql: Sql;
+  /** Crawls found `running` or `queued` at open whose owner stopped beating 30 s ago or more: now `failed`. */
+  readonly recoveredCrawls: number[];
+  readonly readonly: boolean;
+  private readonly removeDirOnClose: string | null;
+
+  constructor(readonly path: string, opts: StoreConnectionOptions = {}) {
+    const onDisk = path !== ':memory:' && !opts.readonly;
+    if (onDisk) makePrivateDir(dirname(path));
+    this.db = new Database(path, { readonly: opts.readonly ?? false });
+    // Before WAL mode makes the -wal and -shm files: SQLite gives them the database file's mode.
+    if (onDisk) makeDatabaseFilesPrivate(path);
+    this.readonly = opts.readonly ?? false;
+    this.removeDirOnClose = opts.removeDirOnClose ?? null;
+    this.sql = sqliteSql(this.db, (sql) => this.prepare(sql));
+    // A read-only connection cannot set the journal mode (the file already has it).
+    if (!this.readonly) this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+    this.db.pragma(`cache_size = -${opts.cacheKb ?? 32000}`);
+    // The full-text index's triggers compute a page's stems in JS: every connection that may write pages needs them.
+    registerTermFunctions(this.db);
+    this.recoveredCrawls = [];
+    if (!opts.readonly && opts.migrate !== false) {
+      migrate(this.db);
+      // At open, before anything else uses the connection: synchronously, with the statement failDeadCrawls runs.
+      const st = failDeadCrawlsStatement(Date.now() - (opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS));
+      const ids = this.tx(() => (this.db.prepare(st.sql).all(...st.params) as { id: number }[]).map((r) => r.id));
+      this.recoveredCrawls = ids.sort((a, b) => a - b);
+    }
+  }
+
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** A prepared statement, compiled once per connection: for queries on per-request paths. */
+  prepare(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
+  /** Runs fn inside one transaction (IMMEDIATE: takes the write lock up front). */
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  get location(): string {
+    return this.path;
+  }
+
+  /** Searches on a snapshot: the search's reads wait for a transaction open on this connection, as every caller's do. */
+  searchPages(terms: string, params: SearchParams | undefined, scope: SearchScope = {}): Promise<SearchResults> {
+    return this.sql.snapshot(async () => searchPages(this, terms, params, scope));
+  }
+
+  openCrawlWriter(crawlId: number, opts: CrawlWriterOptions = {}): CrawlSink {
+    return new CrawlWriter(this, crawlId, { threaded: opts.threaded });
+  }
+
+  crawlReader(): CrawlReader {
+    return crawlReaderOf(this.sql);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+    if (this.removeDirOnClose) rmSync(this.removeDirOnClose, { recursive: true, force: true });
+  }
+}
+
+/** The store as SQLite's, for what only SQLite has (its file, PRAGMAs, check/repair/backup); a clear error otherwise. */
+export function sqliteStore(store: ServiceStore, what = 'this'): Store {
+  if (store instanceof Store) return store;
+  throw new Error(`${what} works on the SQLite store only: this service keeps its data in PostgreSQL (${store.location}; database_url / SVC_DATABASE_URL)`);
+}
+
+export function openStore(opts: OpenStoreOptions): Store {
+  if (opts.readonly) return openReadOnly(opts.path);
+  return new Store(opts.path, { deadAfterMs: opts.deadAfterMs });
+}
+
+/**
+ * A read-only connection, for read commands on a data directory they may not write. SQLite reads a WAL database only
+ * where it can create the shared-memory file beside it; in a read-only directory the file (and its WAL) is read from a
+ * private copy instead, removed when the store closes.
+ */
+function openReadOnly(path: string): Store {
+  if (!existsSync(path)) throw Object.assign(new Error(`no database at ${path}: nothing has been crawled into this data directory yet`), { code: 'ENOENT' });
+  try {
+    const store = new Store(path, { readonly: true });
+    store.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+    return store;
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (!/^SQLITE_(READONLY|CANTOPEN)/.test(code)) throw err;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-readonly-'));
+  const copy = join(dir, basename(path));
+  copyFileSync(path, copy);
+  if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+  const store = new Store(copy, { readonly: true, removeDirOnClose: dir });
+  return store;
+}

@@ -1,0 +1,23 @@
+// Worker thread: commits a crawl's batches to SQLite on its own connection, beside the crawling thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { Store } from './store.js';
+import { writeBatch } from './crawl-writer.js';
+import type { WriteBatch } from '../write-batches.js';
+
+const { path } = workerData as { path: string };
+// A second connection to a file the crawling process already opened and migrated; a smaller page cache.
+const store = new Store(path, { migrate: false, cacheKb: 8000, busyTimeoutMs: 10_000 });
+
+parentPort!.on('message', (m: { seq: number; batch?: WriteBatch; close?: true }) => {
+  if (m.close) {
+    store.close();
+    parentPort!.close();
+    return;
+  }
+  try {
+    writeBatch(store, m.batch!);
+    parentPort!.postMessage({ seq: m.seq });
+  } catch (err) {
+    parentPort!.postMessage({ seq: m.seq, error: err instanceof Error ? err.message : String(err) });
+  }
+});

@@ -1,0 +1,123 @@
+// What a crawl found, written to SQLite: pages with their tags, headings and links, the report's ready rows of each
+// page, link outcomes, kept/touched/removed pages. Synchronous, on one connection, as the writer thread commits a
+// batch (crawl-writer.ts); each is one transaction, or a savepoint of the batch's. The full-text index and the
+// report's other rows follow through the schema's triggers (migrations/).
+import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-writes.js';
+import { REMOVE_PAGE } from '../pages.js';
+import type { Store } from './store.js';
+
+/** Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction. */
+export function savePages(store: Store, pages: PageWrite[]): void {
+  if (!pages.length) return;
+  const upsert = store.prepare(`
+    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id, anchors,
+      etag, last_modified, body_hash, revisit_key, found_links)
+    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId, @anchors,
+      @etag, @lastModified, @bodyHash, @revisitKey, @foundLinks)
+    ON CONFLICT(url) DO UPDATE SET host = excluded.host, http_status = excluded.http_status, content_type = excluded.content_type,
+      indexed = excluded.indexed, show_in_search = excluded.show_in_search, title = excluded.title, language = excluded.language,
+      tags = excluded.tags, superwords = excluded.superwords, content = excluded.content, meta = excluded.meta, created = excluded.created,
+      modified = excluded.modified, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod),
+      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id, anchors = excluded.anchors,
+      etag = excluded.etag, last_modified = excluded.last_modified, body_hash = excluded.body_hash, revisit_key = excluded.revisit_key, found_links = excluded.found_links
+    RETURNING id`);
+  const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
+  const setHeadings = store.prepare('INSERT OR REPLACE INTO page_headings (page_id, headings) VALUES (?, ?)');
+  const delHeadings = store.prepare('DELETE FROM page_headings WHERE page_id = ?');
+  const addTag = store.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
+  const delLinks = store.prepare('DELETE FROM links WHERE page_id = ?');
+  const addLink = store.prepare('INSERT OR IGNORE INTO links (page_id, url, element, text) VALUES (?, ?, ?, ?)');
+  // The link report's ready rows (migration 2) follow the links just written: one set-based refresh per page
+  // (a trigger per link row would double the cost of writing links). Every write of `links` goes through here.
+  const clearReport = store.prepare('DELETE FROM report_links WHERE page_id = ?');
+  const fillReport = store.prepare(`
+    INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host, element, text)
+    SELECT l.page_id, l.url, rr.rank, p.url, p.host, l.element, l.text
+    FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
+    WHERE l.page_id = ?`);
+  const now = new Date().toISOString();
+  store.tx(() => {
+    for (const p of pages) {
+      const { id } = upsert.get({
+        url: p.url,
+        host: p.host,
+        httpStatus: p.httpStatus,
+        contentType: p.contentType,
+        indexed: p.indexed ? 1 : 0,
+        showInSearch: p.showInSearch ? 1 : 0,
+        title: p.title,
+        language: p.language,
+        tags: p.tags.join(' '),
+        superwords: p.superwords.join(' '),
+        content: p.content,
+        meta: p.meta ? JSON.stringify(p.meta) : null,
+        created: p.created,
+        modified: p.modified,
+        sitemapLastmod: p.sitemapLastmod,
+        lastCrawled: now,
+        crawlId: p.crawlId,
+        anchors: p.anchors ? JSON.stringify(p.anchors) : null,
+        etag: p.revisit?.etag ?? null,
+        lastModified: p.revisit?.lastModified ?? null,
+        bodyHash: p.revisit?.bodyHash ?? null,
+        revisitKey: p.revisit?.key ?? null,
+        foundLinks: p.revisit?.found ?? null,
+      }) as { id: number };
+      delTags.run(id);
+      for (const t of p.tags) addTag.run(id, t);
+      if (p.headings?.length) setHeadings.run(id, p.headings.join('\n'));
+      else delHeadings.run(id);
+      delLinks.run(id);
+      for (const l of p.links) addLink.run(id, l.url, l.element, l.text);
+      clearReport.run(id);
+      fillReport.run(id);
+    }
+  });
+}
+
+/** Records link outcomes (one row per URL; the newest wins). One transaction. */
+export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
+  if (!outcomes.length) return;
+  const stmt = store.prepare(`
+    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at, blocked)
+    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt, @blocked)
+    ON CONFLICT(url) DO UPDATE SET http_status = excluded.http_status, reason = excluded.reason, message = excluded.message,
+      redirects_to = excluded.redirects_to, crawl_id = excluded.crawl_id, checked_at = excluded.checked_at, blocked = excluded.blocked`);
+  const insertNew = store.prepare(`
+    INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at, blocked)
+    VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt, @blocked) ON CONFLICT(url) DO NOTHING`);
+  const checkedAt = new Date().toISOString();
+  store.tx(() => {
+    for (const { onlyIfNew, blocked, ...o } of outcomes) (onlyIfNew ? insertNew : stmt).run({ ...o, blocked: blocked ? 1 : 0, checkedAt });
+  });
+}
+
+/**
+ * Stored pages a crawl found unchanged (304, or the same body): seen by this crawl and checked now, with the
+ * validators to ask with next time. Nothing indexed or linked is written, so neither the index nor the links move.
+ */
+export function keepPages(store: Store, kept: KeepWrite[]): void {
+  if (!kept.length) return;
+  const stmt = store.prepare(`UPDATE pages SET crawl_id = @crawlId, last_crawled = @now, sitemap_lastmod = COALESCE(@sitemapLastmod, sitemap_lastmod),
+    etag = @etag, last_modified = @lastModified WHERE url = @url`);
+  const now = new Date().toISOString();
+  store.tx(() => {
+    for (const k of kept) stmt.run({ ...k, now });
+  });
+}
+
+/** Marks stored pages as seen by a crawl without rewriting them (e.g. a page the site asked us not to fetch right now). */
+export function touchPages(store: Store, urls: string[], crawlId: number): void {
+  if (!urls.length) return;
+  const stmt = store.prepare('UPDATE pages SET crawl_id = ? WHERE url = ?');
+  store.tx(() => {
+    for (const u of urls) stmt.run(crawlId, u);
+  });
+}
+
+/** Removes stored pages by exact URL (a re-crawled page that is now gone or redirects elsewhere). */
+export function removePagesByUrl(store: Store, urls: string[]): number {
+  if (!urls.length) return 0;
+  const stmt = store.prepare(REMOVE_PAGE);
+  return store.tx(() => urls.filter((u) => stmt.run(u).changes > 0).length);
+}

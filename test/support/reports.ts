@@ -1,0 +1,56 @@
+// Link reports built by hand: an empty one, and for the format tests a sample with every reason, a page with
+// several problems, a link found on two pages, a blocked answer, the optional fields, and hostile text (markup,
+// quotes, commas, line breaks, control characters) where a crawled site could put it.
+import type { LinkReport, ReportLink, ReportPage } from '../../src/model/types.js';
+
+export const SITE = 'https://site.example';
+export const HOSTILE_TEXT = `Read "more", <b>now</b> | & </script><script>alert(1)</script>\nline two\u0007`;
+
+function section(pages: ReportPage[], extra = 0) {
+  return { count: pages.reduce((n, p) => n + p.links.length, 0) + extra, pages };
+}
+
+function link(path: string, httpStatus: number, message: string, more: Partial<ReportLink> = {}): ReportLink {
+  return { url: `${SITE}${path}`, httpStatus, message, element: 'a', text: '', ...more };
+}
+
+export function sampleReport(): LinkReport {
+  return {
+    notFound: section([
+      {
+        url: `${SITE}/`,
+        links: [
+          link('/gone', 404, '404 Not Found', { element: 'a', text: 'Gone page', firstSeen: '2026-11-01T10:00:00.000Z' }),
+          link('/img/logo.png', 404, '404 Not Found', { element: 'img', text: HOSTILE_TEXT }),
+        ],
+      },
+      { url: `${SITE}/blog/a,b`, links: [link('/gone', 404, '404 Not Found', { element: 'a', text: 'again' })] },
+    ]),
+    forbidden: section([
+      {
+        url: `${SITE}/`,
+        links: [
+          link('/members', 403, '403 Forbidden', { element: 'a', text: 'Members' }),
+          { url: 'https://linkedin.example/in/x', httpStatus: 999, message: 'blocked: 999 (bot block)', element: 'a', text: 'Profile', blocked: true },
+        ],
+      },
+    ]),
+    serverError: section([{ url: `${SITE}/docs`, links: [link('/api', 500, '500 Internal Server Error', { element: 'script' })] }]),
+    redirect: section([
+      { url: `${SITE}/docs`, links: [link('/old', 301, '301 Moved Permanently', { redirectsTo: `${SITE}/new`, element: 'a', text: 'Old' })] },
+    ]),
+    unknown: section([{ url: `${SITE}/docs`, links: [link('/later', 0, 'not fetched: max_pages (10) reached', { element: 'css' })] }]),
+    targets: [{ host: 'site.example', linkTracking: 'all', walkLinks: true, lastCrawlError: null }],
+    truncated: false,
+    lastFullCrawl: '2026-11-20T08:00:00.000Z',
+  };
+}
+
+/** Problem (page, link) pairs in sampleReport, per reason. */
+export const SAMPLE_COUNTS = { not_found: 3, forbidden: 2, server_error: 1, redirect: 1, unknown: 1 } as const;
+
+/** A report with no problem link and no target, or with the fields given. */
+export function emptyReport(over: Partial<LinkReport> = {}): LinkReport {
+  const section = () => ({ count: 0, pages: [] });
+  return { notFound: section(), forbidden: section(), serverError: section(), redirect: section(), unknown: section(), targets: [], truncated: false, lastFullCrawl: null, ...over };
+}
