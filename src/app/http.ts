@@ -90,7 +90,13 @@ async function tokenKey(deps: HttpDeps, host: Host, token: string): Promise<stri
   let valid: boolean;
   if (token.startsWith(API_KEY_PREFIX)) valid = (await deps.verifyApiKey(token)) !== null;
   else if (token.startsWith(USER_TOKEN_PREFIX)) valid = (await host.userByToken(token)) !== null;
-  else valid = deps.oauth ? await deps.oauth.provider.verifyAccessToken(token).then(() => true, () => false) : false;
+  else
+    valid = deps.oauth
+      ? await deps.oauth.provider.verifyAccessToken(token).then(
+          () => true,
+          () => false,
+        )
+      : false;
   return valid ? `token:${hashSecret(token)}` : null;
 }
 
@@ -109,7 +115,14 @@ export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
     createAbilityRoutesHandler(deps, host),
   ];
   if (deps.oauth) {
-    handlers.push(createOAuthHandler({ server: deps.oauth.server, page: deps.oauth.page, issuer: deps.oauth.issuer, logger: deps.logger }));
+    handlers.push(
+      createOAuthHandler({
+        server: deps.oauth.server,
+        page: deps.oauth.page,
+        issuer: deps.oauth.issuer,
+        logger: deps.logger,
+      }),
+    );
   }
   handlers.push(createMcpHttpHandler(deps, host));
   return handlers;

@@ -19,7 +19,10 @@ export function isRole(value: string): value is Role {
 }
 
 function checkLogin(login: string): void {
-  if (!LOGIN_RE.test(login)) throw new UserError(`login "${login}": must be 1-60 characters of letters, digits, ".", "_", "@" and "-", starting with a letter or digit`);
+  if (!LOGIN_RE.test(login))
+    throw new UserError(
+      `login "${login}": must be 1-60 characters of letters, digits, ".", "_", "@" and "-", starting with a letter or digit`,
+    );
 }
 
 function checkRole(role: string): asserts role is Role {

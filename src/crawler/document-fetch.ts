@@ -25,16 +25,28 @@ export interface FetchedDocument {
 }
 
 /** A fetch of one https document; close() ends its connections. */
-export function createDocumentFetch(opts: DocumentFetchOptions): ((url: string) => Promise<FetchedDocument>) & { close(): Promise<void> } {
+export function createDocumentFetch(
+  opts: DocumentFetchOptions,
+): ((url: string) => Promise<FetchedDocument>) & { close(): Promise<void> } {
   const timeoutMs = opts.timeoutMs ?? 5000;
   const maxBytes = opts.maxBytes ?? 5 * 1024;
-  const agent = new Agent({ connect: guardedConnector(opts.policy, timeoutMs, opts.lookup, opts.tls), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const agent = new Agent({
+    connect: guardedConnector(opts.policy, timeoutMs, opts.lookup, opts.tls),
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
   const fetchDocument = async (url: string): Promise<FetchedDocument> => {
     const u = new URL(url);
     if (u.protocol !== 'https:') throw new Error('only https documents are fetched');
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const res = await agent.request({ origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers: { accept: 'application/json', 'user-agent': DEFAULT_USER_AGENT }, signal });
+      const res = await agent.request({
+        origin: u.origin,
+        path: `${u.pathname}${u.search}`,
+        method: 'GET',
+        headers: { accept: 'application/json', 'user-agent': DEFAULT_USER_AGENT },
+        signal,
+      });
       const length = Number(res.headers['content-length']);
       if (length > maxBytes) {
         res.body.destroy();
@@ -49,7 +61,12 @@ export function createDocumentFetch(opts: DocumentFetchOptions): ((url: string) 
       if (signal.aborted) throw new Error(`no answer within ${timeoutMs / 1000} s`);
       const e = err as Error & { code?: string };
       if (e.code === 'SVC_ADDRESS_BLOCKED') throw new Error(`the address is not allowed: ${e.message}`);
-      if (e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') throw new Error(`no answer within ${timeoutMs / 1000} s`);
+      if (
+        e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+        e.code === 'UND_ERR_BODY_TIMEOUT' ||
+        e.code === 'UND_ERR_CONNECT_TIMEOUT'
+      )
+        throw new Error(`no answer within ${timeoutMs / 1000} s`);
       throw new Error(e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : e.message);
     }
   };

@@ -53,7 +53,14 @@ function bearerCheck(deps: HttpDeps, host: Host): (req: IncomingMessage, res: Se
         const user = await host.userByToken(token);
         if (!user) throw new InvalidTokenError('invalid bearer token');
         // A static token does not expire; it acts on this resource only.
-        return { token, clientId: 'svc-user-token', scopes: [MCP_SCOPE], expiresAt: Number.MAX_SAFE_INTEGER, resource: resource ? new URL(resource) : undefined, extra: { user } };
+        return {
+          token,
+          clientId: 'svc-user-token',
+          scopes: [MCP_SCOPE],
+          expiresAt: Number.MAX_SAFE_INTEGER,
+          resource: resource ? new URL(resource) : undefined,
+          extra: { user },
+        };
       }
       if (deps.oauth) return deps.oauth.provider.verifyAccessToken(token);
       throw new InvalidTokenError('invalid bearer token');
@@ -101,7 +108,9 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
     }
     if (req.method !== 'POST') {
       // Stateless: no standalone GET stream to open and no session to DELETE.
-      sendRpcError(res, 405, 'Method not allowed: this stateless MCP endpoint answers POST only', { allow: 'POST, OPTIONS' });
+      sendRpcError(res, 405, 'Method not allowed: this stateless MCP endpoint answers POST only', {
+        allow: 'POST, OPTIONS',
+      });
       return true;
     }
 
@@ -112,7 +121,11 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
     }
 
     const server = createMcpServer({ host, user, logger: deps.logger, signInHint: BEARER_HINT });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !negotiateSse(req), maxRequestBodySize: cfg.max_body_bytes });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !negotiateSse(req),
+      maxRequestBodySize: cfg.max_body_bytes,
+    });
     transport.onerror = (err) => log.debug({ err: err.message }, 'mcp: request refused by the transport');
     res.once('close', () => void server.close());
     await server.connect(transport);

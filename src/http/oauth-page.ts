@@ -150,8 +150,16 @@ ${Object.entries(hidden)
     const body = (req.body ?? {}) as Record<string, unknown>;
     const login = typeof body.login === 'string' ? body.login.trim() : '';
     const formId = validFormId(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], request);
-    if (!formId) return render(res, request, 400, 'This form expired or did not come from this page. Please sign in again.', login);
-    if (!answerOnce(formId)) return render(res, request, 400, 'This form was already sent once. Please sign in again.', login);
+    if (!formId)
+      return render(
+        res,
+        request,
+        400,
+        'This form expired or did not come from this page. Please sign in again.',
+        login,
+      );
+    if (!answerOnce(formId))
+      return render(res, request, 400, 'This form was already sent once. Please sign in again.', login);
     if (body.decision === 'deny') {
       res.redirect(302, server.denied(request));
       return;
@@ -161,7 +169,13 @@ ${Object.entries(hidden)
     if ('error' in result) {
       if (result.error === 'rate_limited') {
         res.set('retry-after', String(result.retryAfter));
-        return render(res, request, 429, `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfter / 60)} minute(s).`, login);
+        return render(
+          res,
+          request,
+          429,
+          `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfter / 60)} minute(s).`,
+          login,
+        );
       }
       return render(res, request, 401, 'Wrong login or password.', login);
     }

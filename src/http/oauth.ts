@@ -23,13 +23,20 @@ export function resourceMetadataUrl(resource: string): string {
 }
 
 function sendError(res: Response, err: OAuthError, headers: Record<string, string> = {}): void {
-  res.status(err.status).set({ 'cache-control': 'no-store', ...headers }).json(err.toResponseObject());
+  res
+    .status(err.status)
+    .set({ 'cache-control': 'no-store', ...headers })
+    .json(err.toResponseObject());
 }
 
 function allowMethods(methods: string[]): RequestHandler {
   return (req, res, next) => {
     if (methods.includes(req.method)) return next();
-    sendError(res, new OAuthError('method_not_allowed', `${req.method} is not allowed here (${methods.join(', ')})`, 405), { allow: methods.join(', ') });
+    sendError(
+      res,
+      new OAuthError('method_not_allowed', `${req.method} is not allowed here (${methods.join(', ')})`, 405),
+      { allow: methods.join(', ') },
+    );
   };
 }
 
@@ -38,7 +45,14 @@ function cors(methods: string[]): RequestHandler {
   return (req, res, next) => {
     res.set('access-control-allow-origin', '*');
     if (req.method !== 'OPTIONS') return next();
-    res.status(204).set({ 'access-control-allow-methods': methods.join(', '), 'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version', 'access-control-max-age': '600' }).end();
+    res
+      .status(204)
+      .set({
+        'access-control-allow-methods': methods.join(', '),
+        'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
+        'access-control-max-age': '600',
+      })
+      .end();
   };
 }
 
@@ -48,7 +62,12 @@ function perAddress(max: number, windowMs: number, what: string): RequestHandler
   return (req, res, next) => {
     const address = req.socket.remoteAddress ?? 'unknown';
     const wait = seen.retryAfter(address);
-    if (wait > 0) return sendError(res, new OAuthError('too_many_requests', `too many ${what} requests from this address; try again in ${wait} s`, 429), { 'retry-after': String(wait) });
+    if (wait > 0)
+      return sendError(
+        res,
+        new OAuthError('too_many_requests', `too many ${what} requests from this address; try again in ${wait} s`, 429),
+        { 'retry-after': String(wait) },
+      );
     seen.fail(address);
     next();
   };
@@ -95,38 +114,75 @@ export function createOAuthHandler(opts: OAuthHttpOptions): HttpHandler {
     resource_name: 'svc',
   };
   const resourcePaths = [PROTECTED_RESOURCE_METADATA_PATH, new URL(resourceMetadataUrl(server.resource)).pathname];
-  const paths = new Set(['/authorize', '/token', '/register', '/revoke', '/.well-known/oauth-authorization-server', ...resourcePaths]);
+  const paths = new Set([
+    '/authorize',
+    '/token',
+    '/register',
+    '/revoke',
+    '/.well-known/oauth-authorization-server',
+    ...resourcePaths,
+  ]);
   const log = opts.logger.child({ oauth: true });
   const minutes = (n: number) => n * 60 * 1000;
 
   const app = express();
   app.disable('x-powered-by');
-  const json = (body: object): RequestHandler => (_req, res) => void res.status(200).json(body);
+  const json =
+    (body: object): RequestHandler =>
+    (_req, res) =>
+      void res.status(200).json(body);
   app.use('/.well-known/oauth-authorization-server', cors(['GET']), allowMethods(['GET']), json(metadata));
   for (const path of resourcePaths) app.use(path, cors(['GET']), allowMethods(['GET']), json(resource));
 
-  app.use('/authorize', allowMethods(['GET', 'POST']), perAddress(100, minutes(15), 'authorization'), express.urlencoded({ extended: false, limit: BODY_LIMIT }), async (req, res) => {
-    res.set('cache-control', 'no-store');
-    const outcome = await server.authorizationRequest(paramsOf(req));
-    if ('refuse' in outcome) return sendError(res, outcome.refuse);
-    if ('redirect' in outcome) return res.redirect(302, outcome.redirect);
-    await page(server, outcome.page, res);
-  });
+  app.use(
+    '/authorize',
+    allowMethods(['GET', 'POST']),
+    perAddress(100, minutes(15), 'authorization'),
+    express.urlencoded({ extended: false, limit: BODY_LIMIT }),
+    async (req, res) => {
+      res.set('cache-control', 'no-store');
+      const outcome = await server.authorizationRequest(paramsOf(req));
+      if ('refuse' in outcome) return sendError(res, outcome.refuse);
+      if ('redirect' in outcome) return res.redirect(302, outcome.redirect);
+      await page(server, outcome.page, res);
+    },
+  );
 
   const form = express.urlencoded({ extended: false, limit: BODY_LIMIT });
-  app.use('/token', cors(['POST']), allowMethods(['POST']), perAddress(50, minutes(15), 'token'), form, async (req, res) => {
-    res.set('cache-control', 'no-store');
-    res.status(200).json(await server.token(paramsOf(req)));
-  });
-  app.use('/revoke', cors(['POST']), allowMethods(['POST']), perAddress(50, minutes(15), 'revocation'), form, async (req, res) => {
-    res.set('cache-control', 'no-store');
-    await server.revoke(paramsOf(req));
-    res.status(200).json({});
-  });
-  app.use('/register', cors(['POST']), allowMethods(['POST']), perAddress(20, minutes(60), 'registration'), express.json({ limit: BODY_LIMIT }), async (req, res) => {
-    res.set('cache-control', 'no-store');
-    res.status(201).json(await server.register(req.body));
-  });
+  app.use(
+    '/token',
+    cors(['POST']),
+    allowMethods(['POST']),
+    perAddress(50, minutes(15), 'token'),
+    form,
+    async (req, res) => {
+      res.set('cache-control', 'no-store');
+      res.status(200).json(await server.token(paramsOf(req)));
+    },
+  );
+  app.use(
+    '/revoke',
+    cors(['POST']),
+    allowMethods(['POST']),
+    perAddress(50, minutes(15), 'revocation'),
+    form,
+    async (req, res) => {
+      res.set('cache-control', 'no-store');
+      await server.revoke(paramsOf(req));
+      res.status(200).json({});
+    },
+  );
+  app.use(
+    '/register',
+    cors(['POST']),
+    allowMethods(['POST']),
+    perAddress(20, minutes(60), 'registration'),
+    express.json({ limit: BODY_LIMIT }),
+    async (req, res) => {
+      res.set('cache-control', 'no-store');
+      res.status(201).json(await server.register(req.body));
+    },
+  );
 
   // OAuth errors as RFC 6749 answers; body parser refusals (bad JSON, too large) and anything else thrown: an
   // OAuth error object, never a stack.
@@ -135,7 +191,12 @@ export function createOAuthHandler(opts: OAuthHttpOptions): HttpHandler {
     if (err instanceof OAuthError) return sendError(res, err);
     const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 500;
     if (status === 500) log.error({ err }, 'oauth: request failed');
-    const message = status === 500 ? 'internal error' : err.type === 'entity.parse.failed' ? 'request body does not parse' : err.message;
+    const message =
+      status === 500
+        ? 'internal error'
+        : err.type === 'entity.parse.failed'
+          ? 'request body does not parse'
+          : err.message;
     sendError(res, new OAuthError(status === 500 ? 'server_error' : 'invalid_request', message, status));
   });
 

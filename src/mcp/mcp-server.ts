@@ -13,7 +13,16 @@ import { registerTools } from '../tools/index.js';
 import type { Host } from '../abilities/runtime.js';
 import { registerResourcesAndPrompts } from './resources.js';
 
-const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 /** Until the client sets a level, only problems are sent as notifications. */
 const DEFAULT_LEVEL: LoggingLevel = 'warning';
 
@@ -52,7 +61,9 @@ export function serverInstructions(host: Host): string {
 // in its constructor. One lazily made instance spares `svc mcp` its start-up cost and every stateless HTTP
 // request a new Ajv (~0.5 ms).
 let ajv: AjvJsonSchemaValidator | undefined;
-const lazyValidator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+const lazyValidator: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
 
 export function createMcpServer(opts: McpServerOptions): Server {
   const mcp = new McpServer(
@@ -101,7 +112,10 @@ export function createMcpServer(opts: McpServerOptions): Server {
       }
       if (LEVELS.indexOf(level) < minLevel) return;
       // Sent on the request's own stream, so it reaches stateless HTTP clients too.
-      await sendNotification({ method: 'notifications/message', params: { level, logger: 'svc', data: { tool, duration_ms, message: text } } }).catch(() => {});
+      await sendNotification({
+        method: 'notifications/message',
+        params: { level, logger: 'svc', data: { tool, duration_ms, message: text } },
+      }).catch(() => {});
     },
   });
   return server;

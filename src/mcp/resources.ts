@@ -40,7 +40,8 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
       throw protocolError(code, `${uri}: ${err.code}: ${toolDescription(err.message)}`);
     }
   };
-  const targets = (prefix: string | undefined) => (manager() ? host.targetHosts.filter((t) => t.toLowerCase().startsWith((prefix ?? '').toLowerCase())) : []);
+  const targets = (prefix: string | undefined) =>
+    manager() ? host.targetHosts.filter((t) => t.toLowerCase().startsWith((prefix ?? '').toLowerCase())) : [];
 
   mcp.registerResource(
     'crawl',
@@ -48,8 +49,20 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
       list: async () => {
         if (!manager()) return { resources: [] };
         try {
-          const latest = (await host.registry.execute('svc/get-crawl', {}, { user })) as { id: number; mode: string; status: string };
-          return { resources: [{ uri: crawlUri(latest.id), name: `crawl-${latest.id}`, title: `Latest crawl (${latest.id}, ${latest.mode}, ${latest.status})` }] };
+          const latest = (await host.registry.execute('svc/get-crawl', {}, { user })) as {
+            id: number;
+            mode: string;
+            status: string;
+          };
+          return {
+            resources: [
+              {
+                uri: crawlUri(latest.id),
+                name: `crawl-${latest.id}`,
+                title: `Latest crawl (${latest.id}, ${latest.mode}, ${latest.status})`,
+              },
+            ],
+          };
         } catch {
           return { resources: [] };
         }
@@ -57,13 +70,15 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
     }),
     {
       title: 'Crawl record',
-      description: 'A crawl record as svc-get-crawl answers it (id, mode, status, urls, started_at, finished_at, stats, error). The latest crawl is listed.',
+      description:
+        'A crawl record as svc-get-crawl answers it (id, mode, status, urls, started_at, finished_at, stats, error). The latest crawl is listed.',
       mimeType: 'application/json',
     },
     async (uri, vars) => {
       const raw = String(vars.id ?? '');
       const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
-      if (!(id >= 1)) throw protocolError(ErrorCode.InvalidParams, `${uri.href}: the crawl id must be a whole number of at least 1`);
+      if (!(id >= 1))
+        throw protocolError(ErrorCode.InvalidParams, `${uri.href}: the crawl id must be a whole number of at least 1`);
       return run('svc/get-crawl', { id }, uri.href);
     },
   );
@@ -71,12 +86,19 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
   mcp.registerResource(
     'link-report',
     new ResourceTemplate(REPORT_TEMPLATE, {
-      list: async () => ({ resources: targets(undefined).map((t) => ({ uri: reportUri(t), name: `link-report-${t}`, title: `Link report of ${t}` })) }),
+      list: async () => ({
+        resources: targets(undefined).map((t) => ({
+          uri: reportUri(t),
+          name: `link-report-${t}`,
+          title: `Link report of ${t}`,
+        })),
+      }),
       complete: { target: (value) => targets(value) },
     }),
     {
       title: 'Link report of a target',
-      description: 'The broken-link report of one configured target as svc-link-report answers it (summary, links, top_links, targets, truncated, last_full_crawl, notice). One is listed per target.',
+      description:
+        'The broken-link report of one configured target as svc-link-report answers it (summary, links, top_links, targets, truncated, last_full_crawl, notice). One is listed per target.',
       mimeType: 'application/json',
     },
     async (uri, vars) => {
@@ -94,8 +116,13 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
     AUDIT_PROMPT,
     {
       title: 'Audit broken links',
-      description: 'Find and explain the broken links of one target: read its link report (crawling first when no full crawl has completed), then list what to fix first.',
-      argsSchema: { target: completable(z.string().describe('The configured target host to audit (host or host:port).'), (value) => targets(value)) },
+      description:
+        'Find and explain the broken links of one target: read its link report (crawling first when no full crawl has completed), then list what to fix first.',
+      argsSchema: {
+        target: completable(z.string().describe('The configured target host to audit (host or host:port).'), (value) =>
+          targets(value),
+        ),
+      },
     },
     ({ target }) => ({
       description: `Audit the broken links of ${target}`,

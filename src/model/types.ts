@@ -79,7 +79,6 @@ export interface CrawlRequest {
   urls?: string[];
 }
 
-
 export interface ReportLink {
   url: string;
   httpStatus: number;

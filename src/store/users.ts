@@ -16,7 +16,13 @@ export async function insertUser(sql: Sql, login: string, role: string, tokenHas
 
 /** The login stored for this one in another letter case, or null. */
 export async function loginInAnyCase(sql: Sql, login: string): Promise<string | null> {
-  return (await sql.get<{ login: string }>('SELECT login FROM users WHERE lower(login) = lower(?) ORDER BY login LIMIT 1', [login]))?.login ?? null;
+  return (
+    (
+      await sql.get<{ login: string }>('SELECT login FROM users WHERE lower(login) = lower(?) ORDER BY login LIMIT 1', [
+        login,
+      ])
+    )?.login ?? null
+  );
 }
 
 /** Replaces a user's token hash; false when there is no such user. */
@@ -34,6 +40,9 @@ export async function listUsers(sql: Sql): Promise<User[]> {
 
 /** The user stored with this token hash, with the stored hash (for a constant-time comparison by the caller). */
 export async function userByTokenHash(sql: Sql, tokenHash: string): Promise<(User & { tokenHash: string }) | null> {
-  const row = await sql.get<User & { token_hash: string }>('SELECT login, role, token_hash FROM users WHERE token_hash = ?', [tokenHash]);
+  const row = await sql.get<User & { token_hash: string }>(
+    'SELECT login, role, token_hash FROM users WHERE token_hash = ?',
+    [tokenHash],
+  );
   return row ? { login: row.login, role: row.role, tokenHash: row.token_hash } : null;
 }

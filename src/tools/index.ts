@@ -2,7 +2,14 @@
 // tools/call on a low-level MCP Server so the published schemas are the ability's own JSON Schemas, byte for
 // byte (McpServer.registerTool would re-derive them from zod and validate input a second time).
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type ServerNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { AbilityProgress, AbilityRegistry } from '../abilities/types.js';
 import type { User } from '../model/users.js';
 import { svcGetCrawl } from './svc-get-crawl.js';
@@ -15,7 +22,16 @@ import { svcManualCrawl } from './svc-manual-crawl.js';
 import { svcPartialCrawl } from './svc-partial-crawl.js';
 import { svcSearch } from './svc-search.js';
 
-export const TOOLS: readonly ToolSpec[] = [svcSearch, svcGetPageMeta, svcLinkReport, svcFullCrawl, svcPartialCrawl, svcManualCrawl, svcDeletePages, svcGetCrawl];
+export const TOOLS: readonly ToolSpec[] = [
+  svcSearch,
+  svcGetPageMeta,
+  svcLinkReport,
+  svcFullCrawl,
+  svcPartialCrawl,
+  svcManualCrawl,
+  svcDeletePages,
+  svcGetCrawl,
+];
 
 export interface ToolInventory {
   definitions: Tool[];
@@ -47,7 +63,10 @@ export interface RegisterToolsOptions {
   /** How a caller of this transport sets a current user; the no-user error says it. */
   signInHint?: string;
   /** Told about every call after it ran (for logs, and logging notifications sent on the call's own stream). */
-  onCall?: (info: { tool: string; ms: number; result: CallToolResult; error?: unknown }, sendNotification: (n: ServerNotification) => Promise<void>) => Promise<void>;
+  onCall?: (
+    info: { tool: string; ms: number; result: CallToolResult; error?: unknown },
+    sendNotification: (n: ServerNotification) => Promise<void>,
+  ) => Promise<void>;
 }
 
 /** Progress is sent at most this often while it moves, and at least this often while it does not (as a keep-alive). */
@@ -58,7 +77,11 @@ export const PROGRESS_KEEPALIVE_MS = 1000;
  * An ability's progress → notifications/progress for one request's token. The protocol wants `progress` to grow
  * with every notification: when the pages done have not moved since the last one, a keep-alive adds a thousandth.
  */
-export function progressNotifier(progressToken: string | number, send: (n: ServerNotification) => Promise<void>, now = () => Date.now()): (p: AbilityProgress) => void {
+export function progressNotifier(
+  progressToken: string | number,
+  send: (n: ServerNotification) => Promise<void>,
+  now = () => Date.now(),
+): (p: AbilityProgress) => void {
   let last = -1;
   let lastAt = -Infinity;
   return (p) => {
@@ -68,7 +91,10 @@ export function progressNotifier(progressToken: string | number, send: (n: Serve
     const progress = moved ? p.done : Math.round((last + 0.001) * 1000) / 1000;
     last = progress;
     lastAt = t;
-    void send({ method: 'notifications/progress', params: { progressToken, progress, total: Math.max(progress, p.done + p.queued), message: p.message } }).catch(() => {});
+    void send({
+      method: 'notifications/progress',
+      params: { progressToken, progress, total: Math.max(progress, p.done + p.queued), message: p.message },
+    }).catch(() => {});
   };
 }
 
@@ -84,13 +110,20 @@ export function registerTools(server: Server, opts: RegisterToolsOptions): void 
     try {
       const token = req.params._meta?.progressToken;
       const onProgress = token === undefined ? undefined : progressNotifier(token, extra.sendNotification);
-      result = await callTool(spec, opts.registry, req.params.arguments, { user: opts.user, signInHint: opts.signInHint, onProgress, signal: extra.signal });
+      result = await callTool(spec, opts.registry, req.params.arguments, {
+        user: opts.user,
+        signInHint: opts.signInHint,
+        onProgress,
+        signal: extra.signal,
+      });
     } catch (err) {
       // Not an ability error (those are results already): a bug or a crash below. The model still gets a result.
       error = err;
       result = errorResult('internal_error', `${spec.name} failed unexpectedly; the server log has the details`);
     }
-    await opts.onCall?.({ tool: spec.name, ms: performance.now() - started, result, error }, extra.sendNotification).catch(() => {});
+    await opts
+      .onCall?.({ tool: spec.name, ms: performance.now() - started, result, error }, extra.sendNotification)
+      .catch(() => {});
     return result;
   });
 }

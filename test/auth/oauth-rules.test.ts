@@ -1,13 +1,30 @@
 // The pure rules of the authorization server: how a redirect URI matches, what a client may say about itself, and
 // how a metadata document's URL, answer and cache headers are judged.
 import { describe, expect, it } from 'vitest';
-import { checkClientMetadata, clientNameProblem, redirectUriMatches, redirectUriProblem } from '../../src/auth/oauth/client-metadata.js';
-import { clientFromDocument, documentLifetime, documentUrlProblem, isDocumentClientId } from '../../src/auth/oauth/metadata-document.js';
+import {
+  checkClientMetadata,
+  clientNameProblem,
+  redirectUriMatches,
+  redirectUriProblem,
+} from '../../src/auth/oauth/client-metadata.js';
+import {
+  clientFromDocument,
+  documentLifetime,
+  documentUrlProblem,
+  isDocumentClientId,
+} from '../../src/auth/oauth/metadata-document.js';
 
 describe('redirectUriMatches', () => {
   it('is an exact string match, a loopback port aside', () => {
     expect(redirectUriMatches('https://app.example/cb', 'https://app.example/cb')).toBe(true);
-    for (const other of ['https://app.example/cb#x', 'HTTPS://app.example/cb', 'https://APP.example/cb', 'https://app.example/cb/', 'https://app.example/cb?a=1', 'https://app.example:443/cb']) {
+    for (const other of [
+      'https://app.example/cb#x',
+      'HTTPS://app.example/cb',
+      'https://APP.example/cb',
+      'https://app.example/cb/',
+      'https://app.example/cb?a=1',
+      'https://app.example:443/cb',
+    ]) {
       expect(redirectUriMatches(other, 'https://app.example/cb'), other).toBe(false);
     }
     expect(redirectUriMatches('http://127.0.0.1:5555/cb', 'http://127.0.0.1/cb')).toBe(true);
@@ -40,11 +57,34 @@ describe('client metadata rules', () => {
   });
 
   it('makes every client public, and refuses a secret method only where asked to', () => {
-    const c = checkClientMetadata({ redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'client_secret_post', extra: 1 }, 'id', { secretRefused: false, nameRequired: false });
-    expect(c).toEqual({ client_id: 'id', redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] });
-    expect(() => checkClientMetadata({ redirect_uris: ['https://a.example/cb'], client_name: 'n', token_endpoint_auth_method: 'private_key_jwt' }, 'id', { secretRefused: true, nameRequired: true })).toThrow(/is not supported/);
-    expect(() => checkClientMetadata({ redirect_uris: [] }, 'id', { secretRefused: false, nameRequired: false })).toThrow(/at least one/);
-    expect(() => checkClientMetadata({ redirect_uris: ['https://a.example/cb'], grant_types: ['client_credentials'] }, 'id', { secretRefused: false, nameRequired: false })).toThrow(/grant_types/);
+    const c = checkClientMetadata(
+      { redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'client_secret_post', extra: 1 },
+      'id',
+      { secretRefused: false, nameRequired: false },
+    );
+    expect(c).toEqual({
+      client_id: 'id',
+      redirect_uris: ['https://a.example/cb'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    });
+    expect(() =>
+      checkClientMetadata(
+        { redirect_uris: ['https://a.example/cb'], client_name: 'n', token_endpoint_auth_method: 'private_key_jwt' },
+        'id',
+        { secretRefused: true, nameRequired: true },
+      ),
+    ).toThrow(/is not supported/);
+    expect(() =>
+      checkClientMetadata({ redirect_uris: [] }, 'id', { secretRefused: false, nameRequired: false }),
+    ).toThrow(/at least one/);
+    expect(() =>
+      checkClientMetadata({ redirect_uris: ['https://a.example/cb'], grant_types: ['client_credentials'] }, 'id', {
+        secretRefused: false,
+        nameRequired: false,
+      }),
+    ).toThrow(/grant_types/);
   });
 });
 
@@ -69,7 +109,11 @@ describe('metadata documents', () => {
   it('reads a document into a client with its host', () => {
     const url = 'https://a.example/c.json';
     const doc = (body: unknown) => ({ status: 200, headers: {}, body: Buffer.from(JSON.stringify(body)) });
-    expect(clientFromDocument(url, doc({ client_id: url, client_name: 'A', redirect_uris: ['https://a.example/cb'] }))).toMatchObject({ client_id: url, client_name: 'A', metadata_document_host: 'a.example' });
-    expect(() => clientFromDocument(url, doc({ client_id: `${url}/`, client_name: 'A', redirect_uris: ['https://a.example/cb'] }))).toThrow(/names another client_id/);
+    expect(
+      clientFromDocument(url, doc({ client_id: url, client_name: 'A', redirect_uris: ['https://a.example/cb'] })),
+    ).toMatchObject({ client_id: url, client_name: 'A', metadata_document_host: 'a.example' });
+    expect(() =>
+      clientFromDocument(url, doc({ client_id: `${url}/`, client_name: 'A', redirect_uris: ['https://a.example/cb'] })),
+    ).toThrow(/names another client_id/);
   });
 });

@@ -13,7 +13,20 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, fetchForm, mcpInit, MemoryProvider, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from '../support/oauth.js';
+import {
+  authorizeUrl,
+  fetchForm,
+  mcpInit,
+  MemoryProvider,
+  PASSWORDS,
+  pkce,
+  postForm,
+  registerClient,
+  signIn,
+  startOAuthServer,
+  token,
+  type OAuthServer,
+} from '../support/oauth.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
@@ -40,10 +53,42 @@ function openssl(args: string[]): void {
 /** A CA and a certificate for 127.0.0.1 and localhost signed by it, valid for a day. */
 function makeCertificates(): { ca: string; key: string; cert: string } {
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=svc test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign']);
+  openssl([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=svc test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+  ]);
   openssl(['req', ...ec, '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1']);
   writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
-  openssl(['x509', '-req', '-in', 'srv.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'srv.crt', '-days', '1', '-extfile', 'ext.cnf']);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    'srv.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'srv.crt',
+    '-days',
+    '1',
+    '-extfile',
+    'ext.cnf',
+  ]);
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
   return { ca: read('ca.crt'), key: read('srv.key'), cert: read('srv.crt') };
 }
@@ -57,7 +102,13 @@ function publish(name: string, make: (url: string) => Doc): string {
 
 const goodDoc = (url: string, over: Record<string, unknown> = {}, headers: Record<string, string> = {}): Doc => ({
   headers: { 'content-type': 'application/json', ...headers },
-  body: JSON.stringify({ client_id: url, client_name: 'Doc Agent', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...over }),
+  body: JSON.stringify({
+    client_id: url,
+    client_name: 'Doc Agent',
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+    ...over,
+  }),
 });
 
 beforeAll(async () => {
@@ -89,12 +140,22 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const clientRow = (clientId: string) => srv.app.sqlite.db.prepare('SELECT info FROM oauth_clients WHERE client_id = ?').get(clientId) as { info: string } | undefined;
+const clientRow = (clientId: string) =>
+  srv.app.sqlite.db.prepare('SELECT info FROM oauth_clients WHERE client_id = ?').get(clientId) as
+    | { info: string }
+    | undefined;
 
 describe('metadata', () => {
   it('announces metadata documents and iss in the authorization response', async () => {
-    const m = (await (await fetch(`${srv.baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    expect(m).toMatchObject({ client_id_metadata_document_supported: true, authorization_response_iss_parameter_supported: true, registration_endpoint: `${srv.baseUrl}/register` });
+    const m = (await (await fetch(`${srv.baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(m).toMatchObject({
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
+      registration_endpoint: `${srv.baseUrl}/register`,
+    });
   });
 });
 
@@ -102,31 +163,67 @@ describe('a client known by its metadata document', () => {
   it('signs in over raw HTTP: the page shows the document host, the code comes with iss, and it gives working tokens', async () => {
     const clientId = publish('raw', (url) => goodDoc(url, {}, { 'cache-control': 'max-age=60' }));
     const p = pkce();
-    const url = authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, state: 'doc-state', resource: srv.mcpUrl });
+    const url = authorizeUrl(srv.baseUrl, {
+      clientId,
+      redirectUri: REDIRECT,
+      challenge: p.challenge,
+      state: 'doc-state',
+      resource: srv.mcpUrl,
+    });
     const f = await fetchForm(url);
     expect(f.status, f.html).toBe(200);
     expect(f.html).toContain('<strong id="client-name">Doc Agent</strong>');
     expect(f.html).toContain(`<strong id="client-host">${new URL(docsOrigin).host}</strong>`);
     expect(clientRow(clientId)).toBeUndefined(); // nothing stored before the user allows
-    const r = await postForm(srv.baseUrl, { ...f.fields, login: 'admin', password: PASSWORDS.admin, decision: 'allow' }, f.cookie);
+    const r = await postForm(
+      srv.baseUrl,
+      { ...f.fields, login: 'admin', password: PASSWORDS.admin, decision: 'allow' },
+      f.cookie,
+    );
     expect(r.status, r.html).toBe(302);
     const loc = new URL(r.location!);
     expect(`${loc.origin}${loc.pathname}`).toBe(REDIRECT);
     expect(loc.searchParams.get('state')).toBe('doc-state');
     expect(loc.searchParams.get('iss')).toBe(`${srv.baseUrl}/`);
-    const t = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code: loc.searchParams.get('code')!, code_verifier: p.verifier, redirect_uri: REDIRECT });
+    const t = await token(srv.baseUrl, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code: loc.searchParams.get('code')!,
+      code_verifier: p.verifier,
+      redirect_uri: REDIRECT,
+    });
     expect(t.status, JSON.stringify(t.json)).toBe(200);
     expect((await mcpInit(srv.mcpUrl, t.json.access_token as string)).status).toBe(200);
-    const refreshed = await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: t.json.refresh_token as string });
+    const refreshed = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: t.json.refresh_token as string,
+    });
     expect(refreshed.status).toBe(200);
-    expect(JSON.parse(clientRow(clientId)!.info)).toMatchObject({ client_id: clientId, client_name: 'Doc Agent', token_endpoint_auth_method: 'none' });
+    expect(JSON.parse(clientRow(clientId)!.info)).toMatchObject({
+      client_id: clientId,
+      client_name: 'Doc Agent',
+      token_endpoint_auth_method: 'none',
+    });
   });
 
   it('signs in with the SDK client (clientMetadataUrl): no registration, the tools are listed', async () => {
-    const clientId = publish('sdk', (url) => goodDoc(url, { client_name: 'SDK doc agent', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }));
-    const provider = new MemoryProvider({ redirectUri: REDIRECT, clientName: 'SDK doc agent', clientMetadataUrl: clientId });
+    const clientId = publish('sdk', (url) =>
+      goodDoc(url, {
+        client_name: 'SDK doc agent',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      }),
+    );
+    const provider = new MemoryProvider({
+      redirectUri: REDIRECT,
+      clientName: 'SDK doc agent',
+      clientMetadataUrl: clientId,
+    });
     const transport = new StreamableHTTPClientTransport(new URL(srv.mcpUrl), { authProvider: provider });
-    await expect(new Client({ name: 'cimd', version: '1' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(new Client({ name: 'cimd', version: '1' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     expect(provider.registered).toBe(false);
     expect(provider.authUrl!.searchParams.get('client_id')).toBe(clientId);
     const answer = await signIn(provider.authUrl!.href, 'reader', PASSWORDS.reader);
@@ -142,7 +239,8 @@ describe('a client known by its metadata document', () => {
 
   it('keeps a document as long as its cache headers say, at most 24 hours; no-store means every time', async () => {
     const asked = (id: string) => hits.get(new URL(id).pathname) ?? 0;
-    const open = (id: string) => fetchForm(authorizeUrl(srv.baseUrl, { clientId: id, redirectUri: REDIRECT, challenge: pkce().challenge }));
+    const open = (id: string) =>
+      fetchForm(authorizeUrl(srv.baseUrl, { clientId: id, redirectUri: REDIRECT, challenge: pkce().challenge }));
     const minute = publish('minute', (url) => goodDoc(url, {}, { 'cache-control': 'public, max-age=60' }));
     expect((await open(minute)).status).toBe(200);
     expect((await open(minute)).status).toBe(200);
@@ -166,42 +264,87 @@ describe('a client known by its metadata document', () => {
 
   it('refuses a redirect_uri the document does not list, on the page itself', async () => {
     const clientId = publish('redirects', (url) => goodDoc(url));
-    const f = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:9/elsewhere', challenge: pkce().challenge }));
+    const f = await fetchForm(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:9/elsewhere', challenge: pkce().challenge }),
+    );
     expect(f.status).toBe(400);
     expect(f.headers.get('location')).toBeNull();
-    expect(JSON.parse(f.html)).toMatchObject({ error: 'invalid_request', error_description: 'Unregistered redirect_uri' });
+    expect(JSON.parse(f.html)).toMatchObject({
+      error: 'invalid_request',
+      error_description: 'Unregistered redirect_uri',
+    });
   });
 
   it('sends iss with errors and with a denial too (RFC 9207)', async () => {
     const clientId = publish('errors', (url) => goodDoc(url));
-    const bad = await fetch(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, scope: 'nope', state: 'e' }), { redirect: 'manual' });
+    const bad = await fetch(
+      authorizeUrl(srv.baseUrl, {
+        clientId,
+        redirectUri: REDIRECT,
+        challenge: pkce().challenge,
+        scope: 'nope',
+        state: 'e',
+      }),
+      { redirect: 'manual' },
+    );
     const loc = new URL(bad.headers.get('location')!);
     expect(loc.searchParams.get('error')).toBe('invalid_scope');
     expect(loc.searchParams.get('iss')).toBe(`${srv.baseUrl}/`);
-    const deny = await signIn(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'd' }), 'admin', '', 'deny');
+    const deny = await signIn(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'd' }),
+      'admin',
+      '',
+      'deny',
+    );
     expect(new URL(deny.location!).searchParams.get('iss')).toBe(`${srv.baseUrl}/`);
   });
 });
 
 describe('a bad metadata document gets a clear OAuth error and nothing is stored', () => {
   const attempt = async (clientId: string) => {
-    const f = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge }));
+    const f = await fetchForm(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge }),
+    );
     expect(f.headers.get('location')).toBeNull();
     expect(clientRow(clientId)).toBeUndefined();
     return { status: f.status, json: JSON.parse(f.html) as { error: string; error_description: string } };
   };
 
   const cases: [string, (url: string) => Doc, RegExp][] = [
-    ['not JSON', () => ({ headers: { 'content-type': 'application/json' }, body: '<html>hello</html>' }), /is not JSON/],
+    [
+      'not JSON',
+      () => ({ headers: { 'content-type': 'application/json' }, body: '<html>hello</html>' }),
+      /is not JSON/,
+    ],
     ['a JSON array', () => ({ body: '[1,2]' }), /is not a JSON object/],
-    ['too large', (url) => ({ body: JSON.stringify({ client_id: url, client_name: 'x'.repeat(6000), redirect_uris: [REDIRECT] }) }), /could not be fetched: it is larger than 5120 bytes/],
-    ['another client_id', () => goodDoc('https://elsewhere.example/client.json'), /names another client_id \("https:\/\/elsewhere\.example\/client\.json"\)/],
-    ['a secret-based method', (url) => goodDoc(url, { token_endpoint_auth_method: 'client_secret_basic' }), /token_endpoint_auth_method: "client_secret_basic" needs a shared secret/],
+    [
+      'too large',
+      (url) => ({ body: JSON.stringify({ client_id: url, client_name: 'x'.repeat(6000), redirect_uris: [REDIRECT] }) }),
+      /could not be fetched: it is larger than 5120 bytes/,
+    ],
+    [
+      'another client_id',
+      () => goodDoc('https://elsewhere.example/client.json'),
+      /names another client_id \("https:\/\/elsewhere\.example\/client\.json"\)/,
+    ],
+    [
+      'a secret-based method',
+      (url) => goodDoc(url, { token_endpoint_auth_method: 'client_secret_basic' }),
+      /token_endpoint_auth_method: "client_secret_basic" needs a shared secret/,
+    ],
     ['a client secret', (url) => goodDoc(url, { client_secret: 's3cret' }), /must not contain a client_secret/],
     ['no client_name', (url) => goodDoc(url, { client_name: undefined }), /client_name: is required/],
     ['no redirect_uris', (url) => goodDoc(url, { redirect_uris: undefined }), /redirect_uris: /],
-    ['userinfo in a redirect URI', (url) => goodDoc(url, { redirect_uris: ['https://me:pw@app.example/cb'] }), /must not carry a user name or password/],
-    ['bidi controls in the name', (url) => goodDoc(url, { client_name: 'Trusted \u202Etneilc' }), /client_name: must not contain bidirectional control characters/],
+    [
+      'userinfo in a redirect URI',
+      (url) => goodDoc(url, { redirect_uris: ['https://me:pw@app.example/cb'] }),
+      /must not carry a user name or password/,
+    ],
+    [
+      'bidi controls in the name',
+      (url) => goodDoc(url, { client_name: 'Trusted \u202Etneilc' }),
+      /client_name: must not contain bidirectional control characters/,
+    ],
     ['HTTP 404', (url) => ({ ...goodDoc(url), status: 404 }), /answered HTTP 404/],
   ];
   it.each(cases)('%s', async (name, make, why) => {
@@ -249,9 +392,21 @@ describe('a bad metadata document gets a clear OAuth error and nothing is stored
   });
 
   it('dynamic registration keeps working beside documents', async () => {
-    const reg = await registerClient(srv.baseUrl, { client_name: 'Old style', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
+    const reg = await registerClient(srv.baseUrl, {
+      client_name: 'Old style',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+    });
     expect(reg.status).toBe(201);
-    const r = await signIn(authorizeUrl(srv.baseUrl, { clientId: reg.json.client_id as string, redirectUri: REDIRECT, challenge: pkce().challenge }), 'admin', PASSWORDS.admin);
+    const r = await signIn(
+      authorizeUrl(srv.baseUrl, {
+        clientId: reg.json.client_id as string,
+        redirectUri: REDIRECT,
+        challenge: pkce().challenge,
+      }),
+      'admin',
+      PASSWORDS.admin,
+    );
     expect(r.status).toBe(302);
     expect(new URL(r.location!).searchParams.get('iss')).toBe(`${srv.baseUrl}/`);
   });

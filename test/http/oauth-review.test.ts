@@ -5,7 +5,20 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/auth/users.js';
-import { authorizeUrl, fetchForm, formFields, mcpInit, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from '../support/oauth.js';
+import {
+  authorizeUrl,
+  fetchForm,
+  formFields,
+  mcpInit,
+  PASSWORDS,
+  pkce,
+  postForm,
+  registerClient,
+  signIn,
+  startOAuthServer,
+  token,
+  type OAuthServer,
+} from '../support/oauth.js';
 
 let srv: OAuthServer;
 let clientId: string;
@@ -13,7 +26,11 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 
 beforeAll(async () => {
   srv = await startOAuthServer();
-  const reg = await registerClient(srv.baseUrl, { client_name: 'Review', redirect_uris: [REDIRECT, 'https://app.example/cb'], token_endpoint_auth_method: 'none' });
+  const reg = await registerClient(srv.baseUrl, {
+    client_name: 'Review',
+    redirect_uris: [REDIRECT, 'https://app.example/cb'],
+    token_endpoint_auth_method: 'none',
+  });
   expect(reg.status).toBe(201);
   clientId = reg.json.client_id as string;
 });
@@ -23,10 +40,20 @@ afterAll(async () => {
 });
 
 const url = (over: Partial<{ redirectUri: string; state: string }> = {}) =>
-  authorizeUrl(srv.baseUrl, { clientId, redirectUri: over.redirectUri ?? REDIRECT, challenge: pkce().challenge, state: over.state ?? 's' });
+  authorizeUrl(srv.baseUrl, {
+    clientId,
+    redirectUri: over.redirectUri ?? REDIRECT,
+    challenge: pkce().challenge,
+    state: over.state ?? 's',
+  });
 
 /** The sign-in page fetched and posted from another loopback address (the server sees 127.0.0.2). */
-async function signInFrom(localAddress: string, pageUrl: string, login: string, password: string): Promise<{ status: number; location: string | null }> {
+async function signInFrom(
+  localAddress: string,
+  pageUrl: string,
+  login: string,
+  password: string,
+): Promise<{ status: number; location: string | null }> {
   const dispatcher = new Agent({ localAddress });
   try {
     const page = await undiciFetch(pageUrl, { dispatcher, redirect: 'manual' });
@@ -51,7 +78,12 @@ describe('the review of the authorization server', () => {
     const own = await startOAuthServer();
     try {
       const reg = await registerClient(own.baseUrl, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
-      const u = () => authorizeUrl(own.baseUrl, { clientId: reg.json.client_id as string, redirectUri: REDIRECT, challenge: pkce().challenge });
+      const u = () =>
+        authorizeUrl(own.baseUrl, {
+          clientId: reg.json.client_id as string,
+          redirectUri: REDIRECT,
+          challenge: pkce().challenge,
+        });
       for (let i = 0; i < 5; i++) expect((await signIn(u(), 'admin', `wrong ${i} password`)).status).toBe(401);
       // The attacker's address waits...
       expect((await signIn(u(), 'admin', PASSWORDS.admin)).status).toBe(429);
@@ -66,24 +98,52 @@ describe('the review of the authorization server', () => {
 
   it('(2) a reused rotated refresh token revokes the whole family, the newer tokens included', async () => {
     const p = pkce();
-    const r = await signIn(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge }), 'admin', PASSWORDS.admin);
+    const r = await signIn(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge }),
+      'admin',
+      PASSWORDS.admin,
+    );
     const code = new URL(r.location!).searchParams.get('code')!;
-    const t0 = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code, code_verifier: p.verifier });
+    const t0 = await token(srv.baseUrl, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code,
+      code_verifier: p.verifier,
+    });
     expect(t0.status).toBe(200);
-    const t1 = await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: t0.json.refresh_token as string });
+    const t1 = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: t0.json.refresh_token as string,
+    });
     expect(t1.status).toBe(200);
     expect((await mcpInit(srv.mcpUrl, t1.json.access_token as string)).status).toBe(200);
-    const reused = await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: t0.json.refresh_token as string });
+    const reused = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: t0.json.refresh_token as string,
+    });
     expect(reused.status).toBe(400);
     expect(reused.json.error).toBe('invalid_grant');
     expect(reused.json.error_description).toMatch(/already used/);
     expect((await mcpInit(srv.mcpUrl, t1.json.access_token as string)).status).toBe(401);
-    const newer = await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: t1.json.refresh_token as string });
+    const newer = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: t1.json.refresh_token as string,
+    });
     expect(newer.json.error).toBe('invalid_grant');
   });
 
   it('(3) /authorize matches the redirect URI exactly: no added fragment, no other letter case; a loopback port may differ', async () => {
-    for (const bad of [`${REDIRECT}#frag`, 'HTTP://127.0.0.1:9/callback', 'http://127.0.0.1:9/Callback', 'HTTPS://app.example/cb', 'https://app.example/cb#x', 'https://app.example/cb/']) {
+    for (const bad of [
+      `${REDIRECT}#frag`,
+      'HTTP://127.0.0.1:9/callback',
+      'http://127.0.0.1:9/Callback',
+      'HTTPS://app.example/cb',
+      'https://app.example/cb#x',
+      'https://app.example/cb/',
+    ]) {
       const f = await fetchForm(url({ redirectUri: bad }));
       expect(f.status, bad).toBe(400);
       expect(f.headers.get('location'), bad).toBeNull();
@@ -101,7 +161,11 @@ describe('the review of the authorization server', () => {
       expect(r.json.error_description, uri).toMatch(/user name or password/);
     }
     for (const name of ['Good \u202Eloot', 'a\u2066b\u2069', 'x\u200Fy', 'bell\u0007']) {
-      const r = await registerClient(srv.baseUrl, { client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
+      const r = await registerClient(srv.baseUrl, {
+        client_name: name,
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+      });
       expect(r.status, JSON.stringify(name)).toBe(400);
       expect(r.json.error).toBe('invalid_client_metadata');
       expect(r.json.error_description).toMatch(/^client_name: /);
@@ -125,8 +189,14 @@ describe('the review of the authorization server', () => {
   });
 
   it('(6) a login that differs from another only in letter case is refused', async () => {
-    await expect(addUser(srv.app.store.sql, 'ADMIN', 'administrator')).rejects.toThrow(/login "ADMIN": a user with this login already exists \(logins are case-insensitive: "admin"\)/);
+    await expect(addUser(srv.app.store.sql, 'ADMIN', 'administrator')).rejects.toThrow(
+      /login "ADMIN": a user with this login already exists \(logins are case-insensitive: "admin"\)/,
+    );
     await expect(addUser(srv.app.store.sql, 'Reader', 'subscriber')).rejects.toThrow(/already exists/);
-    expect((await srv.app.store.sql.all('SELECT login FROM users ORDER BY login')).map((r) => (r as { login: string }).login)).toEqual(['admin', 'reader']);
+    expect(
+      (await srv.app.store.sql.all('SELECT login FROM users ORDER BY login')).map(
+        (r) => (r as { login: string }).login,
+      ),
+    ).toEqual(['admin', 'reader']);
   });
 });

@@ -18,7 +18,10 @@ let serve: ServeProcess;
 
 beforeAll(async () => {
   fx = await makeFixture({ server: { mcp_auth: 'required' } });
-  const r = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], { input: `${PASSWORD}\n`, env: { SVC_LOG_LEVEL: undefined } });
+  const r = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], {
+    input: `${PASSWORD}\n`,
+    env: { SVC_LOG_LEVEL: undefined },
+  });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stderr).toContain('password of "admin" set');
   serve = await startServe(fx);
@@ -29,7 +32,9 @@ afterAll(async () => {
   await fx?.cleanup();
 });
 
-async function connect(provider: MemoryProvider): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(
+  provider: MemoryProvider,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { authProvider: provider });
   const client = new Client({ name: 'sdk-oauth-test', version: '1.0.0' });
   await client.connect(transport);
@@ -92,25 +97,41 @@ describe('the SDK OAuth client against svc serve', () => {
 
     // 6. The spent refresh token stays spent. (Replayed while its sign-in was alive, it would have ended that
     // sign-in's newer tokens too: oauth-review.test.ts.)
-    const replay = await token(serve.baseUrl, { grant_type: 'refresh_token', client_id: provider.client!.client_id, refresh_token: before.refresh_token! });
+    const replay = await token(serve.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: provider.client!.client_id,
+      refresh_token: before.refresh_token!,
+    });
     expect(replay).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
   }, 60_000);
 
   it('static user tokens keep working beside OAuth', async () => {
     const client = new Client({ name: 'static', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${fx.tokens.sub}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(serve.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.tokens.sub}` } },
+      }),
+    );
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     await client.close();
   });
 
   it('users set-password refuses a short password and an unknown user, naming the problem', async () => {
-    const short = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], { input: 'short\n', env: { SVC_LOG_LEVEL: undefined } });
+    const short = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], {
+      input: 'short\n',
+      env: { SVC_LOG_LEVEL: undefined },
+    });
     expect(short.status).not.toBe(0);
     expect(short.stderr).toContain('password: must be at least 8 characters');
-    const nobody = await runSvc(['users', 'set-password', 'nobody', '--config', fx.configPath], { input: 'long enough password\n', env: { SVC_LOG_LEVEL: undefined } });
+    const nobody = await runSvc(['users', 'set-password', 'nobody', '--config', fx.configPath], {
+      input: 'long enough password\n',
+      env: { SVC_LOG_LEVEL: undefined },
+    });
     expect(nobody.status).toBe(1);
     expect(nobody.stderr).toContain('login "nobody": no such user');
-    const revokeNobody = await runSvc(['users', 'revoke-tokens', 'nobody', '--config', fx.configPath], { env: { SVC_LOG_LEVEL: undefined } });
+    const revokeNobody = await runSvc(['users', 'revoke-tokens', 'nobody', '--config', fx.configPath], {
+      env: { SVC_LOG_LEVEL: undefined },
+    });
     expect(revokeNobody.status).toBe(1);
   });
 });

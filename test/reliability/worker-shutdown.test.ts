@@ -44,9 +44,17 @@ process.exit(0);
 
 describe('writer thread shutdown', () => {
   it(`starts and ends the writer thread ${ROUNDS * 2} times and exits with one still open: exit 0, no assertion`, async () => {
-    if (!existsSync(join(ROOT, 'dist/src/store/writer-worker.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-    const { code, signal, stdout, stderr } = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', childScript(join(dir, 'svc.db'))], { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (!existsSync(join(ROOT, 'dist/src/store/writer-worker.js')))
+      throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+    const { code, signal, stdout, stderr } = await new Promise<{
+      code: number | null;
+      signal: string | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', childScript(join(dir, 'svc.db'))], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (c: Buffer) => (out += c));

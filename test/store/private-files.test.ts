@@ -36,12 +36,20 @@ describe('private data files', () => {
     }
   });
 
-  it('makes the projects form\'s projects/ 0700 and each project database 0600', async () => {
+  it("makes the projects form's projects/ 0700 and each project database 0600", async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-modes-')), 'data');
-    const app = openApp(parseConfig({ data_dir: dataDir, log_level: 'silent', projects: [{ public_token: 'one00001:local' }, { public_token: 'two00002:local' }] }), { logger: silentLogger });
+    const app = openApp(
+      parseConfig({
+        data_dir: dataDir,
+        log_level: 'silent',
+        projects: [{ public_token: 'one00001:local' }, { public_token: 'two00002:local' }],
+      }),
+      { logger: silentLogger },
+    );
     try {
       expect(modeOf(join(dataDir, 'projects'))).toBe(0o700);
-      for (const f of ['one00001_local.db', 'two00002_local.db']) expect(modeOf(join(dataDir, 'projects', f)), f).toBe(0o600);
+      for (const f of ['one00001_local.db', 'two00002_local.db'])
+        expect(modeOf(join(dataDir, 'projects', f)), f).toBe(0o600);
     } finally {
       await app.close();
     }
@@ -73,7 +81,9 @@ describe('private data files', () => {
   it('says nothing about a private data_dir', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-modes-'));
     const lines: string[] = [];
-    const app = openApp(parseConfig({ data_dir: dataDir }), { logger: pino({ level: 'warn' }, { write: (s: string) => void lines.push(s) }) });
+    const app = openApp(parseConfig({ data_dir: dataDir }), {
+      logger: pino({ level: 'warn' }, { write: (s: string) => void lines.push(s) }),
+    });
     await app.close();
     expect(lines).toEqual([]);
   });

@@ -57,7 +57,8 @@ export type ClientMetadata = z.infer<typeof MetadataSchema>;
 
 /** Why a redirect URI may not be registered, or null. The rules of RFC 8252 and OAuth 2.1 section 2.3.1. */
 export function redirectUriProblem(uri: string): OAuthError | null {
-  const bad = (code: 'invalid_redirect_uri' | 'invalid_client_metadata', rule: string) => new OAuthError(code, `redirect_uris: "${uri}" ${rule}`);
+  const bad = (code: 'invalid_redirect_uri' | 'invalid_client_metadata', rule: string) =>
+    new OAuthError(code, `redirect_uris: "${uri}" ${rule}`);
   if (/[\s\p{Cc}]/u.test(uri)) return bad('invalid_client_metadata', 'must not contain spaces or control characters');
   let u: URL;
   try {
@@ -65,10 +66,13 @@ export function redirectUriProblem(uri: string): OAuthError | null {
   } catch {
     return bad('invalid_client_metadata', 'is not a URL');
   }
-  if (UNSAFE_SCHEMES.includes(u.protocol)) return bad('invalid_client_metadata', `must not use the ${u.protocol} scheme`);
-  if (u.username || u.password || /^[^:]+:\/\/[^/?#]*@/.test(uri)) return bad('invalid_redirect_uri', 'must not carry a user name or password');
+  if (UNSAFE_SCHEMES.includes(u.protocol))
+    return bad('invalid_client_metadata', `must not use the ${u.protocol} scheme`);
+  if (u.username || u.password || /^[^:]+:\/\/[^/?#]*@/.test(uri))
+    return bad('invalid_redirect_uri', 'must not carry a user name or password');
   if (uri.includes('#')) return bad('invalid_redirect_uri', 'must not have a fragment');
-  if (u.protocol === 'http:' && !LOOPBACK_HOSTS.includes(u.hostname)) return bad('invalid_redirect_uri', 'must use https (http only on a loopback address)');
+  if (u.protocol === 'http:' && !LOOPBACK_HOSTS.includes(u.hostname))
+    return bad('invalid_redirect_uri', 'must use https (http only on a loopback address)');
   return null;
 }
 
@@ -76,7 +80,8 @@ export function redirectUriProblem(uri: string): OAuthError | null {
 export function clientNameProblem(name: string): OAuthError | null {
   const bad = (rule: string) => new OAuthError('invalid_client_metadata', `client_name: ${rule}`);
   if (name.length > MAX_NAME) return bad(`at most ${MAX_NAME} characters`);
-  if (BIDI_CONTROLS.test(name)) return bad('must not contain bidirectional control characters (they make a name read as another)');
+  if (BIDI_CONTROLS.test(name))
+    return bad('must not contain bidirectional control characters (they make a name read as another)');
   if (CONTROL_CHARS.test(name)) return bad('must not contain control characters');
   return null;
 }
@@ -103,14 +108,19 @@ export function redirectUriMatches(requested: string, registered: string): boole
  * Document may not ask for a secret-based method (there is no secret to share); a registering client may, and is
  * made public like every other.
  */
-export function checkClientMetadata(input: unknown, clientId: string, opts: { secretRefused: boolean; nameRequired: boolean }): OAuthClient {
+export function checkClientMetadata(
+  input: unknown,
+  clientId: string,
+  opts: { secretRefused: boolean; nameRequired: boolean },
+): OAuthClient {
   const parsed = MetadataSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new OAuthError('invalid_client_metadata', `${issue.path.join('.') || 'metadata'}: ${issue.message}`);
   }
   const m = parsed.data;
-  if (m.redirect_uris.length === 0) throw new OAuthError('invalid_redirect_uri', 'redirect_uris: at least one is required');
+  if (m.redirect_uris.length === 0)
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris: at least one is required');
   for (const uri of m.redirect_uris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw problem;
@@ -119,11 +129,16 @@ export function checkClientMetadata(input: unknown, clientId: string, opts: { se
     const problem = clientNameProblem(m.client_name);
     if (problem) throw problem;
   }
-  if (opts.nameRequired && !m.client_name?.trim()) throw new OAuthError('invalid_client_metadata', 'client_name: is required');
+  if (opts.nameRequired && !m.client_name?.trim())
+    throw new OAuthError('invalid_client_metadata', 'client_name: is required');
   if (m.grant_types?.some((g) => !GRANT_TYPES.includes(g))) {
-    throw new OAuthError('invalid_client_metadata', 'grant_types: only authorization_code and refresh_token are supported');
+    throw new OAuthError(
+      'invalid_client_metadata',
+      'grant_types: only authorization_code and refresh_token are supported',
+    );
   }
-  if (m.response_types?.some((r) => r !== 'code')) throw new OAuthError('invalid_client_metadata', 'response_types: only code is supported');
+  if (m.response_types?.some((r) => r !== 'code'))
+    throw new OAuthError('invalid_client_metadata', 'response_types: only code is supported');
   const method = m.token_endpoint_auth_method;
   if (opts.secretRefused && method !== undefined && method !== 'none') {
     throw new OAuthError(
@@ -133,5 +148,11 @@ export function checkClientMetadata(input: unknown, clientId: string, opts: { se
         : `token_endpoint_auth_method: "${method}" is not supported (use "none": clients prove themselves with PKCE)`,
     );
   }
-  return { ...m, client_id: clientId, token_endpoint_auth_method: 'none', grant_types: GRANT_TYPES, response_types: ['code'] };
+  return {
+    ...m,
+    client_id: clientId,
+    token_endpoint_auth_method: 'none',
+    grant_types: GRANT_TYPES,
+    response_types: ['code'],
+  };
 }

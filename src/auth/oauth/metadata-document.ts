@@ -38,10 +38,17 @@ export function documentUrlProblem(clientId: string): string | null {
     return 'is not a URL';
   }
   if (!clientId.startsWith('https://')) return 'a URL client_id must use https';
-  if (u.username || u.password || clientId.slice(8).split('/')[0]!.includes('@')) return 'must not carry a user name or password';
+  if (u.username || u.password || clientId.slice(8).split('/')[0]!.includes('@'))
+    return 'must not carry a user name or password';
   if (clientId.includes('#')) return 'must not have a fragment';
   if (u.pathname === '/') return 'must have a path (the document is not the site root)';
-  if (clientId.split(/[?]/)[0]!.split('/').some((seg) => seg === '.' || seg === '..')) return 'must not contain "." or ".." path segments';
+  if (
+    clientId
+      .split(/[?]/)[0]!
+      .split('/')
+      .some((seg) => seg === '.' || seg === '..')
+  )
+    return 'must not contain "." or ".." path segments';
   if (u.href !== clientId) return `must be written in its normal form (${u.href})`;
   return null;
 }
@@ -57,7 +64,8 @@ export function documentLifetime(headers: FetchedDocument['headers']): number {
 
 /** The client a fetched document describes, or the OAuth error that says why it cannot be used. PURE. */
 export function clientFromDocument(clientId: string, doc: FetchedDocument): DocumentClient {
-  const fail = (why: string) => new OAuthError('invalid_client', `client_id: the metadata document at ${clientId} ${why}`);
+  const fail = (why: string) =>
+    new OAuthError('invalid_client', `client_id: the metadata document at ${clientId} ${why}`);
   if (doc.status !== 200) throw fail(`answered HTTP ${doc.status} (it must answer 200 with the document)`);
   let json: unknown;
   try {
@@ -67,7 +75,8 @@ export function clientFromDocument(clientId: string, doc: FetchedDocument): Docu
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw fail('is not a JSON object');
   const record = json as Record<string, unknown>;
-  if (record.client_id !== clientId) throw fail(`names another client_id (${JSON.stringify(record.client_id)}); it must be its own URL`);
+  if (record.client_id !== clientId)
+    throw fail(`names another client_id (${JSON.stringify(record.client_id)}); it must be its own URL`);
   if ('client_secret' in record || 'client_secret_expires_at' in record) throw fail('must not contain a client_secret');
   let client: OAuthClient;
   try {
@@ -105,7 +114,10 @@ export class MetadataDocuments {
     try {
       doc = await this.opts.fetch(clientId);
     } catch (err) {
-      throw new OAuthError('invalid_client', `client_id: the metadata document at ${clientId} could not be fetched: ${(err as Error).message}`);
+      throw new OAuthError(
+        'invalid_client',
+        `client_id: the metadata document at ${clientId} could not be fetched: ${(err as Error).message}`,
+      );
     }
     const client = clientFromDocument(clientId, doc);
     const lifetime = documentLifetime(doc.headers);

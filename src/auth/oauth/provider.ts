@@ -71,7 +71,10 @@ export interface SignInRequest {
  */
 export type AuthorizeOutcome = { page: SignInRequest } | { refuse: OAuthError } | { redirect: string };
 
-export type SignInResult = { user: User } | { error: 'invalid_credentials' } | { error: 'rate_limited'; retryAfter: number };
+export type SignInResult =
+  | { user: User }
+  | { error: 'invalid_credentials' }
+  | { error: 'rate_limited'; retryAfter: number };
 
 export interface TokenAnswer {
   access_token: string;
@@ -157,7 +160,11 @@ export class AuthorizationServer {
     this.now = opts.now ?? Date.now;
     this.documents = new MetadataDocuments({ fetch: opts.fetchDocument, now: this.now });
     const windowMs = FAILURE_WINDOW_MS;
-    this.byLoginAndAddress = new AttemptLimiter({ max: opts.maxFailuresPerLoginAndAddress ?? 5, windowMs, now: this.now });
+    this.byLoginAndAddress = new AttemptLimiter({
+      max: opts.maxFailuresPerLoginAndAddress ?? 5,
+      windowMs,
+      now: this.now,
+    });
     this.byAddress = new AttemptLimiter({ max: opts.maxFailuresPerAddress ?? 20, windowMs, now: this.now });
     this.byLogin = new AttemptLimiter({ max: Number.MAX_SAFE_INTEGER, windowMs, now: this.now });
   }
@@ -174,8 +181,12 @@ export class AuthorizationServer {
 
   /** RFC 7591 registration: the client as stored (public: no secret, whatever it asked for). */
   async register(body: unknown): Promise<OAuthClient> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
-    const client: OAuthClient = { ...checkClientMetadata(body, randomUUID(), { secretRefused: false, nameRequired: false }), client_id_issued_at: this.nowS() };
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
+    const client: OAuthClient = {
+      ...checkClientMetadata(body, randomUUID(), { secretRefused: false, nameRequired: false }),
+      client_id_issued_at: this.nowS(),
+    };
     await insertClient(this.sql, client.client_id, JSON.stringify(client));
     return client;
   }
@@ -184,7 +195,11 @@ export class AuthorizationServer {
   private async clientOf(clientId: string): Promise<OAuthClient | DocumentClient> {
     if (isDocumentClientId(clientId)) return this.documents.client(clientId);
     const client = await this.registeredClient(clientId);
-    if (!client) throw new OAuthError('invalid_client', 'client_id: no client is registered with this id (register at /register, or use a Client ID Metadata Document URL)');
+    if (!client)
+      throw new OAuthError(
+        'invalid_client',
+        'client_id: no client is registered with this id (register at /register, or use a Client ID Metadata Document URL)',
+      );
     return client;
   }
 
@@ -197,7 +212,8 @@ export class AuthorizationServer {
       client = await this.clientOf(required(params, 'client_id'));
       const asked = param(params, 'redirect_uri');
       if (asked !== undefined) {
-        if (!client.redirect_uris.some((registered) => redirectUriMatches(asked, registered))) throw new OAuthError('invalid_request', 'Unregistered redirect_uri');
+        if (!client.redirect_uris.some((registered) => redirectUriMatches(asked, registered)))
+          throw new OAuthError('invalid_request', 'Unregistered redirect_uri');
         redirectUri = asked;
       } else if (client.redirect_uris.length === 1) {
         redirectUri = client.redirect_uris[0]!;
@@ -212,21 +228,42 @@ export class AuthorizationServer {
     const state = typeof rawState === 'string' && rawState ? rawState.slice(0, MAX_STATE_LENGTH) : undefined;
     try {
       const responseType = param(params, 'response_type');
-      if (responseType !== 'code') throw new OAuthError('unsupported_response_type', `response_type: must be "code" (got ${JSON.stringify(responseType ?? null)})`);
-      if (typeof rawState === 'string' && rawState.length > MAX_STATE_LENGTH) throw new OAuthError('invalid_request', `state: at most ${MAX_STATE_LENGTH} characters`);
+      if (responseType !== 'code')
+        throw new OAuthError(
+          'unsupported_response_type',
+          `response_type: must be "code" (got ${JSON.stringify(responseType ?? null)})`,
+        );
+      if (typeof rawState === 'string' && rawState.length > MAX_STATE_LENGTH)
+        throw new OAuthError('invalid_request', `state: at most ${MAX_STATE_LENGTH} characters`);
       const method = param(params, 'code_challenge_method');
-      if (method !== 'S256') throw new OAuthError('invalid_request', `code_challenge_method: must be S256 (PKCE is required; "plain" is not accepted), got ${JSON.stringify(method ?? null)}`);
+      if (method !== 'S256')
+        throw new OAuthError(
+          'invalid_request',
+          `code_challenge_method: must be S256 (PKCE is required; "plain" is not accepted), got ${JSON.stringify(method ?? null)}`,
+        );
       const codeChallenge = required(params, 'code_challenge');
-      if (!/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) throw new OAuthError('invalid_request', 'code_challenge: must be the 43-character base64url SHA-256 of the code verifier');
+      if (!/^[A-Za-z0-9_-]{43}$/.test(codeChallenge))
+        throw new OAuthError(
+          'invalid_request',
+          'code_challenge: must be the 43-character base64url SHA-256 of the code verifier',
+        );
       const scopeText = param(params, 'scope');
       const asked = scopeText?.split(' ').filter(Boolean) ?? [];
       const scopes = asked.length ? [...new Set(asked)] : [MCP_SCOPE];
       const unknown = scopes.filter((s) => !(s in SCOPE_DESCRIPTIONS));
-      if (unknown.length) throw new OAuthError('invalid_scope', `scope: unknown ${unknown.map((s) => `"${s}"`).join(', ')} (supported: ${Object.keys(SCOPE_DESCRIPTIONS).join(' ')})`);
+      if (unknown.length)
+        throw new OAuthError(
+          'invalid_scope',
+          `scope: unknown ${unknown.map((s) => `"${s}"`).join(', ')} (supported: ${Object.keys(SCOPE_DESCRIPTIONS).join(' ')})`,
+        );
       const resource = param(params, 'resource');
       if (resource !== undefined) {
         if (!URL.canParse(resource)) throw new OAuthError('invalid_request', 'resource: must be an absolute URL');
-        if (!sameResource(resource, this.resource)) throw new OAuthError('invalid_target', `resource: "${resource}" is not served here (this server's resource is ${this.resource})`);
+        if (!sameResource(resource, this.resource))
+          throw new OAuthError(
+            'invalid_target',
+            `resource: "${resource}" is not served here (this server's resource is ${this.resource})`,
+          );
       }
       return { page: { client, redirectUri, codeChallenge, state, scopes, resource: this.resource } };
     } catch (err) {
@@ -246,7 +283,8 @@ export class AuthorizationServer {
     const wait = Math.max(this.byLoginAndAddress.retryAfter(pairKey), this.byAddress.retryAfter(address));
     if (wait > 0) return { error: 'rate_limited', retryAfter: wait };
     const failures = this.byLogin.count(loginKey);
-    if (failures >= FREE_FAILURES_PER_LOGIN) await sleep(Math.min(MAX_SLOWDOWN_MS, 250 * 2 ** (failures - FREE_FAILURES_PER_LOGIN)));
+    if (failures >= FREE_FAILURES_PER_LOGIN)
+      await sleep(Math.min(MAX_SLOWDOWN_MS, 250 * 2 ** (failures - FREE_FAILURES_PER_LOGIN)));
     const user = await verifyPassword(this.sql, login, password);
     if (!user) {
       this.byLoginAndAddress.fail(pairKey);
@@ -262,7 +300,8 @@ export class AuthorizationServer {
   async issueCode(request: SignInRequest, user: User): Promise<string> {
     await this.sweep();
     // A metadata document's client gets a row too: codes and tokens name their client, and /token finds it there.
-    if ('metadata_document_host' in request.client) await upsertClient(this.sql, request.client.client_id, JSON.stringify(request.client));
+    if ('metadata_document_host' in request.client)
+      await upsertClient(this.sql, request.client.client_id, JSON.stringify(request.client));
     const code = newSecret(CODE_PREFIX);
     await insertCode(this.sql, {
       codeHash: hashSecret(code),
@@ -280,14 +319,23 @@ export class AuthorizationServer {
 
   /** The redirect of a refused consent: access_denied, with the request's state and our `iss`. */
   denied(request: SignInRequest): string {
-    return redirectWith(request.redirectUri, { error: 'access_denied', error_description: 'the user did not allow access', state: request.state, iss: this.issuer });
+    return redirectWith(request.redirectUri, {
+      error: 'access_denied',
+      error_description: 'the user did not allow access',
+      state: request.state,
+      iss: this.issuer,
+    });
   }
 
   /** The client of a /token or /revoke request (public: its client_id is all it shows). */
   private async requestingClient(params: Record<string, unknown>): Promise<OAuthClient> {
     const clientId = required(params, 'client_id');
     const client = await this.registeredClient(clientId);
-    if (!client) throw new OAuthError('invalid_client', 'client_id: unknown client (a metadata document\'s client is known once it has signed someone in)');
+    if (!client)
+      throw new OAuthError(
+        'invalid_client',
+        "client_id: unknown client (a metadata document's client is known once it has signed someone in)",
+      );
     return client;
   }
 
@@ -297,13 +345,17 @@ export class AuthorizationServer {
     const grantType = required(params, 'grant_type');
     if (grantType === 'authorization_code') return this.exchangeCode(client, params);
     if (grantType === 'refresh_token') return this.exchangeRefreshToken(client, params);
-    throw new OAuthError('unsupported_grant_type', `grant_type: "${grantType}" is not supported (authorization_code, refresh_token)`);
+    throw new OAuthError(
+      'unsupported_grant_type',
+      `grant_type: "${grantType}" is not supported (authorization_code, refresh_token)`,
+    );
   }
 
   private async findCode(client: OAuthClient, code: string): Promise<CodeRow> {
     const hash = code.length <= MAX_TOKEN_LENGTH ? hashSecret(code) : '';
     const row = hash ? await codeByHash(this.sql, hash) : null;
-    if (!row || !sameHash(row.codeHash, hash) || row.clientId !== client.client_id) throw new OAuthError('invalid_grant', 'authorization code is not valid');
+    if (!row || !sameHash(row.codeHash, hash) || row.clientId !== client.client_id)
+      throw new OAuthError('invalid_grant', 'authorization code is not valid');
     if (row.usedAt !== null) await this.replayed(row.grantId, 'authorization code');
     if (row.expiresAt < this.nowS()) throw new OAuthError('invalid_grant', 'authorization code has expired');
     return row;
@@ -321,12 +373,23 @@ export class AuthorizationServer {
     const redirectUri = param(params, 'redirect_uri');
     const resource = param(params, 'resource');
     const row = await this.findCode(client, code);
-    if (s256(verifier) !== row.codeChallenge) throw new OAuthError('invalid_grant', 'code_verifier does not match the challenge');
-    if (redirectUri !== undefined && redirectUri !== row.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the one of the authorization request');
-    if (resource !== undefined && !sameResource(resource, row.resource)) throw new OAuthError('invalid_target', `resource: "${resource}" is not the resource this code was issued for`);
-    if (!(await markCodeUsed(this.sql, row.codeHash, this.nowS()))) await this.replayed(row.grantId, 'authorization code');
-    if (!(await getUser(this.sql, row.login))) throw new OAuthError('invalid_grant', 'the user of this code no longer exists');
-    return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: row.scopes, resource: row.resource });
+    if (s256(verifier) !== row.codeChallenge)
+      throw new OAuthError('invalid_grant', 'code_verifier does not match the challenge');
+    if (redirectUri !== undefined && redirectUri !== row.redirectUri)
+      throw new OAuthError('invalid_grant', 'redirect_uri does not match the one of the authorization request');
+    if (resource !== undefined && !sameResource(resource, row.resource))
+      throw new OAuthError('invalid_target', `resource: "${resource}" is not the resource this code was issued for`);
+    if (!(await markCodeUsed(this.sql, row.codeHash, this.nowS())))
+      await this.replayed(row.grantId, 'authorization code');
+    if (!(await getUser(this.sql, row.login)))
+      throw new OAuthError('invalid_grant', 'the user of this code no longer exists');
+    return this.issueTokens({
+      grantId: row.grantId,
+      clientId: row.clientId,
+      login: row.login,
+      scopes: row.scopes,
+      resource: row.resource,
+    });
   }
 
   private async exchangeRefreshToken(client: OAuthClient, params: Record<string, unknown>): Promise<TokenAnswer> {
@@ -337,18 +400,28 @@ export class AuthorizationServer {
     if (!row || row.clientId !== client.client_id) throw new OAuthError('invalid_grant', 'refresh token is not valid');
     if (row.rotatedAt !== null) await this.replayed(row.grantId, 'refresh token');
     if (row.expiresAt < this.nowS()) throw new OAuthError('invalid_grant', 'refresh token has expired');
-    if (resource !== undefined && !sameResource(resource, row.resource)) throw new OAuthError('invalid_target', `resource: "${resource}" is not the resource this token was issued for`);
+    if (resource !== undefined && !sameResource(resource, row.resource))
+      throw new OAuthError('invalid_target', `resource: "${resource}" is not the resource this token was issued for`);
     const granted = row.scopes.split(' ');
     const asked = scopeText?.split(' ').filter(Boolean) ?? [];
     const wanted = asked.length ? asked : granted;
     const extra = wanted.filter((s) => !granted.includes(s));
     if (extra.length) throw new OAuthError('invalid_scope', `scope: ${extra.join(' ')} was not granted to this token`);
     // Rotation: the old refresh token is marked, not deleted, so that a second use of it is seen for what it is.
-    if (!(await markRefreshRotated(this.sql, row.tokenHash, this.nowS()))) await this.replayed(row.grantId, 'refresh token');
-    return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: wanted.join(' '), resource: row.resource });
+    if (!(await markRefreshRotated(this.sql, row.tokenHash, this.nowS())))
+      await this.replayed(row.grantId, 'refresh token');
+    return this.issueTokens({
+      grantId: row.grantId,
+      clientId: row.clientId,
+      login: row.login,
+      scopes: wanted.join(' '),
+      resource: row.resource,
+    });
   }
 
-  private async issueTokens(g: Pick<TokenRow, 'grantId' | 'clientId' | 'login' | 'scopes' | 'resource'>): Promise<TokenAnswer> {
+  private async issueTokens(
+    g: Pick<TokenRow, 'grantId' | 'clientId' | 'login' | 'scopes' | 'resource'>,
+  ): Promise<TokenAnswer> {
     const access = newSecret(ACCESS_TOKEN_PREFIX);
     const refresh = newSecret(REFRESH_TOKEN_PREFIX);
     const now = this.nowS();
@@ -356,7 +429,13 @@ export class AuthorizationServer {
       { ...g, tokenHash: hashSecret(access), kind: 'access', expiresAt: now + ACCESS_TOKEN_TTL_S },
       { ...g, tokenHash: hashSecret(refresh), kind: 'refresh', expiresAt: now + REFRESH_TOKEN_TTL_S },
     ]);
-    return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: g.scopes };
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_S,
+      refresh_token: refresh,
+      scope: g.scopes,
+    };
   }
 
   /** The stored token of that kind (of either kind when none is given), or null. */
@@ -374,7 +453,14 @@ export class AuthorizationServer {
     if (row.expiresAt < this.nowS()) throw new OAuthError('invalid_token', 'access token has expired', 401);
     const user = await getUser(this.sql, row.login);
     if (!user) throw new OAuthError('invalid_token', 'invalid access token', 401);
-    return { token, clientId: row.clientId, scopes: row.scopes.split(' '), expiresAt: row.expiresAt, resource: new URL(row.resource), extra: { user } };
+    return {
+      token,
+      clientId: row.clientId,
+      scopes: row.scopes.split(' '),
+      expiresAt: row.expiresAt,
+      resource: new URL(row.resource),
+      extra: { user },
+    };
   }
 
   /** POST /revoke (RFC 7009): ends the token and every other of its sign-in; an unknown token is no error. */

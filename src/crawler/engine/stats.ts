@@ -17,7 +17,13 @@ export function crawlStats(ctx: CrawlContext): CrawlStats {
     };
   }
   const { counts } = ctx;
-  const own = { pages: counts.pagesStored, links: counts.linksChecked, errors: counts.errors, notModified: counts.notModified, unchanged: counts.unchanged };
+  const own = {
+    pages: counts.pagesStored,
+    links: counts.linksChecked,
+    errors: counts.errors,
+    notModified: counts.notModified,
+    unchanged: counts.unchanged,
+  };
   // The lead of a shared crawl speaks for every worker.
   for (const worker of ctx.shared?.others ?? []) {
     own.pages += worker.pages;
@@ -36,9 +42,17 @@ export function crawlStats(ctx: CrawlContext): CrawlStats {
 /** This worker's share of a shared crawl. */
 export function workerReport(ctx: CrawlContext): WorkerReport {
   const targets: WorkerReport['targets'] = {};
-  for (const run of ctx.runs) targets[run.host] = { pages: run.stored, seedReached: run.seedReached, failure: run.failure };
+  for (const run of ctx.runs)
+    targets[run.host] = { pages: run.stored, seedReached: run.seedReached, failure: run.failure };
   const { counts } = ctx;
-  return { pages: counts.pagesStored, links: counts.linksChecked, errors: counts.errors, notModified: counts.notModified, unchanged: counts.unchanged, targets };
+  return {
+    pages: counts.pagesStored,
+    links: counts.linksChecked,
+    errors: counts.errors,
+    notModified: counts.notModified,
+    unchanged: counts.unchanged,
+    targets,
+  };
 }
 
 export function crawlProgress(ctx: CrawlContext): CrawlProgress {

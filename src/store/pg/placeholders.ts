@@ -63,8 +63,8 @@ export function rewritePlaceholders(sql: string, named: boolean): Rewritten {
       let depth = 1;
       i += 2;
       while (i < n && depth) {
-        if (sql[i] === '/' && sql[i + 1] === '*') (depth++, (i += 2));
-        else if (sql[i] === '*' && sql[i + 1] === '/') (depth--, (i += 2));
+        if (sql[i] === '/' && sql[i + 1] === '*') depth++, (i += 2);
+        else if (sql[i] === '*' && sql[i + 1] === '/') depth--, (i += 2);
         else i++;
       }
     } else if (c === '$' && (i === 0 || !IDENT_PART.test(sql[i - 1]!))) {

@@ -48,7 +48,9 @@ export async function migratePg(sql: PgSql, migrations: readonly PgMigration[] =
     });
   await inLock(async (tx) => {
     if (sql.schema) await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${sql.schema}`);
-    await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text COLLATE "C" NOT NULL, applied_at text COLLATE "C" NOT NULL)`);
+    await tx.exec(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text COLLATE "C" NOT NULL, applied_at text COLLATE "C" NOT NULL)`,
+    );
   });
   for (const m of migrations) {
     await inLock(async (tx) => {
@@ -59,7 +61,11 @@ export async function migratePg(sql: PgSql, migrations: readonly PgMigration[] =
         if (err instanceof Error) err.message = `migration ${m.version} (${m.name}) failed: ${err.message}`;
         throw err;
       }
-      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
+      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      ]);
       applied.push(m.version);
     });
   }
