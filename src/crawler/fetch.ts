@@ -157,13 +157,17 @@ export function describeError(err: unknown, timeoutMs: number): { failure: Failu
   }
 }
 
-/** A connector that resolves the name itself, asks the policy about every address, and connects to the one it checked. */
+/**
+ * A connector that resolves the name itself, asks the policy about every address, and connects to the one it
+ * checked. `tls`: more options of the TLS connection (a test's own CA, say).
+ */
 export function guardedConnector(
   policy: AddressPolicy,
   connectTimeoutMs: number,
   lookup: HostLookup = dnsLookup,
+  tls: buildConnector.BuildOptions = {},
 ): buildConnector.connector {
-  const base = buildConnector({ timeout: connectTimeoutMs });
+  const base = buildConnector({ ...tls, timeout: connectTimeoutMs });
   return (opts, callback) => {
     const name = bareHost(opts.hostname);
     const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);

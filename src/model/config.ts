@@ -246,6 +246,26 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    oauth: z
+      .object({
+        /**
+         * Hosts (`name`: port 443, or `name:port`) whose Client ID Metadata Documents may be fetched although they
+         * resolve to a private or loopback address; every other document host must be public.
+         */
+        cimd_allow_hosts: z
+          .array(
+            z
+              .string()
+              .min(1)
+              .refine(
+                (h) => /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(h),
+                'must be a host name or host:port, without a scheme or path',
+              ),
+          )
+          .default([]),
+      })
+      .strict()
+      .prefault({}),
     api: z
       .object({
         base_url: z

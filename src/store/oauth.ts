@@ -46,6 +46,14 @@ export async function insertClient(sql: Sql, clientId: string, infoJson: string)
   ]);
 }
 
+/** Inserts or refreshes a client row (a metadata document's client, kept for the codes and tokens issued to it). */
+export async function upsertClient(sql: Sql, clientId: string, infoJson: string): Promise<void> {
+  await sql.run(
+    'INSERT INTO oauth_clients (client_id, info, created_at) VALUES (?, ?, ?) ON CONFLICT (client_id) DO UPDATE SET info = excluded.info',
+    [clientId, infoJson, new Date().toISOString()],
+  );
+}
+
 /** The client's stored metadata (JSON text), or null. */
 export async function clientInfoJson(sql: Sql, clientId: string): Promise<string | null> {
   const row = await sql.get<{ info: string }>('SELECT info FROM oauth_clients WHERE client_id = ?', [clientId]);
@@ -99,9 +107,11 @@ export interface TokenRow {
   scopes: string;
   resource: string;
   expiresAt: number;
+  /** When a refresh token was traded for new ones (it is kept, so a second use can be recognised); else null. */
+  rotatedAt: number | null;
 }
 
-export async function insertTokens(sql: Sql, rows: TokenRow[]): Promise<void> {
+export async function insertTokens(sql: Sql, rows: Omit<TokenRow, 'rotatedAt'>[]): Promise<void> {
   await sql.tx(async (t) => {
     for (const r of rows) {
       await t.run(
@@ -115,16 +125,23 @@ export async function insertTokens(sql: Sql, rows: TokenRow[]): Promise<void> {
 export async function tokenByHash(sql: Sql, tokenHash: string): Promise<TokenRow | null> {
   const row = await sql.get<TokenRow>(
     `SELECT token_hash AS "tokenHash", kind, grant_id AS "grantId", client_id AS "clientId", login, scopes, resource,
-            expires_at AS "expiresAt"
+            expires_at AS "expiresAt", rotated_at AS "rotatedAt"
      FROM oauth_tokens WHERE token_hash = ?`,
     [tokenHash],
   );
   return row ?? null;
 }
 
-/** Deletes one token; false when it was already gone (a refresh token rotated by a concurrent request). */
-export async function deleteToken(sql: Sql, tokenHash: string): Promise<boolean> {
-  return (await sql.run('DELETE FROM oauth_tokens WHERE token_hash = ?', [tokenHash])).changes > 0;
+/** Marks a refresh token traded; false when it already was (two refreshes racing: only one wins). */
+export async function markRefreshRotated(sql: Sql, tokenHash: string, now: number): Promise<boolean> {
+  return (
+    (
+      await sql.run(
+        "UPDATE oauth_tokens SET rotated_at = ? WHERE token_hash = ? AND kind = 'refresh' AND rotated_at IS NULL",
+        [now, tokenHash],
+      )
+    ).changes > 0
+  );
 }
 
 /** Deletes every token of one sign-in; returns how many. */

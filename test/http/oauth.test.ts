@@ -179,7 +179,8 @@ describe('the sign-in page', () => {
     expect(csp).toContain("default-src 'none'");
     expect(f.headers.get('x-frame-options')).toBe('DENY');
     expect(f.headers.get('cache-control')).toBe('no-store');
-    expect(f.fields.csrf_token).toMatch(/^\d+\.[\w-]{43}$/);
+    // expiry . form id (a form answers once) . HMAC
+    expect(f.fields.csrf_token).toMatch(/^\d+\.[\w-]{16}\.[\w-]{43}$/);
     expect(f.cookie).toMatch(/^svc_signin=[\w-]+$/);
     expect(f.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Strict/);
   });
@@ -504,12 +505,6 @@ describe('tokens', () => {
     expect(r1.status).toBe(200);
     expect(r1.json.refresh_token).not.toBe(t.refresh);
     expect((await mcpInit(srv.mcpUrl, r1.json.access_token as string)).status).toBe(200);
-    const reused = await token(srv.baseUrl, {
-      grant_type: 'refresh_token',
-      client_id: clientId,
-      refresh_token: t.refresh,
-    });
-    expect(reused).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
     const otherResource = await token(srv.baseUrl, {
       grant_type: 'refresh_token',
       client_id: clientId,
@@ -517,12 +512,20 @@ describe('tokens', () => {
       resource: 'https://other.example/mcp',
     });
     expect(otherResource.json.error).toBe('invalid_target');
-    // 30 days on, the refresh token is gone too.
+    // The old one fails (and, as a reuse, ends the whole sign-in: see oauth-review.test.ts).
+    const reused = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: t.refresh,
+    });
+    expect(reused).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
+    // 30 days on, a refresh token is gone too.
+    const fresh = await tokensFor();
     srv.advance(30 * 24 * 3600 + 1);
     const late = await token(srv.baseUrl, {
       grant_type: 'refresh_token',
       client_id: clientId,
-      refresh_token: r1.json.refresh_token as string,
+      refresh_token: fresh.refresh,
     });
     expect(late.json).toMatchObject({ error: 'invalid_grant', error_description: 'refresh token has expired' });
   });

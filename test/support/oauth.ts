@@ -1,10 +1,17 @@
 // Shared by the OAuth tests: svc's routes in-process on loopback (with a clock the test moves), users with
-// passwords, a client registered over HTTP, PKCE pairs, and the sign-in page driven over plain HTTP.
+// passwords, a client registered over HTTP, PKCE pairs, the sign-in page driven over plain HTTP, and an
+// in-memory client provider for the SDK's OAuth client.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { join } from 'node:path';
 import { openApp, type App } from '../../src/app/open-app.js';
 import { createHost, type Host } from '../../src/app/host.js';
@@ -47,9 +54,22 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-export async function startOAuthServer(opts: { mcpAuth?: 'optional' | 'required' } = {}): Promise<OAuthServer> {
+export interface OAuthServerOptions {
+  mcpAuth?: 'optional' | 'required';
+  /** oauth.cimd_allow_hosts: document hosts allowed on loopback. */
+  cimdAllowHosts?: string[];
+  /** The CA the fetch of metadata documents trusts (a test's own). */
+  documentCa?: string;
+}
+
+export async function startOAuthServer(opts: OAuthServerOptions = {}): Promise<OAuthServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-oauth-'));
-  const config = parseConfig({ data_dir: dir, log_level: 'silent', server: { mcp_auth: opts.mcpAuth ?? 'required' } });
+  const config = parseConfig({
+    data_dir: dir,
+    log_level: 'silent',
+    server: { mcp_auth: opts.mcpAuth ?? 'required' },
+    oauth: { cimd_allow_hosts: opts.cimdAllowHosts ?? [] },
+  });
   const app = openApp(config, { logger: silentLogger });
   const tokens = {
     admin: await addUser(app.store.sql, 'admin', 'administrator'),
@@ -62,7 +82,8 @@ export async function startOAuthServer(opts: { mcpAuth?: 'optional' | 'required'
   const now = () => Date.now() + offset;
   const handlers: HttpHandler[] = [];
   const { server, baseUrl } = await listen(handlers);
-  const deps = httpDeps(app, { publicUrl: baseUrl, now });
+  const documentTls = opts.documentCa ? { ca: opts.documentCa } : undefined;
+  const deps = httpDeps(app, { publicUrl: baseUrl, now, documentTls });
   handlers.push(...serveHandlers(deps, host));
   const twins: Server[] = [];
   return {
@@ -78,7 +99,7 @@ export async function startOAuthServer(opts: { mcpAuth?: 'optional' | 'required'
       const t = await listen(list);
       // `localhost` instead of 127.0.0.1: another origin, so another issuer and resource.
       const url = t.baseUrl.replace('127.0.0.1', 'localhost');
-      list.push(...serveHandlers(httpDeps(app, { publicUrl: url, now }), host));
+      list.push(...serveHandlers(httpDeps(app, { publicUrl: url, now, documentTls }), host));
       twins.push(t.server);
       return { baseUrl: url, mcpUrl: `${url}/mcp`, close: () => closeServer(t.server) };
     },
@@ -230,4 +251,64 @@ export async function mcpInit(
     body: JSON.stringify(INIT),
   });
   return { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate'), body: await res.text() };
+}
+
+/**
+ * An OAuth client provider of the SDK's client that keeps everything in memory and records where it was sent to
+ * sign in. With `clientMetadataUrl` it is a Client ID Metadata Document client (the SDK then never registers).
+ */
+export class MemoryProvider implements OAuthClientProvider {
+  client?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier?: string;
+  authUrl?: URL;
+  /** True once the SDK registered (saved client information with an id of ours). */
+  registered = false;
+  readonly stateValue = `state-${Math.random().toString(36).slice(2)}`;
+  readonly clientMetadataUrl?: string;
+  constructor(private readonly opts: { redirectUri: string; clientName: string; clientMetadataUrl?: string }) {
+    this.clientMetadataUrl = opts.clientMetadataUrl;
+  }
+  get redirectUrl() {
+    return this.opts.redirectUri;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.opts.clientName,
+      redirect_uris: [this.opts.redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  state() {
+    return this.stateValue;
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+    if (info.client_id !== this.clientMetadataUrl) this.registered = true;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(t: OAuthTokens) {
+    this.saved = t;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    if (!this.verifier) throw new Error('no code verifier saved');
+    return this.verifier;
+  }
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
+    if (scope === 'all' || scope === 'client') this.client = undefined;
+  }
 }
