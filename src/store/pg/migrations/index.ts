@@ -14,6 +14,7 @@ import { migration as schemaWithTsvectorSearch } from './001-schema-with-tsvecto
 import { migration as sharedFrontierAndHostLeases } from './002-shared-frontier-and-host-leases.js';
 import { migration as sharedCrawlPlanAndWorkerReports } from './003-shared-crawl-plan-and-worker-reports.js';
 import { migration as rateLimitWindows } from './004-rate-limit-windows.js';
+import { migration as serverKeys } from './006-server-keys.js';
 
 export interface PgMigration {
   version: number;
@@ -26,6 +27,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   sharedFrontierAndHostLeases,
   sharedCrawlPlanAndWorkerReports,
   rateLimitWindows,
+  serverKeys,
 ];
 
 /** The latest version the migrations reach. */
