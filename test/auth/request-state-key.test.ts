@@ -1,21 +1,14 @@
 // Where the requestState key lives: a 0600 file in the data directory, made once and then reused (by this process
 // and the next), refused with a clear message when it holds something else.
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REQUEST_STATE_KEY_FILE, requestStateKeyFromDataDir } from '../../src/auth/request-state-key.js';
 import { requestStateExpiry, signRequestState, verifyRequestState } from '../../src/auth/request-state.js';
+import { modeOf, withPermissiveUmask } from '../support/file-modes.js';
 
-const modeOf = (p: string) => statSync(p).mode & 0o777;
-let umask: number;
-beforeAll(() => {
-  // The permissive umask most systems have: the key must be private by our own doing.
-  umask = process.umask(0o022);
-});
-afterAll(() => {
-  process.umask(umask);
-});
+withPermissiveUmask();
 
 describe('the request state key file', () => {
   it('is made 0600 with 32 random bytes on first use, in a new 0700 data directory', () => {
