@@ -57,3 +57,8 @@ export function requestStateKeyFromDataDir(dataDir: string): Buffer {
 export async function requestStateKeyFromDatabase(sql: Sql): Promise<Buffer> {
   return decodeRequestStateKey(await sharedServerKey(sql, KEY_NAME, newKeyText), `the database's server_keys row ${KEY_NAME}`);
 }
+
+/** The key for a store: its server_keys row on PostgreSQL, else the file in `dataDir` beside the SQLite database. */
+export async function requestStateKey(sql: Sql, dataDir: string): Promise<Buffer> {
+  return sql.dialect === 'pg' ? requestStateKeyFromDatabase(sql) : requestStateKeyFromDataDir(dataDir);
+}

@@ -4,8 +4,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REQUEST_STATE_KEY_FILE, requestStateKeyFromDataDir } from '../../src/auth/request-state-key.js';
+import { REQUEST_STATE_KEY_FILE, requestStateKey, requestStateKeyFromDataDir } from '../../src/auth/request-state-key.js';
 import { requestStateExpiry, signRequestState, verifyRequestState } from '../../src/auth/request-state.js';
+import { Store } from '../../src/store/sqlite/store.js';
 import { modeOf, withPermissiveUmask } from '../support/file-modes.js';
 
 withPermissiveUmask();
@@ -42,5 +43,17 @@ describe('the request state key file', () => {
     expect(() => requestStateKeyFromDataDir(dataDir)).toThrow(`${file} does not hold a request state key (32 bytes, base64url); delete it`);
     writeFileSync(file, `${Buffer.alloc(16).toString('base64url')}\n`);
     expect(() => requestStateKeyFromDataDir(dataDir)).toThrow(/does not hold a request state key/);
+  });
+
+  it("is the data directory's file for a SQLite store", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-rskey-'));
+    const store = new Store(join(dataDir, 'svc.db'));
+    try {
+      const key = await requestStateKey(store.sql, dataDir);
+      expect(key.equals(requestStateKeyFromDataDir(dataDir))).toBe(true);
+      expect(readdirSync(dataDir)).toContain(REQUEST_STATE_KEY_FILE);
+    } finally {
+      store.close();
+    }
   });
 });

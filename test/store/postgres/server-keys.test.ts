@@ -1,7 +1,10 @@
 // On PostgreSQL the requestState key is a row every svc serve on the database shares: two instances (here two
 // connection pools) that start together make one key between them, and each verifies the other's states.
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestStateKeyFromDatabase } from '../../../src/auth/request-state-key.js';
+import { requestStateKey, requestStateKeyFromDatabase } from '../../../src/auth/request-state-key.js';
 import { requestStateExpiry, signRequestState, verifyRequestState } from '../../../src/auth/request-state.js';
 import { sharedServerKey } from '../../../src/store/server-keys.js';
 import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
@@ -30,6 +33,10 @@ describe.skipIf(skip)('server keys on PostgreSQL', () => {
     // Another database is another service: its own key.
     const other = await pg.open();
     expect((await requestStateKeyFromDatabase(other)).equals(ka)).toBe(false);
+    // A PostgreSQL store's key is its row, whatever data directory the instance has; no file is made there.
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-rskey-'));
+    expect((await requestStateKey(b, dataDir)).equals(ka)).toBe(true);
+    expect(readdirSync(dataDir)).toEqual([]);
   });
 
   it('keep the first secret stored under a name, whatever later callers make', async () => {
