@@ -5,7 +5,12 @@
 // result (2026-07-28) or as an `elicitation/create` request (2025 over stdio), and reads either answer the same way.
 import { z } from 'zod';
 import type { User } from '../model/users.js';
-import { requestStateExpiry, signRequestState, verifyRequestState, type RequestStateFailure } from '../auth/request-state.js';
+import {
+  requestStateExpiry,
+  signRequestState,
+  verifyRequestState,
+  type RequestStateFailure,
+} from '../auth/request-state.js';
 
 /** The key of the one form request in `inputRequests`, and so of its answer in `inputResponses`. */
 export const CONFIRM_DELETE_INPUT = 'confirm';
@@ -29,7 +34,12 @@ export function deleteConfirmationForm(urls: readonly string[]): ConfirmForm {
     requestedSchema: {
       type: 'object',
       properties: {
-        confirm: { type: 'boolean', title: 'Delete', description: `Yes, delete ${what} from the search index`, default: false },
+        confirm: {
+          type: 'boolean',
+          title: 'Delete',
+          description: `Yes, delete ${what} from the search index`,
+          default: false,
+        },
       },
       required: ['confirm'],
     },
@@ -55,12 +65,27 @@ const NOTHING = 'Nothing was deleted';
  */
 export function interpretDeleteConfirmation(answer: unknown): ConfirmationAnswer {
   const parsed = ElicitAnswerSchema.safeParse(answer);
-  if (!parsed.success) return { delete: false, outcome: 'no_answer', message: `${NOTHING}: the request carried no answer to the confirmation form (inputResponses.${CONFIRM_DELETE_INPUT} with action accept and confirm: true).` };
+  if (!parsed.success)
+    return {
+      delete: false,
+      outcome: 'no_answer',
+      message: `${NOTHING}: the request carried no answer to the confirmation form (inputResponses.${CONFIRM_DELETE_INPUT} with action accept and confirm: true).`,
+    };
   const { action, content } = parsed.data;
-  if (action === 'decline') return { delete: false, outcome: 'declined', message: `${NOTHING}: the user declined the confirmation.` };
-  if (action === 'cancel') return { delete: false, outcome: 'cancelled', message: `${NOTHING}: the user dismissed the confirmation without answering.` };
+  if (action === 'decline')
+    return { delete: false, outcome: 'declined', message: `${NOTHING}: the user declined the confirmation.` };
+  if (action === 'cancel')
+    return {
+      delete: false,
+      outcome: 'cancelled',
+      message: `${NOTHING}: the user dismissed the confirmation without answering.`,
+    };
   if (content?.confirm === true) return { delete: true };
-  return { delete: false, outcome: 'not_confirmed', message: `${NOTHING}: the form was submitted without ticking confirm.` };
+  return {
+    delete: false,
+    outcome: 'not_confirmed',
+    message: `${NOTHING}: the form was submitted without ticking confirm.`,
+  };
 }
 
 /** What the protocol layer returns to ask: the embedded request of an `input_required` result, and its state. */
@@ -78,7 +103,13 @@ export interface DeleteConfirmer {
   /** The form and signed state for a first call (no requestState yet). */
   ask(call: { user: User; urls: readonly string[]; now: number }): ConfirmationRequest;
   /** Whether the retry may delete: its state must verify for this user, tool and URL set, and its answer be yes. */
-  decide(retry: { user: User; urls: readonly string[]; now: number; requestState: unknown; answer: unknown }): ConfirmationDecision;
+  decide(retry: {
+    user: User;
+    urls: readonly string[];
+    now: number;
+    requestState: unknown;
+    answer: unknown;
+  }): ConfirmationDecision;
 }
 
 /**
@@ -90,13 +121,26 @@ export function deleteConfirmer(key: Buffer, opts: { tool: string; project?: str
   return {
     ask({ user, urls, now }) {
       return {
-        inputRequests: { [CONFIRM_DELETE_INPUT]: { method: 'elicitation/create', params: deleteConfirmationForm(urls) } },
-        requestState: signRequestState(key, { user: who(user), tool: opts.tool, urls, expiresAt: requestStateExpiry(now) }),
+        inputRequests: {
+          [CONFIRM_DELETE_INPUT]: { method: 'elicitation/create', params: deleteConfirmationForm(urls) },
+        },
+        requestState: signRequestState(key, {
+          user: who(user),
+          tool: opts.tool,
+          urls,
+          expiresAt: requestStateExpiry(now),
+        }),
       };
     },
     decide({ user, urls, now, requestState, answer }) {
       const check = verifyRequestState(key, requestState, { user: who(user), tool: opts.tool, urls, now });
-      if (!check.ok) return { delete: false, outcome: 'invalid_state', reason: check.reason, message: `${NOTHING}: ${check.message}.` };
+      if (!check.ok)
+        return {
+          delete: false,
+          outcome: 'invalid_state',
+          reason: check.reason,
+          message: `${NOTHING}: ${check.message}.`,
+        };
       return interpretDeleteConfirmation(answer);
     },
   };

@@ -21,7 +21,9 @@ export function decodeRequestStateKey(text: string, where: string): Buffer {
   const trimmed = text.trim();
   const key = Buffer.from(trimmed, 'base64url');
   if (!/^[A-Za-z0-9_-]+$/.test(trimmed) || key.length !== REQUEST_STATE_KEY_BYTES) {
-    throw new Error(`${where} does not hold a request state key (${REQUEST_STATE_KEY_BYTES} bytes, base64url); delete it and a new one is made (confirmations in flight are then asked again)`);
+    throw new Error(
+      `${where} does not hold a request state key (${REQUEST_STATE_KEY_BYTES} bytes, base64url); delete it and a new one is made (confirmations in flight are then asked again)`,
+    );
   }
   return key;
 }
@@ -55,7 +57,10 @@ export function requestStateKeyFromDataDir(dataDir: string): Buffer {
 
 /** The key shared by every process on a PostgreSQL database (its server_keys row), made by the first to ask. */
 export async function requestStateKeyFromDatabase(sql: Sql): Promise<Buffer> {
-  return decodeRequestStateKey(await sharedServerKey(sql, KEY_NAME, newKeyText), `the database's server_keys row ${KEY_NAME}`);
+  return decodeRequestStateKey(
+    await sharedServerKey(sql, KEY_NAME, newKeyText),
+    `the database's server_keys row ${KEY_NAME}`,
+  );
 }
 
 /** The key for a store: its server_keys row on PostgreSQL, else the file in `dataDir` beside the SQLite database. */

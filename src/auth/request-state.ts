@@ -27,7 +27,9 @@ export interface RequestStateClaims {
 
 export type RequestStateFailure = 'malformed' | 'tampered' | 'expired' | 'other_user' | 'other_tool' | 'changed_urls';
 
-export type RequestStateCheck = { ok: true; expiresAt: number } | { ok: false; reason: RequestStateFailure; message: string };
+export type RequestStateCheck =
+  | { ok: true; expiresAt: number }
+  | { ok: false; reason: RequestStateFailure; message: string };
 
 const MESSAGES: Record<RequestStateFailure, string> = {
   malformed: 'requestState is not one this server issued: it is not in the form rs1.<payload>.<signature>',
@@ -35,7 +37,8 @@ const MESSAGES: Record<RequestStateFailure, string> = {
   expired: `requestState has expired: a confirmation must be answered within ${REQUEST_STATE_TTL_MS / 60000} minutes; call the tool again to be asked again`,
   other_user: 'requestState was issued to another user',
   other_tool: 'requestState was issued for another tool',
-  changed_urls: 'requestState was issued for another list of URLs: call the tool again with the new list to be asked again',
+  changed_urls:
+    'requestState was issued for another list of URLs: call the tool again with the new list to be asked again',
 };
 
 /** When a state signed at `now` expires. */
@@ -44,7 +47,8 @@ export function requestStateExpiry(now: number): number {
 }
 
 function assertKey(key: Buffer): void {
-  if (key.length !== REQUEST_STATE_KEY_BYTES) throw new RangeError(`request state key must be ${REQUEST_STATE_KEY_BYTES} bytes, not ${key.length}`);
+  if (key.length !== REQUEST_STATE_KEY_BYTES)
+    throw new RangeError(`request state key must be ${REQUEST_STATE_KEY_BYTES} bytes, not ${key.length}`);
 }
 
 function hmac(key: Buffer, domain: string, data: string): Buffer {
@@ -75,8 +79,15 @@ interface Payload {
 /** An opaque string binding `claims`, signed with `key` (32 bytes). */
 export function signRequestState(key: Buffer, claims: RequestStateClaims): string {
   assertKey(key);
-  if (!Number.isSafeInteger(claims.expiresAt)) throw new RangeError('expiresAt must be an integer number of milliseconds');
-  const payload: Payload = { v: 1, exp: claims.expiresAt, tool: claims.tool, user: tag(key, 'user', claims.user), urls: tag(key, 'urls', canonicalUrlSet(claims.urls)) };
+  if (!Number.isSafeInteger(claims.expiresAt))
+    throw new RangeError('expiresAt must be an integer number of milliseconds');
+  const payload: Payload = {
+    v: 1,
+    exp: claims.expiresAt,
+    tool: claims.tool,
+    user: tag(key, 'user', claims.user),
+    urls: tag(key, 'urls', canonicalUrlSet(claims.urls)),
+  };
   const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   return `${PREFIX}.${body}.${hmac(key, 'mac', body).toString('base64url')}`;
 }
@@ -99,7 +110,16 @@ function parsePayload(body: string): Payload | null {
     return null;
   }
   const p = value as Partial<Payload> | null;
-  if (!p || typeof p !== 'object' || p.v !== 1 || !Number.isSafeInteger(p.exp) || typeof p.tool !== 'string' || typeof p.user !== 'string' || typeof p.urls !== 'string') return null;
+  if (
+    !p ||
+    typeof p !== 'object' ||
+    p.v !== 1 ||
+    !Number.isSafeInteger(p.exp) ||
+    typeof p.tool !== 'string' ||
+    typeof p.user !== 'string' ||
+    typeof p.urls !== 'string'
+  )
+    return null;
   return p as Payload;
 }
 
@@ -109,11 +129,16 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
  * Whether `state` was signed with `key` for this user, tool and URL set, and has not expired at `now`. The signature
  * is checked first (in constant time), so nothing of a forged state is believed, not even its expiry.
  */
-export function verifyRequestState(key: Buffer, state: unknown, expected: { user: string; tool: string; urls: readonly string[]; now: number }): RequestStateCheck {
+export function verifyRequestState(
+  key: Buffer,
+  state: unknown,
+  expected: { user: string; tool: string; urls: readonly string[]; now: number },
+): RequestStateCheck {
   assertKey(key);
   if (typeof state !== 'string' || state.length > MAX_STATE_LENGTH) return fail('malformed');
   const parts = state.split('.');
-  if (parts.length !== 3 || parts[0] !== PREFIX || !BASE64URL.test(parts[1]!) || !BASE64URL.test(parts[2]!)) return fail('malformed');
+  if (parts.length !== 3 || parts[0] !== PREFIX || !BASE64URL.test(parts[1]!) || !BASE64URL.test(parts[2]!))
+    return fail('malformed');
   const [, body, mac] = parts as [string, string, string];
   const given = Buffer.from(mac, 'base64url');
   const wanted = hmac(key, 'mac', body);

@@ -9,10 +9,13 @@ export async function sharedServerKey(sql: Sql, name: string, make: () => string
   const read = () => sql.get<{ secret: string }>('SELECT secret FROM server_keys WHERE name = @name', { name });
   const found = await read();
   if (found) return found.secret;
-  await sql.run('INSERT INTO server_keys (name, secret, created_at) VALUES (@name, @secret, @at) ON CONFLICT (name) DO NOTHING', {
-    name,
-    secret: make(),
-    at: new Date().toISOString(),
-  });
+  await sql.run(
+    'INSERT INTO server_keys (name, secret, created_at) VALUES (@name, @secret, @at) ON CONFLICT (name) DO NOTHING',
+    {
+      name,
+      secret: make(),
+      at: new Date().toISOString(),
+    },
+  );
   return (await read())!.secret;
 }

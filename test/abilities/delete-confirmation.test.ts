@@ -2,7 +2,12 @@
 // deletes), and the ask/retry pair with its signed state (refused for another user, project or URL set, or changed).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CONFIRM_DELETE_INPUT, deleteConfirmationForm, deleteConfirmer, interpretDeleteConfirmation } from '../../src/abilities/delete-confirmation.js';
+import {
+  CONFIRM_DELETE_INPUT,
+  deleteConfirmationForm,
+  deleteConfirmer,
+  interpretDeleteConfirmation,
+} from '../../src/abilities/delete-confirmation.js';
 import type { User } from '../../src/model/users.js';
 
 const urls = ['https://example.test/old', 'https://example.test/gone'];
@@ -18,7 +23,14 @@ describe('the delete confirmation form', () => {
     );
     expect(form.requestedSchema).toEqual({
       type: 'object',
-      properties: { confirm: { type: 'boolean', title: 'Delete', description: 'Yes, delete these 2 pages from the search index', default: false } },
+      properties: {
+        confirm: {
+          type: 'boolean',
+          title: 'Delete',
+          description: 'Yes, delete these 2 pages from the search index',
+          default: false,
+        },
+      },
       required: ['confirm'],
     });
     expect(deleteConfirmationForm([urls[0]!]).message).toMatch(/^Delete this page from the search index\?/);
@@ -28,24 +40,45 @@ describe('the delete confirmation form', () => {
 describe('reading the answer', () => {
   it.each([
     [{ action: 'accept', content: { confirm: true } }, { delete: true }],
-    [{ action: 'accept', content: { confirm: false } }, { delete: false, outcome: 'not_confirmed' }],
-    [{ action: 'accept', content: {} }, { delete: false, outcome: 'not_confirmed' }],
+    [
+      { action: 'accept', content: { confirm: false } },
+      { delete: false, outcome: 'not_confirmed' },
+    ],
+    [
+      { action: 'accept', content: {} },
+      { delete: false, outcome: 'not_confirmed' },
+    ],
     [{ action: 'accept' }, { delete: false, outcome: 'not_confirmed' }],
-    [{ action: 'accept', content: { confirm: 'true' } }, { delete: false, outcome: 'not_confirmed' }],
+    [
+      { action: 'accept', content: { confirm: 'true' } },
+      { delete: false, outcome: 'not_confirmed' },
+    ],
     [{ action: 'decline' }, { delete: false, outcome: 'declined' }],
-    [{ action: 'decline', content: { confirm: true } }, { delete: false, outcome: 'declined' }],
+    [
+      { action: 'decline', content: { confirm: true } },
+      { delete: false, outcome: 'declined' },
+    ],
     [{ action: 'cancel' }, { delete: false, outcome: 'cancelled' }],
     [undefined, { delete: false, outcome: 'no_answer' }],
-    [{ action: 'yes', content: { confirm: true } }, { delete: false, outcome: 'no_answer' }],
+    [
+      { action: 'yes', content: { confirm: true } },
+      { delete: false, outcome: 'no_answer' },
+    ],
     [{ roots: [] }, { delete: false, outcome: 'no_answer' }],
   ])('%j → %j', (answer, expected) => {
     expect(interpretDeleteConfirmation(answer)).toMatchObject(expected);
   });
 
   it('says plainly that nothing was deleted, and why', () => {
-    expect(interpretDeleteConfirmation({ action: 'decline' })).toMatchObject({ message: 'Nothing was deleted: the user declined the confirmation.' });
-    expect(interpretDeleteConfirmation({ action: 'cancel' })).toMatchObject({ message: 'Nothing was deleted: the user dismissed the confirmation without answering.' });
-    expect(interpretDeleteConfirmation({ action: 'accept', content: { confirm: false } })).toMatchObject({ message: 'Nothing was deleted: the form was submitted without ticking confirm.' });
+    expect(interpretDeleteConfirmation({ action: 'decline' })).toMatchObject({
+      message: 'Nothing was deleted: the user declined the confirmation.',
+    });
+    expect(interpretDeleteConfirmation({ action: 'cancel' })).toMatchObject({
+      message: 'Nothing was deleted: the user dismissed the confirmation without answering.',
+    });
+    expect(interpretDeleteConfirmation({ action: 'accept', content: { confirm: false } })).toMatchObject({
+      message: 'Nothing was deleted: the form was submitted without ticking confirm.',
+    });
   });
 });
 
@@ -63,24 +96,52 @@ describe('ask, then decide on the retry', () => {
   });
 
   it('deletes on an accepted confirm within 10 minutes, URLs in any order', () => {
-    expect(confirmer.decide({ user: admin, urls: [...urls].reverse(), now: now + 60_000, requestState: asked.requestState, answer: yes })).toEqual({ delete: true });
+    expect(
+      confirmer.decide({
+        user: admin,
+        urls: [...urls].reverse(),
+        now: now + 60_000,
+        requestState: asked.requestState,
+        answer: yes,
+      }),
+    ).toEqual({ delete: true });
   });
 
   it('deletes nothing on a no, even with a good state', () => {
-    expect(confirmer.decide({ user: admin, urls, now, requestState: asked.requestState, answer: { action: 'decline' } })).toMatchObject({ delete: false, outcome: 'declined' });
+    expect(
+      confirmer.decide({ user: admin, urls, now, requestState: asked.requestState, answer: { action: 'decline' } }),
+    ).toMatchObject({ delete: false, outcome: 'declined' });
   });
 
   it('deletes nothing, even on a yes, when the state fails: tampered, expired, another user, project or URL list, or none', () => {
     const decide = (over: Partial<Parameters<typeof confirmer.decide>[0]>, c = confirmer) =>
       c.decide({ user: admin, urls, now, requestState: asked.requestState, answer: yes, ...over });
-    expect(decide({ requestState: asked.requestState.slice(0, -2) + 'AA' })).toMatchObject({ delete: false, outcome: 'invalid_state', reason: 'tampered' });
-    expect(decide({ now: now + 10 * 60_000 })).toMatchObject({ delete: false, outcome: 'invalid_state', reason: 'expired' });
+    expect(decide({ requestState: asked.requestState.slice(0, -2) + 'AA' })).toMatchObject({
+      delete: false,
+      outcome: 'invalid_state',
+      reason: 'tampered',
+    });
+    expect(decide({ now: now + 10 * 60_000 })).toMatchObject({
+      delete: false,
+      outcome: 'invalid_state',
+      reason: 'expired',
+    });
     expect(decide({ user: editor })).toMatchObject({ delete: false, outcome: 'invalid_state', reason: 'other_user' });
-    expect(decide({}, deleteConfirmer(key, { tool: 'svc-delete-pages', project: 'p2' }))).toMatchObject({ reason: 'other_user' });
-    expect(decide({}, deleteConfirmer(key, { tool: 'other-tool', project: 'p1' }))).toMatchObject({ reason: 'other_tool' });
+    expect(decide({}, deleteConfirmer(key, { tool: 'svc-delete-pages', project: 'p2' }))).toMatchObject({
+      reason: 'other_user',
+    });
+    expect(decide({}, deleteConfirmer(key, { tool: 'other-tool', project: 'p1' }))).toMatchObject({
+      reason: 'other_tool',
+    });
     const changed = decide({ urls: [urls[0]!] });
     expect(changed).toMatchObject({ delete: false, outcome: 'invalid_state', reason: 'changed_urls' });
-    expect(changed.delete === false && changed.message).toMatch(/^Nothing was deleted: requestState was issued for another list of URLs/);
-    expect(decide({ requestState: undefined })).toMatchObject({ delete: false, outcome: 'invalid_state', reason: 'malformed' });
+    expect(changed.delete === false && changed.message).toMatch(
+      /^Nothing was deleted: requestState was issued for another list of URLs/,
+    );
+    expect(decide({ requestState: undefined })).toMatchObject({
+      delete: false,
+      outcome: 'invalid_state',
+      reason: 'malformed',
+    });
   });
 });

@@ -4,7 +4,11 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REQUEST_STATE_KEY_FILE, requestStateKey, requestStateKeyFromDataDir } from '../../src/auth/request-state-key.js';
+import {
+  REQUEST_STATE_KEY_FILE,
+  requestStateKey,
+  requestStateKeyFromDataDir,
+} from '../../src/auth/request-state-key.js';
 import { requestStateExpiry, signRequestState, verifyRequestState } from '../../src/auth/request-state.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import { modeOf, withPermissiveUmask } from '../support/file-modes.js';
@@ -30,8 +34,15 @@ describe('the request state key file', () => {
     expect(second.equals(first)).toBe(true);
     expect(readFileSync(join(dataDir, REQUEST_STATE_KEY_FILE), 'utf8')).toBe(text);
     const now = Date.now();
-    const state = signRequestState(first, { user: 'admin', tool: 't', urls: ['https://a.test/'], expiresAt: requestStateExpiry(now) });
-    expect(verifyRequestState(second, state, { user: 'admin', tool: 't', urls: ['https://a.test/'], now }).ok).toBe(true);
+    const state = signRequestState(first, {
+      user: 'admin',
+      tool: 't',
+      urls: ['https://a.test/'],
+      expiresAt: requestStateExpiry(now),
+    });
+    expect(verifyRequestState(second, state, { user: 'admin', tool: 't', urls: ['https://a.test/'], now }).ok).toBe(
+      true,
+    );
     // Another data directory has a key of its own.
     expect(requestStateKeyFromDataDir(mkdtempSync(join(tmpdir(), 'svc-rskey-'))).equals(first)).toBe(false);
   });
@@ -40,7 +51,9 @@ describe('the request state key file', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-rskey-'));
     const file = join(dataDir, REQUEST_STATE_KEY_FILE);
     writeFileSync(file, 'too short\n');
-    expect(() => requestStateKeyFromDataDir(dataDir)).toThrow(`${file} does not hold a request state key (32 bytes, base64url); delete it`);
+    expect(() => requestStateKeyFromDataDir(dataDir)).toThrow(
+      `${file} does not hold a request state key (32 bytes, base64url); delete it`,
+    );
     writeFileSync(file, `${Buffer.alloc(16).toString('base64url')}\n`);
     expect(() => requestStateKeyFromDataDir(dataDir)).toThrow(/does not hold a request state key/);
   });

@@ -2,11 +2,22 @@
 // state is refused, each told apart; and that the state carries neither the user nor the URLs in clear.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalUrlSet, REQUEST_STATE_TTL_MS, requestStateExpiry, signRequestState, verifyRequestState } from '../../src/auth/request-state.js';
+import {
+  canonicalUrlSet,
+  REQUEST_STATE_TTL_MS,
+  requestStateExpiry,
+  signRequestState,
+  verifyRequestState,
+} from '../../src/auth/request-state.js';
 
 const key = randomBytes(32);
 const now = Date.UTC(2026, 10, 25, 12, 0, 0);
-const claims = { user: 'editor', tool: 'svc-delete-pages', urls: ['https://example.test/a', 'https://example.test/b'], expiresAt: requestStateExpiry(now) };
+const claims = {
+  user: 'editor',
+  tool: 'svc-delete-pages',
+  urls: ['https://example.test/a', 'https://example.test/b'],
+  expiresAt: requestStateExpiry(now),
+};
 const expected = { user: 'editor', tool: 'svc-delete-pages', urls: claims.urls, now: now + 1000 };
 const state = signRequestState(key, claims);
 
@@ -54,9 +65,15 @@ describe('requestState', () => {
 
   it('refuses a state whose payload or signature was changed, or that another key signed, as tampered', () => {
     const later = withPayload(state, (p) => (p.exp = (p.exp as number) + 3_600_000));
-    expect(verifyRequestState(key, later, { ...expected, now: now + 700_000 })).toMatchObject({ ok: false, reason: 'tampered' });
+    expect(verifyRequestState(key, later, { ...expected, now: now + 700_000 })).toMatchObject({
+      ok: false,
+      reason: 'tampered',
+    });
     const otherTool = withPayload(state, (p) => (p.tool = 'svc-full-crawl'));
-    expect(verifyRequestState(key, otherTool, { ...expected, tool: 'svc-full-crawl' })).toMatchObject({ ok: false, reason: 'tampered' });
+    expect(verifyRequestState(key, otherTool, { ...expected, tool: 'svc-full-crawl' })).toMatchObject({
+      ok: false,
+      reason: 'tampered',
+    });
     const mac = state.split('.')[2]!;
     const flipped = state.slice(0, -mac.length) + (mac[0] === 'A' ? 'B' : 'A') + mac.slice(1);
     expect(verifyRequestState(key, flipped, expected)).toMatchObject({ ok: false, reason: 'tampered' });
@@ -70,11 +87,25 @@ describe('requestState', () => {
   });
 
   it('refuses a state of another user, another tool or another URL set, each by name', () => {
-    expect(verifyRequestState(key, state, { ...expected, user: 'admin' })).toMatchObject({ ok: false, reason: 'other_user' });
-    expect(verifyRequestState(key, state, { ...expected, user: 'Editor' })).toMatchObject({ ok: false, reason: 'other_user' });
-    expect(verifyRequestState(key, state, { ...expected, tool: 'svc-full-crawl' })).toMatchObject({ ok: false, reason: 'other_tool' });
-    expect(verifyRequestState(key, state, { ...expected, urls: [claims.urls[0]!] })).toMatchObject({ ok: false, reason: 'changed_urls' });
-    expect(verifyRequestState(key, state, { ...expected, urls: [...claims.urls, 'https://example.test/c'] })).toMatchObject({ ok: false, reason: 'changed_urls' });
+    expect(verifyRequestState(key, state, { ...expected, user: 'admin' })).toMatchObject({
+      ok: false,
+      reason: 'other_user',
+    });
+    expect(verifyRequestState(key, state, { ...expected, user: 'Editor' })).toMatchObject({
+      ok: false,
+      reason: 'other_user',
+    });
+    expect(verifyRequestState(key, state, { ...expected, tool: 'svc-full-crawl' })).toMatchObject({
+      ok: false,
+      reason: 'other_tool',
+    });
+    expect(verifyRequestState(key, state, { ...expected, urls: [claims.urls[0]!] })).toMatchObject({
+      ok: false,
+      reason: 'changed_urls',
+    });
+    expect(
+      verifyRequestState(key, state, { ...expected, urls: [...claims.urls, 'https://example.test/c'] }),
+    ).toMatchObject({ ok: false, reason: 'changed_urls' });
   });
 
   it('wants a 32-byte key and a whole-millisecond expiry', () => {

@@ -29,7 +29,10 @@ describe.skipIf(skip)('server keys on PostgreSQL', () => {
     const now = Date.now();
     const claims = { user: 'admin', tool: 'svc-delete-pages', urls: ['https://a.test/x'] };
     const fromA = signRequestState(ka, { ...claims, expiresAt: requestStateExpiry(now) });
-    expect(verifyRequestState(await requestStateKeyFromDatabase(b), fromA, { ...claims, now })).toEqual({ ok: true, expiresAt: now + 600_000 });
+    expect(verifyRequestState(await requestStateKeyFromDatabase(b), fromA, { ...claims, now })).toEqual({
+      ok: true,
+      expiresAt: now + 600_000,
+    });
     // Another database is another service: its own key.
     const other = await pg.open();
     expect((await requestStateKeyFromDatabase(other)).equals(ka)).toBe(false);
