@@ -1,27 +1,19 @@
 // The data directory and the database files are the service's alone: a new data_dir is 0700 (its projects/ too),
 // svc.db with its -wal and -shm 0600 (an old 0644 file is tightened at open), a backup 0600 from the start; an
 // existing data_dir open to others is reported with the command that fixes it, and left as it is.
-import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { backupTo } from '../../src/store/sqlite/maintenance.js';
 import { Store } from '../../src/store/sqlite/store.js';
+import { modeOf, withPermissiveUmask } from '../support/file-modes.js';
 
-const modeOf = (p: string) => statSync(p).mode & 0o777;
-let umask: number;
-
-beforeAll(() => {
-  // The permissive umask most systems have: what is private must be so by our own doing.
-  umask = process.umask(0o022);
-});
-afterAll(() => {
-  process.umask(umask);
-});
+withPermissiveUmask();
 
 describe('private data files', () => {
   it('makes a new data_dir 0700 and svc.db, -wal and -shm 0600', async () => {

@@ -6,7 +6,14 @@ import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
 
 /** Tables of the PostgreSQL schema that SQLite has not (its FTS5 index and stemmer list stand for them there). */
 // rate_limit_windows: SQLite counts requests in the serving process's memory.
-const PG_ONLY_TABLES = ['schema_migrations', 'search_configs', 'search_ts_configs', 'rate_limit_windows'];
+// server_keys: SQLite keeps the server's keys as files in its data directory.
+const PG_ONLY_TABLES = [
+  'schema_migrations',
+  'search_configs',
+  'search_ts_configs',
+  'rate_limit_windows',
+  'server_keys',
+];
 const PG_ONLY_COLUMNS = ['pages.search_config', 'pages.search_vector', 'pages.search_title'];
 
 /** table → sorted "column" list and primary key, of the SQLite schema after every migration (FTS tables left out). */

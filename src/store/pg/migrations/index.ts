@@ -15,6 +15,7 @@ import { migration as sharedFrontierAndHostLeases } from './002-shared-frontier-
 import { migration as sharedCrawlPlanAndWorkerReports } from './003-shared-crawl-plan-and-worker-reports.js';
 import { migration as rateLimitWindows } from './004-rate-limit-windows.js';
 import { migration as oauthRotatedRefreshTokens } from './005-oauth-rotated-refresh-tokens.js';
+import { migration as serverKeys } from './006-server-keys.js';
 
 export interface PgMigration {
   version: number;
@@ -28,6 +29,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   sharedCrawlPlanAndWorkerReports,
   rateLimitWindows,
   oauthRotatedRefreshTokens,
+  serverKeys,
 ];
 
 /** The latest version the migrations reach. */
