@@ -36,6 +36,18 @@ export interface ProgressLine {
   elapsedMs: number;
 }
 
+/**
+ * The pages a crawl is known to fetch: a manual crawl's URLs, otherwise the pages done and waiting (the sitemap's
+ * pages from the start, and those found since), which grows while links are walked. null when not told.
+ */
+export function progressTotal(
+  rec: Pick<CrawlRecord, 'mode' | 'urls'>,
+  p: Pick<CrawlProgress, 'pagesDone' | 'pagesQueued'>,
+): number | null {
+  if (rec.mode === 'manual') return rec.urls?.length ?? null;
+  return p.pagesQueued === undefined ? null : p.pagesDone + p.pagesQueued;
+}
+
 /** "1 error", "2 errors", "0 errors". */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
@@ -163,7 +175,7 @@ export async function run(argv: string[]): Promise<number> {
               mode: rec.mode,
               id: rec.id,
               pagesDone: p.pagesDone,
-              pagesTotal: rec.mode === 'manual' ? (rec.urls?.length ?? null) : null,
+              pagesTotal: progressTotal(rec, p),
               queued: p.queued,
               errors: p.errors,
               elapsedMs: p.elapsedMs,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { formatProgress, ProgressDisplay, run, summary } from '../../src/cli/crawl.js';
+import { formatProgress, ProgressDisplay, progressTotal, run, summary } from '../../src/cli/crawl.js';
 import { CliError } from '../../src/cli/common.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import { html, send, startSite, writeJson, type TestSite } from '../support/site.js';
@@ -118,6 +118,14 @@ describe('svc crawl', () => {
     ).toContain('· 0 pages ·');
   });
 
+  it("takes the total from a manual crawl's URLs, or from the pages done and waiting (the sitemap seeds them)", () => {
+    expect(progressTotal({ mode: 'manual', urls: ['a', 'b', 'c'] }, { pagesDone: 1, pagesQueued: 9 })).toBe(3);
+    expect(progressTotal({ mode: 'full' }, { pagesDone: 40, pagesQueued: 60 })).toBe(100);
+    expect(progressTotal({ mode: 'partial' }, { pagesDone: 0, pagesQueued: 0 })).toBe(0);
+    // A service that does not tell its waiting pages: no total, no percentage.
+    expect(progressTotal({ mode: 'full' }, { pagesDone: 5 })).toBeNull();
+  });
+
   it('on a terminal prints each log line readable above the live line, then draws the live line again', () => {
     const written: string[] = [];
     const display = new ProgressDisplay(
@@ -181,7 +189,7 @@ describe('svc crawl from the build (worker threads)', () => {
       } = await runSvc(['crawl', 'full', '--config', config], { env: { SVC_LOG_LEVEL: undefined } });
       expect(code, stderr).toBe(0);
       expect(stderr).toMatch(
-        /^crawl \d+ \(full\) · \d+ pages? · \d+ queued · \d+ errors? · [\d.]+ pages\/s · [\d.]+ s$/m,
+        /^crawl \d+ \(full\) · \d+ of \d+ pages? \(\d+%\) · \d+ queued · \d+ errors? · [\d.]+ pages\/s · [\d.]+ s$/m,
       );
       expect(stderr).not.toContain('\r');
       expect(JSON.parse(stdout.trim())).toMatchObject({ status: 'completed', stats: { pages: 31, errors: 1 } });

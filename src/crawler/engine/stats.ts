@@ -56,10 +56,11 @@ export function workerReport(ctx: CrawlContext): WorkerReport {
 }
 
 export function crawlProgress(ctx: CrawlContext): CrawlProgress {
-  const queued = ctx.runs.reduce((total, run) => total + run.queued, 0) + ctx.checks.waiting.size;
+  const pagesQueued = ctx.runs.reduce((total, run) => total + run.queued, 0);
   return {
     pagesDone: ctx.counts.pagesDone,
-    queued,
+    queued: pagesQueued + ctx.checks.waiting.size,
+    pagesQueued,
     errors: ctx.counts.errors,
     linksChecked: ctx.counts.linksChecked,
     requests: ctx.fetcher.requests,
