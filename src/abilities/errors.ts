@@ -91,3 +91,18 @@ export function fromBackendError(ability: string, err: BackendError): AbilityErr
   const status = err.code === 'conflict' ? 409 : 502;
   return new AbilityError('svc_api_error', `${ability} failed: ${err.message}`, status, { upstream_status });
 }
+
+/** The one answer for an unknown, expired or malformed task id and for another user's task, so ids cannot be probed. */
+export function taskNotFound(): AbilityError {
+  return new AbilityError(
+    'svc_task_not_found',
+    'no such task of yours: it never existed, belongs to another user, or expired after its crawl ended',
+    404,
+  );
+}
+
+/** A cancel that comes after the end: says how it ended, since nothing can change it now. */
+export function taskEnded(taskId: string, status: string): AbilityError {
+  const message = `task ${taskId} has already ended (${status}) and cannot be cancelled`;
+  return new AbilityError('svc_task_ended', message, 409, { status });
+}

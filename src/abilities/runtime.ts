@@ -2,11 +2,13 @@
 // what the composition root hands over. The plain functions work on every host version; the abilities exist
 // only from 6.9 on.
 import type { Backend } from '../backend/backend.js';
+import type { CrawlTasks } from '../backend/crawl-tasks.js';
 import { ABILITIES_MIN_VERSION, hasAbilitiesApi } from '../host/version.js';
 import { userCan } from '../host/roles.js';
 import type { Logger } from '../lib/log.js';
 import type { TargetConfig } from '../model/config.js';
 import type { User } from '../model/users.js';
+import { CrawlTaskService } from './crawl-tasks.js';
 import { createSvcFunctions, type SvcFunctions } from './functions.js';
 import { registerSvcAbilities } from './index.js';
 import { LinkReportCache } from './link-report-cache.js';
@@ -24,6 +26,8 @@ export interface Host {
   disabledReason: string | null;
   /** The plain functions (no capability checks): available on every host version. */
   functions: SvcFunctions;
+  /** The crawl abilities run as tasks kept in the store; null without abilities or without a store for them. */
+  tasks: CrawlTaskService | null;
   userByLogin(login: string): Promise<User | null>;
   /** The user whose bearer token this is (compared by hash), or null. */
   userByToken(token: string): Promise<User | null>;
@@ -43,6 +47,8 @@ export interface HostDeps {
   getPost(id: number): Promise<Post | null>;
   userByLogin(login: string): Promise<User | null>;
   userByToken(token: string): Promise<User | null>;
+  /** Where crawl tasks are kept (the store the users live in). */
+  crawlTasks?: CrawlTasks;
   /** Clock of the link-report cache (ms); tests move it. */
   now?: () => number;
 }
@@ -69,6 +75,7 @@ export function createAbilityHost(deps: HostDeps): Host {
     abilitiesEnabled,
     disabledReason,
     functions,
+    tasks: abilitiesEnabled && deps.crawlTasks ? new CrawlTaskService(registry, deps.crawlTasks) : null,
     userByLogin: deps.userByLogin,
     userByToken: deps.userByToken,
     targetHosts: deps.targets.map((t) => t.host),

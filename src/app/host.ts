@@ -2,6 +2,7 @@
 // users and its posts, with host.posts_file loaded first.
 import { createAbilityHost, type Host } from '../abilities/runtime.js';
 import { getUser, userByToken } from '../auth/users.js';
+import { CrawlTasks } from '../backend/crawl-tasks.js';
 import { getPost } from '../store/posts.js';
 import type { App } from './open-app.js';
 import { loadPostsFile } from './posts.js';
@@ -24,6 +25,7 @@ export async function createHost(app: App, opts: CreateHostOptions = {}): Promis
     getPost: (id) => getPost(app.store.sql, id),
     userByLogin: (login) => getUser(app.store.sql, login),
     userByToken: (token) => userByToken(app.store.sql, token),
+    crawlTasks: new CrawlTasks({ sql: app.store.sql, backend: app.backend }),
     now: opts.now,
   });
 }

@@ -16,6 +16,7 @@ import { migration as sharedCrawlPlanAndWorkerReports } from './003-shared-crawl
 import { migration as rateLimitWindows } from './004-rate-limit-windows.js';
 import { migration as oauthRotatedRefreshTokens } from './005-oauth-rotated-refresh-tokens.js';
 import { migration as serverKeys } from './006-server-keys.js';
+import { migration as crawlTasks } from './007-crawl-tasks.js';
 
 export interface PgMigration {
   version: number;
@@ -30,6 +31,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   rateLimitWindows,
   oauthRotatedRefreshTokens,
   serverKeys,
+  crawlTasks,
 ];
 
 /** The latest version the migrations reach. */

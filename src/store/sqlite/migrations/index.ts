@@ -18,6 +18,7 @@ import { migration as searchWordsAsWritten } from './013-search-words-as-written
 import { migration as sharedFrontierAndHostLeases } from './014-shared-frontier-and-host-leases.js';
 import { migration as sharedCrawlPlanAndWorkerReports } from './015-shared-crawl-plan-and-worker-reports.js';
 import { migration as oauthRotatedRefreshTokens } from './016-oauth-rotated-refresh-tokens.js';
+import { migration as crawlTasks } from './017-crawl-tasks.js';
 
 export interface Migration {
   version: number;
@@ -42,6 +43,7 @@ export const MIGRATIONS: Migration[] = [
   sharedFrontierAndHostLeases,
   sharedCrawlPlanAndWorkerReports,
   oauthRotatedRefreshTokens,
+  crawlTasks,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
