@@ -26,6 +26,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type McpHandlerRequestOptions,
+  type McpHttpHandler,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
 import { MCP_SCOPE } from '../auth/oauth/provider.js';
@@ -38,20 +39,19 @@ import { createMcpServer } from '../mcp/mcp-server.js';
 import type { Host } from '../abilities/runtime.js';
 
 /**
- * True when a 2025 answer may be an SSE stream. A client that accepts only JSON gets JSON: the SDK's transport
- * insists on both media types even in its JSON mode, so the Accept header it reads is widened to say so.
+ * True when a 2025 answer may be an SSE stream. A client that accepts only JSON gets JSON (the transport's JSON
+ * mode), and so does one that accepts neither (the transport answers 406).
  */
-function negotiateSse(req: IncomingMessage): boolean {
+function acceptsSse(req: IncomingMessage): boolean {
   const accept = (headerValue(req, 'accept') ?? '*/*').toLowerCase();
-  if (accept.includes('text/event-stream')) return true;
-  if (!/application\/json|application\/\*|\*\/\*/.test(accept)) return true; // neither: let the transport answer 406
-  const both = 'application/json, text/event-stream';
-  const raw = req.rawHeaders;
-  const i = raw.findIndex((h, n) => n % 2 === 0 && h.toLowerCase() === 'accept');
-  if (i >= 0) raw[i + 1] = both;
-  else raw.push('Accept', both);
-  req.headers.accept = both;
-  return false;
+  return accept.includes('text/event-stream') || !/application\/json|application\/\*|\*\/\*/.test(accept);
+}
+
+/** The SDK's transport insists on both media types even in its JSON mode, so the Accept header it reads says so. */
+function acceptingBoth(request: Request): Request {
+  const headers = new Headers(request.headers);
+  headers.set('accept', 'application/json, text/event-stream');
+  return new Request(request, { headers });
 }
 
 /** The token errors of the authorization server (its own error classes) as the SDK's, so its 401 names them. */
@@ -112,9 +112,14 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
   const authenticate = bearerCheck(deps, host);
   const onerror = (err: Error) => log.debug({ err: err.message }, 'mcp: request refused');
   const serverFor = (auth: AuthInfo | undefined) => createMcpServer({ host, user: userOf(auth), logger: deps.logger, signInHint: BEARER_HINT });
-  // Only 2026-07-28 traffic reaches it: the 2025 leg below keeps the answers 2025 clients had (JSON for JSON-only
-  // clients), which the SDK's own stateless fallback would not.
-  const modern = createMcpHandler(({ authInfo }) => serverFor(authInfo), { legacy: 'reject', maxRequestBodySize: cfg.max_body_bytes, onerror });
+  // Only 2026-07-28 traffic reaches these: the 2025 leg below keeps the answers 2025 clients had (JSON for
+  // JSON-only clients), which the SDK's own stateless fallback would not. A 2026-07-28 client that accepts only
+  // JSON gets JSON too, without the notifications an SSE stream would carry before the result.
+  const modernOptions = { legacy: 'reject', maxRequestBodySize: cfg.max_body_bytes, onerror } as const;
+  const modern = createMcpHandler(({ authInfo }) => serverFor(authInfo), modernOptions);
+  // Made on first use: the SDK says on stderr, once, that this mode drops notifications (as meant here).
+  let modernJson: McpHttpHandler | undefined;
+  const modernFor = (sse: boolean) => (sse ? modern : (modernJson ??= createMcpHandler(({ authInfo }) => serverFor(authInfo), { ...modernOptions, responseMode: 'json' })));
 
   /** One 2025 request on its own server and transport, closed when the node response closes. */
   const legacy = async (request: Request, options: McpHandlerRequestOptions | undefined, sse: boolean, res: ServerResponse): Promise<Response> => {
@@ -123,7 +128,7 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
     transport.onerror = onerror;
     res.once('close', () => void server.close());
     await server.connect(transport);
-    return transport.handleRequest(request, { authInfo: options?.authInfo, parsedBody: options?.parsedBody });
+    return transport.handleRequest(sse ? request : acceptingBoth(request), { authInfo: options?.authInfo, parsedBody: options?.parsedBody });
   };
 
   return async (req, res, url) => {
@@ -156,11 +161,11 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
       if (!auth) return true; // answered 401 (or 403 for a missing scope)
     }
 
-    const sse = negotiateSse(req);
+    const sse = acceptsSse(req);
     const serve = toNodeHandler(
       {
         fetch: async (request, options) =>
-          (await isLegacyRequest(request, undefined, { maxRequestBodySize: cfg.max_body_bytes })) ? legacy(request, options, sse, res) : modern.fetch(request, options),
+          (await isLegacyRequest(request, undefined, { maxRequestBodySize: cfg.max_body_bytes })) ? legacy(request, options, sse, res) : modernFor(sse).fetch(request, options),
       },
       { onerror, maxRequestBodySize: cfg.max_body_bytes },
     );
