@@ -43,7 +43,7 @@ export interface McpServerOptions {
   beforeToolCall?: ToolCallStep;
 }
 
-/** The instructions an initialize answer carries: how to use the tools, or why there are none. */
+/** The instructions an initialize or server/discover answer carries: how to use the tools, or why there are none. */
 export function serverInstructions(host: Host): string {
   if (host.abilitiesEnabled) return INSTRUCTIONS;
   return `This server lists no tools: ${host.disabledReason ?? `host version ${host.version} has no abilities (they need 6.9 or newer)`}.`;

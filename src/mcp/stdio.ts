@@ -5,14 +5,19 @@
 import { serveStdio as serveStdioEntry, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
 
-/** Serves until the client closes stdin (or the transport fails); resolves then. */
+/** Serves until the client closes stdin (a client that dies closes it too); resolves then. */
 export async function serveStdio(opts: McpServerOptions): Promise<void> {
   const transport = new StdioServerTransport();
   let ended!: () => void;
   const closed = new Promise<void>((resolve) => (ended = resolve));
   const handle = serveStdioEntry(() => createMcpServer(opts), { transport, onerror: (err) => opts.logger.warn({ err }, 'mcp stdio: protocol error') });
   // The entry owns the transport's callbacks: the end of stdin is how this process learns the client went away.
-  const end = () => void handle.close().finally(ended);
+  let ending = false;
+  const end = () => {
+    if (ending) return;
+    ending = true;
+    void handle.close().finally(ended);
+  };
   process.stdin.once('end', end);
   process.stdin.once('close', end);
   await closed;
