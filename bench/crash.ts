@@ -34,7 +34,8 @@ async function main(): Promise<void> {
     if (res.status !== 202) throw new Error(`crawl start answered ${res.status}: ${await res.text()}`);
     return ((await res.json()) as { id: number }).id;
   };
-  const crawl = async (s: Served, id: number) => (await (await fetch(`${api(s)}/crawls/${id}`, { headers })).json()) as { status: string };
+  const crawl = async (s: Served, id: number) =>
+    (await (await fetch(`${api(s)}/crawls/${id}`, { headers })).json()) as { status: string };
   const waitEnd = async (s: Served, id: number) => {
     for (;;) {
       const rec = await crawl(s, id);
@@ -43,9 +44,16 @@ async function main(): Promise<void> {
     }
   };
   const snapshot = async (s: Served): Promise<Snapshot> => {
-    const report = (await (await fetch(`${api(s)}/link-report?limit=1`, { headers })).json()) as Record<string, { count: number }>;
-    const counts = Object.fromEntries(['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'].map((k) => [k, report[k]!.count]));
-    const search = (await (await fetch(`${api(s)}/search`, { method: 'POST', headers, body: JSON.stringify({ terms: 'table' }) })).json()) as { total: number };
+    const report = (await (await fetch(`${api(s)}/link-report?limit=1`, { headers })).json()) as Record<
+      string,
+      { count: number }
+    >;
+    const counts = Object.fromEntries(
+      ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'].map((k) => [k, report[k]!.count]),
+    );
+    const search = (await (
+      await fetch(`${api(s)}/search`, { method: 'POST', headers, body: JSON.stringify({ terms: 'table' }) })
+    ).json()) as { total: number };
     return { counts, searchTotal: search.total };
   };
 
@@ -105,7 +113,15 @@ async function main(): Promise<void> {
     const ok = integrity === 'ok' && status === 'failed' && deadAfter <= deadAfterMs + 10_000 && intact;
     if (!ok) failures++;
     maxRunningMs = Math.max(maxRunningMs, deadAfter);
-    rows.push([round, kind, delay, integrity, `${status} after ${(deadAfter / 1000).toFixed(1)} s (limit ${deadAfterMs / 1000} s)`, intact ? 'yes' : `no ${JSON.stringify(now)}`, ok ? 'ok' : 'FAIL']);
+    rows.push([
+      round,
+      kind,
+      delay,
+      integrity,
+      `${status} after ${(deadAfter / 1000).toFixed(1)} s (limit ${deadAfterMs / 1000} s)`,
+      intact ? 'yes' : `no ${JSON.stringify(now)}`,
+      ok ? 'ok' : 'FAIL',
+    ]);
   }
   s = await serve(['--config', config, '--port', '0']);
   const last = await startFull(s);
@@ -113,10 +129,17 @@ async function main(): Promise<void> {
   const after = await snapshot(s);
   await s.stop();
 
-  console.log(`\nbench:crash — ${ROUNDS} kill -9 rounds during a full crawl (a full crawl takes ${crawlMs} ms here; ${late} kill(s) came after the crawl had ended and were repeated)\n`);
-  printTable(['round', 'kind', 'killed after ms', 'integrity_check', 'dead crawl', 'report+index intact', 'result'], rows);
+  console.log(
+    `\nbench:crash — ${ROUNDS} kill -9 rounds during a full crawl (a full crawl takes ${crawlMs} ms here; ${late} kill(s) came after the crawl had ended and were repeated)\n`,
+  );
+  printTable(
+    ['round', 'kind', 'killed after ms', 'integrity_check', 'dead crawl', 'report+index intact', 'result'],
+    rows,
+  );
   console.log(`\nlongest a killed crawl stayed running: ${(maxRunningMs / 1000).toFixed(1)} s`);
-  console.log(`\nfinal full crawl: ${lastStatus}; report+index equal to baseline: ${JSON.stringify(after) === JSON.stringify(baseline)}`);
+  console.log(
+    `\nfinal full crawl: ${lastStatus}; report+index equal to baseline: ${JSON.stringify(after) === JSON.stringify(baseline)}`,
+  );
   console.log(`${ROUNDS - failures} passed, ${failures} failed`);
   if (failures || lastStatus !== 'completed') process.exitCode = 1;
 }
@@ -126,7 +149,11 @@ async function main(): Promise<void> {
  * zombie, its PID taken, while the next server starts.
  */
 async function serveUnreaped(config: string, env: NodeJS.ProcessEnv): Promise<Served & { reap(): Promise<void> }> {
-  const parent = spawn('sh', ['-c', `"${process.execPath}" "${SVC}" serve --config "${config}" --port 0 & exec sleep 600`], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const parent = spawn(
+    'sh',
+    ['-c', `"${process.execPath}" "${SVC}" serve --config "${config}" --port 0 & exec sleep 600`],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`svc serve did not start:\n${buf}`)), 60_000);
@@ -142,7 +169,11 @@ async function serveUnreaped(config: string, env: NodeJS.ProcessEnv): Promise<Se
       }
     });
   });
-  const child = Number(execFileSync('pgrep', ['-P', String(parent.pid)], { encoding: 'utf8' }).trim().split('\n')[0]);
+  const child = Number(
+    execFileSync('pgrep', ['-P', String(parent.pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0],
+  );
   return {
     proc: parent,
     baseUrl,

@@ -47,7 +47,9 @@ function cpuSeconds(pid: number): number {
 }
 
 /** Runs a command to its end, sampling its peak RSS and CPU time; resolves with stdout and the wall time. */
-function measure(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null; wallS: number; peakMb: number; cpuS: number }> {
+function measure(
+  args: string[],
+): Promise<{ stdout: string; stderr: string; code: number | null; wallS: number; peakMb: number; cpuS: number }> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -98,8 +100,25 @@ function countRequests(logPath: string, agent: string): Counted {
 type Measured = Awaited<ReturnType<typeof measure>>;
 
 /** A row of the table: the measured process and the requests the access log credits to it (`pages`: when the log cannot tell). */
-function runOf(tool: string, r: Measured, counted: Counted, broken: Set<string>, brokenPairs: number | null, pages = counted.pages): Run {
-  return { tool, wallS: r.wallS, cpuS: r.cpuS, pages, peakMb: r.peakMb, requests: counted.requests, bytes: counted.bytes, broken, brokenPairs };
+function runOf(
+  tool: string,
+  r: Measured,
+  counted: Counted,
+  broken: Set<string>,
+  brokenPairs: number | null,
+  pages = counted.pages,
+): Run {
+  return {
+    tool,
+    wallS: r.wallS,
+    cpuS: r.cpuS,
+    pages,
+    peakMb: r.peakMb,
+    requests: counted.requests,
+    bytes: counted.bytes,
+    broken,
+    brokenPairs,
+  };
 }
 
 /** One svc data directory: its first crawl, then repeat crawls of the unchanged site. */
@@ -107,30 +126,55 @@ function svcDir(site: URL, round: number): { dir: string; config: string; agent:
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-crawl-'));
   const agent = `svc-bench-${process.pid}-${round}`;
   const config = join(dir, 'svc.json');
-  writeDocsConfig(config, site, join(dir, 'data'), {
-    start_paths: ['/'],
-    max_pages: 100_000,
-    concurrency: CONCURRENCY,
-    request_headers: { 'user-agent': agent },
-  }, 'warn');
+  writeDocsConfig(
+    config,
+    site,
+    join(dir, 'data'),
+    {
+      start_paths: ['/'],
+      max_pages: 100_000,
+      concurrency: CONCURRENCY,
+      request_headers: { 'user-agent': agent },
+    },
+    'warn',
+  );
   return { dir, config, agent };
 }
 
 /** `svc crawl full` into the directory; pages are the crawl's own count (a repeat crawl's 304s fetch no page body). */
-async function runSvc(tool: string, logPath: string, d: { dir: string; config: string; agent: string }): Promise<Run & { pageUrls: string[] }> {
+async function runSvc(
+  tool: string,
+  logPath: string,
+  d: { dir: string; config: string; agent: string },
+): Promise<Run & { pageUrls: string[] }> {
   truncateSync(logPath, 0);
   const r = await measure([SVC, 'crawl', 'full', '--config', d.config]);
   if (r.code !== 0) throw new Error(`svc crawl exited ${r.code}:\n${r.stderr}`);
-  const rec = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { stats: { pages: number; notModified?: number; unchanged?: number } };
+  const rec = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+    stats: { pages: number; notModified?: number; unchanged?: number };
+  };
   const db = new Database(join(d.dir, 'data', 'svc.db'), { readonly: true });
   const rows = db
-    .prepare(`SELECT o.url AS url, count(*) AS n FROM links l JOIN link_outcomes o ON o.url = l.url WHERE o.reason IN ('not_found','forbidden','server_error') GROUP BY o.url`)
+    .prepare(
+      `SELECT o.url AS url, count(*) AS n FROM links l JOIN link_outcomes o ON o.url = l.url WHERE o.reason IN ('not_found','forbidden','server_error') GROUP BY o.url`,
+    )
     .all() as { url: string; n: number }[];
   const pageUrls = db.prepare(`SELECT url FROM pages WHERE content_type LIKE 'text/html%'`).pluck().all() as string[];
   db.close();
   const broken = new Set(rows.map((x) => x.url));
   const kept = (rec.stats.notModified ?? 0) + (rec.stats.unchanged ?? 0);
-  return { ...runOf(tool, r, countRequests(logPath, d.agent), broken, rows.reduce((n, x) => n + x.n, 0), rec.stats.pages), pageUrls, kept };
+  return {
+    ...runOf(
+      tool,
+      r,
+      countRequests(logPath, d.agent),
+      broken,
+      rows.reduce((n, x) => n + x.n, 0),
+      rec.stats.pages,
+    ),
+    pageUrls,
+    kept,
+  };
 }
 
 /** The libraries alone on the pages svc found (see lib/crawl-floor.ts): a lower bound for any crawler built on them. */
@@ -149,7 +193,17 @@ async function runLinkinator(site: URL, logPath: string, tool: string): Promise<
   // An agent of its own, so the site's log tells its requests from everyone else's.
   const agent = 'svc-bench-linkinator';
   truncateSync(logPath, 0);
-  const r = await measure([LINKINATOR, site.href, '--recurse', '--skip', `^(?!${escapeRe(site.origin)}/)`, '--user-agent', agent, '--format', 'json']);
+  const r = await measure([
+    LINKINATOR,
+    site.href,
+    '--recurse',
+    '--skip',
+    `^(?!${escapeRe(site.origin)}/)`,
+    '--user-agent',
+    agent,
+    '--format',
+    'json',
+  ]);
   // linkinator exits 1 when it found broken links; its JSON report is what counts.
   const report = JSON.parse(r.stdout) as { links: { url: string; state: string }[] };
   const broken = new Set(report.links.filter((l) => l.state === 'BROKEN').map((l) => l.url));
@@ -166,11 +220,22 @@ function median(runs: Run[]): Run {
 async function main(): Promise<void> {
   const site = new URL(startDocsSite());
   const logPath = docsSiteLog();
-  console.error(`bench:crawl — ${site.href}, ${ROUNDS} round(s) per tool, svc concurrency ${CONCURRENCY}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}`);
+  console.error(
+    `bench:crawl — ${site.href}, ${ROUNDS} round(s) per tool, svc concurrency ${CONCURRENCY}, ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(2)}`,
+  );
   const loadStart = loadavg()[0]!;
-  const rows: Record<'first' | 'repeat' | 'lk1' | 'lk2' | 'floor' | 'start', Run[]> = { first: [], repeat: [], lk1: [], lk2: [], floor: [], start: [] };
+  const rows: Record<'first' | 'repeat' | 'lk1' | 'lk2' | 'floor' | 'start', Run[]> = {
+    first: [],
+    repeat: [],
+    lk1: [],
+    lk2: [],
+    floor: [],
+    start: [],
+  };
   const say = (round: number, r: Run) =>
-    console.error(`  round ${round} ${r.tool}: ${r.wallS.toFixed(2)} s (CPU ${r.cpuS.toFixed(2)} s), ${r.pages} pages, ${r.requests} requests, ${(r.bytes / 1e6).toFixed(2)} MB, ${r.peakMb.toFixed(0)} MB RSS`);
+    console.error(
+      `  round ${round} ${r.tool}: ${r.wallS.toFixed(2)} s (CPU ${r.cpuS.toFixed(2)} s), ${r.pages} pages, ${r.requests} requests, ${(r.bytes / 1e6).toFixed(2)} MB, ${r.peakMb.toFixed(0)} MB RSS`,
+    );
   for (let round = 1; round <= ROUNDS; round++) {
     const d = svcDir(site, round);
     const add = <R extends Run>(row: keyof typeof rows, r: R): R => {
@@ -187,7 +252,9 @@ async function main(): Promise<void> {
       add('floor', await runFloor(logPath, a.pageUrls));
       // What every svc run pays before it crawls: node and the CLI's modules (not the crawler's, loaded at crawl start).
       const g = await measure([SVC, 'crawl', '--help']);
-      rows.start.push(runOf('svc process start alone (svc crawl --help)', g, { requests: 0, pages: 0, bytes: 0 }, new Set(), null));
+      rows.start.push(
+        runOf('svc process start alone (svc crawl --help)', g, { requests: 0, pages: 0, bytes: 0 }, new Set(), null),
+      );
     } finally {
       rmSync(d.dir, { recursive: true, force: true });
     }
@@ -207,10 +274,29 @@ async function main(): Promise<void> {
   );
   const table = [first, repeat, lk1, lk2, floor, start];
   printTable(
-    ['tool', 'wall s', 'CPU s', 'pages', 'pages/s', 'peak RSS MB', 'requests', 'MB sent', 'broken URLs', 'broken (page, link)'],
+    [
+      'tool',
+      'wall s',
+      'CPU s',
+      'pages',
+      'pages/s',
+      'peak RSS MB',
+      'requests',
+      'MB sent',
+      'broken URLs',
+      'broken (page, link)',
+    ],
     table.map((r) => [
-      r.tool, r.wallS, r.cpuS, r.pages, rate(r), r.peakMb, r.requests, r.bytes / 1e6,
-      r === floor || r === start ? 'n/a' : r.broken.size, r === floor || r === start ? 'n/a' : (r.brokenPairs ?? 'n/a (one per URL)'),
+      r.tool,
+      r.wallS,
+      r.cpuS,
+      r.pages,
+      rate(r),
+      r.peakMb,
+      r.requests,
+      r.bytes / 1e6,
+      r === floor || r === start ? 'n/a' : r.broken.size,
+      r === floor || r === start ? 'n/a' : (r.brokenPairs ?? 'n/a (one per URL)'),
     ]),
   );
   const same = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((u) => b.has(u));
@@ -219,14 +305,20 @@ async function main(): Promise<void> {
   const repeatBytes = repeat.bytes / lk.bytes;
   const firstRate = rate(first) / rate(lk);
   const firstRss = first.peakMb / lk.peakMb;
-  console.log(`\nrepeat full crawl / linkinator: ${repeatRate.toFixed(2)}× pages/s (target ≥ 5: ${check(repeatRate >= 5)}), ${(100 * repeatBytes).toFixed(1)}% of its bytes (target < 10%: ${check(repeatBytes < 0.1)}); ${repeat.kept ?? 0} of ${repeat.pages} pages kept as stored`);
+  console.log(
+    `\nrepeat full crawl / linkinator: ${repeatRate.toFixed(2)}× pages/s (target ≥ 5: ${check(repeatRate >= 5)}), ${(100 * repeatBytes).toFixed(1)}% of its bytes (target < 10%: ${check(repeatBytes < 0.1)}); ${repeat.kept ?? 0} of ${repeat.pages} pages kept as stored`,
+  );
   const beyondStart = repeat.wallS - start.wallS;
   console.log(
     `  (svc's process start alone takes ${start.wallS.toFixed(2)} s of the repeat crawl's ${repeat.wallS.toFixed(2)} s; 5× linkinator would leave ` +
       `${(lk.wallS / 5 - start.wallS).toFixed(2)} s for the crawl itself, which takes ${beyondStart.toFixed(2)} s: ${(repeat.pages / beyondStart / rate(lk)).toFixed(2)}× linkinator's pages/s without the start)`,
   );
-  console.log(`first crawl / linkinator: ${firstRate.toFixed(2)}× pages/s (target ≥ 1.3: ${check(firstRate >= 1.3)}), ${firstRss.toFixed(2)}× peak RSS (target ≤ 1.1: ${check(firstRss <= 1.1)})`);
-  console.log(`same broken links: first vs linkinator ${same(first.broken, lk1.broken) ? 'yes' : 'NO'}, repeat vs first ${same(repeat.broken, first.broken) ? 'yes' : 'NO'}; broken: ${[...first.broken].join(', ') || '(none)'}`);
+  console.log(
+    `first crawl / linkinator: ${firstRate.toFixed(2)}× pages/s (target ≥ 1.3: ${check(firstRate >= 1.3)}), ${firstRss.toFixed(2)}× peak RSS (target ≤ 1.1: ${check(firstRss <= 1.1)})`,
+  );
+  console.log(
+    `same broken links: first vs linkinator ${same(first.broken, lk1.broken) ? 'yes' : 'NO'}, repeat vs first ${same(repeat.broken, first.broken) ? 'yes' : 'NO'}; broken: ${[...first.broken].join(', ') || '(none)'}`,
+  );
   console.log(
     `floor / linkinator: ${(rate(floor) / rate(lk)).toFixed(2)}× pages/s, ${(floor.peakMb / lk.peakMb).toFixed(2)}× peak RSS ` +
       `(fetching and parsing a known list of pages, nothing stored: no crawler built on undici and htmlparser2 beats this row on a first crawl)`,

@@ -22,10 +22,13 @@ async function main(): Promise<void> {
   const api = `${server.baseUrl}/v1/projects/${encodeURIComponent(TOKEN)}`;
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
-  const startCrawl = async () => (await fetch(`${api}/crawls`, { method: 'POST', headers: auth, body: JSON.stringify({ mode: 'full' }) })).status;
+  const startCrawl = async () =>
+    (await fetch(`${api}/crawls`, { method: 'POST', headers: auth, body: JSON.stringify({ mode: 'full' }) })).status;
   const waitIdle = async () => {
     for (;;) {
-      const list = (await (await fetch(`${api}/crawls?limit=1`, { headers: auth })).json()) as { status: string }[] | { crawls: { status: string }[] };
+      const list = (await (await fetch(`${api}/crawls?limit=1`, { headers: auth })).json()) as
+        | { status: string }[]
+        | { crawls: { status: string }[] };
       const latest = Array.isArray(list) ? list[0] : list.crawls[0];
       if (!latest || (latest.status !== 'queued' && latest.status !== 'running')) return latest?.status;
       await new Promise((r) => setTimeout(r, 250));
@@ -53,22 +56,48 @@ async function main(): Promise<void> {
       connections: CONNECTIONS / 2,
       duration: DURATION_S,
     }),
-    autocannon({ url: `${api}/link-report?limit=1000`, headers: { authorization: `Bearer ${key}` }, connections: CONNECTIONS / 2, duration: DURATION_S }),
+    autocannon({
+      url: `${api}/link-report?limit=1000`,
+      headers: { authorization: `Bearer ${key}` },
+      connections: CONNECTIONS / 2,
+      duration: DURATION_S,
+    }),
   ]);
   loading = false;
   await crawler;
   const peak = rss.stop();
   await server.stop();
 
-  console.log(`\nbench:load — ${CONNECTIONS} connections (${CONNECTIONS / 2} per endpoint), ${DURATION_S} s, ${crawlsStarted} full crawl(s) started during the load\n`);
+  console.log(
+    `\nbench:load — ${CONNECTIONS} connections (${CONNECTIONS / 2} per endpoint), ${DURATION_S} s, ${crawlsStarted} full crawl(s) started during the load\n`,
+  );
   printTable(
     ['endpoint', 'requests/s', 'p50 ms', 'p99 ms', 'requests', 'errors', 'non-2xx', 'peak RSS MB'],
     [
-      ['POST /search', search.requests.average, search.latency.p50, search.latency.p99, search.requests.total, search.errors + search.timeouts, search.non2xx, peak],
-      ['GET /link-report', report.requests.average, report.latency.p50, report.latency.p99, report.requests.total, report.errors + report.timeouts, report.non2xx, peak],
+      [
+        'POST /search',
+        search.requests.average,
+        search.latency.p50,
+        search.latency.p99,
+        search.requests.total,
+        search.errors + search.timeouts,
+        search.non2xx,
+        peak,
+      ],
+      [
+        'GET /link-report',
+        report.requests.average,
+        report.latency.p50,
+        report.latency.p99,
+        report.requests.total,
+        report.errors + report.timeouts,
+        report.non2xx,
+        peak,
+      ],
     ],
   );
-  if (search.errors + search.timeouts + search.non2xx + report.errors + report.timeouts + report.non2xx > 0) process.exitCode = 1;
+  if (search.errors + search.timeouts + search.non2xx + report.errors + report.timeouts + report.non2xx > 0)
+    process.exitCode = 1;
 }
 
 main().catch((err) => {

@@ -22,7 +22,7 @@ import { printTable, summarize } from './lib/measure.js';
 import { mulberry32 } from './lib/random.js';
 import { serve, SVC } from './lib/services.js';
 import { createHost } from '../src/app/host.js';
-import { type OutcomeWrite, type PageWrite } from '../src/model/crawl-writes.js';
+import type { OutcomeWrite, PageWrite } from '../src/model/crawl-writes.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 2000);
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
@@ -33,16 +33,39 @@ const ORIGIN = `http://${HOST}`;
 
 // ---------- data ----------
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ten', 'sul', 'vor', 'pe', 'dan', 'qui', 'bel', 'nor', 'fi', 'gas', 'tro', 'zen'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ra',
+  'ten',
+  'sul',
+  'vor',
+  'pe',
+  'dan',
+  'qui',
+  'bel',
+  'nor',
+  'fi',
+  'gas',
+  'tro',
+  'zen',
+];
 const rand = mulberry32(42);
-const VOCAB = Array.from({ length: 800 }, () => Array.from({ length: 2 + Math.floor(rand() * 2) }, () => SYLLABLES[Math.floor(rand() * SYLLABLES.length)]).join(''));
+const VOCAB = Array.from({ length: 800 }, () =>
+  Array.from({ length: 2 + Math.floor(rand() * 2) }, () => SYLLABLES[Math.floor(rand() * SYLLABLES.length)]).join(''),
+);
 const word = () => VOCAB[Math.floor(rand() * VOCAB.length)]!;
 
 function seed(app: ReturnType<typeof openApp>): void {
   const pages: PageWrite[] = [];
   const outcomes: OutcomeWrite[] = [];
   for (let i = 0; i < PAGES; i++) {
-    const links = Array.from({ length: 20 }, (_, j) => ({ url: `${ORIGIN}/page/${(i * 7 + j * 13) % (PAGES * 1.1)}`, element: 'a', text: '' }));
+    const links = Array.from({ length: 20 }, (_, j) => ({
+      url: `${ORIGIN}/page/${(i * 7 + j * 13) % (PAGES * 1.1)}`,
+      element: 'a',
+      text: '',
+    }));
     pages.push({
       url: `${ORIGIN}/page/${i}`,
       host: HOST,
@@ -66,7 +89,14 @@ function seed(app: ReturnType<typeof openApp>): void {
   // Links past the last page are the site's broken ones; a few redirect.
   for (let k = PAGES; k < PAGES * 1.1; k++) {
     const redirect = k % 5 === 0;
-    outcomes.push({ url: `${ORIGIN}/page/${k}`, httpStatus: redirect ? 301 : 404, reason: redirect ? 'redirect' : 'not_found', message: redirect ? 'Moved Permanently' : 'Not Found', redirectsTo: redirect ? `${ORIGIN}/page/0` : null, crawlId: null });
+    outcomes.push({
+      url: `${ORIGIN}/page/${k}`,
+      httpStatus: redirect ? 301 : 404,
+      reason: redirect ? 'redirect' : 'not_found',
+      message: redirect ? 'Moved Permanently' : 'Not Found',
+      redirectsTo: redirect ? `${ORIGIN}/page/0` : null,
+      crawlId: null,
+    });
   }
   for (let n = 0; n < pages.length; n += 500) savePages(app.sqlite, pages.slice(n, n + 500));
   saveOutcomes(app.sqlite, outcomes);
@@ -76,7 +106,10 @@ const QUERIES = Array.from({ length: 50 }, () => (rand() < 0.5 ? word() : `${wor
 
 type Call = { tool: 'svc-search' | 'svc-link-report'; args: Record<string, unknown> };
 const SEQUENCES: Record<string, (i: number) => Call> = {
-  'svc-search': (i) => ({ tool: 'svc-search', args: { terms: QUERIES[i % QUERIES.length]!, search_params: { size: 10 } } }),
+  'svc-search': (i) => ({
+    tool: 'svc-search',
+    args: { terms: QUERIES[i % QUERIES.length]!, search_params: { size: 10 } },
+  }),
   // The default path: served from the 15-minute cache after the first call, as an assistant would hit it.
   'svc-link-report': () => ({ tool: 'svc-link-report', args: { limit: 100 } }),
 };
@@ -104,13 +137,27 @@ async function main(): Promise<void> {
   const configPath = join(dir, 'config.json');
   writeFileSync(
     configPath,
-    JSON.stringify({ data_dir: join(dir, 'data'), targets: [{ host: HOST, scheme: 'http', track_links: 'all' }], server: { host: '127.0.0.1', port: 0 }, log_level: 'warn' }),
+    JSON.stringify({
+      data_dir: join(dir, 'data'),
+      targets: [{ host: HOST, scheme: 'http', track_links: 'all' }],
+      server: { host: '127.0.0.1', port: 0 },
+      log_level: 'warn',
+    }),
   );
-  const app = openApp(parseConfig({ data_dir: join(dir, 'data'), targets: [{ host: HOST, scheme: 'http', track_links: 'all' }], log_level: 'silent' }), { logger: silentLogger });
+  const app = openApp(
+    parseConfig({
+      data_dir: join(dir, 'data'),
+      targets: [{ host: HOST, scheme: 'http', track_links: 'all' }],
+      log_level: 'silent',
+    }),
+    { logger: silentLogger },
+  );
   const t0 = performance.now();
   seed(app);
   const token = await addUser(app.store.sql, 'admin', 'administrator');
-  console.log(`seeded ${PAGES} pages, ${Math.round(PAGES * 0.1)} problem links in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${CALLS} timed calls per cell after ${WARMUP} warm-up calls`);
+  console.log(
+    `seeded ${PAGES} pages, ${Math.round(PAGES * 0.1)} problem links in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${CALLS} timed calls per cell after ${WARMUP} warm-up calls`,
+  );
 
   const host = await createHost(app);
   const user = (await host.userByLogin('admin'))!;
@@ -124,17 +171,34 @@ async function main(): Promise<void> {
 
   const env = { ...process.env, SVC_USER: 'admin', SVC_LOG_LEVEL: 'warn' } as Record<string, string>;
   const stdio = new Client({ name: 'bench', version: '1' });
-  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [SVC, 'mcp', '--config', configPath], env, stderr: 'ignore' }));
+  await stdio.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [SVC, 'mcp', '--config', configPath],
+      env,
+      stderr: 'ignore',
+    }),
+  );
   for (const [name, seq] of Object.entries(SEQUENCES)) {
-    results.stdio![name] = await timeCalls(async (c) => checked((await stdio.callTool({ name: c.tool, arguments: c.args })) as CallToolResult, c), seq);
+    results.stdio![name] = await timeCalls(
+      async (c) => checked((await stdio.callTool({ name: c.tool, arguments: c.args })) as CallToolResult, c),
+      seq,
+    );
   }
   await stdio.close();
 
   const served = await serve(['--config', configPath], { SVC_LOG_LEVEL: 'info' }); // info: the listening line carries base_url
   const http = new Client({ name: 'bench', version: '1' });
-  await http.connect(new StreamableHTTPClientTransport(new URL(`${served.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await http.connect(
+    new StreamableHTTPClientTransport(new URL(`${served.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   for (const [name, seq] of Object.entries(SEQUENCES)) {
-    results.HTTP![name] = await timeCalls(async (c) => checked((await http.callTool({ name: c.tool, arguments: c.args })) as CallToolResult, c), seq);
+    results.HTTP![name] = await timeCalls(
+      async (c) => checked((await http.callTool({ name: c.tool, arguments: c.args })) as CallToolResult, c),
+      seq,
+    );
   }
   await http.close();
   await served.stop();
@@ -144,7 +208,14 @@ async function main(): Promise<void> {
   for (let i = 0; i < STARTS + 1; i++) {
     const t = performance.now();
     const c = new Client({ name: 'bench-start', version: '1' });
-    await c.connect(new StdioClientTransport({ command: process.execPath, args: [SVC, 'mcp', '--config', configPath], env, stderr: 'ignore' }));
+    await c.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [SVC, 'mcp', '--config', configPath],
+        env,
+        stderr: 'ignore',
+      }),
+    );
     const { tools } = await c.listTools();
     const ms = performance.now() - t;
     if (tools.length !== 7) throw new Error(`expected 7 tools, got ${tools.length}`);
@@ -174,10 +245,13 @@ async function main(): Promise<void> {
   const s = summarize(starts);
   const b = summarize(bare);
   console.log('\nstdio start → first tools/list answered (ms)\n');
-  printTable(['what', 'runs', 'p50', 'p95'], [
-    ['svc mcp: spawn, initialize, tools/list', s.n, s.p50, s.p95],
-    ['node -e 0 (bare Node start, for scale)', b.n, b.p50, b.p95],
-  ]);
+  printTable(
+    ['what', 'runs', 'p50', 'p95'],
+    [
+      ['svc mcp: spawn, initialize, tools/list', s.n, s.p50, s.p95],
+      ['node -e 0 (bare Node start, for scale)', b.n, b.p50, b.p95],
+    ],
+  );
   console.log('\ntargets: overhead p50 < 2 ms (stdio), < 5 ms (HTTP); start well under 500 ms');
 
   host.close();

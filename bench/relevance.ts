@@ -32,7 +32,10 @@ function svcEngine(docs: Doc[], base: string): { engine: Engine; close(): void }
   for (let i = 0; i < pages.length; i += 200) savePages(store, pages.slice(i, i + 200));
   optimizeIndex(store);
   return {
-    engine: { name: 'svc', search: (q) => searchPages(store, q, { size: K }).hits.map((h) => h.url.slice(base.length)) },
+    engine: {
+      name: 'svc',
+      search: (q) => searchPages(store, q, { size: K }).hits.map((h) => h.url.slice(base.length)),
+    },
     close() {
       store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -43,7 +46,14 @@ function svcEngine(docs: Doc[], base: string): { engine: Engine; close(): void }
 function miniSearchEngine(docs: Doc[]): Engine {
   const ms = new MiniSearch<{ id: string; title: string; text: string }>({ fields: ['title', 'text'] });
   ms.addAll(docs.map((d) => ({ id: d.path, title: d.title, text: d.text })));
-  return { name: 'MiniSearch', search: (q) => ms.search(q, { boost: { title: 2 } }).slice(0, K).map((r) => String(r.id)) };
+  return {
+    name: 'MiniSearch',
+    search: (q) =>
+      ms
+        .search(q, { boost: { title: 2 } })
+        .slice(0, K)
+        .map((r) => String(r.id)),
+  };
 }
 
 interface Scored {
@@ -82,7 +92,9 @@ async function main(): Promise<void> {
   const engines = [svc.engine, miniSearchEngine(docs)];
   const results = engines.map(score);
   const n = KNOWN_ITEMS.length;
-  console.log(`${n} known-item queries on ${docs.length} pages of the PostgreSQL manual (${base}); rank = where the wanted page came, - = not in the first ${K}\n`);
+  console.log(
+    `${n} known-item queries on ${docs.length} pages of the PostgreSQL manual (${base}); rank = where the wanted page came, - = not in the first ${K}\n`,
+  );
   printTable(
     ['query', 'wanted page', ...results.map((r) => r.name)],
     KNOWN_ITEMS.map((k, i) => [k.query, k.page, ...results.map((r) => (r.ranks[i] ? String(r.ranks[i]) : '-'))]),
@@ -90,13 +102,21 @@ async function main(): Promise<void> {
   if (process.env.BENCH_VERBOSE) {
     for (const [i, k] of KNOWN_ITEMS.entries()) {
       if (results[0]!.ranks[i] === 1) continue;
-      console.log(`\n${k.query} → ${k.page} (svc rank ${results[0]!.ranks[i] ?? '-'}): ${svc.engine.search(k.query).slice(0, 3).join(', ')}`);
+      console.log(
+        `\n${k.query} → ${k.page} (svc rank ${results[0]!.ranks[i] ?? '-'}): ${svc.engine.search(k.query).slice(0, 3).join(', ')}`,
+      );
     }
   }
   console.log('');
   printTable(
     ['engine', `MRR@${K}`, 'hits@1', `hits@${K}`, 'ms/query'],
-    results.map((r) => [r.name, r.mrr.toFixed(3), `${r.hits1}/${n} (${Math.round((100 * r.hits1) / n)}%)`, `${r.hits10}/${n}`, r.msPerQuery]),
+    results.map((r) => [
+      r.name,
+      r.mrr.toFixed(3),
+      `${r.hits1}/${n} (${Math.round((100 * r.hits1) / n)}%)`,
+      `${r.hits10}/${n}`,
+      r.msPerQuery,
+    ]),
   );
   svc.close();
   const [s, m] = results as [Scored, Scored];

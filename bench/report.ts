@@ -21,7 +21,7 @@ import { createHttpServer } from '../src/http/http-server.js';
 import { silentLogger } from '../src/lib/log.js';
 import { printTable, summarize } from './lib/measure.js';
 import type { LinkReason } from '../src/model/link-reasons.js';
-import { type OutcomeWrite, type PageWrite } from '../src/model/crawl-writes.js';
+import type { OutcomeWrite, PageWrite } from '../src/model/crawl-writes.js';
 import { httpDeps } from '../src/app/http.js';
 
 const TOKEN = 'bench001:eu-north-1';
@@ -49,7 +49,13 @@ function problemReason(j: number): LinkReason {
   const m = j % 20;
   return m < 8 ? 'not_found' : m < 10 ? 'forbidden' : m < 13 ? 'server_error' : m < 18 ? 'redirect' : 'unknown';
 }
-const STATUS: Record<LinkReason, number> = { not_found: 404, forbidden: 403, server_error: 500, redirect: 301, unknown: 0 };
+const STATUS: Record<LinkReason, number> = {
+  not_found: 404,
+  forbidden: 403,
+  server_error: 500,
+  redirect: 301,
+  unknown: 0,
+};
 
 /** Writes pages with their links, then the outcomes, through the crawler's own store writes (so triggers run). */
 async function fill(app: App): Promise<{ pages: number; links: number; problemLinks: number; seconds: number }> {
@@ -61,15 +67,30 @@ async function fill(app: App): Promise<{ pages: number; links: number; problemLi
     let batch: PageWrite[] = [];
     for (let k = 0; k < PAGES_PER_HOST; k++) {
       const pl = [];
-      for (let j = 0; j < LINKS_PER_PAGE - PROBLEM_LINKS_PER_PAGE; j++) pl.push({ url: pageUrl(h, (k + 1 + j * 37) % PAGES_PER_HOST), element: 'a', text: `link ${j}` });
+      for (let j = 0; j < LINKS_PER_PAGE - PROBLEM_LINKS_PER_PAGE; j++)
+        pl.push({ url: pageUrl(h, (k + 1 + j * 37) % PAGES_PER_HOST), element: 'a', text: `link ${j}` });
       pl.push({ url: problemUrl(h, (k * 7) % PROBLEM_URLS_PER_HOST), element: 'a', text: 'a broken link' });
       pl.push({ url: problemUrl(h, (k * 13 + 1) % PROBLEM_URLS_PER_HOST), element: 'img', text: 'a picture' });
       links += pl.length;
       problemLinks += PROBLEM_LINKS_PER_PAGE;
       batch.push({
-        url: pageUrl(h, k), host: HOSTS[h]!, httpStatus: 200, contentType: 'text/html', indexed: true, showInSearch: true,
-        title: `Page ${k} of ${HOSTS[h]}`, language: 'en', tags: ['public'], superwords: [], content: `page ${k} body text`, meta: null,
-        created: null, modified: null, sitemapLastmod: '2026-01-01', crawlId: crawl.id, links: pl,
+        url: pageUrl(h, k),
+        host: HOSTS[h]!,
+        httpStatus: 200,
+        contentType: 'text/html',
+        indexed: true,
+        showInSearch: true,
+        title: `Page ${k} of ${HOSTS[h]}`,
+        language: 'en',
+        tags: ['public'],
+        superwords: [],
+        content: `page ${k} body text`,
+        meta: null,
+        created: null,
+        modified: null,
+        sitemapLastmod: '2026-01-01',
+        crawlId: crawl.id,
+        links: pl,
       });
       if (batch.length === 1000) {
         savePages(app.sqlite, batch);
@@ -78,12 +99,24 @@ async function fill(app: App): Promise<{ pages: number; links: number; problemLi
     }
     savePages(app.sqlite, batch);
     const outcomes: OutcomeWrite[] = [];
-    for (let k = 0; k < PAGES_PER_HOST; k++) outcomes.push({ url: pageUrl(h, k), httpStatus: 200, reason: 'ok', message: 'OK', redirectsTo: null, crawlId: crawl.id });
+    for (let k = 0; k < PAGES_PER_HOST; k++)
+      outcomes.push({
+        url: pageUrl(h, k),
+        httpStatus: 200,
+        reason: 'ok',
+        message: 'OK',
+        redirectsTo: null,
+        crawlId: crawl.id,
+      });
     for (let j = 0; j < PROBLEM_URLS_PER_HOST; j++) {
       const reason = problemReason(j);
       outcomes.push({
-        url: problemUrl(h, j), httpStatus: STATUS[reason], reason, message: reason === 'unknown' ? 'not fetched: max_pages reached' : reason,
-        redirectsTo: reason === 'redirect' ? `https://${HOSTS[h]}/moved/item-${j}` : null, crawlId: crawl.id,
+        url: problemUrl(h, j),
+        httpStatus: STATUS[reason],
+        reason,
+        message: reason === 'unknown' ? 'not fetched: max_pages reached' : reason,
+        redirectsTo: reason === 'redirect' ? `https://${HOSTS[h]}/moved/item-${j}` : null,
+        crawlId: crawl.id,
       });
     }
     saveOutcomes(app.sqlite, outcomes);
@@ -116,9 +149,13 @@ async function main(): Promise<void> {
   const filled = await fill(app);
   const key = (await createApiKey(app.store.sql, TOKEN, 'bench')).key;
   await app.close();
-  console.error(`filled: ${filled.pages} pages, ${filled.links} link rows (${filled.problemLinks} problem) in ${filled.seconds.toFixed(1)} s`);
+  console.error(
+    `filled: ${filled.pages} pages, ${filled.links} link rows (${filled.problemLinks} problem) in ${filled.seconds.toFixed(1)} s`,
+  );
 
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', dataDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', dataDir], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m) => resolve((m as { port: number }).port));
     child.once('exit', (code) => reject(new Error(`the facade exited with ${code}`)));
@@ -148,11 +185,22 @@ async function main(): Promise<void> {
       if (i === 0) {
         bytes = text.length;
         const r = JSON.parse(text) as Record<string, { pages?: { links: unknown[] }[] }>;
-        links = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'].reduce((n, s) => n + r[s]!.pages!.reduce((m, p) => m + p.links.length, 0), 0);
+        links = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'].reduce(
+          (n, s) => n + r[s]!.pages!.reduce((m, p) => m + p.links.length, 0),
+          0,
+        );
       }
     }
     const s = summarize(times);
-    rows.push([c.name, links, `${(bytes / 1024).toFixed(0)} kB`, s.p50, s.p95, c.target, s.p50 < c.target ? 'met' : 'MISSED']);
+    rows.push([
+      c.name,
+      links,
+      `${(bytes / 1024).toFixed(0)} kB`,
+      s.p50,
+      s.p95,
+      c.target,
+      s.p50 < c.target ? 'met' : 'MISSED',
+    ]);
   }
   await agent.close();
 
@@ -165,7 +213,9 @@ async function main(): Promise<void> {
   await new Promise((r) => child.once('exit', r));
   rmSync(dir, { recursive: true, force: true });
 
-  console.log(`\nstore: ${filled.links} link rows, ${filled.problemLinks} problem links, ${filled.pages} pages, ${HOSTS.length} hosts; written through savePages/saveOutcomes in ${filled.seconds.toFixed(1)} s`);
+  console.log(
+    `\nstore: ${filled.links} link rows, ${filled.problemLinks} problem links, ${filled.pages} pages, ${HOSTS.length} hosts; written through savePages/saveOutcomes in ${filled.seconds.toFixed(1)} s`,
+  );
   console.log(`\nlink report over HTTP (loopback, ${SAMPLES} sequential requests per row)\n`);
   printTable(['case', 'links returned', 'body', 'p50 ms', 'p95 ms', 'target p50 ms', ''], rows);
   console.log(`\n16 concurrent clients, ${CANNON_SECONDS} s each (autocannon)\n`);

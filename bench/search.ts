@@ -25,7 +25,7 @@ import Database from 'better-sqlite3';
 import { printTable, summarize } from './lib/measure.js';
 import { mulberry32 } from './lib/random.js';
 import { startDocsSite } from './lib/services.js';
-import { type PageWrite } from '../src/model/crawl-writes.js';
+import type { PageWrite } from '../src/model/crawl-writes.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
@@ -41,8 +41,14 @@ const STOPWORDS = 100;
 /** The corpus' most frequent words (the, and, for, that, table, …): what a stopword list would hold. */
 function frequentWords(docs: Doc[], n: number): Set<string> {
   const freq = new Map<string, number>();
-  for (const d of docs) for (const w of d.text.toLowerCase().match(/\p{L}{3,}/gu) ?? []) freq.set(w, (freq.get(w) ?? 0) + 1);
-  return new Set([...freq.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([w]) => w));
+  for (const d of docs)
+    for (const w of d.text.toLowerCase().match(/\p{L}{3,}/gu) ?? []) freq.set(w, (freq.get(w) ?? 0) + 1);
+  return new Set(
+    [...freq.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([w]) => w),
+  );
 }
 
 /**
@@ -126,9 +132,15 @@ function floor(store: Store, queries: string[]): Summary {
   const db = store.db;
   const count = db.prepare('SELECT count(*) FROM pages_fts WHERE pages_fts MATCH ?').pluck();
   const first = db.prepare('SELECT rowid FROM pages_fts WHERE pages_fts MATCH ? LIMIT 1').pluck();
-  const idf = db.prepare(`SELECT bm25(pages_fts, ${BM25_WEIGHTS.join(', ')}) FROM pages_fts WHERE pages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`).pluck();
+  const idf = db
+    .prepare(
+      `SELECT bm25(pages_fts, ${BM25_WEIGHTS.join(', ')}) FROM pages_fts WHERE pages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
+    )
+    .pluck();
   const work = db
-    .transaction(() => queries.map((q) => buildQuery(q, (prefix) => completions(store, foldWord(prefix)).terms).expression))()
+    .transaction(() =>
+      queries.map((q) => buildQuery(q, (prefix) => completions(store, foldWord(prefix)).terms).expression),
+    )()
     .filter((e): e is string => e !== null)
     .map((e) => ({ e, row: first.get(e) as number | undefined }));
   const samples: number[] = [];
@@ -155,9 +167,18 @@ function timeMigration(pages: number, docs: Doc[], host: string, base: string, f
   for (const m of MIGRATIONS.filter((m) => m.version <= from)) old.exec(m.sql);
   old.pragma(`user_version = ${from}`);
   // savePages needs only these of a Store.
-  const oldStore = { db: old, prepare: (sql: string) => old.prepare(sql), tx: <T>(fn: () => T): T => old.transaction(fn).immediate() } as unknown as Store;
+  const oldStore = {
+    db: old,
+    prepare: (sql: string) => old.prepare(sql),
+    tx: <T>(fn: () => T): T => old.transaction(fn).immediate(),
+  } as unknown as Store;
   for (let i = 0; i < pages; i += BATCH) {
-    savePages(oldStore, Array.from({ length: Math.min(BATCH, pages - i) }, (_, j) => pageFor(docs[(i + j) % docs.length]!, Math.floor((i + j) / docs.length), host, base)));
+    savePages(
+      oldStore,
+      Array.from({ length: Math.min(BATCH, pages - i) }, (_, j) =>
+        pageFor(docs[(i + j) % docs.length]!, Math.floor((i + j) / docs.length), host, base),
+      ),
+    );
   }
   old.close();
   const t = performance.now();
@@ -189,7 +210,9 @@ async function runSize(pages: number, corpusFile: string, base: string): Promise
   const buildSeconds = (performance.now() - t0) / 1000;
   const buildCpuSeconds = cpuMs(process.cpuUsage(c0)) / 1000;
   store.db.pragma('wal_checkpoint(TRUNCATE)');
-  const dbMb = ['svc.db', 'svc.db-wal'].reduce((n, f) => n + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0) / 2 ** 20;
+  const dbMb =
+    ['svc.db', 'svc.db-wal'].reduce((n, f) => n + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0) /
+    2 ** 20;
 
   const results: SetResult[] = [];
   for (const set of sets) {
@@ -241,9 +264,13 @@ async function runSize(pages: number, corpusFile: string, base: string): Promise
 
 function runChild(pages: number, corpusFile: string, base: string): Promise<SizeResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--child', String(pages), corpusFile, base], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(import.meta.url), ['--child', String(pages), corpusFile, base], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     child.once('message', (m) => resolve(m as SizeResult));
-    child.once('exit', (code) => (code ? reject(new Error(`bench child for ${pages} pages exited with ${code}`)) : undefined));
+    child.once('exit', (code) =>
+      code ? reject(new Error(`bench child for ${pages} pages exited with ${code}`)) : undefined,
+    );
   });
 }
 
@@ -272,7 +299,13 @@ async function main(): Promise<void> {
     `corpus: ${docs.length} pages fetched from ${base} in ${fetchSeconds.toFixed(1)} s, ${textMb.toFixed(1)} MB of text ` +
       `(${Math.round((textMb * 2 ** 20) / docs.length)} chars/page); batches of ${BATCH}; ${cpus().length} CPUs, load average ${load()}`,
   );
-  for (const set of sets) console.log(`${set.name}: ${set.queries.slice(0, 8).map((q) => JSON.stringify(q)).join(', ')}, …`);
+  for (const set of sets)
+    console.log(
+      `${set.name}: ${set.queries
+        .slice(0, 8)
+        .map((q) => JSON.stringify(q))
+        .join(', ')}, …`,
+    );
   const results: SizeResult[] = [];
   for (const n of SIZES) {
     results.push(await runChild(n, corpusFile, base));
@@ -284,23 +317,66 @@ async function main(): Promise<void> {
   console.log('\nIndex build (savePages in batches, then optimize):\n');
   printTable(
     ['pages', 'build s', 'pages/s', 'pages per CPU-s', 'db MB', 'peak RSS MB'],
-    results.map((r) => [r.pages, r.buildSeconds, Math.round(r.pagesPerSecond), Math.round(r.pagesPerCpuSecond), Math.round(r.dbMb), Math.round(r.peakRssMb)]),
+    results.map((r) => [
+      r.pages,
+      r.buildSeconds,
+      Math.round(r.pagesPerSecond),
+      Math.round(r.pagesPerCpuSecond),
+      Math.round(r.dbMb),
+      Math.round(r.peakRssMb),
+    ]),
   );
   if (results.some((r) => r.migrationSeconds !== null)) {
-    console.log(`\nMigrations after version ${MIGRATION_FROM} (re-indexing every page) on a database built at version ${MIGRATION_FROM}:\n`);
-    printTable(['pages', 'migration s', 'pages/s'], results.map((r) => [r.pages, r.migrationSeconds ?? NaN, Math.round(r.pages / (r.migrationSeconds ?? NaN))]));
+    console.log(
+      `\nMigrations after version ${MIGRATION_FROM} (re-indexing every page) on a database built at version ${MIGRATION_FROM}:\n`,
+    );
+    printTable(
+      ['pages', 'migration s', 'pages/s'],
+      results.map((r) => [r.pages, r.migrationSeconds ?? NaN, Math.round(r.pages / (r.migrationSeconds ?? NaN))]),
+    );
   }
-  console.log(`\nSearch latency, ms (${PASSES} timed passes over each set after a first pass; CPU = this process's CPU time per query):\n`);
+  console.log(
+    `\nSearch latency, ms (${PASSES} timed passes over each set after a first pass; CPU = this process's CPU time per query):\n`,
+  );
   printTable(
-    ['pages', 'queries', 'mean total', 'no hits', 'p50', 'p95', 'p99', 'CPU p50', 'CPU p95', 'CPU p99', 'first pass p50', 'first pass p99', 'FTS5 floor p50', 'FTS5 floor p99'],
+    [
+      'pages',
+      'queries',
+      'mean total',
+      'no hits',
+      'p50',
+      'p95',
+      'p99',
+      'CPU p50',
+      'CPU p95',
+      'CPU p99',
+      'first pass p50',
+      'first pass p99',
+      'FTS5 floor p50',
+      'FTS5 floor p99',
+    ],
     results.flatMap((r) =>
       r.sets.map((s) => [
-        r.pages, `${s.queries} × ${s.name}`, Math.round(s.meanTotal), s.zeroHit, s.wall.p50, s.wall.p95, s.wall.p99, s.cpu.p50, s.cpu.p95, s.cpu.p99,
-        s.first.p50, s.first.p99, s.floor.p50, s.floor.p99,
+        r.pages,
+        `${s.queries} × ${s.name}`,
+        Math.round(s.meanTotal),
+        s.zeroHit,
+        s.wall.p50,
+        s.wall.p95,
+        s.wall.p99,
+        s.cpu.p50,
+        s.cpu.p95,
+        s.cpu.p99,
+        s.first.p50,
+        s.first.p99,
+        s.floor.p50,
+        s.floor.p99,
       ]),
     ),
   );
-  console.log('\n(FTS5 floor: the exact count of each query plus bm25\'s document-frequency pass over each of its phrases, no ranking, no hits: what FTS5 alone needs.)');
+  console.log(
+    "\n(FTS5 floor: the exact count of each query plus bm25's document-frequency pass over each of its phrases, no ranking, no hits: what FTS5 alone needs.)",
+  );
   const big = results.find((r) => r.pages === 100_000);
   if (big) {
     const ok = (b: boolean) => (b ? 'met' : 'MISSED');

@@ -37,7 +37,9 @@ const WARMUP = process.env.BENCH_WARMUP !== '0';
 const WORKER_HEADER = 'x-bench-worker';
 
 if (COUNTS.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(PAGES) || PAGES < 2) {
-  console.error('BENCH_WORKERS must be a comma-separated list of worker counts (e.g. "1,2,4") and BENCH_PAGES a number ≥ 2');
+  console.error(
+    'BENCH_WORKERS must be a comma-separated list of worker counts (e.g. "1,2,4") and BENCH_PAGES a number ≥ 2',
+  );
   process.exit(2);
 }
 
@@ -62,7 +64,9 @@ function body(i: number): string {
   const words = ['crawl', 'frontier', 'worker', 'politeness', 'lease', 'queue', 'index', 'search', 'link', 'report'];
   const rnd = mulberry32(1_000_000 + i);
   const text = Array.from({ length: 60 }, () => words[Math.floor(rnd() * words.length)]).join(' ');
-  const nav = linksOf(i).map((j) => `<li><a href="${pathOf(j)}">Page ${j}</a></li>`).join('');
+  const nav = linksOf(i)
+    .map((j) => `<li><a href="${pathOf(j)}">Page ${j}</a></li>`)
+    .join('');
   return page(`<h1>Page ${i}</h1><p>${text}</p><ul>${nav}</ul>`, { title: `Bench page ${i}` });
 }
 
@@ -80,7 +84,15 @@ interface SiteCounts {
 
 /** The bench site on 127.0.0.1, counting what it is asked (startSite counts every request too). */
 async function benchSite(): Promise<{ site: TestSite; counts: SiteCounts }> {
-  const counts: SiteCounts = { pageGets: new Map(), byWorker: new Map(), other: 0, inFlight: 0, maxInFlight: 0, firstAt: 0, lastAt: 0 };
+  const counts: SiteCounts = {
+    pageGets: new Map(),
+    byWorker: new Map(),
+    other: 0,
+    inFlight: 0,
+    maxInFlight: 0,
+    firstAt: 0,
+    lastAt: 0,
+  };
   const index = new Map<string, number>();
   for (let i = 0; i < PAGES; i++) index.set(pathOf(i), i);
   // Every request goes through this one handler (no routes), so every one is counted in flight.
@@ -119,7 +131,10 @@ async function benchSite(): Promise<{ site: TestSite; counts: SiteCounts }> {
 // ---- svc ------------------------------------------------------------------------------------------------------
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SVC, ...args], {
+    env: { ...process.env, SVC_CONFIG: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -197,10 +212,16 @@ async function runOnce(n: number, databaseUrl: string, extraArgs: string[]): Pro
     if (queued.code !== 0) throw new Error(`svc crawl full --queue exited with ${queued.code}: ${queued.stderr}`);
     const id = (JSON.parse(queued.stdout.trim().split('\n').pop()!) as CrawlRecord).id;
     // Opened once the queueing command has migrated the database; only reads the crawl record.
-    app = openApp(parseConfig({ project: { public_token: BENCH_TOKEN }, data_dir: join(dir, 'data'), database_url: databaseUrl }), { logger: silentLogger });
+    app = openApp(
+      parseConfig({ project: { public_token: BENCH_TOKEN }, data_dir: join(dir, 'data'), database_url: databaseUrl }),
+      { logger: silentLogger },
+    );
     const t0 = Date.now();
     for (const config of configs) {
-      const proc = spawn(process.execPath, [SVC, 'worker', '--config', config, ...extraArgs], { env: { ...process.env, SVC_CONFIG: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const proc = spawn(process.execPath, [SVC, 'worker', '--config', config, ...extraArgs], {
+        env: { ...process.env, SVC_CONFIG: '' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       const w = { proc, stderr: '' };
       proc.stderr!.setEncoding('utf8').on('data', (c: string) => (w.stderr = (w.stderr + c).slice(-4000)));
       workers.push(w);
@@ -212,7 +233,8 @@ async function runOnce(n: number, databaseUrl: string, extraArgs: string[]): Pro
       if (rec && rec.status !== 'queued' && rec.status !== 'running') break;
       const dead = workers.find((w) => w.proc.exitCode !== null);
       if (dead) throw new Error(`svc worker exited with ${dead.proc.exitCode} before the crawl ended:\n${dead.stderr}`);
-      if (Date.now() > deadline) throw new Error(`crawl ${id} did not end within ${TIMEOUT_S} s (BENCH_TIMEOUT_S); it is ${rec?.status}`);
+      if (Date.now() > deadline)
+        throw new Error(`crawl ${id} did not end within ${TIMEOUT_S} s (BENCH_TIMEOUT_S); it is ${rec?.status}`);
       await sleep(50);
     }
     const endAt = rec.finishedAt ? Date.parse(rec.finishedAt) : Date.now();
@@ -224,7 +246,10 @@ async function runOnce(n: number, databaseUrl: string, extraArgs: string[]): Pro
     // Every worker, idle ones too (0), and any header the site did not expect.
     const names = [...new Set([...configs.map((_, i) => `w${i + 1}`), ...counts.byWorker.keys()])];
     const byWorker = names.map((w) => `${w} ${counts.byWorker.get(w) ?? 0}`).join(' · ');
-    if (rec.status !== 'completed') console.error(`crawl ${id} with ${n} worker(s) ended ${rec.status}: ${rec.error ?? ''}\n${workers.map((w) => w.stderr).join('\n')}`);
+    if (rec.status !== 'completed')
+      console.error(
+        `crawl ${id} with ${n} worker(s) ended ${rec.status}: ${rec.error ?? ''}\n${workers.map((w) => w.stderr).join('\n')}`,
+      );
     return {
       workers: n,
       status: rec.status,
@@ -259,12 +284,16 @@ async function main(): Promise<void> {
     if (WARMUP) {
       // Discarded: the first crawl on a fresh cluster and cold caches would make the first row look slow.
       const r = await runOnce(1, await createDatabase(cluster, 'bench_workers_warmup'), args.args);
-      console.error(`  warm-up, 1 worker: crawl ${r.status}, ${r.pages} pages in ${r.seconds.toFixed(2)} s (not in the table)`);
+      console.error(
+        `  warm-up, 1 worker: crawl ${r.status}, ${r.pages} pages in ${r.seconds.toFixed(2)} s (not in the table)`,
+      );
     }
     for (const n of COUNTS) {
       const url = await createDatabase(cluster, `bench_workers_${n}_${results.length}`);
       const r = await runOnce(n, url, args.args);
-      console.error(`  ${n} worker(s): crawl ${r.status}, ${r.pages} pages in ${r.seconds.toFixed(2)} s, max in flight ${r.maxInFlight}, ${r.duplicates} duplicate GETs`);
+      console.error(
+        `  ${n} worker(s): crawl ${r.status}, ${r.pages} pages in ${r.seconds.toFixed(2)} s, max in flight ${r.maxInFlight}, ${r.duplicates} duplicate GETs`,
+      );
       results.push(r);
     }
   } finally {
@@ -284,7 +313,19 @@ async function main(): Promise<void> {
       `${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at the end\n`,
   );
   printTable(
-    ['workers', 'pages', 'seconds', 'pages/s', 'speed-up vs 1', `max in flight (limit ${HOST_CONCURRENCY})`, 'requests/s', 'duplicate GETs', 'page GETs per worker', 'wall s (from start)', 'verdict'],
+    [
+      'workers',
+      'pages',
+      'seconds',
+      'pages/s',
+      'speed-up vs 1',
+      `max in flight (limit ${HOST_CONCURRENCY})`,
+      'requests/s',
+      'duplicate GETs',
+      'page GETs per worker',
+      'wall s (from start)',
+      'verdict',
+    ],
     results.map((r) => [
       r.workers,
       r.pages,
@@ -299,17 +340,21 @@ async function main(): Promise<void> {
       problems(r).join('; ') || 'ok',
     ]),
   );
-  console.log('\nseconds: from the site\'s first request to the end the crawl record gives; wall s: from the first worker\'s start (process start and the queue poll included).');
+  console.log(
+    "\nseconds: from the site's first request to the end the crawl record gives; wall s: from the first worker's start (process start and the queue poll included).",
+  );
   const two = results.find((r) => r.workers === 2);
   if (base && two) {
     const x = rate(two) / rate(base);
     console.log(`target: 2 workers ≥ 1.6× one worker's pages/s — ${x.toFixed(2)}×: ${x >= 1.6 ? 'met' : 'NOT met'}`);
   } else {
-    console.log('target: 2 workers ≥ 1.6× one worker\'s pages/s — not measured (BENCH_WORKERS needs 1 and 2)');
+    console.log("target: 2 workers ≥ 1.6× one worker's pages/s — not measured (BENCH_WORKERS needs 1 and 2)");
   }
   const bad = results.filter((r) => problems(r).length);
   if (bad.length) {
-    console.log(`FAILED (correctness): ${bad.map((r) => `${r.workers} worker(s): ${problems(r).join('; ')}`).join(' | ')}`);
+    console.log(
+      `FAILED (correctness): ${bad.map((r) => `${r.workers} worker(s): ${problems(r).join('; ')}`).join(' | ')}`,
+    );
     process.exitCode = 1;
   }
 }

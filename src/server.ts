@@ -7,19 +7,43 @@ type Run = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run }> }> = {
   serve: { summary: 'HTTP: /v1 REST API, ability routes, MCP at /mcp, /healthz', load: () => import('./cli/serve.js') },
-  worker: { summary: 'run queued crawls, schedules and webhooks with no HTTP server (beside svc serve)', load: () => import('./cli/worker.js') },
+  worker: {
+    summary: 'run queued crawls, schedules and webhooks with no HTTP server (beside svc serve)',
+    load: () => import('./cli/worker.js'),
+  },
   mcp: { summary: 'MCP over stdio (current user from SVC_USER)', load: () => import('./cli/mcp.js') },
   crawl: { summary: 'crawl full|partial|manual [URL…] in the foreground', load: () => import('./cli/crawl.js') },
   report: { summary: 'print the link report', load: () => import('./cli/report.js') },
-  changes: { summary: 'changes [ID]: problems new and fixed by a crawl (default: the latest)', load: () => import('./cli/changes.js') },
+  changes: {
+    summary: 'changes [ID]: problems new and fixed by a crawl (default: the latest)',
+    load: () => import('./cli/changes.js'),
+  },
   search: { summary: 'search the index', load: () => import('./cli/search.js') },
   keys: { summary: 'keys create [--name N]: make a /v1 API key', load: () => import('./cli/keys.js') },
-  users: { summary: 'users add|list|reset-token|set-password|revoke-tokens: users, tokens, sign-in passwords', load: () => import('./cli/users.js') },
-  posts: { summary: "posts import FILE | delete ID…: change the host's posts (live update queues a crawl)", load: () => import('./cli/posts.js') },
-  schedule: { summary: 'crawl schedules: what runs next and last; crawls queued for svc serve and svc worker', load: () => import('./cli/schedule.js') },
-  check: { summary: 'check the database: tables, search index, report rows', load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'check') })) },
-  repair: { summary: 'rebuild the search index and report rows from the stored data', load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'repair') })) },
-  backup: { summary: 'backup FILE: a consistent copy of the database, safe while serving', load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'backup') })) },
+  users: {
+    summary: 'users add|list|reset-token|set-password|revoke-tokens: users, tokens, sign-in passwords',
+    load: () => import('./cli/users.js'),
+  },
+  posts: {
+    summary: "posts import FILE | delete ID…: change the host's posts (live update queues a crawl)",
+    load: () => import('./cli/posts.js'),
+  },
+  schedule: {
+    summary: 'crawl schedules: what runs next and last; crawls queued for svc serve and svc worker',
+    load: () => import('./cli/schedule.js'),
+  },
+  check: {
+    summary: 'check the database: tables, search index, report rows',
+    load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'check') })),
+  },
+  repair: {
+    summary: 'rebuild the search index and report rows from the stored data',
+    load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'repair') })),
+  },
+  backup: {
+    summary: 'backup FILE: a consistent copy of the database, safe while serving',
+    load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'backup') })),
+  },
   'demo-site': { summary: 'serve the bundled demo site alone', load: () => import('./cli/demo-site.js') },
 };
 

@@ -6,7 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 
-async function fetchAll(urls: string[], concurrency: number, userAgent: string): Promise<{ pages: number; bytes: number }> {
+async function fetchAll(
+  urls: string[],
+  concurrency: number,
+  userAgent: string,
+): Promise<{ pages: number; bytes: number }> {
   const { Agent, request } = await import('undici');
   const agent = new Agent({ connections: concurrency });
   const parser = new Worker(new URL(import.meta.url));
@@ -39,7 +43,10 @@ async function parseForever(): Promise<void> {
   const { Parser } = await import('htmlparser2');
   const decoder = new TextDecoder();
   parentPort!.on('message', (body: ArrayBuffer) => {
-    const p = new Parser({ onopentag() {}, ontext() {} }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+    const p = new Parser(
+      { onopentag() {}, ontext() {} },
+      { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+    );
     p.write(decoder.decode(body));
     p.end();
     parentPort!.postMessage(1);

@@ -16,7 +16,9 @@ export interface Doc {
 }
 
 export async function fetchCorpus(base: string): Promise<Doc[]> {
-  const files = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.html')).sort();
+  const files = readdirSync(DOCS_DIR)
+    .filter((f) => f.endsWith('.html'))
+    .sort();
   const docs: Doc[] = [];
   let next = 0;
   const worker = async () => {

@@ -7,7 +7,8 @@ import { postgresBinDir, startPostgres, type PgCluster } from '../../test/suppor
 export type { PgCluster };
 
 function installPostgres(): void {
-  const hint = 'install Debian\'s postgresql package (apt-get install postgresql), or set SVC_PG_BINDIR to a PostgreSQL bin directory';
+  const hint =
+    "install Debian's postgresql package (apt-get install postgresql), or set SVC_PG_BINDIR to a PostgreSQL bin directory";
   let canApt = false;
   try {
     execFileSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' });
@@ -16,11 +17,19 @@ function installPostgres(): void {
     canApt = false;
   }
   if (!canApt) throw new Error(`this benchmark needs a PostgreSQL server and none is installed: ${hint}`);
-  console.error('bench: no PostgreSQL server installed; installing Debian\'s postgresql (it pulls no nodejs)');
-  execFileSync('sh', ['-c', 'apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  if (!postgresBinDir()) throw new Error(`installing postgresql left no server binaries under /usr/lib/postgresql: ${hint}`);
+  console.error("bench: no PostgreSQL server installed; installing Debian's postgresql (it pulls no nodejs)");
+  execFileSync(
+    'sh',
+    [
+      '-c',
+      'apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  if (!postgresBinDir())
+    throw new Error(`installing postgresql left no server binaries under /usr/lib/postgresql: ${hint}`);
 }
 
 /** Starts a cluster (installing the server first when needed); stop() removes it. */

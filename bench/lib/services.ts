@@ -13,7 +13,10 @@ const DOCS_SCRIPT = join(ROOT, 'bench/serve-docs-site.sh');
  * (and SVC_DOCS_SITE_DIR, read by the script) let two benchmarks on one machine serve it side by side.
  */
 export function startDocsSite(port = Number(process.env.BENCH_DOCS_PORT ?? 18099)): string {
-  return execFileSync('bash', [DOCS_SCRIPT, 'start', String(port)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  return execFileSync('bash', [DOCS_SCRIPT, 'start', String(port)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
 }
 
 export const BENCH_TOKEN = 'bench001:eu-north-1';
@@ -27,13 +30,27 @@ export function escapeRe(s: string): string {
  * Writes an svc config that crawls the docs site at `site` (full URL) into `dataDir`, links off it excluded
  * (the manual links to ~1,700 external pages; a benchmark stays on loopback); `target` adds or overrides settings.
  */
-export function writeDocsConfig(path: string, site: URL, dataDir: string, target: Record<string, unknown>, logLevel = 'info'): void {
+export function writeDocsConfig(
+  path: string,
+  site: URL,
+  dataDir: string,
+  target: Record<string, unknown>,
+  logLevel = 'info',
+): void {
   writeFileSync(
     path,
     JSON.stringify({
       project: { public_token: BENCH_TOKEN },
       data_dir: dataDir,
-      targets: [{ host: site.host, scheme: 'http', track_links: 'all', skip_link_patterns: [`^https?://(?!${escapeRe(site.host)}/)`], ...target }],
+      targets: [
+        {
+          host: site.host,
+          scheme: 'http',
+          track_links: 'all',
+          skip_link_patterns: [`^https?://(?!${escapeRe(site.host)}/)`],
+          ...target,
+        },
+      ],
       log_level: logLevel,
       // The benches measure the service at full load, not its per-client rate limit.
       rate_limits: { enabled: false },
@@ -47,7 +64,11 @@ export function docsSiteLog(): string {
 
 /** Runs a `svc` subcommand to completion and returns its stdout. */
 export function svc(args: string[], env: NodeJS.ProcessEnv = {}): string {
-  return execFileSync(process.execPath, [SVC, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(process.execPath, [SVC, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 export interface Served {
@@ -58,7 +79,10 @@ export interface Served {
 
 /** Starts `svc serve` and resolves once its log line gives the listening base_url. */
 export function serve(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<Served> {
-  const proc = spawn(process.execPath, [SVC, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [SVC, 'serve', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return new Promise((resolveServed, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`svc serve did not start in ${timeoutMs} ms:\n${buf}`)), timeoutMs);

@@ -35,10 +35,15 @@ export interface AbilityDefinition<I extends z.ZodType = z.ZodType, O extends z.
   run(input: z.output<I>, ctx: RunContext): Promise<z.input<O>>;
 }
 
-type DefinitionInput<I extends z.ZodType, O extends z.ZodType> = Omit<AbilityDefinition<I, O>, 'inputJsonSchema' | 'outputJsonSchema' | 'category'>;
+type DefinitionInput<I extends z.ZodType, O extends z.ZodType> = Omit<
+  AbilityDefinition<I, O>,
+  'inputJsonSchema' | 'outputJsonSchema' | 'category'
+>;
 
 /** Fills in the category and the JSON Schemas (made once, here, from the zod schemas). */
-export function defineAbility<I extends z.ZodType, O extends z.ZodType>(def: DefinitionInput<I, O>): AbilityDefinition<I, O> {
+export function defineAbility<I extends z.ZodType, O extends z.ZodType>(
+  def: DefinitionInput<I, O>,
+): AbilityDefinition<I, O> {
   return {
     ...def,
     category: SVC_CATEGORY,
@@ -48,7 +53,11 @@ export function defineAbility<I extends z.ZodType, O extends z.ZodType>(def: Def
 }
 
 /** Input rule shared by manual-crawl and delete-pages: every URL on a configured target (the one rule of model/site-urls). */
-export function urlsOnTargets(urls: readonly string[], targets: readonly TargetConfig[], check: InputCheckOptions): InputIssue[] {
+export function urlsOnTargets(
+  urls: readonly string[],
+  targets: readonly TargetConfig[],
+  check: InputCheckOptions,
+): InputIssue[] {
   // Without configured targets (a remote backend) the upstream service decides.
   if (!targets.length) return [];
   const issues: InputIssue[] = [];

@@ -18,8 +18,10 @@ function isMissing(value: unknown, path: readonly PropertyKey[]): boolean {
 export function inputIssues(error: z.ZodError, value?: unknown): InputIssue[] {
   return error.issues.map((issue) => {
     const path = issue.path.length ? formatPath(issue.path) : 'input';
-    if (issue.code === 'unrecognized_keys') return { path, message: `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}` };
-    if (issue.code === 'invalid_type' && issue.path.length && isMissing(value, issue.path)) return { path, message: `is required (${issue.message})` };
+    if (issue.code === 'unrecognized_keys')
+      return { path, message: `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}` };
+    if (issue.code === 'invalid_type' && issue.path.length && isMissing(value, issue.path))
+      return { path, message: `is required (${issue.message})` };
     return { path, message: issue.message };
   });
 }
@@ -31,16 +33,35 @@ export function invalidInput(ability: string, issues: InputIssue[]): AbilityErro
 
 export function invalidOutput(ability: string, issues: InputIssue[]): AbilityError {
   const text = issues.map((i) => `${i.path.replace(/^input/, 'output')}: ${i.message}`).join('; ');
-  return new AbilityError('ability_invalid_output', `${ability} returned output that does not match its output schema: ${text}`, 500);
+  return new AbilityError(
+    'ability_invalid_output',
+    `${ability} returned output that does not match its output schema: ${text}`,
+    500,
+  );
 }
 
 /** No current user → 401 (saying how to set one, when the caller's transport told); a user without the capability → 403. Same code either way. */
-export function invalidPermissions(ability: string, capability: string, user: { login: string; role: string } | null, signInHint?: string): AbilityError {
+export function invalidPermissions(
+  ability: string,
+  capability: string,
+  user: { login: string; role: string } | null,
+  signInHint?: string,
+): AbilityError {
   if (!user) {
     const next = signInHint ? `: ${signInHint}` : '';
-    return new AbilityError('ability_invalid_permissions', `${ability} needs a current user with the ${capability} capability, and no user is set${next}`, 401, { capability });
+    return new AbilityError(
+      'ability_invalid_permissions',
+      `${ability} needs a current user with the ${capability} capability, and no user is set${next}`,
+      401,
+      { capability },
+    );
   }
-  return new AbilityError('ability_invalid_permissions', `user "${user.login}" (${user.role}) lacks the ${capability} capability that ${ability} needs`, 403, { capability });
+  return new AbilityError(
+    'ability_invalid_permissions',
+    `user "${user.login}" (${user.role}) lacks the ${capability} capability that ${ability} needs`,
+    403,
+    { capability },
+  );
 }
 
 /** The one answer for a missing post and for a post the user may not read, so ids cannot be probed. */
@@ -62,9 +83,11 @@ export function crawlNotFound(id: number | null, latest: number | null): Ability
  * conflict (409); anything else is an upstream failure (502). data.upstream_status carries the backend's status.
  */
 export function fromBackendError(ability: string, err: BackendError): AbilityError {
-  if (err.code === 'invalid_input') return new AbilityError('ability_invalid_input', `invalid input for ${ability}: ${err.message}`, 400, { issues: [{ path: 'input', message: err.message }] });
+  if (err.code === 'invalid_input')
+    return new AbilityError('ability_invalid_input', `invalid input for ${ability}: ${err.message}`, 400, {
+      issues: [{ path: 'input', message: err.message }],
+    });
   const upstream_status = err.upstreamStatus ?? err.status;
   const status = err.code === 'conflict' ? 409 : 502;
   return new AbilityError('svc_api_error', `${ability} failed: ${err.message}`, status, { upstream_status });
 }
-

@@ -4,10 +4,18 @@
 import type { Backend } from '../backend/backend.js';
 import type { FollowOptions } from '../backend/follow.js';
 import type { LinkReason } from '../model/link-reasons.js';
-import type { CrawlRecord, DeletePagesResult, LinkReport, PageIndexState, PageMeta, SearchParams, SearchResults } from '../model/types.js';
+import type {
+  CrawlRecord,
+  DeletePagesResult,
+  LinkReport,
+  PageIndexState,
+  PageMeta,
+  SearchParams,
+  SearchResults,
+} from '../model/types.js';
 import { pageMetaOfPost } from '../host/posts.js';
 import { LinkReportCache } from './link-report-cache.js';
-import { type Post } from '../model/posts.js';
+import type { Post } from '../model/posts.js';
 import { REPORT_LIMIT } from '../model/limits.js';
 
 export interface LinkReportOptions {
@@ -75,7 +83,12 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
         const hit = cache.get(key);
         if (hit) return hit;
       }
-      const report = await backend.linkReport({ target: o.target, limit: key.limit, ...(reasons ? { reasons } : {}), ...(o.since ? { since: o.since } : {}) });
+      const report = await backend.linkReport({
+        target: o.target,
+        limit: key.limit,
+        ...(reasons ? { reasons } : {}),
+        ...(o.since ? { since: o.since } : {}),
+      });
       cache.set(key, report);
       return report;
     },

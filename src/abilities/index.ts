@@ -23,6 +23,10 @@ export const SVC_ABILITIES: readonly AbilityDefinition[] = [
 ];
 
 export function registerSvcAbilities(registry: Registry): void {
-  registry.registerCategory({ slug: SVC_CATEGORY, label: 'Site search and link health', description: 'Search the site, read page meta and the broken-link report, and run crawls.' });
+  registry.registerCategory({
+    slug: SVC_CATEGORY,
+    label: 'Site search and link health',
+    description: 'Search the site, read page meta and the broken-link report, and run crawls.',
+  });
   for (const a of SVC_ABILITIES) registry.register(a);
 }

@@ -28,7 +28,12 @@ export class LinkReportCache {
   constructor(opts: LinkReportCacheOptions = {}) {
     const now = opts.now ?? (() => Date.now());
     // ttlResolution 0: ask the clock on every read, so an injected clock is honoured exactly.
-    this.lru = new LRUCache<string, LinkReport>({ max: opts.maxEntries ?? 200, ttl: opts.ttlMs ?? LINK_REPORT_TTL_MS, ttlResolution: 0, perf: { now } });
+    this.lru = new LRUCache<string, LinkReport>({
+      max: opts.maxEntries ?? 200,
+      ttl: opts.ttlMs ?? LINK_REPORT_TTL_MS,
+      ttlResolution: 0,
+      perf: { now },
+    });
   }
 
   private static key(k: LinkReportKey): string {

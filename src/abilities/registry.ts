@@ -22,16 +22,20 @@ export class Registry implements AbilityRegistry {
   constructor(private readonly deps: AbilityDeps) {}
 
   registerCategory(category: AbilityCategory): void {
-    if (!CATEGORY_SLUG_RE.test(category.slug)) throw new Error(`category "${category.slug}": must match ${CATEGORY_SLUG_RE}`);
+    if (!CATEGORY_SLUG_RE.test(category.slug))
+      throw new Error(`category "${category.slug}": must match ${CATEGORY_SLUG_RE}`);
     if (this.categoryMap.has(category.slug)) throw new Error(`category "${category.slug}" is already registered`);
     this.categoryMap.set(category.slug, category);
   }
 
   register(def: AbilityDefinition): RegisteredAbility {
-    if (!ABILITY_NAME_RE.test(def.name)) throw new Error(`ability "${def.name}": name must match ${ABILITY_NAME_RE} (namespace/name)`);
+    if (!ABILITY_NAME_RE.test(def.name))
+      throw new Error(`ability "${def.name}": name must match ${ABILITY_NAME_RE} (namespace/name)`);
     if (this.abilities.has(def.name)) throw new Error(`ability "${def.name}" is already registered`);
-    if (!this.categoryMap.has(def.category)) throw new Error(`ability "${def.name}": category "${def.category}" is not registered`);
-    if (def.inputJsonSchema.type !== 'object') throw new Error(`ability "${def.name}": the input schema must describe an object`);
+    if (!this.categoryMap.has(def.category))
+      throw new Error(`ability "${def.name}": category "${def.category}" is not registered`);
+    if (def.inputJsonSchema.type !== 'object')
+      throw new Error(`ability "${def.name}": the input schema must describe an object`);
     // The published descriptor: no run function, no config.
     const pub: RegisteredAbility = {
       name: def.name,
@@ -69,7 +73,8 @@ export class Registry implements AbilityRegistry {
 
     // 1. An absent input takes the input schema's default, when it has one; otherwise it is an empty object, so
     // the caller hears which fields are required rather than that "input" is not an object.
-    if (input === undefined || input === null) input = 'default' in def.inputJsonSchema ? structuredClone(def.inputJsonSchema.default) : {};
+    if (input === undefined || input === null)
+      input = 'default' in def.inputJsonSchema ? structuredClone(def.inputJsonSchema.default) : {};
 
     // 2. Input validation: the schema, then rules that need the config.
     const parsed = def.inputSchema.safeParse(input);
@@ -78,12 +83,18 @@ export class Registry implements AbilityRegistry {
     if (extra.length) throw invalidInput(name, extra);
 
     // 3. Permission check against the current user.
-    if (!ctx.user || !userCan(ctx.user, def.capability)) throw invalidPermissions(name, def.capability, ctx.user, ctx.signInHint);
+    if (!ctx.user || !userCan(ctx.user, def.capability))
+      throw invalidPermissions(name, def.capability, ctx.user, ctx.signInHint);
 
     // 4. The function.
     let result: unknown;
     try {
-      result = await def.run(parsed.data, { user: ctx.user, deps: this.deps, onProgress: ctx.onProgress, signal: ctx.signal });
+      result = await def.run(parsed.data, {
+        user: ctx.user,
+        deps: this.deps,
+        onProgress: ctx.onProgress,
+        signal: ctx.signal,
+      });
     } catch (err) {
       if (err instanceof BackendError) throw fromBackendError(name, err);
       throw err;

@@ -1,5 +1,13 @@
 // Pure mappings from the backend's REST forms (camelCase) to the abilities' forms (snake_case).
-import { crawlEnded, type CrawlRecord, type DeletePagesResult, type LinkReport, type PageIndexState, type PageMeta, type ReportSection } from '../model/types.js';
+import {
+  crawlEnded,
+  type CrawlRecord,
+  type DeletePagesResult,
+  type LinkReport,
+  type PageIndexState,
+  type PageMeta,
+  type ReportSection,
+} from '../model/types.js';
 import type { z } from 'zod';
 import { TOP_LINKS_MAX, type AbilityLinkReportSchema, type CrawlRecordSchema, type PageMetaSchema } from './schemas.js';
 import { SECTION_KEYS, REPORT_REASONS } from '../model/link-reasons.js';
@@ -38,7 +46,12 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
     summary,
     links,
     top_links: topLinks(links),
-    targets: report.targets.map((t) => ({ host: t.host, link_tracking: t.linkTracking, walk_links: t.walkLinks, last_crawl_error: t.lastCrawlError })),
+    targets: report.targets.map((t) => ({
+      host: t.host,
+      link_tracking: t.linkTracking,
+      walk_links: t.walkLinks,
+      last_crawl_error: t.lastCrawlError,
+    })),
     truncated: report.truncated,
     last_full_crawl: report.lastFullCrawl,
   };
@@ -49,10 +62,23 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
  * report order, then by URL), at most TOP_LINKS_MAX: the links whose fix helps the most pages.
  */
 export function topLinks(links: readonly AbilityLinkReport['links'][number][]): AbilityLinkReport['top_links'] {
-  const byUrl = new Map<string, { link: string; reason: string; http_status: number; pages: Set<string>; rank: number }>();
+  const byUrl = new Map<
+    string,
+    { link: string; reason: string; http_status: number; pages: Set<string>; rank: number }
+  >();
   for (const l of links) {
     let e = byUrl.get(l.link);
-    if (!e) byUrl.set(l.link, (e = { link: l.link, reason: l.reason, http_status: l.http_status, pages: new Set(), rank: REPORT_REASONS.indexOf(l.reason as never) }));
+    if (!e)
+      byUrl.set(
+        l.link,
+        (e = {
+          link: l.link,
+          reason: l.reason,
+          http_status: l.http_status,
+          pages: new Set(),
+          rank: REPORT_REASONS.indexOf(l.reason as never),
+        }),
+      );
     e.pages.add(l.page);
   }
   return [...byUrl.values()]
@@ -78,7 +104,9 @@ export function toAbilityCrawlRecord(r: CrawlRecord): AbilityCrawlRecord {
     error: r.error ?? null,
   };
   if (r.stats.targets) {
-    out.stats.targets = Object.fromEntries(Object.entries(r.stats.targets).map(([host, t]) => [host, { pages: t.pages, cut_by_max_pages: t.cutByMaxPages }]));
+    out.stats.targets = Object.fromEntries(
+      Object.entries(r.stats.targets).map(([host, t]) => [host, { pages: t.pages, cut_by_max_pages: t.cutByMaxPages }]),
+    );
   }
   return out;
 }
@@ -93,7 +121,8 @@ const RUN_FULL = 'run svc/full-crawl (a user with manage_options), then follow i
 /** What to do next when a search found nothing: the index may be empty, or a crawl still filling it. Null when neither. */
 export function searchNotice(latest: CrawlRecord | null): string | null {
   if (!latest) return `The search index is empty: no crawl has run yet. To fill it, ${RUN_FULL}.`;
-  if (!crawlEnded(latest.status)) return `Crawl ${latest.id} (${latest.mode}) is still ${latest.status} (${latest.stats.pages} pages so far): the index is not complete yet; ${WAIT}.`;
+  if (!crawlEnded(latest.status))
+    return `Crawl ${latest.id} (${latest.mode}) is still ${latest.status} (${latest.stats.pages} pages so far): the index is not complete yet; ${WAIT}.`;
   return null;
 }
 

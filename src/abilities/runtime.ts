@@ -49,7 +49,11 @@ export interface HostDeps {
 
 export function createAbilityHost(deps: HostDeps): Host {
   const { version } = deps;
-  const functions = createSvcFunctions({ backend: deps.backend, getPost: deps.getPost, cache: new LinkReportCache({ now: deps.now }) });
+  const functions = createSvcFunctions({
+    backend: deps.backend,
+    getPost: deps.getPost,
+    cache: new LinkReportCache({ now: deps.now }),
+  });
   const registry = new Registry({ fns: functions, targets: deps.targets });
   const abilitiesEnabled = hasAbilitiesApi(version);
   let disabledReason: string | null = null;

@@ -20,7 +20,9 @@ const countSchema = () => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** What the search index holds of a page. */
 const PageIndexSchema = z.object({
-  indexed: z.boolean().describe('A crawl stored this page and indexed its text. false for a page no crawl has seen yet.'),
+  indexed: z
+    .boolean()
+    .describe('A crawl stored this page and indexed its text. false for a page no crawl has seen yet.'),
   in_search: z.boolean().describe('The page can appear in search results now: indexed, and not hidden from search.'),
   last_crawled: z.string().nullable().describe('When a crawl last stored the page (ISO 8601); null when none has.'),
 });
@@ -37,7 +39,9 @@ export const PageMetaSchema = z.object({
   superwords: z.array(z.string()),
   contentNoHighlight: z.string().optional(),
   description: z.string().optional(),
-  index: PageIndexSchema.describe('What the search index holds of the page now. showInSearch is what the post asks for; index says whether a crawl has put it there.'),
+  index: PageIndexSchema.describe(
+    'What the search index holds of the page now. showInSearch is what the post asks for; index says whether a crawl has put it there.',
+  ),
 });
 
 /** The end of every crawl ability's description: how to see the crawl through. */
@@ -51,7 +55,9 @@ export const CrawlRecordSchema = z.object({
   mode: z.enum(CRAWL_MODES),
   status: z
     .enum(CRAWL_STATUSES)
-    .describe('queued or running until the crawl ends as completed, stopped or failed; follow it with the get-crawl ability (MCP tool svc-get-crawl) and wait_seconds.'),
+    .describe(
+      'queued or running until the crawl ends as completed, stopped or failed; follow it with the get-crawl ability (MCP tool svc-get-crawl) and wait_seconds.',
+    ),
   urls: z.array(z.string()).nullable().describe('The URLs of a manual crawl; null for full and partial crawls.'),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable().describe('When it ended; null while it is queued or running.'),
@@ -76,7 +82,9 @@ export const AbilityLinkReportSchema = z.object({
       redirect: countSchema(),
       unknown: countSchema(),
     })
-    .describe('Problem links (page, link pairs) per reason, whatever the limit; 0 for reasons left out by the reasons filter; with since, only those first seen after it.'),
+    .describe(
+      'Problem links (page, link pairs) per reason, whatever the limit; 0 for reasons left out by the reasons filter; with since, only those first seen after it.',
+    ),
   links: z.array(
     z.object({
       page: z.string().describe('The page the link was found on.'),
@@ -85,13 +93,21 @@ export const AbilityLinkReportSchema = z.object({
       reason: LinkReasonSchema,
       message: z.string(),
       redirects_to: z.string().nullable().describe('Final URL of the redirect chain; null when not a redirect.'),
-      element: z.string().describe('The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, or css.'),
+      element: z
+        .string()
+        .describe(
+          'The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, or css.',
+        ),
       text: z.string().describe('The anchor text or alt text (at most 100 characters); empty when there is none.'),
-      blocked: z.boolean().describe('The answer was a bot or rate-limit block (status 999, a challenge page), not real breakage.'),
+      blocked: z
+        .boolean()
+        .describe('The answer was a bot or rate-limit block (status 999, a challenge page), not real breakage.'),
       first_seen: z
         .string()
         .nullable()
-        .describe('When the crawl that first found this problem (this link on this page, with this reason) ended; null while that crawl still runs.'),
+        .describe(
+          'When the crawl that first found this problem (this link on this page, with this reason) ended; null while that crawl still runs.',
+        ),
     }),
   ),
   targets: z.array(
@@ -99,7 +115,10 @@ export const AbilityLinkReportSchema = z.object({
       host: z.string(),
       link_tracking: z.string(),
       walk_links: z.boolean(),
-      last_crawl_error: z.string().nullable().describe('Why the latest crawl could not reach this target (e.g. connection refused), or null.'),
+      last_crawl_error: z
+        .string()
+        .nullable()
+        .describe('Why the latest crawl could not reach this target (e.g. connection refused), or null.'),
     }),
   ),
   top_links: z
@@ -112,8 +131,13 @@ export const AbilityLinkReportSchema = z.object({
       }),
     )
     .max(TOP_LINKS_MAX)
-    .describe(`Up to ${TOP_LINKS_MAX} distinct problem URLs, most pages first: fixing these first fixes the most pages. Counted over the links in this answer (raise limit when truncated).`),
+    .describe(
+      `Up to ${TOP_LINKS_MAX} distinct problem URLs, most pages first: fixing these first fixes the most pages. Counted over the links in this answer (raise limit when truncated).`,
+    ),
   truncated: z.boolean(),
   last_full_crawl: z.string().nullable(),
-  notice: z.string().optional().describe('What to do next when the report cannot be complete yet (no completed crawl, or one still running).'),
+  notice: z
+    .string()
+    .optional()
+    .describe('What to do next when the report cannot be complete yet (no completed crawl, or one still running).'),
 });

@@ -17,7 +17,11 @@ export const svcDeletePages = defineAbility({
   annotations: { readonly: false, destructive: true, idempotent: true },
   inputSchema: z
     .object({
-      urls: z.array(PageUrlSchema, { error: 'must be an array of URLs' }).min(1, 'must list at least 1 URL').max(DELETE_URLS_MAX, `must list at most ${DELETE_URLS_MAX} URLs`).describe('Exact full URLs of indexed pages.'),
+      urls: z
+        .array(PageUrlSchema, { error: 'must be an array of URLs' })
+        .min(1, 'must list at least 1 URL')
+        .max(DELETE_URLS_MAX, `must list at most ${DELETE_URLS_MAX} URLs`)
+        .describe('Exact full URLs of indexed pages.'),
     })
     .strict(),
   outputSchema: z.object({

@@ -54,18 +54,28 @@ export const svcGetCrawl = defineAbility({
         .min(0, 'must be at least 0')
         .max(WAIT_SECONDS_MAX, `must be at most ${WAIT_SECONDS_MAX} (call again to wait longer)`)
         .optional()
-        .describe(`Wait up to this many seconds (0-${WAIT_SECONDS_MAX}) for the crawl to end; 0 or absent answers at once.`),
+        .describe(
+          `Wait up to this many seconds (0-${WAIT_SECONDS_MAX}) for the crawl to end; 0 or absent answers at once.`,
+        ),
     })
     .strict()
     .default({}),
   outputSchema: CrawlRecordSchema,
   async run(input, { deps, onProgress, signal }) {
     let rec = await deps.fns.svc_get_crawl(input.id ?? null);
-    if (!rec) throw crawlNotFound(input.id ?? null, input.id === undefined ? null : ((await latestCrawlOrNull(deps))?.id ?? null));
+    if (!rec)
+      throw crawlNotFound(
+        input.id ?? null,
+        input.id === undefined ? null : ((await latestCrawlOrNull(deps))?.id ?? null),
+      );
     const waitMs = Math.round((input.wait_seconds ?? 0) * 1000);
     if (waitMs > 0 && !crawlEnded(rec.status) && !signal?.aborted) {
       const id = rec.id;
-      rec = await deps.fns.svc_wait_for_crawl(id, { timeoutMs: waitMs, signal, onProgress: onProgress && ((p) => onProgress(crawlProgress(id, p))) });
+      rec = await deps.fns.svc_wait_for_crawl(id, {
+        timeoutMs: waitMs,
+        signal,
+        onProgress: onProgress && ((p) => onProgress(crawlProgress(id, p))),
+      });
     }
     return toAbilityCrawlRecord(rec);
   },

@@ -21,7 +21,12 @@ export const svcGetPageMeta = defineAbility({
   annotations: { readonly: true, destructive: false, idempotent: true },
   inputSchema: z
     .object({
-      post_id: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(Number.MAX_SAFE_INTEGER).describe('The numeric id of the post or page.'),
+      post_id: z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(1, 'must be at least 1')
+        .max(Number.MAX_SAFE_INTEGER)
+        .describe('The numeric id of the post or page.'),
     })
     .strict(),
   outputSchema: PageMetaSchema,

@@ -27,7 +27,12 @@ export const svcLinkReport = defineAbility({
   annotations: { readonly: true, destructive: false, idempotent: true },
   inputSchema: z
     .object({
-      target: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(260).optional().describe('Only this target host (host or host:port), e.g. "example.org".'),
+      target: z
+        .string({ error: 'must be a string' })
+        .min(1, 'must not be empty')
+        .max(260)
+        .optional()
+        .describe('Only this target host (host or host:port), e.g. "example.org".'),
       limit: z
         .number({ error: 'must be a whole number' })
         .int('must be a whole number')
@@ -35,18 +40,25 @@ export const svcLinkReport = defineAbility({
         .max(REPORT_LIMIT.max, `must be at most ${REPORT_LIMIT.max}`)
         .default(REPORT_LIMIT.default)
         .describe(`Maximum number of links returned, ${REPORT_LIMIT.min}-${REPORT_LIMIT.max}.`),
-      refresh: z.boolean({ error: 'must be true or false' }).optional().describe('true: read fresh data instead of the up to 15-minute-old cache.'),
+      refresh: z
+        .boolean({ error: 'must be true or false' })
+        .optional()
+        .describe('true: read fresh data instead of the up to 15-minute-old cache.'),
       reasons: z
         .array(LinkReasonSchema, { error: `must be an array of reasons (${REPORT_REASONS.join(', ')})` })
         .min(1, 'must list at least 1 reason')
         .max(REPORT_REASONS.length)
         .optional()
-        .describe(`Only links of these reasons (${REPORT_REASONS.join(', ')}); all when absent. e.g. ["not_found", "server_error"] for the broken ones.`),
+        .describe(
+          `Only links of these reasons (${REPORT_REASONS.join(', ')}); all when absent. e.g. ["not_found", "server_error"] for the broken ones.`,
+        ),
       since: z
         .string({ error: `must be a string: ${SINCE_RULE}` })
         .refine((s) => normalizeSince(s) !== null, { error: SINCE_RULE })
         .optional()
-        .describe('Only problems first seen after this time (ISO 8601, e.g. "2026-11-23T08:00:00Z"): what broke since then. summary then counts only those.'),
+        .describe(
+          'Only problems first seen after this time (ISO 8601, e.g. "2026-11-23T08:00:00Z"): what broke since then. summary then counts only those.',
+        ),
     })
     .strict()
     .default({ limit: REPORT_LIMIT.default }),
@@ -59,7 +71,13 @@ export const svcLinkReport = defineAbility({
   async run(input, { deps }) {
     const reasons = input.reasons as LinkReason[] | undefined;
     const since = input.since === undefined ? undefined : normalizeSince(input.since)!;
-    const report = await deps.fns.svc_get_link_report({ target: input.target?.toLowerCase(), limit: input.limit, refresh: input.refresh, reasons, since });
+    const report = await deps.fns.svc_get_link_report({
+      target: input.target?.toLowerCase(),
+      limit: input.limit,
+      refresh: input.refresh,
+      reasons,
+      since,
+    });
     const out = toAbilityLinkReport(report);
     const notice = reportNotice(report.lastFullCrawl, await latestCrawlOrNull(deps));
     return notice ? { ...out, notice } : out;

@@ -10,7 +10,8 @@ export const svcPartialCrawl = defineAbility({
   description:
     'Starts a partial crawl in the background and returns at once with the crawl record: only pages whose sitemap lastmod changed ' +
     'since the last crawl are fetched and re-indexed (sitemaps only; links are not walked). Faster than a full crawl after a few ' +
-    'edits. Only one crawl runs at a time: while one runs this fails with svc_api_error (409). ' + FOLLOW_CRAWL,
+    'edits. Only one crawl runs at a time: while one runs this fails with svc_api_error (409). ' +
+    FOLLOW_CRAWL,
   capability: 'manage_options',
   annotations: { readonly: false, destructive: false, idempotent: false },
   inputSchema: z.object({}).strict().default({}),

@@ -11,7 +11,7 @@ export const svcSearch = defineAbility({
   name: 'svc/search',
   label: 'Search the site',
   description:
-    "Full-text search over the pages of this site that the crawler has indexed (titles, text, tags and superwords; ranked by relevance). " +
+    'Full-text search over the pages of this site that the crawler has indexed (titles, text, tags and superwords; ranked by relevance). ' +
     'Use it to find pages about a topic, or to check whether a page is in the search index. Words are combined with AND; the last word also ' +
     'matches as a prefix; "quoted phrases" match exactly. Returns {success, results: {total, duration, hits}}, each hit with title, url, a ' +
     'highlight (matches wrapped in <em>), tags and dates. At most 100 hits per call (search_params.size, default 10); page with search_params.from. ' +
@@ -21,14 +21,21 @@ export const svcSearch = defineAbility({
   annotations: { readonly: true, destructive: false, idempotent: true },
   inputSchema: z
     .object({
-      terms: SearchTermsSchema.regex(/\S/, 'must not be empty').describe(`The words to search for (at most ${SEARCH_TERMS_MAX_CHARS} characters and ${SEARCH_TERMS_MAX_WORDS} words).`),
-      search_params: SearchParamsSchema.optional().describe('Paging and filters: size, from, lang, tags, highlight_length.'),
+      terms: SearchTermsSchema.regex(/\S/, 'must not be empty').describe(
+        `The words to search for (at most ${SEARCH_TERMS_MAX_CHARS} characters and ${SEARCH_TERMS_MAX_WORDS} words).`,
+      ),
+      search_params: SearchParamsSchema.optional().describe(
+        'Paging and filters: size, from, lang, tags, highlight_length.',
+      ),
     })
     .strict(),
   outputSchema: z.object({
     success: z.boolean(),
     results: SearchResultsSchema,
-    notice: z.string().optional().describe('Only when nothing was found and the index is empty or still being filled: what to do next.'),
+    notice: z
+      .string()
+      .optional()
+      .describe('Only when nothing was found and the index is empty or still being filled: what to do next.'),
   }),
   async run(input, { deps }) {
     const results = await deps.fns.svc_search(input.terms, input.search_params ?? {});

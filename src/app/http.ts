@@ -5,15 +5,18 @@ import type { App } from './open-app.js';
 import { API_KEY_PREFIX, verifyApiKey } from '../auth/keys.js';
 import { hashSecret } from '../auth/secrets.js';
 import { USER_TOKEN_PREFIX } from '../auth/users.js';
+import { AuthorizationServer } from '../auth/oauth/provider.js';
+import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
+import { createDocumentFetch } from '../crawler/document-fetch.js';
 import { createRateLimitHandler } from '../http/rate-limit.js';
 import { memoryRateCounter, sqlRateCounter } from '../store/rate-limits.js';
-import { SvcOAuthProvider } from '../auth/oauth/provider.js';
 import { createAbilityRoutesHandler } from '../http/ability-routes.js';
 import type { HttpDeps } from '../http/deps.js';
 import { MCP_PATH, type HttpHandler } from '../http/io.js';
 import { createMcpHttpHandler } from '../http/mcp.js';
 import { createSignInPage } from '../http/oauth-page.js';
 import { createOAuthHandler } from '../http/oauth.js';
+import { bearerVerifier } from '../http/oauth-bearer.js';
 import { createV1Handler } from '../http/v1.js';
 
 export interface HttpDepsOptions {
@@ -25,6 +28,8 @@ export interface HttpDepsOptions {
   publicUrl?: string;
   /** Clock of the OAuth codes, tokens and sign-in forms, and of the rate limit's windows (ms); tests move it. */
   now?: () => number;
+  /** More TLS options of the fetch of Client ID Metadata Documents (a test's own CA). */
+  documentTls?: { ca: string | Buffer };
 }
 
 /** Why this URL cannot be the OAuth issuer, or null when it can (https, or http on localhost/127.0.0.1). */
@@ -41,8 +46,17 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
     const problem = issuerProblem(issuer);
     if (problem) app.logger.warn({ public_url: issuer.origin }, `OAuth sign-in is off: ${problem}`);
     else {
-      const provider = new SvcOAuthProvider({ sql: app.store.sql, resource: new URL(MCP_PATH, issuer), authorizePage: createSignInPage({ now: opts.now }), now: opts.now });
-      oauth = { provider, issuer: new URL(issuer.origin) };
+      const origin = new URL(issuer.origin);
+      // A metadata document is fetched as the crawler fetches: public addresses only, unless a host is allowed.
+      const policy = createAddressPolicy(app.config.oauth.cimd_allow_hosts.map((h) => targetEndpoint(h, 'https')));
+      const server = new AuthorizationServer({
+        sql: app.store.sql,
+        issuer: origin.href,
+        resource: new URL(MCP_PATH, issuer),
+        fetchDocument: createDocumentFetch({ policy, tls: opts.documentTls }),
+        now: opts.now,
+      });
+      oauth = { server, page: createSignInPage({ now: opts.now }), provider: bearerVerifier(server), issuer: origin };
     }
   }
   return {
@@ -76,7 +90,13 @@ async function tokenKey(deps: HttpDeps, host: Host, token: string): Promise<stri
   let valid: boolean;
   if (token.startsWith(API_KEY_PREFIX)) valid = (await deps.verifyApiKey(token)) !== null;
   else if (token.startsWith(USER_TOKEN_PREFIX)) valid = (await host.userByToken(token)) !== null;
-  else valid = deps.oauth ? await deps.oauth.provider.verifyAccessToken(token).then(() => true, () => false) : false;
+  else
+    valid = deps.oauth
+      ? await deps.oauth.provider.verifyAccessToken(token).then(
+          () => true,
+          () => false,
+        )
+      : false;
   return valid ? `token:${hashSecret(token)}` : null;
 }
 
@@ -95,7 +115,14 @@ export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
     createAbilityRoutesHandler(deps, host),
   ];
   if (deps.oauth) {
-    handlers.push(createOAuthHandler({ provider: deps.oauth.provider, issuer: deps.oauth.issuer, logger: deps.logger }));
+    handlers.push(
+      createOAuthHandler({
+        server: deps.oauth.server,
+        page: deps.oauth.page,
+        issuer: deps.oauth.issuer,
+        logger: deps.logger,
+      }),
+    );
   }
   handlers.push(createMcpHttpHandler(deps, host));
   return handlers;

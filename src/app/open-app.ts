@@ -93,8 +93,16 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
       if (corruption || typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return;
       corruption = `${code}: ${(err as Error).message}`;
       const files = projects.map((p) => p.store.location);
-      if (files.length === 1) logger.error({ file: files[0], code }, `the database ${files[0]} is damaged: run \`svc repair\` (stop the server first; \`svc check\` lists the problems)`);
-      else logger.error({ files, code }, 'the database of a project is damaged: run `svc check --project TOKEN` for each project to find it, then `svc repair --project TOKEN` (stop the server first)');
+      if (files.length === 1)
+        logger.error(
+          { file: files[0], code },
+          `the database ${files[0]} is damaged: run \`svc repair\` (stop the server first; \`svc check\` lists the problems)`,
+        );
+      else
+        logger.error(
+          { files, code },
+          'the database of a project is damaged: run `svc check --project TOKEN` for each project to find it, then `svc repair --project TOKEN` (stop the server first)',
+        );
     },
     async startWebhookDeliveries() {
       for (const p of projects) await p.startWebhookDeliveries();

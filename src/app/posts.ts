@@ -34,7 +34,11 @@ export async function loadPostsFile(app: App): Promise<void> {
   // The posts are written before this returns; only queueing the live update's crawl is left to the promise.
   const queue = await writePostChange(app, { upsert: posts }, { liveUpdate: !first });
   void queue().then(
-    (r) => app.logger.info({ posts: posts.length, file: path, changed_urls: r.urls.length, crawl: r.crawl?.id ?? null }, 'posts loaded'),
+    (r) =>
+      app.logger.info(
+        { posts: posts.length, file: path, changed_urls: r.urls.length, crawl: r.crawl?.id ?? null },
+        'posts loaded',
+      ),
     (err: unknown) => app.logger.error({ err, file: path }, 'loading host.posts_file failed'),
   );
 }
@@ -56,7 +60,11 @@ export interface PostChangeResult {
  * new URL when a URL changed), merged into a live-update crawl still waiting if there is one. The crawl waits in
  * the database for a serving process (`svc serve`) to run it.
  */
-export async function applyPostChange(app: App, change: { upsert?: readonly Post[]; remove?: readonly number[] }, opts: { liveUpdate?: boolean } = {}): Promise<PostChangeResult> {
+export async function applyPostChange(
+  app: App,
+  change: { upsert?: readonly Post[]; remove?: readonly number[] },
+  opts: { liveUpdate?: boolean } = {},
+): Promise<PostChangeResult> {
   return (await writePostChange(app, change, opts))();
 }
 
@@ -70,18 +78,36 @@ async function writePostChange(
   return () => queueLiveUpdate(app, before, after, removed, opts);
 }
 
-async function queueLiveUpdate(app: App, before: Post[], after: Post[], removed: number, opts: { liveUpdate?: boolean }): Promise<PostChangeResult> {
+async function queueLiveUpdate(
+  app: App,
+  before: Post[],
+  after: Post[],
+  removed: number,
+  opts: { liveUpdate?: boolean },
+): Promise<PostChangeResult> {
   const urls = changedPostUrls(before, after);
-  const done = (crawl: CrawlRecord | null, notQueued: string | null): PostChangeResult => ({ removed, urls, crawl, notQueued });
+  const done = (crawl: CrawlRecord | null, notQueued: string | null): PostChangeResult => ({
+    removed,
+    urls,
+    crawl,
+    notQueued,
+  });
   if (!urls.length || opts.liveUpdate === false) return done(null, null);
   if (!app.config.host.live_update) return done(null, 'host.live_update is off');
   // Only pages of configured targets can be crawled; a post elsewhere is the business of another service.
   const onTargets = urls.filter((u) => typeof checkSiteUrl(u, app.config.targets) !== 'string');
-  if (onTargets.length < urls.length) app.logger.info({ urls: urls.filter((u) => !onTargets.includes(u)) }, 'live update: changed posts not on a configured target are not crawled');
+  if (onTargets.length < urls.length)
+    app.logger.info(
+      { urls: urls.filter((u) => !onTargets.includes(u)) },
+      'live update: changed posts not on a configured target are not crawled',
+    );
   if (!onTargets.length) return done(null, 'no changed URL is on a configured target');
   try {
     const crawl = await app.backend.queueCrawl({ mode: 'manual', urls: onTargets }, 'live_update');
-    app.logger.info({ crawl: crawl.id, mode: crawl.mode, urls: onTargets.length }, 'live update: crawl of the changed posts queued');
+    app.logger.info(
+      { crawl: crawl.id, mode: crawl.mode, urls: onTargets.length },
+      'live update: crawl of the changed posts queued',
+    );
     return done(crawl, null);
   } catch (err) {
     app.logger.warn({ err }, 'live update: the crawl of the changed posts could not be queued');

@@ -63,11 +63,25 @@ export function projectDatabaseFile(config: Config, token: string): string {
  * Opens a project's store: the one place a database is opened for the app. database_url set: every project on that
  * PostgreSQL database, each in its own schema (projectSchema); else SQLite, a file per project (projectDatabaseFile).
  */
-function openProjectStore(config: Config, token: string, opts: { readonly?: boolean; deadAfterMs?: number; onRecovered: (ids: readonly number[]) => void }): ServiceStore {
+function openProjectStore(
+  config: Config,
+  token: string,
+  opts: { readonly?: boolean; deadAfterMs?: number; onRecovered: (ids: readonly number[]) => void },
+): ServiceStore {
   if (config.database_url) {
-    return new PgStore({ url: config.database_url, token, readonly: opts.readonly, deadAfterMs: opts.deadAfterMs, onRecovered: opts.onRecovered });
+    return new PgStore({
+      url: config.database_url,
+      token,
+      readonly: opts.readonly,
+      deadAfterMs: opts.deadAfterMs,
+      onRecovered: opts.onRecovered,
+    });
   }
-  const store = openStore({ path: projectDatabaseFile(config, token), readonly: opts.readonly, deadAfterMs: opts.deadAfterMs });
+  const store = openStore({
+    path: projectDatabaseFile(config, token),
+    readonly: opts.readonly,
+    deadAfterMs: opts.deadAfterMs,
+  });
   if (store.recoveredCrawls.length) opts.onRecovered(store.recoveredCrawls);
   return store;
 }
@@ -87,7 +101,8 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
   let embedded: EmbeddedBackend | null = null;
   try {
     if (base_url) {
-      if (!api_key || !public_token) throw new Error('api.base_url needs api.api_key and api.public_token (SVC_API_KEY, SVC_PUBLIC_TOKEN)');
+      if (!api_key || !public_token)
+        throw new Error('api.base_url needs api.api_key and api.public_token (SVC_API_KEY, SVC_PUBLIC_TOKEN)');
       backend = new RemoteBackend({ baseUrl: base_url, apiKey: api_key, publicToken: public_token, logger });
     } else {
       backend = embedded = new EmbeddedBackend({ config, store, logger, deadAfterMs, share: opts.share });
@@ -104,7 +119,14 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
   const getDeliverer = () =>
     (deliverer ??= webhooksHere
       ? import('../backend/webhooks/deliverer.js').then(
-          ({ WebhookDeliverer }) => new WebhookDeliverer({ sql: store.sql, project: token, webhooks: config.webhooks, logger, retry: retryBase ? { baseDelayMs: retryBase } : {} }),
+          ({ WebhookDeliverer }) =>
+            new WebhookDeliverer({
+              sql: store.sql,
+              project: token,
+              webhooks: config.webhooks,
+              logger,
+              retry: retryBase ? { baseDelayMs: retryBase } : {},
+            }),
         )
       : Promise.resolve(null));
   return {
@@ -117,7 +139,11 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
     backend,
     runUnattended() {
       if (embedded) embedded.runUnattended();
-      else if (config.schedule.full || config.schedule.partial) logger.warn({ api: base_url }, 'schedule is ignored here: crawls run in the /v1 service at api.base_url, so put the schedule in its config');
+      else if (config.schedule.full || config.schedule.partial)
+        logger.warn(
+          { api: base_url },
+          'schedule is ignored here: crawls run in the /v1 service at api.base_url, so put the schedule in its config',
+        );
     },
     async startWebhookDeliveries() {
       const d = await getDeliverer();

@@ -15,7 +15,9 @@ const PASSWORD_MAX = 1024;
 
 function derive(password: string, salt: Buffer, o: { N: number; r: number; p: number }): Promise<Buffer> {
   const opts: ScryptOptions = { N: o.N, r: o.r, p: o.p, maxmem: 128 * o.N * o.r * 2 };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, KEY_LEN, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, KEY_LEN, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 /** `scrypt$N$r$p$<salt b64>$<key b64>`: the parameters travel with the hash, so they can grow later. */
@@ -81,6 +83,7 @@ export async function verifyPassword(sql: Sql, login: string, password: string):
     return null;
   }
   if (!(await passwordMatches(password, row.passwordHash))) return null;
-  if (hashNeedsRehash(row.passwordHash)) await replacePasswordHash(sql, row.login, row.passwordHash, await hashPassword(password));
+  if (hashNeedsRehash(row.passwordHash))
+    await replacePasswordHash(sql, row.login, row.passwordHash, await hashPassword(password));
   return { login: row.login, role: row.role };
 }

@@ -1,7 +1,7 @@
 // Users of the host: a login, a role, and a bearer token that is shown once and stored only as its sha256 hash.
 import { ROLES, type Role, type User } from '../model/users.js';
 import type { Sql } from '../store/sql.js';
-import { getUser, insertUser, listUsers, setUserTokenHash, userByTokenHash } from '../store/users.js';
+import { getUser, insertUser, listUsers, loginInAnyCase, setUserTokenHash, userByTokenHash } from '../store/users.js';
 import { hashSecret, newSecret, sameHash } from './secrets.js';
 
 export const LOGIN_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,59}$/;
@@ -19,19 +19,26 @@ export function isRole(value: string): value is Role {
 }
 
 function checkLogin(login: string): void {
-  if (!LOGIN_RE.test(login)) throw new UserError(`login "${login}": must be 1-60 characters of letters, digits, ".", "_", "@" and "-", starting with a letter or digit`);
+  if (!LOGIN_RE.test(login))
+    throw new UserError(
+      `login "${login}": must be 1-60 characters of letters, digits, ".", "_", "@" and "-", starting with a letter or digit`,
+    );
 }
 
 function checkRole(role: string): asserts role is Role {
   if (!isRole(role)) throw new UserError(`role "${role}": must be one of ${ROLES.join(', ')}`);
 }
 
-/** Adds a user and returns its new bearer token (the only time it exists in clear). A taken login is an error. */
+/** Adds a user and returns its new bearer token (the only time it exists in clear). A taken login, in any letter case, is an error. */
 export async function addUser(sql: Sql, login: string, role: Role | string): Promise<string> {
   checkLogin(login);
   checkRole(role);
   const token = newSecret(USER_TOKEN_PREFIX);
-  if (!(await insertUser(sql, login, role, hashSecret(token)))) throw new UserError(`login "${login}": a user with this login already exists`);
+  if (!(await insertUser(sql, login, role, hashSecret(token)))) {
+    const taken = await loginInAnyCase(sql, login);
+    const note = taken && taken !== login ? ` (logins are case-insensitive: "${taken}")` : '';
+    throw new UserError(`login "${login}": a user with this login already exists${note}`);
+  }
   return token;
 }
 

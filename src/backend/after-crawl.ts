@@ -43,7 +43,8 @@ export async function runAfterCrawl(ctx: AfterCrawlContext, sql: Sql, id: number
   const hooks = event ? ctx.webhooks.filter((h) => h.events.includes(event)) : [];
   if (!event || !hooks.length) return true;
   const body = webhookBody({ event, project, crawl, changes: await crawlChanges(sql, project, ctx.targets, id) });
-  for (const h of hooks) await insertDelivery(sql, { id: randomUUID(), project, crawlId: id, event, url: h.url, body, now });
+  for (const h of hooks)
+    await insertDelivery(sql, { id: randomUUID(), project, crawlId: id, event, url: h.url, body, now });
   return true;
 }
 

@@ -9,7 +9,12 @@ import type { Sql } from '../store/sql.js';
  * forgotten, and pages it did not see leave the index, except on a target max_pages cut short or one where no page
  * could be fetched (nothing of those is removed).
  */
-export async function applyFullCrawlClearing(sql: Sql, crawlId: number, targets: readonly TargetResult[], logger: Logger): Promise<void> {
+export async function applyFullCrawlClearing(
+  sql: Sql,
+  crawlId: number,
+  targets: readonly TargetResult[],
+  logger: Logger,
+): Promise<void> {
   const unreached = targets.filter((t) => t.unreachable).map((t) => t.host);
   // Outcomes also linked from a target that did not reach its end stay as they were.
   await clearForFullCrawl(sql, crawlId, unreached);

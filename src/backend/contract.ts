@@ -3,8 +3,22 @@
 import { z } from 'zod';
 import { SearchResultsSchema as SearchResultsShape } from '../model/search-results.js';
 import { SearchParamsSchema, SearchTermsSchema } from '../model/search-params.js';
-import { CRAWL_MODES, CRAWL_STATUSES, CRAWL_TRIGGERS, type CrawlRecord, type DeletePagesResult, type LinkReport, type PageIndexState } from '../model/types.js';
-import { DELETE_URLS_MAX, MANUAL_URLS_MAX, REPORT_LIMIT, SEARCH_TERMS_MAX_CHARS, SEARCH_TERMS_MAX_WORDS } from '../model/limits.js';
+import {
+  CRAWL_MODES,
+  CRAWL_STATUSES,
+  CRAWL_TRIGGERS,
+  type CrawlRecord,
+  type DeletePagesResult,
+  type LinkReport,
+  type PageIndexState,
+} from '../model/types.js';
+import {
+  DELETE_URLS_MAX,
+  MANUAL_URLS_MAX,
+  REPORT_LIMIT,
+  SEARCH_TERMS_MAX_CHARS,
+  SEARCH_TERMS_MAX_WORDS,
+} from '../model/limits.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import { normalizeSince, SINCE_RULE, type CrawlChanges } from '../model/history.js';
@@ -22,18 +36,25 @@ const intRange = (min: number, max: number) => {
 
 export const CrawlRequestSchema = z
   .object({
-    mode: z.enum(CRAWL_MODES, { error: (iss) => (iss.input === undefined ? 'is required: full, partial or manual' : 'must be one of full, partial, manual') }),
+    mode: z.enum(CRAWL_MODES, {
+      error: (iss) =>
+        iss.input === undefined ? 'is required: full, partial or manual' : 'must be one of full, partial, manual',
+    }),
     urls: z
       .array(PageUrlSchema, { error: 'must be an array of URLs' })
       .min(1, { error: 'must list at least one URL' })
       .max(MANUAL_URLS_MAX, { error: `must list at most ${MANUAL_URLS_MAX} URLs` })
       .optional()
-      .meta({ description: 'Required with mode manual, and only allowed with it: full URLs of pages on a configured target.' }),
+      .meta({
+        description: 'Required with mode manual, and only allowed with it: full URLs of pages on a configured target.',
+      }),
   })
   .strict()
   .superRefine((body, ctx) => {
-    if (body.mode === 'manual' && body.urls === undefined) ctx.addIssue({ code: 'custom', path: ['urls'], message: 'is required when mode is manual' });
-    if (body.mode !== 'manual' && body.urls !== undefined) ctx.addIssue({ code: 'custom', path: ['urls'], message: 'is only allowed with mode manual' });
+    if (body.mode === 'manual' && body.urls === undefined)
+      ctx.addIssue({ code: 'custom', path: ['urls'], message: 'is required when mode is manual' });
+    if (body.mode !== 'manual' && body.urls !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['urls'], message: 'is only allowed with mode manual' });
   })
   .meta({ title: 'CrawlRequest' });
 
@@ -46,46 +67,73 @@ export const CrawlListQuerySchema = z
 
 export const LinkReportQuerySchema = z
   .object({
-    target: z.string().min(1).max(300).optional().meta({ description: 'Only pages of this configured target host (host or host:port).' }),
+    target: z
+      .string()
+      .min(1)
+      .max(300)
+      .optional()
+      .meta({ description: 'Only pages of this configured target host (host or host:port).' }),
     limit: intRange(REPORT_LIMIT.min, REPORT_LIMIT.max)
       .default(REPORT_LIMIT.default)
       .meta({ description: 'Most links returned, across all sections in report order.' }),
     reasons: z
       .string()
-      .regex(new RegExp(`^(${REPORT_REASONS.join('|')})(,(${REPORT_REASONS.join('|')}))*$`), { error: `must be a comma-separated list of ${REPORT_REASONS.join(', ')}` })
+      .regex(new RegExp(`^(${REPORT_REASONS.join('|')})(,(${REPORT_REASONS.join('|')}))*$`), {
+        error: `must be a comma-separated list of ${REPORT_REASONS.join(', ')}`,
+      })
       .transform((s) => [...new Set(s.split(','))] as LinkReason[])
       .optional()
-      .meta({ description: `Only these reasons, comma separated (${REPORT_REASONS.join(', ')}); the other sections are empty (count 0).` }),
+      .meta({
+        description: `Only these reasons, comma separated (${REPORT_REASONS.join(', ')}); the other sections are empty (count 0).`,
+      }),
     since: z
       .string()
       .refine((s) => normalizeSince(s) !== null, { error: SINCE_RULE })
       .optional()
-      .meta({ description: 'Only problems first seen after this time (ISO 8601); section counts then count only those.' }),
+      .meta({
+        description: 'Only problems first seen after this time (ISO 8601); section counts then count only those.',
+      }),
   })
   .strict();
 
 export const WebhookDeliveryListQuerySchema = CrawlListQuerySchema;
 
-export const PageStateQuerySchema = z.object({ url: PageUrlSchema.meta({ description: 'The page URL, as a post or a link names it.' }) }).strict();
+export const PageStateQuerySchema = z
+  .object({ url: PageUrlSchema.meta({ description: 'The page URL, as a post or a link names it.' }) })
+  .strict();
 
 export const SearchRequestSchema = z
   .object({
-    terms: SearchTermsSchema.meta({ description: `Words (implicit AND, the last also as a prefix) and "quoted phrases"; at most ${SEARCH_TERMS_MAX_CHARS} characters and ${SEARCH_TERMS_MAX_WORDS} words.` }),
+    terms: SearchTermsSchema.meta({
+      description: `Words (implicit AND, the last also as a prefix) and "quoted phrases"; at most ${SEARCH_TERMS_MAX_CHARS} characters and ${SEARCH_TERMS_MAX_WORDS} words.`,
+    }),
     params: SearchParamsSchema.optional(),
-    search_params: SearchParamsSchema.optional().meta({ description: 'The same as params (the name the ability uses); give one of the two.' }),
+    search_params: SearchParamsSchema.optional().meta({
+      description: 'The same as params (the name the ability uses); give one of the two.',
+    }),
   })
   .strict()
   .superRefine((body, ctx) => {
-    if (body.params !== undefined && body.search_params !== undefined) ctx.addIssue({ code: 'custom', path: ['search_params'], message: 'give params or search_params, not both' });
+    if (body.params !== undefined && body.search_params !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['search_params'], message: 'give params or search_params, not both' });
   })
   .meta({ title: 'SearchRequest' });
 
 export const DeletePagesRequestSchema = z
   .object({
     urls: z
-      .array(z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(4096, { error: 'must be at most 4096 characters' }), {
-        error: (iss) => (iss.input === undefined ? `is required: an array of 1 to ${DELETE_URLS_MAX} URLs` : 'must be an array of URLs'),
-      })
+      .array(
+        z
+          .string({ error: 'must be a string' })
+          .min(1, { error: 'must not be empty' })
+          .max(4096, { error: 'must be at most 4096 characters' }),
+        {
+          error: (iss) =>
+            iss.input === undefined
+              ? `is required: an array of 1 to ${DELETE_URLS_MAX} URLs`
+              : 'must be an array of URLs',
+        },
+      )
       .min(1, { error: `must list 1 to ${DELETE_URLS_MAX} URLs` })
       .max(DELETE_URLS_MAX, { error: `must list 1 to ${DELETE_URLS_MAX} URLs` }),
   })
@@ -104,7 +152,16 @@ const CrawlStatsSchema = z.object({
   notModified: count().optional(),
   unchanged: count().optional(),
   targets: z
-    .record(z.string(), z.object({ pages: count(), cutByMaxPages: z.boolean(), walkLinks: z.boolean().optional(), unreachable: z.boolean().optional(), error: z.string().optional() }))
+    .record(
+      z.string(),
+      z.object({
+        pages: count(),
+        cutByMaxPages: z.boolean(),
+        walkLinks: z.boolean().optional(),
+        unreachable: z.boolean().optional(),
+        error: z.string().optional(),
+      }),
+    )
     .optional(),
 });
 
@@ -114,10 +171,10 @@ export const CrawlRecordSchema = z
     mode: z.enum(CRAWL_MODES),
     status: z.enum(CRAWL_STATUSES),
     // An older service does not send it: a request then.
-    trigger: z
-      .enum(CRAWL_TRIGGERS)
-      .default('request')
-      .meta({ description: 'Who asked for it: request (a person or program: REST, ability, CLI), schedule:full, schedule:partial or live_update (queued, run in turn).' }),
+    trigger: z.enum(CRAWL_TRIGGERS).default('request').meta({
+      description:
+        'Who asked for it: request (a person or program: REST, ability, CLI), schedule:full, schedule:partial or live_update (queued, run in turn).',
+    }),
     urls: z.array(z.string()).optional(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
@@ -128,31 +185,51 @@ export const CrawlRecordSchema = z
 
 const ScheduleEntrySchema = z
   .object({
-    cron: z.string().meta({ description: 'The cron expression (5 fields, or 6 with seconds first; server local time).' }),
+    cron: z
+      .string()
+      .meta({ description: 'The cron expression (5 fields, or 6 with seconds first; server local time).' }),
     nextRun: z.string().nullable().meta({ description: 'Its next run (ISO 8601), or null when it has none.' }),
     lastRun: z.string().nullable().meta({ description: 'When it last queued a crawl (ISO 8601), or null.' }),
   })
   .nullable();
 
-export const ScheduleSchema = z
-  .object({ full: ScheduleEntrySchema, partial: ScheduleEntrySchema })
-  .meta({ title: 'Schedule', description: 'The configured crawl schedules; null for a kind that has none.' }) satisfies z.ZodType<ScheduleInfo>;
+export const ScheduleSchema = z.object({ full: ScheduleEntrySchema, partial: ScheduleEntrySchema }).meta({
+  title: 'Schedule',
+  description: 'The configured crawl schedules; null for a kind that has none.',
+}) satisfies z.ZodType<ScheduleInfo>;
 
-export const CrawlListSchema = z.object({ crawls: z.array(CrawlRecordSchema), limit: count(), offset: count() }).meta({ title: 'CrawlList' });
+export const CrawlListSchema = z
+  .object({ crawls: z.array(CrawlRecordSchema), limit: count(), offset: count() })
+  .meta({ title: 'CrawlList' });
 
 const ReportLinkSchema = z.object({
   url: z.string(),
   httpStatus: count(),
   message: z.string(),
   redirectsTo: z.string().optional(),
-  element: z.string().meta({ description: 'The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, or css (a stylesheet, <style> or style="").' }),
-  text: z.string().meta({ description: 'The anchor text or alt text, at most 100 characters; empty when there is none.' }),
-  blocked: z.literal(true).optional().meta({ description: 'Present when the answer was a bot or rate-limit block (status 999, a challenge page), not real breakage.' }),
-  firstSeen: z.string().optional().meta({ description: 'When the crawl that first found this problem ended (ISO 8601); absent while that crawl runs.' }),
+  element: z.string().meta({
+    description:
+      'The element the link was found in: a, area, img, source, script, link, iframe, video, audio, track, embed, or css (a stylesheet, <style> or style="").',
+  }),
+  text: z
+    .string()
+    .meta({ description: 'The anchor text or alt text, at most 100 characters; empty when there is none.' }),
+  blocked: z.literal(true).optional().meta({
+    description:
+      'Present when the answer was a bot or rate-limit block (status 999, a challenge page), not real breakage.',
+  }),
+  firstSeen: z.string().optional().meta({
+    description: 'When the crawl that first found this problem ended (ISO 8601); absent while that crawl runs.',
+  }),
 });
 const ReportSectionSchema = z.object({
   count: count().meta({ description: 'Full number of links in this section, whatever the limit.' }),
-  pages: z.array(z.object({ url: z.string().meta({ description: 'The page the links were found on.' }), links: z.array(ReportLinkSchema) })),
+  pages: z.array(
+    z.object({
+      url: z.string().meta({ description: 'The page the links were found on.' }),
+      links: z.array(ReportLinkSchema),
+    }),
+  ),
 });
 
 export const LinkReportSchema = z
@@ -168,11 +245,18 @@ export const LinkReportSchema = z
         linkTracking: z.enum(['pdf', 'all']),
         walkLinks: z.boolean(),
         // An older service does not send it: null then.
-        lastCrawlError: z.string().nullable().default(null).describe('Why the latest crawl could not reach this target, or null.'),
+        lastCrawlError: z
+          .string()
+          .nullable()
+          .default(null)
+          .describe('Why the latest crawl could not reach this target, or null.'),
       }),
     ),
     truncated: z.boolean().meta({ description: 'True when links were left out because of the limit.' }),
-    lastFullCrawl: z.string().nullable().meta({ description: 'When the last completed full crawl finished (ISO 8601).' }),
+    lastFullCrawl: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the last completed full crawl finished (ISO 8601).' }),
   })
   .meta({ title: 'LinkReport' }) satisfies z.ZodType<LinkReport>;
 
@@ -184,9 +268,16 @@ const ChangeLinkSchema = ReportLinkSchema.extend({
 
 export const CrawlChangesSchema = z
   .object({
-    since: z.string().nullable().meta({ description: 'finishedAt of the previous completed full crawl before this crawl; null when there was none.' }),
-    new: z.array(ChangeLinkSchema).meta({ description: 'Problems in the report after this crawl that were not in it after the since crawl.' }),
-    fixed: z.array(ChangeLinkSchema).meta({ description: 'Problems in the report after the since crawl that are not in it after this crawl (as they were then).' }),
+    since: z.string().nullable().meta({
+      description: 'finishedAt of the previous completed full crawl before this crawl; null when there was none.',
+    }),
+    new: z
+      .array(ChangeLinkSchema)
+      .meta({ description: 'Problems in the report after this crawl that were not in it after the since crawl.' }),
+    fixed: z.array(ChangeLinkSchema).meta({
+      description:
+        'Problems in the report after the since crawl that are not in it after this crawl (as they were then).',
+    }),
   })
   .meta({ title: 'CrawlChanges' }) satisfies z.ZodType<CrawlChanges>;
 
@@ -218,9 +309,16 @@ export const DeletePagesResultSchema = z
 export const PageIndexStateSchema = z
   .object({
     indexed: z.boolean().meta({ description: 'A crawl stored the page and indexed its text (HTML, not noindex).' }),
-    inSearch: z.boolean().meta({ description: 'The page can appear in search results: indexed and not hidden from search.' }),
-    lastCrawled: z.string().nullable().meta({ description: 'When a crawl last stored the page (ISO 8601); null when none has.' }),
+    inSearch: z
+      .boolean()
+      .meta({ description: 'The page can appear in search results: indexed and not hidden from search.' }),
+    lastCrawled: z
+      .string()
+      .nullable()
+      .meta({ description: 'When a crawl last stored the page (ISO 8601); null when none has.' }),
   })
   .meta({ title: 'PageIndexState' }) satisfies z.ZodType<PageIndexState>;
 
-export const ErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) }).meta({ title: 'Error' });
+export const ErrorSchema = z
+  .object({ error: z.object({ code: z.string(), message: z.string() }) })
+  .meta({ title: 'Error' });

@@ -10,11 +10,30 @@ import { CrawlRunner, type CrawlRunnerOptions } from './crawl-runs/runner.js';
 import { dropShared } from './shared-crawl.js';
 import { buildLinkReport } from './report/link-report.js';
 import { deletePages } from './delete-pages.js';
-import { CRAWL_DEAD_AFTER_MS, failDeadCrawls, getCrawl, hasDeadCrawls, latestEndedCrawlId, listCrawls, requestCrawlStop } from '../store/crawls.js';
+import {
+  CRAWL_DEAD_AFTER_MS,
+  failDeadCrawls,
+  getCrawl,
+  hasDeadCrawls,
+  latestEndedCrawlId,
+  listCrawls,
+  requestCrawlStop,
+} from '../store/crawls.js';
 import { readSchedule, Scheduler } from './scheduler.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import type { ServiceStore } from '../store/service-store.js';
-import { crawlEnded, type CrawlRecord, type CrawlRequest, type CrawlTrigger, type DeletePagesResult, type LinkReport, type LinkReportQuery, type PageIndexState, type SearchParams, type SearchResults } from '../model/types.js';
+import {
+  crawlEnded,
+  type CrawlRecord,
+  type CrawlRequest,
+  type CrawlTrigger,
+  type DeletePagesResult,
+  type LinkReport,
+  type LinkReportQuery,
+  type PageIndexState,
+  type SearchParams,
+  type SearchResults,
+} from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
 import { normalizeUrl } from '../crawler/urls.js';
 import { runAfterCrawl, runPendingAfterCrawls, type AfterCrawlContext } from './after-crawl.js';
@@ -56,7 +75,13 @@ export class EmbeddedBackend implements Backend {
     this.publicToken = opts.config.project.public_token;
     this.logger = opts.logger;
     this.now = opts.now ?? Date.now;
-    this.afterCrawl = { sql: opts.store.sql, project: this.publicToken, targets: opts.config.targets, webhooks: opts.config.webhooks, logger: opts.logger };
+    this.afterCrawl = {
+      sql: opts.store.sql,
+      project: this.publicToken,
+      targets: opts.config.targets,
+      webhooks: opts.config.webhooks,
+      logger: opts.logger,
+    };
     this.runner = new CrawlRunner({
       store: opts.store,
       project: this.publicToken,
@@ -77,7 +102,8 @@ export class EmbeddedBackend implements Backend {
           // A read; the write lock only when there is something to fail.
           if (await hasDeadCrawls(sql, before, this.publicToken)) {
             const ids = await sql.tx((t) => failDeadCrawls(t, before, this.publicToken));
-            if (ids.length) opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
+            if (ids.length)
+              opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
             // A dead lead's shared crawl: its frontier and host state go with it (its other workers stop).
             for (const id of ids) await dropShared(sql, id);
           }
@@ -123,7 +149,14 @@ export class EmbeddedBackend implements Backend {
       this.logger.warn('schedule is ignored: no crawl targets are configured');
       return;
     }
-    this.scheduler = new Scheduler({ sql: this.store.sql, project: this.publicToken, schedule: this.config.schedule, logger: this.logger, now: this.now, onQueued: () => void this.runner.runQueued() });
+    this.scheduler = new Scheduler({
+      sql: this.store.sql,
+      project: this.publicToken,
+      schedule: this.config.schedule,
+      logger: this.logger,
+      now: this.now,
+      onQueued: () => void this.runner.runQueued(),
+    });
     this.scheduler.start();
     this.logger.info({ schedule: { full: full ?? null, partial: partial ?? null } }, 'crawl schedules running');
   }
@@ -144,8 +177,10 @@ export class EmbeddedBackend implements Backend {
     const timers = new AbortController();
     try {
       const ends: Promise<CrawlRecord | null>[] = [this.runner.wait(id)];
-      if (opts.timeoutMs !== undefined) ends.push(sleep(opts.timeoutMs, null, { signal: timers.signal }).catch(() => null));
-      if (opts.signal) ends.push(new Promise((r) => opts.signal!.addEventListener('abort', () => r(null), { once: true })));
+      if (opts.timeoutMs !== undefined)
+        ends.push(sleep(opts.timeoutMs, null, { signal: timers.signal }).catch(() => null));
+      if (opts.signal)
+        ends.push(new Promise((r) => opts.signal!.addEventListener('abort', () => r(null), { once: true })));
       return (await Promise.race(ends)) ?? (await this.getCrawl(id))!;
     } finally {
       off();
@@ -161,7 +196,8 @@ export class EmbeddedBackend implements Backend {
     if (this.runner.stop(id, why)) return rec;
     const stopped = await this.runner.stopWaiting(id, why);
     if (stopped) return stopped;
-    if (!(await requestCrawlStop(this.store.sql, this.publicToken, id))) throw new BackendError('conflict', `crawl ${id} is not running (${rec.status})`);
+    if (!(await requestCrawlStop(this.store.sql, this.publicToken, id)))
+      throw new BackendError('conflict', `crawl ${id} is not running (${rec.status})`);
     return rec;
   }
 

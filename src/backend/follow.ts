@@ -16,11 +16,24 @@ export interface FollowOptions {
 /** Progress as a crawl record shows it (for a crawl this process does not run). */
 export function progressOfRecord(rec: CrawlRecord, now = Date.now()): CrawlProgress {
   const started = rec.startedAt ? Date.parse(rec.startedAt) : now;
-  return { pagesDone: rec.stats.pages, queued: 0, errors: rec.stats.errors, linksChecked: rec.stats.links, requests: 0, elapsedMs: Math.max(0, now - started), stats: rec.stats };
+  return {
+    pagesDone: rec.stats.pages,
+    queued: 0,
+    errors: rec.stats.errors,
+    linksChecked: rec.stats.links,
+    requests: 0,
+    elapsedMs: Math.max(0, now - started),
+    stats: rec.stats,
+  };
 }
 
 /** Polls `read` until the crawl ends, the time is up or the signal fires; answers the last record read. */
-export async function pollCrawl(id: number, read: (id: number) => Promise<CrawlRecord | null>, opts: FollowOptions, pollMs: number): Promise<CrawlRecord> {
+export async function pollCrawl(
+  id: number,
+  read: (id: number) => Promise<CrawlRecord | null>,
+  opts: FollowOptions,
+  pollMs: number,
+): Promise<CrawlRecord> {
   const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs;
   for (;;) {
     const rec = await read(id);

@@ -10,11 +10,32 @@ import type { Logger } from '../lib/log.js';
 import type { Backend } from './backend.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { BackendError, type BackendErrorCode } from '../model/errors.js';
-import { CrawlChangesSchema, WebhookDeliveryListSchema, CrawlListSchema, CrawlRecordSchema, ScheduleSchema, DeletePagesResultSchema, ErrorSchema, LinkReportSchema, PageIndexStateSchema, SearchResultsSchema } from './contract.js';
+import {
+  CrawlChangesSchema,
+  WebhookDeliveryListSchema,
+  CrawlListSchema,
+  CrawlRecordSchema,
+  ScheduleSchema,
+  DeletePagesResultSchema,
+  ErrorSchema,
+  LinkReportSchema,
+  PageIndexStateSchema,
+  SearchResultsSchema,
+} from './contract.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import type { CrawlChanges } from '../model/history.js';
 import type { WebhookDelivery } from '../model/webhooks.js';
-import type { CrawlRecord, CrawlRequest, CrawlTrigger, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../model/types.js';
+import type {
+  CrawlRecord,
+  CrawlRequest,
+  CrawlTrigger,
+  DeletePagesResult,
+  LinkReport,
+  LinkReportQuery,
+  PageIndexState,
+  SearchParams,
+  SearchResults,
+} from '../model/types.js';
 
 export interface RemoteBackendOptions {
   baseUrl: string;
@@ -36,7 +57,18 @@ const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** The facade's page size for its lists (crawls, webhook deliveries). */
 const LIST_PAGE = 100;
 const RETRY_STATUSES = new Set([502, 503, 504]);
-const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
 
 interface CallOptions<S extends z.ZodType> {
   method: 'GET' | 'POST';
@@ -90,7 +122,11 @@ export class RemoteBackend implements Backend {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.attempts = Math.max(1, opts.attempts ?? 3);
     this.backoffMs = opts.backoffMs ?? 200;
-    this.headers = { authorization: `Bearer ${opts.apiKey}`, accept: 'application/json', 'user-agent': 'svc-remote-backend/1' };
+    this.headers = {
+      authorization: `Bearer ${opts.apiKey}`,
+      accept: 'application/json',
+      'user-agent': 'svc-remote-backend/1',
+    };
     const agentOptions = {
       connections: opts.connections ?? 16,
       keepAliveTimeout: 10_000,
@@ -119,7 +155,13 @@ export class RemoteBackend implements Backend {
   }
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {
-    return this.call({ method: 'GET', path: `/crawls/${id}`, schema: CrawlRecordSchema, retry: true, nullOn404Code: 'crawl_not_found' });
+    return this.call({
+      method: 'GET',
+      path: `/crawls/${id}`,
+      schema: CrawlRecordSchema,
+      retry: true,
+      nullOn404Code: 'crawl_not_found',
+    });
   }
 
   async waitForCrawl(id: number, opts: FollowOptions = {}): Promise<CrawlRecord> {
@@ -131,7 +173,11 @@ export class RemoteBackend implements Backend {
   }
 
   async listCrawls(opts: { limit: number; offset: number }): Promise<CrawlRecord[]> {
-    return this.readPaged(opts, async (query) => (await this.call({ method: 'GET', path: '/crawls', query, schema: CrawlListSchema, retry: true })).crawls);
+    return this.readPaged(
+      opts,
+      async (query) =>
+        (await this.call({ method: 'GET', path: '/crawls', query, schema: CrawlListSchema, retry: true })).crawls,
+    );
   }
 
   /** The other service's crawls end unseen: its reports are cached for their lifetime only. */
@@ -143,7 +189,12 @@ export class RemoteBackend implements Backend {
     return this.call({
       method: 'GET',
       path: '/link-report',
-      query: { target: query.target, limit: query.limit, reasons: query.reasons?.length ? query.reasons.join(',') : undefined, since: query.since },
+      query: {
+        target: query.target,
+        limit: query.limit,
+        reasons: query.reasons?.length ? query.reasons.join(',') : undefined,
+        since: query.since,
+      },
       schema: LinkReportSchema,
       retry: true,
     });
@@ -154,11 +205,26 @@ export class RemoteBackend implements Backend {
   }
 
   async listWebhookDeliveries(opts: { limit: number; offset: number }): Promise<WebhookDelivery[]> {
-    return this.readPaged(opts, async (query) => (await this.call({ method: 'GET', path: '/webhook-deliveries', query, schema: WebhookDeliveryListSchema, retry: true })).deliveries);
+    return this.readPaged(
+      opts,
+      async (query) =>
+        (
+          await this.call({
+            method: 'GET',
+            path: '/webhook-deliveries',
+            query,
+            schema: WebhookDeliveryListSchema,
+            retry: true,
+          })
+        ).deliveries,
+    );
   }
 
   /** The facade pages lists by at most 100; larger asks are read page by page so both backends answer alike. */
-  private async readPaged<T>(opts: { limit: number; offset: number }, page: (q: { limit: number; offset: number }) => Promise<T[]>): Promise<T[]> {
+  private async readPaged<T>(
+    opts: { limit: number; offset: number },
+    page: (q: { limit: number; offset: number }) => Promise<T[]>,
+  ): Promise<T[]> {
     const out: T[] = [];
     while (out.length < opts.limit) {
       const limit = Math.min(LIST_PAGE, opts.limit - out.length);
@@ -171,11 +237,23 @@ export class RemoteBackend implements Backend {
 
   /** Read-only, so retried like a GET although it is a POST. */
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
-    return this.call({ method: 'POST', path: '/search', body: { terms, params }, schema: SearchResultsSchema, retry: true });
+    return this.call({
+      method: 'POST',
+      path: '/search',
+      body: { terms, params },
+      schema: SearchResultsSchema,
+      retry: true,
+    });
   }
 
   async deletePages(urls: string[]): Promise<DeletePagesResult> {
-    return this.call({ method: 'POST', path: '/pages/delete', body: { urls }, schema: DeletePagesResultSchema, retry: false });
+    return this.call({
+      method: 'POST',
+      path: '/pages/delete',
+      body: { urls },
+      schema: DeletePagesResultSchema,
+      retry: false,
+    });
   }
 
   async pageIndexState(url: string): Promise<PageIndexState> {
@@ -224,9 +302,13 @@ export class RemoteBackend implements Backend {
           await this.pause(attempt, undefined, what, code);
           continue;
         }
-        const timedOut = code === 'TimeoutError' || code === 'AbortError' || (code.startsWith('UND_ERR_') && code.includes('TIMEOUT'));
+        const timedOut =
+          code === 'TimeoutError' || code === 'AbortError' || (code.startsWith('UND_ERR_') && code.includes('TIMEOUT'));
         const why = timedOut ? `no answer within ${this.timeoutMs} ms` : code;
-        throw new BackendError('upstream_error', `the remote /v1 service at ${this.origin} could not be reached (${what}): ${why}`);
+        throw new BackendError(
+          'upstream_error',
+          `the remote /v1 service at ${this.origin} could not be reached (${what}): ${why}`,
+        );
       }
       if (RETRY_STATUSES.has(status) && !last) {
         await this.pause(attempt, retryAfter, what, String(status));
@@ -244,12 +326,20 @@ export class RemoteBackend implements Backend {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new BackendError('upstream_error', `the remote /v1 service answered ${what} with a body that is not JSON`, status);
+      throw new BackendError(
+        'upstream_error',
+        `the remote /v1 service answered ${what} with a body that is not JSON`,
+        status,
+      );
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new BackendError('upstream_error', `the remote /v1 service answered ${what} with an unexpected body (${issue?.path.join('.') || 'body'}: ${issue?.message})`, status);
+      throw new BackendError(
+        'upstream_error',
+        `the remote /v1 service answered ${what} with an unexpected body (${issue?.path.join('.') || 'body'}: ${issue?.message})`,
+        status,
+      );
     }
     return parsed.data;
   }
@@ -258,7 +348,10 @@ export class RemoteBackend implements Backend {
     const asked = retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : NaN;
     const base = this.backoffMs * 3 ** (attempt - 1);
     const ms = Math.min(Number.isFinite(asked) ? asked : base + Math.random() * base * 0.5, 5_000);
-    this.logger.warn({ attempt, of: this.attempts, call: what, why, wait_ms: Math.round(ms) }, 'remote /v1 call failed; retrying');
+    this.logger.warn(
+      { attempt, of: this.attempts, call: what, why, wait_ms: Math.round(ms) },
+      'remote /v1 call failed; retrying',
+    );
     await sleep(ms);
   }
 }
@@ -274,11 +367,20 @@ function parseError(text: string): { code: string; message: string } | null {
 
 function upstreamError(status: number, message: string | undefined): BackendError {
   const code = codeForStatus(status);
-  if (code !== 'upstream_error') return new BackendError(code, message ?? `the remote /v1 service answered ${status}`, status);
+  if (code !== 'upstream_error')
+    return new BackendError(code, message ?? `the remote /v1 service answered ${status}`, status);
   if (status === 401 || status === 403) {
-    return new BackendError('upstream_error', `the remote /v1 service refused the API key (${status}${message ? `: ${message}` : ''})`, status);
+    return new BackendError(
+      'upstream_error',
+      `the remote /v1 service refused the API key (${status}${message ? `: ${message}` : ''})`,
+      status,
+    );
   }
-  return new BackendError('upstream_error', `the remote /v1 service answered ${status}${message ? `: ${message}` : ''}`, status);
+  return new BackendError(
+    'upstream_error',
+    `the remote /v1 service answered ${status}${message ? `: ${message}` : ''}`,
+    status,
+  );
 }
 
 async function readAnswer(body: Dispatcher.ResponseData['body']): Promise<string> {

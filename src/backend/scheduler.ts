@@ -2,7 +2,17 @@
 // one is queued or running), remembering in the database what it has handled, so a run missed while no server was up
 // is run once at the next start. The decisions are the pure ones of model/schedule; this file only does the I/O.
 import type { Logger } from '../lib/log.js';
-import { decideSchedule, SCHEDULE_KINDS, scheduleInfo, sleepMs, stateAfter, type ScheduleDecision, type ScheduleInfo, type ScheduleKind, type ScheduleState } from '../model/schedule.js';
+import {
+  decideSchedule,
+  SCHEDULE_KINDS,
+  scheduleInfo,
+  sleepMs,
+  stateAfter,
+  type ScheduleDecision,
+  type ScheduleInfo,
+  type ScheduleKind,
+  type ScheduleState,
+} from '../model/schedule.js';
 import { enqueueCrawl, hasPendingCrawl } from '../store/crawls.js';
 import { getScheduleState, setScheduleState } from '../store/schedule.js';
 import type { Sql } from '../store/sql.js';
@@ -82,9 +92,17 @@ export class Scheduler {
         if (d.action === 'run') {
           const rec = await enqueueCrawl(t, project, kind, undefined, `schedule:${kind}`);
           queued.push(rec);
-          logger.info({ schedule: kind, cron, slot: new Date(d.slot).toISOString(), missed: d.missed, crawl: rec.id }, d.missed ? 'scheduled crawl queued (runs were missed while no server was up; they count as one)' : 'scheduled crawl queued');
+          logger.info(
+            { schedule: kind, cron, slot: new Date(d.slot).toISOString(), missed: d.missed, crawl: rec.id },
+            d.missed
+              ? 'scheduled crawl queued (runs were missed while no server was up; they count as one)'
+              : 'scheduled crawl queued',
+          );
         } else if (d.action === 'skip') {
-          logger.info({ schedule: kind, cron, slot: new Date(d.slot).toISOString() }, 'scheduled crawl skipped: a crawl is queued or running');
+          logger.info(
+            { schedule: kind, cron, slot: new Date(d.slot).toISOString() },
+            'scheduled crawl skipped: a crawl is queued or running',
+          );
         }
         await setScheduleState(t, project, kind, stateAfter(d, state, now));
         return d;

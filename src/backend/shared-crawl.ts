@@ -1,7 +1,14 @@
 // A crawl several `svc worker` processes run together, on the store's shared frontier and host leases: what the
 // crawler's SharedCrawl asks, answered in the database with this worker's name and leases.
 import type { HostLimits } from '../model/host-pace.js';
-import type { SharedClaim, SharedCrawl, SharedHosts, SharedPlan, SharedUrl, WorkerReport } from '../model/shared-crawl.js';
+import type {
+  SharedClaim,
+  SharedCrawl,
+  SharedHosts,
+  SharedPlan,
+  SharedUrl,
+  WorkerReport,
+} from '../model/shared-crawl.js';
 import {
   addUrls,
   claimUrls,
@@ -21,7 +28,14 @@ import {
   workerReports,
 } from '../store/frontier.js';
 import { effectiveLimits } from '../model/host-pace.js';
-import { acquireHostSlot, dropHostLeases, hostState, pauseHost, releaseHostSlot, renewHostSlots } from '../store/host-leases.js';
+import {
+  acquireHostSlot,
+  dropHostLeases,
+  hostState,
+  pauseHost,
+  releaseHostSlot,
+  renewHostSlots,
+} from '../store/host-leases.js';
 import { crawlPageCounts } from '../store/pages.js';
 import type { Sql } from '../store/sql.js';
 
@@ -31,7 +45,10 @@ import type { Sql } from '../store/sql.js';
  */
 export const SHARED_LEASE_MS = 20_000;
 
-export function sharedCrawl(sql: Sql, o: { crawlId: number; worker: string; role: 'lead' | 'join'; plan?: SharedPlan | null; leaseMs?: number }): SharedCrawl {
+export function sharedCrawl(
+  sql: Sql,
+  o: { crawlId: number; worker: string; role: 'lead' | 'join'; plan?: SharedPlan | null; leaseMs?: number },
+): SharedCrawl {
   const { crawlId, worker } = o;
   const leaseMs = o.leaseMs ?? SHARED_LEASE_MS;
   // The lead drops the frontier once the crawl's end is recorded: to a worker still sharing, that is its end too.
@@ -47,7 +64,9 @@ export function sharedCrawl(sql: Sql, o: { crawlId: number; worker: string; role
   const hosts: SharedHosts = {
     async acquire(host: string, limits: HostLimits) {
       const a = await acquireHostSlot(sql, { crawlId, host, worker, limits, leaseMs });
-      return a.kind === 'slot' ? { kind: 'slot', token: a.slot.token, startAt: a.slot.startAt } : { kind: 'wait', waitMs: a.waitMs };
+      return a.kind === 'slot'
+        ? { kind: 'slot', token: a.slot.token, startAt: a.slot.startAt }
+        : { kind: 'wait', waitMs: a.waitMs };
     },
     async release(token: string) {
       await releaseHostSlot(sql, { token });
@@ -75,7 +94,10 @@ export function sharedCrawl(sql: Sql, o: { crawlId: number; worker: string; role
     },
     take: (url, target) => whileOpen(() => takeUrl(sql, { crawlId, url, target, worker }), false),
     async claim(target: string, n: number): Promise<SharedClaim[] | null> {
-      const claims = await whileOpen(() => claimUrls(sql, { crawlId, target, worker, n, leaseMs, sweepExpired: false }), null);
+      const claims = await whileOpen(
+        () => claimUrls(sql, { crawlId, target, worker, n, leaseMs, sweepExpired: false }),
+        null,
+      );
       if (claims === null || claims.length) return claims;
       // Nothing pending: finished for good, or only for now.
       return (await frontierFinished(sql, crawlId)) ? null : [];
@@ -110,4 +132,3 @@ export async function dropShared(sql: Sql, crawlId: number): Promise<void> {
   await dropFrontier(sql, crawlId);
   await dropHostLeases(sql, crawlId);
 }
-

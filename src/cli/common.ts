@@ -37,7 +37,11 @@ export interface ConfigValues {
   project?: string | boolean;
 }
 
-export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, allowPositionals = true) {
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: O,
+  allowPositionals = true,
+) {
   try {
     return parseArgs({ args: argv, options: { ...CONFIG_OPTIONS, ...options }, allowPositionals, strict: true });
   } catch (err) {
@@ -85,15 +89,24 @@ export function openAppFrom(values: ConfigValues, opts: { readOnlyOk?: boolean; 
     const code = (err as { code?: string }).code ?? '';
     if (!CANNOT_WRITE.test(code)) throw err;
     if (opts.readOnlyOk) return openApp(config, { readonly: true, logger });
-    throw new CliError(`cannot write the data directory ${resolve(config.data_dir)} (${code}): it is read-only for this user; svc report and svc search still read it, or point --config / SVC_DATA_DIR at a writable directory`, 1);
+    throw new CliError(
+      `cannot write the data directory ${resolve(config.data_dir)} (${code}): it is read-only for this user; svc report and svc search still read it, or point --config / SVC_DATA_DIR at a writable directory`,
+      1,
+    );
   }
 }
 
 /** Parses a whole number option, naming the option when it is not one. */
-export function intOption(name: string, value: string | boolean | undefined, min: number, max: number): number | undefined {
+export function intOption(
+  name: string,
+  value: string | boolean | undefined,
+  min: number,
+  max: number,
+): number | undefined {
   if (value === undefined) return undefined;
   const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`--${name}: must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new CliError(`--${name}: must be a whole number from ${min} to ${max}`);
   return n;
 }
 
@@ -126,5 +139,7 @@ export async function withApp<T>(
  */
 export function sayWhereWritten(values: ConfigValues, app: App, what: string): void {
   if (typeof values.config === 'string' || process.env.SVC_CONFIG) return;
-  process.stderr.write(`svc: ${what} written to ${app.dataDir} (project ${app.backend.publicToken}); with no --config or SVC_CONFIG, data goes to ./data of this directory or SVC_DATA_DIR\n`);
+  process.stderr.write(
+    `svc: ${what} written to ${app.dataDir} (project ${app.backend.publicToken}); with no --config or SVC_CONFIG, data goes to ./data of this directory or SVC_DATA_DIR\n`,
+  );
 }

@@ -36,6 +36,18 @@ export interface ProgressLine {
   elapsedMs: number;
 }
 
+/**
+ * The pages a crawl is known to fetch: a manual crawl's URLs, otherwise the pages done and waiting (the sitemap's
+ * pages from the start, and those found since), which grows while links are walked. null when not told.
+ */
+export function progressTotal(
+  rec: Pick<CrawlRecord, 'mode' | 'urls'>,
+  p: Pick<CrawlProgress, 'pagesDone' | 'pagesQueued'>,
+): number | null {
+  if (rec.mode === 'manual') return rec.urls?.length ?? null;
+  return p.pagesQueued === undefined ? null : p.pagesDone + p.pagesQueued;
+}
+
 /** "1 error", "2 errors", "0 errors". */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
@@ -73,7 +85,9 @@ export function summary(rec: CrawlRecord, brokenOnPages: number | null): string 
       (cut.length ? ` (max_pages cut: ${cut.join(', ')})` : ''),
   ];
   if (rec.status !== 'completed' && rec.error) lines.push(`  ${rec.error}`);
-  for (const [host, t] of targets) if (t.unreachable) lines.push(`  ${host} was unreachable: ${t.error ?? 'no page answered'} (nothing of it was cleared or removed)`);
+  for (const [host, t] of targets)
+    if (t.unreachable)
+      lines.push(`  ${host} was unreachable: ${t.error ?? 'no page answered'} (nothing of it was cleared or removed)`);
   return lines.join('\n');
 }
 
@@ -131,7 +145,8 @@ export async function run(argv: string[]): Promise<number> {
   if (!MODES.includes(mode)) throw new CliError(`unknown mode "${mode}": use full, partial or manual`);
   const req: CrawlRequest = { mode: mode as CrawlMode };
   if (mode === 'manual' || urls.length) req.urls = urls;
-  if (mode === 'manual' && !urls.length) throw new CliError('manual: give the full URLs to crawl, e.g. svc crawl manual https://example.org/page');
+  if (mode === 'manual' && !urls.length)
+    throw new CliError('manual: give the full URLs to crawl, e.g. svc crawl manual https://example.org/page');
   if (values.queue) return queue(req, values);
 
   const tty = Boolean(process.stderr.isTTY);
@@ -156,7 +171,15 @@ export async function run(argv: string[]): Promise<number> {
       final = await app.backend.waitForCrawl(rec.id, {
         onProgress: (p: CrawlProgress) =>
           display.update(
-            formatProgress({ mode: rec.mode, id: rec.id, pagesDone: p.pagesDone, pagesTotal: rec.mode === 'manual' ? (rec.urls?.length ?? null) : null, queued: p.queued, errors: p.errors, elapsedMs: p.elapsedMs }),
+            formatProgress({
+              mode: rec.mode,
+              id: rec.id,
+              pagesDone: p.pagesDone,
+              pagesTotal: progressTotal(rec, p),
+              queued: p.queued,
+              errors: p.errors,
+              elapsedMs: p.elapsedMs,
+            }),
           ),
       });
     } finally {
@@ -178,7 +201,11 @@ export async function run(argv: string[]): Promise<number> {
 async function queue(req: CrawlRequest, values: Parameters<typeof openAppFrom>[0]): Promise<number> {
   const rec = await withApp(values, (app) => app.backend.queueCrawl(req, 'request'));
   // A remote backend has the other service start it at once.
-  process.stderr.write(rec.status === 'queued' ? `crawl ${rec.id} queued: svc serve or svc worker on this database runs it in its turn\n` : `crawl ${rec.id} ${rec.status}\n`);
+  process.stderr.write(
+    rec.status === 'queued'
+      ? `crawl ${rec.id} queued: svc serve or svc worker on this database runs it in its turn\n`
+      : `crawl ${rec.id} ${rec.status}\n`,
+  );
   process.stdout.write(`${JSON.stringify(rec)}\n`);
   return 0;
 }
@@ -206,7 +233,10 @@ async function stop(args: string[], values: Parameters<typeof openAppFrom>[0]): 
       const pick = recent.find((c) => c.status === 'running') ?? recent.find((c) => c.status === 'queued');
       if (!pick) {
         const latest = recent[0];
-        throw new CliError(`no crawl is running${latest ? ` (the latest, crawl ${latest.id}, is ${latest.status})` : ''}`, 1);
+        throw new CliError(
+          `no crawl is running${latest ? ` (the latest, crawl ${latest.id}, is ${latest.status})` : ''}`,
+          1,
+        );
       }
       target = pick.id;
     }
@@ -216,7 +246,9 @@ async function stop(args: string[], values: Parameters<typeof openAppFrom>[0]): 
       throw toCliError(err);
     }
     const rec = await app.backend.waitForCrawl(target, { timeoutMs: 30_000 });
-    process.stderr.write(rec.status === 'stopped' ? `crawl ${rec.id} stopped\n` : `crawl ${rec.id} asked to stop; it is ${rec.status}\n`);
+    process.stderr.write(
+      rec.status === 'stopped' ? `crawl ${rec.id} stopped\n` : `crawl ${rec.id} asked to stop; it is ${rec.status}\n`,
+    );
     process.stdout.write(`${JSON.stringify(rec)}\n`);
     return rec.status === 'stopped' ? 0 : 1;
   } finally {

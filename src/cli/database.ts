@@ -17,10 +17,14 @@ options: --config F, --site URL, --project TOKEN (whose database; default: the f
 function openDb(values: ConfigValues, command: string): Store {
   const config = readProjectConfig(values);
   if (config.database_url) {
-    throw new CliError(`${command}: works on the SQLite store only, and this config keeps its data in PostgreSQL (database_url / SVC_DATABASE_URL: ${describeDatabaseUrl(config.database_url)}): use PostgreSQL's own tools (pg_dump, amcheck, REINDEX)`, 1);
+    throw new CliError(
+      `${command}: works on the SQLite store only, and this config keeps its data in PostgreSQL (database_url / SVC_DATABASE_URL: ${describeDatabaseUrl(config.database_url)}): use PostgreSQL's own tools (pg_dump, amcheck, REINDEX)`,
+      1,
+    );
   }
   const path = projectDatabaseFile(config, config.project.public_token);
-  if (!existsSync(path)) throw new CliError(`no database at ${path}: check --config / SVC_DATA_DIR (nothing has been stored there yet)`, 1);
+  if (!existsSync(path))
+    throw new CliError(`no database at ${path}: check --config / SVC_DATA_DIR (nothing has been stored there yet)`, 1);
   return new Store(path, { migrate: false });
 }
 
@@ -53,7 +57,9 @@ export async function run(argv: string[], command = 'check'): Promise<number> {
       const problems = [...tables.map((p) => `tables: ${p}`), ...(tables.length ? [] : derivedProblems(store))];
       for (const p of problems) process.stderr.write(`svc check: ${p}\n`);
       if (problems.length) {
-        process.stderr.write(`svc check: ${problems.length} problem(s) in ${store.path}: ${tables.length ? 'the base tables are damaged: restore a backup (svc backup)' : 'run svc repair'}\n`);
+        process.stderr.write(
+          `svc check: ${problems.length} problem(s) in ${store.path}: ${tables.length ? 'the base tables are damaged: restore a backup (svc backup)' : 'run svc repair'}\n`,
+        );
         return 1;
       }
       process.stderr.write(`svc check: ${store.path} is sound\n`);
@@ -61,7 +67,10 @@ export async function run(argv: string[], command = 'check'): Promise<number> {
     }
     if (tables.length) {
       for (const p of tables) process.stderr.write(`svc repair: tables: ${p}\n`);
-      throw new CliError(`repair: the base tables of ${store.path} are damaged and cannot be rebuilt from anything: restore a backup (svc backup), or crawl again into a new data directory`, 1);
+      throw new CliError(
+        `repair: the base tables of ${store.path} are damaged and cannot be rebuilt from anything: restore a backup (svc backup), or crawl again into a new data directory`,
+        1,
+      );
     }
     for (const what of rebuildDerived(store)) process.stderr.write(`svc repair: rebuilt ${what}\n`);
     const left = derivedProblems(store);

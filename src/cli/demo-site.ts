@@ -14,17 +14,31 @@ links to. --posts-out writes the site's posts file (for \`svc posts import\`) fo
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' }, 'partner-port': { type: 'string' }, 'posts-out': { type: 'string' } }, false);
+  const { values } = parse(
+    argv,
+    {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'partner-port': { type: 'string' },
+      'posts-out': { type: 'string' },
+    },
+    false,
+  );
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (values.config !== undefined || values.site !== undefined) throw new CliError('svc demo-site takes no --config or --site: it is the site');
+  if (values.config !== undefined || values.site !== undefined)
+    throw new CliError('svc demo-site takes no --config or --site: it is the site');
   const port = intOption('port', values.port, 0, 65535) ?? 0;
   const partnerPort = intOption('partner-port', values['partner-port'], 0, 65535) ?? 0;
-  let site;
+  let site: Awaited<ReturnType<typeof startDemoSite>>;
   try {
-    site = await startDemoSite({ host: typeof values.host === 'string' ? values.host : '127.0.0.1', port, partnerPort });
+    site = await startDemoSite({
+      host: typeof values.host === 'string' ? values.host : '127.0.0.1',
+      port,
+      partnerPort,
+    });
   } catch (err) {
     if (err instanceof DemoSiteError) throw new CliError(err.message, err.code ? 1 : 2);
     throw err;

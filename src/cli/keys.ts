@@ -15,7 +15,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
-  if (!['create', 'list', 'revoke'].includes(action)) throw new CliError(`keys: unknown action "${action}" (create, list or revoke)`);
+  if (!['create', 'list', 'revoke'].includes(action))
+    throw new CliError(`keys: unknown action "${action}" (create, list or revoke)`);
   if (action !== 'revoke' && rest.length) throw new CliError(`keys ${action}: unexpected argument "${rest[0]}"`);
   if (action !== 'create' && values.name !== undefined) throw new CliError(`keys ${action}: --name is only for create`);
   await withApp(values, async (app) => {
@@ -24,7 +25,10 @@ export async function run(argv: string[]): Promise<number> {
       const name = typeof values.name === 'string' ? values.name.trim() : '';
       if (name.length > 200) throw new CliError('--name: must be at most 200 characters');
       const { key, info } = await createApiKey(app.store.sql, project, name);
-      app.logger.info({ id: info.id, name: info.name, project }, 'API key created; it is printed once and only its hash is stored');
+      app.logger.info(
+        { id: info.id, name: info.name, project },
+        'API key created; it is printed once and only its hash is stored',
+      );
       process.stdout.write(`${key}\n`);
       sayWhereWritten(values, app, 'API key');
     } else if (action === 'list') {
@@ -34,7 +38,8 @@ export async function run(argv: string[]): Promise<number> {
     } else {
       if (rest.length !== 1) throw new CliError('keys revoke: give exactly one key id (see svc keys list)');
       const id = intOption('id', rest[0], 1, Number.MAX_SAFE_INTEGER)!;
-      if (!(await revokeApiKey(app.store.sql, project, id))) throw new CliError(`keys revoke: no key ${id} for ${project}`, 1);
+      if (!(await revokeApiKey(app.store.sql, project, id)))
+        throw new CliError(`keys revoke: no key ${id} for ${project}`, 1);
       app.logger.info({ id, project }, 'API key revoked');
     }
   });

@@ -56,7 +56,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     } catch (err) {
       throw new ConfigError([`not valid JSON: ${(err as Error).message}`], source);
     }
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(['(root): must be a JSON object'], source);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      throw new ConfigError(['(root): must be a JSON object'], source);
   }
   if (opts.site) {
     let url: URL;
@@ -65,10 +66,20 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     } catch {
       throw new ConfigError([`--site: "${opts.site}" is not a full URL (e.g. https://example.org/)`], '--site');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(['--site: must be an http or https URL'], '--site');
-    if (raw.projects !== undefined) throw new ConfigError(['--site: cannot be used with a config that lists "projects" (each project has its own targets there); pick one with --project'], `${source} + --site`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new ConfigError(['--site: must be an http or https URL'], '--site');
+    if (raw.projects !== undefined)
+      throw new ConfigError(
+        [
+          '--site: cannot be used with a config that lists "projects" (each project has its own targets there); pick one with --project',
+        ],
+        `${source} + --site`,
+      );
     const startPath = url.pathname || '/';
-    raw = { ...raw, targets: [{ host: url.host, scheme: url.protocol.slice(0, -1), start_paths: [startPath], track_links: 'all' }] };
+    raw = {
+      ...raw,
+      targets: [{ host: url.host, scheme: url.protocol.slice(0, -1), start_paths: [startPath], track_links: 'all' }],
+    };
     source = source === 'defaults' ? '--site' : `${source} + --site`;
   }
   if (env.SVC_DATA_DIR) raw = { ...raw, data_dir: env.SVC_DATA_DIR };

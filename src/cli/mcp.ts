@@ -16,23 +16,35 @@ export async function run(argv: string[]): Promise<number> {
   // The host side (posts, users, abilities, the tools) acts on the first project: only its database opens.
   const config = readProjectConfig(values);
   // Loaded after the config is known good, in parallel: the SDK and the engine are the bulk of start-up.
-  const [{ openApp }, { createHost }, { serveStdio }] = await Promise.all([import('../app/open-app.js'), import('../app/host.js'), import('../mcp/stdio.js')]);
+  const [{ openApp }, { createHost }, { serveStdio }] = await Promise.all([
+    import('../app/open-app.js'),
+    import('../app/host.js'),
+    import('../mcp/stdio.js'),
+  ]);
   const app = openApp(config);
   let host: Host | undefined;
   try {
     host = await createHost(app);
     const login = process.env.SVC_USER?.trim() || null;
     const user = login ? await host.userByLogin(login) : null;
-    if (login && !user) throw new CliError(`SVC_USER: no user with login "${login}" (add one with: svc users add ${login} --role administrator)`, 2);
+    if (login && !user)
+      throw new CliError(
+        `SVC_USER: no user with login "${login}" (add one with: svc users add ${login} --role administrator)`,
+        2,
+      );
     // Below host 6.9 createHost has already said why there are no abilities; the initialize or server/discover answer says it too.
-    app.logger.info({ user: user?.login ?? null, tools: host.abilitiesEnabled ? host.registry.list().length : 0 }, 'mcp stdio ready');
+    app.logger.info(
+      { user: user?.login ?? null, tools: host.abilitiesEnabled ? host.registry.list().length : 0 },
+      'mcp stdio ready',
+    );
     const stop = (why: string) => {
       host?.close();
       void app.close(why).finally(() => process.exit(0));
     };
     process.once('SIGINT', () => stop(STOP_REASONS.interrupt));
     process.once('SIGTERM', () => stop(STOP_REASONS.terminate));
-    const signInHint = 'start `svc mcp` with SVC_USER=<login> in its environment (the MCP client config\'s "env"); add a user with: svc users add <login> --role administrator';
+    const signInHint =
+      'start `svc mcp` with SVC_USER=<login> in its environment (the MCP client config\'s "env"); add a user with: svc users add <login> --role administrator';
     await serveStdio({ host, user, logger: app.logger, signInHint });
     // The client went away: a crawl it started runs inside this process, so it stops here, and says why.
     host.close();

@@ -18,10 +18,17 @@ posts that changed (old and new URL when a URL changed). It waits in the databas
 /** One line on stderr about the live update's crawl, when there is something to say. */
 function sayLiveUpdate(r: PostChangeResult): void {
   if (r.crawl) {
-    const what = r.crawl.mode === 'manual' ? `${r.crawl.urls?.length ?? 0} URL${r.crawl.urls?.length === 1 ? '' : 's'}` : 'a full crawl: too many URLs for one manual crawl';
-    process.stderr.write(`svc: live update: ${r.urls.length} changed URL${r.urls.length === 1 ? '' : 's'} queued in crawl ${r.crawl.id} (${what}); \`svc serve\` runs it\n`);
+    const what =
+      r.crawl.mode === 'manual'
+        ? `${r.crawl.urls?.length ?? 0} URL${r.crawl.urls?.length === 1 ? '' : 's'}`
+        : 'a full crawl: too many URLs for one manual crawl';
+    process.stderr.write(
+      `svc: live update: ${r.urls.length} changed URL${r.urls.length === 1 ? '' : 's'} queued in crawl ${r.crawl.id} (${what}); \`svc serve\` runs it\n`,
+    );
   } else if (r.notQueued) {
-    process.stderr.write(`svc: live update: ${r.urls.length} changed URL${r.urls.length === 1 ? '' : 's'} not queued: ${r.notQueued}\n`);
+    process.stderr.write(
+      `svc: live update: ${r.urls.length} changed URL${r.urls.length === 1 ? '' : 's'} not queued: ${r.notQueued}\n`,
+    );
   }
 }
 
@@ -42,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
     } catch (err) {
       throw new CliError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 1);
     }
-    let posts;
+    let posts: ReturnType<typeof parsePostsFile>;
     try {
       posts = parsePostsFile(text);
     } catch (err) {
@@ -63,7 +70,9 @@ export async function run(argv: string[]): Promise<number> {
     await withApp(values, async (app) => {
       const r = await applyPostChange(app, { remove: ids });
       const missing = ids.length - r.removed;
-      process.stdout.write(`deleted ${r.removed} post${r.removed === 1 ? '' : 's'}${missing ? ` (${missing} not found)` : ''}\n`);
+      process.stdout.write(
+        `deleted ${r.removed} post${r.removed === 1 ? '' : 's'}${missing ? ` (${missing} not found)` : ''}\n`,
+      );
       sayLiveUpdate(r);
       if (missing && !r.removed) throw new CliError(`no post ${ids.join(', ')}: svc posts list shows the ids`, 1);
     });
@@ -72,7 +81,8 @@ export async function run(argv: string[]): Promise<number> {
   if (sub === 'list') {
     if (file) throw new CliError(`unexpected argument "${file}"\n${USAGE}`);
     await withApp(values, async (app) => {
-      for (const p of await listPosts(app.store.sql)) process.stdout.write(`${p.id}\t${p.status}\t${p.author}\t${p.url}\n`);
+      for (const p of await listPosts(app.store.sql))
+        process.stdout.write(`${p.id}\t${p.status}\t${p.author}\t${p.url}\n`);
     });
     return 0;
   }

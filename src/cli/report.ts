@@ -2,7 +2,12 @@
 // backend (embedded or remote), in one of the report formats; exits 1 when a --fail-on reason is present.
 import { writeFileSync } from 'node:fs';
 import { failingReasons } from '../backend/report/fail-on.js';
-import { formatLinkReport, isReportFormat, REPORT_FORMATS, type ReportFormat } from '../backend/report/formats/index.js';
+import {
+  formatLinkReport,
+  isReportFormat,
+  REPORT_FORMATS,
+  type ReportFormat,
+} from '../backend/report/formats/index.js';
 import { packageVersion } from '../lib/package-version.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import { REPORT_LIMIT } from '../model/limits.js';
@@ -22,14 +27,18 @@ const USAGE = `usage: svc report [--target H] [--limit N] [--since TIME] [--form
 
 export function parseFormat(value: string | undefined, json: boolean): ReportFormat {
   if (value === undefined) return json ? 'json' : 'text';
-  if (!isReportFormat(value)) throw new CliError(`--format: unknown format "${value}" (allowed: ${REPORT_FORMATS.join(', ')})`);
+  if (!isReportFormat(value))
+    throw new CliError(`--format: unknown format "${value}" (allowed: ${REPORT_FORMATS.join(', ')})`);
   if (json && value !== 'json') throw new CliError(`--json: means --format json, but --format ${value} was given`);
   return value;
 }
 
 export function parseFailOn(value: string | undefined): LinkReason[] {
   if (value === undefined) return [];
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!names.length) throw new CliError(`--fail-on: give at least one reason (allowed: ${REPORT_REASONS.join(', ')})`);
   for (const n of names) {
     if (!(REPORT_REASONS as readonly string[]).includes(n)) {
@@ -66,8 +75,15 @@ export async function run(argv: string[]): Promise<number> {
   if (output === '') throw new CliError('--output: give a file name');
   const since = typeof values.since === 'string' ? values.since : undefined;
   if (since !== undefined && normalizeSince(since) === null) throw new CliError(`--since: ${SINCE_RULE}`);
-  const report = await withApp(values, (app) => app.backend.linkReport({ target, limit, ...(since ? { since } : {}) }), { readOnlyOk: true });
-  const text = formatLinkReport(format, report, { toolVersion: packageVersion(), ...(failOn.length ? { failOn } : {}) });
+  const report = await withApp(
+    values,
+    (app) => app.backend.linkReport({ target, limit, ...(since ? { since } : {}) }),
+    { readOnlyOk: true },
+  );
+  const text = formatLinkReport(format, report, {
+    toolVersion: packageVersion(),
+    ...(failOn.length ? { failOn } : {}),
+  });
   if (output === undefined) process.stdout.write(text);
   else {
     try {

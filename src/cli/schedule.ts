@@ -18,12 +18,17 @@ export function formatSchedule(info: ScheduleInfo, queued: readonly CrawlRecord[
   for (const kind of SCHEDULE_KINDS) {
     const e = info[kind];
     if (!e) lines.push(`${kind.padEnd(8)} no schedule`);
-    else lines.push(`${kind.padEnd(8)} ${e.cron.padEnd(16)} next ${e.nextRun ?? 'never'} · last ${e.lastRun ?? 'never'}`);
+    else
+      lines.push(`${kind.padEnd(8)} ${e.cron.padEnd(16)} next ${e.nextRun ?? 'never'} · last ${e.lastRun ?? 'never'}`);
   }
-  if (!info.full && !info.partial) lines.push('(set "schedule": {"full": "<cron>", "partial": "<cron>"} in the config; svc serve runs them)');
+  if (!info.full && !info.partial)
+    lines.push('(set "schedule": {"full": "<cron>", "partial": "<cron>"} in the config; svc serve runs them)');
   if (queued.length) {
     lines.push(`queued (run in this order by svc serve):`);
-    for (const c of queued) lines.push(`  crawl ${c.id} ${c.mode} (${c.trigger ?? 'request'})${c.urls ? `: ${c.urls.length} URL${c.urls.length === 1 ? '' : 's'}` : ''}`);
+    for (const c of queued)
+      lines.push(
+        `  crawl ${c.id} ${c.mode} (${c.trigger ?? 'request'})${c.urls ? `: ${c.urls.length} URL${c.urls.length === 1 ? '' : 's'}` : ''}`,
+      );
   } else lines.push('queued: none');
   return lines.join('\n');
 }
@@ -43,7 +48,9 @@ export async function run(argv: string[]): Promise<number> {
         process.stdout.write(`${JSON.stringify(info)}\n`);
         return;
       }
-      const queued = (await app.backend.listCrawls({ limit: 100, offset: 0 })).filter((c) => c.status === 'queued').reverse();
+      const queued = (await app.backend.listCrawls({ limit: 100, offset: 0 }))
+        .filter((c) => c.status === 'queued')
+        .reverse();
       process.stdout.write(`${formatSchedule(info, queued)}\n`);
     },
     { readOnlyOk: true },

@@ -28,13 +28,19 @@ export function formatResults(terms: string, r: SearchResults, from: number, tty
   out.push(`${r.total} result${r.total === 1 ? '' : 's'} for ${JSON.stringify(terms)}${shown} (${r.duration} ms)`);
   r.hits.forEach((h, i) => {
     out.push('', `${from + i + 1}. ${h.title || '(no title)'}`, `   ${h.url}`);
-    const facts = [`score ${h.score}`, h.language ? `lang ${h.language}` : '', h.modified ? `modified ${h.modified}` : '', h.tags.length ? `tags ${h.tags.join(', ')}` : '']
+    const facts = [
+      `score ${h.score}`,
+      h.language ? `lang ${h.language}` : '',
+      h.modified ? `modified ${h.modified}` : '',
+      h.tags.length ? `tags ${h.tags.join(', ')}` : '',
+    ]
       .filter(Boolean)
       .join(' · ');
     out.push(`   ${facts}`);
     if (h.highlight) out.push(`   ${highlightForTerminal(h.highlight, tty)}`);
   });
-  if (!r.total && emptyIndex) out.push('', 'The search index is empty: no crawl has run yet. Fill it with: svc crawl full');
+  if (!r.total && emptyIndex)
+    out.push('', 'The search index is empty: no crawl has run yet. Fill it with: svc crawl full');
   else if (!r.total) out.push('', 'No page matches every word. Fewer or shorter words find more.');
   else if (from + r.hits.length < r.total && r.hits.length) out.push('', `More: --from ${from + r.hits.length}`);
   return `${out.join('\n')}\n`;
@@ -65,10 +71,21 @@ export async function run(argv: string[]): Promise<number> {
   if (typeof values.lang === 'string') params.lang = values.lang;
   if (values.tag?.length) params.tags = values.tag.filter((t): t is string => typeof t === 'string');
 
-  await withApp(values, async (app) => {
-    const results = await app.backend.search(terms, params);
-    const emptyIndex = results.total === 0 && !values.json && (await app.backend.listCrawls({ limit: 1, offset: 0 }).catch(() => [null])).length === 0;
-    process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true, emptyIndex));
-  }, { readOnlyOk: true });
+  await withApp(
+    values,
+    async (app) => {
+      const results = await app.backend.search(terms, params);
+      const emptyIndex =
+        results.total === 0 &&
+        !values.json &&
+        (await app.backend.listCrawls({ limit: 1, offset: 0 }).catch(() => [null])).length === 0;
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify(results, null, 2)}\n`
+          : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true, emptyIndex),
+      );
+    },
+    { readOnlyOk: true },
+  );
   return 0;
 }

@@ -17,7 +17,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } }, false);
   if (values.help) {
     process.stdout.write(
-      'usage: svc serve [--config F] [--site URL] [--port N] [--host H]\n\nWith no --config, SVC_CONFIG or --site: serves the bundled demo site, crawls it once, and prints\nthe MCP URL, an API key and the demo users\' tokens (also in <data_dir>/credentials.json).\n',
+      "usage: svc serve [--config F] [--site URL] [--port N] [--host H]\n\nWith no --config, SVC_CONFIG or --site: serves the bundled demo site, crawls it once, and prints\nthe MCP URL, an API key and the demo users' tokens (also in <data_dir>/credentials.json).\n",
     );
     return 0;
   }
@@ -54,8 +54,18 @@ export async function run(argv: string[]): Promise<number> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => {
-        const hint = err.code === 'EADDRINUSE' ? ': another process uses this port; pass --port N (or set PORT)' : err.code === 'EACCES' ? ': not allowed; pass --port N above 1023' : '';
-        reject(new CliError(`cannot listen on ${config.server.host}:${config.server.port}: ${err.code ?? err.message}${hint}`, 1));
+        const hint =
+          err.code === 'EADDRINUSE'
+            ? ': another process uses this port; pass --port N (or set PORT)'
+            : err.code === 'EACCES'
+              ? ': not allowed; pass --port N above 1023'
+              : '';
+        reject(
+          new CliError(
+            `cannot listen on ${config.server.host}:${config.server.port}: ${err.code ?? err.message}${hint}`,
+            1,
+          ),
+        );
       });
       server.listen(config.server.port, config.server.host, resolve);
     });
@@ -88,7 +98,14 @@ export async function run(argv: string[]): Promise<number> {
   // acts on the first.
   for (const [i, p] of app.projects.entries()) {
     app.logger.info(
-      { project: p.token, v1: `${baseUrl}/v1/projects/${p.token}/`, database: p.store.location, targets: p.config.targets.map((t) => t.host), schedule: p.config.schedule, host_side: i === 0 },
+      {
+        project: p.token,
+        v1: `${baseUrl}/v1/projects/${p.token}/`,
+        database: p.store.location,
+        targets: p.config.targets.map((t) => t.host),
+        schedule: p.config.schedule,
+        host_side: i === 0,
+      },
       'serving project',
     );
   }

@@ -25,7 +25,8 @@ export async function run(argv: string[]): Promise<number> {
   if (extra.length) throw new CliError(`unexpected argument "${extra[0]}"\n${USAGE}`);
   if (sub === 'add') {
     if (!login) throw new CliError(`users add: LOGIN is required\n${USAGE}`);
-    if (typeof values.role !== 'string') throw new CliError(`users add: --role is required (one of ${ROLES.join(', ')})`);
+    if (typeof values.role !== 'string')
+      throw new CliError(`users add: --role is required (one of ${ROLES.join(', ')})`);
     const role = values.role;
     await withApp(values, async (app) => {
       process.stdout.write(`${await addUser(app.store.sql, login, role)}\n`);
@@ -68,7 +69,6 @@ export async function run(argv: string[]): Promise<number> {
   }
   throw new CliError(sub ? `users: unknown subcommand "${sub}"\n${USAGE}` : USAGE);
 }
-
 
 /**
  * The password: the first line of stdin (piped: `printf '%s' "$PW" | svc users set-password LOGIN`); on a

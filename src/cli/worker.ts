@@ -22,7 +22,11 @@ SIGINT or SIGTERM stops it: a crawl it leads ends stopped; a crawl it joined goe
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { project: { type: 'string', multiple: true }, concurrency: { type: 'string' } }, false);
+  const { values } = parse(
+    argv,
+    { project: { type: 'string', multiple: true }, concurrency: { type: 'string' } },
+    false,
+  );
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
@@ -40,7 +44,10 @@ export async function run(argv: string[]): Promise<number> {
   if (values.concurrency !== undefined) {
     pageConcurrency = Number(values.concurrency);
     if (!/^\d+$/.test(values.concurrency) || pageConcurrency < 1 || pageConcurrency > 1000) {
-      throw new CliError(`--concurrency: must be a whole number from 1 to 1000 (got ${JSON.stringify(values.concurrency)})`, 2);
+      throw new CliError(
+        `--concurrency: must be a whole number from 1 to 1000 (got ${JSON.stringify(values.concurrency)})`,
+        2,
+      );
     }
   }
   const logger = createLogger(config.log_level);
@@ -51,7 +58,15 @@ export async function run(argv: string[]): Promise<number> {
   const leaseMs = Number.isInteger(lease) && lease > 0 ? lease : undefined;
   const app = openApp(config, { logger, share: { worker, pageConcurrency, leaseMs } });
   logger.info(
-    { worker, projects: app.projects.map((p) => ({ project: p.token, database: p.store.location, targets: p.config.targets.map((t) => t.host), schedule: p.config.schedule })) },
+    {
+      worker,
+      projects: app.projects.map((p) => ({
+        project: p.token,
+        database: p.store.location,
+        targets: p.config.targets.map((t) => t.host),
+        schedule: p.config.schedule,
+      })),
+    },
     'svc worker started',
   );
   return runUnattendedUntilSignal(app);

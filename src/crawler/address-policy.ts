@@ -62,8 +62,14 @@ function v6Groups(ip: string): number[] | null {
   if (double < 0) {
     groups = s.split(':');
   } else {
-    const a = s.slice(0, double).split(':').filter((x) => x !== '');
-    const b = s.slice(double + 2).split(':').filter((x) => x !== '');
+    const a = s
+      .slice(0, double)
+      .split(':')
+      .filter((x) => x !== '');
+    const b = s
+      .slice(double + 2)
+      .split(':')
+      .filter((x) => x !== '');
     const fill = 8 - a.length - b.length;
     if (fill < 1) return null;
     groups = [...a, ...Array<string>(fill).fill('0'), ...b];
@@ -75,7 +81,7 @@ function v6Groups(ip: string): number[] | null {
 
 function classifyV6(ip: string): AddressClass {
   const g = v6Groups(ip);
-  if (!g || g.length !== 8) return 'invalid';
+  if (g?.length !== 8) return 'invalid';
   if (g.every((x) => x === 0)) return 'unspecified';
   if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return 'loopback';
   // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d): judge the IPv4 address inside.
@@ -111,7 +117,8 @@ export function addressClassText(cls: AddressClass): string {
 }
 
 /** The crawler's rule, as a refusal states it. */
-export const CRAWL_ADDRESS_RULE = "svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port";
+export const CRAWL_ADDRESS_RULE =
+  "svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port";
 
 /**
  * Why the policy refuses `hostname:port` at `address`: it names the address and its kind, and the rule, because a
@@ -120,7 +127,10 @@ export const CRAWL_ADDRESS_RULE = "svc does not fetch loopback, private, link-lo
 export function refusalText(hostname: string, port: number, address: string, rule = CRAWL_ADDRESS_RULE): string {
   const host = bareHost(hostname);
   const ip = bareHost(address);
-  const where = host === ip ? `${host}:${port} is ${addressClassText(classifyAddress(ip))}` : `${host}:${port} resolves to ${ip}, ${addressClassText(classifyAddress(ip))}`;
+  const where =
+    host === ip
+      ? `${host}:${port} is ${addressClassText(classifyAddress(ip))}`
+      : `${host}:${port} resolves to ${ip}, ${addressClassText(classifyAddress(ip))}`;
   return `${where}; ${rule}`;
 }
 
@@ -139,7 +149,10 @@ export function bareHost(host: string): string {
  * The policy for a crawl: public addresses are fine; a non-public one only for a configured target's own
  * host:port (`allowed`: host[:port] strings with the scheme's default port made explicit by the caller).
  */
-export function createAddressPolicy(allowed: Iterable<{ host: string; port: number }>, rule = CRAWL_ADDRESS_RULE): AddressPolicy {
+export function createAddressPolicy(
+  allowed: Iterable<{ host: string; port: number }>,
+  rule = CRAWL_ADDRESS_RULE,
+): AddressPolicy {
   const ok = new Set<string>();
   for (const a of allowed) ok.add(`${bareHost(a.host)}|${a.port}`);
   return {

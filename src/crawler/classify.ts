@@ -106,7 +106,8 @@ function chainText(hops: Hop[], last: string): string {
  * hop's status and names the refused URL as where it leads.
  */
 export function refusedAddressOutcome(hops: Hop[], finalUrl: string, why: string): Classification {
-  if (!hops.length) return { reason: 'unknown', httpStatus: 0, message: `${FAILURE_TEXT.blocked}: ${why}`, redirectsTo: null };
+  if (!hops.length)
+    return { reason: 'unknown', httpStatus: 0, message: `${FAILURE_TEXT.blocked}: ${why}`, redirectsTo: null };
   const message = `not checked: redirected to an address the policy refuses: ${chainText(hops, finalUrl)}; ${why}`;
   return { reason: 'unknown', httpStatus: hops[0]!.status, message, redirectsTo: finalUrl };
 }
@@ -123,18 +124,30 @@ function classifyAnswer(s: FetchSummary): Classification {
     const base = FAILURE_TEXT[s.failure];
     const message = s.detail ? `${base}: ${s.detail}` : base;
     // Being asked to slow down says nothing about the link: never report it as broken.
-    if (s.failure === 'rate_limited') return { reason: 'skipped', httpStatus: s.status ?? 429, message, redirectsTo: null };
+    if (s.failure === 'rate_limited')
+      return { reason: 'skipped', httpStatus: s.status ?? 429, message, redirectsTo: null };
     if (s.failure === 'blocked') return refusedAddressOutcome(s.hops, s.finalUrl, s.detail);
     if (s.failure === 'aborted') return { reason: 'unknown', httpStatus: 0, message, redirectsTo: null };
     if (s.hops.length) {
       const first = s.hops[0]!;
-      return { reason: 'server_error', httpStatus: first.status, message: `${base}: ${chainText(s.hops, s.detail || s.finalUrl)}`, redirectsTo: null };
+      return {
+        reason: 'server_error',
+        httpStatus: first.status,
+        message: `${base}: ${chainText(s.hops, s.detail || s.finalUrl)}`,
+        redirectsTo: null,
+      };
     }
     return { reason: 'server_error', httpStatus: s.status ?? 0, message, redirectsTo: null };
   }
   const own = reasonForStatus(s.status);
   if (!s.hops.length) {
-    if (own === 'redirect') return { reason: 'server_error', httpStatus: s.status, message: `${statusText(s.status)} without a usable Location`, redirectsTo: null };
+    if (own === 'redirect')
+      return {
+        reason: 'server_error',
+        httpStatus: s.status,
+        message: `${statusText(s.status)} without a usable Location`,
+        redirectsTo: null,
+      };
     return { reason: own, httpStatus: s.status, message: statusText(s.status), redirectsTo: null };
   }
   const first = s.hops[0]!;
@@ -155,4 +168,3 @@ function classifyAnswer(s: FetchSummary): Classification {
     redirectsTo: s.finalUrl,
   };
 }
-

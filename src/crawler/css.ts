@@ -62,7 +62,14 @@ export function stylesheetLinks(css: string, url: string, max = 10_000): Extract
     const u = normalizeUrl(l.raw, url);
     if (!u || seen.has(u)) continue;
     seen.add(u);
-    out.push({ url: u, element: 'css', walkable: false, nofollow: false, text: '', ...(l.import ? { stylesheet: true } : {}) });
+    out.push({
+      url: u,
+      element: 'css',
+      walkable: false,
+      nofollow: false,
+      text: '',
+      ...(l.import ? { stylesheet: true } : {}),
+    });
   }
   return out;
 }

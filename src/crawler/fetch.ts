@@ -34,7 +34,11 @@ export interface FetcherOptions {
   lookup?: HostLookup;
 }
 
-export type HostLookup = (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type HostLookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export interface HostSettings extends HostLimits {
   /** Sent on every request to this host (target request_headers); never to other hosts. */
@@ -64,7 +68,7 @@ export interface FetchOptions {
   /** Sent with the request of `url` itself (and its retries), never with a redirect hop: e.g. conditional headers. */
   headers?: Record<string, string>;
   /** Called with the final (non-redirect) answer; return a sink to read its body, or nothing to skip it. */
-  onResponse?: (res: ResponseInfo) => BodySink | undefined | void;
+  onResponse?: (res: ResponseInfo) => BodySink | undefined;
 }
 
 export type FetchResult = FetchSummary & {
@@ -108,7 +112,12 @@ function errorCode(err: unknown): string {
 
 /** Maps a transport error to a failure kind with a short detail. */
 export function describeError(err: unknown, timeoutMs: number): { failure: FailureKind; detail: string } {
-  const e = err as { code?: string; message?: string; errors?: { code?: string }[]; cause?: { code?: string; message?: string } };
+  const e = err as {
+    code?: string;
+    message?: string;
+    errors?: { code?: string }[];
+    cause?: { code?: string; message?: string };
+  };
   if (err instanceof TimeoutError) return { failure: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
   if (err instanceof BlockedError) return { failure: 'blocked', detail: err.message };
   if (err instanceof AbortError) return { failure: 'aborted', detail: '' };
@@ -136,17 +145,29 @@ export function describeError(err: unknown, timeoutMs: number): { failure: Failu
     case 'ENETUNREACH':
       return { failure: 'network', detail: 'network unreachable' };
     default:
-      if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code) || /certificate|TLS|SSL/i.test(e?.message ?? '')) {
+      if (
+        /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code) ||
+        /certificate|TLS|SSL/i.test(e?.message ?? '')
+      ) {
         return { failure: 'tls', detail: code || (e?.message ?? '') };
       }
-      if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR' || code.startsWith('ERR__')) return { failure: 'network', detail: 'the body could not be decoded' };
+      if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR' || code.startsWith('ERR__'))
+        return { failure: 'network', detail: 'the body could not be decoded' };
       return { failure: 'network', detail: code || (e?.message ?? String(err)).slice(0, 200) };
   }
 }
 
-/** A connector that resolves the name itself, asks the policy about every address, and connects to the one it checked. */
-export function guardedConnector(policy: AddressPolicy, connectTimeoutMs: number, lookup: HostLookup = dnsLookup): buildConnector.connector {
-  const base = buildConnector({ timeout: connectTimeoutMs });
+/**
+ * A connector that resolves the name itself, asks the policy about every address, and connects to the one it
+ * checked. `tls`: more options of the TLS connection (a test's own CA, say).
+ */
+export function guardedConnector(
+  policy: AddressPolicy,
+  connectTimeoutMs: number,
+  lookup: HostLookup = dnsLookup,
+  tls: buildConnector.BuildOptions = {},
+): buildConnector.connector {
+  const base = buildConnector({ ...tls, timeout: connectTimeoutMs });
   return (opts, callback) => {
     const name = bareHost(opts.hostname);
     const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
@@ -155,16 +176,25 @@ export function guardedConnector(policy: AddressPolicy, connectTimeoutMs: number
         const why = policy.check(name, port, a.address);
         if (why) return callback(new BlockedError(why), null);
       }
-      if (!addresses.length) return callback(Object.assign(new Error(`cannot resolve ${name}`), { code: 'ENOTFOUND' }), null);
+      if (!addresses.length)
+        return callback(Object.assign(new Error(`cannot resolve ${name}`), { code: 'ENOTFOUND' }), null);
       // Connect to a checked address (no second lookup to race), the next one when it cannot be reached;
       // TLS still uses the name for SNI.
       const attempt = (i: number) => {
-        base({ ...opts, hostname: addresses[i]!.address, servername: opts.servername ?? (isIP(name) ? undefined : name) }, (err, socket) => {
-          const code = (err as { code?: string } | null)?.code;
-          if (err && i + 1 < addresses.length && (code === 'ECONNREFUSED' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL')) return attempt(i + 1);
-          if (err) return callback(err, null);
-          callback(null, socket!);
-        });
+        base(
+          { ...opts, hostname: addresses[i]!.address, servername: opts.servername ?? (isIP(name) ? undefined : name) },
+          (err, socket) => {
+            const code = (err as { code?: string } | null)?.code;
+            if (
+              err &&
+              i + 1 < addresses.length &&
+              (code === 'ECONNREFUSED' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL')
+            )
+              return attempt(i + 1);
+            if (err) return callback(err, null);
+            callback(null, socket!);
+          },
+        );
       };
       attempt(0);
     };
@@ -203,12 +233,19 @@ export class Fetcher {
     this.maxRetries = opts.maxRetries ?? 3;
     this.maxRetryWaitMs = opts.maxRetryWaitMs ?? 30_000;
     this.maxSlowDownDelayMs = opts.maxSlowDownDelayMs;
-    this.defaultLimits = { concurrency: 4, delayMs: 0, maxSlowDownDelayMs: opts.maxSlowDownDelayMs, ...opts.defaultLimits };
+    this.defaultLimits = {
+      concurrency: 4,
+      delayMs: 0,
+      maxSlowDownDelayMs: opts.maxSlowDownDelayMs,
+      ...opts.defaultLimits,
+    };
     const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
     this.agent = new Agent({
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
-      connect: opts.addressPolicy ? guardedConnector(opts.addressPolicy, connectTimeoutMs, opts.lookup) : { timeout: connectTimeoutMs },
+      connect: opts.addressPolicy
+        ? guardedConnector(opts.addressPolicy, connectTimeoutMs, opts.lookup)
+        : { timeout: connectTimeoutMs },
     });
   }
 
@@ -241,10 +278,32 @@ export class Fetcher {
       const step = await this.requestOnce(current, opts, current === url ? opts.headers : undefined);
       requests += step.requests;
       if (step.kind === 'failure') {
-        return { ok: false, url, finalUrl: current, failure: step.failure, detail: step.detail, hops, status: step.status, headers: NO_HEADERS, contentType: null, truncated: false, requests };
+        return {
+          ok: false,
+          url,
+          finalUrl: current,
+          failure: step.failure,
+          detail: step.detail,
+          hops,
+          status: step.status,
+          headers: NO_HEADERS,
+          contentType: null,
+          truncated: false,
+          requests,
+        };
       }
       if (step.kind === 'final') {
-        return { ok: true, url, finalUrl: current, status: step.status, hops, headers: step.headers, contentType: step.contentType, truncated: step.truncated, requests };
+        return {
+          ok: true,
+          url,
+          finalUrl: current,
+          status: step.status,
+          hops,
+          headers: step.headers,
+          contentType: step.contentType,
+          truncated: step.truncated,
+          requests,
+        };
       }
       let next: URL;
       try {
@@ -254,9 +313,20 @@ export class Fetcher {
       }
       hops.push({ url: current, status: step.status, location: step.location });
       const fail = (failure: FailureKind, detail: string): FetchResult => ({
-        ok: false, url, finalUrl: current, failure, detail, hops, status: step.status, headers: NO_HEADERS, contentType: null, truncated: false, requests,
+        ok: false,
+        url,
+        finalUrl: current,
+        failure,
+        detail,
+        hops,
+        status: step.status,
+        headers: NO_HEADERS,
+        contentType: null,
+        truncated: false,
+        requests,
       });
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') return fail('bad_redirect', step.location.slice(0, 200));
+      if (next.protocol !== 'http:' && next.protocol !== 'https:')
+        return fail('bad_redirect', step.location.slice(0, 200));
       next.hash = '';
       const nextUrl = next.href;
       if (visited.has(nextUrl)) return fail('redirect_loop', nextUrl);
@@ -292,7 +362,14 @@ export class Fetcher {
   ): Promise<
     | { kind: 'failure'; failure: FailureKind; detail: string; status?: number; requests: number }
     | { kind: 'redirect'; status: number; location: string; requests: number }
-    | { kind: 'final'; status: number; headers: IncomingHttpHeaders; contentType: string | null; truncated: boolean; requests: number }
+    | {
+        kind: 'final';
+        status: number;
+        headers: IncomingHttpHeaders;
+        contentType: string | null;
+        truncated: boolean;
+        requests: number;
+      }
   > {
     const u = new URL(url);
     const limiter = this.limiter(u.host);
@@ -346,7 +423,8 @@ export class Fetcher {
         const reason = ac.signal.aborted ? ac.signal.reason : err;
         const failure = describeError(reason, opts.timeoutMs);
         // Only a name that does not exist: a resolver that is slow or down now (EAI_AGAIN) may answer the next time.
-        if (failure.failure === 'dns' && errorCode(reason) === 'ENOTFOUND') this.unresolved.set(u.hostname, failure.detail);
+        if (failure.failure === 'dns' && errorCode(reason) === 'ENOTFOUND')
+          this.unresolved.set(u.hostname, failure.detail);
         return { kind: 'failure', ...failure, requests };
       }
       const status = res.statusCode;
@@ -356,7 +434,14 @@ export class Fetcher {
         // A challenge page does not go away by waiting: it is the answer.
         if ((status === 429 || (status === 503 && retryAfter !== undefined)) && !blockMarker(status, resHeaders)) {
           await discard(res.body);
-          if (attempt >= this.maxRetries) return { kind: 'failure', failure: 'rate_limited', detail: `${status} after ${attempt + 1} tries`, status, requests };
+          if (attempt >= this.maxRetries)
+            return {
+              kind: 'failure',
+              failure: 'rate_limited',
+              detail: `${status} after ${attempt + 1} tries`,
+              status,
+              requests,
+            };
           const wait = Math.min(this.maxRetryWaitMs, retryAfter ?? 1000 * 2 ** attempt);
           limiter.slowDown(wait);
           continue; // the limiter holds every request to this host until the wait is over
@@ -367,10 +452,18 @@ export class Fetcher {
           return { kind: 'redirect', status, location, requests };
         }
         const contentType = header(resHeaders, 'content-type') ?? null;
-        const sink = method === 'HEAD' ? undefined : opts.onResponse?.({ url, status, headers: resHeaders, contentType }) || undefined;
+        const sink =
+          method === 'HEAD'
+            ? undefined
+            : opts.onResponse?.({ url, status, headers: resHeaders, contentType }) || undefined;
         let truncated = false;
         if (sink) {
-          truncated = await pump(res.body, header(resHeaders, 'content-encoding'), sink, opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+          truncated = await pump(
+            res.body,
+            header(resHeaders, 'content-encoding'),
+            sink,
+            opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+          );
         } else {
           await discard(res.body);
         }
@@ -452,6 +545,8 @@ function pump(body: Readable, encoding: string | undefined, sink: BodySink, maxB
     source.on('data', onData);
     source.once('end', () => finish(null));
     source.once('error', (e) => finish(e));
-    source.once('close', () => finish(Object.assign(new Error('the body ended early'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+    source.once('close', () =>
+      finish(Object.assign(new Error('the body ended early'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
+    );
   });
 }

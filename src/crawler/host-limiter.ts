@@ -48,7 +48,12 @@ export interface HostGate {
 
 export class HostLimiter implements HostGate {
   private active = 0;
-  private readonly waiters: { resolve: () => void; reject: (e: Error) => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
+  private readonly waiters: {
+    resolve: () => void;
+    reject: (e: Error) => void;
+    signal?: AbortSignal;
+    onAbort?: () => void;
+  }[] = [];
   private nextStartAt = 0;
   private pausedUntil = 0;
   concurrency: number;

@@ -24,7 +24,7 @@ export interface PageFacts {
 export function buildPageMeta(f: PageFacts): PageMeta {
   const m = f.extracted.embeddedMeta ?? {};
   const tags = [...(m.tags ?? []), ...(f.targetTags ?? []), `domain/${f.host}`];
-  const lang = m.language !== undefined ? m.language : f.extracted.lang ?? firstLanguage(f.contentLanguage);
+  const lang = m.language !== undefined ? m.language : (f.extracted.lang ?? firstLanguage(f.contentLanguage));
   const meta: PageMeta = {
     showInSearch: m.showInSearch ?? true,
     title: (m.title ?? '').trim() || f.extracted.title || titleFromUrl(f.url),

@@ -12,7 +12,11 @@ export interface ParseRequest {
 
 parentPort!.on('message', (m: ParseRequest) => {
   try {
-    const page = extractHtmlBody(Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength), m.contentType, m.opts);
+    const page = extractHtmlBody(
+      Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength),
+      m.contentType,
+      m.opts,
+    );
     parentPort!.postMessage({ id: m.id, page });
   } catch (err) {
     parentPort!.postMessage({ id: m.id, error: err instanceof Error ? err.message : String(err) });

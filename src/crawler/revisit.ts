@@ -15,7 +15,11 @@ const EXTRACTION_VERSION = 2; // 2: headings (h1–h6) are extracted
  * reused by a crawl with the same key. `origins` are every target's origin with its walk_query_strings (which
  * target owns a link, and its canonical form); `fragments`: some target checks fragments (ids are collected).
  */
-export function revisitKey(cfg: TargetConfig, origins: readonly (readonly [string, boolean])[], fragments: boolean): string {
+export function revisitKey(
+  cfg: TargetConfig,
+  origins: readonly (readonly [string, boolean])[],
+  fragments: boolean,
+): string {
   const shape = {
     v: EXTRACTION_VERSION,
     fragments,
@@ -34,7 +38,9 @@ export function revisitKey(cfg: TargetConfig, origins: readonly (readonly [strin
 }
 
 /** If-None-Match / If-Modified-Since for a stored page's validators (none when it has neither). */
-export function conditionalHeaders(stored: Pick<StoredRevisit, 'etag' | 'lastModified'>): Record<string, string> | undefined {
+export function conditionalHeaders(
+  stored: Pick<StoredRevisit, 'etag' | 'lastModified'>,
+): Record<string, string> | undefined {
   if (!stored.etag && !stored.lastModified) return undefined;
   const h: Record<string, string> = {};
   if (stored.etag) h['if-none-match'] = stored.etag;
@@ -84,8 +90,21 @@ export function decodeFound(s: string): FoundLinks | null {
   if (!o || typeof o !== 'object' || !Array.isArray(o.l)) return null;
   const links: ExtractedLink[] = [];
   for (const e of o.l as unknown[]) {
-    if (!Array.isArray(e) || typeof e[0] !== 'string' || typeof e[1] !== 'string' || typeof e[2] !== 'number' || typeof e[3] !== 'string') return null;
-    const link: ExtractedLink = { url: e[0], element: e[1], walkable: (e[2] & WALKABLE) !== 0, nofollow: (e[2] & NOFOLLOW) !== 0, text: e[3] };
+    if (
+      !Array.isArray(e) ||
+      typeof e[0] !== 'string' ||
+      typeof e[1] !== 'string' ||
+      typeof e[2] !== 'number' ||
+      typeof e[3] !== 'string'
+    )
+      return null;
+    const link: ExtractedLink = {
+      url: e[0],
+      element: e[1],
+      walkable: (e[2] & WALKABLE) !== 0,
+      nofollow: (e[2] & NOFOLLOW) !== 0,
+      text: e[3],
+    };
     if (e[2] & STYLESHEET) link.stylesheet = true;
     if (typeof e[4] === 'string' && e[4]) link.fragment = e[4];
     links.push(link);

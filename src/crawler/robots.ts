@@ -5,7 +5,8 @@ import type { Fetcher } from './fetch.js';
 
 /** The product token robots.txt groups and robots meta names are matched against. */
 // robots-parser is CommonJS (module.exports = fn) while its types claim an ES default export.
-const robotsParser = ((robotsParserModule as unknown as { default?: unknown }).default ?? robotsParserModule) as unknown as typeof robotsParserModule.default;
+const robotsParser = ((robotsParserModule as unknown as { default?: unknown }).default ??
+  robotsParserModule) as unknown as typeof robotsParserModule.default;
 
 export const ROBOTS_AGENT = 'svc-crawler';
 
@@ -14,7 +15,24 @@ export interface RobotsDirectives {
   nofollow: boolean;
 }
 
-const DIRECTIVE_NAMES = new Set(['all', 'none', 'noindex', 'nofollow', 'index', 'follow', 'noarchive', 'nosnippet', 'notranslate', 'noimageindex', 'nocache', 'max-snippet', 'max-image-preview', 'max-video-preview', 'unavailable_after', 'indexifembedded']);
+const DIRECTIVE_NAMES = new Set([
+  'all',
+  'none',
+  'noindex',
+  'nofollow',
+  'index',
+  'follow',
+  'noarchive',
+  'nosnippet',
+  'notranslate',
+  'noimageindex',
+  'nocache',
+  'max-snippet',
+  'max-image-preview',
+  'max-video-preview',
+  'unavailable_after',
+  'indexifembedded',
+]);
 
 /**
  * "noindex, nofollow", "none", or the X-Robots-Tag form with an agent prefix ("googlebot: noindex"), which
@@ -89,7 +107,11 @@ export function parseRobotsTxt(robotsUrl: string, body: string, agent = ROBOTS_A
 const MAX_ROBOTS_BYTES = 512 * 1024;
 
 /** Fetches and parses `<origin>/robots.txt`. A 4xx means no rules; a 5xx or no answer means no rules too (logged by the caller). */
-export async function loadRobots(fetcher: Fetcher, origin: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<RobotsRules> {
+export async function loadRobots(
+  fetcher: Fetcher,
+  origin: string,
+  opts: { timeoutMs: number; signal?: AbortSignal },
+): Promise<RobotsRules> {
   const robotsUrl = `${origin}/robots.txt`;
   const chunks: Buffer[] = [];
   let html = false;

@@ -76,7 +76,9 @@ export class SharedHostGate implements HostGate {
   slowDown(waitMs: number): void {
     this.local.slowDown(waitMs);
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + waitMs);
-    this.hosts.pause(this.host, this.limits, waitMs).catch((err: unknown) => this.logger.warn({ err, host: this.host }, 'pausing the host for every worker failed'));
+    this.hosts
+      .pause(this.host, this.limits, waitMs)
+      .catch((err: unknown) => this.logger.warn({ err, host: this.host }, 'pausing the host for every worker failed'));
   }
 
   /** Gives back every idle slot (the crawl ends here); slots in use go back when their requests end. */
@@ -93,7 +95,10 @@ export class SharedHostGate implements HostGate {
 
   private giveBack(slot: { token: string; got: number }): void {
     const now = Date.now();
-    if (!this.keeps || this.held > this.cap || now - slot.got >= SLOT_TURN_MS) return this.release(slot.token);
+    if (!this.keeps || this.held > this.cap || now - slot.got >= SLOT_TURN_MS) {
+      this.release(slot.token);
+      return;
+    }
     this.idle.push({ ...slot, since: now });
     this.timer ??= setInterval(() => this.tend(), Math.min(IDLE_SLOT_MS, PACE_READ_MS) / 2);
     this.timer.unref();
@@ -123,7 +128,9 @@ export class SharedHostGate implements HostGate {
   private release(token: string): void {
     this.held--;
     // A slot not given back here comes back when its lease runs out.
-    this.hosts.release(token).catch((err: unknown) => this.logger.warn({ err, host: this.host }, 'giving back a host slot failed'));
+    this.hosts
+      .release(token)
+      .catch((err: unknown) => this.logger.warn({ err, host: this.host }, 'giving back a host slot failed'));
   }
 
   /** Asks the database until it hands out a slot (then waits for its start), one asker of this process at a time. */

@@ -82,7 +82,8 @@ export class SitemapParser {
       // A text sitemap: one URL per line.
       for (const line of this.plain.split(/\r?\n/)) {
         const u = line.trim();
-        if (/^https?:\/\//i.test(u) && this.out.urls.length < this.maxEntries) this.out.urls.push({ url: u, lastmod: null });
+        if (/^https?:\/\//i.test(u) && this.out.urls.length < this.maxEntries)
+          this.out.urls.push({ url: u, lastmod: null });
       }
     }
     return this.out;
@@ -160,7 +161,11 @@ export interface LoadedSitemaps {
 }
 
 /** Reads sitemaps breadth-first from `start`, following sitemap indexes. */
-export async function loadSitemaps(fetcher: Fetcher, start: string[], opts: LoadSitemapsOptions): Promise<LoadedSitemaps> {
+export async function loadSitemaps(
+  fetcher: Fetcher,
+  start: string[],
+  opts: LoadSitemapsOptions,
+): Promise<LoadedSitemaps> {
   const maxUrls = opts.maxUrls ?? 100_000;
   const maxSitemaps = opts.maxSitemaps ?? 200;
   const maxBytes = opts.maxBytes ?? 50 * 1024 * 1024;

@@ -2,7 +2,8 @@
 // Pure functions; nothing here does I/O.
 
 /** Schemes a link can carry that are never fetched (and never reported). */
-const IGNORED_SCHEME = /^(?:mailto|tel|javascript|data|about|blob|sms|fax|callto|geo|file|ftp|news|irc|urn|cid|mid|chrome|vbscript):/i;
+const IGNORED_SCHEME =
+  /^(?:mailto|tel|javascript|data|about|blob|sms|fax|callto|geo|file|ftp|news|irc|urn|cid|mid|chrome|vbscript):/i;
 
 export interface NormalizeOptions {
   /** Drop the query string (target setting walk_query_strings = false). */

@@ -86,9 +86,11 @@ export function demoPosts(origin: string): DemoPost[] {
 
 /** The posts file (a JSON array) of the demo site served at `origin`. */
 export function demoPostsFile(origin: string): string {
-  return JSON.stringify(
-    demoPosts(origin).map((d) => d.post),
-    null,
-    2,
-  ) + '\n';
+  return (
+    JSON.stringify(
+      demoPosts(origin).map((d) => d.post),
+      null,
+      2,
+    ) + '\n'
+  );
 }

@@ -47,7 +47,14 @@ export function demoTargets(site: Pick<DemoSite, 'host' | 'partnerOrigin'>): Tar
       content_selector: 'main',
       tags: ['demo'],
     }),
-    TargetSchema.parse({ host: new URL(site.partnerOrigin).host, scheme: 'http', track_links: 'all', max_pages: 20, request_timeout_ms: 5000, tags: ['demo', 'federation'] }),
+    TargetSchema.parse({
+      host: new URL(site.partnerOrigin).host,
+      scheme: 'http',
+      track_links: 'all',
+      max_pages: 20,
+      request_timeout_ms: 5000,
+      tags: ['demo', 'federation'],
+    }),
   ];
 }
 
@@ -61,14 +68,20 @@ export const CredentialsSchema = z.object({
 });
 export type Credentials = z.infer<typeof CredentialsSchema>;
 
-const StateSchema = z.object({ site_port: z.number().int().min(1).max(65535), partner_port: z.number().int().min(1).max(65535) });
+const StateSchema = z.object({
+  site_port: z.number().int().min(1).max(65535),
+  partner_port: z.number().int().min(1).max(65535),
+});
 type DemoState = z.infer<typeof StateSchema>;
 
 export const CREDENTIALS_FILE = 'credentials.json';
 const STATE_FILE = 'demo-site.json';
 
 /** True when nothing says which site to serve: no --config, SVC_CONFIG, --site or remote /v1 service. */
-export function isEmbeddedDefault(values: { config?: unknown; site?: unknown }, env: NodeJS.ProcessEnv = process.env): boolean {
+export function isEmbeddedDefault(
+  values: { config?: unknown; site?: unknown },
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   return values.config === undefined && values.site === undefined && !env.SVC_CONFIG && !env.SVC_BASE_URL;
 }
 
@@ -106,7 +119,11 @@ async function startSite(state: DemoState | null, firstPort: number, logger: Log
     }
   }
   const site = await startDemoSite({ port: 0, partnerPort: 0 });
-  if (state) logger.warn({ wanted: state.site_port, port: site.port }, 'the demo site ports of the last run are taken: serving it on new ports and crawling it again');
+  if (state)
+    logger.warn(
+      { wanted: state.site_port, port: site.port },
+      'the demo site ports of the last run are taken: serving it on new ports and crawling it again',
+    );
   return site;
 }
 
@@ -127,14 +144,22 @@ export interface EmbeddedDefaultOptions {
 }
 
 /** Starts the demo site and returns the config that targets it. `config` is the defaults (with env overrides). */
-export async function startEmbeddedDefault(config: Config, logger: Logger, opts: EmbeddedDefaultOptions = {}): Promise<EmbeddedDefault> {
+export async function startEmbeddedDefault(
+  config: Config,
+  logger: Logger,
+  opts: EmbeddedDefaultOptions = {},
+): Promise<EmbeddedDefault> {
   const dataDir = resolve(config.data_dir);
   makePrivateDir(dataDir);
   const statePath = join(dataDir, STATE_FILE);
   const state = readJson(statePath, StateSchema);
   const site = await startSite(state, opts.firstPort ?? DEMO_SITE_PREFERRED_PORT, logger);
   const sameSite = state?.site_port === site.port && state.partner_port === site.partnerPort;
-  writeFileAtomic(statePath, JSON.stringify({ site_port: site.port, partner_port: site.partnerPort }, null, 2) + '\n', 0o644);
+  writeFileAtomic(
+    statePath,
+    JSON.stringify({ site_port: site.port, partner_port: site.partnerPort }, null, 2) + '\n',
+    0o644,
+  );
   const demoConfig: Config = withTargetDefaults({ ...config, targets: demoTargets(site) });
   let creds: Credentials | null = null;
 
@@ -176,7 +201,10 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
         }
         users.push({ login, role, token, password });
       }
-      const apiKey = saved?.api_key && (await verifyApiKey(app.store.sql, saved.api_key))?.project === project ? saved.api_key : (await createApiKey(app.store.sql, project, 'demo')).key;
+      const apiKey =
+        saved?.api_key && (await verifyApiKey(app.store.sql, saved.api_key))?.project === project
+          ? saved.api_key
+          : (await createApiKey(app.store.sql, project, 'demo')).key;
       creds = { mcp_url: '', base_url: '', public_token: project, api_key: apiKey, users };
       return creds;
     },
@@ -190,7 +218,11 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
       const configPath = join(dataDir, 'demo-config.json');
       const listening = { ...app.config.server, port: Number(new URL(baseUrl).port) || app.config.server.port };
       const { projects: _single, ...demoConfig } = app.config;
-      writeFileAtomic(configPath, JSON.stringify({ ...demoConfig, data_dir: dataDir, server: listening }, null, 2) + '\n', 0o644);
+      writeFileAtomic(
+        configPath,
+        JSON.stringify({ ...demoConfig, data_dir: dataDir, server: listening }, null, 2) + '\n',
+        0o644,
+      );
       writeFileAtomic(join(dataDir, 'demo-posts.json'), demoPostsFile(site.origin), 0o644);
 
       let crawlLine: string;
@@ -219,16 +251,29 @@ export async function startEmbeddedDefault(config: Config, logger: Logger, opts:
   };
 }
 
-function banner(o: { creds: Credentials; site: DemoSite; credPath: string; configPath: string; crawlLine: string }): string {
+function banner(o: {
+  creds: Credentials;
+  site: DemoSite;
+  credPath: string;
+  configPath: string;
+  crawlLine: string;
+}): string {
   const { creds, site } = o;
   const admin = creds.users.find((u) => u.role === 'administrator')!;
   const w = Math.max(...creds.users.map((u) => `${u.login} (${u.role})`.length));
-  const users = creds.users.map((u, i) => `${i === 0 ? '  users        ' : '               '}${`${u.login} (${u.role})`.padEnd(w)}  ${u.token}  password ${u.password ?? '-'}`);
+  const users = creds.users.map(
+    (u, i) =>
+      `${i === 0 ? '  users        ' : '               '}${`${u.login} (${u.role})`.padEnd(w)}  ${u.token}  password ${u.password ?? '-'}`,
+  );
   const mcpJson = JSON.stringify(
     {
       mcpServers: {
         svc: { type: 'http', url: creds.mcp_url, headers: { Authorization: `Bearer ${admin.token}` } },
-        'svc-stdio': { command: process.execPath, args: [join(packageRoot(), 'dist', 'src', 'server.js'), 'mcp', '--config', o.configPath], env: { SVC_USER: admin.login } },
+        'svc-stdio': {
+          command: process.execPath,
+          args: [join(packageRoot(), 'dist', 'src', 'server.js'), 'mcp', '--config', o.configPath],
+          env: { SVC_USER: admin.login },
+        },
       },
     },
     null,

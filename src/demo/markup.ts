@@ -34,4 +34,3 @@ export function renderBlocks(blocks: readonly string[], mapHref: HrefMapper): st
     })
     .join('\n');
 }
-

@@ -7,7 +7,10 @@ import { renderBlocks, renderInline, type HrefMapper } from './markup.js';
 
 export type Lang = 'en' | 'sv';
 
-export const SITE_NAME: Record<Lang, string> = { en: 'Ekbacken Allotment Association', sv: 'Koloniföreningen Ekbacken' };
+export const SITE_NAME: Record<Lang, string> = {
+  en: 'Ekbacken Allotment Association',
+  sv: 'Koloniföreningen Ekbacken',
+};
 
 const NAV: Record<Lang, [string, string][]> = {
   en: [
@@ -58,8 +61,26 @@ export const AUTHOR_NAMES: Record<string, string> = {
 };
 
 const WORDS: Record<Lang, Record<string, string>> = {
-  en: { by: 'By', published: 'Published', updated: 'updated', categories: 'Filed under', tags: 'Tags', older: 'Older posts', newer: 'Newer posts', page: 'page' },
-  sv: { by: 'Av', published: 'Publicerad', updated: 'uppdaterad', categories: 'Kategori', tags: 'Etiketter', older: 'Äldre inlägg', newer: 'Nyare inlägg', page: 'sida' },
+  en: {
+    by: 'By',
+    published: 'Published',
+    updated: 'updated',
+    categories: 'Filed under',
+    tags: 'Tags',
+    older: 'Older posts',
+    newer: 'Newer posts',
+    page: 'page',
+  },
+  sv: {
+    by: 'Av',
+    published: 'Publicerad',
+    updated: 'uppdaterad',
+    categories: 'Kategori',
+    tags: 'Etiketter',
+    older: 'Äldre inlägg',
+    newer: 'Nyare inlägg',
+    page: 'sida',
+  },
 };
 
 export interface LayoutOptions {
@@ -116,7 +137,10 @@ export function postPage(d: DemoPost, meta: PageMeta, mapHref: HrefMapper): stri
   const w = WORDS[lang];
   const parts = [`<article>`, `<h1>${escapeHtml(p.title)}</h1>`];
   if (p.type === 'post') {
-    const updated = p.modified && day(p.modified) !== day(p.created) ? `, ${w.updated} <time datetime="${p.modified}">${day(p.modified)}</time>` : '';
+    const updated =
+      p.modified && day(p.modified) !== day(p.created)
+        ? `, ${w.updated} <time datetime="${p.modified}">${day(p.modified)}</time>`
+        : '';
     parts.push(
       `<p class="byline">${w.by} ${escapeHtml(AUTHOR_NAMES[p.author] ?? p.author)} · ${w.published} <time datetime="${p.created ?? ''}">${day(p.created)}</time>${updated}</p>`,
     );
@@ -124,7 +148,9 @@ export function postPage(d: DemoPost, meta: PageMeta, mapHref: HrefMapper): stri
   parts.push(renderBlocks(d.blocks, mapHref));
   const cats = p.terms.category ?? [];
   if (cats.length) {
-    const links = cats.map((c) => `<a href="/category/${encodeURIComponent(c)}/">${escapeHtml(CATEGORY_NAMES[c] ?? c)}</a>`);
+    const links = cats.map(
+      (c) => `<a href="/category/${encodeURIComponent(c)}/">${escapeHtml(CATEGORY_NAMES[c] ?? c)}</a>`,
+    );
     parts.push(`<p class="terms">${w.categories}: ${links.join(', ')}</p>`);
   }
   const tags = p.terms.post_tag ?? [];
@@ -150,7 +176,10 @@ export function listingPage(o: ListingOptions): string {
     (d) =>
       `<li><a href="${escapeHtml(d.path)}">${escapeHtml(d.post.title)}</a> <time datetime="${d.post.created ?? ''}">${day(d.eventDate ?? d.post.created)}</time><br>${escapeHtml(d.summary)}</li>`,
   );
-  const pager = [o.next ? `<a rel="next" href="${o.next}">${w.older}</a>` : '', o.prev ? `<a rel="prev" href="${o.prev}">${w.newer}</a>` : '']
+  const pager = [
+    o.next ? `<a rel="next" href="${o.next}">${w.older}</a>` : '',
+    o.prev ? `<a rel="prev" href="${o.prev}">${w.newer}</a>` : '',
+  ]
     .filter(Boolean)
     .join(' ');
   const main = [
@@ -165,7 +194,13 @@ export function listingPage(o: ListingOptions): string {
 }
 
 export function messagePage(lang: Lang, title: string, text: string, mapHref: HrefMapper): string {
-  return layout({ lang, title, robots: 'noindex', main: `<h1>${escapeHtml(title)}</h1>\n<p>${renderInline(text, mapHref)}</p>`, mapHref });
+  return layout({
+    lang,
+    title,
+    robots: 'noindex',
+    main: `<h1>${escapeHtml(title)}</h1>\n<p>${renderInline(text, mapHref)}</p>`,
+    mapHref,
+  });
 }
 
 export const SITE_CSS = `body{font-family:system-ui,sans-serif;max-width:46rem;margin:0 auto;padding:0 1rem;line-height:1.5;color:#1d2a1d}

@@ -70,7 +70,8 @@ function serve(route: () => (path: string) => DemoResponse): Server {
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => reject(new DemoSiteError(`demo site: cannot listen on ${host}:${port}: ${err.code ?? err.message}`, err.code));
+    const onError = (err: NodeJS.ErrnoException) =>
+      reject(new DemoSiteError(`demo site: cannot listen on ${host}:${port}: ${err.code ?? err.message}`, err.code));
     server.once('error', onError);
     server.listen(port, host, () => {
       server.off('error', onError);
@@ -89,7 +90,8 @@ function close(server: Server): Promise<void> {
 
 export async function startDemoSite(opts: DemoSiteOptions = {}): Promise<DemoSite> {
   const host = opts.host ?? '127.0.0.1';
-  if (!isLoopbackHost(host)) throw new DemoSiteError(`--host: "${host}" is not a loopback address (use 127.0.0.1, ::1 or localhost)`);
+  if (!isLoopbackHost(host))
+    throw new DemoSiteError(`--host: "${host}" is not a loopback address (use 127.0.0.1, ::1 or localhost)`);
   const hostPart = host.includes(':') ? `[${host}]` : host;
   let mainRoute: ((path: string) => DemoResponse) | null = null;
   let partnerRoute: ((path: string) => DemoResponse) | null = null;

@@ -35,7 +35,9 @@ export function parsePostsFile(text: string): Post[] {
       const where = m ? `line ${lineOf(trimmed, Number(m[1]))}: ` : '';
       throw new PostsFileError([`${where}not valid JSON: ${(err as Error).message}`]);
     }
-    arr.forEach((raw, i) => items.push({ where: `post ${i + 1}`, raw }));
+    arr.forEach((raw, i) => {
+      items.push({ where: `post ${i + 1}`, raw });
+    });
   } else {
     trimmed.split('\n').forEach((line, i) => {
       if (!line.trim()) return;
@@ -49,7 +51,10 @@ export function parsePostsFile(text: string): Post[] {
   const posts: Post[] = [];
   const seen = new Map<number, string>();
   for (const { where, raw } of items) {
-    const id = raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'number' ? (raw as { id: number }).id : null;
+    const id =
+      raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'number'
+        ? (raw as { id: number }).id
+        : null;
     const label = id !== null && !where.startsWith('line') ? `${where} (id ${id})` : where;
     const parsed = PostSchema.safeParse(raw);
     if (!parsed.success) {
@@ -74,7 +79,8 @@ export function pageMetaOfPost(post: Post): PageMeta {
   const tags: string[] = [];
   if (isPublic) tags.push('public');
   tags.push(`post_type/${post.type}`);
-  for (const [taxonomy, terms] of Object.entries(post.terms)) for (const term of terms) tags.push(`taxonomy/${taxonomy}/${term}`);
+  for (const [taxonomy, terms] of Object.entries(post.terms))
+    for (const term of terms) tags.push(`taxonomy/${taxonomy}/${term}`);
   tags.push(`domain/${new URL(post.url).host}`);
   return {
     showInSearch: isPublic && post.show_in_search,

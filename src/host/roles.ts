@@ -14,7 +14,6 @@ export function userCan(user: User | null, capability: Capability): boolean {
   return user !== null && ROLE_CAPABILITIES[user.role].includes(capability);
 }
 
-
 /** Published posts are public; any other status only for its author and roles that read others' private posts. */
 export function canReadPost(user: User | null, post: { status: PostStatus; author: string }): boolean {
   if (post.status === 'publish') return true;

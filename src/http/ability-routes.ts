@@ -10,7 +10,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpDeps } from './deps.js';
 import { wholeNumber } from './validate.js';
 import { AbilityError, type RegisteredAbility } from '../abilities/types.js';
-import { BEARER_HINT, bearerChallenge, bearerToken, HttpError, readBody, readJsonBody, sendJson, type HttpHandler } from './io.js';
+import {
+  BEARER_HINT,
+  bearerChallenge,
+  bearerToken,
+  HttpError,
+  readBody,
+  readJsonBody,
+  sendJson,
+  type HttpHandler,
+} from './io.js';
 import type { User } from '../model/users.js';
 import type { Host } from '../abilities/runtime.js';
 import { SEARCH_BODY_MAX_BYTES } from '../model/limits.js';
@@ -19,8 +28,14 @@ const RUN_PATH_RE = /^([^/]+\/[^/]+)\/run$/;
 const PER_PAGE_DEFAULT = 50;
 const PER_PAGE_MAX = 100;
 
-
-function sendError(res: ServerResponse, status: number, code: string, message: string, data: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  data: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { code, message, data: { status, ...data } }, headers);
 }
 
@@ -49,24 +64,33 @@ function inputParam(url: URL): unknown {
   try {
     return JSON.parse(raw) as unknown;
   } catch {
-    throw new HttpError(400, 'rest_invalid_param', 'input: must be URL-encoded JSON, e.g. ?input=%7B%22terms%22%3A%22hello%22%7D');
+    throw new HttpError(
+      400,
+      'rest_invalid_param',
+      'input: must be URL-encoded JSON, e.g. ?input=%7B%22terms%22%3A%22hello%22%7D',
+    );
   }
 }
 
 /** The body of a POST run: {"input": …}, or nothing at all. */
 async function bodyInput(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  let body: unknown;
   if (req.headers['content-type'] === undefined) {
     // A bare POST (e.g. curl -X POST for a crawl) carries no input.
-    if ((await readBody(req, maxBytes)).length) throw new HttpError(400, 'invalid_content_type', 'Content-Type must be application/json');
+    if ((await readBody(req, maxBytes)).length)
+      throw new HttpError(400, 'invalid_content_type', 'Content-Type must be application/json');
     return undefined;
   }
-  body = await readJsonBody(req, maxBytes);
+  const body: unknown = await readJsonBody(req, maxBytes);
   if (body === undefined || body === null) return undefined;
-  if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'rest_invalid_param', 'the request body must be a JSON object {"input": …}');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new HttpError(400, 'rest_invalid_param', 'the request body must be a JSON object {"input": …}');
   const extra = Object.keys(body).filter((k) => k !== 'input');
   if (extra.length) {
-    throw new HttpError(400, 'rest_invalid_param', `unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} in the request body: send the ability's input as {"input": {…}}`);
+    throw new HttpError(
+      400,
+      'rest_invalid_param',
+      `unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')} in the request body: send the ability's input as {"input": {…}}`,
+    );
   }
   return (body as { input?: unknown }).input;
 }
@@ -87,19 +111,32 @@ export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHand
     if (token === null) return null;
     const user = token === undefined ? null : await host.userByToken(token);
     if (!user) {
-      throw new HttpError(401, 'ability_invalid_permissions', 'the bearer token is not valid: it belongs to no user', bearerChallenge(true));
+      throw new HttpError(
+        401,
+        'ability_invalid_permissions',
+        'the bearer token is not valid: it belongs to no user',
+        bearerChallenge(true),
+      );
     }
     return user;
   }
 
   function findAbility(name: string): RegisteredAbility {
     const a = host.registry.get(name);
-    if (!a) throw new HttpError(404, 'ability_not_found', `no ability named "${name}"${host.disabledReason ? ` (${host.disabledReason})` : ''}`);
+    if (!a)
+      throw new HttpError(
+        404,
+        'ability_not_found',
+        `no ability named "${name}"${host.disabledReason ? ` (${host.disabledReason})` : ''}`,
+      );
     return a;
   }
 
   function onlyGet(req: IncomingMessage): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'rest_method_not_allowed', `${req.method} is not allowed here; use GET`, { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      throw new HttpError(405, 'rest_method_not_allowed', `${req.method} is not allowed here; use GET`, {
+        allow: 'GET, HEAD',
+      });
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL, rest: string): Promise<void> {
@@ -111,7 +148,10 @@ export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHand
       const category = url.searchParams.get('category');
       const all = host.registry.list().filter((a) => category === null || a.category === category);
       const items = all.slice((page - 1) * perPage, page * perPage).map(describeAbility);
-      sendJson(res, 200, items, { 'x-wp-total': String(all.length), 'x-wp-totalpages': String(Math.ceil(all.length / perPage)) });
+      sendJson(res, 200, items, {
+        'x-wp-total': String(all.length),
+        'x-wp-totalpages': String(Math.ceil(all.length / perPage)),
+      });
       return;
     }
     if (rest.startsWith('/abilities/')) {
@@ -131,21 +171,39 @@ export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHand
       const ability = findAbility(run[1]!);
       const allowed = allowedRunMethods(ability);
       if (!allowed.includes(req.method ?? '')) {
-        const why = ability.annotations.readonly ? '' : ` (GET runs only read-only abilities; ${ability.name} changes state)`;
-        throw new HttpError(405, 'rest_ability_invalid_method', `${req.method} cannot run ${ability.name}; use ${allowed.join(' or ')}${why}`, { allow: allowed.join(', ') });
+        const why = ability.annotations.readonly
+          ? ''
+          : ` (GET runs only read-only abilities; ${ability.name} changes state)`;
+        throw new HttpError(
+          405,
+          'rest_ability_invalid_method',
+          `${req.method} cannot run ${ability.name}; use ${allowed.join(' or ')}${why}`,
+          { allow: allowed.join(', ') },
+        );
       }
       // A search's body is small; a bigger one is refused before it is read.
-      const input = req.method === 'POST' ? await bodyInput(req, ability.name === 'svc/search' ? Math.min(maxBytes, SEARCH_BODY_MAX_BYTES) : maxBytes) : inputParam(url);
+      const input =
+        req.method === 'POST'
+          ? await bodyInput(req, ability.name === 'svc/search' ? Math.min(maxBytes, SEARCH_BODY_MAX_BYTES) : maxBytes)
+          : inputParam(url);
       // A caller that hangs up stops a waiting ability (svc/get-crawl with wait_seconds).
       const gone = new AbortController();
       res.once('close', () => gone.abort());
-      const output = await host.registry.execute(ability.name, input, { user, signInHint: BEARER_HINT, signal: gone.signal });
+      const output = await host.registry.execute(ability.name, input, {
+        user,
+        signInHint: BEARER_HINT,
+        signal: gone.signal,
+      });
       sendJson(res, 200, output);
       return;
     }
     if (rest === '/categories' || rest === '/categories/') {
       onlyGet(req);
-      sendJson(res, 200, host.registry.categories().filter((c) => host.registry.list().some((a) => a.category === c.slug)));
+      sendJson(
+        res,
+        200,
+        host.registry.categories().filter((c) => host.registry.list().some((a) => a.category === c.slug)),
+      );
       return;
     }
     if (rest.startsWith('/categories/')) {
@@ -156,7 +214,9 @@ export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHand
       } catch {
         throw new HttpError(404, 'rest_no_route', 'the category in the path is not valid URL encoding');
       }
-      const c = host.registry.categories().find((x) => x.slug === slug && host.registry.list().some((a) => a.category === slug));
+      const c = host.registry
+        .categories()
+        .find((x) => x.slug === slug && host.registry.list().some((a) => a.category === slug));
       if (!c) throw new HttpError(404, 'ability_category_not_found', `no ability category "${slug}"`);
       sendJson(res, 200, c);
       return;

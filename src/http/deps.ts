@@ -1,10 +1,12 @@
 // What the HTTP entries need, handed down by the composition root (src/app/).
-import type { SvcOAuthProvider } from '../auth/oauth/provider.js';
+import type { AuthorizationServer } from '../auth/oauth/provider.js';
 import type { Backend } from '../backend/backend.js';
 import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';
 import type { ApiKeyInfo } from '../model/users.js';
 import type { RateCounter } from '../model/rate-limits.js';
+import type { BearerVerifier } from './oauth-bearer.js';
+import type { AuthorizePage } from './oauth-page.js';
 
 export interface HttpDeps {
   /** The backend of the project with this public token, or null when this service serves no such project. */
@@ -24,6 +26,9 @@ export interface HttpDeps {
   rateCounter: RateCounter;
   /** Clock of the rate limit's windows (ms); tests move it. */
   now?: () => number;
-  /** OAuth sign-in for /mcp (svc as its authorization server); null when off. */
-  oauth: { provider: SvcOAuthProvider; issuer: URL } | null;
+  /**
+   * OAuth sign-in for /mcp; null when off. `server`: svc as the authorization server, `page` its sign-in page;
+   * `provider`: the bearer check's view of it (the resource and the access token verifier) that /mcp uses.
+   */
+  oauth: { server: AuthorizationServer; page: AuthorizePage; provider: BearerVerifier; issuer: URL } | null;
 }

@@ -37,7 +37,6 @@ export function ambiguity(req: IncomingMessage, url: URL): string | null {
   return null;
 }
 
-
 export function createHttpServer(opts: HttpServerOptions): Server {
   const guard = createOriginGuard({ allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
   const server = createServer(async (req, res) => {
@@ -51,7 +50,10 @@ export function createHttpServer(opts: HttpServerOptions): Server {
     // A page of another site that a browser sends to us under a rebound name gets nothing from any route.
     const refused = guard(headerValue(req, 'host'), headerValue(req, 'origin'));
     if (refused) {
-      opts.logger.warn({ host: headerValue(req, 'host'), origin: headerValue(req, 'origin'), path: url.pathname }, `refused: ${refused}`);
+      opts.logger.warn(
+        { host: headerValue(req, 'host'), origin: headerValue(req, 'origin'), path: url.pathname },
+        `refused: ${refused}`,
+      );
       if (url.pathname === MCP_PATH) sendRpcError(res, 403, `Forbidden: ${refused}`);
       else sendJson(res, 403, { error: { code: 'forbidden', message: refused } });
       return;

@@ -17,9 +17,19 @@ export class HttpError extends Error {
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -58,13 +68,19 @@ export function bearerChallenge(invalidToken: boolean): Record<string, string> {
 }
 
 /** What a caller over HTTP does to set a current user. */
-export const BEARER_HINT = 'send the header "Authorization: Bearer <user token>" (a token from: svc users add <login> --role administrator)';
+export const BEARER_HINT =
+  'send the header "Authorization: Bearer <user token>" (a token from: svc users add <login> --role administrator)';
 
 /** The MCP endpoint; the server's guard answers it in JSON-RPC too. */
 export const MCP_PATH = '/mcp';
 
 /** JSON-RPC error shape the SDK's transport uses for its own HTTP-level refusals. */
-export function sendRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+export function sendRpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
 }
 

@@ -54,18 +54,9 @@ function acceptingBoth(request: Request): Request {
   return new Request(request, { headers });
 }
 
-/** The token errors of the authorization server (its own error classes) as the SDK's, so its 401 names them. */
-function asOAuthError(err: unknown): unknown {
-  if (err instanceof OAuthError || !(err instanceof Error)) return err;
-  const code = (err as { errorCode?: unknown }).errorCode;
-  return typeof code === 'string' ? new OAuthError(code, err.message) : err;
-}
-
 /** Writes a web Response (the SDK's 401/403 challenge) to the node response. */
 async function sendResponse(res: ServerResponse, answer: Response): Promise<void> {
-  const headers: Record<string, string> = {};
-  answer.headers.forEach((v, k) => (headers[k] = v));
-  res.writeHead(answer.status, headers);
+  res.writeHead(answer.status, Object.fromEntries(answer.headers));
   res.end(Buffer.from(await answer.arrayBuffer()));
 }
 
@@ -73,7 +64,10 @@ async function sendResponse(res: ServerResponse, answer: Response): Promise<void
  * The bearer check: the user of the request's token, or null when it has answered (401, or 403 for a missing
  * scope) itself.
  */
-function bearerCheck(deps: HttpDeps, host: Host): (req: IncomingMessage, res: ServerResponse) => Promise<AuthInfo | null> {
+function bearerCheck(
+  deps: HttpDeps,
+  host: Host,
+): (req: IncomingMessage, res: ServerResponse) => Promise<AuthInfo | null> {
   const resource = deps.oauth?.provider.resource;
   const verifier: OAuthTokenVerifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
@@ -81,9 +75,16 @@ function bearerCheck(deps: HttpDeps, host: Host): (req: IncomingMessage, res: Se
         const user = await host.userByToken(token);
         if (!user) throw new OAuthError(OAuthErrorCode.InvalidToken, 'invalid bearer token');
         // A static token does not expire; it acts on this resource only.
-        return { token, clientId: 'svc-user-token', scopes: [MCP_SCOPE], expiresAt: Number.MAX_SAFE_INTEGER, resource: resource ? new URL(resource) : undefined, extra: { user } };
+        return {
+          token,
+          clientId: 'svc-user-token',
+          scopes: [MCP_SCOPE],
+          expiresAt: Number.MAX_SAFE_INTEGER,
+          resource: resource ? new URL(resource) : undefined,
+          extra: { user },
+        };
       }
-      if (deps.oauth) return deps.oauth.provider.verifyAccessToken(token).catch((err: unknown) => Promise.reject(asOAuthError(err)));
+      if (deps.oauth) return deps.oauth.provider.verifyAccessToken(token);
       throw new OAuthError(OAuthErrorCode.InvalidToken, 'invalid bearer token');
     },
   };
@@ -111,7 +112,8 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
   const log = deps.logger.child({ mcp: 'http' });
   const authenticate = bearerCheck(deps, host);
   const onerror = (err: Error) => log.debug({ err: err.message }, 'mcp: request refused');
-  const serverFor = (auth: AuthInfo | undefined) => createMcpServer({ host, user: userOf(auth), logger: deps.logger, signInHint: BEARER_HINT });
+  const serverFor = (auth: AuthInfo | undefined) =>
+    createMcpServer({ host, user: userOf(auth), logger: deps.logger, signInHint: BEARER_HINT });
   // Only 2026-07-28 traffic reaches these: the 2025 leg below keeps the answers 2025 clients had (JSON for
   // JSON-only clients), which the SDK's own stateless fallback would not. A 2026-07-28 client that accepts only
   // JSON gets JSON too, without the notifications an SSE stream would carry before the result.
@@ -119,16 +121,34 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
   const modern = createMcpHandler(({ authInfo }) => serverFor(authInfo), modernOptions);
   // Made on first use: the SDK says on stderr, once, that this mode drops notifications (as meant here).
   let modernJson: McpHttpHandler | undefined;
-  const modernFor = (sse: boolean) => (sse ? modern : (modernJson ??= createMcpHandler(({ authInfo }) => serverFor(authInfo), { ...modernOptions, responseMode: 'json' })));
+  const modernFor = (sse: boolean) =>
+    sse
+      ? modern
+      : (modernJson ??= createMcpHandler(({ authInfo }) => serverFor(authInfo), {
+          ...modernOptions,
+          responseMode: 'json',
+        }));
 
   /** One 2025 request on its own server and transport, closed when the node response closes. */
-  const legacy = async (request: Request, options: McpHandlerRequestOptions | undefined, sse: boolean, res: ServerResponse): Promise<Response> => {
+  const legacy = async (
+    request: Request,
+    options: McpHandlerRequestOptions | undefined,
+    sse: boolean,
+    res: ServerResponse,
+  ): Promise<Response> => {
     const server = serverFor(options?.authInfo);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse, maxRequestBodySize: cfg.max_body_bytes });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !sse,
+      maxRequestBodySize: cfg.max_body_bytes,
+    });
     transport.onerror = onerror;
     res.once('close', () => void server.close());
     await server.connect(transport);
-    return transport.handleRequest(sse ? request : acceptingBoth(request), { authInfo: options?.authInfo, parsedBody: options?.parsedBody });
+    return transport.handleRequest(sse ? request : acceptingBoth(request), {
+      authInfo: options?.authInfo,
+      parsedBody: options?.parsedBody,
+    });
   };
 
   return async (req, res, url) => {
@@ -143,7 +163,8 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
     if (req.method === 'OPTIONS') {
       res.writeHead(204, {
         'access-control-allow-methods': 'POST',
-        'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, last-event-id',
+        'access-control-allow-headers':
+          'authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, last-event-id',
         'access-control-max-age': '600',
       });
       res.end();
@@ -151,7 +172,9 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
     }
     if (req.method !== 'POST') {
       // Stateless: no standalone GET stream to open and no session to DELETE.
-      sendRpcError(res, 405, 'Method not allowed: this stateless MCP endpoint answers POST only', { allow: 'POST, OPTIONS' });
+      sendRpcError(res, 405, 'Method not allowed: this stateless MCP endpoint answers POST only', {
+        allow: 'POST, OPTIONS',
+      });
       return true;
     }
 
@@ -165,7 +188,9 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
     const serve = toNodeHandler(
       {
         fetch: async (request, options) =>
-          (await isLegacyRequest(request, undefined, { maxRequestBodySize: cfg.max_body_bytes })) ? legacy(request, options, sse, res) : modernFor(sse).fetch(request, options),
+          (await isLegacyRequest(request, undefined, { maxRequestBodySize: cfg.max_body_bytes }))
+            ? legacy(request, options, sse, res)
+            : modernFor(sse).fetch(request, options),
       },
       { onerror, maxRequestBodySize: cfg.max_body_bytes },
     );

@@ -1,18 +1,24 @@
-// The sign-in and consent page of /authorize. GET shows it: who asks (the client's name, where it sends the
-// answer), what for (the scopes), a login and password. The form posts back to /authorize, where the SDK's
-// handler checks the request again, and comes here with the answer.
-// CSRF: each form carries a token that is an HMAC over the authorization request it was made for, an expiry,
-// and a random nonce also set as a SameSite=Strict cookie; a post whose token does not match the request, the
-// cookie or the clock is refused. The page runs no script, may not be framed, and may post only to us (and,
-// through the redirect that follows, to the client's redirect URI).
+// The sign-in and consent page of /authorize. GET shows it: who asks (the client's name, the host that
+// publishes its metadata document when it has one, where it sends the answer), what for (the scopes), a login
+// and password. The form posts back to /authorize, where the authorization server checks the request again, and
+// comes here with the answer.
+// CSRF: each form carries a token that is an HMAC over the authorization request it was made for, an expiry, a
+// form id, and a random nonce also set as a SameSite=Strict cookie; a post whose token does not match the
+// request, the cookie or the clock is refused, and so is a second post of one form (allow or deny: a form
+// answers once). The page runs no script, may not be framed, and may post only to us (and, through the redirect
+// that follows, to the client's redirect URI).
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Response } from 'express';
-import type { AuthorizePage, SignInRequest, SvcOAuthProvider } from '../auth/oauth/provider.js';
-import { SCOPE_DESCRIPTIONS } from '../auth/oauth/provider.js';
+import { SCOPE_DESCRIPTIONS, type AuthorizationServer, type SignInRequest } from '../auth/oauth/provider.js';
 import { escapeHtml } from '../lib/escape-html.js';
 
 const FORM_TTL_MS = 10 * 60 * 1000;
 const COOKIE = 'svc_signin';
+/** Forms remembered as answered at most (each for its 10 minutes); past that the oldest are forgotten first. */
+const MAX_USED_FORMS = 100_000;
+
+/** Renders the sign-in and consent page for an authorization request (GET), or handles its form (POST). */
+export type AuthorizePage = (server: AuthorizationServer, request: SignInRequest, res: Response) => Promise<void>;
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1d2327}
 h1{font-size:1.4rem}label{display:block;margin:.8rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}
@@ -50,20 +56,36 @@ export interface SignInPageOptions {
 export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
   const key = randomBytes(32);
   const now = opts.now ?? Date.now;
-  const mac = (expires: number, nonce: string, digest: string) => createHmac('sha256', key).update(`${expires}.${nonce}.${digest}`).digest('base64url');
+  const mac = (expires: number, formId: string, nonce: string, digest: string) =>
+    createHmac('sha256', key).update(`${expires}.${formId}.${nonce}.${digest}`).digest('base64url');
+  /** Form ids already answered, with when their forms expire (insertion order is expiry order). */
+  const used = new Map<string, number>();
 
   function formToken(request: SignInRequest, nonce: string): string {
     const expires = now() + FORM_TTL_MS;
-    return `${expires}.${mac(expires, nonce, requestDigest(request))}`;
+    const formId = randomBytes(12).toString('base64url');
+    return `${expires}.${formId}.${mac(expires, formId, nonce, requestDigest(request))}`;
   }
 
-  function tokenValid(token: unknown, nonce: string | undefined, request: SignInRequest): boolean {
-    if (typeof token !== 'string' || !nonce) return false;
-    const m = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
-    if (!m || Number(m[1]) < now()) return false;
-    const want = Buffer.from(mac(Number(m[1]), nonce, requestDigest(request)));
-    const got = Buffer.from(m[2]!);
-    return want.length === got.length && timingSafeEqual(want, got);
+  /** The form's id when its token is good for this request, cookie and time, else null. */
+  function validFormId(token: unknown, nonce: string | undefined, request: SignInRequest): string | null {
+    if (typeof token !== 'string' || !nonce) return null;
+    const m = /^(\d{1,15})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/.exec(token);
+    if (!m || Number(m[1]) < now()) return null;
+    const want = Buffer.from(mac(Number(m[1]), m[2]!, nonce, requestDigest(request)));
+    const got = Buffer.from(m[3]!);
+    return want.length === got.length && timingSafeEqual(want, got) ? m[2]! : null;
+  }
+
+  /** Marks a form answered; false when it already was. */
+  function answerOnce(formId: string): boolean {
+    for (const [id, expires] of used) {
+      if (expires >= now() && used.size < MAX_USED_FORMS) break;
+      used.delete(id);
+    }
+    if (used.has(formId)) return false;
+    used.set(formId, now() + FORM_TTL_MS);
+    return true;
   }
 
   function render(res: Response, request: SignInRequest, status: number, message: string | null, login = ''): void {
@@ -73,6 +95,7 @@ export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
     const nonce = had && /^[\w-]{24}$/.test(had) ? had : randomBytes(18).toString('base64url');
     const c = request.client;
     const name = c.client_name?.trim() || 'An application';
+    const documentHost = 'metadata_document_host' in c ? c.metadata_document_host : null;
     const target = new URL(request.redirectUri);
     const hidden: Record<string, string | undefined> = {
       response_type: 'code',
@@ -90,7 +113,7 @@ export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
 <meta name="referrer" content="same-origin"><title>Sign in to svc</title><style>${STYLE}</style></head>
 <body><main>
 <h1>Sign in to svc</h1>
-<p class="who"><strong id="client-name">${escapeHtml(name)}</strong> wants to use svc as you.<br>
+<p class="who"><strong id="client-name">${escapeHtml(name)}</strong>${documentHost ? `, as described by <strong id="client-host">${escapeHtml(documentHost)}</strong>,` : ''} wants to use svc as you.<br>
 <small>Client ID ${escapeHtml(c.client_id)}; the answer goes to <span id="redirect-host">${escapeHtml(target.protocol === 'http:' || target.protocol === 'https:' ? target.host : target.protocol)}</span>.</small></p>
 <p>It asks for:</p>
 <ul id="scopes">${request.scopes.map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(SCOPE_DESCRIPTIONS[s] ?? s)}</li>`).join('')}</ul>
@@ -121,27 +144,41 @@ ${Object.entries(hidden)
     res.send(html);
   }
 
-  return async (provider: SvcOAuthProvider, request: SignInRequest, res: Response) => {
+  return async (server: AuthorizationServer, request: SignInRequest, res: Response) => {
     const req = res.req;
     if (req.method !== 'POST') return render(res, request, 200, null);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const login = typeof body.login === 'string' ? body.login.trim() : '';
-    if (!tokenValid(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], request)) {
-      return render(res, request, 400, 'This form expired or did not come from this page. Please sign in again.', login);
-    }
+    const formId = validFormId(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], request);
+    if (!formId)
+      return render(
+        res,
+        request,
+        400,
+        'This form expired or did not come from this page. Please sign in again.',
+        login,
+      );
+    if (!answerOnce(formId))
+      return render(res, request, 400, 'This form was already sent once. Please sign in again.', login);
     if (body.decision === 'deny') {
-      res.redirect(302, provider.denied(request));
+      res.redirect(302, server.denied(request));
       return;
     }
     const password = typeof body.password === 'string' ? body.password : '';
-    const result = await provider.signIn(login, password, req.socket.remoteAddress ?? 'unknown');
+    const result = await server.signIn(login, password, req.socket.remoteAddress ?? 'unknown');
     if ('error' in result) {
       if (result.error === 'rate_limited') {
         res.set('retry-after', String(result.retryAfter));
-        return render(res, request, 429, `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfter / 60)} minute(s).`, login);
+        return render(
+          res,
+          request,
+          429,
+          `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfter / 60)} minute(s).`,
+          login,
+        );
       }
       return render(res, request, 401, 'Wrong login or password.', login);
     }
-    res.redirect(302, await provider.issueCode(request, result.user));
+    res.redirect(302, await server.issueCode(request, result.user));
   };
 }

@@ -35,8 +35,11 @@ function queryParameters(schema: z.ZodObject): JsonSchema[] {
   });
 }
 
-const json = (schema: z.ZodType, io: 'input' | 'output') => ({ 'application/json': { schema: jsonSchema(schema, io) } });
-const answer = (description: string, schema?: z.ZodType) => (schema ? { description, content: json(schema, 'output') } : { description });
+const json = (schema: z.ZodType, io: 'input' | 'output') => ({
+  'application/json': { schema: jsonSchema(schema, io) },
+});
+const answer = (description: string, schema?: z.ZodType) =>
+  schema ? { description, content: json(schema, 'output') } : { description };
 
 function errors(...statuses: number[]): Record<string, unknown> {
   const text: Record<number, string> = {
@@ -72,16 +75,22 @@ export function openApiDocument(): JsonSchema {
       version: '1',
       description: 'Starts crawls of a site and reads its link report; full-text search of the crawled pages.',
     },
-    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key from `svc keys create`' } } },
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key from `svc keys create`' } },
+    },
     security: [{ apiKey: [] }],
     paths: {
       '/v1/projects/{publicToken}/crawls': {
         parameters: [tokenParam],
         post: {
           operationId: 'startCrawl',
-          summary: 'Start a crawl (full, partial, or manual with urls); answers at once, the crawl runs in the background',
+          summary:
+            'Start a crawl (full, partial, or manual with urls); answers at once, the crawl runs in the background',
           requestBody: { required: true, content: json(CrawlRequestSchema, 'input') },
-          responses: { '202': answer('The crawl record (queued or running)', CrawlRecordSchema), ...errors(400, 401, 404, 409, 413) },
+          responses: {
+            '202': answer('The crawl record (queued or running)', CrawlRecordSchema),
+            ...errors(400, 401, 404, 409, 413),
+          },
         },
         get: {
           operationId: 'listCrawls',
@@ -102,7 +111,8 @@ export function openApiDocument(): JsonSchema {
         parameters: [tokenParam],
         get: {
           operationId: 'schedule',
-          summary: 'The crawl schedules of the config (full, partial): cron expression, next run, last run; null for a kind with no schedule',
+          summary:
+            'The crawl schedules of the config (full, partial): cron expression, next run, last run; null for a kind with no schedule',
           responses: { '200': answer('The schedule', ScheduleSchema), ...errors(401, 404) },
         },
       },
@@ -110,7 +120,8 @@ export function openApiDocument(): JsonSchema {
         parameters: [tokenParam, { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
         get: {
           operationId: 'crawlChanges',
-          summary: 'What the crawl changed since the previous completed full crawl: problems new in the report and problems gone from it',
+          summary:
+            'What the crawl changed since the previous completed full crawl: problems new in the report and problems gone from it',
           responses: { '200': answer('New and fixed problems', CrawlChangesSchema), ...errors(400, 401, 404, 409) },
         },
       },
@@ -147,9 +158,13 @@ export function openApiDocument(): JsonSchema {
         parameters: [tokenParam],
         get: {
           operationId: 'pageIndexState',
-          summary: 'What the search index holds of one URL: whether a crawl indexed it, whether it can appear in search, when it was last crawled',
+          summary:
+            'What the search index holds of one URL: whether a crawl indexed it, whether it can appear in search, when it was last crawled',
           parameters: queryParameters(PageStateQuerySchema),
-          responses: { '200': answer('The page state (all false and null for a URL no crawl has stored)', PageIndexStateSchema), ...errors(400, 401, 404) },
+          responses: {
+            '200': answer('The page state (all false and null for a URL no crawl has stored)', PageIndexStateSchema),
+            ...errors(400, 401, 404),
+          },
         },
       },
       '/v1/projects/{publicToken}/pages/delete': {
@@ -158,11 +173,19 @@ export function openApiDocument(): JsonSchema {
           operationId: 'deletePages',
           summary: 'Remove pages from the search index by exact URL, without crawling them',
           requestBody: { required: true, content: json(DeletePagesRequestSchema, 'input') },
-          responses: { '200': answer('Which URLs were deleted and which were not in the index', DeletePagesResultSchema), ...errors(400, 401, 404, 413, 501) },
+          responses: {
+            '200': answer('Which URLs were deleted and which were not in the index', DeletePagesResultSchema),
+            ...errors(400, 401, 404, 413, 501),
+          },
         },
       },
       '/v1/openapi.json': {
-        get: { operationId: 'openapi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1 document' } } },
+        get: {
+          operationId: 'openapi',
+          summary: 'This document',
+          security: [],
+          responses: { '200': { description: 'OpenAPI 3.1 document' } },
+        },
       },
     },
   };

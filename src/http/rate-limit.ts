@@ -3,7 +3,15 @@
 // every handler and OAuth's routes are not counted here (failed sign-ins have their own limit).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../lib/log.js';
-import { decide, parseWindow, rateGroupOf, windowStart, type RateCounter, type RateGroup, type RateLimitsConfig } from '../model/rate-limits.js';
+import {
+  decide,
+  parseWindow,
+  rateGroupOf,
+  windowStart,
+  type RateCounter,
+  type RateGroup,
+  type RateLimitsConfig,
+} from '../model/rate-limits.js';
 import { bearerToken, MCP_PATH, sendJson, sendRpcError, type HttpHandler } from './io.js';
 
 export interface RateLimitOptions {
@@ -31,7 +39,8 @@ function clientAddress(req: IncomingMessage): string {
 function refuse(res: ServerResponse, path: string, message: string, retryAfterSeconds: number): void {
   const headers = { 'retry-after': String(retryAfterSeconds) };
   if (path === MCP_PATH) sendRpcError(res, 429, `Too many requests: ${message}`, headers);
-  else if (path === '/v1' || path.startsWith('/v1/')) sendJson(res, 429, { error: { code: 'rate_limited', message } }, headers);
+  else if (path === '/v1' || path.startsWith('/v1/'))
+    sendJson(res, 429, { error: { code: 'rate_limited', message } }, headers);
   else sendJson(res, 429, { code: 'rest_too_many_requests', message, data: { status: 429 } }, headers);
 }
 

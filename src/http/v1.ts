@@ -8,7 +8,14 @@ import { bearerChallenge, bearerToken, HttpError, readJsonBody, sendJson, type H
 import { BackendError } from '../model/errors.js';
 import { openApiDocument } from './openapi.js';
 import type { CrawlRequest } from '../model/types.js';
-import { CrawlListQuerySchema, DeletePagesRequestSchema, LinkReportQuerySchema, PageStateQuerySchema, SearchRequestSchema, WebhookDeliveryListQuerySchema } from '../backend/contract.js';
+import {
+  CrawlListQuerySchema,
+  DeletePagesRequestSchema,
+  LinkReportQuerySchema,
+  PageStateQuerySchema,
+  SearchRequestSchema,
+  WebhookDeliveryListQuerySchema,
+} from '../backend/contract.js';
 import { parseInput, queryInput, wholeNumber } from './validate.js';
 import { SEARCH_BODY_MAX_BYTES } from '../model/limits.js';
 
@@ -143,7 +150,11 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       methods: {
         POST: async ({ req, res, backend }) => {
           // Public: a body bigger than any valid search is refused before it is read.
-          const body = parseInput(SearchRequestSchema, await readJsonBody(req, Math.min(maxBody, SEARCH_BODY_MAX_BYTES)), 'body');
+          const body = parseInput(
+            SearchRequestSchema,
+            await readJsonBody(req, Math.min(maxBody, SEARCH_BODY_MAX_BYTES)),
+            'body',
+          );
           sendJson(res, 200, await backend.search(body.terms, body.params ?? body.search_params ?? {}));
         },
       },
@@ -172,7 +183,14 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     for (const route of routes) {
       if (route.path.length !== rest.length) continue;
       const params: string[] = [];
-      if (route.path.every((seg, i) => (seg === ':id' ? (params.push(rest[i]!), true) : seg === rest[i]))) return { route, params };
+      if (
+        route.path.every((seg, i) => {
+          if (seg !== ':id') return seg === rest[i];
+          params.push(rest[i]!);
+          return true;
+        })
+      )
+        return { route, params };
     }
     return null;
   }
@@ -202,7 +220,8 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       sendJson(res, 200, openApiDocument());
       return;
     }
-    if (segs[0] !== 'projects' || segs.length < 3) throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
+    if (segs[0] !== 'projects' || segs.length < 3)
+      throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
     const found = match(segs.slice(2));
     if (!found) throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
     const method = methodOf(req, Object.keys(found.route.methods) as ('GET' | 'POST')[]);
@@ -225,7 +244,8 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     try {
       await handle(req, res, url);
     } catch (err) {
-      if (err instanceof BackendError && err.status >= 500) deps.logger.warn({ code: err.code, upstreamStatus: err.upstreamStatus, path: url.pathname }, err.message);
+      if (err instanceof BackendError && err.status >= 500)
+        deps.logger.warn({ code: err.code, upstreamStatus: err.upstreamStatus, path: url.pathname }, err.message);
       throw toHttpError(err);
     }
     return true;

@@ -26,7 +26,14 @@ export function queryInput(url: URL, numeric: readonly string[]): Record<string,
  * A whole number from a path segment or query value, within [min, max]; otherwise a 400 whose message names it
  * with `rule`. The one integer parser of the HTTP entries.
  */
-export function wholeNumber(raw: string, name: string, min: number, max: number, code: string, rule = `must be a whole number from ${min} to ${max}`): number {
+export function wholeNumber(
+  raw: string,
+  name: string,
+  min: number,
+  max: number,
+  code: string,
+  rule = `must be a whole number from ${min} to ${max}`,
+): number {
   const n = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new HttpError(400, code, `${name}: ${rule}`);
   return n;

@@ -14,7 +14,19 @@ export function createLogger(level: string, sink?: LogSink): Logger {
       level,
       base: { svc: 'svc' },
       // Never let a secret reach a log line, whatever object a caller passes.
-      redact: { paths: ['api_key', 'apiKey', 'token', 'authorization', '*.authorization', '*.api_key', '*.token', 'headers.authorization'], censor: '[redacted]' },
+      redact: {
+        paths: [
+          'api_key',
+          'apiKey',
+          'token',
+          'authorization',
+          '*.authorization',
+          '*.api_key',
+          '*.token',
+          'headers.authorization',
+        ],
+        censor: '[redacted]',
+      },
     },
     sink ?? pino.destination({ fd: 2, sync: true }),
   );
@@ -23,7 +35,14 @@ export function createLogger(level: string, sink?: LogSink): Logger {
 /** A logger that writes nothing, for tests and library use. */
 export const silentLogger: Logger = pino({ level: 'silent' });
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 // Fields every line has (or that say nothing to a person reading a terminal).
 const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'svc', 'msg']);
 
@@ -44,5 +63,7 @@ export function prettyLogLine(json: string): string {
   const fields = Object.entries(rec)
     .filter(([k]) => !HIDDEN.has(k))
     .map(([k, v]) => `${k}=${typeof v === 'string' && !/\s/.test(v) ? v : JSON.stringify(v)}`);
-  return [time, level.padEnd(5), typeof rec.msg === 'string' ? rec.msg : '', ...fields].filter((s) => s !== '').join(' ');
+  return [time, level.padEnd(5), typeof rec.msg === 'string' ? rec.msg : '', ...fields]
+    .filter((s) => s !== '')
+    .join(' ');
 }

@@ -14,7 +14,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export function formatZodIssues(error: z.ZodError): string[] {
   return error.issues.map((issue) => {
     const path = formatPath(issue.path);
-    if (issue.code === 'unrecognized_keys') return `${path}: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    if (issue.code === 'unrecognized_keys')
+      return `${path}: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     return `${path}: ${issue.message}`;
   });
 }

@@ -3,7 +3,15 @@
 // capability (logging/setLevel, or on 2026-07-28 the level in the request's _meta, filters the notifications
 // sent to the client; the server's own logs go to stderr through pino). The SDK's serving entries build one
 // from this factory per HTTP request or stdio connection and frame its answers for the request's era.
-import { LOG_LEVEL_META_KEY, McpServer, type CacheHint, type LoggingLevel, type Server, type ServerContext, type jsonSchemaValidator } from '@modelcontextprotocol/server';
+import {
+  LOG_LEVEL_META_KEY,
+  McpServer,
+  type CacheHint,
+  type LoggingLevel,
+  type Server,
+  type ServerContext,
+  type jsonSchemaValidator,
+} from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { User } from '../model/users.js';
 import type { Logger } from '../lib/log.js';
@@ -12,7 +20,16 @@ import { registerTools, type ToolCallStep } from '../tools/index.js';
 import type { Host } from '../abilities/runtime.js';
 import { registerResourcesAndPrompts } from './resources.js';
 
-const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 /** Until the client sets a level, only problems are sent as notifications. */
 const DEFAULT_LEVEL: LoggingLevel = 'warning';
 
@@ -53,7 +70,9 @@ export function serverInstructions(host: Host): string {
 // in its constructor. One lazily made instance spares `svc mcp` its start-up cost and every stateless HTTP
 // request a new Ajv (~0.5 ms).
 let ajv: AjvJsonSchemaValidator | undefined;
-const lazyValidator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+const lazyValidator: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
 
 const HOUR_MS = 3_600_000;
 /**
@@ -128,7 +147,12 @@ export function createMcpServer(opts: McpServerOptions): Server {
       }
       if (LEVELS.indexOf(level) < minLevel(ctx)) return;
       // Sent on the request's own stream, so it reaches stateless HTTP clients too.
-      await ctx.mcpReq.notify({ method: 'notifications/message', params: { level, logger: 'svc', data: { tool, duration_ms, message: text } } }).catch(() => {});
+      await ctx.mcpReq
+        .notify({
+          method: 'notifications/message',
+          params: { level, logger: 'svc', data: { tool, duration_ms, message: text } },
+        })
+        .catch(() => {});
     },
   });
   return server;

@@ -2,7 +2,13 @@
 // (svc://link-report/{target}) as JSON, and the prompt audit-broken-links. Everything is read through the
 // registry as the connection's user, so resources show exactly what the tools would; a user without
 // manage_options is listed no resource and completed no target.
-import { completable, ProtocolErrorCode, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
+import {
+  completable,
+  ProtocolErrorCode,
+  ResourceTemplate,
+  type McpServer,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Host } from '../abilities/runtime.js';
 import { AbilityError } from '../abilities/types.js';
@@ -31,11 +37,13 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(out) }] };
     } catch (err) {
       if (!(err instanceof AbilityError)) throw err;
-      const code = err.code === 'svc_crawl_not_found' ? ProtocolErrorCode.ResourceNotFound : ProtocolErrorCode.InvalidParams;
+      const code =
+        err.code === 'svc_crawl_not_found' ? ProtocolErrorCode.ResourceNotFound : ProtocolErrorCode.InvalidParams;
       throw protocolError(code, `${uri}: ${err.code}: ${toolDescription(err.message)}`);
     }
   };
-  const targets = (prefix: string | undefined) => (manager() ? host.targetHosts.filter((t) => t.toLowerCase().startsWith((prefix ?? '').toLowerCase())) : []);
+  const targets = (prefix: string | undefined) =>
+    manager() ? host.targetHosts.filter((t) => t.toLowerCase().startsWith((prefix ?? '').toLowerCase())) : [];
 
   mcp.registerResource(
     'crawl',
@@ -43,8 +51,20 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
       list: async () => {
         if (!manager()) return { resources: [] };
         try {
-          const latest = (await host.registry.execute('svc/get-crawl', {}, { user })) as { id: number; mode: string; status: string };
-          return { resources: [{ uri: crawlUri(latest.id), name: `crawl-${latest.id}`, title: `Latest crawl (${latest.id}, ${latest.mode}, ${latest.status})` }] };
+          const latest = (await host.registry.execute('svc/get-crawl', {}, { user })) as {
+            id: number;
+            mode: string;
+            status: string;
+          };
+          return {
+            resources: [
+              {
+                uri: crawlUri(latest.id),
+                name: `crawl-${latest.id}`,
+                title: `Latest crawl (${latest.id}, ${latest.mode}, ${latest.status})`,
+              },
+            ],
+          };
         } catch {
           return { resources: [] };
         }
@@ -52,13 +72,18 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
     }),
     {
       title: 'Crawl record',
-      description: 'A crawl record as svc-get-crawl answers it (id, mode, status, urls, started_at, finished_at, stats, error). The latest crawl is listed.',
+      description:
+        'A crawl record as svc-get-crawl answers it (id, mode, status, urls, started_at, finished_at, stats, error). The latest crawl is listed.',
       mimeType: 'application/json',
     },
     async (uri, vars) => {
       const raw = String(vars.id ?? '');
       const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
-      if (!(id >= 1)) throw protocolError(ProtocolErrorCode.InvalidParams, `${uri.href}: the crawl id must be a whole number of at least 1`);
+      if (!(id >= 1))
+        throw protocolError(
+          ProtocolErrorCode.InvalidParams,
+          `${uri.href}: the crawl id must be a whole number of at least 1`,
+        );
       return run('svc/get-crawl', { id }, uri.href);
     },
   );
@@ -66,12 +91,19 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
   mcp.registerResource(
     'link-report',
     new ResourceTemplate(REPORT_TEMPLATE, {
-      list: async () => ({ resources: targets(undefined).map((t) => ({ uri: reportUri(t), name: `link-report-${t}`, title: `Link report of ${t}` })) }),
+      list: async () => ({
+        resources: targets(undefined).map((t) => ({
+          uri: reportUri(t),
+          name: `link-report-${t}`,
+          title: `Link report of ${t}`,
+        })),
+      }),
       complete: { target: (value) => targets(value) },
     }),
     {
       title: 'Link report of a target',
-      description: 'The broken-link report of one configured target as svc-link-report answers it (summary, links, top_links, targets, truncated, last_full_crawl, notice). One is listed per target.',
+      description:
+        'The broken-link report of one configured target as svc-link-report answers it (summary, links, top_links, targets, truncated, last_full_crawl, notice). One is listed per target.',
       mimeType: 'application/json',
     },
     async (uri, vars) => {
@@ -89,8 +121,13 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
     AUDIT_PROMPT,
     {
       title: 'Audit broken links',
-      description: 'Find and explain the broken links of one target: read its link report (crawling first when no full crawl has completed), then list what to fix first.',
-      argsSchema: z.object({ target: completable(z.string().describe('The configured target host to audit (host or host:port).'), (value) => targets(value)) }),
+      description:
+        'Find and explain the broken links of one target: read its link report (crawling first when no full crawl has completed), then list what to fix first.',
+      argsSchema: z.object({
+        target: completable(z.string().describe('The configured target host to audit (host or host:port).'), (value) =>
+          targets(value),
+        ),
+      }),
     },
     ({ target }) => ({
       description: `Audit the broken links of ${target}`,

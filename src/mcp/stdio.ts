@@ -10,7 +10,10 @@ export async function serveStdio(opts: McpServerOptions): Promise<void> {
   const transport = new StdioServerTransport();
   let ended!: () => void;
   const closed = new Promise<void>((resolve) => (ended = resolve));
-  const handle = serveStdioEntry(() => createMcpServer(opts), { transport, onerror: (err) => opts.logger.warn({ err }, 'mcp stdio: protocol error') });
+  const handle = serveStdioEntry(() => createMcpServer(opts), {
+    transport,
+    onerror: (err) => opts.logger.warn({ err }, 'mcp stdio: protocol error'),
+  });
   // The entry owns the transport's callbacks: the end of stdin is how this process learns the client went away.
   let ending = false;
   const end = () => {

@@ -48,16 +48,25 @@ export function parseDuration(s: string): number | null {
   return n * DURATION_UNITS_MS[m[2]]!;
 }
 
-const duration = z.string().refine((s) => parseDuration(s) !== null, { message: 'must be a duration like "30m", "12h", "1d" or "2w" (or "0" for none)' });
+const duration = z.string().refine((s) => parseDuration(s) !== null, {
+  message: 'must be a duration like "30m", "12h", "1d" or "2w" (or "0" for none)',
+});
 
 const cronExpression = z.string().superRefine((s, ctx) => {
   const problem = cronProblem(s);
-  if (problem) ctx.addIssue({ code: 'custom', message: `must be a cron expression of 5 fields (minute hour day month weekday) or 6 (seconds first), e.g. "0 3 * * 1": ${problem}` });
+  if (problem)
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a cron expression of 5 fields (minute hour day month weekday) or 6 (seconds first), e.g. "0 3 * * 1": ${problem}`,
+    });
 });
 
 export const TargetSchema = z
   .object({
-    host: z.string().regex(HOST_RE, 'must be a host name or host:port, without scheme or path').transform((h) => h.toLowerCase()),
+    host: z
+      .string()
+      .regex(HOST_RE, 'must be a host name or host:port, without scheme or path')
+      .transform((h) => h.toLowerCase()),
     scheme: z.enum(['http', 'https']).default('https'),
     start_paths: z.array(z.string().startsWith('/', 'must start with /')).min(1).default(['/']),
     use_sitemap: z.boolean().default(true),
@@ -87,7 +96,12 @@ export const TargetSchema = z
   .strict()
   .superRefine((t, ctx) => {
     if (t.check_fragments && t.track_links !== 'all') {
-      ctx.addIssue({ code: 'custom', path: ['check_fragments'], message: 'needs track_links "all": fragments are checked on links to HTML pages, which track_links "pdf" does not track' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['check_fragments'],
+        message:
+          'needs track_links "all": fragments are checked on links to HTML pages, which track_links "pdf" does not track',
+      });
     }
   });
 
@@ -100,14 +114,18 @@ export const WebhookSchema = z
   .object({
     url: z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL, e.g. https://hooks.example.org/svc' }),
     secret: z
-      .string({ error: 'is required: a shared secret of at least 16 characters (the receiver checks webhook-signature with it)' })
+      .string({
+        error: 'is required: a shared secret of at least 16 characters (the receiver checks webhook-signature with it)',
+      })
       .min(16, { error: 'must be at least 16 characters' })
       .max(1024, { error: 'must be at most 1024 characters' })
       .refine((s) => webhookSigningKey(s) !== null, {
         error: `starts with whsec_, so must be Standard Webhooks' form: whsec_ and the base64 of a key of at least ${STANDARD_SECRET_MIN_BYTES} bytes`,
       }),
     events: z
-      .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(', ')}` }), { error: `must be an array of events (${WEBHOOK_EVENTS.join(', ')})` })
+      .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(', ')}` }), {
+        error: `must be an array of events (${WEBHOOK_EVENTS.join(', ')})`,
+      })
       .min(1, { error: `must list at least one event (${WEBHOOK_EVENTS.join(', ')})` })
       .default([...WEBHOOK_EVENTS]),
     allow_private: z.boolean({ error: 'must be true or false' }).default(false),
@@ -115,19 +133,28 @@ export const WebhookSchema = z
   .strict();
 
 /** Cron expressions (5 fields, or 6 with seconds first; server local time) of the crawls `svc serve` queues. */
-const ScheduleSchema = z.object({ full: cronExpression.nullable().optional(), partial: cronExpression.nullable().optional() }).strict();
+const ScheduleSchema = z
+  .object({ full: cronExpression.nullable().optional(), partial: cronExpression.nullable().optional() })
+  .strict();
 
 const WebhookListSchema = z
   .array(WebhookSchema, { error: 'must be an array of {url, secret, events}' })
   .superRefine((hooks, ctx) => {
     const seen = new Set<string>();
     hooks.forEach((h, i) => {
-      if (seen.has(h.url)) ctx.addIssue({ code: 'custom', path: [i, 'url'], message: 'is listed twice: give each URL once, with all its events' });
+      if (seen.has(h.url))
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'url'],
+          message: 'is listed twice: give each URL once, with all its events',
+        });
       seen.add(h.url);
     });
   });
 
-const publicToken = z.string({ error: 'is required: the project\'s <id>:<region>, e.g. demo1234:eu-north-1' }).regex(PUBLIC_TOKEN_RE, 'must have the form <id>:<region>, e.g. demo1234:eu-north-1');
+const publicToken = z
+  .string({ error: "is required: the project's <id>:<region>, e.g. demo1234:eu-north-1" })
+  .regex(PUBLIC_TOKEN_RE, 'must have the form <id>:<region>, e.g. demo1234:eu-north-1');
 
 /** The token of the single-project form when the config names none (the demo's). */
 export const DEFAULT_PUBLIC_TOKEN = 'demo1234:eu-north-1';
@@ -154,7 +181,11 @@ export const ConfigSchema = z
      * Several projects in one service, instead of project, targets, schedule and webhooks. null: the single form
      * (what a parsed single-form config holds, so one written out reads back).
      */
-    projects: z.array(ProjectSchema, { error: 'must be an array of {public_token, targets, schedule, webhooks}' }).min(1, { error: 'must list at least one project' }).nullable().optional(),
+    projects: z
+      .array(ProjectSchema, { error: 'must be an array of {public_token, targets, schedule, webhooks}' })
+      .min(1, { error: 'must list at least one project' })
+      .nullable()
+      .optional(),
     data_dir: z.string().min(1).default('./data'),
     /**
      * postgres://user:password@host:port/database: every project's data in that PostgreSQL database (a schema per
@@ -171,8 +202,14 @@ export const ConfigSchema = z
     targets: z.array(TargetSchema).optional(),
     host: z
       .object({
-        version: z.string().regex(/^\d+(\.\d+){0,2}$/, 'must be a version like 6.9').default('6.9'),
-        rest_root: z.string().regex(/^\/[A-Za-z0-9._~/-]*[^/]$/, 'must start with / and not end with /').default('/wp-json'),
+        version: z
+          .string()
+          .regex(/^\d+(\.\d+){0,2}$/, 'must be a version like 6.9')
+          .default('6.9'),
+        rest_root: z
+          .string()
+          .regex(/^\/[A-Za-z0-9._~/-]*[^/]$/, 'must start with / and not end with /')
+          .default('/wp-json'),
         posts_file: z.string().min(1).nullable().optional(),
         /** A change of the posts (import, delete, posts_file) queues one manual crawl of the changed posts' URLs. */
         live_update: z.boolean().default(true),
@@ -185,14 +222,22 @@ export const ConfigSchema = z
         port: z.number().int().min(0).max(65535).default(8787),
         allowed_hosts: z.array(z.string().min(1)).default([]),
         allowed_origins: z.array(z.string().min(1)).default([]),
-        max_body_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+        max_body_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(64 * 1024 * 1024)
+          .default(1024 * 1024),
         /**
          * The origin clients reach this server at (behind a proxy, say): the OAuth issuer, and `<public_url>/mcp` the
          * protected resource. Unset: the listening address.
          */
         public_url: z
           .url({ protocol: /^https?$/ })
-          .refine((u) => /^https?:\/\/[^/?#]+\/?$/.test(u), 'must be an origin like https://svc.example.org, without a path, query or fragment')
+          .refine(
+            (u) => /^https?:\/\/[^/?#]+\/?$/.test(u),
+            'must be an origin like https://svc.example.org, without a path, query or fragment',
+          )
           .transform((u) => u.replace(/\/$/, ''))
           .nullable()
           .default(null),
@@ -201,9 +246,32 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    oauth: z
+      .object({
+        /**
+         * Hosts (`name`: port 443, or `name:port`) whose Client ID Metadata Documents may be fetched although they
+         * resolve to a private or loopback address; every other document host must be public.
+         */
+        cimd_allow_hosts: z
+          .array(
+            z
+              .string()
+              .min(1)
+              .refine(
+                (h) => /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(h),
+                'must be a host name or host:port, without a scheme or path',
+              ),
+          )
+          .default([]),
+      })
+      .strict()
+      .prefault({}),
     api: z
       .object({
-        base_url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+        base_url: z
+          .url({ protocol: /^https?$/ })
+          .nullable()
+          .default(null),
         api_key: z.string().min(1).nullable().default(null),
         public_token: z.string().regex(PUBLIC_TOKEN_RE, 'must have the form <id>:<region>').nullable().default(null),
       })
@@ -222,17 +290,31 @@ export const ConfigSchema = z
     if (!c.projects) return;
     for (const field of PER_PROJECT_FIELDS) {
       if (c[field] === undefined) continue;
-      const inside = field === 'project' ? 'each entry of projects has its own public_token' : `give each project its own in its entry (projects[i].${field})`;
+      const inside =
+        field === 'project'
+          ? 'each entry of projects has its own public_token'
+          : `give each project its own in its entry (projects[i].${field})`;
       ctx.addIssue({ code: 'custom', path: [field], message: `cannot be used together with "projects": ${inside}` });
     }
-    if (c.api.base_url) ctx.addIssue({ code: 'custom', path: ['api', 'base_url'], message: 'cannot be used together with "projects": a remote /v1 service serves one project, so use the single "project" form' });
+    if (c.api.base_url)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['api', 'base_url'],
+        message:
+          'cannot be used together with "projects": a remote /v1 service serves one project, so use the single "project" form',
+      });
     const seen = new Map<string, number>();
     c.projects.forEach((p, i) => {
       // Case-blind: each project's database file is named after its token.
       const key = p.public_token.toLowerCase();
       const first = seen.get(key);
       if (first === undefined) seen.set(key, i);
-      else ctx.addIssue({ code: 'custom', path: ['projects', i, 'public_token'], message: `must be unique: "${p.public_token}" is already the token of projects[${first}] (tokens that differ only in letter case count as the same)` });
+      else
+        ctx.addIssue({
+          code: 'custom',
+          path: ['projects', i, 'public_token'],
+          message: `must be unique: "${p.public_token}" is already the token of projects[${first}] (tokens that differ only in letter case count as the same)`,
+        });
     });
   })
   .transform((c) => {
@@ -253,9 +335,14 @@ export const ConfigSchema = z
 
 /** Targets without their own external_cache_max_age take the config's top-level one (in place; returns the config). */
 export function withTargetDefaults<
-  C extends { external_cache_max_age: string; targets: { external_cache_max_age?: string | undefined }[]; projects?: { targets: { external_cache_max_age?: string | undefined }[] }[] | null },
+  C extends {
+    external_cache_max_age: string;
+    targets: { external_cache_max_age?: string | undefined }[];
+    projects?: { targets: { external_cache_max_age?: string | undefined }[] }[] | null;
+  },
 >(c: C): C {
-  for (const t of [...c.targets, ...(c.projects ?? []).flatMap((p) => p.targets)]) t.external_cache_max_age ??= c.external_cache_max_age;
+  for (const t of [...c.targets, ...(c.projects ?? []).flatMap((p) => p.targets)])
+    t.external_cache_max_age ??= c.external_cache_max_age;
   return c;
 }
 
@@ -267,7 +354,16 @@ export type ConfigInput = z.input<typeof ConfigSchema>;
 
 /** The projects a config serves, in order: the `projects` entries, or the single form's one project. */
 export function projectsOf(config: Config): ProjectConfig[] {
-  return config.projects ?? [{ public_token: config.project.public_token, targets: config.targets, schedule: config.schedule, webhooks: config.webhooks }];
+  return (
+    config.projects ?? [
+      {
+        public_token: config.project.public_token,
+        targets: config.targets,
+        schedule: config.schedule,
+        webhooks: config.webhooks,
+      },
+    ]
+  );
 }
 
 /**
@@ -279,7 +375,14 @@ export function forProject(config: Config, token?: string): Config | string {
   const all = projectsOf(config);
   const p = token === undefined ? all[0]! : all.find((q) => q.public_token === token);
   if (!p) return `no project "${token}" in this config; configured: ${all.map((q) => q.public_token).join(', ')}`;
-  return { ...config, project: { public_token: p.public_token }, targets: p.targets, schedule: p.schedule, webhooks: p.webhooks, projects: config.projects ? [p] : null };
+  return {
+    ...config,
+    project: { public_token: p.public_token },
+    targets: p.targets,
+    schedule: p.schedule,
+    webhooks: p.webhooks,
+    projects: config.projects ? [p] : null,
+  };
 }
 
 /**
@@ -291,7 +394,8 @@ export function selectProjects(config: Config, tokens: readonly string[]): Confi
   if (!tokens.length) return config;
   const all = projectsOf(config);
   const unknown = tokens.filter((t) => !all.some((p) => p.public_token === t));
-  if (unknown.length) return `no project ${unknown.map((t) => `"${t}"`).join(', ')} in this config; configured: ${all.map((q) => q.public_token).join(', ')}`;
+  if (unknown.length)
+    return `no project ${unknown.map((t) => `"${t}"`).join(', ')} in this config; configured: ${all.map((q) => q.public_token).join(', ')}`;
   const kept = all.filter((p) => tokens.includes(p.public_token));
   const first = forProject(config, kept[0]!.public_token) as Config;
   return { ...first, projects: config.projects ? kept : null };

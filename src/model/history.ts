@@ -3,7 +3,8 @@ import type { LinkReason } from './link-reasons.js';
 import type { ReportLink } from './types.js';
 
 /** The rule a `since` value must follow, as every surface states it. */
-export const SINCE_RULE = 'must be an ISO 8601 time such as 2026-11-23T08:00:00Z (with Z or an offset; a date alone, 2026-11-23, means its midnight UTC)';
+export const SINCE_RULE =
+  'must be an ISO 8601 time such as 2026-11-23T08:00:00Z (with Z or an offset; a date alone, 2026-11-23, means its midnight UTC)';
 
 const SINCE_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
 

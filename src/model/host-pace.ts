@@ -17,7 +17,13 @@ export interface HostPace {
   slowDelayMs: number;
 }
 
-export const FRESH_PACE: HostPace = { nextStartAt: 0, pausedUntil: 0, slowDowns: 0, concurrencyCap: null, slowDelayMs: 0 };
+export const FRESH_PACE: HostPace = {
+  nextStartAt: 0,
+  pausedUntil: 0,
+  slowDowns: 0,
+  concurrencyCap: null,
+  slowDelayMs: 0,
+};
 
 /** The target's configured limits for the host. */
 export interface HostLimits {
@@ -56,7 +62,13 @@ export function effectiveLimits(limits: HostLimits, pace: HostPace): { concurren
  * out or after `pollMs`, whichever is sooner. Otherwise the lowest free slot, and a start reserved at the spacing's
  * next time (so requests reserved by several workers still start `delayMs` apart).
  */
-export function decideStart(input: { now: number; limits: HostLimits; pace: HostPace; live: readonly LiveSlot[]; pollMs?: number }): StartDecision {
+export function decideStart(input: {
+  now: number;
+  limits: HostLimits;
+  pace: HostPace;
+  live: readonly LiveSlot[];
+  pollMs?: number;
+}): StartDecision {
   const { now, pace, live } = input;
   if (pace.pausedUntil > now) return { kind: 'wait', waitMs: pace.pausedUntil - now, why: 'paused' };
   const { concurrency, delayMs } = effectiveLimits(input.limits, pace);

@@ -31,7 +31,8 @@ export function termsWordCount(terms: string): number {
 
 /** Why search terms are over a limit ("must be at most …"), or null when they are within both. */
 export function termsLimitProblem(terms: string): string | null {
-  if (terms.length > SEARCH_TERMS_MAX_CHARS) return `must be at most ${SEARCH_TERMS_MAX_CHARS} characters (got ${terms.length})`;
+  if (terms.length > SEARCH_TERMS_MAX_CHARS)
+    return `must be at most ${SEARCH_TERMS_MAX_CHARS} characters (got ${terms.length})`;
   const words = termsWordCount(terms);
   if (words > SEARCH_TERMS_MAX_WORDS) return `must be at most ${SEARCH_TERMS_MAX_WORDS} words (got ${words})`;
   return null;

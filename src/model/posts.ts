@@ -6,17 +6,25 @@ export type PostStatus = (typeof POST_STATUSES)[number];
 
 /** An ISO 8601 date-time (with Z or an offset) or a plain date; stored normalised to UTC ISO. */
 const isoDate = z
-  .union([z.iso.datetime({ offset: true, local: false }), z.iso.date()], { error: 'must be an ISO 8601 date-time, e.g. 2026-05-01T09:00:00Z' })
+  .union([z.iso.datetime({ offset: true, local: false }), z.iso.date()], {
+    error: 'must be an ISO 8601 date-time, e.g. 2026-05-01T09:00:00Z',
+  })
   .transform((s) => new Date(s).toISOString());
 
 const slug = /^[a-z0-9_-]+$/;
 
 /** The message of a required field: "is required" when absent, else the rule. */
-const required = (rule: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : rule) });
+const required = (rule: string) => ({
+  error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : rule),
+});
 
 export const PostSchema = z
   .object({
-    id: z.number(required('must be a whole number')).int('must be a whole number').min(1, 'must be at least 1').max(Number.MAX_SAFE_INTEGER),
+    id: z
+      .number(required('must be a whole number'))
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(Number.MAX_SAFE_INTEGER),
     url: z.url({ protocol: /^https?$/, ...required('must be a full http(s) URL') }),
     title: z.string().default(''),
     status: z.enum(POST_STATUSES, required(`must be one of ${POST_STATUSES.join(', ')}`)),
@@ -26,7 +34,10 @@ export const PostSchema = z
     modified: isoDate.nullable().default(null),
     language: z.string().min(1).max(35).nullable().default(null),
     terms: z
-      .record(z.string().regex(slug, 'taxonomy names are slugs (a-z, 0-9, _ and -)'), z.array(z.string().min(1, 'terms must not be empty')))
+      .record(
+        z.string().regex(slug, 'taxonomy names are slugs (a-z, 0-9, _ and -)'),
+        z.array(z.string().min(1, 'terms must not be empty')),
+      )
       .default({}),
     show_in_search: z.boolean().default(true),
     superwords: z.array(z.string().min(1)).default([]),
@@ -37,4 +48,3 @@ export const PostSchema = z
 
 export type Post = z.output<typeof PostSchema>;
 export type PostInput = z.input<typeof PostSchema>;
-

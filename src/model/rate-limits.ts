@@ -19,7 +19,9 @@ export function parseWindow(s: string): number | null {
 
 const perWindow = (group: string) =>
   z
-    .number({ error: `must be the number of ${group} requests one client may make per window (a whole number from 1 to 1000000), or null for no limit` })
+    .number({
+      error: `must be the number of ${group} requests one client may make per window (a whole number from 1 to 1000000), or null for no limit`,
+    })
     .int({ error: 'must be a whole number from 1 to 1000000, or null for no limit' })
     .min(1, { error: 'must be a whole number from 1 to 1000000, or null for no limit' })
     .max(1_000_000, { error: 'must be a whole number from 1 to 1000000, or null for no limit' })
@@ -32,7 +34,10 @@ const perWindow = (group: string) =>
 export const RateLimitsSchema = z
   .object({
     enabled: z.boolean({ error: 'must be true or false' }).default(true),
-    window: z.string({ error: WINDOW_RULE }).refine((s) => parseWindow(s) !== null, { error: WINDOW_RULE }).default('1m'),
+    window: z
+      .string({ error: WINDOW_RULE })
+      .refine((s) => parseWindow(s) !== null, { error: WINDOW_RULE })
+      .default('1m'),
     /** POST /v1/projects/<token>/search and the svc/search ability route: public, so the tightest. */
     search: perWindow('search').default(120),
     /** POST /mcp (every tool, search included). */
@@ -69,7 +74,8 @@ export function decide(hits: number, limit: number, start: number, windowMs: num
  */
 export function rateGroupOf(method: string, path: string, abilitiesRoot: string): RateGroup | null {
   if (path === '/mcp') return method === 'POST' ? 'mcp' : null;
-  if (path === '/v1' || path.startsWith('/v1/')) return /^\/v1\/projects\/[^/]+\/search\/?$/.test(path) ? 'search' : 'api';
+  if (path === '/v1' || path.startsWith('/v1/'))
+    return /^\/v1\/projects\/[^/]+\/search\/?$/.test(path) ? 'search' : 'api';
   if (path === abilitiesRoot || path.startsWith(`${abilitiesRoot}/`)) {
     let tail = path.slice(abilitiesRoot.length);
     try {

@@ -51,7 +51,12 @@ export type ScheduleDecision =
   | { action: 'run' | 'skip'; slot: number; missed: boolean };
 
 /** The decision for one schedule at `now`, given what is remembered and whether a crawl is queued or running. */
-export function decideSchedule(cron: string, state: ScheduleState | null, now: number, busy: boolean): ScheduleDecision {
+export function decideSchedule(
+  cron: string,
+  state: ScheduleState | null,
+  now: number,
+  busy: boolean,
+): ScheduleDecision {
   if (state?.checkedAt == null) return { action: 'init' };
   const slot = nextRunAfter(cron, state.checkedAt);
   if (slot === null || slot > now) return { action: 'wait', nextRun: slot };
@@ -89,13 +94,21 @@ export interface ScheduleEntry {
 export type ScheduleInfo = Record<ScheduleKind, ScheduleEntry | null>;
 
 /** The schedule as shown at `now`: each configured kind's expression, its next run after now, its last run. */
-export function scheduleInfo(schedule: Partial<Record<ScheduleKind, string | null | undefined>>, states: Partial<Record<ScheduleKind, ScheduleState | null>>, now: number): ScheduleInfo {
+export function scheduleInfo(
+  schedule: Partial<Record<ScheduleKind, string | null | undefined>>,
+  states: Partial<Record<ScheduleKind, ScheduleState | null>>,
+  now: number,
+): ScheduleInfo {
   const entry = (kind: ScheduleKind): ScheduleEntry | null => {
     const cron = schedule[kind];
     if (!cron) return null;
     const next = nextRunAfter(cron, now);
     const last = states[kind]?.lastRun ?? null;
-    return { cron, nextRun: next === null ? null : new Date(next).toISOString(), lastRun: last === null ? null : new Date(last).toISOString() };
+    return {
+      cron,
+      nextRun: next === null ? null : new Date(next).toISOString(),
+      lastRun: last === null ? null : new Date(last).toISOString(),
+    };
   };
   return { full: entry('full'), partial: entry('partial') };
 }

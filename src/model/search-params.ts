@@ -12,14 +12,19 @@ export const HIGHLIGHT_LENGTH_DEFAULT = 200;
 export const SEARCH_TAGS_MAX = 20;
 
 const wholeNumber = (min: number, max: number) => {
-  const rule = max === Number.MAX_SAFE_INTEGER ? `must be a whole number >= ${min}` : `must be a whole number from ${min} to ${max}`;
+  const rule =
+    max === Number.MAX_SAFE_INTEGER
+      ? `must be a whole number >= ${min}`
+      : `must be a whole number from ${min} to ${max}`;
   return z.number({ error: rule }).int({ error: rule }).min(min, { error: rule }).max(max, { error: rule });
 };
 
 export const SearchParamsSchema = z
   .strictObject({
     size: wholeNumber(1, SEARCH_SIZE_MAX).default(10).describe('Number of hits to return, 1 to 100 (default 10).'),
-    from: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0).describe('Offset of the first hit, for paging (default 0).'),
+    from: wholeNumber(0, Number.MAX_SAFE_INTEGER)
+      .default(0)
+      .describe('Offset of the first hit, for paging (default 0).'),
     lang: z
       .string({ error: 'must be a language code such as en or en-US' })
       .trim()
@@ -28,13 +33,15 @@ export const SearchParamsSchema = z
       .optional()
       .describe('Only pages in this language; "en" also matches "en-US".'),
     tags: z
-      .array(z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }), { error: 'must be an array of strings' })
+      .array(z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }), {
+        error: 'must be an array of strings',
+      })
       .max(SEARCH_TAGS_MAX, { error: `must hold at most ${SEARCH_TAGS_MAX} tags` })
       .optional()
       .describe('Only pages carrying every one of these tags, e.g. ["post_type/post"].'),
     highlight_length: wholeNumber(HIGHLIGHT_LENGTH_MIN, HIGHLIGHT_LENGTH_MAX)
       .default(HIGHLIGHT_LENGTH_DEFAULT)
-      .describe('Approximate length in characters of each hit\'s highlight (default 200).'),
+      .describe("Approximate length in characters of each hit's highlight (default 200)."),
   })
   .describe('Paging and filters of a search: size, from, lang, tags, highlight_length.');
 
@@ -55,7 +62,9 @@ export function parseSearchParams(raw: unknown): ResolvedSearchParams {
 export const SearchTermsSchema = z
   .string({ error: 'must be a string' })
   .max(SEARCH_TERMS_MAX_CHARS, { error: `must be at most ${SEARCH_TERMS_MAX_CHARS} characters` })
-  .refine((t) => termsWordCount(t) <= SEARCH_TERMS_MAX_WORDS, { error: `must be at most ${SEARCH_TERMS_MAX_WORDS} words` });
+  .refine((t) => termsWordCount(t) <= SEARCH_TERMS_MAX_WORDS, {
+    error: `must be at most ${SEARCH_TERMS_MAX_WORDS} words`,
+  });
 
 /** Search terms: a string with at least one non-space character, within the limits. Returns the terms unchanged. */
 export function checkTerms(terms: unknown): string {

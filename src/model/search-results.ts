@@ -3,7 +3,10 @@
 import { z } from 'zod';
 import type { SearchResults } from './types.js';
 
-export const CustomFieldSchema = z.object({ type: z.enum(['keyword', 'number', 'date']), value: z.union([z.string(), z.number()]) });
+export const CustomFieldSchema = z.object({
+  type: z.enum(['keyword', 'number', 'date']),
+  value: z.union([z.string(), z.number()]),
+});
 
 export const SearchResultsSchema = z.object({
   total: z.number().int().min(0),

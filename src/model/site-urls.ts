@@ -18,7 +18,10 @@ export function canonicalTargetHosts(targets: readonly Pick<TargetConfig, 'host'
 }
 
 /** The configured target a caller names (its host as configured, or canonical; any case), or undefined. */
-export function findTarget<T extends Pick<TargetConfig, 'host' | 'scheme'>>(name: string, targets: readonly T[]): T | undefined {
+export function findTarget<T extends Pick<TargetConfig, 'host' | 'scheme'>>(
+  name: string,
+  targets: readonly T[],
+): T | undefined {
   const wanted = name.trim().toLowerCase();
   return targets.find((t) => t.host.toLowerCase() === wanted || canonicalTargetHost(t.host, t.scheme) === wanted);
 }

@@ -64,6 +64,11 @@ export interface CrawlProgress {
   pagesDone: number;
   /** Pages and link checks waiting. */
   queued: number;
+  /**
+   * Page fetches waiting (the sitemap's pages once seeded, and pages found since): with pagesDone, the pages the
+   * crawl knows of so far. Absent from a service that does not tell it.
+   */
+  pagesQueued?: number;
   /** Broken links found so far. */
   errors: number;
   /** Link outcomes recorded so far. */
@@ -78,7 +83,6 @@ export interface CrawlRequest {
   mode: CrawlMode;
   urls?: string[];
 }
-
 
 export interface ReportLink {
   url: string;

@@ -13,12 +13,10 @@ interface KeyRow {
 const toInfo = (r: KeyRow): ApiKeyInfo => ({ id: r.id, project: r.project, name: r.name, createdAt: r.created_at });
 
 export async function insertApiKey(sql: Sql, project: string, name: string, keyHash: string): Promise<ApiKeyInfo> {
-  const row = await sql.get<KeyRow>('INSERT INTO api_keys (project, name, key_hash, created_at) VALUES (?, ?, ?, ?) RETURNING *', [
-    project,
-    name,
-    keyHash,
-    new Date().toISOString(),
-  ]);
+  const row = await sql.get<KeyRow>(
+    'INSERT INTO api_keys (project, name, key_hash, created_at) VALUES (?, ?, ?, ?) RETURNING *',
+    [project, name, keyHash, new Date().toISOString()],
+  );
   return toInfo(row!);
 }
 

@@ -1,7 +1,14 @@
 // Crawl records: created queued, moved through running to an end state, read newest first; owned by the process
 // that runs them through a heartbeat.
 import { randomUUID } from 'node:crypto';
-import { crawlEnded, type CrawlMode, type CrawlRecord, type CrawlStats, type CrawlStatus, type CrawlTrigger } from '../model/types.js';
+import {
+  crawlEnded,
+  type CrawlMode,
+  type CrawlRecord,
+  type CrawlStats,
+  type CrawlStatus,
+  type CrawlTrigger,
+} from '../model/types.js';
 import type { Sql } from './sql.js';
 
 interface CrawlRow {
@@ -27,7 +34,15 @@ function toRecord(r: CrawlRow): CrawlRecord {
   if (r.not_modified) stats.notModified = r.not_modified;
   if (r.unchanged) stats.unchanged = r.unchanged;
   if (r.stats) stats.targets = JSON.parse(r.stats) as CrawlStats['targets'];
-  const rec: CrawlRecord = { id: r.id, mode: r.mode, status: r.status, trigger: r.triggered_by, startedAt: r.started_at, finishedAt: r.finished_at, stats };
+  const rec: CrawlRecord = {
+    id: r.id,
+    mode: r.mode,
+    status: r.status,
+    trigger: r.triggered_by,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    stats,
+  };
   if (r.urls) rec.urls = JSON.parse(r.urls) as string[];
   if (r.error) rec.error = r.error;
   return rec;
@@ -54,14 +69,28 @@ export interface CrawlOwner {
  * yet do not block it: they wait for it. Crawls whose owner stopped beating are marked failed first. The check and the insert share one
  * IMMEDIATE transaction, so two starts at once cannot both win.
  */
-export async function createCrawl(sql: Sql, project: string, mode: CrawlMode, urls?: string[], owner: CrawlOwner = {}): Promise<CrawlRecord | null> {
+export async function createCrawl(
+  sql: Sql,
+  project: string,
+  mode: CrawlMode,
+  urls?: string[],
+  owner: CrawlOwner = {},
+): Promise<CrawlRecord | null> {
   const now = owner.now ?? Date.now();
   return sql.tx(async (t) => {
     await failDeadCrawls(t, now - (owner.deadAfterMs ?? CRAWL_DEAD_AFTER_MS), project);
     if (await activeCrawl(t, project)) return null;
     const row = await t.get<CrawlRow>(
       `INSERT INTO crawls (project, mode, status, urls, started_at, owner_pid, owner_instance, heartbeat_at) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING *`,
-      [project, mode, urls ? JSON.stringify(urls) : null, new Date(now).toISOString(), process.pid, owner.instance ?? INSTANCE_ID, now],
+      [
+        project,
+        mode,
+        urls ? JSON.stringify(urls) : null,
+        new Date(now).toISOString(),
+        process.pid,
+        owner.instance ?? INSTANCE_ID,
+        now,
+      ],
     );
     return toRecord(row!);
   });
@@ -71,7 +100,10 @@ export async function createCrawl(sql: Sql, project: string, mode: CrawlMode, ur
 const OWNED = `(status = 'running' OR (status = 'queued' AND owner_instance IS NOT NULL))`;
 
 /** The statement of failDeadCrawls, for the SQLite store's synchronous clean-up at open. */
-export function failDeadCrawlsStatement(before: number, project?: string): { sql: string; params: (string | number | null)[] } {
+export function failDeadCrawlsStatement(
+  before: number,
+  project?: string,
+): { sql: string; params: (string | number | null)[] } {
   return {
     sql: `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'owner stopped answering: its process ended or hangs')
        WHERE ${OWNED} AND (CAST(? AS TEXT) IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ? RETURNING id`,
@@ -91,36 +123,63 @@ export async function failDeadCrawls(sql: Sql, before: number, project?: string)
 
 /** Whether any owned queued or running crawl of the project has a heartbeat older than `before` (a read: no write lock). */
 export async function hasDeadCrawls(sql: Sql, before: number, project: string): Promise<boolean> {
-  return (await sql.get(`SELECT 1 AS one FROM crawls WHERE ${OWNED} AND project = ? AND COALESCE(heartbeat_at, 0) < ? LIMIT 1`, [project, before])) !== undefined;
+  return (
+    (await sql.get(
+      `SELECT 1 AS one FROM crawls WHERE ${OWNED} AND project = ? AND COALESCE(heartbeat_at, 0) < ? LIMIT 1`,
+      [project, before],
+    )) !== undefined
+  );
 }
 
 /** What the owner of a running crawl must look at: its status (another process may have failed it) and stop requests. */
-export async function crawlControl(sql: Sql, id: number): Promise<{ status: CrawlStatus; stopRequested: boolean } | null> {
-  const row = await sql.get<{ status: CrawlStatus; stop_requested: number }>('SELECT status, stop_requested FROM crawls WHERE id = ?', [id]);
+export async function crawlControl(
+  sql: Sql,
+  id: number,
+): Promise<{ status: CrawlStatus; stopRequested: boolean } | null> {
+  const row = await sql.get<{ status: CrawlStatus; stop_requested: number }>(
+    'SELECT status, stop_requested FROM crawls WHERE id = ?',
+    [id],
+  );
   return row ? { status: row.status, stopRequested: row.stop_requested === 1 } : null;
 }
 
 /** Asks the owner of a queued or running crawl to stop it; false when it is not queued or running. */
 export async function requestCrawlStop(sql: Sql, project: string, id: number): Promise<boolean> {
-  return (await sql.run(`UPDATE crawls SET stop_requested = 1 WHERE project = ? AND id = ? AND status IN ('queued','running')`, [project, id])).changes > 0;
+  return (
+    (
+      await sql.run(
+        `UPDATE crawls SET stop_requested = 1 WHERE project = ? AND id = ? AND status IN ('queued','running')`,
+        [project, id],
+      )
+    ).changes > 0
+  );
 }
 
 export async function setCrawlStatus(sql: Sql, id: number, status: CrawlStatus, error?: string): Promise<void> {
   const ended = crawlEnded(status);
-  await sql.run(`UPDATE crawls SET status = ?, finished_at = CASE WHEN ? = 1 THEN ? ELSE finished_at END, error = COALESCE(?, error) WHERE id = ?`, [
-    status,
-    ended ? 1 : 0,
-    new Date().toISOString(),
-    error ?? null,
-    id,
-  ]);
+  await sql.run(
+    `UPDATE crawls SET status = ?, finished_at = CASE WHEN ? = 1 THEN ? ELSE finished_at END, error = COALESCE(?, error) WHERE id = ?`,
+    [status, ended ? 1 : 0, new Date().toISOString(), error ?? null, id],
+  );
 }
 
 /** The statement of updateCrawlStats (the SQLite writer thread runs it synchronously, with each batch). */
-export function crawlStatsStatement(id: number, stats: CrawlStats): { sql: string; params: (string | number | null)[] } {
+export function crawlStatsStatement(
+  id: number,
+  stats: CrawlStats,
+): { sql: string; params: (string | number | null)[] } {
   return {
     sql: 'UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, stats = ?, heartbeat_at = ? WHERE id = ?',
-    params: [stats.pages, stats.links, stats.errors, stats.notModified ?? 0, stats.unchanged ?? 0, stats.targets ? JSON.stringify(stats.targets) : null, Date.now(), id],
+    params: [
+      stats.pages,
+      stats.links,
+      stats.errors,
+      stats.notModified ?? 0,
+      stats.unchanged ?? 0,
+      stats.targets ? JSON.stringify(stats.targets) : null,
+      Date.now(),
+      id,
+    ],
   };
 }
 
@@ -136,12 +195,20 @@ export async function getCrawl(sql: Sql, project: string, id: number): Promise<C
 }
 
 export async function listCrawls(sql: Sql, project: string, limit: number, offset: number): Promise<CrawlRecord[]> {
-  return (await sql.all<CrawlRow>('SELECT * FROM crawls WHERE project = ? ORDER BY id DESC LIMIT ? OFFSET ?', [project, limit, offset])).map(toRecord);
+  return (
+    await sql.all<CrawlRow>('SELECT * FROM crawls WHERE project = ? ORDER BY id DESC LIMIT ? OFFSET ?', [
+      project,
+      limit,
+      offset,
+    ])
+  ).map(toRecord);
 }
 
 /** The newest crawl of the project that runs or is about to (queued and claimed by an owner). */
 export async function activeCrawl(sql: Sql, project: string): Promise<CrawlRecord | null> {
-  const row = await sql.get<CrawlRow>(`SELECT * FROM crawls WHERE project = ? AND ${OWNED} ORDER BY id DESC LIMIT 1`, [project]);
+  const row = await sql.get<CrawlRow>(`SELECT * FROM crawls WHERE project = ? AND ${OWNED} ORDER BY id DESC LIMIT 1`, [
+    project,
+  ]);
   return row ? toRecord(row) : null;
 }
 
@@ -149,13 +216,17 @@ export async function activeCrawl(sql: Sql, project: string): Promise<CrawlRecor
  * Queues a crawl nobody owns yet (a schedule's, live update's): no conflict, ever; a serving process claims it in
  * its turn. Its started_at is set when it is claimed.
  */
-export async function enqueueCrawl(sql: Sql, project: string, mode: CrawlMode, urls: string[] | undefined, trigger: CrawlTrigger): Promise<CrawlRecord> {
-  const row = await sql.get<CrawlRow>(`INSERT INTO crawls (project, mode, status, urls, triggered_by) VALUES (?, ?, 'queued', ?, ?) RETURNING *`, [
-    project,
-    mode,
-    urls ? JSON.stringify(urls) : null,
-    trigger,
-  ]);
+export async function enqueueCrawl(
+  sql: Sql,
+  project: string,
+  mode: CrawlMode,
+  urls: string[] | undefined,
+  trigger: CrawlTrigger,
+): Promise<CrawlRecord> {
+  const row = await sql.get<CrawlRow>(
+    `INSERT INTO crawls (project, mode, status, urls, triggered_by) VALUES (?, ?, 'queued', ?, ?) RETURNING *`,
+    [project, mode, urls ? JSON.stringify(urls) : null, trigger],
+  );
   return toRecord(row!);
 }
 
@@ -169,19 +240,38 @@ export async function waitingCrawl(sql: Sql, project: string, trigger: CrawlTrig
 }
 
 /** Replaces what an unclaimed queued crawl will crawl; false when it has been claimed or stopped meanwhile. */
-export async function setWaitingCrawlRequest(sql: Sql, id: number, mode: CrawlMode, urls: string[] | undefined): Promise<boolean> {
-  return (await sql.run(`UPDATE crawls SET mode = ?, urls = ? WHERE id = ? AND status = 'queued' AND owner_instance IS NULL`, [mode, urls ? JSON.stringify(urls) : null, id])).changes > 0;
+export async function setWaitingCrawlRequest(
+  sql: Sql,
+  id: number,
+  mode: CrawlMode,
+  urls: string[] | undefined,
+): Promise<boolean> {
+  return (
+    (
+      await sql.run(
+        `UPDATE crawls SET mode = ?, urls = ? WHERE id = ? AND status = 'queued' AND owner_instance IS NULL`,
+        [mode, urls ? JSON.stringify(urls) : null, id],
+      )
+    ).changes > 0
+  );
 }
 
 /** Whether the project has any crawl queued (claimed or not) or running: a scheduled run falling now is skipped. */
 export async function hasPendingCrawl(sql: Sql, project: string): Promise<boolean> {
-  return (await sql.get(`SELECT 1 AS one FROM crawls WHERE project = ? AND status IN ('queued','running') LIMIT 1`, [project])) !== undefined;
+  return (
+    (await sql.get(`SELECT 1 AS one FROM crawls WHERE project = ? AND status IN ('queued','running') LIMIT 1`, [
+      project,
+    ])) !== undefined
+  );
 }
 
 /** Whether a queued crawl waits unclaimed and none of the project runs (a read: no write lock). */
 export async function hasClaimableCrawl(sql: Sql, project: string): Promise<boolean> {
   return (
-    (await sql.get(`SELECT 1 AS one FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL LIMIT 1`, [project])) !== undefined &&
+    (await sql.get(
+      `SELECT 1 AS one FROM crawls WHERE project = ? AND status = 'queued' AND owner_instance IS NULL LIMIT 1`,
+      [project],
+    )) !== undefined &&
     (await sql.get(`SELECT 1 AS one FROM crawls WHERE project = ? AND ${OWNED} LIMIT 1`, [project])) === undefined
   );
 }
@@ -215,17 +305,20 @@ export async function claimQueuedCrawl(sql: Sql, project: string, owner: CrawlOw
 /** Stops a queued crawl nobody has claimed: it never runs. False when it is not such a crawl (claimed, running, ended). */
 export async function stopWaitingCrawl(sql: Sql, project: string, id: number, why: string): Promise<boolean> {
   return (
-    (await sql.run(`UPDATE crawls SET status = 'stopped', finished_at = ?, error = ? WHERE project = ? AND id = ? AND status = 'queued' AND owner_instance IS NULL`, [
-      new Date().toISOString(),
-      why,
-      project,
-      id,
-    ])).changes > 0
+    (
+      await sql.run(
+        `UPDATE crawls SET status = 'stopped', finished_at = ?, error = ? WHERE project = ? AND id = ? AND status = 'queued' AND owner_instance IS NULL`,
+        [new Date().toISOString(), why, project, id],
+      )
+    ).changes > 0
   );
 }
 
 /** The last full crawl with status completed (spec: partial/manual/stopped/failed never change it): when it finished, its stats JSON. */
-export async function lastFullCrawlRow(sql: Sql, project: string): Promise<{ finished_at: string; stats: string | null } | undefined> {
+export async function lastFullCrawlRow(
+  sql: Sql,
+  project: string,
+): Promise<{ finished_at: string; stats: string | null } | undefined> {
   return sql.get<{ finished_at: string; stats: string | null }>(
     `SELECT finished_at, stats FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' ORDER BY finished_at DESC, id DESC LIMIT 1`,
     [project],
@@ -239,12 +332,18 @@ export async function lastFullCrawl(sql: Sql, project: string): Promise<string |
 
 /** The per-target stats JSON of the project's latest ended crawl (any mode), or null. */
 export async function latestEndedCrawlStats(sql: Sql, project: string): Promise<string | null> {
-  const row = await sql.get<{ stats: string | null }>(`SELECT stats FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed') ORDER BY id DESC LIMIT 1`, [project]);
+  const row = await sql.get<{ stats: string | null }>(
+    `SELECT stats FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed') ORDER BY id DESC LIMIT 1`,
+    [project],
+  );
   return row?.stats ?? null;
 }
 
 /** The id of the project's latest ended crawl, as a string, or null: it changes whenever a crawl ends. */
 export async function latestEndedCrawlId(sql: Sql, project: string): Promise<string | null> {
-  const row = await sql.get<{ id: number | null }>(`SELECT MAX(id) AS id FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed')`, [project]);
+  const row = await sql.get<{ id: number | null }>(
+    `SELECT MAX(id) AS id FROM crawls WHERE project = ? AND status IN ('completed','stopped','failed')`,
+    [project],
+  );
   return row?.id === null || row?.id === undefined ? null : String(row.id);
 }

@@ -69,37 +69,62 @@ export interface FrontierStatus {
 /** Rows of one multi-row INSERT (5 or 6 values each: well under both databases' bound on parameters). */
 const INSERT_CHUNK = 200;
 
-const forUpdate = (sql: Sql, skipLocked = false) => (sql.dialect === 'pg' ? (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE') : '');
+const forUpdate = (sql: Sql, skipLocked = false) =>
+  sql.dialect === 'pg' ? (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE') : '';
 /** PostgreSQL row locks: `share` lets adders and claimers run side by side; only finishing takes the crawl's row alone. */
-const lockFor = (sql: Sql, mode: 'share' | 'update') => (sql.dialect !== 'pg' ? '' : mode === 'share' ? ' FOR SHARE' : ' FOR UPDATE');
+const lockFor = (sql: Sql, mode: 'share' | 'update') =>
+  sql.dialect !== 'pg' ? '' : mode === 'share' ? ' FOR SHARE' : ' FOR UPDATE';
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /** Starts (or joins: every worker may call it) the frontier of a crawl with its targets' max_pages. */
-export async function openFrontier(sql: Sql, crawlId: number, targets: readonly FrontierTarget[], now = Date.now()): Promise<void> {
+export async function openFrontier(
+  sql: Sql,
+  crawlId: number,
+  targets: readonly FrontierTarget[],
+  now = Date.now(),
+): Promise<void> {
   for (const t of targets) {
-    if (!Number.isInteger(t.maxPages) || t.maxPages < 1) throw new Error(`maxPages of target ${t.target}: must be an integer of at least 1 (got ${t.maxPages})`);
+    if (!Number.isInteger(t.maxPages) || t.maxPages < 1)
+      throw new Error(`maxPages of target ${t.target}: must be an integer of at least 1 (got ${t.maxPages})`);
   }
   await sql.rowTx(async (tx) => {
-    await tx.run('INSERT INTO frontier_crawls (crawl_id, opened_at) VALUES (?, ?) ON CONFLICT (crawl_id) DO NOTHING', [crawlId, now]);
+    await tx.run('INSERT INTO frontier_crawls (crawl_id, opened_at) VALUES (?, ?) ON CONFLICT (crawl_id) DO NOTHING', [
+      crawlId,
+      now,
+    ]);
     for (const t of targets) {
-      await tx.run('INSERT INTO frontier_targets (crawl_id, target, max_pages) VALUES (?, ?, ?) ON CONFLICT (crawl_id, target) DO NOTHING', [crawlId, t.target, t.maxPages]);
+      await tx.run(
+        'INSERT INTO frontier_targets (crawl_id, target, max_pages) VALUES (?, ?, ?) ON CONFLICT (crawl_id, target) DO NOTHING',
+        [crawlId, t.target, t.maxPages],
+      );
     }
   });
 }
 
-async function targetRows(tx: Sql, crawlId: number, targets: readonly string[], mode: 'share' | 'update'): Promise<Map<string, { maxPages: number; handed: number }>> {
+async function targetRows(
+  tx: Sql,
+  crawlId: number,
+  targets: readonly string[],
+  mode: 'share' | 'update',
+): Promise<Map<string, { maxPages: number; handed: number }>> {
   const rows = await tx.all<{ target: string; maxPages: number; handed: number }>(
     `SELECT target, max_pages AS "maxPages", handed FROM frontier_targets WHERE crawl_id = ? AND target IN (${marks(targets.length)}) ORDER BY target${lockFor(tx, mode)}`,
     [crawlId, ...targets],
   );
   const out = new Map(rows.map((r) => [r.target, { maxPages: r.maxPages, handed: r.handed }]));
   const missing = targets.find((t) => !out.has(t));
-  if (missing !== undefined) throw new Error(`target ${missing} is not in the frontier of crawl ${crawlId}: openFrontier names the crawl's targets first`);
+  if (missing !== undefined)
+    throw new Error(
+      `target ${missing} is not in the frontier of crawl ${crawlId}: openFrontier names the crawl's targets first`,
+    );
   return out;
 }
 
 async function crawlRow(tx: Sql, crawlId: number, mode: 'share' | 'update'): Promise<{ finishedAt: number | null }> {
-  const row = await tx.get<{ finishedAt: number | null }>(`SELECT finished_at AS "finishedAt" FROM frontier_crawls WHERE crawl_id = ?${lockFor(tx, mode)}`, [crawlId]);
+  const row = await tx.get<{ finishedAt: number | null }>(
+    `SELECT finished_at AS "finishedAt" FROM frontier_crawls WHERE crawl_id = ?${lockFor(tx, mode)}`,
+    [crawlId],
+  );
   if (!row) throw new Error(`crawl ${crawlId} has no frontier: openFrontier first`);
   return row;
 }
@@ -116,17 +141,29 @@ export async function addUrls(sql: Sql, crawlId: number, urls: readonly FoundUrl
   return sql.rowTx(async (tx) => {
     if ((await crawlRow(tx, crawlId, 'share')).finishedAt !== null) return { ...result, closed: true };
     // A target's handed count decides pending or cut: claims (which move it) wait meanwhile.
-    const targets = await targetRows(tx, crawlId, [...new Set([...unique.values()].map((u) => u.target))].sort(), 'share');
+    const targets = await targetRows(
+      tx,
+      crawlId,
+      [...new Set([...unique.values()].map((u) => u.target))].sort(),
+      'share',
+    );
     const given = [...unique.values()];
     // Claims take the oldest first, so ids follow the order given. On PostgreSQL adders run side by side: each
     // inserts in URL order (two adders of the same URLs in different orders would wait for each other in a circle),
     // with ids drawn beforehand in the order given.
     let list: { u: FoundUrl; id: number | null }[] = given.map((u) => ({ u, id: null }));
     if (tx.dialect === 'pg') {
-      const ids = (await tx.all<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('frontier', 'id')) AS id FROM generate_series(1, ?)`, [given.length]))
+      const ids = (
+        await tx.all<{ id: number }>(
+          `SELECT nextval(pg_get_serial_sequence('frontier', 'id')) AS id FROM generate_series(1, ?)`,
+          [given.length],
+        )
+      )
         .map((r) => Number(r.id))
         .sort((a, b) => a - b);
-      list = given.map((u, i) => ({ u, id: ids[i]! })).sort((a, b) => (a.u.url < b.u.url ? -1 : a.u.url > b.u.url ? 1 : 0));
+      list = given
+        .map((u, i) => ({ u, id: ids[i]! }))
+        .sort((a, b) => (a.u.url < b.u.url ? -1 : a.u.url > b.u.url ? 1 : 0));
     }
     const made = new Map<string, FrontierUrlState>();
     for (let i = 0; i < list.length; i += INSERT_CHUNK) {
@@ -157,10 +194,12 @@ export async function addUrls(sql: Sql, crawlId: number, urls: readonly FoundUrl
 
 /** Claims whose lease ran out go back to pending (kept as handed out once: taking one again counts nothing). */
 export async function releaseExpired(sql: Sql, crawlId: number, now = Date.now()): Promise<number> {
-  const r = await sql.rowTx((tx) => tx.run(`UPDATE frontier SET state = 'pending', worker = NULL, lease_until = NULL WHERE crawl_id = ? AND state = 'claimed' AND lease_until <= ?`, [
-    crawlId,
-    now,
-  ]));
+  const r = await sql.rowTx((tx) =>
+    tx.run(
+      `UPDATE frontier SET state = 'pending', worker = NULL, lease_until = NULL WHERE crawl_id = ? AND state = 'claimed' AND lease_until <= ?`,
+      [crawlId, now],
+    ),
+  );
   return r.changes;
 }
 
@@ -171,7 +210,15 @@ export async function releaseExpired(sql: Sql, crawlId: number, now = Date.now()
  */
 export async function claimUrls(
   sql: Sql,
-  o: { crawlId: number; target: string; worker: string; n: number; leaseMs: number; now?: number; sweepExpired?: boolean },
+  o: {
+    crawlId: number;
+    target: string;
+    worker: string;
+    n: number;
+    leaseMs: number;
+    now?: number;
+    sweepExpired?: boolean;
+  },
 ): Promise<Claim[]> {
   if (!Number.isInteger(o.n) || o.n < 1) throw new Error(`n: must be an integer of at least 1 (got ${o.n})`);
   return sql.rowTx(async (tx) => {
@@ -195,17 +242,23 @@ export async function claimUrls(
       taken.push({ ...r, attempts: r.attempts + 1 });
     }
     if (taken.length) {
-      await tx.run(`UPDATE frontier SET state = 'claimed', worker = ?, lease_until = ?, attempts = attempts + 1 WHERE id IN (${marks(taken.length)})`, [
-        o.worker,
-        now + o.leaseMs,
-        ...taken.map((c) => c.id),
-      ]);
+      await tx.run(
+        `UPDATE frontier SET state = 'claimed', worker = ?, lease_until = ?, attempts = attempts + 1 WHERE id IN (${marks(taken.length)})`,
+        [o.worker, now + o.leaseMs, ...taken.map((c) => c.id)],
+      );
     }
     if (handed !== t.handed) {
-      await tx.run('UPDATE frontier_targets SET handed = ? WHERE crawl_id = ? AND target = ?', [handed, o.crawlId, o.target]);
+      await tx.run('UPDATE frontier_targets SET handed = ? WHERE crawl_id = ? AND target = ?', [
+        handed,
+        o.crawlId,
+        o.target,
+      ]);
     }
     if (handed >= t.maxPages) {
-      await tx.run(`UPDATE frontier SET state = 'cut' WHERE crawl_id = ? AND target = ? AND state = 'pending' AND attempts = 0`, [o.crawlId, o.target]);
+      await tx.run(
+        `UPDATE frontier SET state = 'cut' WHERE crawl_id = ? AND target = ? AND state = 'pending' AND attempts = 0`,
+        [o.crawlId, o.target],
+      );
     }
     return taken;
   });
@@ -215,7 +268,10 @@ export async function claimUrls(
  * Marks claimed URLs done. Only `worker`'s own claims count (a lease that ran out but was not taken again is still
  * its own); the ids another worker has taken since, or that are done already, come back refused.
  */
-export async function markDone(sql: Sql, o: { crawlId: number; worker: string; ids: readonly number[] }): Promise<{ done: number[]; refused: number[] }> {
+export async function markDone(
+  sql: Sql,
+  o: { crawlId: number; worker: string; ids: readonly number[] },
+): Promise<{ done: number[]; refused: number[] }> {
   if (!o.ids.length) return { done: [], refused: [] };
   const rows = await sql.rowTx((tx) =>
     tx.all<{ id: number }>(
@@ -228,15 +284,25 @@ export async function markDone(sql: Sql, o: { crawlId: number; worker: string; i
 }
 
 /** The worker's heartbeat: its claims of the crawl are leased leaseMs from now. Returns how many. */
-export async function renewClaims(sql: Sql, o: { crawlId: number; worker: string; leaseMs: number; now?: number }): Promise<number> {
+export async function renewClaims(
+  sql: Sql,
+  o: { crawlId: number; worker: string; leaseMs: number; now?: number },
+): Promise<number> {
   const r = await sql.rowTx((tx) =>
-    tx.run(`UPDATE frontier SET lease_until = ? WHERE crawl_id = ? AND state = 'claimed' AND worker = ?`, [(o.now ?? Date.now()) + o.leaseMs, o.crawlId, o.worker]),
+    tx.run(`UPDATE frontier SET lease_until = ? WHERE crawl_id = ? AND state = 'claimed' AND worker = ?`, [
+      (o.now ?? Date.now()) + o.leaseMs,
+      o.crawlId,
+      o.worker,
+    ]),
   );
   return r.changes;
 }
 
 /** Gives a worker's claims (all, or those ids) back as pending at once: it stops, or is known to be gone. */
-export async function releaseClaims(sql: Sql, o: { crawlId: number; worker: string; ids?: readonly number[] }): Promise<number> {
+export async function releaseClaims(
+  sql: Sql,
+  o: { crawlId: number; worker: string; ids?: readonly number[] },
+): Promise<number> {
   if (o.ids && !o.ids.length) return 0;
   const r = await sql.rowTx((tx) =>
     tx.run(
@@ -263,9 +329,22 @@ export async function frontierStatus(sql: Sql, crawlId: number, now = Date.now()
       `SELECT target, state, count(*) AS n FROM frontier WHERE crawl_id = ? GROUP BY target, state`,
       [crawlId],
     );
-    const expired = await s.get<{ n: number }>(`SELECT count(*) AS n FROM frontier WHERE crawl_id = ? AND state = 'claimed' AND lease_until <= ?`, [crawlId, now]);
-    const out: FrontierStatus = { pending: 0, claimed: 0, expired: expired?.n ?? 0, done: 0, cut: 0, idle: true, finishedBy: crawl.finishedAt !== null ? crawl.finishedBy : null, targets: {} };
-    for (const t of targets) out.targets[t.target] = { maxPages: t.maxPages, handed: t.handed, pending: 0, claimed: 0, done: 0, cut: 0 };
+    const expired = await s.get<{ n: number }>(
+      `SELECT count(*) AS n FROM frontier WHERE crawl_id = ? AND state = 'claimed' AND lease_until <= ?`,
+      [crawlId, now],
+    );
+    const out: FrontierStatus = {
+      pending: 0,
+      claimed: 0,
+      expired: expired?.n ?? 0,
+      done: 0,
+      cut: 0,
+      idle: true,
+      finishedBy: crawl.finishedAt !== null ? crawl.finishedBy : null,
+      targets: {},
+    };
+    for (const t of targets)
+      out.targets[t.target] = { maxPages: t.maxPages, handed: t.handed, pending: 0, claimed: 0, done: 0, cut: 0 };
     for (const c of counts) {
       out[c.state] += c.n;
       const t = out.targets[c.target];
@@ -283,7 +362,12 @@ export async function frontierStatus(sql: Sql, crawlId: number, now = Date.now()
  */
 export async function finishFrontier(sql: Sql, crawlId: number, worker: string, now = Date.now()): Promise<boolean> {
   // Asked often by an idle lead: a plain read first, the crawl's row locked only when nothing seems left.
-  if (await sql.get(`SELECT 1 AS busy FROM frontier WHERE crawl_id = ? AND state IN ('pending', 'claimed') LIMIT 1`, [crawlId])) return false;
+  if (
+    await sql.get(`SELECT 1 AS busy FROM frontier WHERE crawl_id = ? AND state IN ('pending', 'claimed') LIMIT 1`, [
+      crawlId,
+    ])
+  )
+    return false;
   return sql.rowTx(async (tx) => {
     if ((await crawlRow(tx, crawlId, 'update')).finishedAt !== null) return false;
     const busy = await tx.get(
@@ -293,7 +377,11 @@ export async function finishFrontier(sql: Sql, crawlId: number, worker: string, 
       [crawlId],
     );
     if (busy) return false;
-    await tx.run('UPDATE frontier_crawls SET finished_at = ?, finished_by = ? WHERE crawl_id = ?', [now, worker, crawlId]);
+    await tx.run('UPDATE frontier_crawls SET finished_at = ?, finished_by = ? WHERE crawl_id = ?', [
+      now,
+      worker,
+      crawlId,
+    ]);
     return true;
   });
 }
@@ -309,7 +397,10 @@ export async function frontierUrls(
   const where = o.target !== undefined ? ' AND target = ?' : '';
   if (o.target !== undefined) params.push(o.target);
   params.push(o.limit ?? 1000);
-  return sql.all(`SELECT id, url, target, info FROM frontier WHERE crawl_id = ? AND state = ? AND id > ?${where} ORDER BY id LIMIT ?`, params);
+  return sql.all(
+    `SELECT id, url, target, info FROM frontier WHERE crawl_id = ? AND state = ? AND id > ?${where} ORDER BY id LIMIT ?`,
+    params,
+  );
 }
 
 /**
@@ -317,7 +408,10 @@ export async function frontierUrls(
  * not in the frontier (this worker stores it), false when it was (whoever has it does). Counts nothing to max_pages,
  * as a redirect's end never has.
  */
-export async function takeUrl(sql: Sql, o: { crawlId: number; url: string; target: string; worker: string }): Promise<boolean> {
+export async function takeUrl(
+  sql: Sql,
+  o: { crawlId: number; url: string; target: string; worker: string },
+): Promise<boolean> {
   return sql.rowTx(async (tx) => {
     if ((await crawlRow(tx, o.crawlId, 'share')).finishedAt !== null) return false;
     const rows = await tx.all(
@@ -330,7 +424,13 @@ export async function takeUrl(sql: Sql, o: { crawlId: number; url: string; targe
 
 /** Ends the frontier now, whatever is left (the crawl was stopped): nothing is claimed or added after. */
 export async function closeFrontier(sql: Sql, crawlId: number, worker: string, now = Date.now()): Promise<void> {
-  await sql.rowTx((tx) => tx.run('UPDATE frontier_crawls SET finished_at = ?, finished_by = ? WHERE crawl_id = ? AND finished_at IS NULL', [now, worker, crawlId]));
+  await sql.rowTx((tx) =>
+    tx.run('UPDATE frontier_crawls SET finished_at = ?, finished_by = ? WHERE crawl_id = ? AND finished_at IS NULL', [
+      now,
+      worker,
+      crawlId,
+    ]),
+  );
 }
 
 /** The lead's plan for the crawl (JSON), published once its seeds are in: from then on other workers may join. */
@@ -350,7 +450,10 @@ export async function joinableCrawl(sql: Sql, project: string): Promise<{ crawlI
 
 /** Whether the frontier has finished (or was closed, or dropped). */
 export async function frontierFinished(sql: Sql, crawlId: number): Promise<boolean> {
-  const row = await sql.get<{ finishedAt: number | null }>('SELECT finished_at AS "finishedAt" FROM frontier_crawls WHERE crawl_id = ?', [crawlId]);
+  const row = await sql.get<{ finishedAt: number | null }>(
+    'SELECT finished_at AS "finishedAt" FROM frontier_crawls WHERE crawl_id = ?',
+    [crawlId],
+  );
   return !row || row.finishedAt !== null;
 }
 
@@ -358,9 +461,13 @@ export async function frontierFinished(sql: Sql, crawlId: number): Promise<boole
  * A worker's report on its share of the crawl (JSON), replaced with each heartbeat. Nothing once the frontier is
  * dropped (the crawl has ended): the crawl's row, held while the report is written, keeps a late report out.
  */
-export async function reportWorker(sql: Sql, o: { crawlId: number; worker: string; report: string; now?: number }): Promise<void> {
+export async function reportWorker(
+  sql: Sql,
+  o: { crawlId: number; worker: string; report: string; now?: number },
+): Promise<void> {
   await sql.rowTx(async (tx) => {
-    if (!(await tx.get(`SELECT 1 AS open FROM frontier_crawls WHERE crawl_id = ?${lockFor(tx, 'share')}`, [o.crawlId]))) return;
+    if (!(await tx.get(`SELECT 1 AS open FROM frontier_crawls WHERE crawl_id = ?${lockFor(tx, 'share')}`, [o.crawlId])))
+      return;
     await tx.run(
       `INSERT INTO frontier_workers (crawl_id, worker, report, seen_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (crawl_id, worker) DO UPDATE SET report = excluded.report, seen_at = excluded.seen_at`,
@@ -370,8 +477,15 @@ export async function reportWorker(sql: Sql, o: { crawlId: number; worker: strin
 }
 
 /** Every worker's last report on the crawl, but the one named (the caller's own). */
-export async function workerReports(sql: Sql, crawlId: number, except = ''): Promise<{ worker: string; report: string }[]> {
-  return sql.all('SELECT worker, report FROM frontier_workers WHERE crawl_id = ? AND worker <> ? ORDER BY worker', [crawlId, except]);
+export async function workerReports(
+  sql: Sql,
+  crawlId: number,
+  except = '',
+): Promise<{ worker: string; report: string }[]> {
+  return sql.all('SELECT worker, report FROM frontier_workers WHERE crawl_id = ? AND worker <> ? ORDER BY worker', [
+    crawlId,
+    except,
+  ]);
 }
 
 /** Forgets a crawl's frontier (once the crawl has ended and its results are recorded). */

@@ -37,7 +37,11 @@ const ENDED = `('completed','stopped','failed')`;
  * The crawl `id` of `project` when it has ended and its end is not recorded yet (then the caller records it in the
  * same transaction); null otherwise. Call inside a transaction.
  */
-export async function pendingAfterCrawl(sql: Sql, project: string, id: number): Promise<{ id: number; finishedAt: string } | null> {
+export async function pendingAfterCrawl(
+  sql: Sql,
+  project: string,
+  id: number,
+): Promise<{ id: number; finishedAt: string } | null> {
   const row = await sql.get<{ id: number; finished_at: string | null }>(
     `SELECT id, COALESCE(finished_at, started_at) AS finished_at FROM crawls WHERE project = ? AND id = ? AND history_done = 0 AND status IN ${ENDED}`,
     [project, id],
@@ -47,7 +51,12 @@ export async function pendingAfterCrawl(sql: Sql, project: string, id: number): 
 
 /** Ended crawls of the project whose end is not recorded yet, oldest first. */
 export async function pendingAfterCrawls(sql: Sql, project: string): Promise<number[]> {
-  return (await sql.all<{ id: number }>(`SELECT id FROM crawls WHERE project = ? AND history_done = 0 AND status IN ${ENDED} ORDER BY id`, [project])).map((r) => r.id);
+  return (
+    await sql.all<{ id: number }>(
+      `SELECT id FROM crawls WHERE project = ? AND history_done = 0 AND status IN ${ENDED} ORDER BY id`,
+      [project],
+    )
+  ).map((r) => r.id);
 }
 
 /**
@@ -55,7 +64,12 @@ export async function pendingAfterCrawls(sql: Sql, project: string): Promise<num
  * longer in it are closed (fixed by this crawl), problems without an open episode open one (first seen at
  * `finishedAt`), and the crawl is marked recorded. Call inside the transaction that ends the crawl.
  */
-export async function recordProblemHistory(sql: Sql, project: string, crawlId: number, finishedAt: string): Promise<{ opened: number; closed: number }> {
+export async function recordProblemHistory(
+  sql: Sql,
+  project: string,
+  crawlId: number,
+  finishedAt: string,
+): Promise<{ opened: number; closed: number }> {
   const closed = (
     await sql.run(
       `UPDATE problem_history SET fixed_crawl = @crawl, fixed_at = @at
@@ -84,14 +98,20 @@ export async function recordProblemHistory(sql: Sql, project: string, crawlId: n
  * Episodes of pages of `hosts` that were open at some point between the ends of crawl `sinceCrawl` (0: before any)
  * and crawl `atCrawl`: enough to tell what was there at either end.
  */
-export async function episodesAround(sql: Sql, project: string, hosts: readonly string[], atCrawl: number, sinceCrawl: number): Promise<ProblemEpisode[]> {
+export async function episodesAround(
+  sql: Sql,
+  project: string,
+  hosts: readonly string[],
+  atCrawl: number,
+  sinceCrawl: number,
+): Promise<ProblemEpisode[]> {
   if (!hosts.length) return [];
   const rows = await sql.all<EpisodeRow>(
-      `SELECT page_url, url, reason, host, http_status, message, redirects_to, element, text, blocked, first_crawl, first_seen, fixed_crawl, fixed_at
+    `SELECT page_url, url, reason, host, http_status, message, redirects_to, element, text, blocked, first_crawl, first_seen, fixed_crawl, fixed_at
        FROM problem_history
        WHERE project = @project AND first_crawl <= @at AND (fixed_crawl IS NULL OR fixed_crawl > @since)
          AND host IN (${inList('h', hosts.length)})`,
-      { project, at: atCrawl, since: Math.min(sinceCrawl, atCrawl), ...inParams('h', hosts) },
+    { project, at: atCrawl, since: Math.min(sinceCrawl, atCrawl), ...inParams('h', hosts) },
   );
   return rows.map((r) => ({
     pageUrl: r.page_url,
@@ -112,7 +132,11 @@ export async function episodesAround(sql: Sql, project: string, hosts: readonly 
 }
 
 /** The completed full crawl of the project that ended last before crawl `id` (by id: one crawl runs at a time). */
-export async function previousCompletedFullCrawl(sql: Sql, project: string, id: number): Promise<{ id: number; finishedAt: string } | null> {
+export async function previousCompletedFullCrawl(
+  sql: Sql,
+  project: string,
+  id: number,
+): Promise<{ id: number; finishedAt: string } | null> {
   const row = await sql.get<{ id: number; finished_at: string }>(
     `SELECT id, finished_at FROM crawls WHERE project = ? AND mode = 'full' AND status = 'completed' AND id < ? AND finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`,
     [project, id],
@@ -122,5 +146,10 @@ export async function previousCompletedFullCrawl(sql: Sql, project: string, id: 
 
 /** Forgets problems fixed before `before` (ISO 8601): their crawls' changes are too old to be asked for. */
 export async function pruneProblemHistory(sql: Sql, project: string, before: string): Promise<number> {
-  return (await sql.run('DELETE FROM problem_history WHERE project = ? AND fixed_crawl IS NOT NULL AND fixed_at < ?', [project, before])).changes;
+  return (
+    await sql.run('DELETE FROM problem_history WHERE project = ? AND fixed_crawl IS NOT NULL AND fixed_at < ?', [
+      project,
+      before,
+    ])
+  ).changes;
 }

@@ -9,18 +9,49 @@ export async function setPasswordHash(sql: Sql, login: string, passwordHash: str
 }
 
 /** Replaces a user's password hash only while it is still `was`; false when it is not (or there is no such user). */
-export async function replacePasswordHash(sql: Sql, login: string, was: string, passwordHash: string): Promise<boolean> {
-  return (await sql.run('UPDATE users SET password_hash = ? WHERE login = ? AND password_hash = ?', [passwordHash, login, was])).changes > 0;
+export async function replacePasswordHash(
+  sql: Sql,
+  login: string,
+  was: string,
+  passwordHash: string,
+): Promise<boolean> {
+  return (
+    (
+      await sql.run('UPDATE users SET password_hash = ? WHERE login = ? AND password_hash = ?', [
+        passwordHash,
+        login,
+        was,
+      ])
+    ).changes > 0
+  );
 }
 
 /** The user and the stored password hash (null when the user has none), or null for an unknown login. */
-export async function userWithPasswordHash(sql: Sql, login: string): Promise<(User & { passwordHash: string | null }) | null> {
-  const row = await sql.get<User & { password_hash: string | null }>('SELECT login, role, password_hash FROM users WHERE login = ?', [login]);
+export async function userWithPasswordHash(
+  sql: Sql,
+  login: string,
+): Promise<(User & { passwordHash: string | null }) | null> {
+  const row = await sql.get<User & { password_hash: string | null }>(
+    'SELECT login, role, password_hash FROM users WHERE login = ?',
+    [login],
+  );
   return row ? { login: row.login, role: row.role, passwordHash: row.password_hash } : null;
 }
 
 export async function insertClient(sql: Sql, clientId: string, infoJson: string): Promise<void> {
-  await sql.run('INSERT INTO oauth_clients (client_id, info, created_at) VALUES (?, ?, ?)', [clientId, infoJson, new Date().toISOString()]);
+  await sql.run('INSERT INTO oauth_clients (client_id, info, created_at) VALUES (?, ?, ?)', [
+    clientId,
+    infoJson,
+    new Date().toISOString(),
+  ]);
+}
+
+/** Inserts or refreshes a client row (a metadata document's client, kept for the codes and tokens issued to it). */
+export async function upsertClient(sql: Sql, clientId: string, infoJson: string): Promise<void> {
+  await sql.run(
+    'INSERT INTO oauth_clients (client_id, info, created_at) VALUES (?, ?, ?) ON CONFLICT (client_id) DO UPDATE SET info = excluded.info',
+    [clientId, infoJson, new Date().toISOString()],
+  );
 }
 
 /** The client's stored metadata (JSON text), or null. */
@@ -61,7 +92,10 @@ export async function codeByHash(sql: Sql, codeHash: string): Promise<CodeRow | 
 
 /** Marks a code used; false when it already was (two exchanges racing: only one wins). */
 export async function markCodeUsed(sql: Sql, codeHash: string, now: number): Promise<boolean> {
-  return (await sql.run('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL', [now, codeHash])).changes > 0;
+  return (
+    (await sql.run('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL', [now, codeHash]))
+      .changes > 0
+  );
 }
 
 export interface TokenRow {
@@ -73,21 +107,17 @@ export interface TokenRow {
   scopes: string;
   resource: string;
   expiresAt: number;
+  /** When a refresh token was traded for new ones (it is kept, so a second use can be recognised); else null. */
+  rotatedAt: number | null;
 }
 
-export async function insertTokens(sql: Sql, rows: TokenRow[]): Promise<void> {
+export async function insertTokens(sql: Sql, rows: Omit<TokenRow, 'rotatedAt'>[]): Promise<void> {
   await sql.tx(async (t) => {
     for (const r of rows) {
-      await t.run('INSERT INTO oauth_tokens (token_hash, kind, grant_id, client_id, login, scopes, resource, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-        r.tokenHash,
-        r.kind,
-        r.grantId,
-        r.clientId,
-        r.login,
-        r.scopes,
-        r.resource,
-        r.expiresAt,
-      ]);
+      await t.run(
+        'INSERT INTO oauth_tokens (token_hash, kind, grant_id, client_id, login, scopes, resource, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [r.tokenHash, r.kind, r.grantId, r.clientId, r.login, r.scopes, r.resource, r.expiresAt],
+      );
     }
   });
 }
@@ -95,16 +125,23 @@ export async function insertTokens(sql: Sql, rows: TokenRow[]): Promise<void> {
 export async function tokenByHash(sql: Sql, tokenHash: string): Promise<TokenRow | null> {
   const row = await sql.get<TokenRow>(
     `SELECT token_hash AS "tokenHash", kind, grant_id AS "grantId", client_id AS "clientId", login, scopes, resource,
-            expires_at AS "expiresAt"
+            expires_at AS "expiresAt", rotated_at AS "rotatedAt"
      FROM oauth_tokens WHERE token_hash = ?`,
     [tokenHash],
   );
   return row ?? null;
 }
 
-/** Deletes one token; false when it was already gone (a refresh token rotated by a concurrent request). */
-export async function deleteToken(sql: Sql, tokenHash: string): Promise<boolean> {
-  return (await sql.run('DELETE FROM oauth_tokens WHERE token_hash = ?', [tokenHash])).changes > 0;
+/** Marks a refresh token traded; false when it already was (two refreshes racing: only one wins). */
+export async function markRefreshRotated(sql: Sql, tokenHash: string, now: number): Promise<boolean> {
+  return (
+    (
+      await sql.run(
+        "UPDATE oauth_tokens SET rotated_at = ? WHERE token_hash = ? AND kind = 'refresh' AND rotated_at IS NULL",
+        [now, tokenHash],
+      )
+    ).changes > 0
+  );
 }
 
 /** Deletes every token of one sign-in; returns how many. */

@@ -11,23 +11,41 @@ import { inList, inParams, type Sql, type SqlValue } from './sql.js';
  * which leaves the same report, except that a crawl killed half way keeps the last complete report intact. Outcomes
  * linked from a page of `keepHosts` (targets that did not reach their end) are kept too.
  */
-export async function clearForFullCrawl(sql: Sql, keepCrawlId: number | null = null, keepHosts: readonly string[] = []): Promise<number> {
+export async function clearForFullCrawl(
+  sql: Sql,
+  keepCrawlId: number | null = null,
+  keepHosts: readonly string[] = [],
+): Promise<number> {
   const found = keepCrawlId === null ? '' : ' AND crawl_id IS DISTINCT FROM @crawl';
   const kept = keepHosts.length
     ? ` AND NOT EXISTS (SELECT 1 FROM links l JOIN pages p ON p.id = l.page_id WHERE l.url = link_outcomes.url AND p.host IN (${inList('h', keepHosts.length)}))`
     : '';
-  const params: Record<string, SqlValue> = { ...inParams('h', keepHosts), ...(keepCrawlId === null ? {} : { crawl: keepCrawlId }) };
-  return sql.tx(async (t) => (await t.run(`DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown')${found}${kept}`, params)).changes);
+  const params: Record<string, SqlValue> = {
+    ...inParams('h', keepHosts),
+    ...(keepCrawlId === null ? {} : { crawl: keepCrawlId }),
+  };
+  return sql.tx(
+    async (t) =>
+      (await t.run(`DELETE FROM link_outcomes WHERE reason IN ('redirect','skipped','unknown')${found}${kept}`, params))
+        .changes,
+  );
 }
 
 /** After a completed full crawl: pages of `host` the crawl did not see leave the store and the index. */
 export async function removePagesNotSeen(sql: Sql, host: string, crawlId: number): Promise<number> {
-  return sql.tx(async (t) => (await t.run('DELETE FROM pages WHERE host = ? AND (crawl_id IS NULL OR crawl_id <> ?)', [host, crawlId])).changes);
+  return sql.tx(
+    async (t) =>
+      (await t.run('DELETE FROM pages WHERE host = ? AND (crawl_id IS NULL OR crawl_id <> ?)', [host, crawlId]))
+        .changes,
+  );
 }
 
 /** Per host, the pages a crawl stored or kept (each page is counted once, whichever worker stored it). */
 export async function crawlPageCounts(sql: Sql, crawlId: number): Promise<Map<string, number>> {
-  const rows = await sql.all<{ host: string; n: number }>('SELECT host, count(*) AS n FROM pages WHERE crawl_id = ? GROUP BY host', [crawlId]);
+  const rows = await sql.all<{ host: string; n: number }>(
+    'SELECT host, count(*) AS n FROM pages WHERE crawl_id = ? GROUP BY host',
+    [crawlId],
+  );
   return new Map(rows.map((r) => [r.host, r.n]));
 }
 
@@ -38,7 +56,10 @@ export async function removePagesOfHost(sql: Sql, host: string): Promise<number>
 
 /** url → sitemap lastmod of every stored page of a host (for partial crawls). */
 export async function sitemapLastmods(sql: Sql, host: string): Promise<Map<string, string | null>> {
-  const rows = await sql.all<{ url: string; sitemap_lastmod: string | null }>('SELECT url, sitemap_lastmod FROM pages WHERE host = ?', [host]);
+  const rows = await sql.all<{ url: string; sitemap_lastmod: string | null }>(
+    'SELECT url, sitemap_lastmod FROM pages WHERE host = ?',
+    [host],
+  );
   return new Map(rows.map((r) => [r.url, r.sitemap_lastmod]));
 }
 
@@ -56,17 +77,36 @@ export async function pageAnchors(sql: Sql, url: string): Promise<string[] | nul
 
 /** Whether the stored outcome of a link URL is `ok` and was checked at or after `since` (ISO 8601): the external link cache. */
 export async function okCheckedSince(sql: Sql, url: string, since: string): Promise<boolean> {
-  return (await sql.get(`SELECT 1 AS one FROM link_outcomes WHERE url = ? AND reason = 'ok' AND checked_at >= ?`, [url, since])) !== undefined;
+  return (
+    (await sql.get(`SELECT 1 AS one FROM link_outcomes WHERE url = ? AND reason = 'ok' AND checked_at >= ?`, [
+      url,
+      since,
+    ])) !== undefined
+  );
 }
 
 /** What a stored page offers a revisit: its validators, body hash, settings key and found links; null when it has none to replay. */
 export async function storedRevisit(sql: Sql, url: string): Promise<StoredRevisit | null> {
-  const row = await sql.get<{ etag: string | null; last_modified: string | null; body_hash: string | null; revisit_key: string; found_links: string; http_status: number }>(
+  const row = await sql.get<{
+    etag: string | null;
+    last_modified: string | null;
+    body_hash: string | null;
+    revisit_key: string;
+    found_links: string;
+    http_status: number;
+  }>(
     'SELECT etag, last_modified, body_hash, revisit_key, found_links, http_status FROM pages WHERE url = ? AND found_links IS NOT NULL AND revisit_key IS NOT NULL',
     [url],
   );
   if (!row) return null;
-  return { etag: row.etag, lastModified: row.last_modified, bodyHash: row.body_hash, key: row.revisit_key, found: row.found_links, httpStatus: row.http_status };
+  return {
+    etag: row.etag,
+    lastModified: row.last_modified,
+    bodyHash: row.body_hash,
+    key: row.revisit_key,
+    found: row.found_links,
+    httpStatus: row.http_status,
+  };
 }
 
 /** The one statement that removes a stored page by URL (its tags, links and index entry follow by cascade and triggers). */
@@ -80,8 +120,16 @@ export async function removePageByUrl(sql: Sql, url: string): Promise<boolean> {
 /** What the index holds of the first of `urls` that is stored (e.g. a URL as given and in its canonical form). */
 export async function pageIndexState(sql: Sql, urls: readonly string[]): Promise<PageIndexState> {
   for (const url of urls) {
-    const row = await sql.get<{ indexed: number; show_in_search: number; last_crawled: string }>('SELECT indexed, show_in_search, last_crawled FROM pages WHERE url = ?', [url]);
-    if (row) return { indexed: row.indexed === 1, inSearch: row.indexed === 1 && row.show_in_search === 1, lastCrawled: row.last_crawled };
+    const row = await sql.get<{ indexed: number; show_in_search: number; last_crawled: string }>(
+      'SELECT indexed, show_in_search, last_crawled FROM pages WHERE url = ?',
+      [url],
+    );
+    if (row)
+      return {
+        indexed: row.indexed === 1,
+        inSearch: row.indexed === 1 && row.show_in_search === 1,
+        lastCrawled: row.last_crawled,
+      };
   }
   return { indexed: false, inSearch: false, lastCrawled: null };
 }

@@ -40,7 +40,10 @@ function fromRow(r: PostRow): Post {
  * Writes and deletes posts in one transaction, and answers the posts it touched as they were before and as they are
  * after (a deleted post is only in `before`, a new one only in `after`): what live update compares.
  */
-export async function changePosts(sql: Sql, change: { upsert?: readonly Post[]; remove?: readonly number[] }): Promise<{ before: Post[]; after: Post[]; removed: number }> {
+export async function changePosts(
+  sql: Sql,
+  change: { upsert?: readonly Post[]; remove?: readonly number[] },
+): Promise<{ before: Post[]; after: Post[]; removed: number }> {
   const ids = [...new Set([...(change.upsert ?? []).map((p) => p.id), ...(change.remove ?? [])])];
   const read = async (t: Sql) => {
     const out: Post[] = [];

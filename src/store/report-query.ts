@@ -45,7 +45,8 @@ export interface ReportRead {
 }
 
 // element and text are in the order indexes (migration 6): the rows are read from the index alone.
-const ROW_COLUMNS = 'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked, h.first_seen';
+const ROW_COLUMNS =
+  'r.rank, r.page_url, r.url, o.http_status, o.message, o.redirects_to, r.element, r.text, o.blocked, h.first_seen';
 interface RawRow {
   rank: number;
   page_url: string;
@@ -70,7 +71,8 @@ const HISTORY = `JOIN report_reasons rr ON rr.rank = r.rank
 function reportSql(dialect: Sql['dialect'], read: ReportRead): { rows: string; counts: string } {
   const one = read.hosts.length === 1;
   const hosts = one ? 'r.host = @h0' : `r.host IN (${inList('h', read.hosts.length)})`;
-  const ranks = read.ranks === null ? '' : ` AND r.rank IN (${read.ranks.length ? inList('k', read.ranks.length) : 'NULL'})`;
+  const ranks =
+    read.ranks === null ? '' : ` AND r.rank IN (${read.ranks.length ? inList('k', read.ranks.length) : 'NULL'})`;
   // A problem not recorded yet (its crawl has not ended) is newer than any time given.
   const since = read.since === null ? '' : ' AND (h.first_seen IS NULL OR h.first_seen > @since)';
   const indexed = dialect === 'sqlite' ? ` INDEXED BY ${one ? 'report_links_host' : 'report_links_order'}` : '';
@@ -89,8 +91,16 @@ function reportSql(dialect: Sql['dialect'], read: ReportRead): { rows: string; c
 export async function readReportSnapshot(sql: Sql, read: ReportRead): Promise<ReportSnapshot> {
   const counts = REPORT_REASONS.map(() => 0);
   if (!read.hosts.length) {
-    const [lastFull, latest] = await sql.snapshot(async (t) => [await lastFullCrawlRow(t, read.project), await latestEndedCrawlStats(t, read.project)] as const);
-    return { rows: [], counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null), unreachable: unreachableHosts(latest) };
+    const [lastFull, latest] = await sql.snapshot(
+      async (t) => [await lastFullCrawlRow(t, read.project), await latestEndedCrawlStats(t, read.project)] as const,
+    );
+    return {
+      rows: [],
+      counts,
+      lastFullCrawl: lastFull?.finished_at ?? null,
+      walkedLinks: walkedLinks(lastFull?.stats ?? null),
+      unreachable: unreachableHosts(latest),
+    };
   }
   const q = reportSql(sql.dialect, read);
   const hosts = inParams('h', read.hosts);
@@ -112,11 +122,20 @@ export async function readReportSnapshot(sql: Sql, read: ReportRead): Promise<Re
         firstSeen: r.first_seen,
       }),
     );
-    const counted = await t.all<{ rank: number; n: number }>(q.counts, read.since === null ? hosts : { ...hosts, ...since, project: read.project });
+    const counted = await t.all<{ rank: number; n: number }>(
+      q.counts,
+      read.since === null ? hosts : { ...hosts, ...since, project: read.project },
+    );
     for (const c of counted) if (read.ranks === null || read.ranks.includes(c.rank)) counts[c.rank] = Number(c.n);
     const lastFull = await lastFullCrawlRow(t, read.project);
     const latest = await latestEndedCrawlStats(t, read.project);
-    return { rows, counts, lastFullCrawl: lastFull?.finished_at ?? null, walkedLinks: walkedLinks(lastFull?.stats ?? null), unreachable: unreachableHosts(latest) };
+    return {
+      rows,
+      counts,
+      lastFullCrawl: lastFull?.finished_at ?? null,
+      walkedLinks: walkedLinks(lastFull?.stats ?? null),
+      unreachable: unreachableHosts(latest),
+    };
   });
 }
 
@@ -124,7 +143,9 @@ function unreachableHosts(stats: string | null): Map<string, string> {
   const out = new Map<string, string>();
   if (!stats) return out;
   try {
-    for (const [host, t] of Object.entries(JSON.parse(stats) as Record<string, { unreachable?: unknown; error?: unknown }>)) {
+    for (const [host, t] of Object.entries(
+      JSON.parse(stats) as Record<string, { unreachable?: unknown; error?: unknown }>,
+    )) {
       if (t?.unreachable === true) out.set(host, typeof t.error === 'string' ? t.error : 'unreachable');
     }
   } catch {

@@ -94,7 +94,8 @@ export abstract class BatchedCrawlWriter {
   flush(): void {
     this.throwIfFailed();
     const b = this.batch;
-    if (!b.pages.length && !b.outcomes.length && !b.touched.length && !b.kept.length && !b.removed.length && !b.stats) return;
+    if (!b.pages.length && !b.outcomes.length && !b.touched.length && !b.kept.length && !b.removed.length && !b.stats)
+      return;
     this.batch = this.empty();
     this.contentChars = 0;
     this.inFlight++;

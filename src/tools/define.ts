@@ -2,7 +2,13 @@
 // ability cannot know (openWorldHint); everything else — title, description, both schemas and the other
 // three hints — is read from the ability at listing time, so there is one source of every schema.
 import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/server';
-import { AbilityError, type Ability, type AbilityRegistry, type ExecuteContext, type JsonSchema } from '../abilities/types.js';
+import {
+  AbilityError,
+  type Ability,
+  type AbilityRegistry,
+  type ExecuteContext,
+  type JsonSchema,
+} from '../abilities/types.js';
 
 export interface ToolSpec {
   /** MCP name: the ability name with its slash made a dash (MCP names allow no slash). */
@@ -62,7 +68,12 @@ export function errorResult(code: string, message: string): CallToolResult {
  * validates output). Ability errors become a tool result with isError, so the model sees them and can fix
  * its call; anything else is rethrown for the caller to log.
  */
-export async function callTool(spec: ToolSpec, registry: AbilityRegistry, args: Record<string, unknown> | undefined, ctx: ExecuteContext): Promise<CallToolResult> {
+export async function callTool(
+  spec: ToolSpec,
+  registry: AbilityRegistry,
+  args: Record<string, unknown> | undefined,
+  ctx: ExecuteContext,
+): Promise<CallToolResult> {
   let output: unknown;
   try {
     // No arguments: the registry applies the input schema's default, as the host's own API does.
@@ -72,10 +83,16 @@ export async function callTool(spec: ToolSpec, registry: AbilityRegistry, args: 
     throw err;
   }
   if (output === null || typeof output !== 'object' || Array.isArray(output)) {
-    return errorResult('ability_invalid_output', `${spec.ability} returned a ${Array.isArray(output) ? 'list' : typeof output}, not an object`);
+    return errorResult(
+      'ability_invalid_output',
+      `${spec.ability} returned a ${Array.isArray(output) ? 'list' : typeof output}, not an object`,
+    );
   }
   let structured = output as Record<string, unknown>;
   // A notice is prose for the model: it names what to call next by tool name.
   if (typeof structured.notice === 'string') structured = { ...structured, notice: toolDescription(structured.notice) };
-  return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }, ...(spec.content?.(structured) ?? [])] };
+  return {
+    structuredContent: structured,
+    content: [{ type: 'text', text: JSON.stringify(structured) }, ...(spec.content?.(structured) ?? [])],
+  };
 }

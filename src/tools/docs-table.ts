@@ -47,7 +47,10 @@ function propertiesOf(schema: JsonSchema): string[] {
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   return Object.entries(props).map(([name, prop]) => {
-    const notes = [required.has(name) ? 'required' : '', prop.default !== undefined ? `default ${JSON.stringify(prop.default)}` : ''].filter(Boolean);
+    const notes = [
+      required.has(name) ? 'required' : '',
+      prop.default !== undefined ? `default ${JSON.stringify(prop.default)}` : '',
+    ].filter(Boolean);
     return `\`${name}\` ${kindOf(prop)}${notes.length ? ` (${notes.join(', ')})` : ''}`;
   });
 }
@@ -78,7 +81,11 @@ export function renderToolTable(tools: readonly ToolSpec[], abilities: readonly 
     ];
     return `| ${cells.join(' | ')} |`;
   });
-  return ['| tool | runs | input | capability | readOnly | destructive | idempotent | openWorld |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| tool | runs | input | capability | readOnly | destructive | idempotent | openWorld |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** The text between the markers (without them), or an error naming the missing marker. */

@@ -2,7 +2,15 @@
 // tools/call on a low-level MCP Server so the published schemas are the ability's own JSON Schemas, byte for
 // byte (McpServer.registerTool would re-derive them from zod and validate input a second time). The same
 // handlers serve both protocol eras: the SDK frames the answer for the era of the request.
-import { ProtocolErrorCode, type CallToolResult, type InputRequiredResult, type Server, type ServerContext, type ServerNotification, type Tool } from '@modelcontextprotocol/server';
+import {
+  ProtocolErrorCode,
+  type CallToolResult,
+  type InputRequiredResult,
+  type Server,
+  type ServerContext,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import type { AbilityProgress, AbilityRegistry } from '../abilities/types.js';
 import type { User } from '../model/users.js';
 import { svcGetCrawl } from './svc-get-crawl.js';
@@ -15,7 +23,16 @@ import { svcManualCrawl } from './svc-manual-crawl.js';
 import { svcPartialCrawl } from './svc-partial-crawl.js';
 import { svcSearch } from './svc-search.js';
 
-export const TOOLS: readonly ToolSpec[] = [svcSearch, svcGetPageMeta, svcLinkReport, svcFullCrawl, svcPartialCrawl, svcManualCrawl, svcDeletePages, svcGetCrawl];
+export const TOOLS: readonly ToolSpec[] = [
+  svcSearch,
+  svcGetPageMeta,
+  svcLinkReport,
+  svcFullCrawl,
+  svcPartialCrawl,
+  svcManualCrawl,
+  svcDeletePages,
+  svcGetCrawl,
+];
 
 export interface ToolInventory {
   definitions: Tool[];
@@ -47,7 +64,10 @@ export interface RegisterToolsOptions {
   /** How a caller of this transport sets a current user; the no-user error says it. */
   signInHint?: string;
   /** Told about every call after it ran (for logs, and logging notifications sent on the call's own stream). */
-  onCall?: (info: { tool: string; ms: number; result: CallToolResult; error?: unknown }, ctx: ServerContext) => Promise<void>;
+  onCall?: (
+    info: { tool: string; ms: number; result: CallToolResult; error?: unknown },
+    ctx: ServerContext,
+  ) => Promise<void>;
   /**
    * Consulted before a known tool runs its ability: an answer to send instead (a task for a crawl tool whose
    * request declared the tasks extension, an input_required asking to confirm a deletion), or undefined to run
@@ -57,7 +77,10 @@ export interface RegisterToolsOptions {
 }
 
 /** What a step before a tool call sees; its answer replaces the call's (see RegisterToolsOptions.before). */
-export type ToolCallStep = (call: { spec: ToolSpec; args: Record<string, unknown> | undefined; user: User | null }, ctx: ServerContext) => Promise<ToolCallAnswer | undefined>;
+export type ToolCallStep = (
+  call: { spec: ToolSpec; args: Record<string, unknown> | undefined; user: User | null },
+  ctx: ServerContext,
+) => Promise<ToolCallAnswer | undefined>;
 
 /** A tool call's answer: a result, or (2026-07-28) an input_required round for the client to fulfil and retry. */
 export type ToolCallAnswer = CallToolResult | InputRequiredResult;
@@ -70,7 +93,11 @@ export const PROGRESS_KEEPALIVE_MS = 1000;
  * An ability's progress → notifications/progress for one request's token. The protocol wants `progress` to grow
  * with every notification: when the pages done have not moved since the last one, a keep-alive adds a thousandth.
  */
-export function progressNotifier(progressToken: string | number, send: (n: ServerNotification) => Promise<void>, now = () => Date.now()): (p: AbilityProgress) => void {
+export function progressNotifier(
+  progressToken: string | number,
+  send: (n: ServerNotification) => Promise<void>,
+  now = () => Date.now(),
+): (p: AbilityProgress) => void {
   let last = -1;
   let lastAt = -Infinity;
   return (p) => {
@@ -80,7 +107,10 @@ export function progressNotifier(progressToken: string | number, send: (n: Serve
     const progress = moved ? p.done : Math.round((last + 0.001) * 1000) / 1000;
     last = progress;
     lastAt = t;
-    void send({ method: 'notifications/progress', params: { progressToken, progress, total: Math.max(progress, p.done + p.queued), message: p.message } }).catch(() => {});
+    void send({
+      method: 'notifications/progress',
+      params: { progressToken, progress, total: Math.max(progress, p.done + p.queued), message: p.message },
+    }).catch(() => {});
   };
 }
 
@@ -100,7 +130,12 @@ export function registerTools(server: Server, opts: RegisterToolsOptions): void 
       const token = req.params._meta?.progressToken;
       const notify = (n: ServerNotification) => ctx.mcpReq.notify(n);
       const onProgress = token === undefined ? undefined : progressNotifier(token, notify);
-      result = await callTool(spec, opts.registry, args, { user: opts.user, signInHint: opts.signInHint, onProgress, signal: ctx.mcpReq.signal });
+      result = await callTool(spec, opts.registry, args, {
+        user: opts.user,
+        signInHint: opts.signInHint,
+        onProgress,
+        signal: ctx.mcpReq.signal,
+      });
     } catch (err) {
       // Not an ability error (those are results already): a bug or a crash below. The model still gets a result.
       error = err;

@@ -15,6 +15,12 @@ export const svcSearch = defineTool({
   openWorldHint: false,
   content(output): ContentBlock[] {
     const hits = ((output.results as { hits?: Hit[] } | undefined)?.hits ?? []) as Hit[];
-    return hits.map((h) => ({ type: 'resource_link', uri: h.url, name: h.title || h.url, description: h.highlight.replace(/<\/?em>/g, ''), mimeType: 'text/html' }));
+    return hits.map((h) => ({
+      type: 'resource_link',
+      uri: h.url,
+      name: h.title || h.url,
+      description: h.highlight.replace(/<\/?em>/g, ''),
+      mimeType: 'text/html',
+    }));
   },
 });

@@ -44,9 +44,24 @@ async function errorOf(p: Promise<unknown>): Promise<AbilityError> {
 
 function page(path: string, links: string[], over: Partial<PageWrite> = {}): PageWrite {
   return {
-    url: `${SITE}${path}`, host: TARGET_HOST, httpStatus: 200, contentType: 'text/html', indexed: true, showInSearch: true, title: path, language: 'en',
-    tags: [], superwords: [], content: `page ${path}`, meta: null, created: null, modified: null, sitemapLastmod: null, crawlId: 1,
-    links: links.map((url) => ({ url, element: 'a', text: '' })), ...over,
+    url: `${SITE}${path}`,
+    host: TARGET_HOST,
+    httpStatus: 200,
+    contentType: 'text/html',
+    indexed: true,
+    showInSearch: true,
+    title: path,
+    language: 'en',
+    tags: [],
+    superwords: [],
+    content: `page ${path}`,
+    meta: null,
+    created: null,
+    modified: null,
+    sitemapLastmod: null,
+    crawlId: 1,
+    links: links.map((url) => ({ url, element: 'a', text: '' })),
+    ...over,
   };
 }
 
@@ -63,9 +78,30 @@ async function seedReport(): Promise<number> {
         page('/noindex', [], { indexed: false }),
       ],
       outcomes: [
-        { url: `${SITE}/missing`, httpStatus: 404, reason: 'not_found', message: 'Not Found', redirectsTo: null, crawlId: crawl.id },
-        { url: `${SITE}/secret`, httpStatus: 403, reason: 'forbidden', message: 'Forbidden', redirectsTo: null, crawlId: crawl.id },
-        { url: `${SITE}/old`, httpStatus: 301, reason: 'redirect', message: 'Moved', redirectsTo: `${SITE}/a`, crawlId: crawl.id },
+        {
+          url: `${SITE}/missing`,
+          httpStatus: 404,
+          reason: 'not_found',
+          message: 'Not Found',
+          redirectsTo: null,
+          crawlId: crawl.id,
+        },
+        {
+          url: `${SITE}/secret`,
+          httpStatus: 403,
+          reason: 'forbidden',
+          message: 'Forbidden',
+          redirectsTo: null,
+          crawlId: crawl.id,
+        },
+        {
+          url: `${SITE}/old`,
+          httpStatus: 301,
+          reason: 'redirect',
+          message: 'Moved',
+          redirectsTo: `${SITE}/a`,
+          crawlId: crawl.id,
+        },
       ],
     },
     crawl.id,
@@ -87,8 +123,23 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       expect(e.message).toMatch(/no crawl has run yet.*svc\/full-crawl/);
       const id = await seedReport();
       const latest = (await run('svc/get-crawl', {})) as Record<string, unknown>;
-      expect(latest).toMatchObject({ id, mode: 'full', status: 'completed', urls: null, stats: { pages: expect.any(Number) } });
-      expect(Object.keys(latest).sort()).toEqual(['error', 'finished_at', 'id', 'mode', 'started_at', 'stats', 'status', 'urls']);
+      expect(latest).toMatchObject({
+        id,
+        mode: 'full',
+        status: 'completed',
+        urls: null,
+        stats: { pages: expect.any(Number) },
+      });
+      expect(Object.keys(latest).sort()).toEqual([
+        'error',
+        'finished_at',
+        'id',
+        'mode',
+        'started_at',
+        'stats',
+        'status',
+        'urls',
+      ]);
       expect(await run('svc/get-crawl', { id })).toEqual(latest);
       // An ended crawl answers at once, whatever wait_seconds says.
       const t = Date.now();
@@ -116,8 +167,20 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     });
 
     it('maps live progress to done / queued and a readable line', () => {
-      const p = crawlProgress(4, { pagesDone: 12, queued: 30, errors: 2, linksChecked: 40, requests: 50, elapsedMs: 3400, stats: { pages: 12, links: 40, errors: 2 } });
-      expect(p).toEqual({ done: 12, queued: 30, message: 'crawl 4: 12 pages done, 30 queued, 2 broken links so far (3 s)' });
+      const p = crawlProgress(4, {
+        pagesDone: 12,
+        queued: 30,
+        errors: 2,
+        linksChecked: 40,
+        requests: 50,
+        elapsedMs: 3400,
+        stats: { pages: 12, links: 40, errors: 2 },
+      });
+      expect(p).toEqual({
+        done: 12,
+        queued: 30,
+        message: 'crawl 4: 12 pages done, 30 queued, 2 broken links so far (3 s)',
+      });
     });
   });
 
@@ -125,7 +188,9 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     it('names how to set a user when there is none, as the transport told', async () => {
       await setup(kit);
       const e = await errorOf(run('svc/link-report', {}, null, 'start `svc mcp` with SVC_USER=<login>'));
-      expect(e.message).toBe('svc/link-report needs a current user with the manage_options capability, and no user is set: start `svc mcp` with SVC_USER=<login>');
+      expect(e.message).toBe(
+        'svc/link-report needs a current user with the manage_options capability, and no user is set: start `svc mcp` with SVC_USER=<login>',
+      );
     });
 
     it('answers a missing and a hidden post alike', async () => {
@@ -139,7 +204,10 @@ describe.each(DIALECTS)('on %s', (dialect) => {
 
     it('search on an empty index says no crawl has run and names the crawl to run', async () => {
       await setup(kit);
-      const out = (await run('svc/search', { terms: 'anything' }, 'subscriber')) as { results: { total: number }; notice?: string };
+      const out = (await run('svc/search', { terms: 'anything' }, 'subscriber')) as {
+        results: { total: number };
+        notice?: string;
+      };
       expect(out.results.total).toBe(0);
       expect(out.notice).toMatch(/index is empty: no crawl has run yet.*svc\/full-crawl/);
       await seedReport();
@@ -149,7 +217,11 @@ describe.each(DIALECTS)('on %s', (dialect) => {
 
     it('the report before any crawl says so and names the crawl to run', async () => {
       await setup(kit);
-      const out = (await run('svc/link-report', {})) as { notice?: string; last_full_crawl: string | null; top_links: unknown[] };
+      const out = (await run('svc/link-report', {})) as {
+        notice?: string;
+        last_full_crawl: string | null;
+        top_links: unknown[];
+      };
       expect(out.last_full_crawl).toBeNull();
       expect(out.top_links).toEqual([]);
       expect(out.notice).toMatch(/No crawl has run yet.*svc\/full-crawl.*svc\/get-crawl/);
@@ -167,7 +239,10 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         { link: `${SITE}/old`, reason: 'redirect', http_status: 301, pages: 2 },
         { link: `${SITE}/secret`, reason: 'forbidden', http_status: 403, pages: 1 },
       ]);
-      const broken = (await run('svc/link-report', { reasons: ['forbidden', 'redirect'], limit: 1 })) as Record<string, any>;
+      const broken = (await run('svc/link-report', { reasons: ['forbidden', 'redirect'], limit: 1 })) as Record<
+        string,
+        any
+      >;
       // The filter applies before the limit: the first forbidden link, not the first not_found one.
       expect(broken.links).toEqual([expect.objectContaining({ link: `${SITE}/secret`, reason: 'forbidden' })]);
       expect(broken.summary).toEqual({ not_found: 0, forbidden: 1, server_error: 0, redirect: 2, unknown: 0 });
@@ -178,7 +253,18 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     });
 
     it('topLinks counts distinct pages and keeps at most 20', () => {
-      const links = Array.from({ length: 30 }, (_, i) => ({ page: `p${i % 3}`, link: `l${i % 25}`, http_status: 404, reason: 'not_found', message: '', redirects_to: null, element: 'a', text: '', blocked: false, first_seen: null }));
+      const links = Array.from({ length: 30 }, (_, i) => ({
+        page: `p${i % 3}`,
+        link: `l${i % 25}`,
+        http_status: 404,
+        reason: 'not_found',
+        message: '',
+        redirects_to: null,
+        element: 'a',
+        text: '',
+        blocked: false,
+        first_seen: null,
+      }));
       links.push({ ...links[0]! }); // the same pair twice counts once
       const top = topLinks(links);
       expect(top).toHaveLength(20);
@@ -202,23 +288,43 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     it('a stored page that is not indexed is neither indexed nor in search', async () => {
       await setup(kit);
       await seedReport();
-      expect(await app.backend.pageIndexState(`${SITE}/noindex`)).toEqual({ indexed: false, inSearch: false, lastCrawled: expect.any(String) });
-      expect(await app.backend.pageIndexState(`${SITE}/a#top`)).toEqual({ indexed: true, inSearch: true, lastCrawled: expect.any(String) });
+      expect(await app.backend.pageIndexState(`${SITE}/noindex`)).toEqual({
+        indexed: false,
+        inSearch: false,
+        lastCrawled: expect.any(String),
+      });
+      expect(await app.backend.pageIndexState(`${SITE}/a#top`)).toEqual({
+        indexed: true,
+        inSearch: true,
+        lastCrawled: expect.any(String),
+      });
     });
   });
 });
 
 describe('notices (pure)', () => {
-  const rec = (over: Partial<CrawlRecord>): CrawlRecord => ({ id: 3, mode: 'full', status: 'completed', startedAt: null, finishedAt: null, stats: { pages: 7, links: 0, errors: 0 }, ...over });
+  const rec = (over: Partial<CrawlRecord>): CrawlRecord => ({
+    id: 3,
+    mode: 'full',
+    status: 'completed',
+    startedAt: null,
+    finishedAt: null,
+    stats: { pages: 7, links: 0, errors: 0 },
+    ...over,
+  });
   it('search: empty index, running crawl, or nothing to say', () => {
     expect(searchNotice(null)).toMatch(/empty/);
-    expect(searchNotice(rec({ status: 'running' }))).toMatch(/Crawl 3 \(full\) is still running \(7 pages so far\).*svc\/get-crawl/);
+    expect(searchNotice(rec({ status: 'running' }))).toMatch(
+      /Crawl 3 \(full\) is still running \(7 pages so far\).*svc\/get-crawl/,
+    );
     expect(searchNotice(rec({}))).toBeNull();
   });
   it('report: running, never crawled, no full crawl completed, or nothing to say', () => {
     expect(reportNotice('2026-01-01T00:00:00Z', rec({ status: 'queued' }))).toMatch(/still queued.*refresh: true/);
     expect(reportNotice(null, null)).toMatch(/No crawl has run yet/);
-    expect(reportNotice(null, rec({ mode: 'partial', status: 'failed', error: 'boom' }))).toMatch(/No full crawl has completed yet.*ended failed: boom.*svc\/full-crawl/);
+    expect(reportNotice(null, rec({ mode: 'partial', status: 'failed', error: 'boom' }))).toMatch(
+      /No full crawl has completed yet.*ended failed: boom.*svc\/full-crawl/,
+    );
     expect(reportNotice('2026-01-01T00:00:00Z', rec({}))).toBeNull();
   });
 });

@@ -28,13 +28,32 @@ async function start(kit: StoreKit): Promise<string> {
   server = createServer(async (req, res) => {
     if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     if (req.url === '/robots.txt' || req.url === '/sitemap.xml') return void res.writeHead(404).end();
-    if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Home</title></head><body><a href="/missing">x</a> volunteer</body></html>');
-    if (req.url === '/missing') return void res.writeHead(missingAnswer, { 'content-type': 'text/html' }).end('<html><title>M</title></html>');
+    if (req.url === '/')
+      return void res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<html><head><title>Home</title></head><body><a href="/missing">x</a> volunteer</body></html>');
+    if (req.url === '/missing')
+      return void res.writeHead(missingAnswer, { 'content-type': 'text/html' }).end('<html><title>M</title></html>');
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app = await makeAppOn(kit, { targets: [{ host: hostPort, scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: false, respect_robots_txt: false }] }, ONE_HOST);
+  app = await makeAppOn(
+    kit,
+    {
+      targets: [
+        {
+          host: hostPort,
+          scheme: 'http',
+          track_links: 'all',
+          walk_links: true,
+          use_sitemap: false,
+          respect_robots_txt: false,
+        },
+      ],
+    },
+    ONE_HOST,
+  );
   users = await addRoleUsers(app);
   ({ host } = await makeHost(app));
   return `http://${hostPort}`;
@@ -47,20 +66,38 @@ describe.each(DIALECTS)('crawl abilities (embedded) on %s', (dialect) => {
   it('manual crawl returns the crawl record at once; its end drops the cached link report', async () => {
     const site = await start(kit);
     const admin = { user: users.administrator.user };
-    const full = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number; mode: string; status: string };
-    expect(full).toMatchObject({ mode: 'full', status: expect.stringMatching(/^(queued|running)$/), urls: null, error: null });
+    const full = (await host.registry.execute('svc/full-crawl', {}, admin)) as {
+      id: number;
+      mode: string;
+      status: string;
+    };
+    expect(full).toMatchObject({
+      mode: 'full',
+      status: expect.stringMatching(/^(queued|running)$/),
+      urls: null,
+      error: null,
+    });
     expect((await app.backend.waitForCrawl(full.id)).status).toBe('completed');
 
-    const before = (await host.registry.execute('svc/link-report', {}, admin)) as { summary: { not_found: number }; last_full_crawl: string | null };
+    const before = (await host.registry.execute('svc/link-report', {}, admin)) as {
+      summary: { not_found: number };
+      last_full_crawl: string | null;
+    };
     expect(before.summary.not_found).toBe(1);
     expect(before.last_full_crawl).not.toBeNull();
 
     // The page is fixed; a manual crawl of the page re-checks its link. Its end must drop the cached report.
     missingAnswer = 200;
-    const manual = (await host.registry.execute('svc/manual-crawl', { urls: [`${site}/`] }, admin)) as { id: number; urls: string[] };
+    const manual = (await host.registry.execute('svc/manual-crawl', { urls: [`${site}/`] }, admin)) as {
+      id: number;
+      urls: string[];
+    };
     expect(manual.urls).toEqual([`${site}/`]);
     await app.backend.waitForCrawl(manual.id);
-    const after = (await host.registry.execute('svc/link-report', {}, admin)) as { summary: { not_found: number }; last_full_crawl: string | null };
+    const after = (await host.registry.execute('svc/link-report', {}, admin)) as {
+      summary: { not_found: number };
+      last_full_crawl: string | null;
+    };
     expect(after.summary.not_found).toBe(0);
     expect(after.last_full_crawl).toBe(before.last_full_crawl); // a manual crawl never moves it
   });
@@ -72,19 +109,40 @@ describe.each(DIALECTS)('crawl abilities (embedded) on %s', (dialect) => {
       missingAnswer = 200; // a site of two pages: / and /missing
       const admin = { user: users.administrator.user };
       const full = (await host.registry.execute('svc/full-crawl', {}, admin)) as { id: number };
-      const short = (await host.registry.execute('svc/get-crawl', { id: full.id, wait_seconds: 0.2 }, admin)) as { status: string; finished_at: string | null };
+      const short = (await host.registry.execute('svc/get-crawl', { id: full.id, wait_seconds: 0.2 }, admin)) as {
+        status: string;
+        finished_at: string | null;
+      };
       expect(short).toMatchObject({ status: expect.stringMatching(/^(queued|running)$/), finished_at: null });
       const heard: { done: number; queued: number; message: string }[] = [];
-      const done = (await host.registry.execute('svc/get-crawl', { wait_seconds: 30 }, { ...admin, onProgress: (p) => void heard.push(p) })) as Record<string, unknown>;
-      expect(done).toMatchObject({ id: full.id, mode: 'full', status: 'completed', finished_at: expect.any(String), stats: { pages: 2 } });
+      const done = (await host.registry.execute(
+        'svc/get-crawl',
+        { wait_seconds: 30 },
+        { ...admin, onProgress: (p) => void heard.push(p) },
+      )) as Record<string, unknown>;
+      expect(done).toMatchObject({
+        id: full.id,
+        mode: 'full',
+        status: 'completed',
+        finished_at: expect.any(String),
+        stats: { pages: 2 },
+      });
       expect(heard.length).toBeGreaterThanOrEqual(1);
       expect(heard.at(-1)!.message).toMatch(new RegExp(`^crawl ${full.id}: \\d+ pages done, \\d+ queued`));
       // A caller that goes away stops the wait, not the crawl.
-      const again = (await host.registry.execute('svc/manual-crawl', { urls: [`http://${app.config.targets[0]!.host}/`] }, admin)) as { id: number };
+      const again = (await host.registry.execute(
+        'svc/manual-crawl',
+        { urls: [`http://${app.config.targets[0]!.host}/`] },
+        admin,
+      )) as { id: number };
       const gone = new AbortController();
       setTimeout(() => gone.abort(), 100);
       const t = Date.now();
-      const cut = (await host.registry.execute('svc/get-crawl', { id: again.id, wait_seconds: 30 }, { ...admin, signal: gone.signal })) as { status: string };
+      const cut = (await host.registry.execute(
+        'svc/get-crawl',
+        { id: again.id, wait_seconds: 30 },
+        { ...admin, signal: gone.signal },
+      )) as { status: string };
       expect(Date.now() - t).toBeLessThan(5000);
       expect(cut.status).toMatch(/^(queued|running)$/);
       expect((await app.backend.waitForCrawl(again.id)).status).toBe('completed');

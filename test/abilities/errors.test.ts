@@ -7,7 +7,7 @@ import type { App } from '../../src/app/open-app.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { BackendError } from '../../src/model/errors.js';
 import { addRoleUsers, makeHost, seedPosts, SITE } from '../support/app.js';
-import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
+import { type FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 
 let app: App;
 let backend: FakeBackend;
@@ -32,12 +32,18 @@ async function setup() {
 describe('the ability error cases', () => {
   it('row 1: a user lacking the capability → ability_invalid_permissions', async () => {
     const { run } = await setup();
-    expect(await run('svc/link-report', {}, 'editor')).toMatchObject({ code: 'ability_invalid_permissions', status: 403 });
+    expect(await run('svc/link-report', {}, 'editor')).toMatchObject({
+      code: 'ability_invalid_permissions',
+      status: 403,
+    });
   });
 
   it('row 1: no current user → ability_invalid_permissions', async () => {
     const { run } = await setup();
-    expect(await run('svc/get-page-meta', { post_id: 1 }, null)).toMatchObject({ code: 'ability_invalid_permissions', status: 401 });
+    expect(await run('svc/get-page-meta', { post_id: 1 }, null)).toMatchObject({
+      code: 'ability_invalid_permissions',
+      status: 401,
+    });
   });
 
   it('row 2: get-page-meta of a non-public post the user may not read → the same error as a missing post', async () => {
@@ -78,19 +84,32 @@ describe('backend failures', () => {
   ])('%s: an unreachable upstream → svc_api_error 502', async (name, input) => {
     const { run } = await setup();
     backend.failWith = new BackendError('upstream_error', 'cannot reach the /v1 service: ECONNREFUSED');
-    expect(await run(name, input)).toMatchObject({ code: 'svc_api_error', status: 502, data: { upstream_status: 502 } });
+    expect(await run(name, input)).toMatchObject({
+      code: 'svc_api_error',
+      status: 502,
+      data: { upstream_status: 502 },
+    });
   });
 
   it('a crawl already running → svc_api_error 409', async () => {
     const { run } = await setup();
     backend.failWith = new BackendError('conflict', 'a crawl of this project is already running');
-    expect(await run('svc/full-crawl', {})).toMatchObject({ code: 'svc_api_error', status: 409, data: { upstream_status: 409 }, message: expect.stringMatching(/already running/) });
+    expect(await run('svc/full-crawl', {})).toMatchObject({
+      code: 'svc_api_error',
+      status: 409,
+      data: { upstream_status: 409 },
+      message: expect.stringMatching(/already running/),
+    });
   });
 
   it('bad input the backend catches stays an input error', async () => {
     const { run } = await setup();
     backend.failWith = new BackendError('invalid_input', 'urls[0]: not a page of this site');
-    expect(await run('svc/manual-crawl', { urls: [`${SITE}/x`] })).toMatchObject({ code: 'ability_invalid_input', status: 400, message: expect.stringContaining('urls[0]') });
+    expect(await run('svc/manual-crawl', { urls: [`${SITE}/x`] })).toMatchObject({
+      code: 'ability_invalid_input',
+      status: 400,
+      message: expect.stringContaining('urls[0]'),
+    });
   });
 
   it('an error that is not a BackendError is not disguised', async () => {

@@ -5,19 +5,93 @@ import type { App } from '../../src/app/open-app.js';
 import { toAbilityLinkReport, toAbilityCrawlRecord } from '../../src/abilities/rest-to-ability.js';
 import { LINK_REPORT_TTL_MS } from '../../src/abilities/link-report-cache.js';
 import { AbilityLinkReportSchema } from '../../src/abilities/schemas.js';
-import { AbilityError } from '../../src/abilities/types.js';
+import type { AbilityError } from '../../src/abilities/types.js';
 import { BackendError } from '../../src/model/errors.js';
 import { addRoleUsers, makeHost, SITE, TARGET_HOST } from '../support/app.js';
 import { emptyReport } from '../support/reports.js';
-import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
+import { type FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 
 const REST = emptyReport({
-  notFound: { count: 3, pages: [{ url: `${SITE}/a`, links: [{ url: `${SITE}/missing`, httpStatus: 404, message: 'Not Found', element: 'a', text: 'Missing page' }, { url: `${SITE}/gone`, httpStatus: 410, message: 'Gone', element: 'img', text: 'A gone picture' }] }] },
-  forbidden: { count: 1, pages: [{ url: `${SITE}/b`, links: [{ url: `${SITE}/secret`, httpStatus: 403, message: 'blocked: 403 Forbidden (cf-mitigated: challenge)', element: 'a', text: '', blocked: true }] }] },
-  serverError: { count: 1, pages: [{ url: `${SITE}/a`, links: [{ url: 'http://127.0.0.1:1/', httpStatus: 0, message: 'connection refused', element: 'script', text: '' }] }] },
-  redirect: { count: 1, pages: [{ url: `${SITE}/c`, links: [{ url: `${SITE}/old`, httpStatus: 301, message: 'Moved Permanently', redirectsTo: `${SITE}/new`, element: 'css', text: '' }] }] },
-  unknown: { count: 2, pages: [{ url: `${SITE}/c`, links: [{ url: `${SITE}/later`, httpStatus: 0, message: 'not fetched: the crawl stopped at max_pages', element: 'a', text: 'Later' }] }] },
-  targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: false, lastCrawlError: null }, { host: 'other.example', linkTracking: 'pdf', walkLinks: true, lastCrawlError: null }],
+  notFound: {
+    count: 3,
+    pages: [
+      {
+        url: `${SITE}/a`,
+        links: [
+          { url: `${SITE}/missing`, httpStatus: 404, message: 'Not Found', element: 'a', text: 'Missing page' },
+          { url: `${SITE}/gone`, httpStatus: 410, message: 'Gone', element: 'img', text: 'A gone picture' },
+        ],
+      },
+    ],
+  },
+  forbidden: {
+    count: 1,
+    pages: [
+      {
+        url: `${SITE}/b`,
+        links: [
+          {
+            url: `${SITE}/secret`,
+            httpStatus: 403,
+            message: 'blocked: 403 Forbidden (cf-mitigated: challenge)',
+            element: 'a',
+            text: '',
+            blocked: true,
+          },
+        ],
+      },
+    ],
+  },
+  serverError: {
+    count: 1,
+    pages: [
+      {
+        url: `${SITE}/a`,
+        links: [
+          { url: 'http://127.0.0.1:1/', httpStatus: 0, message: 'connection refused', element: 'script', text: '' },
+        ],
+      },
+    ],
+  },
+  redirect: {
+    count: 1,
+    pages: [
+      {
+        url: `${SITE}/c`,
+        links: [
+          {
+            url: `${SITE}/old`,
+            httpStatus: 301,
+            message: 'Moved Permanently',
+            redirectsTo: `${SITE}/new`,
+            element: 'css',
+            text: '',
+          },
+        ],
+      },
+    ],
+  },
+  unknown: {
+    count: 2,
+    pages: [
+      {
+        url: `${SITE}/c`,
+        links: [
+          {
+            url: `${SITE}/later`,
+            httpStatus: 0,
+            message: 'not fetched: the crawl stopped at max_pages',
+            element: 'a',
+            text: 'Later',
+          },
+        ],
+      },
+    ],
+  },
+  targets: [
+    { host: TARGET_HOST, linkTracking: 'all', walkLinks: false, lastCrawlError: null },
+    { host: 'other.example', linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+  ],
   truncated: true,
   lastFullCrawl: '2026-10-04T08:00:00.000Z',
 });
@@ -28,12 +102,78 @@ describe('toAbilityLinkReport (pure)', () => {
     expect(out).toEqual({
       summary: { not_found: 3, forbidden: 1, server_error: 1, redirect: 1, unknown: 2 },
       links: [
-        { page: `${SITE}/a`, link: `${SITE}/missing`, http_status: 404, reason: 'not_found', message: 'Not Found', redirects_to: null, element: 'a', text: 'Missing page', blocked: false, first_seen: null },
-        { page: `${SITE}/a`, link: `${SITE}/gone`, http_status: 410, reason: 'not_found', message: 'Gone', redirects_to: null, element: 'img', text: 'A gone picture', blocked: false, first_seen: null },
-        { page: `${SITE}/b`, link: `${SITE}/secret`, http_status: 403, reason: 'forbidden', message: 'blocked: 403 Forbidden (cf-mitigated: challenge)', redirects_to: null, element: 'a', text: '', blocked: true, first_seen: null },
-        { page: `${SITE}/a`, link: 'http://127.0.0.1:1/', http_status: 0, reason: 'server_error', message: 'connection refused', redirects_to: null, element: 'script', text: '', blocked: false, first_seen: null },
-        { page: `${SITE}/c`, link: `${SITE}/old`, http_status: 301, reason: 'redirect', message: 'Moved Permanently', redirects_to: `${SITE}/new`, element: 'css', text: '', blocked: false, first_seen: null },
-        { page: `${SITE}/c`, link: `${SITE}/later`, http_status: 0, reason: 'unknown', message: 'not fetched: the crawl stopped at max_pages', redirects_to: null, element: 'a', text: 'Later', blocked: false, first_seen: null },
+        {
+          page: `${SITE}/a`,
+          link: `${SITE}/missing`,
+          http_status: 404,
+          reason: 'not_found',
+          message: 'Not Found',
+          redirects_to: null,
+          element: 'a',
+          text: 'Missing page',
+          blocked: false,
+          first_seen: null,
+        },
+        {
+          page: `${SITE}/a`,
+          link: `${SITE}/gone`,
+          http_status: 410,
+          reason: 'not_found',
+          message: 'Gone',
+          redirects_to: null,
+          element: 'img',
+          text: 'A gone picture',
+          blocked: false,
+          first_seen: null,
+        },
+        {
+          page: `${SITE}/b`,
+          link: `${SITE}/secret`,
+          http_status: 403,
+          reason: 'forbidden',
+          message: 'blocked: 403 Forbidden (cf-mitigated: challenge)',
+          redirects_to: null,
+          element: 'a',
+          text: '',
+          blocked: true,
+          first_seen: null,
+        },
+        {
+          page: `${SITE}/a`,
+          link: 'http://127.0.0.1:1/',
+          http_status: 0,
+          reason: 'server_error',
+          message: 'connection refused',
+          redirects_to: null,
+          element: 'script',
+          text: '',
+          blocked: false,
+          first_seen: null,
+        },
+        {
+          page: `${SITE}/c`,
+          link: `${SITE}/old`,
+          http_status: 301,
+          reason: 'redirect',
+          message: 'Moved Permanently',
+          redirects_to: `${SITE}/new`,
+          element: 'css',
+          text: '',
+          blocked: false,
+          first_seen: null,
+        },
+        {
+          page: `${SITE}/c`,
+          link: `${SITE}/later`,
+          http_status: 0,
+          reason: 'unknown',
+          message: 'not fetched: the crawl stopped at max_pages',
+          redirects_to: null,
+          element: 'a',
+          text: 'Later',
+          blocked: false,
+          first_seen: null,
+        },
       ],
       top_links: [
         // Ties: report order, then by URL.
@@ -56,13 +196,35 @@ describe('toAbilityLinkReport (pure)', () => {
   });
 
   it('maps an empty report', () => {
-    expect(toAbilityLinkReport(emptyReport())).toMatchObject({ summary: { not_found: 0, forbidden: 0, server_error: 0, redirect: 0, unknown: 0 }, links: [], truncated: false, last_full_crawl: null });
+    expect(toAbilityLinkReport(emptyReport())).toMatchObject({
+      summary: { not_found: 0, forbidden: 0, server_error: 0, redirect: 0, unknown: 0 },
+      links: [],
+      truncated: false,
+      last_full_crawl: null,
+    });
   });
 
   it('maps a crawl record to snake_case', () => {
     expect(
-      toAbilityCrawlRecord({ id: 7, mode: 'manual', status: 'running', urls: ['u'], startedAt: 's', finishedAt: null, stats: { pages: 1, links: 2, errors: 0, targets: { h: { pages: 1, cutByMaxPages: true } } } }),
-    ).toEqual({ id: 7, mode: 'manual', status: 'running', urls: ['u'], started_at: 's', finished_at: null, stats: { pages: 1, links: 2, errors: 0, targets: { h: { pages: 1, cut_by_max_pages: true } } }, error: null });
+      toAbilityCrawlRecord({
+        id: 7,
+        mode: 'manual',
+        status: 'running',
+        urls: ['u'],
+        startedAt: 's',
+        finishedAt: null,
+        stats: { pages: 1, links: 2, errors: 0, targets: { h: { pages: 1, cutByMaxPages: true } } },
+      }),
+    ).toEqual({
+      id: 7,
+      mode: 'manual',
+      status: 'running',
+      urls: ['u'],
+      started_at: 's',
+      finished_at: null,
+      stats: { pages: 1, links: 2, errors: 0, targets: { h: { pages: 1, cut_by_max_pages: true } } },
+      error: null,
+    });
   });
 });
 
@@ -76,7 +238,10 @@ describe('svc/link-report cache', () => {
     backend.report = structuredClone(REST);
     const users = await addRoleUsers(app);
     const { host, clock } = await makeHost(app);
-    const run = (input: unknown) => host.registry.execute('svc/link-report', input, { user: users.administrator.user }) as Promise<{ summary: { not_found: number } }>;
+    const run = (input: unknown) =>
+      host.registry.execute('svc/link-report', input, { user: users.administrator.user }) as Promise<{
+        summary: { not_found: number };
+      }>;
     return { host, clock, run };
   }
 
@@ -102,7 +267,11 @@ describe('svc/link-report cache', () => {
     await run({ target: TARGET_HOST });
     await run({ target: TARGET_HOST.toUpperCase() }); // host names fold case: same entry
     expect(backend.count('linkReport')).toBe(3);
-    expect(backend.calls.map((c) => c.args[0])).toEqual([{ target: undefined, limit: 1000 }, { target: undefined, limit: 10 }, { target: TARGET_HOST, limit: 1000 }]);
+    expect(backend.calls.map((c) => c.args[0])).toEqual([
+      { target: undefined, limit: 1000 },
+      { target: undefined, limit: 10 },
+      { target: TARGET_HOST, limit: 1000 },
+    ]);
   });
 
   it('refresh: true reads the backend and stores the fresh result', async () => {

@@ -6,7 +6,7 @@ import { AbilityError } from '../../src/abilities/types.js';
 import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/host/roles.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
 import { addRoleUsers, makeHost, POSTS, seedPosts, SITE } from '../support/app.js';
-import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
+import { type FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 
@@ -40,7 +40,15 @@ const INPUTS: Record<string, unknown> = {
 const OK = 'allowed';
 const DENIED = 'ability_invalid_permissions:403';
 const NO_USER = 'ability_invalid_permissions:401';
-const READ_ONLY_ROW = { 'svc/search': OK, 'svc/get-page-meta': OK, 'svc/link-report': DENIED, 'svc/full-crawl': DENIED, 'svc/partial-crawl': DENIED, 'svc/manual-crawl': DENIED, 'svc/delete-pages': DENIED };
+const READ_ONLY_ROW = {
+  'svc/search': OK,
+  'svc/get-page-meta': OK,
+  'svc/link-report': DENIED,
+  'svc/full-crawl': DENIED,
+  'svc/partial-crawl': DENIED,
+  'svc/manual-crawl': DENIED,
+  'svc/delete-pages': DENIED,
+};
 
 // role × ability → allowed, or the exact error: every role may search and read page meta; only manage_options
 // (administrator) may read the link report and start crawls; no user gets 401.
@@ -53,7 +61,9 @@ const TABLE: Record<Role | 'no user', Record<string, string>> = {
   'no user': Object.fromEntries(Object.keys(INPUTS).map((n) => [n, NO_USER])),
 };
 
-const cases = Object.entries(TABLE).flatMap(([role, row]) => Object.entries(row).map(([ability, expected]) => [role, ability, expected] as const));
+const cases = Object.entries(TABLE).flatMap(([role, row]) =>
+  Object.entries(row).map(([ability, expected]) => [role, ability, expected] as const),
+);
 
 describe('role × ability', () => {
   appOn(storeKit('sqlite'), 'test');
@@ -79,23 +89,32 @@ describe('role × ability', () => {
   });
 
   it('a refused caller gets no fallback to the plain function', async () => {
-    const e = await host.registry.execute('svc/full-crawl', {}, { user: users.subscriber.user }).catch((err: unknown) => err);
+    const e = await host.registry
+      .execute('svc/full-crawl', {}, { user: users.subscriber.user })
+      .catch((err: unknown) => err);
     expect(e).toBeInstanceOf(AbilityError);
     expect(backend.count('startCrawl')).toBe(0);
   });
 
   it('a no-user error says no user is set', async () => {
-    const e = (await host.registry.execute('svc/search', { terms: 'x' }, { user: null }).catch((err: unknown) => err)) as AbilityError;
+    const e = (await host.registry
+      .execute('svc/search', { terms: 'x' }, { user: null })
+      .catch((err: unknown) => err)) as AbilityError;
     expect(e.message).toMatch(/no user is set/);
   });
 });
 
 describe('roles and capabilities', () => {
   it('grants capabilities as the CMS does', () => {
-    expect(ROLE_CAPABILITIES.administrator).toEqual(expect.arrayContaining(['read', 'manage_options', 'read_private_posts']));
+    expect(ROLE_CAPABILITIES.administrator).toEqual(
+      expect.arrayContaining(['read', 'manage_options', 'read_private_posts']),
+    );
     for (const r of ROLES) expect(userCan({ login: 'x', role: r }, 'read')).toBe(true);
     expect(ROLES.filter((r) => userCan({ login: 'x', role: r }, 'manage_options'))).toEqual(['administrator']);
-    expect(ROLES.filter((r) => userCan({ login: 'x', role: r }, 'read_private_posts'))).toEqual(['administrator', 'editor']);
+    expect(ROLES.filter((r) => userCan({ login: 'x', role: r }, 'read_private_posts'))).toEqual([
+      'administrator',
+      'editor',
+    ]);
     expect(userCan(null, 'read')).toBe(false);
   });
 
@@ -105,10 +124,13 @@ describe('roles and capabilities', () => {
     ['draft', 'contributor', [true, true, false, true, false, false]],
     ['pending', 'contributor', [true, true, false, true, false, false]],
     ['future', 'subscriber', [true, true, false, false, true, false]],
-  ] as const)('a %s post by %s is readable by admin, editor, author, contributor, subscriber, nobody: %j', (status, author, expected) => {
-    const who: (User | null)[] = [...ROLES.map((r) => ({ login: r, role: r })), null];
-    expect(who.map((u) => canReadPost(u, { status, author }))).toEqual(expected);
-  });
+  ] as const)(
+    'a %s post by %s is readable by admin, editor, author, contributor, subscriber, nobody: %j',
+    (status, author, expected) => {
+      const who: (User | null)[] = [...ROLES.map((r) => ({ login: r, role: r })), null];
+      expect(who.map((u) => canReadPost(u, { status, author }))).toEqual(expected);
+    },
+  );
 });
 
 describe.each(DIALECTS)('svc/get-page-meta visibility on %s', (dialect) => {
@@ -164,7 +186,13 @@ describe.each(DIALECTS)('svc/get-page-meta visibility on %s', (dialect) => {
   ] as const)('%s reading post %i → %s', async (role, id, readable) => {
     const out = await answer(role, id);
     if (readable) expect(out).toMatchObject({ customFields: { postId: { type: 'number', value: id } } });
-    else expect(out).toEqual({ code: 'svc_post_not_found', message: `no post ${id} that you can read`, status: 404, data: {} });
+    else
+      expect(out).toEqual({
+        code: 'svc_post_not_found',
+        message: `no post ${id} that you can read`,
+        status: 404,
+        data: {},
+      });
   });
 
   it('returns the page meta of a published post', async () => {

@@ -11,9 +11,18 @@ import { getPost, importPosts, listPosts } from '../../src/store/posts.js';
 import { PostSchema } from '../../src/model/posts.js';
 
 const POST = {
-  id: 104, url: 'https://example.org/blog/post-4', title: 'Volunteer weekend report', status: 'publish', author: 'alice', type: 'post',
-  created: '2026-05-01T09:00:00Z', modified: '2026-10-04T08:00:00Z', language: 'en', terms: { category: ['society'], post_tag: ['volunteers', 'weekend'] },
-  show_in_search: true, superwords: ['volunteering'],
+  id: 104,
+  url: 'https://example.org/blog/post-4',
+  title: 'Volunteer weekend report',
+  status: 'publish',
+  author: 'alice',
+  type: 'post',
+  created: '2026-05-01T09:00:00Z',
+  modified: '2026-10-04T08:00:00Z',
+  language: 'en',
+  terms: { category: ['society'], post_tag: ['volunteers', 'weekend'] },
+  show_in_search: true,
+  superwords: ['volunteering'],
 };
 
 function problems(text: string): string[] {
@@ -38,23 +47,48 @@ describe('posts file', () => {
 
   it('fills defaults for optional fields', () => {
     const [p] = parsePostsFile(JSON.stringify([{ id: 1, url: 'https://e.org/', status: 'publish', author: 'a' }]));
-    expect(p).toEqual({ id: 1, url: 'https://e.org/', title: '', status: 'publish', author: 'a', type: 'post', created: null, modified: null, language: null, terms: {}, show_in_search: true, superwords: [], content: '' });
+    expect(p).toEqual({
+      id: 1,
+      url: 'https://e.org/',
+      title: '',
+      status: 'publish',
+      author: 'a',
+      type: 'post',
+      created: null,
+      modified: null,
+      language: null,
+      terms: {},
+      show_in_search: true,
+      superwords: [],
+      content: '',
+    });
   });
 
   it('names the line and field of each NDJSON problem', () => {
-    const text = [JSON.stringify(POST), JSON.stringify({ ...POST, id: 2, status: 'published' }), '{oops', JSON.stringify({ ...POST, id: 3, url: 'not a url', colour: 1 })].join('\n');
+    const text = [
+      JSON.stringify(POST),
+      JSON.stringify({ ...POST, id: 2, status: 'published' }),
+      '{oops',
+      JSON.stringify({ ...POST, id: 3, url: 'not a url', colour: 1 }),
+    ].join('\n');
     const p = problems(text);
-    expect(p).toContainEqual(expect.stringMatching(/^line 2: status: must be one of publish, private, draft, pending, future$/));
+    expect(p).toContainEqual(
+      expect.stringMatching(/^line 2: status: must be one of publish, private, draft, pending, future$/),
+    );
     expect(p).toContainEqual(expect.stringMatching(/^line 3: not valid JSON/));
     expect(p).toContainEqual(expect.stringMatching(/^line 4: url: must be a full http\(s\) URL$/));
     expect(p).toContainEqual(expect.stringMatching(/^line 4: .*unknown field\(s\) "colour"/));
   });
 
   it('names the entry (and its id) of each JSON array problem', () => {
-    const p = problems(JSON.stringify([POST, { ...POST, id: 7, created: 'yesterday' }, { ...POST, id: 'x' }, { ...POST }]));
+    const p = problems(
+      JSON.stringify([POST, { ...POST, id: 7, created: 'yesterday' }, { ...POST, id: 'x' }, { ...POST }]),
+    );
     expect(p).toContainEqual('post 2 (id 7): created: must be an ISO 8601 date-time, e.g. 2026-05-01T09:00:00Z');
     expect(p).toContainEqual(expect.stringMatching(/^post 3: id: must be a whole number/));
-    expect(p).toContainEqual(expect.stringMatching(/^post 4 \(id 104\): id: 104 is used again \(first in post 1 \(id 104\)\)/));
+    expect(p).toContainEqual(
+      expect.stringMatching(/^post 4 \(id 104\): id: 104 is used again \(first in post 1 \(id 104\)\)/),
+    );
   });
 
   it('reports the line of a JSON syntax error in an array file', () => {
@@ -71,17 +105,35 @@ describe('pageMetaOfPost', () => {
       created: '2026-05-01T09:00:00.000Z',
       modified: '2026-10-04T08:00:00.000Z',
       language: 'en',
-      tags: ['public', 'post_type/post', 'taxonomy/category/society', 'taxonomy/post_tag/volunteers', 'taxonomy/post_tag/weekend', 'domain/example.org'],
+      tags: [
+        'public',
+        'post_type/post',
+        'taxonomy/category/society',
+        'taxonomy/post_tag/volunteers',
+        'taxonomy/post_tag/weekend',
+        'domain/example.org',
+      ],
       customFields: { postId: { type: 'number', value: 104 } },
       superwords: ['volunteering'],
     });
   });
 
   it('a non-public post is neither tagged public nor shown in search; show_in_search false hides a public one', () => {
-    const priv = pageMetaOfPost(PostSchema.parse({ ...POST, status: 'private', type: 'page', url: 'http://127.0.0.1:8080/p' }));
+    const priv = pageMetaOfPost(
+      PostSchema.parse({ ...POST, status: 'private', type: 'page', url: 'http://127.0.0.1:8080/p' }),
+    );
     expect(priv.showInSearch).toBe(false);
-    expect(priv.tags).toEqual(['post_type/page', 'taxonomy/category/society', 'taxonomy/post_tag/volunteers', 'taxonomy/post_tag/weekend', 'domain/127.0.0.1:8080']);
-    expect(pageMetaOfPost(PostSchema.parse({ ...POST, show_in_search: false }))).toMatchObject({ showInSearch: false, tags: expect.arrayContaining(['public']) });
+    expect(priv.tags).toEqual([
+      'post_type/page',
+      'taxonomy/category/society',
+      'taxonomy/post_tag/volunteers',
+      'taxonomy/post_tag/weekend',
+      'domain/127.0.0.1:8080',
+    ]);
+    expect(pageMetaOfPost(PostSchema.parse({ ...POST, show_in_search: false }))).toMatchObject({
+      showInSearch: false,
+      tags: expect.arrayContaining(['public']),
+    });
   });
 });
 
@@ -93,7 +145,9 @@ describe('host.posts_file', () => {
     const file = join(tempDir(), 'posts.ndjson');
     writeFileSync(file, `${JSON.stringify({ ...POST, status: 'live' })}\n`);
     app = makeApp({ host: { posts_file: file } }, ONE_HOST);
-    await expect(createHost(app)).rejects.toThrow(/host\.posts_file .*posts\.ndjson[\s\S]*line 1: status: must be one of/);
+    await expect(createHost(app)).rejects.toThrow(
+      /host\.posts_file .*posts\.ndjson[\s\S]*line 1: status: must be one of/,
+    );
   });
 
   it('a missing posts file is named', async () => {

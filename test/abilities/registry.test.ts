@@ -8,10 +8,19 @@ import { Registry } from '../../src/abilities/registry.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { compareVersions, hasAbilitiesApi } from '../../src/host/version.js';
 import { addRoleUsers, makeHost, SITE } from '../support/app.js';
-import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
+import { type FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 import { createHost } from '../../src/app/host.js';
 
-const NAMES = ['svc/search', 'svc/get-page-meta', 'svc/link-report', 'svc/full-crawl', 'svc/partial-crawl', 'svc/manual-crawl', 'svc/delete-pages', 'svc/get-crawl'];
+const NAMES = [
+  'svc/search',
+  'svc/get-page-meta',
+  'svc/link-report',
+  'svc/full-crawl',
+  'svc/partial-crawl',
+  'svc/manual-crawl',
+  'svc/delete-pages',
+  'svc/get-crawl',
+];
 
 let app: App;
 let backend: FakeBackend;
@@ -69,14 +78,22 @@ describe('registry', () => {
 
   it('publishes JSON Schemas made from the zod schemas (limits, defaults, required fields)', async () => {
     const { host } = await setup();
-    const report = host.registry.get('svc/link-report')!.inputJsonSchema as { properties: Record<string, Record<string, unknown>>; required?: string[] };
+    const report = host.registry.get('svc/link-report')!.inputJsonSchema as {
+      properties: Record<string, Record<string, unknown>>;
+      required?: string[];
+    };
     expect(report.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 5000, default: 1000 });
     expect(report.required ?? []).toEqual([]);
-    const del = host.registry.get('svc/delete-pages')!.inputJsonSchema as { properties: Record<string, Record<string, unknown>>; required: string[] };
+    const del = host.registry.get('svc/delete-pages')!.inputJsonSchema as {
+      properties: Record<string, Record<string, unknown>>;
+      required: string[];
+    };
     expect(del.properties.urls).toMatchObject({ type: 'array', minItems: 1, maxItems: 50 });
     expect(del.required).toEqual(['urls']);
     expect((host.registry.get('svc/search')!.inputJsonSchema as { required: string[] }).required).toEqual(['terms']);
-    expect((host.registry.get('svc/get-page-meta')!.inputJsonSchema as { required: string[] }).required).toEqual(['post_id']);
+    expect((host.registry.get('svc/get-page-meta')!.inputJsonSchema as { required: string[] }).required).toEqual([
+      'post_id',
+    ]);
     const out = host.registry.get('svc/link-report')!.outputJsonSchema as { required: string[] };
     expect(out.required).toEqual(['summary', 'links', 'targets', 'top_links', 'truncated', 'last_full_crawl']);
   });
@@ -85,12 +102,22 @@ describe('registry', () => {
     await setup();
     const r = new Registry({ fns: (await createHost(app)).functions, targets: [] });
     const def = (name: string, category = SVC_CATEGORY) => ({
-      ...defineAbility({ name, label: 'x', description: 'x', capability: 'read', annotations: { readonly: true, destructive: false, idempotent: true }, inputSchema: z.object({}), outputSchema: z.object({}), run: async () => ({}) }),
+      ...defineAbility({
+        name,
+        label: 'x',
+        description: 'x',
+        capability: 'read',
+        annotations: { readonly: true, destructive: false, idempotent: true },
+        inputSchema: z.object({}),
+        outputSchema: z.object({}),
+        run: async () => ({}),
+      }),
       category,
     });
     expect(() => r.register(def('svc/x'))).toThrow(/category "svc" is not registered/);
     r.registerCategory({ slug: 'svc', label: 'svc', description: '' });
-    for (const bad of ['svc', 'Svc/x', 'svc/x/y', 'svc/x_y', '/x', 'svc/']) expect(() => r.register(def(bad))).toThrow(/must match/);
+    for (const bad of ['svc', 'Svc/x', 'svc/x/y', 'svc/x_y', '/x', 'svc/'])
+      expect(() => r.register(def(bad))).toThrow(/must match/);
     r.register(def('svc/x'));
     expect(() => r.register(def('svc/x'))).toThrow(/already registered/);
     expect(r.list().map((a) => a.name)).toEqual(['svc/x']);
@@ -112,7 +139,10 @@ describe('registry', () => {
 describe('execute order', () => {
   it('applies the input schema default when input is absent (undefined or null)', async () => {
     const { host, admin } = await setup();
-    await expect(host.registry.execute('svc/full-crawl', undefined, admin)).resolves.toMatchObject({ mode: 'full', status: 'queued' });
+    await expect(host.registry.execute('svc/full-crawl', undefined, admin)).resolves.toMatchObject({
+      mode: 'full',
+      status: 'queued',
+    });
     await expect(host.registry.execute('svc/partial-crawl', null, admin)).resolves.toMatchObject({ mode: 'partial' });
     await host.registry.execute('svc/link-report', undefined, admin);
     expect(backend.calls.at(-1)).toEqual({ method: 'linkReport', args: [{ target: undefined, limit: 1000 }] });
@@ -146,7 +176,12 @@ describe('execute order', () => {
     ['svc/get-page-meta', { post_id: -1 }, 'post_id', /at least 1/],
     ['svc/manual-crawl', { urls: [] }, 'urls', /at least 1 URL/],
     ['svc/manual-crawl', { urls: ['/relative'] }, 'urls[0]', /full http\(s\) URL/],
-    ['svc/manual-crawl', { urls: ['https://elsewhere.example/x'] }, 'urls[0]', /host elsewhere\.example is not a configured target/],
+    [
+      'svc/manual-crawl',
+      { urls: ['https://elsewhere.example/x'] },
+      'urls[0]',
+      /host elsewhere\.example is not a configured target/,
+    ],
     ['svc/manual-crawl', { urls: [`${SITE}/a`, 'ftp://x/y'] }, 'urls[1]', /full http\(s\) URL/],
     ['svc/delete-pages', { urls: [] }, 'urls', /at least 1 URL/],
     ['svc/delete-pages', { urls: Array.from({ length: 51 }, (_, i) => `${SITE}/p${i}`) }, 'urls', /at most 50 URLs/],
@@ -171,7 +206,9 @@ describe('execute order', () => {
 
   it('checks permissions before running the function: the backend is never reached', async () => {
     const { host, users } = await setup();
-    const e = await errorOf(host.registry.execute('svc/delete-pages', { urls: [`${SITE}/a`] }, { user: users.editor.user }));
+    const e = await errorOf(
+      host.registry.execute('svc/delete-pages', { urls: [`${SITE}/a`] }, { user: users.editor.user }),
+    );
     expect([e.code, e.status]).toEqual(['ability_invalid_permissions', 403]);
     expect(backend.calls).toEqual([]);
   });

@@ -18,11 +18,17 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     const { host } = await makeHost(app);
     const admin = (await addRoleUsers(app)).administrator.user;
     try {
-      const report = () => host.registry.get('svc/link-report')!.execute({}, { user: admin }) as Promise<{ summary: { not_found: number } }>;
+      const report = () =>
+        host.registry.get('svc/link-report')!.execute({}, { user: admin }) as Promise<{
+          summary: { not_found: number };
+        }>;
       expect((await report()).summary.not_found).toBe(0);
 
       const other = openApp(app.config, { logger: silentLogger });
-      await writeThrough(other.store, { pages: [page(`${SITE}/`, [`${SITE}/gone`])], outcomes: [outcome(`${SITE}/gone`, 'not_found')] });
+      await writeThrough(other.store, {
+        pages: [page(`${SITE}/`, [`${SITE}/gone`])],
+        outcomes: [outcome(`${SITE}/gone`, 'not_found')],
+      });
       // Without a crawl ending, the cache still answers (the report only changes when the site is crawled).
       expect((await report()).summary.not_found).toBe(0);
       const rec = (await createCrawl(other.store.sql, app.config.project.public_token, 'manual', [`${SITE}/`]))!;

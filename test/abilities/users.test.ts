@@ -43,9 +43,13 @@ describe.each(DIALECTS)('users on %s', (dialect) => {
   it('refuses a taken login, a bad login and an unknown role, naming them', async () => {
     app = await makeAppOn(kit, {}, ONE_HOST);
     await addUser(app.store.sql, 'alice', 'editor');
-    await expect(addUser(app!.store.sql, 'alice', 'subscriber')).rejects.toThrow(/login "alice": a user with this login already exists/);
+    await expect(addUser(app!.store.sql, 'alice', 'subscriber')).rejects.toThrow(
+      /login "alice": a user with this login already exists/,
+    );
     await expect(addUser(app!.store.sql, 'bad login', 'subscriber')).rejects.toThrow(UserError);
-    await expect(addUser(app!.store.sql, 'bob', 'root')).rejects.toThrow(/role "root": must be one of administrator, editor, author, contributor, subscriber/);
+    await expect(addUser(app!.store.sql, 'bob', 'root')).rejects.toThrow(
+      /role "root": must be one of administrator, editor, author, contributor, subscriber/,
+    );
     expect(await listUsers(app.store.sql)).toEqual([{ login: 'alice', role: 'editor' }]);
   });
 
@@ -66,12 +70,17 @@ describe.each(DIALECTS)('svc users / svc posts commands on %s', (dialect) => {
   async function configFile(): Promise<string> {
     const dir = tempDir();
     const file = join(dir, 'svc.json');
-    writeFileSync(file, JSON.stringify({ data_dir: join(dir, 'data'), database_url: await kit.databaseUrl(), log_level: 'silent' }));
+    writeFileSync(
+      file,
+      JSON.stringify({ data_dir: join(dir, 'data'), database_url: await kit.databaseUrl(), log_level: 'silent' }),
+    );
     return file;
   }
   function capture() {
     const out: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    vi.spyOn(process.stdout, 'write').mockImplementation(
+      (chunk: string | Uint8Array) => (out.push(String(chunk)), true),
+    );
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     return out;
   }

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashNeedsRehash, hashPassword, passwordMatches, setPassword, verifyPassword } from '../../src/auth/passwords.js';
+import {
+  hashNeedsRehash,
+  hashPassword,
+  passwordMatches,
+  setPassword,
+  verifyPassword,
+} from '../../src/auth/passwords.js';
 import { addUser, UserError } from '../../src/auth/users.js';
 import { replacePasswordHash, setPasswordHash } from '../../src/store/oauth.js';
 import { openStore, type Store } from '../../src/store/sqlite/store.js';
@@ -45,7 +51,9 @@ describe('password hashes', () => {
 describe('setPassword / verifyPassword', () => {
   it('sets a password on the user row (only its hash) and checks it', async () => {
     await setPassword(store.sql, 'ann', 'ann secret password');
-    const row = store.db.prepare('SELECT password_hash FROM users WHERE login = ?').get('ann') as { password_hash: string };
+    const row = store.db.prepare('SELECT password_hash FROM users WHERE login = ?').get('ann') as {
+      password_hash: string;
+    };
     expect(row.password_hash).toMatch(/^scrypt\$/);
     expect(row.password_hash).not.toContain('ann secret password');
     expect(await verifyPassword(store.sql, 'ann', 'ann secret password')).toEqual({ login: 'ann', role: 'editor' });
@@ -58,18 +66,26 @@ describe('setPassword / verifyPassword', () => {
     expect(await verifyPassword(store.sql, 'nobody', 'ann secret password')).toBeNull();
   });
 
-  it('a hash with the old parameters (N = 2^15) verifies and is made again with today\'s at the next right password only', async () => {
+  it("a hash with the old parameters (N = 2^15) verifies and is made again with today's at the next right password only", async () => {
     const old = scryptHashWith('cy old-format password', 32768);
     expect(hashNeedsRehash(old)).toBe(true);
     await setPasswordHash(store.sql, 'cy', old);
-    const stored = () => (store.db.prepare('SELECT password_hash FROM users WHERE login = ?').get('cy') as { password_hash: string }).password_hash;
+    const stored = () =>
+      (store.db.prepare('SELECT password_hash FROM users WHERE login = ?').get('cy') as { password_hash: string })
+        .password_hash;
     expect(await verifyPassword(store.sql, 'cy', 'cy old-format passworD')).toBeNull();
     expect(stored()).toBe(old);
-    expect(await verifyPassword(store.sql, 'cy', 'cy old-format password')).toEqual({ login: 'cy', role: 'subscriber' });
+    expect(await verifyPassword(store.sql, 'cy', 'cy old-format password')).toEqual({
+      login: 'cy',
+      role: 'subscriber',
+    });
     const renewed = stored();
     expect(renewed).toMatch(/^scrypt\$131072\$8\$1\$/);
     expect(hashNeedsRehash(renewed)).toBe(false);
-    expect(await verifyPassword(store.sql, 'cy', 'cy old-format password')).toEqual({ login: 'cy', role: 'subscriber' });
+    expect(await verifyPassword(store.sql, 'cy', 'cy old-format password')).toEqual({
+      login: 'cy',
+      role: 'subscriber',
+    });
     expect(stored()).toBe(renewed);
     // A rehash never undoes a password set while it ran: it replaces only the hash it verified.
     expect(await replacePasswordHash(store.sql, 'cy', old, await hashPassword('cy old-format password'))).toBe(false);
@@ -77,8 +93,14 @@ describe('setPassword / verifyPassword', () => {
   });
 
   it('refuses short and overlong passwords and unknown users, naming the rule', async () => {
-    await expect(setPassword(store.sql, 'ann', 'short')).rejects.toThrow(new UserError('password: must be at least 8 characters'));
-    await expect(setPassword(store.sql, 'ann', 'x'.repeat(1025))).rejects.toThrow(/password: must be at most 1024 characters/);
-    await expect(setPassword(store.sql, 'nobody', 'long enough password')).rejects.toThrow('login "nobody": no such user');
+    await expect(setPassword(store.sql, 'ann', 'short')).rejects.toThrow(
+      new UserError('password: must be at least 8 characters'),
+    );
+    await expect(setPassword(store.sql, 'ann', 'x'.repeat(1025))).rejects.toThrow(
+      /password: must be at most 1024 characters/,
+    );
+    await expect(setPassword(store.sql, 'nobody', 'long enough password')).rejects.toThrow(
+      'login "nobody": no such user',
+    );
   });
 });

@@ -19,10 +19,12 @@ import { DIALECTS, storeKit } from '../support/stores.js';
 const PROJECT = 'queue123:eu-north-1';
 
 /** Every page answers after `ms`, so a crawl lasts long enough to overlap with what a test does meanwhile. */
-const slow = (ms: number, body: string) => async (...args: Parameters<ReturnType<typeof html>>) => {
-  await sleep(ms);
-  return html(body)(...args);
-};
+const slow =
+  (ms: number, body: string) =>
+  async (...args: Parameters<ReturnType<typeof html>>) => {
+    await sleep(ms);
+    return html(body)(...args);
+  };
 
 function backend(store: ServiceStore, site: TestSite, over: Record<string, unknown> = {}): EmbeddedBackend {
   const config = parseConfig({
@@ -34,7 +36,6 @@ function backend(store: ServiceStore, site: TestSite, over: Record<string, unkno
   return new EmbeddedBackend({ config, store, logger: silentLogger });
 }
 
-
 const ended = (r: CrawlRecord | null) => r && crawlEnded(r.status);
 
 describe.each(DIALECTS)('on %s', (dialect) => {
@@ -44,7 +45,11 @@ describe.each(DIALECTS)('on %s', (dialect) => {
   describe('the crawl queue', () => {
     let site: TestSite;
     beforeAll(async () => {
-      site = await startSite({ '/': slow(300, '<a href="/a">a</a> <a href="/b">b</a>'), '/a': slow(300, 'a'), '/b': slow(300, 'b') });
+      site = await startSite({
+        '/': slow(300, '<a href="/a">a</a> <a href="/b">b</a>'),
+        '/a': slow(300, 'a'),
+        '/b': slow(300, 'b'),
+      });
     });
     afterAll(() => site.close());
 
@@ -57,7 +62,11 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         const q1 = await b.queueCrawl({ mode: 'full' }, 'schedule:full');
         const q2 = await b.queueCrawl({ mode: 'manual', urls: [`${site.origin}/a`] }, 'live_update');
         const q3 = await b.queueCrawl({ mode: 'partial' }, 'schedule:partial');
-        for (const [q, trigger] of [[q1, 'schedule:full'], [q2, 'live_update'], [q3, 'schedule:partial']] as const) {
+        for (const [q, trigger] of [
+          [q1, 'schedule:full'],
+          [q2, 'live_update'],
+          [q3, 'schedule:partial'],
+        ] as const) {
           expect(q).toMatchObject({ status: 'queued', trigger, startedAt: null });
         }
         // No serving loop yet: nothing claims them, and the person's crawl ends on its own.
@@ -65,17 +74,25 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         expect((await b.getCrawl(q1.id))!.status).toBe('queued');
         b.runUnattended({ queuePollMs: 100 });
         // While the queue runs, a person's crawl gets a conflict, as before.
-        await until('the first queued crawl to run', async () => (await getCrawl(store.sql, PROJECT, q1.id))?.status === 'running');
+        await until(
+          'the first queued crawl to run',
+          async () => (await getCrawl(store.sql, PROJECT, q1.id))?.status === 'running',
+        );
         const busy = await b.startCrawl({ mode: 'full' }).catch((e: unknown) => e);
         expect(busy).toBeInstanceOf(BackendError);
         expect((busy as BackendError).message).toMatch(/already running \(crawl \d+, full\)/);
-        const recs = await until('all queued crawls to end', async () => {
-          const r = await Promise.all([q1, q2, q3].map((q) => getCrawl(store.sql, PROJECT, q.id)));
-          return r.every(ended) ? (r as CrawlRecord[]) : null;
-        }, 30_000);
+        const recs = await until(
+          'all queued crawls to end',
+          async () => {
+            const r = await Promise.all([q1, q2, q3].map((q) => getCrawl(store.sql, PROJECT, q.id)));
+            return r.every(ended) ? (r as CrawlRecord[]) : null;
+          },
+          30_000,
+        );
         expect(recs.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
         // In order, never overlapping.
-        for (let i = 1; i < recs.length; i++) expect(Date.parse(recs[i]!.startedAt!)).toBeGreaterThanOrEqual(Date.parse(recs[i - 1]!.finishedAt!));
+        for (let i = 1; i < recs.length; i++)
+          expect(Date.parse(recs[i]!.startedAt!)).toBeGreaterThanOrEqual(Date.parse(recs[i - 1]!.finishedAt!));
         expect(recs.map((r) => r.trigger)).toEqual(['schedule:full', 'live_update', 'schedule:partial']);
       } finally {
         await b.close();
@@ -163,8 +180,12 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         expect((await claimQueuedCrawl(store.sql, PROJECT))!.id).toBe(one.id);
         const three = await b.queueCrawl({ mode: 'manual', urls: [u('/a')] }, 'live_update');
         expect(three.id).toBeGreaterThan(sched.id);
-        expect((await listCrawls(store.sql, PROJECT, 10, 0)).filter((c) => c.status === 'queued').map((c) => c.id)).toEqual([three.id, sched.id]);
-        await expect(b.queueCrawl({ mode: 'manual', urls: ['https://elsewhere.example/x'] }, 'live_update')).rejects.toThrow(/urls\[0\]: host elsewhere\.example is not a configured target/);
+        expect(
+          (await listCrawls(store.sql, PROJECT, 10, 0)).filter((c) => c.status === 'queued').map((c) => c.id),
+        ).toEqual([three.id, sched.id]);
+        await expect(
+          b.queueCrawl({ mode: 'manual', urls: ['https://elsewhere.example/x'] }, 'live_update'),
+        ).rejects.toThrow(/urls\[0\]: host elsewhere\.example is not a configured target/);
       } finally {
         await b.close();
         await store.close();
@@ -172,7 +193,10 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     });
 
     it('more URLs than one manual crawl may list make the waiting crawl a full one', () => {
-      expect(mergeQueuedUrls({ mode: 'manual', urls: ['a', 'b'] }, ['b', 'c'], 3)).toEqual({ mode: 'manual', urls: ['a', 'b', 'c'] });
+      expect(mergeQueuedUrls({ mode: 'manual', urls: ['a', 'b'] }, ['b', 'c'], 3)).toEqual({
+        mode: 'manual',
+        urls: ['a', 'b', 'c'],
+      });
       expect(mergeQueuedUrls({ mode: 'manual', urls: ['a', 'b'] }, ['c', 'd'], 3)).toEqual({ mode: 'full' });
       expect(mergeQueuedUrls({ mode: 'full' }, ['a'], 3)).toEqual({ mode: 'full' });
     });
@@ -185,7 +209,14 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     it('queues a due run, skips one that falls while a crawl is queued, and after a restart runs missed ones once', async () => {
       const { store } = await kit.fresh();
       let now = t0;
-      const make = () => new Scheduler({ sql: store.sql, project: PROJECT, schedule: { full: EVERY_10_MIN, partial: null }, logger: silentLogger, now: () => now });
+      const make = () =>
+        new Scheduler({
+          sql: store.sql,
+          project: PROJECT,
+          schedule: { full: EVERY_10_MIN, partial: null },
+          logger: silentLogger,
+          now: () => now,
+        });
       const queued = async () => (await listCrawls(store.sql, PROJECT, 100, 0)).filter((c) => c.status === 'queued');
       try {
         const s = make();
@@ -201,7 +232,9 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         expect((await s.tick())[0]).toMatchObject({ action: 'skip' });
         expect(await queued()).toHaveLength(1);
         // It runs and ends; the server goes down for hours; a new one (a restart) runs the missed runs once.
-        await store.sql.run(`UPDATE crawls SET status = 'completed', finished_at = ? WHERE status = 'queued'`, [new Date(now).toISOString()]);
+        await store.sql.run(`UPDATE crawls SET status = 'completed', finished_at = ? WHERE status = 'queued'`, [
+          new Date(now).toISOString(),
+        ]);
         now = t0 + 5 * 3_600_000;
         const restarted = make();
         expect((await restarted.tick())[0]).toMatchObject({ action: 'run', missed: true });
@@ -217,7 +250,14 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       const { store, reopen } = await kit.fresh();
       const other = await reopen();
       let now = t0;
-      const make = (s: ServiceStore) => new Scheduler({ sql: s.sql, project: PROJECT, schedule: { full: EVERY_10_MIN }, logger: silentLogger, now: () => now });
+      const make = (s: ServiceStore) =>
+        new Scheduler({
+          sql: s.sql,
+          project: PROJECT,
+          schedule: { full: EVERY_10_MIN },
+          logger: silentLogger,
+          now: () => now,
+        });
       try {
         await make(store).tick();
         // A crawl left queued (say, by a live update) while the server was down through a run.
@@ -227,7 +267,9 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         expect((await one.tick())[0]).toMatchObject({ action: 'run', missed: true });
         // The other server starting at the same moment finds it handled.
         expect((await two.tick())[0]!.action).toBe('wait');
-        expect((await listCrawls(store.sql, PROJECT, 100, 0)).filter((c) => c.trigger === 'schedule:full')).toHaveLength(1);
+        expect(
+          (await listCrawls(store.sql, PROJECT, 100, 0)).filter((c) => c.trigger === 'schedule:full'),
+        ).toHaveLength(1);
         // Once started, a run that falls while crawls are pending is skipped.
         now = t0 + 30 * 60_000 + 10;
         expect((await one.tick())[0]!.action).toBe('skip');

@@ -13,8 +13,19 @@ import { linksOf, outcomes, pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'test1234:eu-north-1';
 
-function runner(store: Store, targets: TargetConfig[], extra: Partial<ConstructorParameters<typeof CrawlRunner>[0]> = {}): CrawlRunner {
-  return new CrawlRunner({ store, project: PROJECT, targets, logger: silentLogger, fetcher: { maxRetryWaitMs: 50, maxRetries: 2, maxSlowDownDelayMs: 100 }, ...extra });
+function runner(
+  store: Store,
+  targets: TargetConfig[],
+  extra: Partial<ConstructorParameters<typeof CrawlRunner>[0]> = {},
+): CrawlRunner {
+  return new CrawlRunner({
+    store,
+    project: PROJECT,
+    targets,
+    logger: silentLogger,
+    fetcher: { maxRetryWaitMs: 50, maxRetries: 2, maxSlowDownDelayMs: 100 },
+    ...extra,
+  });
 }
 
 async function crawl(r: CrawlRunner, req: Parameters<CrawlRunner['start']>[0]): Promise<CrawlRecord> {
@@ -91,9 +102,14 @@ describe('full crawl with link tracking (track_links = all)', () => {
       '/private/secret': html('secret'),
       '/denied/page': html('denied'),
       '/skip-me/please': html('skipped'),
-      '/noindex': html('<p>hidden words zebra</p><a href="/from-noindex">next</a>', { title: 'Noindex', head: '<meta name="robots" content="noindex">' }),
+      '/noindex': html('<p>hidden words zebra</p><a href="/from-noindex">next</a>', {
+        title: 'Noindex',
+        head: '<meta name="robots" content="noindex">',
+      }),
       '/from-noindex': html('<p>reached through a noindex page</p>'),
-      '/nofollow': html('<p>follow nothing</p><a href="/only-from-nofollow">x</a>', { head: '<meta name="robots" content="nofollow">' }),
+      '/nofollow': html('<p>follow nothing</p><a href="/only-from-nofollow">x</a>', {
+        head: '<meta name="robots" content="nofollow">',
+      }),
       '/only-from-nofollow': html('<p>should not be walked</p>'),
       '/xrobots': html('<p>header says noindex</p>', {}, { 'x-robots-tag': 'noindex' }),
       '/meta': html('<p>Body of the meta page</p>', {
@@ -124,7 +140,10 @@ describe('full crawl with link tracking (track_links = all)', () => {
       '/style.css': send(200, 'a{}', { 'content-type': 'text/css' }),
       '/favicon.ico': send(200, 'ico', { 'content-type': 'image/x-icon' }),
       '/embed': html('<p>embedded</p>'),
-      '/malformed': send(200, '<html><head><title>Broken</title><body><div><p>unclosed <b>bold <a href="/from-malformed">link</a><table><tr><td>cell</div></p>'),
+      '/malformed': send(
+        200,
+        '<html><head><title>Broken</title><body><div><p>unclosed <b>bold <a href="/from-malformed">link</a><table><tr><td>cell</div></p>',
+      ),
       '/from-malformed': html('<p>found through malformed html</p>'),
       '/data.json': send(200, '{"a":1}', { 'content-type': 'application/json' }),
       '/rate-limited-once': (_req, res) => {
@@ -145,9 +164,20 @@ describe('full crawl with link tracking (track_links = all)', () => {
     u = (path: string) => `${site.origin}${path}`;
     ({ store } = tempStore());
     // The second loopback site stands in for the outside world: the address policy must let it through.
-    const r = runner(store, [target({ host: site.host, deny_patterns: ['/denied/'], skip_link_patterns: ['/skip-me/'], request_timeout_ms: 400 })], {
-      addressPolicy: { allow: [ext.host, `127.0.0.1:${refused}`] },
-    });
+    const r = runner(
+      store,
+      [
+        target({
+          host: site.host,
+          deny_patterns: ['/denied/'],
+          skip_link_patterns: ['/skip-me/'],
+          request_timeout_ms: 400,
+        }),
+      ],
+      {
+        addressPolicy: { allow: [ext.host, `127.0.0.1:${refused}`] },
+      },
+    );
     rec = await crawl(r, { mode: 'full' });
     o = outcomes(store);
     p = pageRows(store);
@@ -200,7 +230,11 @@ describe('full crawl with link tracking (track_links = all)', () => {
   });
 
   it('stores PDFs and other non-HTML documents without indexing them', () => {
-    expect(p.get(u('/files/guide.pdf'))).toMatchObject({ indexed: 0, content_type: 'application/pdf', http_status: 200 });
+    expect(p.get(u('/files/guide.pdf'))).toMatchObject({
+      indexed: 0,
+      content_type: 'application/pdf',
+      http_status: 200,
+    });
     expect(p.get(u('/data.json'))).toMatchObject({ indexed: 0 });
     expect(o.get(u('/files/guide.pdf'))).toMatchObject({ reason: 'ok' });
   });
@@ -235,9 +269,13 @@ describe('full crawl with link tracking (track_links = all)', () => {
   });
 
   it('indexes noindex pages nowhere in the full-text index', () => {
-    const hits = store.db.prepare(`SELECT count(*) AS n FROM pages_fts WHERE pages_fts MATCH 'zebra'`).get() as { n: number };
+    const hits = store.db.prepare(`SELECT count(*) AS n FROM pages_fts WHERE pages_fts MATCH 'zebra'`).get() as {
+      n: number;
+    };
     expect(hits.n).toBe(0);
-    const ok = store.db.prepare(`SELECT count(*) AS n FROM pages_fts WHERE pages_fts MATCH 'good'`).get() as { n: number };
+    const ok = store.db.prepare(`SELECT count(*) AS n FROM pages_fts WHERE pages_fts MATCH 'good'`).get() as {
+      n: number;
+    };
     expect(ok.n).toBe(1);
   });
 
@@ -246,7 +284,12 @@ describe('full crawl with link tracking (track_links = all)', () => {
     expect(m.title).toBe('Meta title');
     expect(m.language).toBe('sv');
     const meta = JSON.parse(m.meta!) as Record<string, unknown>;
-    expect(meta).toMatchObject({ showInSearch: false, created: '2026-01-02T03:04:05.000Z', customFields: { postId: { type: 'number', value: 42 } }, superwords: ['allotment'] });
+    expect(meta).toMatchObject({
+      showInSearch: false,
+      created: '2026-01-02T03:04:05.000Z',
+      customFields: { postId: { type: 'number', value: 42 } },
+      superwords: ['allotment'],
+    });
     expect(meta.tags).toEqual(expect.arrayContaining(['public', 'post_type/post', `domain/${site.host}`]));
     const home = p.get(u('/'))!;
     expect(home.title).toBe('Home');
@@ -291,7 +334,11 @@ describe('full crawl with link tracking (track_links = all)', () => {
     expect(o.get(`${ext.origin}/head-405`)).toMatchObject({ reason: 'ok', http_status: 200 });
     expect(ext.hitCount('/head-405', 'HEAD')).toBe(1);
     expect(ext.hitCount('/head-405', 'GET')).toBe(1);
-    expect(o.get(`${ext.origin}/moved`)).toMatchObject({ reason: 'redirect', http_status: 301, redirects_to: `${ext.origin}/ok` });
+    expect(o.get(`${ext.origin}/moved`)).toMatchObject({
+      reason: 'redirect',
+      http_status: 301,
+      redirects_to: `${ext.origin}/ok`,
+    });
     expect(ext.hitCount('/ok', 'GET')).toBe(0);
     expect(p.has(`${ext.origin}/ok`)).toBe(false);
   });
@@ -340,7 +387,9 @@ describe('the connect-time address policy (on by default)', () => {
   });
 
   it('reports links and redirects into loopback space other than the target as unknown problems of their page, without connecting', async () => {
-    const rec = await crawl(runner(store, [target({ host: site.host })], { addressPolicy: undefined }), { mode: 'full' });
+    const rec = await crawl(runner(store, [target({ host: site.host })], { addressPolicy: undefined }), {
+      mode: 'full',
+    });
     expect(rec.status).toBe('completed');
     const o = outcomes(store);
     expect(o.get(`http://127.0.0.2:${other.port}/secret`)).toMatchObject({
@@ -351,16 +400,25 @@ describe('the connect-time address policy (on by default)', () => {
     });
     for (const url of [`http://localhost:${other.port}/secret`, `${other.origin}/secret`]) {
       expect(o.get(url), url).toMatchObject({ reason: 'unknown', http_status: 0 });
-      expect(o.get(url)!.message, url).toMatch(/^not checked: refused by the address policy: .* a loopback address; svc does not fetch/);
+      expect(o.get(url)!.message, url).toMatch(
+        /^not checked: refused by the address policy: .* a loopback address; svc does not fetch/,
+      );
     }
-    expect(o.get(`${site.origin}/hop`)).toMatchObject({ reason: 'unknown', http_status: 302, redirects_to: `${other.origin}/secret` });
+    expect(o.get(`${site.origin}/hop`)).toMatchObject({
+      reason: 'unknown',
+      http_status: 302,
+      redirects_to: `${other.origin}/secret`,
+    });
     expect(o.get(`${site.origin}/hop`)!.message).toBe(
       `not checked: redirected to an address the policy refuses: ${site.origin}/hop (302) → ${other.origin}/secret; ${other.host} is a loopback address; svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port`,
     );
     // The report lists them under the page that links to them; not broken, so the crawl counts no error.
     const report = await buildLinkReport(store.sql, PROJECT, [target({ host: site.host })], { limit: 1000 });
     expect(report.unknown.pages).toEqual([
-      expect.objectContaining({ url: `${site.origin}/`, links: expect.arrayContaining([expect.objectContaining({ url: `${site.origin}/hop`, httpStatus: 302 })]) }),
+      expect.objectContaining({
+        url: `${site.origin}/`,
+        links: expect.arrayContaining([expect.objectContaining({ url: `${site.origin}/hop`, httpStatus: 302 })]),
+      }),
     ]);
     expect(report.unknown.count).toBe(4);
     expect(report.notFound.count + report.forbidden.count + report.serverError.count).toBe(0);
@@ -380,7 +438,11 @@ describe('max_pages on an infinite calendar', () => {
         const m = Number(url.searchParams.get('month') ?? 0);
         res
           .writeHead(200, { 'content-type': 'text/html' })
-          .end(page(`<h1>Month ${m}</h1><a href="/calendar?month=${m + 1}">next</a> <a href="/calendar?month=${m - 1}">prev</a> <a href="/calendar?month=${m + 2}">+2</a>`));
+          .end(
+            page(
+              `<h1>Month ${m}</h1><a href="/calendar?month=${m + 1}">next</a> <a href="/calendar?month=${m - 1}">prev</a> <a href="/calendar?month=${m + 2}">+2</a>`,
+            ),
+          );
       },
     });
     ({ store } = tempStore());
@@ -411,7 +473,11 @@ describe('max_pages on an infinite calendar', () => {
 describe('sitemaps and partial crawls', () => {
   let site: TestSite;
   let store: Store;
-  const lastmods: Record<string, string> = { '/a': '2026-01-01T00:00:00Z', '/b': '2026-01-01T00:00:00Z', '/c': '2026-01-01' };
+  const lastmods: Record<string, string> = {
+    '/a': '2026-01-01T00:00:00Z',
+    '/b': '2026-01-01T00:00:00Z',
+    '/c': '2026-01-01',
+  };
   const bodies: Record<string, string> = { '/a': 'alpha version one', '/b': 'bravo', '/c': 'charlie' };
   let r: CrawlRunner;
 
@@ -422,19 +488,29 @@ describe('sitemaps and partial crawls', () => {
 
   beforeAll(async () => {
     site = await startSite({
-      '/robots.txt': (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nAllow: /\nSitemap: ${site.origin}/sitemap-index.xml\n`),
+      '/robots.txt': (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end(`User-agent: *\nAllow: /\nSitemap: ${site.origin}/sitemap-index.xml\n`),
       '/sitemap-index.xml': (_req, res) =>
         void res
           .writeHead(200, { 'content-type': 'application/xml' })
           .end(
             `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${site.origin}/sitemap-1.xml</loc><lastmod>2026-01-01</lastmod></sitemap><sitemap><loc>${site.origin}/sitemap-2.xml.gz</loc></sitemap><sitemap><loc>${site.origin}/broken.xml</loc></sitemap></sitemapindex>`,
           ),
-      '/sitemap-1.xml': (_req, res) => void res.writeHead(200, { 'content-type': 'application/xml' }).end(urlset(['/a', '/b'], site.origin)),
-      '/sitemap-2.xml.gz': (_req, res) => void res.writeHead(200, { 'content-type': 'application/gzip' }).end(gzipSync(urlset(['/c'], site.origin))),
+      '/sitemap-1.xml': (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'application/xml' }).end(urlset(['/a', '/b'], site.origin)),
+      '/sitemap-2.xml.gz': (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'application/gzip' }).end(gzipSync(urlset(['/c'], site.origin))),
       '/broken.xml': send(200, '<urlset><url><loc>', { 'content-type': 'application/xml' }),
-      '/a': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<p>${bodies['/a']}</p><a href="/not-in-sitemap">x</a>`, { title: 'A' })),
-      '/b': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<p>${bodies['/b']}</p>`, { title: 'B' })),
-      '/c': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<p>${bodies['/c']}</p>`, { title: 'C' })),
+      '/a': (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(page(`<p>${bodies['/a']}</p><a href="/not-in-sitemap">x</a>`, { title: 'A' })),
+      '/b': (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<p>${bodies['/b']}</p>`, { title: 'B' })),
+      '/c': (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<p>${bodies['/c']}</p>`, { title: 'C' })),
       '/not-in-sitemap': html('<p>walk me not</p>'),
     });
     ({ store } = tempStore());
@@ -487,8 +563,17 @@ describe('the full-crawl clearing rule and pages not seen', () => {
       '/': (_req, res) =>
         void res
           .writeHead(200, { 'content-type': 'text/html' })
-          .end(page(version === 1 ? '<a href="/old">old</a> <a href="/moved">moved</a> <a href="/broken">broken</a>' : '<a href="/new">new</a> <a href="/broken">broken</a>')),
-      '/old': (_req, res) => void (version === 1 ? res.writeHead(200, { 'content-type': 'text/html' }).end(page('old page')) : res.writeHead(404).end()),
+          .end(
+            page(
+              version === 1
+                ? '<a href="/old">old</a> <a href="/moved">moved</a> <a href="/broken">broken</a>'
+                : '<a href="/new">new</a> <a href="/broken">broken</a>',
+            ),
+          ),
+      '/old': (_req, res) =>
+        void (version === 1
+          ? res.writeHead(200, { 'content-type': 'text/html' }).end(page('old page'))
+          : res.writeHead(404).end()),
       '/moved': redirect(301, '/new'),
       '/new': html('<p>new page</p>'),
       '/broken': send(404),
@@ -509,7 +594,9 @@ describe('the full-crawl clearing rule and pages not seen', () => {
     expect(pageRows(store).has(`${site.origin}/old`)).toBe(true);
     // Left by some earlier crawl: a skipped URL and an unknown one no page links to any more.
     store.db
-      .prepare(`INSERT INTO link_outcomes (url, http_status, reason, message, crawl_id, checked_at) VALUES (?, 0, 'skipped', 'x', 0, 'then'), (?, 0, 'unknown', 'y', 0, 'then'), (?, 404, 'not_found', 'z', 0, 'then')`)
+      .prepare(
+        `INSERT INTO link_outcomes (url, http_status, reason, message, crawl_id, checked_at) VALUES (?, 0, 'skipped', 'x', 0, 'then'), (?, 0, 'unknown', 'y', 0, 'then'), (?, 404, 'not_found', 'z', 0, 'then')`,
+      )
       .run(`${site.origin}/was-skipped`, `${site.origin}/was-unknown`, `${site.origin}/was-missing`);
 
     version = 2;
@@ -529,9 +616,15 @@ describe('the full-crawl clearing rule and pages not seen', () => {
   });
 
   it('a manual crawl neither clears nor removes anything, and a gone page it re-crawls leaves the index', async () => {
-    store.db.prepare(`INSERT INTO link_outcomes (url, http_status, reason, message, crawl_id, checked_at) VALUES (?, 301, 'redirect', 'x', 0, 'then')`).run(`${site.origin}/kept-redirect`);
     store.db
-      .prepare(`INSERT INTO pages (url, host, http_status, last_crawled, crawl_id) VALUES (?, ?, 200, '2020-01-01', 0), (?, ?, 200, '2020-01-01', 0)`)
+      .prepare(
+        `INSERT INTO link_outcomes (url, http_status, reason, message, crawl_id, checked_at) VALUES (?, 301, 'redirect', 'x', 0, 'then')`,
+      )
+      .run(`${site.origin}/kept-redirect`);
+    store.db
+      .prepare(
+        `INSERT INTO pages (url, host, http_status, last_crawled, crawl_id) VALUES (?, ?, 200, '2020-01-01', 0), (?, ?, 200, '2020-01-01', 0)`,
+      )
       .run(`${site.origin}/unrelated`, site.host, `${site.origin}/old`, site.host);
     const rec = await crawl(r, { mode: 'manual', urls: [`${site.origin}/old`] });
     expect(rec.status).toBe('completed');
@@ -583,7 +676,10 @@ describe('manual crawls', () => {
       [{ mode: 'manual', urls: [] }, /^urls: must list at least one URL/],
       [{ mode: 'manual', urls: 'http://x/' }, /^urls: must be an array/],
       [{ mode: 'manual', urls: [`${site.origin}/ok`, 'not a url'] }, /^urls\[1\]: must be a full http\(s\) URL/],
-      [{ mode: 'manual', urls: ['https://example.org/page'] }, /^urls\[0\]: host example\.org is not a configured target/],
+      [
+        { mode: 'manual', urls: ['https://example.org/page'] },
+        /^urls\[0\]: host example\.org is not a configured target/,
+      ],
       [{ mode: 'manual', urls: [`https://${site.host}/x`] }, /^urls\[0\]: must be a http:\/\/ URL/],
       [{ mode: 'manual', urls: [42] }, /^urls\[0\]: must be a full http\(s\) URL/],
       [{ mode: 'sideways' }, /^mode: must be one of full, partial, manual/],
@@ -617,7 +713,13 @@ describe('one crawl at a time, stopping', () => {
     site = await startSite({}, (_req, res, url) => {
       // An endless site that answers slowly, so a crawl is still running when the test acts.
       const n = Number(url.pathname.slice(1)) || 0;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<a href="/${n + 1}">next</a> <a href="/${n + 2}">skip</a>`)), 30);
+      setTimeout(
+        () =>
+          res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end(page(`<a href="/${n + 1}">next</a> <a href="/${n + 2}">skip</a>`)),
+        30,
+      );
     });
     ({ store } = tempStore());
   });
@@ -652,7 +754,11 @@ describe('one crawl at a time, stopping', () => {
     expect(final.status).toBe('stopped');
     expect(final.finishedAt).not.toBeNull();
     expect(ended.map((e) => e.id)).toEqual([rec.id]);
-    const unknown = (store.db.prepare(`SELECT count(*) AS n FROM link_outcomes WHERE reason = 'unknown' AND crawl_id = ?`).get(rec.id) as { n: number }).n;
+    const unknown = (
+      store.db
+        .prepare(`SELECT count(*) AS n FROM link_outcomes WHERE reason = 'unknown' AND crawl_id = ?`)
+        .get(rec.id) as { n: number }
+    ).n;
     expect(unknown).toBeGreaterThan(0);
   });
 

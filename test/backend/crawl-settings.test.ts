@@ -46,13 +46,21 @@ describe('target settings', () => {
       '/': (_q, res) =>
         void res
           .writeHead(200, { 'content-type': 'text/html' })
-          .end(page(`<a href="/doc.pdf">d</a> <a href="/missing.pdf">m</a> <a href="/missing-page">p</a> <a href="${ext.origin}/x.pdf">x</a> <a href="${ext.origin}/page">e</a>`)),
+          .end(
+            page(
+              `<a href="/doc.pdf">d</a> <a href="/missing.pdf">m</a> <a href="/missing-page">p</a> <a href="${ext.origin}/x.pdf">x</a> <a href="${ext.origin}/page">e</a>`,
+            ),
+          ),
       '/doc.pdf': send(200, '%PDF', { 'content-type': 'application/pdf' }),
       '/missing.pdf': send(404),
       '/missing-page': send(404),
     });
     const { store } = await run([target({ host: s.host, track_links: 'pdf' })], [ext.host]);
-    expect(linksOf(store, `${s.origin}/`).map((l) => l.url).sort()).toEqual([`${ext.origin}/x.pdf`, `${s.origin}/doc.pdf`, `${s.origin}/missing.pdf`].sort());
+    expect(
+      linksOf(store, `${s.origin}/`)
+        .map((l) => l.url)
+        .sort(),
+    ).toEqual([`${ext.origin}/x.pdf`, `${s.origin}/doc.pdf`, `${s.origin}/missing.pdf`].sort());
     const o = outcomes(store);
     expect(o.get(`${s.origin}/missing.pdf`)).toMatchObject({ reason: 'not_found' });
     expect(o.get(`${ext.origin}/x.pdf`)).toMatchObject({ reason: 'not_found' });
@@ -76,7 +84,10 @@ describe('target settings', () => {
 
   it('walk_links = true walks links from sitemap pages and start_paths too; use_sitemap = false ignores the sitemap', async () => {
     const routes = (origin: () => string): Record<string, Handler> => ({
-      '/sitemap.xml': (_q, res) => void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset><url><loc>${origin()}/a</loc></url><url><loc>${origin()}/only-in-sitemap</loc></url></urlset>`),
+      '/sitemap.xml': (_q, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'application/xml' })
+          .end(`<urlset><url><loc>${origin()}/a</loc></url><url><loc>${origin()}/only-in-sitemap</loc></url></urlset>`),
       '/': html('<a href="/start-child">c</a>'),
       '/start-child': html('<p>child of start</p>'),
       '/a': html('<a href="/b">b</a>'),
@@ -87,7 +98,13 @@ describe('target settings', () => {
     const a = await site(routes(() => aOrigin));
     aOrigin = a.origin;
     const walked = await run([target({ host: a.host, walk_links: true })]);
-    expect([...pageRows(walked.store).keys()].map((u) => u.slice(a.origin.length)).sort()).toEqual(['/', '/a', '/b', '/only-in-sitemap', '/start-child']);
+    expect([...pageRows(walked.store).keys()].map((u) => u.slice(a.origin.length)).sort()).toEqual([
+      '/',
+      '/a',
+      '/b',
+      '/only-in-sitemap',
+      '/start-child',
+    ]);
     expect(walked.rec.stats.targets?.[a.host]).toMatchObject({ walkLinks: true });
 
     let bOrigin = '';
@@ -95,7 +112,10 @@ describe('target settings', () => {
     bOrigin = b.origin;
     const noSitemap = await run([target({ host: b.host, use_sitemap: false })]);
     expect(b.hitCount('/sitemap.xml')).toBe(0);
-    expect([...pageRows(noSitemap.store).keys()].map((u) => u.slice(b.origin.length)).sort()).toEqual(['/', '/start-child']);
+    expect([...pageRows(noSitemap.store).keys()].map((u) => u.slice(b.origin.length)).sort()).toEqual([
+      '/',
+      '/start-child',
+    ]);
   });
 
   it('respect_robots_txt = false and respect_robots_meta = false', async () => {
@@ -123,20 +143,34 @@ describe('target settings', () => {
     const s = await site({
       '/': (_q, res) => {
         times.push(Date.now());
-        res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<a href="/1">1</a><a href="/2">2</a><a href="/3">3</a><a href="${ext.origin}/page">e</a>`));
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(page(`<a href="/1">1</a><a href="/2">2</a><a href="/3">3</a><a href="${ext.origin}/page">e</a>`));
       },
       '/1': stamp,
       '/2': stamp,
       '/3': stamp,
     });
-    await run([target({ host: s.host, crawl_delay_ms: 120, concurrency: 4, use_sitemap: false, respect_robots_txt: false, request_headers: { 'x-crawl-token': 'tok' } })], [ext.host]);
+    await run(
+      [
+        target({
+          host: s.host,
+          crawl_delay_ms: 120,
+          concurrency: 4,
+          use_sitemap: false,
+          respect_robots_txt: false,
+          request_headers: { 'x-crawl-token': 'tok' },
+        }),
+      ],
+      [ext.host],
+    );
     expect(times).toHaveLength(4);
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(100);
     expect(s.headers.get('/2')!['x-crawl-token']).toBe('tok');
     expect(ext.headers.get('/page')!['x-crawl-token']).toBeUndefined();
   });
 
-  it("honours robots.txt Crawl-delay for our agent", async () => {
+  it('honours robots.txt Crawl-delay for our agent', async () => {
     const times: number[] = [];
     const s = await site({
       '/robots.txt': send(200, 'User-agent: svc-crawler\nCrawl-delay: 0.15\n', { 'content-type': 'text/plain' }),
@@ -158,9 +192,14 @@ describe('target settings', () => {
 
   it('content_selector, title_selector and tags shape what is indexed', async () => {
     const s = await site({
-      '/': html('<nav>Navigation noise</nav><article><h2 class="headline">Article headline</h2><p>Article body words</p></article><footer>Footer noise</footer>', { title: 'Site name' }),
+      '/': html(
+        '<nav>Navigation noise</nav><article><h2 class="headline">Article headline</h2><p>Article body words</p></article><footer>Footer noise</footer>',
+        { title: 'Site name' },
+      ),
     });
-    const { store } = await run([target({ host: s.host, content_selector: 'article', title_selector: '.headline', tags: ['section/docs'] })]);
+    const { store } = await run([
+      target({ host: s.host, content_selector: 'article', title_selector: '.headline', tags: ['section/docs'] }),
+    ]);
     const row = pageRows(store).get(`${s.origin}/`)!;
     expect(row.title).toBe('Article headline');
     expect(row.content).toBe('Article headline Article body words');

@@ -16,7 +16,9 @@ describe('CSV report of a crawled formula', () => {
 
   beforeAll(async () => {
     site = await startSite({
-      '/': html('<a href="/gone">=HYPERLINK("http://x","y")</a> <a href="/minus">-1</a> <a href="/plain">Plain text</a>'),
+      '/': html(
+        '<a href="/gone">=HYPERLINK("http://x","y")</a> <a href="/minus">-1</a> <a href="/plain">Plain text</a>',
+      ),
       '/gone': send(404, 'no'),
       '/minus': send(404, 'no'),
       '/plain': send(404, 'no'),
@@ -33,7 +35,9 @@ describe('CSV report of a crawled formula', () => {
     const runner = new CrawlRunner({ store, project: PROJECT, targets, logger: silentLogger, addressPolicy: null });
     await runner.wait((await runner.start({ mode: 'full' })).id);
     const csv = formatCsv(await buildLinkReport(store.sql, PROJECT, targets, { limit: 1000 }));
-    expect(csv).toContain(`not_found,${site.origin}/,${site.origin}/gone,404,404 Not Found,,a,"'=HYPERLINK(""http://x"",""y"")",,`);
+    expect(csv).toContain(
+      `not_found,${site.origin}/,${site.origin}/gone,404,404 Not Found,,a,"'=HYPERLINK(""http://x"",""y"")",,`,
+    );
     expect(csv).toContain(`not_found,${site.origin}/,${site.origin}/minus,404,404 Not Found,,a,"'-1",,`);
     expect(csv).toContain(`not_found,${site.origin}/,${site.origin}/plain,404,404 Not Found,,a,Plain text,,`);
     expect(csv).not.toMatch(/,=HYPERLINK/);

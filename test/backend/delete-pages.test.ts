@@ -20,7 +20,10 @@ async function rejectedInvalid(fn: () => Promise<unknown>): Promise<string> {
   });
 }
 
-const targets: TargetConfig[] = [TargetSchema.parse({ host: HOST, scheme: 'http' }), TargetSchema.parse({ host: 'example.org' })];
+const targets: TargetConfig[] = [
+  TargetSchema.parse({ host: HOST, scheme: 'http' }),
+  TargetSchema.parse({ host: 'example.org' }),
+];
 
 let t: TempStore;
 afterEach(() => t?.close());
@@ -33,19 +36,29 @@ describe('deletePages', () => {
       page('/b/child', { title: 'Beta child', content: 'zebra three' }),
     ]);
     expect(searchPages(t.store, 'zebra', {}).total).toBe(3);
-    const r = await deletePages(t.store.sql, targets, [`${BASE}/a`, `${BASE}/b`, `${BASE}/nope`, 'https://example.org/other']);
+    const r = await deletePages(t.store.sql, targets, [
+      `${BASE}/a`,
+      `${BASE}/b`,
+      `${BASE}/nope`,
+      'https://example.org/other',
+    ]);
     expect(r).toEqual({ deleted: [`${BASE}/a`, `${BASE}/b`], notFound: [`${BASE}/nope`, 'https://example.org/other'] });
     // Exact URLs only: /b/child stays.
     expect(searchPages(t.store, 'zebra', {}).hits.map((h) => h.url)).toEqual([`${BASE}/b/child`]);
     expect(t.store.db.prepare('SELECT url FROM pages').pluck().all()).toEqual([`${BASE}/b/child`]);
     expect(t.store.db.prepare('SELECT count(*) FROM links').pluck().get()).toBe(0);
-    expect(t.store.db.prepare('SELECT count(*) FROM page_tags WHERE page_id NOT IN (SELECT id FROM pages)').pluck().get()).toBe(0);
+    expect(
+      t.store.db.prepare('SELECT count(*) FROM page_tags WHERE page_id NOT IN (SELECT id FROM pages)').pluck().get(),
+    ).toBe(0);
     integrityCheck(t.store);
   });
 
   it('reports a URL given twice once, and a second deletion as not found', async () => {
     t = tempStore([page('/a', { content: 'x' })]);
-    expect(await deletePages(t.store.sql, targets, [`${BASE}/a`, `${BASE}/a`])).toEqual({ deleted: [`${BASE}/a`], notFound: [] });
+    expect(await deletePages(t.store.sql, targets, [`${BASE}/a`, `${BASE}/a`])).toEqual({
+      deleted: [`${BASE}/a`],
+      notFound: [],
+    });
     expect(await deletePages(t.store.sql, targets, [`${BASE}/a`])).toEqual({ deleted: [], notFound: [`${BASE}/a`] });
   });
 
@@ -63,12 +76,26 @@ describe('deletePages', () => {
 
   it('refuses anything but 1 to 50 full http(s) URLs on a configured target, naming each bad one', async () => {
     t = tempStore([page('/a')]);
-    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, []))).toBe('urls: must hold 1 to 50 URLs (got 0)');
+    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, []))).toBe(
+      'urls: must hold 1 to 50 URLs (got 0)',
+    );
     const fiftyOne = Array.from({ length: 51 }, (_, i) => `${BASE}/p${i}`);
-    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, fiftyOne))).toBe('urls: must hold 1 to 50 URLs (got 51)');
+    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, fiftyOne))).toBe(
+      'urls: must hold 1 to 50 URLs (got 51)',
+    );
     expect((await deletePages(t.store.sql, targets, fiftyOne.slice(0, 50))).notFound).toHaveLength(50);
-    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, 'x' as unknown as string[]))).toBe('urls: must be an array of URLs');
-    const msg = await rejectedInvalid(() => deletePages(t.store.sql, targets, [`${BASE}/a`, '/relative', 'ftp://example.org/f', 'https://evil.test/x', 7 as unknown as string]));
+    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, 'x' as unknown as string[]))).toBe(
+      'urls: must be an array of URLs',
+    );
+    const msg = await rejectedInvalid(() =>
+      deletePages(t.store.sql, targets, [
+        `${BASE}/a`,
+        '/relative',
+        'ftp://example.org/f',
+        'https://evil.test/x',
+        7 as unknown as string,
+      ]),
+    );
     expect(msg).toContain('urls[1]: "/relative" is not a full URL');
     expect(msg).toContain('urls[2]: must be an http or https URL');
     expect(msg).toContain('urls[3]: host evil.test is not a configured target');
@@ -80,7 +107,12 @@ describe('deletePages', () => {
 
   it('accepts a URL with the default port of its target written out', async () => {
     t = tempStore([]);
-    expect(await deletePages(t.store.sql, targets, ['https://example.org:443/x'])).toEqual({ deleted: [], notFound: ['https://example.org:443/x'] });
-    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, ['https://example.org:8443/x']))).toMatch(/^urls\[0\]: host example.org:8443 is not a configured target/);
+    expect(await deletePages(t.store.sql, targets, ['https://example.org:443/x'])).toEqual({
+      deleted: [],
+      notFound: ['https://example.org:443/x'],
+    });
+    expect(await rejectedInvalid(() => deletePages(t.store.sql, targets, ['https://example.org:8443/x']))).toMatch(
+      /^urls\[0\]: host example.org:8443 is not a configured target/,
+    );
   });
 });

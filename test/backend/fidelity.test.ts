@@ -42,10 +42,14 @@ describe('link-check fidelity, end to end', () => {
            <img src="/photo-missing.jpg" alt="Team photo">
            <a href="/profile-999">Our profile</a> <a href="/shop">Shop</a>
            <a href="${ext.origin}/fine">Partner</a> <a href="${ext.origin}/gone">Old partner</a>`,
-          { head: '<link rel="stylesheet" href="/site.css"><style>.logo { background: url("/logo-missing.svg") }</style>' },
+          {
+            head: '<link rel="stylesheet" href="/site.css"><style>.logo { background: url("/logo-missing.svg") }</style>',
+          },
         )(req, res, url),
       '/guide': html('<h2 id="install">Install</h2><a name="legacy"></a><p>text</p>'),
-      '/site.css': send(200, '.banner { background: url(img/banner-missing.png) } .ok { background: url(/ok.png) }', { 'content-type': 'text/css' }),
+      '/site.css': send(200, '.banner { background: url(img/banner-missing.png) } .ok { background: url(/ok.png) }', {
+        'content-type': 'text/css',
+      }),
       '/ok.png': send(200, 'png', { 'content-type': 'image/png' }),
       '/profile-999': send(999, 'Request denied'),
       '/shop': send(403, '<title>Just a moment...</title>', { 'cf-mitigated': 'challenge' }),
@@ -53,7 +57,14 @@ describe('link-check fidelity, end to end', () => {
     u = (p) => `${site.origin}${p}`;
     ({ store } = tempStore());
     targets = [target({ host: site.host, check_fragments: true, use_sitemap: false })];
-    runner = new CrawlRunner({ store, project: PROJECT, targets, logger: silentLogger, addressPolicy: { allow: [ext.host] }, fetcher: { maxRetries: 1, maxRetryWaitMs: 50 } });
+    runner = new CrawlRunner({
+      store,
+      project: PROJECT,
+      targets,
+      logger: silentLogger,
+      addressPolicy: { allow: [ext.host] },
+      fetcher: { maxRetries: 1, maxRetryWaitMs: 50 },
+    });
     await crawl();
     report = await buildLinkReport(store.sql, PROJECT, targets, { limit: 1000 });
   });
@@ -75,8 +86,21 @@ describe('link-check fidelity, end to end', () => {
 
   it('reports missing fragments as not_found (200), with element and text', () => {
     const links = restLinks(report);
-    expect(links.get(u('/guide#uninstall'))).toEqual({ url: u('/guide#uninstall'), httpStatus: 200, message: 'missing fragment #uninstall', element: 'a', text: 'Uninstall', page: u('/'), section: 'notFound' });
-    expect(links.get(u('/#nothing-here'))).toMatchObject({ httpStatus: 200, message: 'missing fragment #nothing-here', text: 'Dead jump', section: 'notFound' });
+    expect(links.get(u('/guide#uninstall'))).toEqual({
+      url: u('/guide#uninstall'),
+      httpStatus: 200,
+      message: 'missing fragment #uninstall',
+      element: 'a',
+      text: 'Uninstall',
+      page: u('/'),
+      section: 'notFound',
+    });
+    expect(links.get(u('/#nothing-here'))).toMatchObject({
+      httpStatus: 200,
+      message: 'missing fragment #nothing-here',
+      text: 'Dead jump',
+      section: 'notFound',
+    });
     // Present as an id, as an <a name>, and on the same page: not reported.
     expect(links.has(u('/guide#install'))).toBe(false);
     expect(links.has(u('/guide#legacy'))).toBe(false);
@@ -85,7 +109,13 @@ describe('link-check fidelity, end to end', () => {
 
   it('reports broken links in the stylesheet, <style> and style="" with element css', () => {
     const links = restLinks(report);
-    expect(links.get(u('/img/banner-missing.png'))).toMatchObject({ page: u('/site.css'), element: 'css', text: '', httpStatus: 404, section: 'notFound' });
+    expect(links.get(u('/img/banner-missing.png'))).toMatchObject({
+      page: u('/site.css'),
+      element: 'css',
+      text: '',
+      httpStatus: 404,
+      section: 'notFound',
+    });
     expect(links.get(u('/logo-missing.svg'))).toMatchObject({ page: u('/'), element: 'css', section: 'notFound' });
     expect(links.get(u('/hero-missing.jpg'))).toMatchObject({ page: u('/'), element: 'css', section: 'notFound' });
     expect(links.get(u('/photo-missing.jpg'))).toMatchObject({ page: u('/'), element: 'img', text: 'Team photo' });
@@ -94,8 +124,19 @@ describe('link-check fidelity, end to end', () => {
 
   it('marks bot blocks as blocked, keeping their reason', () => {
     const links = restLinks(report);
-    expect(links.get(u('/shop'))).toMatchObject({ section: 'forbidden', httpStatus: 403, blocked: true, message: 'blocked: 403 Forbidden (cf-mitigated: challenge)', text: 'Shop' });
-    expect(links.get(u('/profile-999'))).toMatchObject({ section: 'serverError', httpStatus: 999, blocked: true, text: 'Our profile' });
+    expect(links.get(u('/shop'))).toMatchObject({
+      section: 'forbidden',
+      httpStatus: 403,
+      blocked: true,
+      message: 'blocked: 403 Forbidden (cf-mitigated: challenge)',
+      text: 'Shop',
+    });
+    expect(links.get(u('/profile-999'))).toMatchObject({
+      section: 'serverError',
+      httpStatus: 999,
+      blocked: true,
+      text: 'Our profile',
+    });
     expect(links.get(u('/profile-999'))!.message).toMatch(/^blocked: /);
     expect(links.get(u('/photo-missing.jpg'))).not.toHaveProperty('blocked');
   });
@@ -105,7 +146,13 @@ describe('link-check fidelity, end to end', () => {
     const shop = ability.links.find((l) => l.link === u('/shop'))!;
     expect(shop).toMatchObject({ page: u('/'), reason: 'forbidden', element: 'a', text: 'Shop', blocked: true });
     const frag = ability.links.find((l) => l.link === u('/guide#uninstall'))!;
-    expect(frag).toMatchObject({ reason: 'not_found', http_status: 200, element: 'a', text: 'Uninstall', blocked: false });
+    expect(frag).toMatchObject({
+      reason: 'not_found',
+      http_status: 200,
+      element: 'a',
+      text: 'Uninstall',
+      blocked: false,
+    });
     const text = formatLinkReport('text', report);
     expect(text).toContain(`${u('/guide#uninstall')}  (missing fragment #uninstall)  in <a> "Uninstall"`);
     expect(text).toMatch(/blocked: .*in <a> "Shop"/);
@@ -134,10 +181,15 @@ describe('link-check fidelity, end to end', () => {
     // /guide was only checked (HEAD), not fetched: its ids come from the store.
     expect(site.hitCount('/guide', 'GET')).toBe(guideGets);
     const after = restLinks(await buildLinkReport(store.sql, PROJECT, targets, { limit: 1000 }));
-    expect(after.get(u('/guide#uninstall'))).toMatchObject({ message: 'missing fragment #uninstall', section: 'notFound' });
+    expect(after.get(u('/guide#uninstall'))).toMatchObject({
+      message: 'missing fragment #uninstall',
+      section: 'notFound',
+    });
     expect(after.has(u('/guide#install'))).toBe(false);
     expect(after.has(u('/guide#legacy'))).toBe(false);
-    const row = store.db.prepare("SELECT reason, crawl_id FROM link_outcomes WHERE url = ?").get(u('/guide#install')) as { reason: string; crawl_id: number };
+    const row = store.db
+      .prepare('SELECT reason, crawl_id FROM link_outcomes WHERE url = ?')
+      .get(u('/guide#install')) as { reason: string; crawl_id: number };
     expect(row).toEqual({ reason: 'ok', crawl_id: rec.id });
   });
 });

@@ -19,8 +19,19 @@ import { pageRows, tempStore } from '../support/stored.js';
 
 const PROJECT = 'find1234:eu-north-1';
 
-function runner(store: Store, targets: TargetConfig[], extra: Partial<ConstructorParameters<typeof CrawlRunner>[0]> = {}): CrawlRunner {
-  return new CrawlRunner({ store, project: PROJECT, targets, logger: silentLogger, fetcher: { maxRetryWaitMs: 20, maxRetries: 1 }, ...extra });
+function runner(
+  store: Store,
+  targets: TargetConfig[],
+  extra: Partial<ConstructorParameters<typeof CrawlRunner>[0]> = {},
+): CrawlRunner {
+  return new CrawlRunner({
+    store,
+    project: PROJECT,
+    targets,
+    logger: silentLogger,
+    fetcher: { maxRetryWaitMs: 20, maxRetries: 1 },
+    ...extra,
+  });
 }
 
 async function crawl(r: CrawlRunner, req: Parameters<CrawlRunner['start']>[0]): Promise<CrawlRecord> {
@@ -33,7 +44,9 @@ async function chainSite(n: number, delayMs = 0): Promise<TestSite> {
     const i = Number(/^\/p(\d+)$/.exec(url.pathname)?.[1] ?? (url.pathname === '/' ? 0 : NaN));
     if (!Number.isInteger(i) || i >= n) return void res.writeHead(404).end();
     if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-    res.writeHead(200, { 'content-type': 'text/html' }).end(page(`<p>page ${i}</p><a href="/p${i + 1}">next</a> <a href="/missing-${i}">x</a>`));
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(page(`<p>page ${i}</p><a href="/p${i + 1}">next</a> <a href="/missing-${i}">x</a>`));
   });
 }
 
@@ -58,7 +71,10 @@ describe('a site that is down', () => {
     expect(first.status).toBe('completed');
     expect(second.status).toBe('failed');
     expect(second.error).toMatch(new RegExp(`${site.host.replace('.', '\\.')} unreachable: .*connection refused`));
-    expect(second.stats.targets?.[site.host]).toMatchObject({ unreachable: true, error: expect.stringMatching(/connection refused/) });
+    expect(second.stats.targets?.[site.host]).toMatchObject({
+      unreachable: true,
+      error: expect.stringMatching(/connection refused/),
+    });
     expect(await lastFullCrawl(store.sql, PROJECT)).toBe(first.finishedAt);
   });
 
@@ -113,7 +129,10 @@ describe('crawl ownership by heartbeat', () => {
         expect(await createCrawl(store.sql, PROJECT, 'full', undefined, { deadAfterMs: 60_000 })).toBeNull();
         const next = await createCrawl(store.sql, PROJECT, 'full');
         expect(next).not.toBeNull();
-        expect(await getCrawl(store.sql, PROJECT, old.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^owner stopped answering/) });
+        expect(await getCrawl(store.sql, PROJECT, old.id)).toMatchObject({
+          status: 'failed',
+          error: expect.stringMatching(/^owner stopped answering/),
+        });
         store.db.prepare("UPDATE crawls SET status = 'completed' WHERE id = ?").run(next!.id);
       }
     } finally {
@@ -125,18 +144,34 @@ describe('crawl ownership by heartbeat', () => {
     const site = await chainSite(500, 30);
     const dir = mkdtempSync(join(tmpdir(), 'svc-owner-'));
     const config = join(dir, 'svc.json');
-    writeFileSync(config, JSON.stringify({ project: { public_token: PROJECT }, data_dir: join(dir, 'data'), targets: [{ host: site.host, scheme: 'http', use_sitemap: false, walk_links: true, concurrency: 1 }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        project: { public_token: PROJECT },
+        data_dir: join(dir, 'data'),
+        targets: [{ host: site.host, scheme: 'http', use_sitemap: false, walk_links: true, concurrency: 1 }],
+      }),
+    );
     const { child } = spawnSvc(['crawl', 'full', '--config', config]);
     try {
       const store = await waitForStore(join(dir, 'data', 'svc.db'));
-      const running = await until('a running crawl', () => (store.db.prepare("SELECT id FROM crawls WHERE status = 'running'").get() as { id: number } | undefined)?.id, 15_000, { retryErrors: true });
+      const running = await until(
+        'a running crawl',
+        () =>
+          (store.db.prepare("SELECT id FROM crawls WHERE status = 'running'").get() as { id: number } | undefined)?.id,
+        15_000,
+        { retryErrors: true },
+      );
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       const r = runner(store, [target({ host: site.host, use_sitemap: false })], { deadAfterMs: 1500 });
       await expect(r.start({ mode: 'full' })).rejects.toThrow(/already running/);
       await new Promise((res) => setTimeout(res, 1600));
       const next = await r.start({ mode: 'full' });
-      expect(await getCrawl(store.sql, PROJECT, running)).toMatchObject({ status: 'failed', error: expect.stringMatching(/owner stopped answering/) });
+      expect(await getCrawl(store.sql, PROJECT, running)).toMatchObject({
+        status: 'failed',
+        error: expect.stringMatching(/owner stopped answering/),
+      });
       await r.stopAll();
       expect((await r.wait(next.id)).status).toBe('stopped');
       store.close();
@@ -152,12 +187,24 @@ describe('stopping a crawl', () => {
     const site = await chainSite(500, 30);
     const dir = mkdtempSync(join(tmpdir(), 'svc-stop-'));
     const config = join(dir, 'svc.json');
-    writeFileSync(config, JSON.stringify({ project: { public_token: PROJECT }, data_dir: join(dir, 'data'), targets: [{ host: site.host, scheme: 'http', use_sitemap: false, walk_links: true, concurrency: 1, max_pages: 20000 }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        project: { public_token: PROJECT },
+        data_dir: join(dir, 'data'),
+        targets: [
+          { host: site.host, scheme: 'http', use_sitemap: false, walk_links: true, concurrency: 1, max_pages: 20000 },
+        ],
+      }),
+    );
     const crawl = spawnSvc(['crawl', 'full', '--config', config]);
     const child = crawl.child;
     try {
       await until('the crawl to start', () => crawl.stderr().includes('crawl'), 15_000);
-      const [stop, code] = await Promise.all([runSvc(['crawl', 'stop', '--config', config], { env: { SVC_LOG_LEVEL: undefined } }), crawl.closed]);
+      const [stop, code] = await Promise.all([
+        runSvc(['crawl', 'stop', '--config', config], { env: { SVC_LOG_LEVEL: undefined } }),
+        crawl.closed,
+      ]);
       const stderr = crawl.stderr();
       const stopCode = stop.status;
       const stopOut = stop.stderr;
@@ -167,7 +214,10 @@ describe('stopping a crawl', () => {
       expect(stderr).toMatch(/stopped: a stop was requested/);
       expect(stderr).not.toMatch(/max_pages cut/);
       const store = new Store(join(dir, 'data', 'svc.db'));
-      const rec = store.db.prepare('SELECT status, stats FROM crawls ORDER BY id DESC LIMIT 1').get() as { status: string; stats: string };
+      const rec = store.db.prepare('SELECT status, stats FROM crawls ORDER BY id DESC LIMIT 1').get() as {
+        status: string;
+        stats: string;
+      };
       store.close();
       expect(rec.status).toBe('stopped');
       expect(JSON.parse(rec.stats)[site.host].cutByMaxPages).toBe(false);
@@ -180,7 +230,9 @@ describe('stopping a crawl', () => {
   it('in this process: stopped with its reason, no target cut, and what it did not fetch is unknown', async () => {
     const site = await chainSite(500, 20);
     const { store } = tempStore();
-    const r = runner(store, [target({ host: site.host, use_sitemap: false, walk_links: true, concurrency: 1, max_pages: 20000 })]);
+    const r = runner(store, [
+      target({ host: site.host, use_sitemap: false, walk_links: true, concurrency: 1, max_pages: 20000 }),
+    ]);
     const rec = await r.start({ mode: 'full' });
     await new Promise((res) => setTimeout(res, 400));
     r.stop(rec.id);

@@ -24,8 +24,21 @@ const PROJECT = 'hist0001:eu-north-1';
 
 function episode(over: Partial<ProblemEpisode>): ProblemEpisode {
   return {
-    pageUrl: 'http://s/p', url: 'http://s/x', reason: 'not_found', host: 's', httpStatus: 404, message: '', redirectsTo: null, element: 'a', text: '',
-    blocked: false, firstCrawl: 1, firstSeen: 't1', fixedCrawl: null, fixedAt: null, ...over,
+    pageUrl: 'http://s/p',
+    url: 'http://s/x',
+    reason: 'not_found',
+    host: 's',
+    httpStatus: 404,
+    message: '',
+    redirectsTo: null,
+    element: 'a',
+    text: '',
+    blocked: false,
+    firstCrawl: 1,
+    firstSeen: 't1',
+    fixedCrawl: null,
+    fixedAt: null,
+    ...over,
   };
 }
 
@@ -43,11 +56,18 @@ describe('diffProblems (pure)', () => {
     ];
     const d = diffProblems(eps, 3, 1);
     expect(d.new.map((e) => `${e.reason} ${e.url}`)).toEqual(['not_found http://s/broke', 'not_found http://s/moved']);
-    expect(d.fixed.map((e) => `${e.reason} ${e.url}`)).toEqual(['not_found http://s/mended', 'redirect http://s/moved']);
+    expect(d.fixed.map((e) => `${e.reason} ${e.url}`)).toEqual([
+      'not_found http://s/mended',
+      'redirect http://s/moved',
+    ]);
   });
 
   it('without a since crawl everything present is new and nothing is fixed', () => {
-    const d = diffProblems([episode({ firstCrawl: 1 }), episode({ url: 'http://s/y', firstCrawl: 1, fixedCrawl: 2 })], 2, null);
+    const d = diffProblems(
+      [episode({ firstCrawl: 1 }), episode({ url: 'http://s/y', firstCrawl: 1, fixedCrawl: 2 })],
+      2,
+      null,
+    );
     expect(d.new.map((e) => e.url)).toEqual(['http://s/x']);
     expect(d.fixed).toEqual([]);
   });
@@ -64,7 +84,8 @@ it('normalizeSince: ISO times with Z or an offset, or a date alone, become the s
   expect(normalizeSince('2026-11-23T08:00Z')).toBe('2026-11-23T08:00:00.000Z');
   expect(normalizeSince('2026-11-23')).toBe('2026-11-23T00:00:00.000Z');
   expect(normalizeSince('2026-11-23T10:00:00 02:00')).toBe('2026-11-23T08:00:00.000Z');
-  for (const bad of ['yesterday', '2026-11-23T08:00:00', '23.11.2026', '2026-13-45T00:00:00Z', '']) expect(normalizeSince(bad)).toBeNull();
+  for (const bad of ['yesterday', '2026-11-23T08:00:00', '23.11.2026', '2026-13-45T00:00:00Z', ''])
+    expect(normalizeSince(bad)).toBeNull();
 });
 
 describe.each(DIALECTS)('history over real crawls on %s', (dialect) => {
@@ -73,23 +94,36 @@ describe.each(DIALECTS)('history over real crawls on %s', (dialect) => {
   let store: ServiceStore;
   let backend: EmbeddedBackend;
   // What the site serves: the test changes it between crawls.
-  let homeLinks = ['/a', '/gone1'];
+  const homeLinks = ['/a', '/gone1'];
   let aLinks = ['/moved'];
   let gone1Exists = false;
-  const html = (links: string[]) => `<html><head><title>t</title></head><body>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</body></html>`;
+  const html = (links: string[]) =>
+    `<html><head><title>t</title></head><body>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</body></html>`;
 
   beforeAll(async () => {
     site = await startSite({
       '/': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(html(homeLinks)),
       '/a': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(html(aLinks)),
       '/moved': (_q, res) => void res.writeHead(301, { location: '/' }).end(),
-      '/gone1': (_q, res) => void (gone1Exists ? res.writeHead(200, { 'content-type': 'text/html' }).end(html([])) : res.writeHead(404).end()),
+      '/gone1': (_q, res) =>
+        void (gone1Exists
+          ? res.writeHead(200, { 'content-type': 'text/html' }).end(html([]))
+          : res.writeHead(404).end()),
     });
     const config = parseConfig({
       project: { public_token: PROJECT },
       data_dir: mkdtempSync(join(tmpdir(), 'svc-hist-')),
-      targets: [{ host: site.host, scheme: 'http', track_links: 'all', use_sitemap: false, walk_links: true, concurrency: 2 }],
-      webhooks: [{ url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-16-chars', events: ['crawl.completed'], allow_private: true }],
+      targets: [
+        { host: site.host, scheme: 'http', track_links: 'all', use_sitemap: false, walk_links: true, concurrency: 2 },
+      ],
+      webhooks: [
+        {
+          url: 'http://127.0.0.1:9/hook',
+          secret: 'a-secret-of-16-chars',
+          events: ['crawl.completed'],
+          allow_private: true,
+        },
+      ],
     });
     store = (await kit.fresh({ token: PROJECT })).store;
     backend = new EmbeddedBackend({ config, store, logger: silentLogger });
@@ -107,7 +141,9 @@ describe.each(DIALECTS)('history over real crawls on %s', (dialect) => {
     return rec;
   };
   const links = (r: LinkReport) =>
-    (['notFound', 'redirect'] as const).flatMap((k) => r[k].pages.flatMap((p) => p.links.map((l) => ({ page: p.url, url: l.url, firstSeen: l.firstSeen }))));
+    (['notFound', 'redirect'] as const).flatMap((k) =>
+      r[k].pages.flatMap((p) => p.links.map((l) => ({ page: p.url, url: l.url, firstSeen: l.firstSeen }))),
+    );
 
   it('lists a link broken between two crawls as new and a mended one as fixed; first seen survives re-saves; since filters', async () => {
     const first = await crawl('full');
@@ -133,9 +169,20 @@ describe.each(DIALECTS)('history over real crawls on %s', (dialect) => {
     const two = await backend.crawlChanges(second.id);
     expect(two.since).toBe(first.finishedAt);
     expect(two.new).toEqual([
-      { page: `${site.origin}/a`, url: `${site.origin}/gone2`, reason: 'not_found', httpStatus: 404, message: expect.any(String), element: 'a', text: '/gone2', firstSeen: manual.finishedAt },
+      {
+        page: `${site.origin}/a`,
+        url: `${site.origin}/gone2`,
+        reason: 'not_found',
+        httpStatus: 404,
+        message: expect.any(String),
+        element: 'a',
+        text: '/gone2',
+        firstSeen: manual.finishedAt,
+      },
     ]);
-    expect(two.fixed.map((l) => `${l.reason} ${l.page} ${l.url} ${l.firstSeen}`)).toEqual([`not_found ${site.origin}/ ${site.origin}/gone1 ${first.finishedAt}`]);
+    expect(two.fixed.map((l) => `${l.reason} ${l.page} ${l.url} ${l.firstSeen}`)).toEqual([
+      `not_found ${site.origin}/ ${site.origin}/gone1 ${first.finishedAt}`,
+    ]);
     // The first crawl's changes are still answerable after later crawls.
     expect((await backend.crawlChanges(first.id)).new).toHaveLength(2);
 
@@ -146,7 +193,9 @@ describe.each(DIALECTS)('history over real crawls on %s', (dialect) => {
     expect(links(since).map((l) => l.url)).toEqual([`${site.origin}/gone2`]);
     expect([since.notFound.count, since.redirect.count]).toEqual([1, 0]);
     expect(report.redirect.count).toBe(1);
-    await expect(backend.linkReport({ limit: 100, since: 'last tuesday' })).rejects.toThrow(/^since: must be an ISO 8601 time/);
+    await expect(backend.linkReport({ limit: 100, since: 'last tuesday' })).rejects.toThrow(
+      /^since: must be an ISO 8601 time/,
+    );
     await expect(backend.crawlChanges(9999)).rejects.toMatchObject({ code: 'not_found' });
 
     // Each completed crawl put one delivery for the webhook in the outbox, in the transaction of its end.
@@ -178,22 +227,63 @@ it('migration 8 fills first seen of an existing database with its last crawl tim
   // Today's page writer needs later migrations' columns, so the data is written at today's schema and migration 8
   // is then undone and run again on it, as it ran on databases that had data before it.
   const old = new Store(path);
-  old.db.prepare(`INSERT INTO crawls (id, project, mode, status, started_at, finished_at) VALUES (1, ?, 'full', 'completed', '2026-01-01T00:00:00.000Z', '2026-01-01T00:05:00.000Z')`).run(PROJECT);
-  old.db.prepare(`INSERT INTO crawls (id, project, mode, status, started_at, finished_at) VALUES (2, ?, 'partial', 'completed', '2026-02-01T00:00:00.000Z', '2026-02-01T00:05:00.000Z')`).run(PROJECT);
+  old.db
+    .prepare(
+      `INSERT INTO crawls (id, project, mode, status, started_at, finished_at) VALUES (1, ?, 'full', 'completed', '2026-01-01T00:00:00.000Z', '2026-01-01T00:05:00.000Z')`,
+    )
+    .run(PROJECT);
+  old.db
+    .prepare(
+      `INSERT INTO crawls (id, project, mode, status, started_at, finished_at) VALUES (2, ?, 'partial', 'completed', '2026-02-01T00:00:00.000Z', '2026-02-01T00:05:00.000Z')`,
+    )
+    .run(PROJECT);
   savePages(old, [
     {
-      url: 'http://s.example/', host: 's.example', httpStatus: 200, contentType: 'text/html', indexed: true, showInSearch: true, title: 't', language: 'en', tags: [],
-      superwords: [], content: 'c', meta: null, created: null, modified: null, sitemapLastmod: null, crawlId: 2, links: [{ url: 'http://s.example/missing', element: 'a', text: 'm' }],
+      url: 'http://s.example/',
+      host: 's.example',
+      httpStatus: 200,
+      contentType: 'text/html',
+      indexed: true,
+      showInSearch: true,
+      title: 't',
+      language: 'en',
+      tags: [],
+      superwords: [],
+      content: 'c',
+      meta: null,
+      created: null,
+      modified: null,
+      sitemapLastmod: null,
+      crawlId: 2,
+      links: [{ url: 'http://s.example/missing', element: 'a', text: 'm' }],
     },
   ]);
-  saveOutcomes(old, [{ url: 'http://s.example/missing', httpStatus: 404, reason: 'not_found', message: 'Not Found', redirectsTo: null, crawlId: 2 }]);
+  saveOutcomes(old, [
+    {
+      url: 'http://s.example/missing',
+      httpStatus: 404,
+      reason: 'not_found',
+      message: 'Not Found',
+      redirectsTo: null,
+      crawlId: 2,
+    },
+  ]);
   old.db.exec('DROP TABLE problem_history; ALTER TABLE crawls DROP COLUMN history_done');
   old.db.exec(MIGRATIONS.find((m) => m.version === 8)!.sql);
   old.close();
   const store = new Store(path);
   try {
-    expect(store.db.prepare('SELECT page_url, url, reason, first_crawl, first_seen, fixed_crawl FROM problem_history').all()).toEqual([
-      { page_url: 'http://s.example/', url: 'http://s.example/missing', reason: 'not_found', first_crawl: 2, first_seen: '2026-02-01T00:05:00.000Z', fixed_crawl: null },
+    expect(
+      store.db.prepare('SELECT page_url, url, reason, first_crawl, first_seen, fixed_crawl FROM problem_history').all(),
+    ).toEqual([
+      {
+        page_url: 'http://s.example/',
+        url: 'http://s.example/missing',
+        reason: 'not_found',
+        first_crawl: 2,
+        first_seen: '2026-02-01T00:05:00.000Z',
+        fixed_crawl: null,
+      },
     ]);
     expect(store.db.prepare('SELECT id FROM crawls WHERE history_done = 0').all()).toEqual([]);
   } finally {

@@ -24,13 +24,21 @@ const REPORT = {
   truncated: false,
   lastFullCrawl: null,
 };
-const CRAWL = { id: 7, mode: 'full', status: 'queued', startedAt: '2026-01-01T00:00:00.000Z', finishedAt: null, stats: { pages: 0, links: 0, errors: 0 } };
+const CRAWL = {
+  id: 7,
+  mode: 'full',
+  status: 'queued',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: null,
+  stats: { pages: 0, links: 0, errors: 0 },
+};
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json' }).end(text);
 }
-const fail = (status: number, code: string, message: string) => (_q: IncomingMessage, res: ServerResponse) => send(res, status, { error: { code, message } });
+const fail = (status: number, code: string, message: string) => (_q: IncomingMessage, res: ServerResponse) =>
+  send(res, status, { error: { code, message } });
 
 describe('RemoteBackend', () => {
   let upstream: Server;
@@ -40,7 +48,15 @@ describe('RemoteBackend', () => {
   const open: RemoteBackend[] = [];
 
   const client = (over: Partial<RemoteBackendOptions> = {}) => {
-    const b = new RemoteBackend({ baseUrl: `${base}/api/`, apiKey: 'svc_key_test', publicToken: TOKEN, logger: silentLogger, backoffMs: 5, timeoutMs: 2000, ...over });
+    const b = new RemoteBackend({
+      baseUrl: `${base}/api/`,
+      apiKey: 'svc_key_test',
+      publicToken: TOKEN,
+      logger: silentLogger,
+      backoffMs: 5,
+      timeoutMs: 2000,
+      ...over,
+    });
     open.push(b);
     return b;
   };
@@ -82,14 +98,28 @@ describe('RemoteBackend', () => {
     const b = client();
     expect(await b.linkReport({ limit: 5, target: 'a.example' })).toEqual(REPORT);
     // An older service sends no trigger: the record says `request`.
-    expect(await b.startCrawl({ mode: 'manual', urls: ['https://a.example/x'] })).toEqual({ ...CRAWL, trigger: 'request' });
-    expect(seen[0]).toMatchObject({ method: 'GET', url: `/api/v1/projects/${encodeURIComponent(TOKEN)}/link-report?target=a.example&limit=5`, authorization: 'Bearer svc_key_test' });
-    expect(seen[1]).toMatchObject({ method: 'POST', url: `/api/v1/projects/${encodeURIComponent(TOKEN)}/crawls`, body: '{"mode":"manual","urls":["https://a.example/x"]}' });
+    expect(await b.startCrawl({ mode: 'manual', urls: ['https://a.example/x'] })).toEqual({
+      ...CRAWL,
+      trigger: 'request',
+    });
+    expect(seen[0]).toMatchObject({
+      method: 'GET',
+      url: `/api/v1/projects/${encodeURIComponent(TOKEN)}/link-report?target=a.example&limit=5`,
+      authorization: 'Bearer svc_key_test',
+    });
+    expect(seen[1]).toMatchObject({
+      method: 'POST',
+      url: `/api/v1/projects/${encodeURIComponent(TOKEN)}/crawls`,
+      body: '{"mode":"manual","urls":["https://a.example/x"]}',
+    });
   });
 
   it('retries a GET on 502/503/504 with backoff, then answers', async () => {
     const statuses = [503, 502, 200];
-    respond = (_q, res, n) => (statuses[n - 1] === 200 ? send(res, 200, REPORT) : send(res, statuses[n - 1]!, { error: { code: 'busy', message: 'try later' } }));
+    respond = (_q, res, n) =>
+      statuses[n - 1] === 200
+        ? send(res, 200, REPORT)
+        : send(res, statuses[n - 1]!, { error: { code: 'busy', message: 'try later' } });
     expect(await client().linkReport({ limit: 1 })).toEqual(REPORT);
     expect(seen).toHaveLength(3);
   });
@@ -104,8 +134,14 @@ describe('RemoteBackend', () => {
 
   it('never retries a crawl start or a deletion', async () => {
     respond = fail(503, 'busy', 'try later');
-    expect(await caught(client().startCrawl({ mode: 'full' }))).toMatchObject({ code: 'upstream_error', upstreamStatus: 503 });
-    expect(await caught(client().deletePages(['https://a.example/x']))).toMatchObject({ code: 'upstream_error', upstreamStatus: 503 });
+    expect(await caught(client().startCrawl({ mode: 'full' }))).toMatchObject({
+      code: 'upstream_error',
+      upstreamStatus: 503,
+    });
+    expect(await caught(client().deletePages(['https://a.example/x']))).toMatchObject({
+      code: 'upstream_error',
+      upstreamStatus: 503,
+    });
     expect(seen).toHaveLength(2);
   });
 
@@ -118,7 +154,13 @@ describe('RemoteBackend', () => {
     await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
     const port = (dead.address() as AddressInfo).port;
     await new Promise((r) => dead.close(r));
-    const b = new RemoteBackend({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', publicToken: TOKEN, logger: silentLogger, backoffMs: 5 });
+    const b = new RemoteBackend({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'k',
+      publicToken: TOKEN,
+      logger: silentLogger,
+      backoffMs: 5,
+    });
     open.push(b);
     const err = await caught(b.linkReport({ limit: 1 }));
     expect(err).toMatchObject({ code: 'upstream_error', status: 502, upstreamStatus: undefined });
@@ -137,15 +179,29 @@ describe('RemoteBackend', () => {
   it('maps upstream 4xx to the matching code and keeps the message', async () => {
     const b = client();
     respond = fail(400, 'invalid_input', 'limit: must be an integer from 1 to 5000');
-    expect(await caught(b.linkReport({ limit: 9999 }))).toMatchObject({ code: 'invalid_input', status: 400, upstreamStatus: 400, message: 'limit: must be an integer from 1 to 5000' });
+    expect(await caught(b.linkReport({ limit: 9999 }))).toMatchObject({
+      code: 'invalid_input',
+      status: 400,
+      upstreamStatus: 400,
+      message: 'limit: must be an integer from 1 to 5000',
+    });
     respond = fail(409, 'conflict', 'a crawl is already running');
-    expect(await caught(b.startCrawl({ mode: 'full' }))).toMatchObject({ code: 'conflict', status: 409, upstreamStatus: 409, message: 'a crawl is already running' });
+    expect(await caught(b.startCrawl({ mode: 'full' }))).toMatchObject({
+      code: 'conflict',
+      status: 409,
+      upstreamStatus: 409,
+      message: 'a crawl is already running',
+    });
     respond = fail(404, 'not_found', 'unknown project');
     expect(await caught(b.getCrawl(3))).toMatchObject({ code: 'not_found', status: 404, message: 'unknown project' });
     respond = fail(404, 'crawl_not_found', 'no crawl 3 in this project');
     expect(await b.getCrawl(3)).toBeNull();
     respond = fail(501, 'not_implemented', 'search is not implemented yet');
-    expect(await caught(b.search('x', {}))).toMatchObject({ code: 'not_implemented', status: 501, message: 'search is not implemented yet' });
+    expect(await caught(b.search('x', {}))).toMatchObject({
+      code: 'not_implemented',
+      status: 501,
+      message: 'search is not implemented yet',
+    });
   });
 
   it('a refused key, a 500, a non-JSON or a malformed answer are upstream errors', async () => {
@@ -155,15 +211,25 @@ describe('RemoteBackend', () => {
     expect(refused).toMatchObject({ code: 'upstream_error', status: 502, upstreamStatus: 401 });
     expect(refused.message).toMatch(/refused the API key/);
     respond = fail(500, 'internal', 'internal error');
-    expect(await caught(b.linkReport({ limit: 1 }))).toMatchObject({ code: 'upstream_error', upstreamStatus: 500, message: expect.stringContaining('answered 500: internal error') });
+    expect(await caught(b.linkReport({ limit: 1 }))).toMatchObject({
+      code: 'upstream_error',
+      upstreamStatus: 500,
+      message: expect.stringContaining('answered 500: internal error'),
+    });
     respond = (_q, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html>bad gateway</html>');
     const html = await caught(b.linkReport({ limit: 1 }));
     expect(html).toMatchObject({ code: 'upstream_error', upstreamStatus: 502 });
     expect(html.message).not.toContain('<html>');
     respond = (_q, res) => send(res, 200, 'not json at all');
-    expect(await caught(b.linkReport({ limit: 1 }))).toMatchObject({ code: 'upstream_error', message: expect.stringContaining('not JSON') });
+    expect(await caught(b.linkReport({ limit: 1 }))).toMatchObject({
+      code: 'upstream_error',
+      message: expect.stringContaining('not JSON'),
+    });
     respond = (_q, res) => send(res, 200, { ...REPORT, truncated: 'maybe' });
-    expect(await caught(b.linkReport({ limit: 1 }))).toMatchObject({ code: 'upstream_error', message: expect.stringContaining('truncated') });
+    expect(await caught(b.linkReport({ limit: 1 }))).toMatchObject({
+      code: 'upstream_error',
+      message: expect.stringContaining('truncated'),
+    });
   });
 
   it('onCrawlEnded never fires for remote crawls (documented), and unsubscribes cleanly', () => {
@@ -175,18 +241,30 @@ describe('RemoteBackend', () => {
 
   it('behind the /v1 facade, upstream errors keep their status: 409 stays 409, a 503 becomes 502', async () => {
     const app = openApp(
-      parseConfig({ project: { public_token: 'local001:eu-north-1' }, data_dir: tempDir(), api: { base_url: base, api_key: 'svc_key_test', public_token: TOKEN }, log_level: 'silent' }),
+      parseConfig({
+        project: { public_token: 'local001:eu-north-1' },
+        data_dir: tempDir(),
+        api: { base_url: base, api_key: 'svc_key_test', public_token: TOKEN },
+        log_level: 'silent',
+      }),
       { logger: silentLogger },
     );
     expect(app.backend.kind).toBe('remote');
     const f = await startFacade(app);
     try {
       const key = (await createApiKey(app.store.sql, TOKEN, 'local')).key;
-      const post = () => fetch(`${f.api}/crawls`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"mode":"full"}' });
+      const post = () =>
+        fetch(`${f.api}/crawls`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: '{"mode":"full"}',
+        });
       respond = fail(409, 'conflict', 'a crawl of this project is already running');
       const conflict = await post();
       expect(conflict.status).toBe(409);
-      expect(await conflict.json()).toEqual({ error: { code: 'conflict', message: 'a crawl of this project is already running' } });
+      expect(await conflict.json()).toEqual({
+        error: { code: 'conflict', message: 'a crawl of this project is already running' },
+      });
       respond = (_q, res) => send(res, 202, CRAWL);
       const ok = await post();
       expect(ok.status).toBe(202);
@@ -194,7 +272,9 @@ describe('RemoteBackend', () => {
       respond = fail(503, 'busy', 'try later');
       const down = await post();
       expect(down.status).toBe(502);
-      expect(await down.json()).toEqual({ error: { code: 'upstream_error', message: expect.stringContaining('answered 503: try later') } });
+      expect(await down.json()).toEqual({
+        error: { code: 'upstream_error', message: expect.stringContaining('answered 503: try later') },
+      });
     } finally {
       await f.close();
       await app.close();

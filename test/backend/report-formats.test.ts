@@ -19,7 +19,8 @@ import { ROOT } from '../support/paths.js';
 import { emptyReport, HOSTILE_TEXT, SAMPLE_COUNTS, sampleReport, SITE } from '../support/reports.js';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (a: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (a: Ajv) => Ajv;
 
 function sarifValidator() {
   const schema = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/sarif/sarif-schema-2.1.0.json'), 'utf8')) as object;
@@ -35,7 +36,10 @@ describe('SARIF', () => {
 
   it('validates against the official SARIF 2.1.0 schema, for a full, an empty and a hostile report', () => {
     const hostile = sampleReport();
-    hostile.notFound.pages.push({ url: `${SITE}/a b|c/ü?q=%zz#x`, links: [{ url: `${SITE}/x`, httpStatus: 404, message: 'm\u0000', element: 'a', text: '\uD800 lone' }] });
+    hostile.notFound.pages.push({
+      url: `${SITE}/a b|c/ü?q=%zz#x`,
+      links: [{ url: `${SITE}/x`, httpStatus: 404, message: 'm\u0000', element: 'a', text: '\uD800 lone' }],
+    });
     hostile.notFound.count++;
     for (const r of [sampleReport(), emptyReport(), hostile]) {
       const log = JSON.parse(formatSarif(r, { toolVersion: '1.2.3' }));
@@ -58,29 +62,46 @@ describe('SARIF', () => {
     const run = log.runs[0];
     expect(log.version).toBe('2.1.0');
     expect(run.tool.driver).toMatchObject({ name: 'svc', version: '1.2.3' });
-    expect(run.tool.driver.rules.map((r: { id: string }) => r.id)).toEqual(['not_found', 'forbidden', 'server_error', 'redirect', 'unknown']);
+    expect(run.tool.driver.rules.map((r: { id: string }) => r.id)).toEqual([
+      'not_found',
+      'forbidden',
+      'server_error',
+      'redirect',
+      'unknown',
+    ]);
     expect(run.results).toHaveLength(TOTAL);
     const byRule: Record<string, number> = {};
     for (const res of run.results) byRule[res.ruleId] = (byRule[res.ruleId] ?? 0) + 1;
     expect(byRule).toEqual(SAMPLE_COUNTS);
     for (const res of run.results) expect(run.tool.driver.rules[res.ruleIndex].id).toBe(res.ruleId);
-    const level = (url: string) => run.results.find((res: { properties: { link: string } }) => res.properties.link === url).level;
+    const level = (url: string) =>
+      run.results.find((res: { properties: { link: string } }) => res.properties.link === url).level;
     expect(level(`${SITE}/members`)).toBe('error');
     expect(level('https://linkedin.example/in/x')).toBe('note');
     expect(level(`${SITE}/old`)).toBe('warning');
     expect(level(`${SITE}/later`)).toBe('warning');
     const gone = run.results.filter((res: { properties: { link: string } }) => res.properties.link === `${SITE}/gone`);
-    expect(gone.map((res: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) => res.locations[0]!.physicalLocation.artifactLocation.uri)).toEqual([
-      `${SITE}/`,
-      `${SITE}/blog/a,b`,
-    ]);
+    expect(
+      gone.map(
+        (res: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) =>
+          res.locations[0]!.physicalLocation.artifactLocation.uri,
+      ),
+    ).toEqual([`${SITE}/`, `${SITE}/blog/a,b`]);
     expect(gone[0].message.text).toBe(`Not found: ${SITE}/gone (HTTP 404) — 404 Not Found`);
     expect(gone[0].locations[0].message.text).toBe('in <a> "Gone page"');
-    expect(gone[0].properties).toMatchObject({ element: 'a', text: 'Gone page', firstSeen: '2026-11-01T10:00:00.000Z' });
+    expect(gone[0].properties).toMatchObject({
+      element: 'a',
+      text: 'Gone page',
+      firstSeen: '2026-11-01T10:00:00.000Z',
+    });
     // Fingerprints tell results apart and stay the same from run to run.
-    const prints = run.results.map((res: { partialFingerprints: Record<string, string> }) => res.partialFingerprints['svcLink/v1']);
+    const prints = run.results.map(
+      (res: { partialFingerprints: Record<string, string> }) => res.partialFingerprints['svcLink/v1'],
+    );
     expect(new Set(prints).size).toBe(TOTAL);
-    expect(JSON.parse(formatSarif(sampleReport())).runs[0].results[0].partialFingerprints).toEqual(run.results[0].partialFingerprints);
+    expect(JSON.parse(formatSarif(sampleReport())).runs[0].results[0].partialFingerprints).toEqual(
+      run.results[0].partialFingerprints,
+    );
     expect(run.properties.counts).toEqual(SAMPLE_COUNTS);
   });
 
@@ -92,7 +113,11 @@ describe('SARIF', () => {
 });
 
 describe('JUnit', () => {
-  const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) });
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name),
+  });
 
   function parse(xml: string) {
     expect(XMLValidator.validate(xml)).toBe(true);
@@ -100,13 +125,30 @@ describe('JUnit', () => {
       tests: string;
       failures: string;
       skipped: string;
-      testsuite: { name: string; tests: string; failures: string; skipped: string; testcase?: { name: string; classname: string; failure?: { type: string; message: string; '#text': string }; skipped?: unknown }[] }[];
+      testsuite: {
+        name: string;
+        tests: string;
+        failures: string;
+        skipped: string;
+        testcase?: {
+          name: string;
+          classname: string;
+          failure?: { type: string; message: string; '#text': string };
+          skipped?: unknown;
+        }[];
+      }[];
     };
   }
 
   it('parses back: one suite per reason, one case per (page, link), failures for broken reasons, blocked skipped', () => {
     const root = parse(formatJunit(sampleReport(), { toolVersion: '1.2.3' }));
-    expect(root.testsuite.map((s) => s.name)).toEqual(['not_found', 'forbidden', 'server_error', 'redirect', 'unknown']);
+    expect(root.testsuite.map((s) => s.name)).toEqual([
+      'not_found',
+      'forbidden',
+      'server_error',
+      'redirect',
+      'unknown',
+    ]);
     expect(Number(root.tests)).toBe(TOTAL);
     for (const s of root.testsuite) {
       expect(s.testcase ?? []).toHaveLength(SAMPLE_COUNTS[s.name as keyof typeof SAMPLE_COUNTS]);
@@ -145,20 +187,24 @@ describe('CSV', () => {
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe('reason,page,link,http_status,message,redirects_to,element,text,blocked,first_seen');
     expect(lines[1]).toBe(`not_found,${SITE}/,${SITE}/gone,404,404 Not Found,,a,Gone page,,2026-11-01T10:00:00.000Z`);
-    expect(lines[2]).toBe(`not_found,${SITE}/,${SITE}/img/logo.png,404,404 Not Found,,img,"${HOSTILE_TEXT.replace(/"/g, '""')}",,`);
+    expect(lines[2]).toBe(
+      `not_found,${SITE}/,${SITE}/img/logo.png,404,404 Not Found,,img,"${HOSTILE_TEXT.replace(/"/g, '""')}",,`,
+    );
     expect(lines[3]).toBe(`not_found,"${SITE}/blog/a,b",${SITE}/gone,404,404 Not Found,,a,again,,`);
     expect(csv).toContain(',https://linkedin.example/in/x,999,blocked: 999 (bot block),,a,Profile,true,\r\n');
     expect(csv).toContain(`redirect,${SITE}/docs,${SITE}/old,301,301 Moved Permanently,${SITE}/new,a,Old,,\r\n`);
     // 1 header + 8 rows + the empty string after the last CRLF (the hostile text's bare LF stays inside its quotes).
     expect(lines.length).toBe(1 + TOTAL + 1);
-    expect(formatCsv(emptyReport())).toBe('reason,page,link,http_status,message,redirects_to,element,text,blocked,first_seen\r\n');
+    expect(formatCsv(emptyReport())).toBe(
+      'reason,page,link,http_status,message,redirects_to,element,text,blocked,first_seen\r\n',
+    );
   });
 
-  it('neutralizes what a spreadsheet would run as a formula: a leading \' inside quotes, negative numbers included', () => {
+  it("neutralizes what a spreadsheet would run as a formula: a leading ' inside quotes, negative numbers included", () => {
     expect(csvField('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
     expect(csvField('+1')).toBe('"\'+1"');
     expect(csvField('-5')).toBe('"\'-5"');
-    expect(csvField("-2+3+cmd|' /C calc'!A0")).toBe('"\'-2+3+cmd|\' /C calc\'!A0"');
+    expect(csvField("-2+3+cmd|' /C calc'!A0")).toBe("\"'-2+3+cmd|' /C calc'!A0\"");
     expect(csvField('@SUM(A1)')).toBe('"\'@SUM(A1)"');
     expect(csvField('\t=1')).toBe('"\'\t=1"');
     expect(csvField('\r=1')).toBe('"\'\r=1"');
@@ -175,7 +221,10 @@ describe('Markdown', () => {
     expect(md).toContain('| Not found | 3 |');
     expect(md).toContain('| **Total** | **8** |');
     const sectionOf = (title: string) => md.split(`## ${title}`)[1]!.split('\n## ')[0]!;
-    const rowsOf = (title: string) => sectionOf(title).split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Page') && !l.startsWith('| ---'));
+    const rowsOf = (title: string) =>
+      sectionOf(title)
+        .split('\n')
+        .filter((l) => l.startsWith('| ') && !l.startsWith('| Page') && !l.startsWith('| ---'));
     expect(rowsOf('Not found (3)')).toHaveLength(3);
     expect(rowsOf('Forbidden (2)')).toHaveLength(2);
     expect(rowsOf('Redirect (1)')[0]).toContain(`301 Moved Permanently → ${mdCell(`${SITE}/new`)}`);
@@ -188,7 +237,8 @@ describe('Markdown', () => {
     // A target that checks only PDF links says so, in every readable format.
     const pdf = sampleReport();
     pdf.targets.push({ host: 'docs.example', linkTracking: 'pdf', walkLinks: false, lastCrawlError: null });
-    const note = 'docs.example tracks only links to PDF documents (track_links = pdf); set track_links to "all" to check every link.';
+    const note =
+      'docs.example tracks only links to PDF documents (track_links = pdf); set track_links to "all" to check every link.';
     expect(formatMarkdown(pdf)).toContain(`> Note: ${mdCell(note)}`);
     expect(formatText(pdf)).toContain(`  note: ${note}`);
     expect(formatHtml(pdf)).toContain(note.replace(/"/g, '&quot;'));
@@ -199,7 +249,9 @@ describe('Markdown', () => {
 describe('text and json', () => {
   it('text shows where a link is and since when; json is the REST form unchanged', () => {
     const text = formatText(sampleReport());
-    expect(text).toContain(`    404  ${SITE}/gone  (404 Not Found)  in <a> "Gone page"  since 2026-11-01T10:00:00.000Z`);
+    expect(text).toContain(
+      `    404  ${SITE}/gone  (404 Not Found)  in <a> "Gone page"  since 2026-11-01T10:00:00.000Z`,
+    );
     expect(text).toContain('Unknown (found but not fetched: the crawl stopped early) — 1 link');
     expect(text).toContain('8 problem links.');
     expect(JSON.parse(formatLinkReport('json', sampleReport()))).toEqual(sampleReport());
@@ -226,7 +278,9 @@ describe('HTML', () => {
   it('escapes everything taken from the report', () => {
     const html = formatHtml(sampleReport());
     expect(html).not.toContain('<b>now</b>');
-    expect(html).toContain('Read &quot;more&quot;, &lt;b&gt;now&lt;/b&gt; | &amp; &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain(
+      'Read &quot;more&quot;, &lt;b&gt;now&lt;/b&gt; | &amp; &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;',
+    );
     expect(html).not.toContain('\u0007');
     const r = sampleReport();
     r.forbidden.pages[0]!.links[0]!.url = 'javascript:alert(1)';
@@ -236,10 +290,15 @@ describe('HTML', () => {
 
   it('renders the counts per reason and a row per link and per page; an empty report says so', () => {
     const html = formatHtml(sampleReport());
-    for (const [reason, n] of Object.entries(SAMPLE_COUNTS)) expect(html).toMatch(new RegExp(`data-reason="${reason}"[^>]*><span class="n">${n}</span>`));
+    for (const [reason, n] of Object.entries(SAMPLE_COUNTS))
+      expect(html).toMatch(new RegExp(`data-reason="${reason}"[^>]*><span class="n">${n}</span>`));
     // 7 distinct links (one found on two pages), 3 pages.
-    expect(/<table class="sortable" id="links-table">[\s\S]*?<\/table>/.exec(html)![0].match(/<tr data-reason/g)).toHaveLength(7);
-    expect(/<table class="sortable" id="pages-table">[\s\S]*?<\/table>/.exec(html)![0].match(/<tr><td>/g)).toHaveLength(3);
+    expect(
+      /<table class="sortable" id="links-table">[\s\S]*?<\/table>/.exec(html)![0].match(/<tr data-reason/g),
+    ).toHaveLength(7);
+    expect(/<table class="sortable" id="pages-table">[\s\S]*?<\/table>/.exec(html)![0].match(/<tr><td>/g)).toHaveLength(
+      3,
+    );
     const empty = formatHtml(emptyReport());
     expect(empty).toContain('No problem links found.');
     expect(empty).not.toContain('<script');
@@ -257,7 +316,9 @@ describe('--fail-on', () => {
     r.forbidden.pages[0]!.links.shift();
     r.forbidden.count = 1;
     expect(failingReasons(r, ['forbidden'])).toEqual([]);
-    expect(failingReasons(emptyReport(), ['not_found', 'forbidden', 'server_error', 'redirect', 'unknown'])).toEqual([]);
+    expect(failingReasons(emptyReport(), ['not_found', 'forbidden', 'server_error', 'redirect', 'unknown'])).toEqual(
+      [],
+    );
     r.forbidden.count = 3;
     expect(failingReasons(r, ['forbidden'])).toEqual([{ reason: 'forbidden', links: 2 }]);
   });

@@ -57,8 +57,12 @@ describe.skipIf(skip)('HTML report in headless Chromium', () => {
     await context?.close();
   });
 
-  const linkColumn = () => page.$$eval('#links-table tbody tr:not([hidden]) td:first-child', (tds) => tds.map((td) => td.textContent!.trim()));
-  const statusColumn = () => page.$$eval('#links-table tbody tr:not([hidden]) td:nth-child(3)', (tds) => tds.map((td) => td.textContent!.trim()));
+  const linkColumn = () =>
+    page.$$eval('#links-table tbody tr:not([hidden]) td:first-child', (tds) => tds.map((td) => td.textContent!.trim()));
+  const statusColumn = () =>
+    page.$$eval('#links-table tbody tr:not([hidden]) td:nth-child(3)', (tds) =>
+      tds.map((td) => td.textContent!.trim()),
+    );
 
   it('renders the counts per reason and every problem link, loading nothing but the file', async () => {
     for (const [reason, n] of Object.entries(SAMPLE_COUNTS)) {
@@ -106,7 +110,10 @@ describe.skipIf(skip)('HTML report in headless Chromium', () => {
     await page.click('[data-view="by-page"]');
     expect(await page.isVisible('#by-page')).toBe(true);
     expect(await page.isVisible('#by-link')).toBe(false);
-    const pages = () => page.$$eval('#pages-table tbody tr:not([hidden]) td:first-child', (tds) => tds.map((td) => td.textContent!.trim()));
+    const pages = () =>
+      page.$$eval('#pages-table tbody tr:not([hidden]) td:first-child', (tds) =>
+        tds.map((td) => td.textContent!.trim()),
+      );
     expect(await pages()).toEqual([`${SITE}/`]);
     await page.fill('#q', '');
     expect(await pages()).toEqual([`${SITE}/`, `${SITE}/blog/a,b`, `${SITE}/docs`]);

@@ -15,7 +15,7 @@ import type { LinkReport } from '../../src/model/types.js';
 import { HOST_A, HOST_B, makeApp, makeAppOn, tempDir, TOKEN } from '../support/app.js';
 import { manyWrites, outcome, linkingPage as page, seedSmallSite, smallSiteWrites } from '../support/writes.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
-import { type ReportRow } from '../../src/store/report-query.js';
+import type { ReportRow } from '../../src/store/report-query.js';
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
 const a = `https://${HOST_A}`;
@@ -84,7 +84,12 @@ describe('assembleLinkReport (pure)', () => {
   });
 
   it('is truncated when the counts exceed the rows', () => {
-    const r = assembleLinkReport({ rows: [row(0, 'p', 'x')], counts: [2, 0, 0, 0, 0], targets: [], lastFullCrawl: null });
+    const r = assembleLinkReport({
+      rows: [row(0, 'p', 'x')],
+      counts: [2, 0, 0, 0, 0],
+      targets: [],
+      lastFullCrawl: null,
+    });
     expect(r.truncated).toBe(true);
     expect(r.notFound.count).toBe(2);
   });
@@ -120,8 +125,21 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
       `redirect ${a}/b ${a}/old`,
       `unknown ${a}/ ${a}/later`,
     ]);
-    expect(r.redirect.pages[0]!.links[0]).toEqual({ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new`, element: 'a', text: '' });
-    expect(r.unknown.pages[0]!.links[0]).toEqual({ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached', element: 'a', text: '' });
+    expect(r.redirect.pages[0]!.links[0]).toEqual({
+      url: `${a}/old`,
+      httpStatus: 301,
+      message: 'redirect message',
+      redirectsTo: `${a}/new`,
+      element: 'a',
+      text: '',
+    });
+    expect(r.unknown.pages[0]!.links[0]).toEqual({
+      url: `${a}/later`,
+      httpStatus: 0,
+      message: 'not fetched: max_pages reached',
+      element: 'a',
+      text: '',
+    });
     expect(SECTIONS.map((s) => r[s].count)).toEqual([3, 1, 1, 2, 1]);
     expect(r.truncated).toBe(false);
     expect(r.lastFullCrawl).toBeNull();
@@ -144,7 +162,13 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
       const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit });
       expect(flat(r)).toEqual(all.slice(0, limit));
       expect(r.truncated).toBe(true);
-      expect(SECTIONS.map((s) => r[s].count)).toEqual([counts.not_found, counts.forbidden, counts.server_error, counts.redirect, counts.unknown]);
+      expect(SECTIONS.map((s) => r[s].count)).toEqual([
+        counts.not_found,
+        counts.forbidden,
+        counts.server_error,
+        counts.redirect,
+        counts.unknown,
+      ]);
     }
     expect((await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 400 })).truncated).toBe(false);
   });
@@ -152,17 +176,24 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
   it('limits to one configured target, case-insensitively; refuses an unknown one naming target', async () => {
     app = await makeAppOn(kit);
     await writeThrough(app.store, smallSiteWrites());
-    const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1000, target: 'B.example:8080' });
+    const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, {
+      limit: 1000,
+      target: 'B.example:8080',
+    });
     expect(flat(r)).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
     expect(SECTIONS.map((s) => r[s].count)).toEqual([1, 0, 0, 0, 0]);
     expect(r.targets.map((t) => t.host)).toEqual([HOST_B]);
-    await expect(buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 10, target: 'nope.example' })).rejects.toThrow(/^target: "nope.example" is not a configured target/);
+    await expect(
+      buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 10, target: 'nope.example' }),
+    ).rejects.toThrow(/^target: "nope.example" is not a configured target/);
   });
 
   it('refuses a limit outside 1..5000 or not an integer, naming limit', async () => {
     app = await makeAppOn(kit);
     for (const limit of [0, -1, 5001, 1.5, Number.NaN]) {
-      await expect(buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit })).rejects.toThrow(/^limit: must be an integer from 1 to 5000/);
+      await expect(buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit })).rejects.toThrow(
+        /^limit: must be an integer from 1 to 5000/,
+      );
     }
   });
 
@@ -179,15 +210,26 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
 
   it('walkLinks follows what the last completed full crawl recorded, unless configured', async () => {
     app = await makeAppOn(kit, { targets: [{ host: HOST_A }, { host: HOST_B, walk_links: true }] });
-    const walk = async () => (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).targets.map((t) => t.walkLinks);
+    const walk = async () =>
+      (await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 1 })).targets.map((t) => t.walkLinks);
     expect(await walk()).toEqual([true, true]); // no full crawl yet: no sitemap found
     const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
-    await updateCrawlStats(app.store.sql, full.id, { pages: 1, links: 0, errors: 0, targets: { [HOST_A]: { pages: 1, cutByMaxPages: false, walkLinks: false } } });
+    await updateCrawlStats(app.store.sql, full.id, {
+      pages: 1,
+      links: 0,
+      errors: 0,
+      targets: { [HOST_A]: { pages: 1, cutByMaxPages: false, walkLinks: false } },
+    });
     await setCrawlStatus(app.store.sql, full.id, 'completed');
     expect(await walk()).toEqual([false, true]);
     // A full crawl that failed does not count.
     const failed = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
-    await updateCrawlStats(app.store.sql, failed.id, { pages: 0, links: 0, errors: 1, targets: { [HOST_A]: { pages: 0, cutByMaxPages: false, walkLinks: true } } });
+    await updateCrawlStats(app.store.sql, failed.id, {
+      pages: 0,
+      links: 0,
+      errors: 1,
+      targets: { [HOST_A]: { pages: 0, cutByMaxPages: false, walkLinks: true } },
+    });
     await setCrawlStatus(app.store.sql, failed.id, 'failed');
     expect(await walk()).toEqual([false, true]);
   });
@@ -202,7 +244,11 @@ describe('report rows kept ready by triggers (migration 2)', () => {
     await seedSmallSite(app);
     expectMaintained(app.sqlite);
     // A fixed link, a newly broken one, and a redirect that now fails.
-    saveOutcomes(app.sqlite, [outcome(`${a}/missing`, 'ok'), outcome(`${a}/ok`, 'not_found'), outcome(`${a}/old`, 'server_error')]);
+    saveOutcomes(app.sqlite, [
+      outcome(`${a}/missing`, 'ok'),
+      outcome(`${a}/ok`, 'not_found'),
+      outcome(`${a}/old`, 'server_error'),
+    ]);
     expectMaintained(app.sqlite);
     // The page is re-crawled with fewer links.
     savePages(app.sqlite, [page(`${a}/`, [`${a}/ok`, `${a}/fail`])]);
@@ -219,7 +265,9 @@ describe('report rows kept ready by triggers (migration 2)', () => {
     // Pages a completed full crawl did not see leave, and their links with them (cascade).
     await removePagesNotSeen(app.store.sql, HOST_A, 99);
     expectMaintained(app.sqlite);
-    expect(flat(await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 100 }))).toEqual([`notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`]);
+    expect(flat(await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 100 }))).toEqual([
+      `notFound http://${HOST_B}/ http://${HOST_B}/doc.pdf`,
+    ]);
   });
 
   it('stay equal to a fresh computation after many random writes', async () => {
@@ -234,8 +282,12 @@ describe('report rows kept ready by triggers (migration 2)', () => {
         return page(`https://${host}/p${rnd(12)}`, links);
       });
       savePages(app.sqlite, pages);
-      saveOutcomes(app.sqlite, Array.from({ length: 6 }, () => outcome(`https://l.example/${rnd(15)}`, reasons[rnd(reasons.length)]!)));
-      if (round % 7 === 3) app.sqlite.db.prepare('DELETE FROM pages WHERE url = ?').run(`https://${HOST_A}/p${rnd(12)}`);
+      saveOutcomes(
+        app.sqlite,
+        Array.from({ length: 6 }, () => outcome(`https://l.example/${rnd(15)}`, reasons[rnd(reasons.length)]!)),
+      );
+      if (round % 7 === 3)
+        app.sqlite.db.prepare('DELETE FROM pages WHERE url = ?').run(`https://${HOST_A}/p${rnd(12)}`);
       if (round % 11 === 5) await clearForFullCrawl(app.store.sql);
     }
     expectMaintained(app.sqlite);
@@ -246,9 +298,18 @@ describe('report rows kept ready by triggers (migration 2)', () => {
     const v1 = new Database(path);
     v1.exec(MIGRATIONS[0]!.sql);
     v1.pragma('user_version = 1');
-    const pageId = v1.prepare(`INSERT INTO pages (url, host, http_status, last_crawled) VALUES (?, ?, 200, 'x') RETURNING id`).get(`${a}/`, HOST_A) as { id: number };
-    v1.prepare(`INSERT INTO links (page_id, url, element) VALUES (?, ?, 'a'), (?, ?, 'a')`).run(pageId.id, `${a}/gone`, pageId.id, `${a}/fine`);
-    v1.prepare(`INSERT INTO link_outcomes (url, http_status, reason, checked_at) VALUES (?, 404, 'not_found', 'x'), (?, 200, 'ok', 'x')`).run(`${a}/gone`, `${a}/fine`);
+    const pageId = v1
+      .prepare(`INSERT INTO pages (url, host, http_status, last_crawled) VALUES (?, ?, 200, 'x') RETURNING id`)
+      .get(`${a}/`, HOST_A) as { id: number };
+    v1.prepare(`INSERT INTO links (page_id, url, element) VALUES (?, ?, 'a'), (?, ?, 'a')`).run(
+      pageId.id,
+      `${a}/gone`,
+      pageId.id,
+      `${a}/fine`,
+    );
+    v1.prepare(
+      `INSERT INTO link_outcomes (url, http_status, reason, checked_at) VALUES (?, 404, 'not_found', 'x'), (?, 200, 'ok', 'x')`,
+    ).run(`${a}/gone`, `${a}/fine`);
     v1.close();
     const store = new Store(path);
     expectMaintained(store);
@@ -263,13 +324,20 @@ describe('target hosts as the crawler stores them', () => {
     try {
       savePages(app.sqlite, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example' })]);
       const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;
-      await updateCrawlStats(app.store.sql, full.id, { pages: 1, links: 1, errors: 0, targets: { 'c.example': { pages: 1, cutByMaxPages: false, walkLinks: false } } });
+      await updateCrawlStats(app.store.sql, full.id, {
+        pages: 1,
+        links: 1,
+        errors: 0,
+        targets: { 'c.example': { pages: 1, cutByMaxPages: false, walkLinks: false } },
+      });
       await setCrawlStatus(app.store.sql, full.id, 'completed');
       saveOutcomes(app.sqlite, [outcome('https://c.example/gone', 'not_found')]);
       for (const target of ['c.example:443', 'c.example', 'C.EXAMPLE:443']) {
         const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 10, target });
         expect(flat(r)).toEqual(['notFound https://c.example/ https://c.example/gone']);
-        expect(r.targets).toEqual([{ host: 'c.example:443', linkTracking: 'all', walkLinks: false, lastCrawlError: null }]);
+        expect(r.targets).toEqual([
+          { host: 'c.example:443', linkTracking: 'all', walkLinks: false, lastCrawlError: null },
+        ]);
       }
     } finally {
       await app.close();

@@ -27,7 +27,10 @@ function validated(body: () => string, v: { etag?: string; lastModified?: string
     const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' };
     if (v.etag) headers.etag = v.etag;
     if (v.lastModified) headers['last-modified'] = v.lastModified;
-    if ((v.etag && req.headers['if-none-match'] === v.etag) || (!v.etag && v.lastModified && req.headers['if-modified-since'] === v.lastModified)) {
+    if (
+      (v.etag && req.headers['if-none-match'] === v.etag) ||
+      (!v.etag && v.lastModified && req.headers['if-modified-since'] === v.lastModified)
+    ) {
       notModified++;
       return void res.writeHead(304, headers).end();
     }
@@ -44,7 +47,10 @@ async function fullCrawl(): Promise<CrawlRecord> {
   return r.wait((await r.start({ mode: 'full' })).id);
 }
 
-const titles = (q: string) => searchPages(store, q, undefined).hits.map((h) => h.title).sort();
+const titles = (q: string) =>
+  searchPages(store, q, undefined)
+    .hits.map((h) => h.title)
+    .sort();
 const u = (p: string) => `${site.origin}${p}`;
 
 describe('a repeat full crawl of an unchanged site (real store)', () => {
@@ -57,12 +63,30 @@ describe('a repeat full crawl of an unchanged site (real store)', () => {
 
   beforeAll(async () => {
     site = await startSite({
-      '/': validated(() => page('<a href="/a">a</a> <a href="/b">b</a> <a href="/same">s</a> <a href="/changing">c</a>', { title: 'Home' }), { etag: '"home"' }),
-      '/a': validated(() => page('<p>apricot jam</p><a href="/broken">was fine</a> <a href="/missing">never there</a>', { title: 'Apricot' }), { etag: '"a-1"' }),
+      '/': validated(
+        () =>
+          page('<a href="/a">a</a> <a href="/b">b</a> <a href="/same">s</a> <a href="/changing">c</a>', {
+            title: 'Home',
+          }),
+        { etag: '"home"' },
+      ),
+      '/a': validated(
+        () =>
+          page('<p>apricot jam</p><a href="/broken">was fine</a> <a href="/missing">never there</a>', {
+            title: 'Apricot',
+          }),
+        { etag: '"a-1"' },
+      ),
       '/b': validated(() => page('<p>blueberry pie</p>', { title: 'Blueberry' }), { lastModified: LAST_MODIFIED }),
-      '/same': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(page('<p>same words each time</p>', { title: 'Same' })),
+      '/same': (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(page('<p>same words each time</p>', { title: 'Same' })),
       // The same ETag whatever the body, and no 304: the body hash tells the change.
-      '/changing': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html', etag: '"stale"' }).end(page(`<p>${changing}</p>`, { title: 'Changing' })),
+      '/changing': (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/html', etag: '"stale"' })
+          .end(page(`<p>${changing}</p>`, { title: 'Changing' })),
       '/broken': (_req, res) => void res.writeHead(brokenYet ? 404 : 200, { 'content-type': 'text/plain' }).end('x'),
     });
     targets = [target({ host: site.host, use_sitemap: false, respect_robots_txt: false })];
@@ -87,7 +111,13 @@ describe('a repeat full crawl of an unchanged site (real store)', () => {
     expect(first.status).toBe('completed');
     expect(first.stats.pages).toBe(6); // /broken too: a document while it answers 200
     expect(first.stats.notModified).toBeUndefined();
-    expect(searchBefore).toEqual({ apricot: ['Apricot'], blueberry: ['Blueberry'], quince: ['Changing'], plums: [], same: ['Same'] });
+    expect(searchBefore).toEqual({
+      apricot: ['Apricot'],
+      blueberry: ['Blueberry'],
+      quince: ['Changing'],
+      plums: [],
+      same: ['Same'],
+    });
   });
 
   it('sends the stored validators; the record counts 304s and unchanged bodies', () => {

@@ -55,7 +55,8 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
       traffic.maxInFlight = Math.max(traffic.maxInFlight, traffic.inFlight);
       try {
         await sleep(15);
-        if (url.pathname === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+        if (url.pathname === '/robots.txt')
+          return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
         if (req.method === 'GET') {
           traffic.gets.set(url.pathname, (traffic.gets.get(url.pathname) ?? 0) + 1);
           traffic.byWorker.set(worker, (traffic.byWorker.get(worker) ?? 0) + 1);
@@ -65,12 +66,26 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
           return void res.writeHead(429, { 'retry-after': '1' }).end();
         }
         if (url.pathname === '/old') return void res.writeHead(301, { location: '/hidden' }).end();
-        if (url.pathname === '/hidden') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Only through a redirect</title><a href="/">home</a>');
+        if (url.pathname === '/hidden')
+          return void res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end('<title>Only through a redirect</title><a href="/">home</a>');
         const i = url.pathname === '/' ? 0 : Number(url.pathname.slice(3));
-        if (!Number.isInteger(i) || i < 0 || i >= PAGES) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>no</h1>');
+        if (!Number.isInteger(i) || i < 0 || i >= PAGES)
+          return void res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>no</h1>');
         // A tree (every page reachable) and a few links across, so pages are found many times over.
-        const links = [Math.floor((i - 1) / 3), 3 * i + 1, 3 * i + 2, 3 * i + 3, (i * 7) % PAGES, (i * 13 + 5) % PAGES].filter((j) => j >= 0 && j < PAGES && j !== i);
-        const extra = i === 3 ? `<a href="/old">old</a> <a href="/missing">missing</a> <a href="${outside.origin}/ok">ok</a> <a href="${outside.origin}/gone">gone</a>` : '';
+        const links = [
+          Math.floor((i - 1) / 3),
+          3 * i + 1,
+          3 * i + 2,
+          3 * i + 3,
+          (i * 7) % PAGES,
+          (i * 13 + 5) % PAGES,
+        ].filter((j) => j >= 0 && j < PAGES && j !== i);
+        const extra =
+          i === 3
+            ? `<a href="/old">old</a> <a href="/missing">missing</a> <a href="${outside.origin}/ok">ok</a> <a href="${outside.origin}/gone">gone</a>`
+            : '';
         const body = `<html><head><title>Page ${i}</title></head><body><h1>Page ${i}</h1>${links.map((j) => `<a href="${pathOf(j)}">p${j}</a>`).join(' ')} ${extra}</body></html>`;
         res.writeHead(200, { 'content-type': 'text/html' }).end(body);
       } finally {
@@ -87,7 +102,16 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
 
   /** The target as worker `worker` sees it (its own request header, so the site tells the workers apart). */
   const targetFor = (worker: string, over: Partial<TargetConfig> = {}): TargetConfig =>
-    TargetSchema.parse({ host: site.host, scheme: 'http', use_sitemap: false, track_links: 'all', concurrency: 3, request_timeout_ms: 5000, request_headers: { [WORKER_HEADER]: worker }, ...over });
+    TargetSchema.parse({
+      host: site.host,
+      scheme: 'http',
+      use_sitemap: false,
+      track_links: 'all',
+      concurrency: 3,
+      request_timeout_ms: 5000,
+      request_headers: { [WORKER_HEADER]: worker },
+      ...over,
+    });
 
   function runner(store: ServiceStore, worker: string, over: Partial<TargetConfig> = {}): CrawlRunner {
     return new CrawlRunner({
@@ -103,7 +127,9 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
   }
 
   /** Two workers on two connections to one new database; the first queues the crawl and leads it. */
-  async function crawlWithTwo(over: Partial<TargetConfig> = {}): Promise<{ rec: CrawlRecord; store: ServiceStore; both: CrawlRunner[] }> {
+  async function crawlWithTwo(
+    over: Partial<TargetConfig> = {},
+  ): Promise<{ rec: CrawlRecord; store: ServiceStore; both: CrawlRunner[] }> {
     traffic = newTraffic();
     const { store, reopen } = await kit.fresh({ token: PROJECT });
     const other = await reopen();
@@ -143,7 +169,14 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
     // The stats of the record add up both workers' share.
     expect(rec.stats.links).toBeGreaterThanOrEqual(PAGES + 3);
     // The shared state is gone with the crawl.
-    for (const table of ['frontier', 'frontier_crawls', 'frontier_targets', 'frontier_workers', 'host_slots', 'host_pace']) {
+    for (const table of [
+      'frontier',
+      'frontier_crawls',
+      'frontier_targets',
+      'frontier_workers',
+      'host_slots',
+      'host_pace',
+    ]) {
       expect(await store.sql.get(`SELECT count(*) AS n FROM ${table}`)).toEqual({ n: 0 });
     }
   });
@@ -155,7 +188,9 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
     expect(rec.stats.targets?.[site.host]).toMatchObject({ pages: 10, cutByMaxPages: true });
     const pageGets = [...traffic.gets.keys()].filter((p) => p === '/' || p.startsWith('/p/'));
     expect(pageGets.length).toBe(10);
-    const unknown = await store.sql.all<{ url: string }>(`SELECT url FROM link_outcomes WHERE reason = 'unknown' AND message LIKE 'not fetched: max_pages (10)%'`);
+    const unknown = await store.sql.all<{ url: string }>(
+      `SELECT url FROM link_outcomes WHERE reason = 'unknown' AND message LIKE 'not fetched: max_pages (10)%'`,
+    );
     expect(unknown.length).toBeGreaterThan(0);
     // A page not fetched is never both fetched and unknown.
     for (const { url } of unknown) expect(traffic.gets.has(new URL(url).pathname)).toBe(false);
@@ -168,7 +203,10 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
     expect(new Set(traffic.log.map((l) => l.worker))).toEqual(new Set(['w1', 'w2']));
     // Each start is reserved 40 ms after the one before, whichever worker sends it. The site sees arrivals, which a
     // busy event loop may delay by some ms: no gap is short, and half of them are the full 40 ms.
-    const gaps = starts.slice(1).map((t, i) => t - starts[i]!).sort((a, b) => a - b);
+    const gaps = starts
+      .slice(1)
+      .map((t, i) => t - starts[i]!)
+      .sort((a, b) => a - b);
     expect(gaps[0]).toBeGreaterThanOrEqual(20);
     expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThanOrEqual(38);
   });

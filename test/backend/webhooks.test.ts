@@ -9,7 +9,13 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { webhookAddressPolicy } from '../../src/backend/webhooks/address.js';
 import { WebhookDeliverer } from '../../src/backend/webhooks/deliverer.js';
-import { afterFailure, DEFAULT_RETRY, nextAttemptAt, signatureHeader, standardWebhookHeaders } from '../../src/backend/webhooks/payload.js';
+import {
+  afterFailure,
+  DEFAULT_RETRY,
+  nextAttemptAt,
+  signatureHeader,
+  standardWebhookHeaders,
+} from '../../src/backend/webhooks/payload.js';
 import { ConfigError, parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { WebhookConfig } from '../../src/model/config.js';
@@ -28,20 +34,31 @@ const WHSEC = `whsec_${randomBytes(24).toString('base64')}`;
 
 /** How a receiver's Standard Webhooks library is given each form of secret: as it is, or as its UTF-8 bytes. */
 function verifierFor(secret: string): Webhook {
-  return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+  return secret.startsWith('whsec_')
+    ? new Webhook(secret)
+    : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
 }
 
 describe('retry and signature (pure)', () => {
   it('waits 10 s, 20 s, 40 s … at most 10 minutes, and keeps trying for an hour', () => {
     const waits = [1, 2, 3, 4, 8, 20].map((a) => nextAttemptAt(a, 1_000, DEFAULT_RETRY) - 1_000);
     expect(waits).toEqual([10_000, 20_000, 40_000, 80_000, 600_000, 600_000]);
-    expect(afterFailure({ attempt: 5, createdAt: 0 }, 'HTTP 500', 3_599_999)).toEqual({ status: 'pending', nextAttemptAt: 3_599_999 + 160_000, error: 'HTTP 500' });
-    expect(afterFailure({ attempt: 12, createdAt: 0 }, 'HTTP 500', 3_600_000)).toEqual({ status: 'failed', error: 'HTTP 500 (gave up after 12 attempts)' });
+    expect(afterFailure({ attempt: 5, createdAt: 0 }, 'HTTP 500', 3_599_999)).toEqual({
+      status: 'pending',
+      nextAttemptAt: 3_599_999 + 160_000,
+      error: 'HTTP 500',
+    });
+    expect(afterFailure({ attempt: 12, createdAt: 0 }, 'HTTP 500', 3_600_000)).toEqual({
+      status: 'failed',
+      error: 'HTTP 500 (gave up after 12 attempts)',
+    });
   });
 
   it('signs the exact body bytes with HMAC-SHA256 (the deprecated header)', () => {
     const body = '{"event":"crawl.completed","ü":1}';
-    expect(signatureHeader(body, SECRET)).toBe(`sha256=${createHmac('sha256', SECRET).update(Buffer.from(body, 'utf8')).digest('hex')}`);
+    expect(signatureHeader(body, SECRET)).toBe(
+      `sha256=${createHmac('sha256', SECRET).update(Buffer.from(body, 'utf8')).digest('hex')}`,
+    );
   });
 
   it('signs id.timestamp.body as Standard Webhooks does, for a whsec_ secret and for any other', () => {
@@ -78,10 +95,15 @@ describe('webhook config', () => {
       'webhooks[0].secret: must be at least 16 characters',
       'webhooks[0].events[0]: must be one of crawl.completed, crawl.failed, crawl.stopped',
     ]);
-    expect(problems([{ url: 'https://h.example/a' }])).toEqual([expect.stringMatching(/^webhooks\[0\]\.secret: is required/)]);
-    expect(problems([{ url: 'https://h.example/a', secret: SECRET }, { url: 'https://h.example/a', secret: SECRET }])).toEqual([
-      'webhooks[1].url: is listed twice: give each URL once, with all its events',
+    expect(problems([{ url: 'https://h.example/a' }])).toEqual([
+      expect.stringMatching(/^webhooks\[0\]\.secret: is required/),
     ]);
+    expect(
+      problems([
+        { url: 'https://h.example/a', secret: SECRET },
+        { url: 'https://h.example/a', secret: SECRET },
+      ]),
+    ).toEqual(['webhooks[1].url: is listed twice: give each URL once, with all its events']);
     expect(problems([{ url: 'https://h.example/a', secret: 'whsec_this is not base64' }])).toEqual([
       "webhooks[0].secret: starts with whsec_, so must be Standard Webhooks' form: whsec_ and the base64 of a key of at least 16 bytes",
     ]);
@@ -93,14 +115,27 @@ describe('webhook config', () => {
       'webhooks[0].url: 127.0.0.1 is a loopback address: set "allow_private": true on this webhook to send to it',
     ]);
     expect(problems([{ url: 'http://localhost:9000/hook', secret: SECRET }])).toHaveLength(1);
-    expect(problems([{ url: 'http://10.1.2.3/hook', secret: SECRET }])).toEqual([expect.stringContaining('10.1.2.3 is a private address')]);
+    expect(problems([{ url: 'http://10.1.2.3/hook', secret: SECRET }])).toEqual([
+      expect.stringContaining('10.1.2.3 is a private address'),
+    ]);
     expect(problems([{ url: 'http://127.0.0.1:9000/hook', secret: SECRET, allow_private: true }])).toEqual([]);
     // A name that resolves to a private address is refused at connect time, with the webhook's own rule.
-    expect(webhookAddressPolicy({ url: 'https://hooks.example.org/svc', allow_private: false }).check('hooks.example.org', 443, '10.0.0.7')).toBe(
+    expect(
+      webhookAddressPolicy({ url: 'https://hooks.example.org/svc', allow_private: false }).check(
+        'hooks.example.org',
+        443,
+        '10.0.0.7',
+      ),
+    ).toBe(
       'hooks.example.org:443 resolves to 10.0.0.7, a private address; set "allow_private": true on this webhook to send to it',
     );
     const c = parseConfig({ ...base, webhooks: [{ url: 'https://hooks.example.org/svc', secret: SECRET }] });
-    expect(c.webhooks[0]).toEqual({ url: 'https://hooks.example.org/svc', secret: SECRET, events: ['crawl.completed', 'crawl.failed', 'crawl.stopped'], allow_private: false });
+    expect(c.webhooks[0]).toEqual({
+      url: 'https://hooks.example.org/svc',
+      secret: SECRET,
+      events: ['crawl.completed', 'crawl.failed', 'crawl.stopped'],
+      allow_private: false,
+    });
   });
 });
 
@@ -158,13 +193,31 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     async function setup(hook: Partial<WebhookConfig> = {}, startMs = 1_000_000) {
       store = (await kit.fresh({ token: PROJECT })).store;
       const clock = { t: startMs };
-      const webhooks: WebhookConfig[] = [{ url: `${site!.origin}/hook`, secret: SECRET, events: ['crawl.completed'], allow_private: true, ...hook }];
+      const webhooks: WebhookConfig[] = [
+        { url: `${site!.origin}/hook`, secret: SECRET, events: ['crawl.completed'], allow_private: true, ...hook },
+      ];
       const make = () => {
-        const d = new WebhookDeliverer({ sql: store!.sql, project: PROJECT, webhooks, logger: silentLogger, now: () => clock.t, retry: { baseDelayMs: 1_000 }, leaseMs: 5_000 });
+        const d = new WebhookDeliverer({
+          sql: store!.sql,
+          project: PROJECT,
+          webhooks,
+          logger: silentLogger,
+          now: () => clock.t,
+          retry: { baseDelayMs: 1_000 },
+          leaseMs: 5_000,
+        });
         deliverers.push(d);
         return d;
       };
-      await insertDelivery(store.sql, { id: 'd-1', project: PROJECT, crawlId: 7, event: 'crawl.completed', url: webhooks[0]!.url, body: '{"event":"crawl.completed","n":1}', now: clock.t });
+      await insertDelivery(store.sql, {
+        id: 'd-1',
+        project: PROJECT,
+        crawlId: 7,
+        event: 'crawl.completed',
+        url: webhooks[0]!.url,
+        body: '{"event":"crawl.completed","n":1}',
+        now: clock.t,
+      });
       return { clock, make };
     }
 
@@ -174,7 +227,13 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       const d = make();
       expect(await d.runOnce()).toBe(1);
       let [row] = await listDeliveries(store!.sql, PROJECT, 10, 0);
-      expect(row).toMatchObject({ id: 'd-1', status: 'pending', attempts: 1, lastError: 'the receiver answered HTTP 500', nextAttemptAt: new Date(clock.t + 1_000).toISOString() });
+      expect(row).toMatchObject({
+        id: 'd-1',
+        status: 'pending',
+        attempts: 1,
+        lastError: 'the receiver answered HTTP 500',
+        nextAttemptAt: new Date(clock.t + 1_000).toISOString(),
+      });
       // Not due yet: nothing is sent.
       clock.t += 999;
       expect(await d.runOnce()).toBe(0);
@@ -192,7 +251,9 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       const last = got[2]!;
       expect(last.headers['x-svc-delivery']).toBe('d-1');
       expect(last.headers['content-type']).toBe('application/json');
-      expect(last.headers['x-svc-signature-256']).toBe(`sha256=${createHmac('sha256', SECRET).update(last.body).digest('hex')}`);
+      expect(last.headers['x-svc-signature-256']).toBe(
+        `sha256=${createHmac('sha256', SECRET).update(last.body).digest('hex')}`,
+      );
     });
 
     it('signs in the Standard Webhooks form: a receiver verifies it with the reference library, and refuses a tampered body', async () => {
@@ -200,7 +261,10 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         const got = await verifyingReceiver(secret);
         const { make } = await setup({ secret }, Date.now());
         expect(await make().runOnce()).toBe(1);
-        expect(got.map((g) => g.status), got[0]?.error).toEqual([204]);
+        expect(
+          got.map((g) => g.status),
+          got[0]?.error,
+        ).toEqual([204]);
         const { headers, body } = got[0]!;
         expect(headers['webhook-id']).toBe('d-1');
         expect(Number(headers['webhook-timestamp'])).toBeGreaterThan(Date.now() / 1000 - 60);
@@ -208,8 +272,12 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         // The old header is still sent, for one release.
         expect(headers['x-svc-signature-256']).toBe(signatureHeader(body, secret));
         expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'delivered' });
-        expect(() => verifierFor(secret).verify(body.replace('"n":1', '"n":2'), headers)).toThrow('No matching signature found');
-        expect(() => verifierFor(secret).verify(body, { ...headers, 'webhook-id': 'd-2' })).toThrow('No matching signature found');
+        expect(() => verifierFor(secret).verify(body.replace('"n":1', '"n":2'), headers)).toThrow(
+          'No matching signature found',
+        );
+        expect(() => verifierFor(secret).verify(body, { ...headers, 'webhook-id': 'd-2' })).toThrow(
+          'No matching signature found',
+        );
         for (const d of deliverers.splice(0)) await d.stop();
         await store!.close();
         await site!.close();
@@ -224,7 +292,10 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       const d = make();
       expect(await d.runOnce()).toBe(1);
       expect(got).toMatchObject([{ status: 400, error: 'Message timestamp too old' }]);
-      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'pending', lastError: 'the receiver answered HTTP 400' });
+      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({
+        status: 'pending',
+        lastError: 'the receiver answered HTTP 400',
+      });
       clock.t = Date.now();
       expect(await d.runOnce()).toBe(1);
       expect(got.map((g) => g.status)).toEqual([400, 204]);
@@ -250,10 +321,19 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       const { clock, make } = await setup({ allow_private: false });
       const d = make();
       await d.runOnce();
-      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining('allow_private') });
+      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        lastError: expect.stringContaining('allow_private'),
+      });
       clock.t += 3_600_000;
       await d.runOnce();
-      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null, lastError: expect.stringContaining('gave up after 2 attempts') });
+      expect((await listDeliveries(store!.sql, PROJECT, 10, 0))[0]).toMatchObject({
+        status: 'failed',
+        attempts: 2,
+        nextAttemptAt: null,
+        lastError: expect.stringContaining('gave up after 2 attempts'),
+      });
       expect(got).toHaveLength(0);
     });
   });
@@ -262,7 +342,10 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-hook-dead-'));
     const { store } = await kit.fresh({ token: PROJECT });
     // Another process started it and stopped beating a minute ago.
-    const dead = (await createCrawl(store.sql, PROJECT, 'full', undefined, { instance: 'gone', now: Date.now() - 60_000 }))!;
+    const dead = (await createCrawl(store.sql, PROJECT, 'full', undefined, {
+      instance: 'gone',
+      now: Date.now() - 60_000,
+    }))!;
     const config = parseConfig({
       project: { public_token: PROJECT },
       data_dir: dataDir,
@@ -272,9 +355,19 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     try {
       expect((await backend.getCrawl(dead.id))?.status).toBe('failed');
       const [d] = await backend.listWebhookDeliveries({ limit: 10, offset: 0 });
-      expect(d).toMatchObject({ event: 'crawl.failed', crawl: dead.id, status: 'pending', url: 'https://hooks.example.org/svc' });
+      expect(d).toMatchObject({
+        event: 'crawl.failed',
+        crawl: dead.id,
+        status: 'pending',
+        url: 'https://hooks.example.org/svc',
+      });
       const body = JSON.parse((await store.sql.get<{ body: string }>('SELECT body FROM webhook_deliveries'))!.body);
-      expect(body).toMatchObject({ event: 'crawl.failed', project: PROJECT, crawl: { id: dead.id, status: 'failed', error: expect.stringMatching(/owner stopped answering/) }, changes: { newCount: 0, fixedCount: 0, new: [] } });
+      expect(body).toMatchObject({
+        event: 'crawl.failed',
+        project: PROJECT,
+        crawl: { id: dead.id, status: 'failed', error: expect.stringMatching(/owner stopped answering/) },
+        changes: { newCount: 0, fixedCount: 0, new: [] },
+      });
       expect(await backend.crawlChanges(dead.id)).toEqual({ since: null, new: [], fixed: [] });
     } finally {
       await backend.close();

@@ -13,12 +13,23 @@ let configPath = '';
 
 beforeAll(async () => {
   site = await startSite({
-    '/': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(links.map((l) => `<a href="${l}">to ${l}</a>`).join(' ')),
+    '/': (_q, res) =>
+      void res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(links.map((l) => `<a href="${l}">to ${l}</a>`).join(' ')),
     '/ok': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('fine'),
   });
   const dir = mkdtempSync(join(tmpdir(), 'svc-changes-'));
   configPath = join(dir, 'svc.json');
-  writeFileSync(configPath, JSON.stringify({ project: { public_token: 'chng0001:eu-north-1' }, data_dir: join(dir, 'data'), targets: [{ host: site.host, scheme: 'http', track_links: 'all', use_sitemap: false }], log_level: 'warn' }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      project: { public_token: 'chng0001:eu-north-1' },
+      data_dir: join(dir, 'data'),
+      targets: [{ host: site.host, scheme: 'http', track_links: 'all', use_sitemap: false }],
+      log_level: 'warn',
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -39,7 +50,9 @@ it('svc changes prints what a crawl broke and mended; --json is the REST form; r
 
   const text = await svc('changes');
   expect(text.status).toBe(0);
-  expect(text.stdout).toContain(`crawl ${second.id} (full, completed ${second.finishedAt}) since the full crawl of ${first.finishedAt}: 1 new, 1 fixed`);
+  expect(text.stdout).toContain(
+    `crawl ${second.id} (full, completed ${second.finishedAt}) since the full crawl of ${first.finishedAt}: 1 new, 1 fixed`,
+  );
   const [newPart, fixedPart] = text.stdout.split('\nFixed (1)\n');
   expect(newPart).toContain(`not_found    404  ${site.origin}/gone2`);
   expect(newPart).toContain(`on ${site.origin}/ in <a> "to /gone2"; first seen ${second.finishedAt}`);
@@ -50,7 +63,14 @@ it('svc changes prints what a crawl broke and mended; --json is the REST form; r
   expect(json.status).toBe(0);
   expect(JSON.parse(json.stdout)).toEqual({
     since: null,
-    new: [expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/gone1`, reason: 'not_found', firstSeen: first.finishedAt })],
+    new: [
+      expect.objectContaining({
+        page: `${site.origin}/`,
+        url: `${site.origin}/gone1`,
+        reason: 'not_found',
+        firstSeen: first.finishedAt,
+      }),
+    ],
     fixed: [],
   });
 

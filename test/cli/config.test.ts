@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from '../../src/cli/load-config.js';
 import { problemsOf } from '../support/config-problems.js';
 
-
 describe('config', () => {
   it('fills every default from an empty object', () => {
     const c = parseConfig({});
@@ -56,7 +55,9 @@ describe('config', () => {
     expect(c.data_dir).toBe('/tmp/x');
     expect(c.server.port).toBe(9999);
     const s = loadConfig({ site: 'http://127.0.0.1:8080/docs/', env: {} });
-    expect(s.targets).toEqual([expect.objectContaining({ host: '127.0.0.1:8080', scheme: 'http', start_paths: ['/docs/'], track_links: 'all' })]);
+    expect(s.targets).toEqual([
+      expect.objectContaining({ host: '127.0.0.1:8080', scheme: 'http', start_paths: ['/docs/'], track_links: 'all' }),
+    ]);
     expect(() => loadConfig({ configPath: join(dir, 'missing.json'), env: {} })).toThrow(/cannot read/);
     writeFileSync(file, '{ not json');
     expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/not valid JSON/);

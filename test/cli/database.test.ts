@@ -20,7 +20,14 @@ let stderr: string[];
 beforeAll(() => {
   dir = tempDir('svc-db-');
   config = join(dir, 'svc.json');
-  writeFileSync(config, JSON.stringify({ project: { public_token: 'dbcheck1:eu-north-1' }, data_dir: join(dir, 'data'), targets: [{ host: 'a.example' }] }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      project: { public_token: 'dbcheck1:eu-north-1' },
+      data_dir: join(dir, 'data'),
+      targets: [{ host: 'a.example' }],
+    }),
+  );
   const store = new Store(join(dir, 'data', 'svc.db'));
   savePages(store, [
     page('https://a.example/', ['https://a.example/gone', 'https://a.example/ok']),
@@ -69,7 +76,11 @@ describe('svc check / repair / backup', () => {
   it('check finds damaged report rows and a search index out of step; repair rebuilds both', async () => {
     withStore((s) => {
       s.db.prepare('DELETE FROM report_links WHERE page_url = ?').run('https://a.example/b');
-      s.db.prepare(`INSERT INTO pages_fts(rowid, title, superwords, tags, content) VALUES (424242, 'ghost', '', '', 'ghost page')`).run();
+      s.db
+        .prepare(
+          `INSERT INTO pages_fts(rowid, title, superwords, tags, content) VALUES (424242, 'ghost', '', '', 'ghost page')`,
+        )
+        .run();
     });
     expect(await cli('check')).toBe(1);
     const out = stderr.join('');
@@ -100,7 +111,14 @@ describe('svc check / repair / backup', () => {
 
   it('a missing database is one line naming the path', async () => {
     const other = join(dir, 'other.json');
-    writeFileSync(other, JSON.stringify({ project: { public_token: 'dbcheck1:eu-north-1' }, data_dir: join(dir, 'nothing-here'), targets: [] }));
+    writeFileSync(
+      other,
+      JSON.stringify({
+        project: { public_token: 'dbcheck1:eu-north-1' },
+        data_dir: join(dir, 'nothing-here'),
+        targets: [],
+      }),
+    );
     const spy = capture();
     try {
       await expect(run(['--config', other], 'check')).rejects.toThrow(/^no database at .*nothing-here\/svc\.db/);
@@ -117,8 +135,12 @@ describe('/healthz', () => {
   it('answers 503 degraded once SQLite reported corruption, and the log names the file and svc repair', async () => {
     const logs: string[] = [];
     const logger = silentLogger.child({});
-    logger.error = ((obj: unknown, msg?: string) => void logs.push(`${JSON.stringify(obj)} ${msg}`)) as typeof logger.error;
-    app = openApp(parseConfig({ project: { public_token: 'dbcheck1:eu-north-1' }, data_dir: join(dir, 'health'), targets: [] }), { logger });
+    logger.error = ((obj: unknown, msg?: string) =>
+      void logs.push(`${JSON.stringify(obj)} ${msg}`)) as typeof logger.error;
+    app = openApp(
+      parseConfig({ project: { public_token: 'dbcheck1:eu-north-1' }, data_dir: join(dir, 'health'), targets: [] }),
+      { logger },
+    );
     const corrupt = Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
     const server = createHttpServer({
       logger,

@@ -103,9 +103,13 @@ describe('svc report', () => {
       { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
       { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
     ]);
-    const one = JSON.parse((await capture(() => report(['--json', '--limit', '1', '--target', HOST_A, '--config', cfg.path]))).out);
+    const one = JSON.parse(
+      (await capture(() => report(['--json', '--limit', '1', '--target', HOST_A, '--config', cfg.path]))).out,
+    );
     expect(one.truncated).toBe(true);
-    expect(one.notFound.pages).toEqual([{ url: `https://${HOST_A}/`, links: [expect.objectContaining({ url: `https://${HOST_A}/missing` })] }]);
+    expect(one.notFound.pages).toEqual([
+      { url: `https://${HOST_A}/`, links: [expect.objectContaining({ url: `https://${HOST_A}/missing` })] },
+    ]);
   });
 
   it('prints a readable report by reason, then page, with counts, the last full crawl and a pdf-only note', async () => {
@@ -114,7 +118,9 @@ describe('svc report', () => {
     const { out } = await capture(() => report(['--config', cfg.path]));
     expect(out).toContain('last full crawl: none completed yet');
     expect(out).toContain(`note: ${HOST_B} tracks only links to PDF documents`);
-    expect(out).toMatch(/Not found — 3 links\n {2}on http:\/\/b\.example:8080\/\n {4}404 {2}http:\/\/b\.example:8080\/doc\.pdf/);
+    expect(out).toMatch(
+      /Not found — 3 links\n {2}on http:\/\/b\.example:8080\/\n {4}404 {2}http:\/\/b\.example:8080\/doc\.pdf/,
+    );
     expect(out).toContain(`301  https://${HOST_A}/old → https://${HOST_A}/new`);
     expect(out.indexOf('Not found')).toBeLessThan(out.indexOf('Forbidden'));
     expect(out.indexOf('Redirect')).toBeLessThan(out.indexOf('Unknown'));
@@ -129,8 +135,12 @@ describe('svc report', () => {
     expect(cut).toContain('Not found — 10 links');
     expect(cut).toContain('… 3 more not shown (over the limit)');
     expect(cut).toContain('… 10 more not shown (over the limit)');
-    await expect(report(['--limit', '0', '--config', cfg.path])).rejects.toThrow(/--limit: must be a whole number from 1 to 5000/);
+    await expect(report(['--limit', '0', '--config', cfg.path])).rejects.toThrow(
+      /--limit: must be a whole number from 1 to 5000/,
+    );
     await expect(report(['--limit', '1.5', '--config', cfg.path])).rejects.toThrow(/--limit/);
-    await expect(report(['--target', 'nope.example', '--config', cfg.path])).rejects.toThrow(/^target: "nope.example" is not a configured target/);
+    await expect(report(['--target', 'nope.example', '--config', cfg.path])).rejects.toThrow(
+      /^target: "nope.example" is not a configured target/,
+    );
   });
 });

@@ -19,7 +19,6 @@ const PROJECT = 'loop1234:eu-north-1';
 /** svc with the config's log level (the live update lines are on stderr). */
 const svc = (args: string[]) => runSvc(args, { env: { SVC_LOG_LEVEL: undefined } });
 
-
 const servers: ServeProcess[] = [];
 
 async function serve(config: string): Promise<ServeProcess> {
@@ -28,16 +27,17 @@ async function serve(config: string): Promise<ServeProcess> {
   return server;
 }
 
-
-
 const crawls = (dbPath: string) => crawlsIn(dbPath, PROJECT);
 
 const ended = (c: CrawlRecord) => c.status === 'completed' || c.status === 'stopped' || c.status === 'failed';
 
 /** No two crawls ran at the same time. */
 function expectNoOverlap(list: CrawlRecord[]): void {
-  const ran = list.filter((c) => c.startedAt && c.finishedAt).sort((a, b) => Date.parse(a.startedAt!) - Date.parse(b.startedAt!));
-  for (let i = 1; i < ran.length; i++) expect(Date.parse(ran[i]!.startedAt!)).toBeGreaterThanOrEqual(Date.parse(ran[i - 1]!.finishedAt!));
+  const ran = list
+    .filter((c) => c.startedAt && c.finishedAt)
+    .sort((a, b) => Date.parse(a.startedAt!) - Date.parse(b.startedAt!));
+  for (let i = 1; i < ran.length; i++)
+    expect(Date.parse(ran[i]!.startedAt!)).toBeGreaterThanOrEqual(Date.parse(ran[i - 1]!.finishedAt!));
 }
 
 function setup(site: TestSite, extra: Record<string, unknown> = {}): { dir: string; config: string; db: string } {
@@ -57,10 +57,12 @@ describe('the unattended loop, real processes', () => {
   let delayMs = 0;
 
   beforeAll(async () => {
-    const slow = (body: string) => async (...a: Parameters<ReturnType<typeof html>>) => {
-      await sleep(delayMs);
-      return html(body)(...a);
-    };
+    const slow =
+      (body: string) =>
+      async (...a: Parameters<ReturnType<typeof html>>) => {
+        await sleep(delayMs);
+        return html(body)(...a);
+      };
     site = await startSite({
       '/': slow('<a href="/p1">1</a> <a href="/p2">2</a> <a href="/p3">3</a> <a href="/p4">4</a>'),
       '/p1': slow('one'),
@@ -83,18 +85,26 @@ describe('the unattended loop, real processes', () => {
     const key = (await svc(['keys', 'create', '--config', config])).stdout.trim();
     expect(key).toMatch(/\S{20,}/);
     const s = await serve(config);
-    const done = await until('two scheduled crawls to complete', async () => {
-      const list = (await crawls(db)).filter((c) => c.trigger === 'schedule:full' && c.status === 'completed');
-      return list.length >= 2 ? list : null;
-    }, 40_000);
+    const done = await until(
+      'two scheduled crawls to complete',
+      async () => {
+        const list = (await crawls(db)).filter((c) => c.trigger === 'schedule:full' && c.status === 'completed');
+        return list.length >= 2 ? list : null;
+      },
+      40_000,
+    );
     expect(done.every((c) => c.mode === 'full')).toBe(true);
-    expect(s.logs.some((l) => l.msg === 'scheduled crawl skipped: a crawl is queued or running' && l.schedule === 'full')).toBe(true);
+    expect(
+      s.logs.some((l) => l.msg === 'scheduled crawl skipped: a crawl is queued or running' && l.schedule === 'full'),
+    ).toBe(true);
     const all = await crawls(db);
     expectNoOverlap(all);
     // Only one crawl is ever queued or running at a time: the skipped ticks queued nothing.
     expect(all.filter((c) => c.status === 'queued' || c.status === 'running').length).toBeLessThanOrEqual(1);
 
-    const res = await fetch(`${s.baseUrl}/v1/projects/${encodeURIComponent(PROJECT)}/schedule`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${s.baseUrl}/v1/projects/${encodeURIComponent(PROJECT)}/schedule`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { full: { cron: string; nextRun: string; lastRun: string }; partial: null };
     expect(body.partial).toBeNull();
@@ -114,7 +124,15 @@ describe('the unattended loop, real processes', () => {
   it('posts import of a changed file queues exactly one manual crawl of the changed URLs (old and new); the next svc serve runs it', async () => {
     const { dir, config, db } = setup(site);
     const u = (p: string) => `${site.origin}${p}`;
-    const post = (id: number, path: string, over: Record<string, unknown> = {}) => ({ id, url: u(path), title: `Post ${id}`, status: 'publish', author: 'admin', content: `body ${id}`, ...over });
+    const post = (id: number, path: string, over: Record<string, unknown> = {}) => ({
+      id,
+      url: u(path),
+      title: `Post ${id}`,
+      status: 'publish',
+      author: 'admin',
+      content: `body ${id}`,
+      ...over,
+    });
     const v1 = [post(1, '/p1'), post(2, '/p2'), post(3, '/p3'), post(4, '/p4'), post(5, '/draft', { status: 'draft' })];
     writeFileSync(join(dir, 'v1.json'), JSON.stringify(v1));
     const first = await svc(['posts', 'import', join(dir, 'v1.json'), '--config', config]);
@@ -126,15 +144,27 @@ describe('the unattended loop, real processes', () => {
     expect(JSON.parse(stopped.stdout)).toMatchObject({ status: 'stopped', trigger: 'live_update', startedAt: null });
 
     // v2: post 1's content changed, post 2 moved, post 3 unpublished, post 4 unchanged, the draft edited.
-    const v2 = [post(1, '/p1', { content: 'new body' }), post(2, '/p2-moved'), post(3, '/p3', { status: 'private' }), post(4, '/p4'), post(5, '/draft', { status: 'draft', content: 'edited' })];
+    const v2 = [
+      post(1, '/p1', { content: 'new body' }),
+      post(2, '/p2-moved'),
+      post(3, '/p3', { status: 'private' }),
+      post(4, '/p4'),
+      post(5, '/draft', { status: 'draft', content: 'edited' }),
+    ];
     writeFileSync(join(dir, 'v2.json'), JSON.stringify(v2));
     const second = await svc(['posts', 'import', join(dir, 'v2.json'), '--config', config]);
     expect(second.status).toBe(0);
     let queued = (await crawls(db)).filter((c) => c.status === 'queued');
     expect(queued).toHaveLength(1);
-    expect(queued[0]).toMatchObject({ mode: 'manual', trigger: 'live_update', urls: [u('/p1'), u('/p2'), u('/p2-moved'), u('/p3')] });
+    expect(queued[0]).toMatchObject({
+      mode: 'manual',
+      trigger: 'live_update',
+      urls: [u('/p1'), u('/p2'), u('/p2-moved'), u('/p3')],
+    });
     // The same file again changes nothing and queues nothing.
-    expect((await svc(['posts', 'import', join(dir, 'v2.json'), '--config', config])).stderr).not.toMatch(/live update/);
+    expect((await svc(['posts', 'import', join(dir, 'v2.json'), '--config', config])).stderr).not.toMatch(
+      /live update/,
+    );
     // A delete while it waits merges into it: still one crawl.
     const del = await svc(['posts', 'delete', '4', '--config', config]);
     expect(del.status).toBe(0);
@@ -142,7 +172,9 @@ describe('the unattended loop, real processes', () => {
     queued = (await crawls(db)).filter((c) => c.status === 'queued');
     expect(queued).toHaveLength(1);
     expect(queued[0]!.urls).toEqual([u('/p1'), u('/p2'), u('/p2-moved'), u('/p3'), u('/p4')]);
-    expect((await svc(['schedule', '--config', config])).stdout).toMatch(new RegExp(`crawl ${queued[0]!.id} manual \\(live_update\\): 5 URLs`));
+    expect((await svc(['schedule', '--config', config])).stdout).toMatch(
+      new RegExp(`crawl ${queued[0]!.id} manual \\(live_update\\): 5 URLs`),
+    );
 
     const before = site.hitCount('/p2-moved');
     await serve(config);
@@ -161,12 +193,25 @@ describe('the unattended loop, real processes', () => {
     const store = new Store(db);
     const ids: number[] = [];
     try {
-      for (let i = 0; i < 4; i++) ids.push((await enqueueCrawl(store.sql, PROJECT, i % 2 ? 'manual' : 'full', i % 2 ? [`${site.origin}/p${i}`] : undefined, i % 2 ? 'live_update' : 'schedule:full')).id);
+      for (let i = 0; i < 4; i++)
+        ids.push(
+          (
+            await enqueueCrawl(
+              store.sql,
+              PROJECT,
+              i % 2 ? 'manual' : 'full',
+              i % 2 ? [`${site.origin}/p${i}`] : undefined,
+              i % 2 ? 'live_update' : 'schedule:full',
+            )
+          ).id,
+        );
     } finally {
       store.close();
     }
     const [a, b] = await Promise.all([serve(config), serve(config)]);
-    const running = await until('a queued crawl to run', async () => (await crawls(db)).find((c) => c.status === 'running'));
+    const running = await until('a queued crawl to run', async () =>
+      (await crawls(db)).find((c) => c.status === 'running'),
+    );
     // A person's crawl while one runs: 409, on REST and on the CLI.
     const res = await fetch(`${a.baseUrl}/v1/projects/${encodeURIComponent(PROJECT)}/crawls`, {
       method: 'POST',
@@ -174,15 +219,21 @@ describe('the unattended loop, real processes', () => {
       body: JSON.stringify({ mode: 'full' }),
     });
     expect(res.status).toBe(409);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`already running \\(crawl ${running.id}`));
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+      new RegExp(`already running \\(crawl ${running.id}`),
+    );
     const cli = await svc(['crawl', 'full', '--config', config]);
     expect(cli.status).toBe(1);
     expect(cli.stderr).toMatch(/already running/);
 
-    const list = await until('every queued crawl to end', async () => {
-      const l = (await crawls(db)).filter((c) => ids.includes(c.id));
-      return l.every(ended) ? l : null;
-    }, 60_000);
+    const list = await until(
+      'every queued crawl to end',
+      async () => {
+        const l = (await crawls(db)).filter((c) => ids.includes(c.id));
+        return l.every(ended) ? l : null;
+      },
+      60_000,
+    );
     expect(list.map((c) => c.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
     expectNoOverlap(list);
     // Oldest first.
@@ -190,6 +241,7 @@ describe('the unattended loop, real processes', () => {
     expect(byStart).toEqual(ids);
     // Each crawl started in exactly one of the two processes.
     const started = (s: ServeProcess) => s.logs.filter((l) => l.msg === 'crawl started').map((l) => l.crawl);
-    for (const id of ids) expect(started(a).filter((c) => c === id).length + started(b).filter((c) => c === id).length).toBe(1);
+    for (const id of ids)
+      expect(started(a).filter((c) => c === id).length + started(b).filter((c) => c === id).length).toBe(1);
   }, 90_000);
 });

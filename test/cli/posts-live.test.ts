@@ -20,11 +20,24 @@ const SITE = 'https://site.example';
 
 function setup(extra: Record<string, unknown> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-live-'));
-  const raw = { project: { public_token: PROJECT }, data_dir: join(dir, 'data'), targets: [{ host: 'site.example' }], log_level: 'silent', ...extra };
+  const raw = {
+    project: { public_token: PROJECT },
+    data_dir: join(dir, 'data'),
+    targets: [{ host: 'site.example' }],
+    log_level: 'silent',
+    ...extra,
+  };
   return { dir, raw, config: writeJson(dir, 'svc.json', raw), db: join(dir, 'data', 'svc.db') };
 }
 
-const post = (id: number, path: string, over: Record<string, unknown> = {}) => ({ id, url: `${SITE}${path}`, status: 'publish', author: 'admin', content: `body ${id}`, ...over });
+const post = (id: number, path: string, over: Record<string, unknown> = {}) => ({
+  id,
+  url: `${SITE}${path}`,
+  status: 'publish',
+  author: 'admin',
+  content: `body ${id}`,
+  ...over,
+});
 
 async function queued(db: string): Promise<CrawlRecord[]> {
   const store = new Store(db);
@@ -53,12 +66,17 @@ afterEach(() => vi.restoreAllMocks());
 describe('live update', () => {
   it('import and delete queue one crawl, merged while it waits; posts off the targets are left out', async () => {
     const { dir, config, db } = setup();
-    writeFileSync(join(dir, 'a.json'), JSON.stringify([post(1, '/a'), post(2, '/b'), { ...post(3, '/x'), url: 'https://elsewhere.example/x' }]));
+    writeFileSync(
+      join(dir, 'a.json'),
+      JSON.stringify([post(1, '/a'), post(2, '/b'), { ...post(3, '/x'), url: 'https://elsewhere.example/x' }]),
+    );
     const r = await capture(() => posts(['import', join(dir, 'a.json'), '--config', config]));
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/imported 3 posts/);
     expect(r.err).toMatch(/live update: 3 changed URLs queued in crawl \d+ \(2 URLs\)/);
-    expect(await queued(db)).toMatchObject([{ mode: 'manual', trigger: 'live_update', urls: [`${SITE}/a`, `${SITE}/b`] }]);
+    expect(await queued(db)).toMatchObject([
+      { mode: 'manual', trigger: 'live_update', urls: [`${SITE}/a`, `${SITE}/b`] },
+    ]);
 
     const d = await capture(() => posts(['delete', '2', '--config', config]));
     expect(d.out).toMatch(/deleted 1 post\n/);
@@ -66,7 +84,9 @@ describe('live update', () => {
     expect(q).toHaveLength(1);
     expect(q[0]!.urls).toEqual([`${SITE}/a`, `${SITE}/b`]);
 
-    await expect(posts(['delete', '99', '--config', config])).rejects.toThrow(/no post 99: svc posts list shows the ids/);
+    await expect(posts(['delete', '99', '--config', config])).rejects.toThrow(
+      /no post 99: svc posts list shows the ids/,
+    );
     await expect(posts(['delete', 'x', '--config', config])).rejects.toThrow(/--ID: must be a whole number/);
   });
 
@@ -87,7 +107,10 @@ describe('live update', () => {
       const host = await createHost(app);
       // Queueing finishes after createHost returns (the posts themselves are written before).
       await new Promise((r) => setTimeout(r, 50));
-      const out = { posts: (await listPosts(app.store.sql)).length, queued: (await listCrawls(app.store.sql, PROJECT, 100, 0)).filter((c) => c.status === 'queued') };
+      const out = {
+        posts: (await listPosts(app.store.sql)).length,
+        queued: (await listCrawls(app.store.sql, PROJECT, 100, 0)).filter((c) => c.status === 'queued'),
+      };
       host.close();
       await app.close();
       return out;

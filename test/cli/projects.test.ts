@@ -15,8 +15,6 @@ const A = 'orchard1:eu-north-1';
 const B = 'plantn02:us-east-1';
 const fileOf = (dir: string, token: string) => join(dir, 'data', 'projects', `${token.replace(':', '_')}.db`);
 
-
-
 function pageUrls(file: string): string[] {
   const store = new Store(file, { readonly: true });
   try {
@@ -26,7 +24,6 @@ function pageUrls(file: string): string[] {
   }
 }
 
-
 const running: ServeProcess[] = [];
 
 async function serve(config: string): Promise<ServeProcess> {
@@ -35,15 +32,22 @@ async function serve(config: string): Promise<ServeProcess> {
   return s;
 }
 
-
-
 describe('svc with two projects, real processes', () => {
   let siteA: TestSite;
   let siteB: TestSite;
 
-  function setup(extra: { a?: Record<string, unknown>; b?: Record<string, unknown> } = {}): { dir: string; config: string } {
+  function setup(extra: { a?: Record<string, unknown>; b?: Record<string, unknown> } = {}): {
+    dir: string;
+    config: string;
+  } {
     const dir = mkdtempSync(join(tmpdir(), 'svc-projects-'));
-    const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, track_links: 'all', request_timeout_ms: 5000 });
+    const target = (s: TestSite) => ({
+      host: s.host,
+      scheme: 'http',
+      use_sitemap: false,
+      track_links: 'all',
+      request_timeout_ms: 5000,
+    });
     const config = writeJson(dir, 'svc.json', {
       data_dir: join(dir, 'data'),
       log_level: 'info',
@@ -73,8 +77,11 @@ describe('svc with two projects, real processes', () => {
     await siteB?.close();
   });
 
-  it('svc serve runs each project\'s schedule into its own file, says which projects it serves, and keeps keys apart', async () => {
-    const { dir, config } = setup({ a: { schedule: { full: '* * * * * *' } }, b: { schedule: { full: '*/2 * * * * *' } } });
+  it("svc serve runs each project's schedule into its own file, says which projects it serves, and keeps keys apart", async () => {
+    const { dir, config } = setup({
+      a: { schedule: { full: '* * * * * *' } },
+      b: { schedule: { full: '*/2 * * * * *' } },
+    });
     const keyA = await runSvc(['keys', 'create', '--config', config, '--project', A]);
     const keyB = await runSvc(['keys', 'create', '--config', config, '--project', B]);
     expect(keyA.status).toBe(0);
@@ -90,20 +97,35 @@ describe('svc with two projects, real processes', () => {
       [A, fileOf(dir, A), true],
       [B, fileOf(dir, B), false],
     ]);
-    expect(lines[1]).toMatchObject({ targets: [siteB.host], schedule: { full: '*/2 * * * * *' }, v1: `${s.baseUrl}/v1/projects/${B}/` });
+    expect(lines[1]).toMatchObject({
+      targets: [siteB.host],
+      schedule: { full: '*/2 * * * * *' },
+      v1: `${s.baseUrl}/v1/projects/${B}/`,
+    });
 
     // Each schedule queues and runs crawls of its own project, in its own database.
     for (const token of [A, B]) {
-      const done = await until(`two scheduled crawls of ${token}`, async () => {
-        const list = existsSync(fileOf(dir, token)) ? (await crawlsIn(fileOf(dir, token), token)).filter((c) => c.trigger === 'schedule:full' && c.status === 'completed') : [];
-        return list.length >= 2 ? list : null;
-      }, 40_000);
+      const done = await until(
+        `two scheduled crawls of ${token}`,
+        async () => {
+          const list = existsSync(fileOf(dir, token))
+            ? (await crawlsIn(fileOf(dir, token), token)).filter(
+                (c) => c.trigger === 'schedule:full' && c.status === 'completed',
+              )
+            : [];
+          return list.length >= 2 ? list : null;
+        },
+        40_000,
+      );
       expect(done.every((c) => c.stats.pages === 2)).toBe(true);
     }
     expect(pageUrls(fileOf(dir, A))).toEqual([`${siteA.origin}/`, `${siteA.origin}/apple`]);
     expect(pageUrls(fileOf(dir, B))).toEqual([`${siteB.origin}/`, `${siteB.origin}/banana`]);
 
-    const get = (token: string, path: string, key: string) => fetch(`${s.baseUrl}/v1/projects/${encodeURIComponent(token)}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const get = (token: string, path: string, key: string) =>
+      fetch(`${s.baseUrl}/v1/projects/${encodeURIComponent(token)}${path}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
     const schedA = (await (await get(A, '/schedule', keyA.stdout.trim())).json()) as { full: { cron: string } };
     const schedB = (await (await get(B, '/schedule', keyB.stdout.trim())).json()) as { full: { cron: string } };
     expect(schedA.full.cron).toBe('* * * * * *');
@@ -126,7 +148,9 @@ describe('svc with two projects, real processes', () => {
 
     const searchB = await runSvc(['search', 'fruit', '--json', '--config', config, '--project', B]);
     expect(searchB.status).toBe(0);
-    expect((JSON.parse(searchB.stdout) as { hits: { url: string }[] }).hits.map((h) => h.url)).toEqual([`${siteB.origin}/banana`]);
+    expect((JSON.parse(searchB.stdout) as { hits: { url: string }[] }).hits.map((h) => h.url)).toEqual([
+      `${siteB.origin}/banana`,
+    ]);
     // Without --project: the first project, which has crawled nothing.
     const searchA = await runSvc(['search', 'fruit', '--json', '--config', config]);
     expect(searchA.status).toBe(0);
@@ -139,14 +163,19 @@ describe('svc with two projects, real processes', () => {
 
     const changes = await runSvc(['changes', '--json', '--config', config, '--project', B]);
     expect(changes.status).toBe(0);
-    expect(JSON.parse(changes.stdout)).toMatchObject({ since: null, new: [expect.objectContaining({ url: `${siteB.origin}/gone-b` })] });
+    expect(JSON.parse(changes.stdout)).toMatchObject({
+      since: null,
+      new: [expect.objectContaining({ url: `${siteB.origin}/gone-b` })],
+    });
     expect((await runSvc(['changes', '--config', config])).stderr).toMatch(/no crawl has ended yet/);
 
     expect((await runSvc(['keys', 'create', '--name', 'ci', '--config', config, '--project', B])).status).toBe(0);
     expect((await runSvc(['keys', 'list', '--config', config, '--project', B])).stdout).toMatch(/^1\t\S+\tci$/m);
     expect((await runSvc(['keys', 'list', '--config', config])).stdout).toBe(`no API keys for ${A}\n`);
 
-    expect((await runSvc(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe('{"full":null,"partial":null}');
+    expect((await runSvc(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe(
+      '{"full":null,"partial":null}',
+    );
     const check = await runSvc(['check', '--config', config, '--project', B]);
     expect(check.status).toBe(0);
     expect(check.stderr).toContain(`${fileOf(dir, B)} is sound`);
@@ -154,10 +183,20 @@ describe('svc with two projects, real processes', () => {
 
   it('an unknown --project is an error listing the configured tokens; commands of the host side take none', async () => {
     const { dir, config } = setup();
-    for (const cmd of [['crawl', 'full'], ['search', 'x'], ['report'], ['keys', 'create'], ['schedule'], ['changes'], ['check']]) {
+    for (const cmd of [
+      ['crawl', 'full'],
+      ['search', 'x'],
+      ['report'],
+      ['keys', 'create'],
+      ['schedule'],
+      ['changes'],
+      ['check'],
+    ]) {
       const r = await runSvc([...cmd, '--config', config, '--project', 'nothere9:eu-north-1']);
       expect(r.status, cmd.join(' ')).toBe(2);
-      expect(r.stderr.trim()).toBe(`svc: --project: no project "nothere9:eu-north-1" in this config; configured: ${A}, ${B}`);
+      expect(r.stderr.trim()).toBe(
+        `svc: --project: no project "nothere9:eu-north-1" in this config; configured: ${A}, ${B}`,
+      );
     }
     const users = await runSvc(['users', 'add', 'alice', '--role', 'editor', '--config', config, '--project', B]);
     expect(users.status).toBe(2);

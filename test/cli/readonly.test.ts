@@ -17,9 +17,18 @@ const asRoot = process.getuid?.() === 0;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-readonly-'));
   config = join(dir, 'svc.json');
-  writeFileSync(config, JSON.stringify({ project: { public_token: 'readonly:eu-north-1' }, data_dir: join(dir, 'data'), targets: [{ host: 'a.example' }] }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      project: { public_token: 'readonly:eu-north-1' },
+      data_dir: join(dir, 'data'),
+      targets: [{ host: 'a.example' }],
+    }),
+  );
   const store = new Store(join(dir, 'data', 'svc.db'));
-  savePages(store, [page('https://a.example/', ['https://a.example/gone'], { content: 'the wombat burrows at night' })]);
+  savePages(store, [
+    page('https://a.example/', ['https://a.example/gone'], { content: 'the wombat burrows at night' }),
+  ]);
   saveOutcomes(store, [outcome('https://a.example/gone', 'not_found')]);
   store.close();
   for (const f of readdirSync(join(dir, 'data'))) chmodSync(join(dir, 'data', f), 0o444);
@@ -30,7 +39,9 @@ beforeAll(() => {
 afterAll(() => chmodSync(join(dir, 'data'), 0o755));
 
 function svc(args: string[]) {
-  const cmd = asRoot ? ['runuser', '-u', 'nobody', '--', process.execPath, SERVER_JS, ...args] : [process.execPath, SERVER_JS, ...args];
+  const cmd = asRoot
+    ? ['runuser', '-u', 'nobody', '--', process.execPath, SERVER_JS, ...args]
+    : [process.execPath, SERVER_JS, ...args];
   return spawnSync(cmd[0]!, cmd.slice(1), { encoding: 'utf8', env: { ...process.env, HOME: '/tmp' } });
 }
 
@@ -48,7 +59,14 @@ it('svc report and svc search answer from a read-only data directory, and write 
 it('a write command there fails with one line, no stack trace', () => {
   const r = svc(['keys', 'create', '--config', config]);
   expect(r.status).not.toBe(0);
-  expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('svc:'))).toHaveLength(1);
+  expect(
+    r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('svc:')),
+  ).toHaveLength(1);
   expect(r.stderr).not.toMatch(/\n\s+at /);
-  expect(r.stderr).toMatch(/svc: cannot write the data directory .*\/data \(SQLITE_READONLY.*\): it is read-only for this user; svc report and svc search still read it/);
+  expect(r.stderr).toMatch(
+    /svc: cannot write the data directory .*\/data \(SQLITE_READONLY.*\): it is read-only for this user; svc report and svc search still read it/,
+  );
 });

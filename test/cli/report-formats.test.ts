@@ -62,7 +62,17 @@ describe('svc report from the build', () => {
     expect(log.runs[0].tool.driver.version).toMatch(/^\d+\.\d+\.\d+/);
 
     // HOST_B has only a not_found link: failing on the other reasons passes.
-    const passing = await svc(['report', '--target', HOST_B, '--format', 'junit', '--fail-on', 'forbidden, server_error,redirect,unknown', '--config', cfg.path]);
+    const passing = await svc([
+      'report',
+      '--target',
+      HOST_B,
+      '--format',
+      'junit',
+      '--fail-on',
+      'forbidden, server_error,redirect,unknown',
+      '--config',
+      cfg.path,
+    ]);
     expect(passing.stderr).toBe('');
     expect(passing.code).toBe(0);
     expect(XMLValidator.validate(passing.stdout)).toBe(true);
@@ -81,7 +91,17 @@ describe('svc report from the build', () => {
 
   it('--output writes the file; --json stays an alias of --format json', async () => {
     const file = join(cfg.dir, 'report.html');
-    const run = await svc(['report', '--format', 'html', '--output', file, '--fail-on', 'not_found', '--config', cfg.path]);
+    const run = await svc([
+      'report',
+      '--format',
+      'html',
+      '--output',
+      file,
+      '--fail-on',
+      'not_found',
+      '--config',
+      cfg.path,
+    ]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     const html = readFileSync(file, 'utf8');
@@ -101,10 +121,14 @@ describe('svc report from the build', () => {
   it('refuses an unknown format or reason with one line naming the option and the allowed values (exit 2)', async () => {
     const badFormat = await svc(['report', '--format', 'pdf', '--config', cfg.path]);
     expect(badFormat.code).toBe(2);
-    expect(badFormat.stderr).toBe('svc: --format: unknown format "pdf" (allowed: text, json, csv, markdown, junit, sarif, html)\n');
+    expect(badFormat.stderr).toBe(
+      'svc: --format: unknown format "pdf" (allowed: text, json, csv, markdown, junit, sarif, html)\n',
+    );
     const badReason = await svc(['report', '--fail-on', 'not_found,broken', '--config', cfg.path]);
     expect(badReason.code).toBe(2);
-    expect(badReason.stderr).toBe('svc: --fail-on: unknown reason "broken" (allowed: not_found, forbidden, server_error, redirect, unknown)\n');
+    expect(badReason.stderr).toBe(
+      'svc: --fail-on: unknown reason "broken" (allowed: not_found, forbidden, server_error, redirect, unknown)\n',
+    );
     const clash = await svc(['report', '--json', '--format', 'csv', '--config', cfg.path]);
     expect(clash.code).toBe(2);
     expect(clash.stderr).toBe('svc: --json: means --format json, but --format csv was given\n');

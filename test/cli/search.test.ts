@@ -14,10 +14,17 @@ let config: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-search-cli-'));
   config = join(dir, 'svc.json');
-  writeFileSync(config, JSON.stringify({ data_dir: join(dir, 'data'), targets: [{ host: HOST, scheme: 'http' }], log_level: 'silent' }));
+  writeFileSync(
+    config,
+    JSON.stringify({ data_dir: join(dir, 'data'), targets: [{ host: HOST, scheme: 'http' }], log_level: 'silent' }),
+  );
   const store = new Store(join(dir, 'data', 'svc.db'));
   savePages(store, [
-    page('/vacuum', { title: 'VACUUM', content: 'VACUUM reclaims storage <fast> & safe.', tags: ['public', 'post_type/page'] }),
+    page('/vacuum', {
+      title: 'VACUUM',
+      content: 'VACUUM reclaims storage <fast> & safe.',
+      tags: ['public', 'post_type/page'],
+    }),
     page('/fi', { title: 'Imurointi', content: 'vacuum suomeksi', language: 'fi' }),
     ...Array.from({ length: 12 }, (_, i) => page(`/many/${i}`, { title: `Many ${i}`, content: 'repeated filler' })),
   ]);
@@ -41,14 +48,20 @@ async function svcSearch(...args: string[]): Promise<string> {
 
 describe('svc search', () => {
   it('--json prints the results object {total, duration, hits}', async () => {
-    const r = JSON.parse(await svcSearch('vacuum', '--json')) as { total: number; duration: number; hits: { url: string }[] };
+    const r = JSON.parse(await svcSearch('vacuum', '--json')) as {
+      total: number;
+      duration: number;
+      hits: { url: string }[];
+    };
     expect(Object.keys(r).sort()).toEqual(['duration', 'hits', 'total']);
     expect(r.total).toBe(2);
     expect(r.hits[0]!.url).toBe(`${BASE}/vacuum`);
   });
 
   it('passes --lang, --tag (repeatable), --size and --from through', async () => {
-    expect(JSON.parse(await svcSearch('vacuum', '--lang', 'fi', '--json')).hits.map((h: { url: string }) => h.url)).toEqual([`${BASE}/fi`]);
+    expect(
+      JSON.parse(await svcSearch('vacuum', '--lang', 'fi', '--json')).hits.map((h: { url: string }) => h.url),
+    ).toEqual([`${BASE}/fi`]);
     expect(JSON.parse(await svcSearch('vacuum', '--tag', 'public', '--tag', 'post_type/page', '--json')).total).toBe(1);
     const paged = JSON.parse(await svcSearch('filler', '--size', '5', '--from', '10', '--json'));
     expect(paged.total).toBe(12);
@@ -67,7 +80,9 @@ describe('svc search', () => {
   });
 
   it('refuses bad options with the option named', async () => {
-    await expect(run(['vacuum', '--size', '0', '--config', config])).rejects.toThrow(/--size: must be a whole number from 1 to 100/);
+    await expect(run(['vacuum', '--size', '0', '--config', config])).rejects.toThrow(
+      /--size: must be a whole number from 1 to 100/,
+    );
     await expect(run(['--config', config])).rejects.toBeInstanceOf(CliError);
     await expect(run(['x', '--lang', '', '--config', config])).rejects.toThrow(/^lang: /);
   });
@@ -77,6 +92,8 @@ describe('svc search', () => {
     expect(formatResults('q', { total: 0, duration: 0.1, hits: [] }, 0)).toContain('0 results for "q"');
     expect(formatResults('q', { total: 0, duration: 0.1, hits: [] }, 0)).toContain('Fewer or shorter words find more.');
     // An index no crawl has filled says so, and what to run.
-    expect(formatResults('q', { total: 0, duration: 0.1, hits: [] }, 0, false, true)).toContain('The search index is empty: no crawl has run yet. Fill it with: svc crawl full');
+    expect(formatResults('q', { total: 0, duration: 0.1, hits: [] }, 0, false, true)).toContain(
+      'The search index is empty: no crawl has run yet. Fill it with: svc crawl full',
+    );
   });
 });

@@ -26,7 +26,9 @@ describe('svc --version', () => {
 
 /** The machine's own node when it is older than engines.node (Node 20 on the build machines), else null. */
 const OLD_NODE = ((): { bin: string; version: string } | null => {
-  const bin = spawnSync('bash', ['-c', 'PATH=/usr/local/bin:/usr/bin:/bin command -v node'], { encoding: 'utf8' }).stdout.trim();
+  const bin = spawnSync('bash', ['-c', 'PATH=/usr/local/bin:/usr/bin:/bin command -v node'], {
+    encoding: 'utf8',
+  }).stdout.trim();
   const version = bin ? spawnSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim() : '';
   return version && nodeVersionProblem(version) !== null ? { bin, version } : null;
 })();
@@ -37,7 +39,8 @@ describe('the Node svc needs', () => {
     expect(engines.node).toBe('>=22.19');
     expect(nodeVersionProblem('20.20.2')).toBe('Node >=22.19 is needed; this is Node 20.20.2');
     expect(nodeVersionProblem('22.18.9')).toBe('Node >=22.19 is needed; this is Node 22.18.9');
-    for (const ok of ['22.19.0', '22.23.3', '24.21.0', '26.10.0', 'v23.0.0']) expect(nodeVersionProblem(ok), ok).toBeNull();
+    for (const ok of ['22.19.0', '22.23.3', '24.21.0', '26.10.0', 'v23.0.0'])
+      expect(nodeVersionProblem(ok), ok).toBeNull();
     expect(nodeVersionProblem(process.versions.node)).toBeNull();
   });
 

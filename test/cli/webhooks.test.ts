@@ -40,7 +40,11 @@ async function startReceiver(): Promise<Receiver> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  r.close = () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); });
+  r.close = () =>
+    new Promise((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    });
   return r;
 }
 
@@ -51,7 +55,10 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-async function setup(receiver: Receiver, extra: Record<string, unknown> = {}): Promise<{ dir: string; configPath: string; key: string }> {
+async function setup(
+  receiver: Receiver,
+  extra: Record<string, unknown> = {},
+): Promise<{ dir: string; configPath: string; key: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-hooks-'));
   const configPath = join(dir, 'svc.json');
   writeFileSync(
@@ -70,7 +77,10 @@ async function setup(receiver: Receiver, extra: Record<string, unknown> = {}): P
   return { dir, configPath, key: keys.stdout.trim() };
 }
 
-async function serve(configPath: string, retryBaseMs: number): Promise<{ child: ChildProcess; api: string; log: () => string }> {
+async function serve(
+  configPath: string,
+  retryBaseMs: number,
+): Promise<{ child: ChildProcess; api: string; log: () => string }> {
   const p = await serveSvc(configPath, { env: { SVC_WEBHOOK_RETRY_BASE_MS: String(retryBaseMs) } });
   cleanup.push(() => p.stop());
   return { child: p.child, api: `${p.baseUrl}/v1/projects/${encodeURIComponent(TOKEN)}`, log: p.stderr };
@@ -86,7 +96,9 @@ const call = async (api: string, key: string, path: string, body?: unknown) => {
 };
 
 it('a receiver that fails three times gets exactly one delivery of the event, signed', async () => {
-  site = await startSite({ '/': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/missing">gone</a>') });
+  site = await startSite({
+    '/': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/missing">gone</a>'),
+  });
   cleanup.push(() => site.close());
   const receiver = await startReceiver();
   cleanup.push(() => receiver.close());
@@ -96,25 +108,49 @@ it('a receiver that fails three times gets exactly one delivery of the event, si
   const started = await call(server.api, key, '/crawls', { mode: 'full' });
   expect(started.status).toBe(202);
 
-  await until('a successful delivery', async () => (receiver.requests.some((r) => r.status === 204) ? true : undefined), 30_000, { everyMs: 150 });
+  await until(
+    'a successful delivery',
+    async () => (receiver.requests.some((r) => r.status === 204) ? true : undefined),
+    30_000,
+    { everyMs: 150 },
+  );
   // Nothing more arrives after the success (back-off of 200 ms would have sent again by now).
   await new Promise((r) => setTimeout(r, 1500));
   expect(receiver.requests.map((r) => r.status)).toEqual([500, 500, 500, 204]);
   const ok = receiver.requests[3]!;
   expect(new Set(receiver.requests.map((r) => r.headers['x-svc-delivery'])).size).toBe(1);
   expect(ok.headers['content-type']).toBe('application/json');
-  expect(ok.headers['x-svc-signature-256']).toBe(`sha256=${createHmac('sha256', SECRET).update(Buffer.from(ok.body, 'utf8')).digest('hex')}`);
+  expect(ok.headers['x-svc-signature-256']).toBe(
+    `sha256=${createHmac('sha256', SECRET).update(Buffer.from(ok.body, 'utf8')).digest('hex')}`,
+  );
   const body = JSON.parse(ok.body);
-  expect(body).toMatchObject({ event: 'crawl.completed', project: TOKEN, crawl: { id: started.body.id, status: 'completed' }, changes: { newCount: 1, fixedCount: 0 } });
-  expect(body.changes.new).toEqual([expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/missing`, reason: 'not_found' })]);
+  expect(body).toMatchObject({
+    event: 'crawl.completed',
+    project: TOKEN,
+    crawl: { id: started.body.id, status: 'completed' },
+    changes: { newCount: 1, fixedCount: 0 },
+  });
+  expect(body.changes.new).toEqual([
+    expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/missing`, reason: 'not_found' }),
+  ]);
 
   const list = await call(server.api, key, '/webhook-deliveries');
-  expect(list.body.deliveries).toEqual([expect.objectContaining({ id: ok.headers['x-svc-delivery'], event: 'crawl.completed', url: receiver.url, status: 'delivered', attempts: 4 })]);
+  expect(list.body.deliveries).toEqual([
+    expect.objectContaining({
+      id: ok.headers['x-svc-delivery'],
+      event: 'crawl.completed',
+      url: receiver.url,
+      status: 'delivered',
+      attempts: 4,
+    }),
+  ]);
   expect(server.log()).not.toContain(SECRET);
 }, 60_000);
 
 it('kill -9 of svc serve while a delivery is pending loses no delivery after a restart', async () => {
-  site = await startSite({ '/': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/x">x</a>') });
+  site = await startSite({
+    '/': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/x">x</a>'),
+  });
   cleanup.push(() => site.close());
   const receiver = await startReceiver();
   cleanup.push(() => receiver.close());
@@ -124,20 +160,33 @@ it('kill -9 of svc serve while a delivery is pending loses no delivery after a r
   expect((await call(first.api, key, '/crawls', { mode: 'full' })).status).toBe(202);
   await until('the first attempt', async () => (receiver.requests.length ? true : undefined), 30_000, { everyMs: 150 });
   // The attempt failed and is recorded pending, 5 s before its retry: the server dies without a word.
-  await until('pending', async () => ((await call(first.api, key, '/webhook-deliveries')).body.deliveries[0]?.status === 'pending' ? true : undefined), 5_000, { everyMs: 150 });
+  await until(
+    'pending',
+    async () =>
+      (await call(first.api, key, '/webhook-deliveries')).body.deliveries[0]?.status === 'pending' ? true : undefined,
+    5_000,
+    { everyMs: 150 },
+  );
   first.child.kill('SIGKILL');
   await once(first.child, 'exit');
   const before = receiver.requests.length;
 
   receiver.failing = false;
   const second = await serve(configPath, 5_000);
-  await until('the delivery after the restart', async () => (receiver.requests.some((r) => r.status === 204) ? true : undefined), 30_000, { everyMs: 150 });
+  await until(
+    'the delivery after the restart',
+    async () => (receiver.requests.some((r) => r.status === 204) ? true : undefined),
+    30_000,
+    { everyMs: 150 },
+  );
   expect(receiver.requests.slice(before).map((r) => r.status)).toEqual([204]);
   const list = await call(second.api, key, '/webhook-deliveries');
   expect(list.body.deliveries).toEqual([expect.objectContaining({ status: 'delivered', attempts: before + 1 })]);
   const ok = receiver.requests.at(-1)!;
   expect(ok.headers['x-svc-delivery']).toBe(list.body.deliveries[0].id);
-  expect(ok.headers['x-svc-signature-256']).toBe(`sha256=${createHmac('sha256', SECRET).update(ok.body).digest('hex')}`);
+  expect(ok.headers['x-svc-signature-256']).toBe(
+    `sha256=${createHmac('sha256', SECRET).update(ok.body).digest('hex')}`,
+  );
 }, 90_000);
 
 it('the loop as a site owner runs it: a link breaks between two scheduled crawls; the webhook and svc changes say so', async () => {
@@ -155,17 +204,30 @@ it('the loop as a site owner runs it: a link breaks between two scheduled crawls
 
   // The first scheduled crawl finds nothing broken; then the site breaks a link.
   await until('the first scheduled crawl', async () => (bodies().length ? true : undefined), 30_000, { everyMs: 150 });
-  expect(bodies()[0]).toMatchObject({ event: 'crawl.completed', crawl: { trigger: 'schedule:full', mode: 'full' }, changes: { newCount: 0 } });
+  expect(bodies()[0]).toMatchObject({
+    event: 'crawl.completed',
+    crawl: { trigger: 'schedule:full', mode: 'full' },
+    changes: { newCount: 0 },
+  });
   home = '<a href="/a">a</a> <a href="/team">team</a>';
-  const broke = await until('a scheduled crawl that sees the break', async () => bodies().find((b) => b.changes.newCount > 0), 30_000, { everyMs: 150 });
+  const broke = await until(
+    'a scheduled crawl that sees the break',
+    async () => bodies().find((b) => b.changes.newCount > 0),
+    30_000,
+    { everyMs: 150 },
+  );
   expect(broke.crawl.trigger).toBe('schedule:full');
-  expect(broke.changes.new).toEqual([expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/team`, reason: 'not_found' })]);
+  expect(broke.changes.new).toEqual([
+    expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/team`, reason: 'not_found' }),
+  ]);
   server.child.kill('SIGTERM');
   await once(server.child, 'exit');
 
   const changes = await runSvc(['changes', String(broke.crawl.id), '--json', '--config', configPath]);
   expect(changes.status, changes.stderr).toBe(0);
   const out = JSON.parse(changes.stdout);
-  expect(out.new).toEqual([expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/team`, reason: 'not_found' })]);
+  expect(out.new).toEqual([
+    expect.objectContaining({ page: `${site.origin}/`, url: `${site.origin}/team`, reason: 'not_found' }),
+  ]);
   expect(out.fixed).toEqual([]);
 }, 90_000);

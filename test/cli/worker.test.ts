@@ -19,19 +19,20 @@ import { projectsOf, selectProjects, type Config } from '../../src/model/config.
 const A = 'work1234:eu-north-1';
 const B = 'work5678:eu-north-1';
 
-
-
 const workers: SvcProcess[] = [];
 
 /** Starts `svc worker` and resolves once it has logged its start line. */
 async function worker(args: string[], env: Record<string, string> = {}): Promise<SvcProcess> {
   const w = spawnSvc(['worker', ...args], env);
   workers.push(w);
-  await until('svc worker to start', () => w.logs.some((l) => l.msg === 'svc worker started') || w.child.exitCode !== null, 20_000);
+  await until(
+    'svc worker to start',
+    () => w.logs.some((l) => l.msg === 'svc worker started') || w.child.exitCode !== null,
+    20_000,
+  );
   if (w.child.exitCode !== null) throw new Error(`svc worker exited: ${w.logs.map((l) => l.msg).join('; ')}`);
   return w;
 }
-
 
 /** Whatever a test left running is killed. */
 async function killWorkers(): Promise<void> {
@@ -41,12 +42,17 @@ async function killWorkers(): Promise<void> {
   }
 }
 
-
 const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, request_timeout_ms: 5000 });
 
 describe('selectProjects (svc worker --project)', () => {
   const C = 'work9012:us-east-1';
-  const c = parseConfig({ projects: [A, B, C].map((t, i) => ({ public_token: t, targets: [{ host: `h${i}.example` }], schedule: i === 2 ? { full: '0 3 * * *' } : {} })) });
+  const c = parseConfig({
+    projects: [A, B, C].map((t, i) => ({
+      public_token: t,
+      targets: [{ host: `h${i}.example` }],
+      schedule: i === 2 ? { full: '0 3 * * *' } : {},
+    })),
+  });
 
   it("keeps the named projects in the config's order, the first of them at the top level", () => {
     const picked = selectProjects(c, [C, B]) as Config;
@@ -73,11 +79,13 @@ describe('svc worker, real processes', () => {
 
   beforeAll(async () => {
     // Each page answers after 100 ms, so a crawl takes a few hundred ms and spans the workers' polls.
-    const page = (body: string): Handler => async (req, res, url) => {
-      requests.push({ at: Date.now(), path: url.pathname });
-      await sleep(100);
-      return html(body)(req, res, url);
-    };
+    const page =
+      (body: string): Handler =>
+      async (req, res, url) => {
+        requests.push({ at: Date.now(), path: url.pathname });
+        await sleep(100);
+        return html(body)(req, res, url);
+      };
     site = await startSite({
       '/': page('<a href="/p1">1</a> <a href="/p2">2</a> <a href="/p3">3</a>'),
       '/p1': page('one'),
@@ -112,26 +120,40 @@ describe('svc worker, real processes', () => {
     expect(requests).toHaveLength(0);
 
     const [w1, w2] = await Promise.all([worker(['--config', config]), worker(['--config', config])]);
-    for (const w of [w1!, w2!]) expect(w.logs.find((l) => l.msg === 'svc worker started')).toMatchObject({ projects: [{ project: A, database: db, targets: [site.host] }] });
+    for (const w of [w1!, w2!])
+      expect(w.logs.find((l) => l.msg === 'svc worker started')).toMatchObject({
+        projects: [{ project: A, database: db, targets: [site.host] }],
+      });
     const ids = queued.map((c) => c.id);
     // The schedule queues a crawl every second (one per tick across both processes): soon each worker has run some.
     const claimed = (w: SvcProcess) => w.logs.some((l) => l.msg === 'crawl claimed');
-    await until('the queued crawls and two scheduled ones to complete, and each worker to claim one', async () => {
-      const list = await crawlsIn(db, A);
-      const done = (c: CrawlRecord) => c.status === 'completed';
-      return ids.every((id) => list.some((c) => c.id === id && done(c))) && list.filter((c) => c.trigger === 'schedule:full' && done(c)).length >= 2 && claimed(w1!) && claimed(w2!);
-    }, 25_000);
+    await until(
+      'the queued crawls and two scheduled ones to complete, and each worker to claim one',
+      async () => {
+        const list = await crawlsIn(db, A);
+        const done = (c: CrawlRecord) => c.status === 'completed';
+        return (
+          ids.every((id) => list.some((c) => c.id === id && done(c))) &&
+          list.filter((c) => c.trigger === 'schedule:full' && done(c)).length >= 2 &&
+          claimed(w1!) &&
+          claimed(w2!)
+        );
+      },
+      25_000,
+    );
 
     w1!.child.kill('SIGTERM');
     w2!.child.kill('SIGTERM');
     expect(await w1!.exited).toBe(0);
     expect(await w2!.exited).toBe(0);
-    for (const w of [w1!, w2!]) expect(w.logs.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
+    for (const w of [w1!, w2!])
+      expect(w.logs.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
 
     const list = await crawlsIn(db, A);
     // Nothing is left running; a crawl that ran at SIGTERM was stopped with the reason.
     expect(list.filter((c) => c.status === 'running')).toEqual([]);
-    for (const c of list.filter((x) => x.status === 'stopped' && x.startedAt)) expect(c.error).toMatch(/the process running it shut down/);
+    for (const c of list.filter((x) => x.status === 'stopped' && x.startedAt))
+      expect(c.error).toMatch(/the process running it shut down/);
     expect(list.filter((c) => c.status === 'failed')).toEqual([]);
     // The queued requests ran oldest first.
     const started = list.filter((c) => c.startedAt);
@@ -152,7 +174,9 @@ describe('svc worker, real processes', () => {
     expect(claims.sort()).toEqual(started.map((c) => c.id).sort());
 
     // No two crawls overlapped, and within each crawl's span no page was fetched twice.
-    const spans = started.map((c) => ({ c, from: Date.parse(c.startedAt!), to: Date.parse(c.finishedAt!) })).sort((x, y) => x.from - y.from);
+    const spans = started
+      .map((c) => ({ c, from: Date.parse(c.startedAt!), to: Date.parse(c.finishedAt!) }))
+      .sort((x, y) => x.from - y.from);
     for (let i = 1; i < spans.length; i++) expect(spans[i]!.from).toBeGreaterThanOrEqual(spans[i - 1]!.to);
     for (const { c, from, to } of spans) {
       const paths = requests.filter((r) => r.at >= from && r.at <= to).map((r) => r.path);
@@ -174,10 +198,15 @@ describe('svc worker, real processes', () => {
       ],
     });
     const fileOf = (token: string) => join(dir, 'data', 'projects', `${token.replace(':', '_')}.db`);
-    for (const p of [A, B]) expect((await runSvc(['crawl', 'manual', `${site.origin}/p1`, '--queue', '--project', p, '--config', config])).status).toBe(0);
+    for (const p of [A, B])
+      expect(
+        (await runSvc(['crawl', 'manual', `${site.origin}/p1`, '--queue', '--project', p, '--config', config])).status,
+      ).toBe(0);
 
     const w = await worker(['--config', config, '--project', B]);
-    expect(w.logs.find((l) => l.msg === 'svc worker started')).toMatchObject({ projects: [{ project: B, database: fileOf(B) }] });
+    expect(w.logs.find((l) => l.msg === 'svc worker started')).toMatchObject({
+      projects: [{ project: B, database: fileOf(B) }],
+    });
     await until("B's crawl to complete", async () => (await crawlsIn(fileOf(B), B))[0]?.status === 'completed');
     // A's crawl waits for a process that serves A (the worker looked at B's queue only).
     expect((await crawlsIn(fileOf(A), A)).map((c) => c.status)).toEqual(['queued']);
@@ -186,9 +215,15 @@ describe('svc worker, real processes', () => {
 
     const unknown = await runSvc(['worker', '--config', config, '--project', 'nope1234:eu-north-1']);
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr.trim()).toBe(`svc: --project: no project "nope1234:eu-north-1" in this config; configured: ${A}, ${B}`);
+    expect(unknown.stderr.trim()).toBe(
+      `svc: --project: no project "nope1234:eu-north-1" in this config; configured: ${A}, ${B}`,
+    );
 
-    const remote = writeJson(dir, 'remote.json', { project: { public_token: A }, data_dir: join(dir, 'remote'), api: { base_url: 'http://127.0.0.1:9', api_key: 'k', public_token: A } });
+    const remote = writeJson(dir, 'remote.json', {
+      project: { public_token: A },
+      data_dir: join(dir, 'remote'),
+      api: { base_url: 'http://127.0.0.1:9', api_key: 'k', public_token: A },
+    });
     const refused = await runSvc(['worker', '--config', remote]);
     expect(refused.status).toBe(2);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
@@ -242,9 +277,17 @@ describe('svc worker, a shared crawl whose second worker dies', () => {
     const env = { SVC_SHARED_LEASE_MS: '1500' };
     expect((await runSvc(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
     const w1 = await worker(['--config', lead, '--concurrency', '1'], env);
-    await until('the lead to start the shared crawl', () => w1.logs.some((l) => l.msg === 'crawl started' && l.shared === true), 10_000);
+    await until(
+      'the lead to start the shared crawl',
+      () => w1.logs.some((l) => l.msg === 'crawl started' && l.shared === true),
+      10_000,
+    );
     const w2 = await worker(['--config', second, '--concurrency', '1'], env);
-    await until('the second worker to join and fetch pages', () => w2.logs.some((l) => l.msg === 'joined a shared crawl') && (byWorker.get('second') ?? 0) >= 2, 15_000);
+    await until(
+      'the second worker to join and fetch pages',
+      () => w2.logs.some((l) => l.msg === 'joined a shared crawl') && (byWorker.get('second') ?? 0) >= 2,
+      15_000,
+    );
     // Dies while it holds claims: no goodbye, its leases just stop being renewed.
     w2.child.kill('SIGKILL');
     await w2.exited;
@@ -263,24 +306,44 @@ describe('svc worker, a shared crawl whose second worker dies', () => {
   it('a lead that dies: the crawl is failed by the heartbeat rule, the other worker stops, and the shared state is dropped', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-lead-dies-'));
     const db = join(dir, 'data', 'svc.db');
-    const config = writeJson(dir, 'svc.json', { project: { public_token: A }, data_dir: join(dir, 'data'), targets: [{ ...target(site), concurrency: 2 }], log_level: 'info' });
+    const config = writeJson(dir, 'svc.json', {
+      project: { public_token: A },
+      data_dir: join(dir, 'data'),
+      targets: [{ ...target(site), concurrency: 2 }],
+      log_level: 'info',
+    });
     const env = { SVC_SHARED_LEASE_MS: '1500', SVC_CRAWL_DEAD_AFTER_MS: '1500' };
     expect((await runSvc(['crawl', 'full', '--queue', '--config', config])).status).toBe(0);
     const w1 = await worker(['--config', config, '--concurrency', '1'], env);
-    await until('the lead to start the shared crawl', () => w1.logs.some((l) => l.msg === 'crawl started' && l.shared === true), 10_000);
+    await until(
+      'the lead to start the shared crawl',
+      () => w1.logs.some((l) => l.msg === 'crawl started' && l.shared === true),
+      10_000,
+    );
     const w2 = await worker(['--config', config, '--concurrency', '1'], env);
-    await until('the second worker to join', () => w2.logs.some((l) => l.msg === 'joined a shared crawl'), 15_000).catch((err: Error) => {
-      throw new Error(`${err.message}; lead: ${w1.logs.map((l) => l.msg).join(' | ')}; second: ${w2.logs.map((l) => l.msg).join(' | ')}`);
+    await until(
+      'the second worker to join',
+      () => w2.logs.some((l) => l.msg === 'joined a shared crawl'),
+      15_000,
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}; lead: ${w1.logs.map((l) => l.msg).join(' | ')}; second: ${w2.logs.map((l) => l.msg).join(' | ')}`,
+      );
     });
     w1.child.kill('SIGKILL');
     await w1.exited;
-    await until('the other worker to leave the crawl', () => w2.logs.some((l) => l.msg === 'left the shared crawl: its share done'), 20_000);
+    await until(
+      'the other worker to leave the crawl',
+      () => w2.logs.some((l) => l.msg === 'left the shared crawl: its share done'),
+      20_000,
+    );
     const [rec] = await crawlsIn(db, A);
     expect(rec).toMatchObject({ status: 'failed' });
     expect(rec!.error).toMatch(/owner stopped answering/);
     const store = new Store(db);
     try {
-      for (const table of ['frontier', 'frontier_crawls', 'frontier_workers', 'host_slots']) expect(await store.sql.get(`SELECT count(*) AS n FROM ${table}`), table).toEqual({ n: 0 });
+      for (const table of ['frontier', 'frontier_crawls', 'frontier_workers', 'host_slots'])
+        expect(await store.sql.get(`SELECT count(*) AS n FROM ${table}`), table).toEqual({ n: 0 });
     } finally {
       store.close();
     }

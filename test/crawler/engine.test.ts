@@ -36,7 +36,10 @@ beforeAll(async () => {
 
 afterAll(() => site.close());
 
-async function crawl(mode: CrawlMode, opts: { reader?: CrawlReader; urls?: string[]; target?: Record<string, unknown> } = {}) {
+async function crawl(
+  mode: CrawlMode,
+  opts: { reader?: CrawlReader; urls?: string[]; target?: Record<string, unknown> } = {},
+) {
   const sink = new MemoryStore();
   const result = await runCrawl({
     sink: sink.sink(),
@@ -62,9 +65,14 @@ describe('crawl engine with a memory sink (no database)', () => {
     expect([...sink.pages.values()].every((p) => p.crawlId === 7)).toBe(true);
     expect(sink.pages.get(`${site.origin}/a`)?.sitemapLastmod).toBe('2026-01-01');
     expect(sink.outcomes.get(`${site.origin}/missing`)).toMatchObject({ reason: 'not_found', httpStatus: 404 });
-    expect(sink.outcomes.get(`${site.origin}/private/x`)).toMatchObject({ reason: 'skipped', message: 'not crawled: disallowed by robots.txt' });
+    expect(sink.outcomes.get(`${site.origin}/private/x`)).toMatchObject({
+      reason: 'skipped',
+      message: 'not crawled: disallowed by robots.txt',
+    });
     expect(result.stopped).toBe(false);
-    expect(result.targets).toEqual([{ host: site.host, pages: 3, cutByMaxPages: false, unreachable: false, error: null }]);
+    expect(result.targets).toEqual([
+      { host: site.host, pages: 3, cutByMaxPages: false, unreachable: false, error: null },
+    ]);
     expect(result.stats).toMatchObject({ pages: 3, errors: 1 });
     expect(sink.closed).toBe(1);
   });

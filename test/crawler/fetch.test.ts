@@ -85,7 +85,8 @@ describe('Fetcher', () => {
       },
       '/headers': send(200),
       '/to-other': (_req, res) => void res.writeHead(302, { location: `${other.origin}/landing` }).end(),
-      '/to-localhost': (_req, res) => void res.writeHead(302, { location: `http://localhost:${other.port}/landing` }).end(),
+      '/to-localhost': (_req, res) =>
+        void res.writeHead(302, { location: `http://localhost:${other.port}/landing` }).end(),
     });
   });
   afterAll(async () => {
@@ -107,12 +108,18 @@ describe('Fetcher', () => {
 
   it('fails on a redirect loop, a chain past the cap and a Location that is not http(s)', async () => {
     const f = new Fetcher({ maxRedirects: 1 });
-    expect(await f.fetch(`${site.origin}/loop`, { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'too_many_redirects' });
+    expect(await f.fetch(`${site.origin}/loop`, { timeoutMs: 1000 })).toMatchObject({
+      ok: false,
+      failure: 'too_many_redirects',
+    });
     const g = new Fetcher();
     const loop = await g.fetch(`${site.origin}/loop`, { timeoutMs: 1000 });
     expect(loop).toMatchObject({ ok: false, failure: 'redirect_loop' });
     expect(loop.hops).toHaveLength(2);
-    expect(await g.fetch(`${site.origin}/mailto`, { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'bad_redirect' });
+    expect(await g.fetch(`${site.origin}/mailto`, { timeoutMs: 1000 })).toMatchObject({
+      ok: false,
+      failure: 'bad_redirect',
+    });
     await f.close();
     await g.close();
   });
@@ -121,7 +128,11 @@ describe('Fetcher', () => {
     const f = new Fetcher();
     for (const path of ['/big', '/endless', '/bomb']) {
       const sink = collect();
-      const r = await f.fetch(`${site.origin}${path}`, { timeoutMs: 5000, maxBodyBytes: 1024 * 1024, onResponse: () => sink });
+      const r = await f.fetch(`${site.origin}${path}`, {
+        timeoutMs: 5000,
+        maxBodyBytes: 1024 * 1024,
+        onResponse: () => sink,
+      });
       expect(r, path).toMatchObject({ ok: true, truncated: true });
       expect(sink.bytes, path).toBe(1024 * 1024);
     }
@@ -135,7 +146,11 @@ describe('Fetcher', () => {
   it('bounds headers and body together by the time limit', async () => {
     const f = new Fetcher();
     const t0 = Date.now();
-    expect(await f.fetch(`${site.origin}/hang`, { timeoutMs: 200 })).toMatchObject({ ok: false, failure: 'timeout', hops: [] });
+    expect(await f.fetch(`${site.origin}/hang`, { timeoutMs: 200 })).toMatchObject({
+      ok: false,
+      failure: 'timeout',
+      hops: [],
+    });
     const body = await f.fetch(`${site.origin}/slow-body`, { timeoutMs: 300, onResponse: () => collect() });
     expect(body).toMatchObject({ ok: false, failure: 'timeout', status: 200 });
     expect(Date.now() - t0).toBeLessThan(2000);
@@ -149,9 +164,17 @@ describe('Fetcher', () => {
     expect(f.limiter(site.host).slowDowns).toBe(2);
     const always = await f.fetch(`${site.origin}/always-429`, { timeoutMs: 1000 });
     expect(always).toMatchObject({ ok: false, failure: 'rate_limited', status: 429, requests: 4 });
-    expect(await f.fetch(`${site.origin}/503-retry-after`, { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'rate_limited', status: 503 });
+    expect(await f.fetch(`${site.origin}/503-retry-after`, { timeoutMs: 1000 })).toMatchObject({
+      ok: false,
+      failure: 'rate_limited',
+      status: 503,
+    });
     // 503 without Retry-After is a plain server error.
-    expect(await f.fetch(`${site.origin}/503`, { timeoutMs: 1000 })).toMatchObject({ ok: true, status: 503, requests: 1 });
+    expect(await f.fetch(`${site.origin}/503`, { timeoutMs: 1000 })).toMatchObject({
+      ok: true,
+      status: 503,
+      requests: 1,
+    });
     await f.close();
   });
 
@@ -190,8 +213,14 @@ describe('Fetcher', () => {
     expect(await f.fetch(`${site.origin}/c`, { timeoutMs: 1000 })).toMatchObject({ ok: true, status: 200 });
     const direct = await f.fetch(`http://127.0.0.2:${site.port}/c`, { timeoutMs: 1000 });
     expect(direct).toMatchObject({ ok: false, failure: 'blocked' });
-    expect(await f.fetch(`${other.origin}/landing`, { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'blocked' });
-    expect(await f.fetch(`http://localhost:${other.port}/landing`, { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'blocked' });
+    expect(await f.fetch(`${other.origin}/landing`, { timeoutMs: 1000 })).toMatchObject({
+      ok: false,
+      failure: 'blocked',
+    });
+    expect(await f.fetch(`http://localhost:${other.port}/landing`, { timeoutMs: 1000 })).toMatchObject({
+      ok: false,
+      failure: 'blocked',
+    });
     const viaRedirect = await f.fetch(`${site.origin}/to-localhost`, { timeoutMs: 1000 });
     expect(viaRedirect).toMatchObject({ ok: false, failure: 'blocked' });
     expect(viaRedirect.hops).toHaveLength(1);
@@ -199,8 +228,14 @@ describe('Fetcher', () => {
     await f.close();
     // A target named through DNS (localhost) is reached at the address the check approved.
     const byName = new Fetcher({ addressPolicy: createAddressPolicy([{ host: 'localhost', port: site.port }]) });
-    expect(await byName.fetch(`http://localhost:${site.port}/c`, { timeoutMs: 1000 })).toMatchObject({ ok: true, status: 200 });
-    expect(await byName.fetch(`${site.origin}/c`, { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'blocked' });
+    expect(await byName.fetch(`http://localhost:${site.port}/c`, { timeoutMs: 1000 })).toMatchObject({
+      ok: true,
+      status: 200,
+    });
+    expect(await byName.fetch(`${site.origin}/c`, { timeoutMs: 1000 })).toMatchObject({
+      ok: false,
+      failure: 'blocked',
+    });
     await byName.close();
   });
 
@@ -209,22 +244,33 @@ describe('Fetcher', () => {
     const asked: string[] = [];
     const lookup: HostLookup = (name, _opts, cb) => {
       asked.push(name);
-      if (name === 'gone.example') return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' }), []);
-      if (name === 'flaky.example') return cb(Object.assign(new Error(`getaddrinfo EAI_AGAIN ${name}`), { code: 'EAI_AGAIN' }), []);
+      if (name === 'gone.example')
+        return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' }), []);
+      if (name === 'flaky.example')
+        return cb(Object.assign(new Error(`getaddrinfo EAI_AGAIN ${name}`), { code: 'EAI_AGAIN' }), []);
       cb(null, [{ address: '127.0.0.1', family: 4 }]);
     };
     const f = new Fetcher({ addressPolicy: createAddressPolicy([{ host: 'site.example', port: site.port }]), lookup });
-    const gone = await Promise.all(Array.from({ length: 8 }, (_, i) => f.check(`http://gone.example/p${i}`, { timeoutMs: 1000 })));
+    const gone = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => f.check(`http://gone.example/p${i}`, { timeoutMs: 1000 })),
+    );
     for (const r of gone) expect(r).toMatchObject({ ok: false, failure: 'dns' });
     expect(asked.filter((n) => n === 'gone.example').length).toBeLessThanOrEqual(4); // at most the host's concurrency in flight at once
     const later = asked.length;
-    expect(await f.check('http://gone.example/later', { timeoutMs: 1000 })).toMatchObject({ ok: false, failure: 'dns', requests: 0 });
+    expect(await f.check('http://gone.example/later', { timeoutMs: 1000 })).toMatchObject({
+      ok: false,
+      failure: 'dns',
+      requests: 0,
+    });
     expect(asked.length).toBe(later);
     await f.check('http://flaky.example/a', { timeoutMs: 1000 });
     await f.check('http://flaky.example/b', { timeoutMs: 1000 });
     expect(asked.filter((n) => n === 'flaky.example')).toHaveLength(2);
     // A name that resolves is not affected.
-    expect(await f.fetch(`http://site.example:${site.port}/c`, { timeoutMs: 1000 })).toMatchObject({ ok: true, status: 200 });
+    expect(await f.fetch(`http://site.example:${site.port}/c`, { timeoutMs: 1000 })).toMatchObject({
+      ok: true,
+      status: 200,
+    });
     await f.close();
   });
 });

@@ -13,7 +13,16 @@ import { MemoryStore } from '../support/memory-store.js';
 import { html, send, startSite, target, type TestSite } from '../support/site.js';
 
 function crawl(mem: MemoryStore, targets: TargetConfig[], crawlId = 1) {
-  return runCrawl({ sink: mem.sink(), reader: mem.reader(), crawlId, mode: 'full', targets, logger: silentLogger, threads: false, fetcher: { maxRetries: 2, maxRetryWaitMs: 50 } });
+  return runCrawl({
+    sink: mem.sink(),
+    reader: mem.reader(),
+    crawlId,
+    mode: 'full',
+    targets,
+    logger: silentLogger,
+    threads: false,
+    fetcher: { maxRetries: 2, maxRetryWaitMs: 50 },
+  });
 }
 
 describe('pure parts', () => {
@@ -31,7 +40,11 @@ describe('pure parts', () => {
       { raw: 'data:image/png;base64,AAAA', import: false },
       { raw: 'f.woff2', import: false },
     ]);
-    expect(stylesheetLinks(css, 'http://h/css/site.css').map((l) => `${l.element} ${l.url}${l.stylesheet ? ' stylesheet' : ''}`)).toEqual([
+    expect(
+      stylesheetLinks(css, 'http://h/css/site.css').map(
+        (l) => `${l.element} ${l.url}${l.stylesheet ? ' stylesheet' : ''}`,
+      ),
+    ).toEqual([
       'css http://h/css/a.css stylesheet',
       'css http://h/css/b.css stylesheet',
       'css http://h/css/c.css stylesheet',
@@ -76,7 +89,11 @@ describe('pure parts', () => {
     expect(plain.links.map((l) => l.url)).toEqual(['http://h/doc', 'http://h/i.png']);
     const full = extractHtml(body, { url: 'http://h/page', anchors: true, css: true });
     expect(full.anchors).toEqual(['intro', 'old-anchor']);
-    expect(full.links.map((l) => `${l.element} ${l.url}${l.fragment ? `#${l.fragment}` : ''}${l.stylesheet ? ' stylesheet' : ''}`)).toEqual([
+    expect(
+      full.links.map(
+        (l) => `${l.element} ${l.url}${l.fragment ? `#${l.fragment}` : ''}${l.stylesheet ? ' stylesheet' : ''}`,
+      ),
+    ).toEqual([
       'a http://h/page#intro',
       'a http://h/doc#part%202',
       'css http://h/bg.png',
@@ -91,7 +108,12 @@ describe('pure parts', () => {
     expect(fragmentOutcome(ok, 'intro', new Set(['intro']), false).reason).toBe('ok');
     expect(fragmentOutcome(ok, 'part%202', new Set(['part 2']), false).reason).toBe('ok');
     expect(fragmentOutcome(ok, 'top', new Set(), false).reason).toBe('ok');
-    expect(fragmentOutcome(ok, 'nowhere', new Set(['intro']), false)).toEqual({ reason: 'not_found', httpStatus: 200, message: 'missing fragment #nowhere', redirectsTo: null });
+    expect(fragmentOutcome(ok, 'nowhere', new Set(['intro']), false)).toEqual({
+      reason: 'not_found',
+      httpStatus: 200,
+      message: 'missing fragment #nowhere',
+      redirectsTo: null,
+    });
     expect(fragmentOutcome(ok, 'page=2', null, true).reason).toBe('ok');
     expect(fragmentOutcome(ok, 'x', null, false).reason).toBe('unknown');
     const gone = { reason: 'not_found' as const, httpStatus: 404, message: '404 Not Found', redirectsTo: null };
@@ -102,8 +124,20 @@ describe('pure parts', () => {
     const c999 = classify({ ok: true, url: 'u', finalUrl: 'u', status: 999, hops: [], headers: {} });
     expect(c999).toMatchObject({ reason: 'server_error', httpStatus: 999, blocked: true });
     expect(c999.message).toMatch(/^blocked: HTTP 999/);
-    const cf = classify({ ok: true, url: 'u', finalUrl: 'u', status: 403, hops: [], headers: { 'cf-mitigated': 'challenge' } });
-    expect(cf).toMatchObject({ reason: 'forbidden', httpStatus: 403, blocked: true, message: 'blocked: 403 Forbidden (cf-mitigated: challenge)' });
+    const cf = classify({
+      ok: true,
+      url: 'u',
+      finalUrl: 'u',
+      status: 403,
+      hops: [],
+      headers: { 'cf-mitigated': 'challenge' },
+    });
+    expect(cf).toMatchObject({
+      reason: 'forbidden',
+      httpStatus: 403,
+      blocked: true,
+      message: 'blocked: 403 Forbidden (cf-mitigated: challenge)',
+    });
     const plain403 = classify({ ok: true, url: 'u', finalUrl: 'u', status: 403, hops: [], headers: {} });
     expect(plain403.blocked).toBeUndefined();
     expect(plain403.message).toBe('403 Forbidden');
@@ -118,14 +152,21 @@ describe('pure parts', () => {
     expect(parseDuration('0')).toBe(0);
     expect(parseDuration('1 day')).toBeNull();
     expect(parseDuration('5')).toBeNull();
-    const c = ConfigSchema.parse({ external_cache_max_age: '12h', targets: [{ host: 'a.example' }, { host: 'b.example', external_cache_max_age: '30m' }] });
+    const c = ConfigSchema.parse({
+      external_cache_max_age: '12h',
+      targets: [{ host: 'a.example' }, { host: 'b.example', external_cache_max_age: '30m' }],
+    });
     expect(c.targets.map((t) => t.external_cache_max_age)).toEqual(['12h', '30m']);
     expect(c.targets[0]).toMatchObject({ check_fragments: false, check_css: true });
     expect(ConfigSchema.parse({ targets: [{ host: 'a.example' }] }).targets[0]!.external_cache_max_age).toBe('1d');
-    const bad = ConfigSchema.safeParse({ targets: [{ host: 'a.example', external_cache_max_age: 'soon', check_fragments: true }] });
+    const bad = ConfigSchema.safeParse({
+      targets: [{ host: 'a.example', external_cache_max_age: 'soon', check_fragments: true }],
+    });
     expect(bad.success).toBe(false);
     const issues = bad.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    expect(issues).toContain('targets.0.external_cache_max_age: must be a duration like "30m", "12h", "1d" or "2w" (or "0" for none)');
+    expect(issues).toContain(
+      'targets.0.external_cache_max_age: must be a duration like "30m", "12h", "1d" or "2w" (or "0" for none)',
+    );
     expect(issues.some((i) => i.startsWith('targets.0.check_fragments: needs track_links "all"'))).toBe(true);
   });
 });
@@ -152,8 +193,14 @@ describe('a crawl of a site with fragments, CSS, blocks and external links', () 
         { head: '<link rel="stylesheet" href="/style.css">' },
       ),
       '/doc': html('<h2 id="intro">Intro</h2><p><a name="named">old style</a></p>'),
-      '/style.css': send(200, '@import "/imported.css";\n.a { background: url(/css-missing.png) }\n.b { background: url(\'/css-ok.png\') }', { 'content-type': 'text/css' }),
-      '/imported.css': send(200, '.c { background: url(imported-missing.png) }', { 'content-type': 'text/css; charset=utf-8' }),
+      '/style.css': send(
+        200,
+        '@import "/imported.css";\n.a { background: url(/css-missing.png) }\n.b { background: url(\'/css-ok.png\') }',
+        { 'content-type': 'text/css' },
+      ),
+      '/imported.css': send(200, '.c { background: url(imported-missing.png) }', {
+        'content-type': 'text/css; charset=utf-8',
+      }),
       '/bg-ok.png': send(200, 'png', { 'content-type': 'image/png' }),
       '/css-ok.png': send(200, 'png', { 'content-type': 'image/png' }),
       '/file.pdf': send(200, '%PDF-1.4', { 'content-type': 'application/pdf' }),
@@ -182,9 +229,17 @@ describe('a crawl of a site with fragments, CSS, blocks and external links', () 
   it('checks fragments against ids and <a name>, on other pages and the same page', () => {
     expect(outcome(u('/doc#intro'))).toMatchObject({ reason: 'ok', httpStatus: 200 });
     expect(outcome(u('/doc#named'))).toMatchObject({ reason: 'ok' });
-    expect(outcome(u('/doc#nowhere'))).toMatchObject({ reason: 'not_found', httpStatus: 200, message: 'missing fragment #nowhere' });
+    expect(outcome(u('/doc#nowhere'))).toMatchObject({
+      reason: 'not_found',
+      httpStatus: 200,
+      message: 'missing fragment #nowhere',
+    });
     expect(outcome(u('/#local'))).toMatchObject({ reason: 'ok' });
-    expect(outcome(u('/#absent'))).toMatchObject({ reason: 'not_found', httpStatus: 200, message: 'missing fragment #absent' });
+    expect(outcome(u('/#absent'))).toMatchObject({
+      reason: 'not_found',
+      httpStatus: 200,
+      message: 'missing fragment #absent',
+    });
     // A missing page: the fragment link is broken as its page is.
     expect(outcome(u('/missing#x'))).toMatchObject({ reason: 'not_found', httpStatus: 404 });
     // Not HTML: nothing to look for.
@@ -220,7 +275,12 @@ describe('a crawl of a site with fragments, CSS, blocks and external links', () 
   it('marks bot blocks and does not retry a challenge', () => {
     expect(outcome(u('/blocked-999'))).toMatchObject({ reason: 'server_error', httpStatus: 999, blocked: true });
     expect(outcome(u('/blocked-999'))!.message).toMatch(/^blocked: /);
-    expect(outcome(u('/challenge'))).toMatchObject({ reason: 'forbidden', httpStatus: 403, blocked: true, message: 'blocked: 403 Forbidden (cf-mitigated: challenge)' });
+    expect(outcome(u('/challenge'))).toMatchObject({
+      reason: 'forbidden',
+      httpStatus: 403,
+      blocked: true,
+      message: 'blocked: 403 Forbidden (cf-mitigated: challenge)',
+    });
     expect(outcome(u('/challenge-429'))).toMatchObject({ reason: 'server_error', httpStatus: 429, blocked: true });
     expect(site.hitCount('/challenge-429')).toBe(1);
     expect(outcome(u('/doc'))!.blocked).toBe(false);

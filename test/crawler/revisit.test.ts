@@ -32,15 +32,23 @@ function validated(body: string, v: { etag?: string; lastModified?: string }): H
 
 beforeAll(async () => {
   site = await startSite({
-    '/': validated('<a href="/etag">e</a> <a href="/lm">l</a> <a href="/same">s</a> <a href="/changing">c</a>', { etag: '"root-1"' }),
-    '/etag': validated('<p>apple orchard</p><a href="/broken">gone since the first crawl</a> <a href="/deep">deeper</a>', { etag: '"etag-1"' }),
+    '/': validated('<a href="/etag">e</a> <a href="/lm">l</a> <a href="/same">s</a> <a href="/changing">c</a>', {
+      etag: '"root-1"',
+    }),
+    '/etag': validated(
+      '<p>apple orchard</p><a href="/broken">gone since the first crawl</a> <a href="/deep">deeper</a>',
+      { etag: '"etag-1"' },
+    ),
     '/lm': validated('<p>lemon grove</p><img src="/pic.png" alt="a picture">', { lastModified: LAST_MODIFIED }),
     // Found only through /etag: a 304 there must still walk to it.
     '/deep': validated('<p>deep page</p>', { etag: '"deep-1"' }),
-    '/same': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(page('<p>same every time</p>')),
-    '/changing': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html', etag: '"never-changes"' }).end(page(`<p>${changing}</p>`)),
+    '/same': (_req, res) =>
+      void res.writeHead(200, { 'content-type': 'text/html' }).end(page('<p>same every time</p>')),
+    '/changing': (_req, res) =>
+      void res.writeHead(200, { 'content-type': 'text/html', etag: '"never-changes"' }).end(page(`<p>${changing}</p>`)),
     // A resource: checked (HEAD), never fetched as a page.
-    '/pic.png': (_req, res) => void res.writeHead(200, { 'content-type': 'image/png', 'last-modified': LAST_MODIFIED }).end('png'),
+    '/pic.png': (_req, res) =>
+      void res.writeHead(200, { 'content-type': 'image/png', 'last-modified': LAST_MODIFIED }).end('png'),
     '/broken': (_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('no'),
   });
 });
@@ -121,13 +129,15 @@ describe('redirects and manual crawls', () => {
     const r = await startSite({
       '/': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(page('<a href="/old">old</a>')),
       '/old': (_req, res) => void res.writeHead(301, { location: '/new' }).end(),
-      '/new': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(page('<p>moved here</p><a href="/gone">x</a>')),
+      '/new': (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'text/html' }).end(page('<p>moved here</p><a href="/gone">x</a>')),
       '/gone': (_req, res) => void res.writeHead(404).end(),
       '/v': validated('<p>validated</p>', { etag: '"v"' }),
     });
     try {
       const mem = new MemoryStore();
-      const run = (crawlId: number, mode: 'full' | 'manual', urls?: string[]) => crawl(mem, crawlId, { host: r.host, mode, urls });
+      const run = (crawlId: number, mode: 'full' | 'manual', urls?: string[]) =>
+        crawl(mem, crawlId, { host: r.host, mode, urls });
       await run(1, 'full');
       expect(mem.pages.has(`${r.origin}/new`)).toBe(true);
       const second = await run(2, 'full');
@@ -166,7 +176,14 @@ describe('found links in their stored form', () => {
       html: true,
       links: [
         { url: 'https://a.example/x', element: 'a', walkable: true, nofollow: true, text: 'x', fragment: 'top' },
-        { url: 'https://a.example/s.css', element: 'link', walkable: false, nofollow: false, text: '', stylesheet: true },
+        {
+          url: 'https://a.example/s.css',
+          element: 'link',
+          walkable: false,
+          nofollow: false,
+          text: '',
+          stylesheet: true,
+        },
       ],
     };
     expect(decodeFound(encodeFound(f))).toEqual(f);

@@ -31,7 +31,17 @@ describe('urls', () => {
   });
 
   it('ignores mailto:, tel:, javascript:, data:, fragment-only and other schemes', () => {
-    for (const raw of ['mailto:a@b', 'tel:+1', 'javascript:void(0)', 'JavaScript:x', 'data:text/plain,x', '#top', '', 'ftp://h/x', 'about:blank']) {
+    for (const raw of [
+      'mailto:a@b',
+      'tel:+1',
+      'javascript:void(0)',
+      'JavaScript:x',
+      'data:text/plain,x',
+      '#top',
+      '',
+      'ftp://h/x',
+      'about:blank',
+    ]) {
       expect(normalizeUrl(raw, 'http://h/'), raw).toBeNull();
     }
     expect(normalizeUrl('http://[bad', 'http://h/')).toBeNull();
@@ -53,8 +63,11 @@ describe('urls', () => {
 });
 
 describe('classify', () => {
-  const ok = (status: number, hops: { url: string; status: number; location: string }[] = [], finalUrl = 'http://h/x') =>
-    classify({ ok: true, url: 'http://h/x', finalUrl, status, hops });
+  const ok = (
+    status: number,
+    hops: { url: string; status: number; location: string }[] = [],
+    finalUrl = 'http://h/x',
+  ) => classify({ ok: true, url: 'http://h/x', finalUrl, status, hops });
 
   it('maps statuses to reasons', () => {
     expect(ok(200)).toMatchObject({ reason: 'ok', httpStatus: 200, redirectsTo: null });
@@ -73,20 +86,33 @@ describe('classify', () => {
       { url: 'http://h/x', status: 301, location: '/y' },
       { url: 'http://h/y', status: 302, location: '/z' },
     ];
-    expect(ok(200, hops, 'http://h/z')).toMatchObject({ reason: 'redirect', httpStatus: 301, redirectsTo: 'http://h/z' });
-    expect(ok(404, hops, 'http://h/z')).toMatchObject({ reason: 'not_found', httpStatus: 404, redirectsTo: 'http://h/z' });
+    expect(ok(200, hops, 'http://h/z')).toMatchObject({
+      reason: 'redirect',
+      httpStatus: 301,
+      redirectsTo: 'http://h/z',
+    });
+    expect(ok(404, hops, 'http://h/z')).toMatchObject({
+      reason: 'not_found',
+      httpStatus: 404,
+      redirectsTo: 'http://h/z',
+    });
     expect(ok(302)).toMatchObject({ reason: 'server_error' }); // a 3xx that led nowhere
   });
 
   it('failures: http_status 0 when nothing answered; rate limiting is never broken; a stop is unknown', () => {
-    const fail = (failure: Parameters<typeof classify>[0] extends infer S ? (S extends { failure: infer F } ? F : never) : never, extra = {}) =>
-      classify({ ok: false, url: 'http://h/x', finalUrl: 'http://h/x', failure, detail: '', hops: [], ...extra });
+    const fail = (
+      failure: Parameters<typeof classify>[0] extends infer S ? (S extends { failure: infer F } ? F : never) : never,
+      extra = {},
+    ) => classify({ ok: false, url: 'http://h/x', finalUrl: 'http://h/x', failure, detail: '', hops: [], ...extra });
     expect(fail('timeout')).toMatchObject({ reason: 'server_error', httpStatus: 0 });
     expect(fail('refused')).toMatchObject({ reason: 'server_error', httpStatus: 0, message: 'connection refused' });
     expect(fail('dns')).toMatchObject({ reason: 'server_error', httpStatus: 0 });
     expect(fail('rate_limited', { status: 429 })).toMatchObject({ reason: 'skipped', httpStatus: 429 });
     expect(fail('aborted')).toMatchObject({ reason: 'unknown', httpStatus: 0 });
-    expect(fail('redirect_loop', { hops: [{ url: 'http://h/x', status: 302, location: '/y' }] })).toMatchObject({ reason: 'server_error', httpStatus: 302 });
+    expect(fail('redirect_loop', { hops: [{ url: 'http://h/x', status: 302, location: '/y' }] })).toMatchObject({
+      reason: 'server_error',
+      httpStatus: 302,
+    });
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {
@@ -109,7 +135,9 @@ describe('html extraction', () => {
     expect(x.headings).toEqual(['9.22. Window Functions', '13.3.5. Advisory Locks', 'Last']);
     // Heading text is page text too.
     expect(x.text).toContain('Advisory Locks');
-    expect(extractHtml(`${'<h2>x</h2>'.repeat(300)}<h2>${'long '.repeat(100)}</h2>`, { url: base }).headings).toHaveLength(200);
+    expect(
+      extractHtml(`${'<h2>x</h2>'.repeat(300)}<h2>${'long '.repeat(100)}</h2>`, { url: base }).headings,
+    ).toHaveLength(200);
   });
 
   it('extracts title, text, language, description and every kind of link', () => {
@@ -143,13 +171,28 @@ describe('html extraction', () => {
   });
 
   it('collapses every run of white space, of any kind, to one space', () => {
-    const cases = ['', ' ', '  a  ', 'a b', 'a\n\tb', 'a \n b', 'a\u00a0b', 'a\u00a0 \u2003b', '\ufeffa\r\nb\f', 'a  b   c', ' \n'];
+    const cases = [
+      '',
+      ' ',
+      '  a  ',
+      'a b',
+      'a\n\tb',
+      'a \n b',
+      'a\u00a0b',
+      'a\u00a0 \u2003b',
+      '\ufeffa\r\nb\f',
+      'a  b   c',
+      ' \n',
+    ];
     for (const c of cases) expect(collapseWhitespace(c), JSON.stringify(c)).toBe(c.replace(/\s+/g, ' ').trim());
     expect(collapseWhitespace('\n  Hello\t\tworld \n')).toBe('Hello world');
   });
 
   it('resolves against the first <base href>', () => {
-    const x = extractHtml('<head><base href="http://other/root/"><base href="/ignored/"></head><a href="x">x</a><img src="/abs.png">', { url: base });
+    const x = extractHtml(
+      '<head><base href="http://other/root/"><base href="/ignored/"></head><a href="x">x</a><img src="/abs.png">',
+      { url: base },
+    );
     expect(x.baseUrl).toBe('http://other/root/');
     expect(x.links.map((l) => l.url)).toEqual(['http://other/root/x', 'http://other/abs.png']);
   });
@@ -161,12 +204,20 @@ describe('html extraction', () => {
       { url: base },
     );
     expect(x.robots).toEqual({ noindex: true, nofollow: true });
-    expect(x.embeddedMeta).toEqual({ title: 'T', showInSearch: false, customFields: { n: { type: 'number', value: 3 } }, superwords: ['s'] });
-    expect(extractHtml('<script id="svc-page-meta" type="application/json">{broken</script>', { url: base }).embeddedMeta).toBeNull();
+    expect(x.embeddedMeta).toEqual({
+      title: 'T',
+      showInSearch: false,
+      customFields: { n: { type: 'number', value: 3 } },
+      superwords: ['s'],
+    });
+    expect(
+      extractHtml('<script id="svc-page-meta" type="application/json">{broken</script>', { url: base }).embeddedMeta,
+    ).toBeNull();
   });
 
   it('honours content_selector and title_selector, falling back when nothing matches', () => {
-    const html = '<title>Doc</title><nav>Menu items</nav><main><h1 class="t">Real title</h1><p>Main text</p><script>x()</script></main><footer>Foot</footer>';
+    const html =
+      '<title>Doc</title><nav>Menu items</nav><main><h1 class="t">Real title</h1><p>Main text</p><script>x()</script></main><footer>Foot</footer>';
     const x = extractHtml(html, { url: base, contentSelector: 'main', titleSelector: 'h1.t' });
     expect(x.text).toBe('Real title Main text');
     expect(x.title).toBe('Real title');
@@ -178,7 +229,10 @@ describe('html extraction', () => {
   });
 
   it('caps text and links per page', () => {
-    const x = extractHtml(`<p>${'word '.repeat(1000)}</p>${Array.from({ length: 50 }, (_, i) => `<a href="/l${i}">l</a>`).join('')}`, { url: base, maxTextChars: 100, maxLinks: 10 });
+    const x = extractHtml(
+      `<p>${'word '.repeat(1000)}</p>${Array.from({ length: 50 }, (_, i) => `<a href="/l${i}">l</a>`).join('')}`,
+      { url: base, maxTextChars: 100, maxLinks: 10 },
+    );
     expect(x.text.length).toBeLessThanOrEqual(100);
     expect(x.links).toHaveLength(10);
   });
@@ -201,17 +255,41 @@ describe('html extraction', () => {
 
 describe('page meta', () => {
   it('prefers the page JSON and falls back to <title>, <html lang>, Last-Modified and the description', () => {
-    const x = extractHtml('<html lang="en"><title>Plain</title><meta name="description" content="D">', { url: 'http://h/p' });
-    const m = buildPageMeta({ url: 'http://h/p', host: 'h', extracted: x, lastModified: 'Wed, 21 Oct 2026 07:28:00 GMT', targetTags: ['site'] });
-    expect(m).toMatchObject({ title: 'Plain', language: 'en', modified: '2026-10-21T07:28:00.000Z', created: null, showInSearch: true, description: 'D', tags: ['site', 'domain/h'] });
-    const y = extractHtml('<title>Plain</title><script id="svc-page-meta" type="application/json">{"title":"From JSON","language":"sv","modified":"2026-01-01T00:00:00Z","tags":["public"]}</script>', { url: 'http://h/p' });
-    expect(buildPageMeta({ url: 'http://h/p', host: 'h', extracted: y, lastModified: 'Wed, 21 Oct 2026 07:28:00 GMT' })).toMatchObject({
+    const x = extractHtml('<html lang="en"><title>Plain</title><meta name="description" content="D">', {
+      url: 'http://h/p',
+    });
+    const m = buildPageMeta({
+      url: 'http://h/p',
+      host: 'h',
+      extracted: x,
+      lastModified: 'Wed, 21 Oct 2026 07:28:00 GMT',
+      targetTags: ['site'],
+    });
+    expect(m).toMatchObject({
+      title: 'Plain',
+      language: 'en',
+      modified: '2026-10-21T07:28:00.000Z',
+      created: null,
+      showInSearch: true,
+      description: 'D',
+      tags: ['site', 'domain/h'],
+    });
+    const y = extractHtml(
+      '<title>Plain</title><script id="svc-page-meta" type="application/json">{"title":"From JSON","language":"sv","modified":"2026-01-01T00:00:00Z","tags":["public"]}</script>',
+      { url: 'http://h/p' },
+    );
+    expect(
+      buildPageMeta({ url: 'http://h/p', host: 'h', extracted: y, lastModified: 'Wed, 21 Oct 2026 07:28:00 GMT' }),
+    ).toMatchObject({
       title: 'From JSON',
       language: 'sv',
       modified: '2026-01-01T00:00:00.000Z',
       tags: ['public', 'domain/h'],
     });
-    expect(buildPageMeta({ url: 'http://h/docs/intro.html', host: 'h', extracted: extractHtml('', { url: 'http://h/' }) }).title).toBe('intro.html');
+    expect(
+      buildPageMeta({ url: 'http://h/docs/intro.html', host: 'h', extracted: extractHtml('', { url: 'http://h/' }) })
+        .title,
+    ).toBe('intro.html');
   });
 });
 
@@ -251,15 +329,22 @@ describe('sitemaps', () => {
       { url: 'http://h/a', lastmod: '2026-01-02T02:04:05.000Z' },
       { url: 'http://h/b?x=1&y=2', lastmod: null },
     ]);
-    const idx = parseSitemap('<sm:sitemapindex xmlns:sm="x"><sm:sitemap><sm:loc>http://h/s1.xml</sm:loc><sm:lastmod>2026-01-01</sm:lastmod></sm:sitemap></sm:sitemapindex>');
+    const idx = parseSitemap(
+      '<sm:sitemapindex xmlns:sm="x"><sm:sitemap><sm:loc>http://h/s1.xml</sm:loc><sm:lastmod>2026-01-01</sm:lastmod></sm:sitemap></sm:sitemapindex>',
+    );
     expect(idx.sitemaps).toEqual([{ url: 'http://h/s1.xml', lastmod: '2026-01-01' }]);
   });
 
   it('tolerates malformed XML, reads text sitemaps, and caps entries', () => {
     // A document cut off mid-entry still yields what it named.
-    expect(parseSitemap('<urlset><url><loc>http://h/ok</loc></url><url><loc>http://h/cut').urls.map((u) => u.url)).toEqual(['http://h/ok', 'http://h/cut']);
+    expect(
+      parseSitemap('<urlset><url><loc>http://h/ok</loc></url><url><loc>http://h/cut').urls.map((u) => u.url),
+    ).toEqual(['http://h/ok', 'http://h/cut']);
     expect(parseSitemap('<html><body>not a sitemap</body></html>').urls).toEqual([]);
-    expect(parseSitemap('http://h/one\nnot a url\nhttps://h/two\n').urls.map((u) => u.url)).toEqual(['http://h/one', 'https://h/two']);
+    expect(parseSitemap('http://h/one\nnot a url\nhttps://h/two\n').urls.map((u) => u.url)).toEqual([
+      'http://h/one',
+      'https://h/two',
+    ]);
     const many = `<urlset>${Array.from({ length: 20 }, (_, i) => `<url><loc>http://h/${i}</loc></url>`).join('')}</urlset>`;
     expect(parseSitemap(many, 5).urls).toHaveLength(5);
     expect(normalizeLastmod('  ')).toBeNull();
@@ -296,7 +381,10 @@ describe('address policy', () => {
   });
 
   it('allows public addresses, and non-public ones only for a target host:port', () => {
-    const p = createAddressPolicy([{ host: '127.0.0.1', port: 8080 }, { host: 'localhost', port: 9000 }]);
+    const p = createAddressPolicy([
+      { host: '127.0.0.1', port: 8080 },
+      { host: 'localhost', port: 9000 },
+    ]);
     expect(p.check('example.org', 443, '93.184.216.34')).toBeNull();
     expect(p.check('127.0.0.1', 8080, '127.0.0.1')).toBeNull();
     expect(p.check('localhost', 9000, '::1')).toBeNull();
@@ -315,15 +403,34 @@ describe('address policy', () => {
   it('makes a link or redirect the policy refused an unknown problem of its page, naming the address and the rule', () => {
     // What the fetcher returns when the connector refused: no connection was made, so nothing answered.
     const why = createAddressPolicy([]).check('10.0.0.5', 80, '10.0.0.5')!;
-    expect(classify({ ok: false, url: 'http://10.0.0.5/', finalUrl: 'http://10.0.0.5/', failure: 'blocked', detail: why, hops: [] })).toEqual({
+    expect(
+      classify({
+        ok: false,
+        url: 'http://10.0.0.5/',
+        finalUrl: 'http://10.0.0.5/',
+        failure: 'blocked',
+        detail: why,
+        hops: [],
+      }),
+    ).toEqual({
       reason: 'unknown',
       httpStatus: 0,
-      message: "not checked: refused by the address policy: 10.0.0.5:80 is a private address; svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port",
+      message:
+        "not checked: refused by the address policy: 10.0.0.5:80 is a private address; svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port",
       redirectsTo: null,
     });
     const metadata = createAddressPolicy([]).check('metadata.example', 80, '169.254.169.254')!;
     const hops = [{ url: 'https://site.example/old', status: 301, location: 'http://metadata.example/latest' }];
-    expect(classify({ ok: false, url: hops[0]!.url, finalUrl: 'http://metadata.example/latest', failure: 'blocked', detail: metadata, hops })).toEqual({
+    expect(
+      classify({
+        ok: false,
+        url: hops[0]!.url,
+        finalUrl: 'http://metadata.example/latest',
+        failure: 'blocked',
+        detail: metadata,
+        hops,
+      }),
+    ).toEqual({
       reason: 'unknown',
       httpStatus: 301,
       message: `not checked: redirected to an address the policy refuses: https://site.example/old (301) → http://metadata.example/latest; metadata.example:80 resolves to 169.254.169.254, a link-local address; svc does not fetch loopback, private, link-local or other non-public addresses unless they are a configured target's host:port`,

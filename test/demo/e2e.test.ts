@@ -49,10 +49,14 @@ const INFO = { SVC_LOG_LEVEL: 'info' };
 
 /** Waits until `p` has written `text` on stderr; an error with its stderr if it exits first. */
 async function stderrSays(p: SvcProcess, text: string, ms: number): Promise<void> {
-  await until(`"${text}" on stderr`, () => {
-    if (p.child.exitCode !== null) throw new Error(`svc exited with ${p.child.exitCode}:\n${p.stderr()}`);
-    return p.stderr().includes(text);
-  }, ms);
+  await until(
+    `"${text}" on stderr`,
+    () => {
+      if (p.child.exitCode !== null) throw new Error(`svc exited with ${p.child.exitCode}:\n${p.stderr()}`);
+      return p.stderr().includes(text);
+    },
+    ms,
+  );
 }
 
 /** Starts `svc serve --port 0` in `cwd` and waits for the banner. */
@@ -72,11 +76,16 @@ async function stop(r: Running): Promise<void> {
 
 async function connect(mcpUrl: string, token: string): Promise<Client> {
   const client = new Client({ name: 'svc-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
-const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as ToolResult;
 const text = (r: ToolResult) => r.content.map((c) => c.text ?? '').join('');
 
 describe('svc serve with no config (npm start)', () => {
@@ -87,14 +96,23 @@ describe('svc serve with no config (npm start)', () => {
   let reader: Client;
   let origin: string;
   let partnerOrigin: string;
-  let report: { summary: Record<string, number>; links: LinkEntry[]; targets: { host: string; link_tracking: string }[]; last_full_crawl: string | null; truncated: boolean };
+  let report: {
+    summary: Record<string, number>;
+    links: LinkEntry[];
+    targets: { host: string; link_tracking: string }[];
+    last_full_crawl: string | null;
+    truncated: boolean;
+  };
 
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
     dir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
     serve = await startServe(dir);
     creds = JSON.parse(readFileSync(join(dir, 'data', 'credentials.json'), 'utf8')) as Credentials;
-    const state = JSON.parse(readFileSync(join(dir, 'data', 'demo-site.json'), 'utf8')) as { site_port: number; partner_port: number };
+    const state = JSON.parse(readFileSync(join(dir, 'data', 'demo-site.json'), 'utf8')) as {
+      site_port: number;
+      partner_port: number;
+    };
     origin = `http://127.0.0.1:${state.site_port}`;
     partnerOrigin = `http://127.0.0.1:${state.partner_port}`;
     admin = await connect(creds.mcp_url, creds.users.find((u) => u.login === 'admin')!.token);
@@ -122,12 +140,17 @@ describe('svc serve with no config (npm start)', () => {
     once(`MCP (HTTP)   ${creds.mcp_url}`);
     once(`API key      ${creds.api_key}`);
     for (const u of creds.users) expect(err).toContain(u.token);
-    once(`curl -s -H 'Authorization: Bearer ${creds.api_key}' '${creds.base_url}/v1/projects/${creds.public_token}/link-report?limit=50'`);
+    once(
+      `curl -s -H 'Authorization: Bearer ${creds.api_key}' '${creds.base_url}/v1/projects/${creds.public_token}/link-report?limit=50'`,
+    );
     once('"mcpServers"');
     // The stdio entry starts this very node and this build by absolute path: it can only ever run svc.
     const printed = err.split('mcp.json for an assistant')[1]!.split('\n\n')[0]!.split('\n').slice(1).join('\n');
     const mcpJson = JSON.parse(printed) as { mcpServers: Record<string, { command?: string; args?: string[] }> };
-    expect(mcpJson.mcpServers['svc-stdio']).toMatchObject({ command: process.execPath, args: [SERVER_JS, 'mcp', '--config', expect.stringMatching(/^\//)] });
+    expect(mcpJson.mcpServers['svc-stdio']).toMatchObject({
+      command: process.execPath,
+      args: [SERVER_JS, 'mcp', '--config', expect.stringMatching(/^\//)],
+    });
   });
 
   it('gets a link report over MCP with every known broken link of the demo site, each reason present', async () => {
@@ -145,7 +168,8 @@ describe('svc serve with no config (npm start)', () => {
       expect.objectContaining({ host: new URL(origin).host, link_tracking: 'all', walk_links: true }),
       expect.objectContaining({ host: new URL(partnerOrigin).host, link_tracking: 'all' }),
     ]);
-    for (const reason of ['not_found', 'forbidden', 'server_error', 'redirect', 'unknown']) expect(report.summary[reason], reason).toBeGreaterThan(0);
+    for (const reason of ['not_found', 'forbidden', 'server_error', 'redirect', 'unknown'])
+      expect(report.summary[reason], reason).toBeGreaterThan(0);
     const find = (link: string) => report.links.filter((l) => l.link === link);
     const one = (path: string, reason: string) => {
       const hits = find(new URL(path, origin).href);
@@ -158,7 +182,8 @@ describe('svc serve with no config (npm start)', () => {
     expect(one('/board/archive/', 'forbidden').http_status).toBe(403);
     expect(one('/intranet/', 'forbidden').http_status).toBe(401);
     expect(one('/events/booking/', 'server_error').http_status).toBe(500);
-    for (const [from, to] of Object.entries(DEMO_FAULTS.redirect)) expect(one(from, 'redirect').redirects_to, from).toBe(new URL(to, origin).href);
+    for (const [from, to] of Object.entries(DEMO_FAULTS.redirect))
+      expect(one(from, 'redirect').redirects_to, from).toBe(new URL(to, origin).href);
     // A chain ending at a missing page: reported as broken by its final answer (the crawler's rule), naming where it ends.
     for (const [from, to] of Object.entries(DEMO_FAULTS.redirect_to_missing)) {
       const hit = one(from, 'not_found');
@@ -167,16 +192,24 @@ describe('svc serve with no config (npm start)', () => {
     }
     expect(find(new URL('/news/old-bulletin-2019/', origin).href).map((l) => l.page)).toContain(`${origin}/about/`);
     // The link to the second loopback host's missing page.
-    expect(find(`${partnerOrigin}/old-grants/`)).toEqual([expect.objectContaining({ page: `${origin}/about/`, reason: 'not_found', http_status: 404 })]);
+    expect(find(`${partnerOrigin}/old-grants/`)).toEqual([
+      expect.objectContaining({ page: `${origin}/about/`, reason: 'not_found', http_status: 404 }),
+    ]);
     // The robots.txt-disallowed members' area is neither fetched nor reported.
     expect(find(`${origin}/members/login/`)).toEqual([]);
     // Unknown: the endless events calendar was cut by max_pages.
-    expect(report.links.filter((l) => l.reason === 'unknown').every((l) => l.link.startsWith(`${origin}/events/calendar/`))).toBe(true);
+    expect(
+      report.links.filter((l) => l.reason === 'unknown').every((l) => l.link.startsWith(`${origin}/events/calendar/`)),
+    ).toBe(true);
     // Nothing else is broken on the demo site.
     const known = new Set(
-      [...DEMO_FAULTS.not_found, ...DEMO_FAULTS.forbidden, ...DEMO_FAULTS.server_error, ...Object.keys(DEMO_FAULTS.redirect), ...Object.keys(DEMO_FAULTS.redirect_to_missing)].map(
-        (p) => new URL(p, origin).href,
-      ),
+      [
+        ...DEMO_FAULTS.not_found,
+        ...DEMO_FAULTS.forbidden,
+        ...DEMO_FAULTS.server_error,
+        ...Object.keys(DEMO_FAULTS.redirect),
+        ...Object.keys(DEMO_FAULTS.redirect_to_missing),
+      ].map((p) => new URL(p, origin).href),
     );
     known.add(`${partnerOrigin}/old-grants/`);
     const unexpected = report.links.filter((l) => l.reason !== 'unknown' && !known.has(l.link));
@@ -186,15 +219,22 @@ describe('svc serve with no config (npm start)', () => {
   it('searches the demo site and finds its posts, in both languages, never a hidden page', async () => {
     const r = await call(reader, 'svc-search', { terms: 'compost workshop' });
     expect(r.isError, text(r)).toBeFalsy();
-    const { results } = r.structuredContent as { results: { total: number; hits: { url: string; title: string; language: string | null }[] } };
+    const { results } = r.structuredContent as {
+      results: { total: number; hits: { url: string; title: string; language: string | null }[] };
+    };
     expect(results.hits.map((h) => h.url)).toContain(`${origin}/news/composting-workshop/`);
-    const sv = (await call(reader, 'svc-search', { terms: 'mördarsniglar', search_params: { lang: 'sv' } })).structuredContent as typeof r.structuredContent & { results: typeof results };
+    const sv = (await call(reader, 'svc-search', { terms: 'mördarsniglar', search_params: { lang: 'sv' } }))
+      .structuredContent as typeof r.structuredContent & { results: typeof results };
     expect(sv.results.hits.map((h) => h.url)).toContain(`${origin}/sv/nyheter/sniglar/`);
     expect(sv.results.hits.every((h) => h.language === 'sv')).toBe(true);
     // The privacy page is crawled but says showInSearch: false; the private board minutes are never served.
-    const hidden = (await call(reader, 'svc-search', { terms: 'cookies' })).structuredContent as { results: typeof results };
+    const hidden = (await call(reader, 'svc-search', { terms: 'cookies' })).structuredContent as {
+      results: typeof results;
+    };
     expect(hidden.results.hits.map((h) => h.url)).not.toContain(`${origin}/privacy/`);
-    const minutes = (await call(admin, 'svc-search', { terms: 'treasurer remind' })).structuredContent as { results: typeof results };
+    const minutes = (await call(admin, 'svc-search', { terms: 'treasurer remind' })).structuredContent as {
+      results: typeof results;
+    };
     expect(minutes.results.total).toBe(0);
   }, 30_000);
 
@@ -208,7 +248,9 @@ describe('svc serve with no config (npm start)', () => {
       showInSearch: true,
       customFields: { postId: { type: 'number', value: 103 } },
     });
-    expect((ok.structuredContent as { tags: string[] }).tags).toEqual(expect.arrayContaining(['public', 'taxonomy/category/events']));
+    expect((ok.structuredContent as { tags: string[] }).tags).toEqual(
+      expect.arrayContaining(['public', 'taxonomy/category/events']),
+    );
     const priv = await call(reader, 'svc-get-page-meta', { post_id: 113 });
     const missing = await call(reader, 'svc-get-page-meta', { post_id: 999_113 });
     expect(priv.isError).toBe(true);
@@ -234,7 +276,9 @@ describe('svc serve with no config (npm start)', () => {
     // Let it finish, via the /v1 API and the printed key.
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const res = await fetch(`${creds.base_url}/v1/projects/${creds.public_token}/crawls/${id}`, { headers: { authorization: `Bearer ${creds.api_key}` } });
+      const res = await fetch(`${creds.base_url}/v1/projects/${creds.public_token}/crawls/${id}`, {
+        headers: { authorization: `Bearer ${creds.api_key}` },
+      });
       expect(res.status).toBe(200);
       const rec = (await res.json()) as { status: string };
       if (rec.status === 'completed') break;
@@ -255,7 +299,9 @@ describe('svc serve with no config (npm start)', () => {
     expect(again.users).toEqual(before.users);
     expect(serve.stderr()).toContain(`demo site    ${origin}/`);
     expect(serve.stderr()).toContain('reusing the full crawl');
-    const res = await fetch(`${again.base_url}/v1/projects/${again.public_token}/crawls`, { headers: { authorization: `Bearer ${again.api_key}` } });
+    const res = await fetch(`${again.base_url}/v1/projects/${again.public_token}/crawls`, {
+      headers: { authorization: `Bearer ${again.api_key}` },
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { crawls?: { mode: string }[] } | { mode: string }[];
     const crawls = Array.isArray(body) ? body : (body.crawls ?? []);

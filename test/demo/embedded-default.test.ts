@@ -9,7 +9,12 @@ import { verifyApiKey } from '../../src/auth/keys.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { userByToken } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
-import { demoTargets, isEmbeddedDefault, readCredentials, startEmbeddedDefault } from '../../src/demo/embedded-default.js';
+import {
+  demoTargets,
+  isEmbeddedDefault,
+  readCredentials,
+  startEmbeddedDefault,
+} from '../../src/demo/embedded-default.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { getPost, listPosts } from '../../src/store/posts.js';
 
@@ -31,13 +36,22 @@ function sink(): Writable & { text: () => string } {
 
 /** One run of the embedded default, in-process: site → config → app → prepare → announce → close. */
 async function runOnce(dataDir: string) {
-  const demo = await startEmbeddedDefault(parseConfig({ data_dir: dataDir, log_level: 'silent' }), silentLogger, { firstPort: 0 });
+  const demo = await startEmbeddedDefault(parseConfig({ data_dir: dataDir, log_level: 'silent' }), silentLogger, {
+    firstPort: 0,
+  });
   const app = openApp(demo.config, { logger: silentLogger });
   try {
     await demo.prepare(app);
     const out = sink();
     const creds = await demo.announce(app, 'http://127.0.0.1:8787', out);
-    return { creds, banner: out.text(), site: demo.site, config: demo.config, posts: await listPosts(app.store.sql), app };
+    return {
+      creds,
+      banner: out.text(),
+      site: demo.site,
+      config: demo.config,
+      posts: await listPosts(app.store.sql),
+      app,
+    };
   } finally {
     await app.close();
     await demo.close();
@@ -56,7 +70,14 @@ describe('embedded default', () => {
 
   it('targets the demo site (every link tracked, a max_pages the endless calendar runs into) and its second host', () => {
     const [main, partner] = demoTargets({ host: '127.0.0.1:8788', partnerOrigin: 'http://127.0.0.1:8789' });
-    expect(main).toMatchObject({ host: '127.0.0.1:8788', scheme: 'http', track_links: 'all', walk_links: true, use_sitemap: true, respect_robots_txt: true });
+    expect(main).toMatchObject({
+      host: '127.0.0.1:8788',
+      scheme: 'http',
+      track_links: 'all',
+      walk_links: true,
+      use_sitemap: true,
+      respect_robots_txt: true,
+    });
     expect(main!.max_pages).toBeGreaterThan(70); // the finite site fits; only the calendar is cut
     expect(partner).toMatchObject({ host: '127.0.0.1:8789', scheme: 'http', track_links: 'all' });
   });
@@ -66,13 +87,19 @@ describe('embedded default', () => {
     dirs.push(dataDir);
     const first = await runOnce(dataDir);
     // The demo's targets, with the config's top-level external_cache_max_age filled in as a parsed config has it.
-    expect(first.config.targets).toEqual(demoTargets(first.site).map((t) => ({ ...t, external_cache_max_age: first.config.external_cache_max_age })));
+    expect(first.config.targets).toEqual(
+      demoTargets(first.site).map((t) => ({ ...t, external_cache_max_age: first.config.external_cache_max_age })),
+    );
     expect(first.posts.length).toBe(first.site.posts.length);
     expect(first.posts.find((p) => p.id === 103)!.url).toBe(`${first.site.origin}/news/composting-workshop/`);
     const file = join(dataDir, 'credentials.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(first.creds);
-    expect(first.creds).toMatchObject({ mcp_url: 'http://127.0.0.1:8787/mcp', base_url: 'http://127.0.0.1:8787', public_token: 'demo1234:eu-north-1' });
+    expect(first.creds).toMatchObject({
+      mcp_url: 'http://127.0.0.1:8787/mcp',
+      base_url: 'http://127.0.0.1:8787',
+      public_token: 'demo1234:eu-north-1',
+    });
     expect(first.banner).toContain(first.creds.api_key);
     expect(first.banner).toContain('http://127.0.0.1:8787/mcp');
     for (const u of first.creds.users) expect(first.banner).toContain(u.token);
@@ -103,8 +130,10 @@ describe('embedded default', () => {
     const app = openApp(second.config, { logger: silentLogger });
     try {
       expect((await verifyApiKey(app.store.sql, second.creds.api_key))?.project).toBe('demo1234:eu-north-1');
-      for (const u of second.creds.users) expect(await userByToken(app.store.sql, u.token)).toEqual({ login: u.login, role: u.role });
-      for (const u of second.creds.users) expect(await verifyPassword(app.store.sql, u.login, u.password!)).toEqual({ login: u.login, role: u.role });
+      for (const u of second.creds.users)
+        expect(await userByToken(app.store.sql, u.token)).toEqual({ login: u.login, role: u.role });
+      for (const u of second.creds.users)
+        expect(await verifyPassword(app.store.sql, u.login, u.password!)).toEqual({ login: u.login, role: u.role });
       expect(second.creds.users[0]!.password).not.toBe(first.creds.users[0]!.password);
       expect(await getPost(app.store.sql, 113)).toMatchObject({ status: 'private', author: 'karin' });
     } finally {
@@ -112,7 +141,7 @@ describe('embedded default', () => {
     }
   });
 
-  it('moves to new ports when the old ones are taken, drops the old host\'s pages and crawls again', async () => {
+  it("moves to new ports when the old ones are taken, drops the old host's pages and crawls again", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-'));
     dirs.push(dataDir);
     const config = parseConfig({ data_dir: dataDir, log_level: 'silent' });
@@ -121,7 +150,8 @@ describe('embedded default', () => {
     const app1 = openApp(demo1.config, { logger: silentLogger });
     const oldHost = demo1.site.host;
     const oldPartner = new URL(demo1.site.partnerOrigin).host;
-    const pagesOf = (app: typeof app1, host: string) => (app.sqlite.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(host) as { n: number }).n;
+    const pagesOf = (app: typeof app1, host: string) =>
+      (app.sqlite.db.prepare('SELECT count(*) AS n FROM pages WHERE host = ?').get(host) as { n: number }).n;
     try {
       await demo1.prepare(app1);
       const out = sink();

@@ -18,7 +18,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-const get = (path: string, init: RequestInit = {}) => fetch(new URL(path, site.origin), { redirect: 'manual', ...init });
+const get = (path: string, init: RequestInit = {}) =>
+  fetch(new URL(path, site.origin), { redirect: 'manual', ...init });
 const xml = (text: string) => parseDocument(text, { xmlMode: true });
 type Node = Parameters<typeof textContent>[0];
 const selectAll = (sel: string, root: Node) => cssAll(sel, root as never) as unknown as Element[];
@@ -138,8 +139,12 @@ describe('demo site', () => {
     expect(await hops('/join/')).toEqual({ chain: [301, 200], final: `${site.origin}/membership/` });
     expect(await hops('/blog/')).toEqual({ chain: [302, 200], final: `${site.origin}/news/` });
     expect(await hops('/sv/bli-medlem/')).toEqual({ chain: [301, 200], final: `${site.origin}/sv/medlemskap/` });
-    expect(await hops('/2019/spring-fair/')).toEqual({ chain: [301, 302, 404], final: `${site.origin}/archive/spring-fair-2019/` });
-    for (const [from, to] of Object.entries({ ...DEMO_FAULTS.redirect, ...DEMO_FAULTS.redirect_to_missing })) expect((await hops(from)).final).toBe(new URL(to, site.origin).href);
+    expect(await hops('/2019/spring-fair/')).toEqual({
+      chain: [301, 302, 404],
+      final: `${site.origin}/archive/spring-fair-2019/`,
+    });
+    for (const [from, to] of Object.entries({ ...DEMO_FAULTS.redirect, ...DEMO_FAULTS.redirect_to_missing }))
+      expect((await hops(from)).final).toBe(new URL(to, site.origin).href);
   });
 
   it('serves a second loopback host that it links to, with one missing page', async () => {
@@ -175,14 +180,16 @@ describe('demo site', () => {
 
   it('links only to pages that work, except the known faults', async () => {
     // Walk every same-host page reachable from / (the calendar only one step), check every link once.
-    const faults = new Set<string>([
-      ...DEMO_FAULTS.not_found,
-      ...DEMO_FAULTS.forbidden,
-      ...DEMO_FAULTS.server_error,
-      ...Object.keys(DEMO_FAULTS.redirect),
-      ...Object.keys(DEMO_FAULTS.redirect_to_missing),
-      ...DEMO_FAULTS.partner_not_found.map((p) => new URL(p, site.partnerOrigin).href),
-    ].map((p) => new URL(p, site.origin).href));
+    const faults = new Set<string>(
+      [
+        ...DEMO_FAULTS.not_found,
+        ...DEMO_FAULTS.forbidden,
+        ...DEMO_FAULTS.server_error,
+        ...Object.keys(DEMO_FAULTS.redirect),
+        ...Object.keys(DEMO_FAULTS.redirect_to_missing),
+        ...DEMO_FAULTS.partner_not_found.map((p) => new URL(p, site.partnerOrigin).href),
+      ].map((p) => new URL(p, site.origin).href),
+    );
     const seen = new Set<string>();
     const queue = [`${site.origin}/`];
     const broken = new Set<string>();
@@ -251,7 +258,10 @@ function checkPdf(buf: Buffer): void {
   const startxref = Number(/startxref\n(\d+)\n%%EOF/.exec(text)![1]);
   expect(text.slice(startxref, startxref + 4)).toBe('xref');
   const [, count] = /^xref\n0 (\d+)\n/.exec(text.slice(startxref))!;
-  const entries = text.slice(startxref).split('\n').slice(2, 2 + Number(count));
+  const entries = text
+    .slice(startxref)
+    .split('\n')
+    .slice(2, 2 + Number(count));
   entries.slice(1).forEach((e, i) => {
     expect(e).toMatch(/^\d{10} 00000 n $/);
     const off = Number(e.slice(0, 10));

@@ -12,7 +12,7 @@ import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import type { Role } from '../../src/model/users.js';
 import { addRoleUsers, makeAppOn, ONE_HOST, seedPosts, SITE } from '../support/app.js';
-import { FakeBackend, makeFakeApp } from '../support/fake-backend.js';
+import { type FakeBackend, makeFakeApp } from '../support/fake-backend.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { httpDeps } from '../../src/app/http.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
@@ -30,7 +30,10 @@ afterEach(async () => {
 
 async function start(over: Partial<ConfigInput> = {}, root = '/wp-json'): Promise<void> {
   ({ app, backend } = makeFakeApp(over));
-  tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
+  tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<
+    Role,
+    string
+  >;
   await seedPosts(app);
   const host = await createHost(app);
   server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
@@ -56,7 +59,11 @@ async function call(path: string, o: Call = {}): Promise<{ status: number; body:
     body = JSON.stringify(o.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${base}${path}`, { method: o.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const res = await fetch(`${base}${path}`, {
+    method: o.method ?? (body !== undefined ? 'POST' : 'GET'),
+    headers,
+    body,
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
@@ -69,9 +76,26 @@ describe('list and describe', () => {
     const all = await call('/abilities');
     expect(all.status).toBe(200);
     expect(all.headers.get('x-wp-total')).toBe('8');
-    expect(all.body.map((a: { name: string }) => a.name)).toEqual(['svc/search', 'svc/get-page-meta', 'svc/link-report', 'svc/full-crawl', 'svc/partial-crawl', 'svc/manual-crawl', 'svc/delete-pages', 'svc/get-crawl']);
+    expect(all.body.map((a: { name: string }) => a.name)).toEqual([
+      'svc/search',
+      'svc/get-page-meta',
+      'svc/link-report',
+      'svc/full-crawl',
+      'svc/partial-crawl',
+      'svc/manual-crawl',
+      'svc/delete-pages',
+      'svc/get-crawl',
+    ]);
     const item = all.body[0];
-    expect(Object.keys(item).sort()).toEqual(['category', 'description', 'input_schema', 'label', 'meta', 'name', 'output_schema']);
+    expect(Object.keys(item).sort()).toEqual([
+      'category',
+      'description',
+      'input_schema',
+      'label',
+      'meta',
+      'name',
+      'output_schema',
+    ]);
     expect(item.meta.annotations).toEqual({ readonly: true, destructive: false, idempotent: true });
     expect(item.input_schema).toMatchObject({ type: 'object', required: ['terms'] });
 
@@ -100,7 +124,11 @@ describe('list and describe', () => {
     await start();
     const encoded = await call('/abilities/svc%2Flink-report');
     expect(encoded.status).toBe(200);
-    expect(encoded.body).toMatchObject({ name: 'svc/link-report', category: 'svc', meta: { annotations: { readonly: true, destructive: false } } });
+    expect(encoded.body).toMatchObject({
+      name: 'svc/link-report',
+      category: 'svc',
+      meta: { annotations: { readonly: true, destructive: false } },
+    });
     expect(encoded.body.input_schema.properties.limit).toMatchObject({ maximum: 5000, default: 1000 });
     expect((await call('/abilities/svc%2flink-report')).body).toEqual(encoded.body);
     expect((await call('/abilities/svc/link-report')).body).toEqual(encoded.body);
@@ -111,7 +139,11 @@ describe('list and describe', () => {
     for (const path of ['/abilities/svc%2Fnope', '/abilities/svc/nope', '/abilities/nope', runPath('svc/nope')]) {
       const r = await call(path, path.endsWith('/run') ? { method: 'POST', role: 'administrator' } : {});
       expect(r.status).toBe(404);
-      expect(r.body).toEqual({ code: 'ability_not_found', message: expect.stringContaining('no ability named'), data: { status: 404 } });
+      expect(r.body).toEqual({
+        code: 'ability_not_found',
+        message: expect.stringContaining('no ability named'),
+        data: { status: 404 },
+      });
     }
   });
 
@@ -139,7 +171,10 @@ describe('run', () => {
     await start();
     const enc = await call(runPath('svc/search'), { role: 'subscriber', body: { input: { terms: 'hello' } } });
     expect(enc.status).toBe(200);
-    expect(enc.body).toMatchObject({ success: true, results: { total: 1, hits: [expect.objectContaining({ title: 'Hello world' })] } });
+    expect(enc.body).toMatchObject({
+      success: true,
+      results: { total: 1, hits: [expect.objectContaining({ title: 'Hello world' })] },
+    });
     const lit = await call('/abilities/svc/search/run', { role: 'subscriber', body: { input: { terms: 'hello' } } });
     expect(lit.body).toEqual(enc.body);
     expect(backend.calls.filter((c) => c.method === 'search').map((c) => c.args[0])).toEqual(['hello', 'hello']);
@@ -147,7 +182,10 @@ describe('run', () => {
 
   it('GET ?input=<JSON> runs a read-only ability', async () => {
     await start();
-    const r = await call(`${runPath('svc/get-page-meta')}?input=${encodeURIComponent(JSON.stringify({ post_id: 1 }))}`, { role: 'subscriber' });
+    const r = await call(
+      `${runPath('svc/get-page-meta')}?input=${encodeURIComponent(JSON.stringify({ post_id: 1 }))}`,
+      { role: 'subscriber' },
+    );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ title: 'Hello world', customFields: { postId: { value: 1 } } });
     const report = await call(runPath('svc/link-report'), { role: 'administrator' }); // no input: the default
@@ -164,7 +202,10 @@ describe('run', () => {
   it('DELETE ?input= runs the destructive delete-pages', async () => {
     await start();
     const urls = [`${SITE}/a`, `${SITE}/b`];
-    const r = await call(`${runPath('svc/delete-pages')}?input=${encodeURIComponent(JSON.stringify({ urls }))}`, { method: 'DELETE', role: 'administrator' });
+    const r = await call(`${runPath('svc/delete-pages')}?input=${encodeURIComponent(JSON.stringify({ urls }))}`, {
+      method: 'DELETE',
+      role: 'administrator',
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ deleted: [`${SITE}/a`], not_found: [`${SITE}/b`] });
   });
@@ -194,7 +235,11 @@ describe('run', () => {
     await start();
     const bad = await call(runPath('svc/link-report'), { role: 'administrator', body: { input: { limit: 99999 } } });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 'ability_invalid_input', message: expect.stringContaining('limit: must be at most 5000'), data: { status: 400, issues: [{ path: 'limit' }] } });
+    expect(bad.body).toMatchObject({
+      code: 'ability_invalid_input',
+      message: expect.stringContaining('limit: must be at most 5000'),
+      data: { status: 400, issues: [{ path: 'limit' }] },
+    });
 
     const noUser = await call(runPath('svc/search'), { body: { input: { terms: 'x' } } });
     expect(noUser.status).toBe(401);
@@ -207,12 +252,22 @@ describe('run', () => {
     expect(lacking.body).toMatchObject({ code: 'ability_invalid_permissions', data: { status: 403 } });
 
     const hidden = await call(runPath('svc/get-page-meta'), { role: 'subscriber', body: { input: { post_id: 4 } } });
-    const missing = await call(runPath('svc/get-page-meta'), { role: 'subscriber', body: { input: { post_id: 4444 } } });
+    const missing = await call(runPath('svc/get-page-meta'), {
+      role: 'subscriber',
+      body: { input: { post_id: 4444 } },
+    });
     expect([hidden.status, hidden.body.code]).toEqual([404, 'svc_post_not_found']);
-    expect([missing.status, missing.body.code, missing.body.data]).toEqual([404, 'svc_post_not_found', hidden.body.data]);
+    expect([missing.status, missing.body.code, missing.body.data]).toEqual([
+      404,
+      'svc_post_not_found',
+      hidden.body.data,
+    ]);
 
     backend.report = { ...backend.report, truncated: 'maybe' as unknown as boolean };
-    const badOut = await call(runPath('svc/link-report'), { role: 'administrator', body: { input: { refresh: true } } });
+    const badOut = await call(runPath('svc/link-report'), {
+      role: 'administrator',
+      body: { input: { refresh: true } },
+    });
     expect([badOut.status, badOut.body.code]).toEqual([500, 'ability_invalid_output']);
 
     backend.failWith = new BackendError('upstream_error', '/v1 answered 503', 503);
@@ -237,19 +292,45 @@ describe('run', () => {
 
   it('the token picks the current user', async () => {
     await start();
-    const asAdmin = await call(runPath('svc/get-page-meta'), { role: 'administrator', body: { input: { post_id: 4 } } });
+    const asAdmin = await call(runPath('svc/get-page-meta'), {
+      role: 'administrator',
+      body: { input: { post_id: 4 } },
+    });
     expect(asAdmin.status).toBe(200);
     const asAuthor = await call(runPath('svc/get-page-meta'), { role: 'author', body: { input: { post_id: 2 } } });
     expect(asAuthor.status).toBe(200);
-    const asContributor = await call(runPath('svc/get-page-meta'), { role: 'contributor', body: { input: { post_id: 2 } } });
+    const asContributor = await call(runPath('svc/get-page-meta'), {
+      role: 'contributor',
+      body: { input: { post_id: 2 } },
+    });
     expect(asContributor.status).toBe(404);
   });
 
   it.each([
-    ['input sent at the top level', { rawBody: '{"terms":"x"}', headers: { 'content-type': 'application/json' } }, 'rest_invalid_param', /unknown field\(s\) "terms".*\{"input"/],
-    ['a body that is not an object', { rawBody: '[1]', headers: { 'content-type': 'application/json' } }, 'rest_invalid_param', /JSON object/],
-    ['invalid JSON', { rawBody: '{"input":', headers: { 'content-type': 'application/json' } }, 'invalid_json', /not valid JSON/],
-    ['a non-JSON body', { rawBody: 'terms=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 'invalid_content_type', /application\/json/],
+    [
+      'input sent at the top level',
+      { rawBody: '{"terms":"x"}', headers: { 'content-type': 'application/json' } },
+      'rest_invalid_param',
+      /unknown field\(s\) "terms".*\{"input"/,
+    ],
+    [
+      'a body that is not an object',
+      { rawBody: '[1]', headers: { 'content-type': 'application/json' } },
+      'rest_invalid_param',
+      /JSON object/,
+    ],
+    [
+      'invalid JSON',
+      { rawBody: '{"input":', headers: { 'content-type': 'application/json' } },
+      'invalid_json',
+      /not valid JSON/,
+    ],
+    [
+      'a non-JSON body',
+      { rawBody: 'terms=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      'invalid_content_type',
+      /application\/json/,
+    ],
   ])('%s → 400', async (_what, o, code, msg) => {
     await start();
     const r = await call(runPath('svc/search'), { method: 'POST', role: 'subscriber', ...o });
@@ -303,7 +384,10 @@ describe.each(DIALECTS)('svc/get-crawl over the route (real embedded backend) on
 
   it('runs by GET ?input= and POST, answers the record in snake_case, and a missing crawl is a 404 naming what to do', async () => {
     app = await makeAppOn(kit, {}, ONE_HOST);
-    tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<Role, string>;
+    tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<
+      Role,
+      string
+    >;
     const host = await createHost(app);
     server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -313,10 +397,22 @@ describe.each(DIALECTS)('svc/get-crawl over the route (real embedded backend) on
     expect(none.body.message).toMatch(/start one with svc\/full-crawl/);
     const crawl = (await createCrawl(app.store.sql, app.config.project.public_token, 'partial'))!;
     await setCrawlStatus(app.store.sql, crawl.id, 'completed');
-    const got = await call(`${runPath('svc/get-crawl')}?input=${encodeURIComponent(JSON.stringify({ id: crawl.id, wait_seconds: 5 }))}`, { role: 'administrator' });
+    const got = await call(
+      `${runPath('svc/get-crawl')}?input=${encodeURIComponent(JSON.stringify({ id: crawl.id, wait_seconds: 5 }))}`,
+      { role: 'administrator' },
+    );
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ id: crawl.id, mode: 'partial', status: 'completed', urls: null, error: null, finished_at: expect.any(String) });
-    expect((await call(runPath('svc/get-crawl'), { role: 'administrator', body: { input: {} } })).body).toEqual(got.body);
+    expect(got.body).toMatchObject({
+      id: crawl.id,
+      mode: 'partial',
+      status: 'completed',
+      urls: null,
+      error: null,
+      finished_at: expect.any(String),
+    });
+    expect((await call(runPath('svc/get-crawl'), { role: 'administrator', body: { input: {} } })).body).toEqual(
+      got.body,
+    );
     expect((await call(runPath('svc/get-crawl'), { role: 'subscriber', method: 'GET' })).status).toBe(403);
     host.close();
   });

@@ -19,7 +19,12 @@ describe.each(DIALECTS)('on %s', (dialect) => {
   backendContract('remote (undici → /v1 facade on loopback)', async () => {
     const engine = await makeAppOn(kit);
     const facade = await startFacade(engine);
-    const backend = new RemoteBackend({ baseUrl: facade.baseUrl, apiKey: facade.key, publicToken: engine.backend.publicToken, logger: silentLogger });
+    const backend = new RemoteBackend({
+      baseUrl: facade.baseUrl,
+      apiKey: facade.key,
+      publicToken: engine.backend.publicToken,
+      logger: silentLogger,
+    });
     return {
       backend,
       engine,

@@ -25,21 +25,80 @@ const SMALL_SITE_REPORT: LinkReport = {
   notFound: {
     count: 3,
     pages: [
-      { url: `${b}/`, links: [{ url: `${b}/doc.pdf`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }] },
-      { url: `${a}/`, links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }] },
-      { url: `${a}/b`, links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }] },
+      {
+        url: `${b}/`,
+        links: [{ url: `${b}/doc.pdf`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }],
+      },
+      {
+        url: `${a}/`,
+        links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }],
+      },
+      {
+        url: `${a}/b`,
+        links: [{ url: `${a}/missing`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }],
+      },
     ],
   },
-  forbidden: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/secret`, httpStatus: 403, message: 'forbidden message', element: 'a', text: '' }] }] },
-  serverError: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/fail`, httpStatus: 500, message: 'server_error message', element: 'a', text: '' }] }] },
+  forbidden: {
+    count: 1,
+    pages: [
+      {
+        url: `${a}/`,
+        links: [{ url: `${a}/secret`, httpStatus: 403, message: 'forbidden message', element: 'a', text: '' }],
+      },
+    ],
+  },
+  serverError: {
+    count: 1,
+    pages: [
+      {
+        url: `${a}/`,
+        links: [{ url: `${a}/fail`, httpStatus: 500, message: 'server_error message', element: 'a', text: '' }],
+      },
+    ],
+  },
   redirect: {
     count: 2,
     pages: [
-      { url: `${a}/`, links: [{ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new`, element: 'a', text: '' }] },
-      { url: `${a}/b`, links: [{ url: `${a}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `${a}/new`, element: 'a', text: '' }] },
+      {
+        url: `${a}/`,
+        links: [
+          {
+            url: `${a}/old`,
+            httpStatus: 301,
+            message: 'redirect message',
+            redirectsTo: `${a}/new`,
+            element: 'a',
+            text: '',
+          },
+        ],
+      },
+      {
+        url: `${a}/b`,
+        links: [
+          {
+            url: `${a}/old`,
+            httpStatus: 301,
+            message: 'redirect message',
+            redirectsTo: `${a}/new`,
+            element: 'a',
+            text: '',
+          },
+        ],
+      },
     ],
   },
-  unknown: { count: 1, pages: [{ url: `${a}/`, links: [{ url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached', element: 'a', text: '' }] }] },
+  unknown: {
+    count: 1,
+    pages: [
+      {
+        url: `${a}/`,
+        links: [
+          { url: `${a}/later`, httpStatus: 0, message: 'not fetched: max_pages reached', element: 'a', text: '' },
+        ],
+      },
+    ],
+  },
   targets: [
     { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
     { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
@@ -83,8 +142,18 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
       // 120 finished crawls: more than one page of the facade's crawl list.
       for (let i = 0; i < 120; i++) {
         const rec = (await createCrawl(h.engine.store.sql, TOKEN, i % 3 === 0 ? 'full' : 'partial'))!;
-        await updateCrawlStats(h.engine.store.sql, rec.id, { pages: i, links: 2 * i, errors: i % 2, targets: { [HOST_A]: { pages: i, cutByMaxPages: false } } });
-        await setCrawlStatus(h.engine.store.sql, rec.id, i === 119 ? 'failed' : 'completed', i === 119 ? 'boom' : undefined);
+        await updateCrawlStats(h.engine.store.sql, rec.id, {
+          pages: i,
+          links: 2 * i,
+          errors: i % 2,
+          targets: { [HOST_A]: { pages: i, cutByMaxPages: false } },
+        });
+        await setCrawlStatus(
+          h.engine.store.sql,
+          rec.id,
+          i === 119 ? 'failed' : 'completed',
+          i === 119 ? 'boom' : undefined,
+        );
         crawlIds.push(rec.id);
       }
       expected = seenAt(SMALL_SITE_REPORT, await runPendingAfterCrawls(h.engine, crawlIds[0]!));
@@ -121,7 +190,11 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
 
     it('linkReport: bad input is invalid_input naming the field', async () => {
       expect(await settle(backend.linkReport({ limit: 10, target: 'elsewhere.example' }))).toEqual({
-        error: { code: 'invalid_input', status: 400, message: expect.stringMatching(/^target: "elsewhere.example" is not a configured target host/) },
+        error: {
+          code: 'invalid_input',
+          status: 400,
+          message: expect.stringMatching(/^target: "elsewhere.example" is not a configured target host/),
+        },
       });
       for (const limit of [0, 5001, 1.5, -1]) {
         expect(await settle(backend.linkReport({ limit }))).toEqual({
@@ -167,29 +240,49 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
     });
 
     it('search: the same hits and the same refusals', async () => {
-      await writeThrough(h.engine.store, { pages: [page(`${a}/contract-search`, [], { title: 'Contract aardvark', content: 'the aardvark page' })] });
+      await writeThrough(h.engine.store, {
+        pages: [page(`${a}/contract-search`, [], { title: 'Contract aardvark', content: 'the aardvark page' })],
+      });
       const r = await backend.search('aardvark', { size: 5 });
       expect(r.hits.map((hit) => ({ url: hit.url, title: hit.title, highlight: hit.highlight }))).toEqual([
-        { url: `${a}/contract-search`, title: 'Contract aardvark', highlight: expect.stringContaining('<em>aardvark</em>') },
+        {
+          url: `${a}/contract-search`,
+          title: 'Contract aardvark',
+          highlight: expect.stringContaining('<em>aardvark</em>'),
+        },
       ]);
       expect(r.total).toBe(1);
-      expect(await settle(backend.search('aardvark', { size: 0 }))).toEqual({ error: { code: 'invalid_input', status: 400, message: expect.stringContaining('size') } });
-      expect(await settle(backend.search('aardvark', { colour: 'red' } as never))).toEqual({ error: { code: 'invalid_input', status: 400, message: expect.stringContaining('colour') } });
+      expect(await settle(backend.search('aardvark', { size: 0 }))).toEqual({
+        error: { code: 'invalid_input', status: 400, message: expect.stringContaining('size') },
+      });
+      expect(await settle(backend.search('aardvark', { colour: 'red' } as never))).toEqual({
+        error: { code: 'invalid_input', status: 400, message: expect.stringContaining('colour') },
+      });
     });
 
     it('deletePages: which were deleted and which were not there', async () => {
       await writeThrough(h.engine.store, { pages: [page(`${a}/contract-delete`, [])] });
-      expect(await backend.deletePages([`${a}/contract-delete`, `${a}/contract-never`])).toEqual({ deleted: [`${a}/contract-delete`], notFound: [`${a}/contract-never`] });
-      expect(await backend.deletePages([`${a}/contract-delete`])).toEqual({ deleted: [], notFound: [`${a}/contract-delete`] });
+      expect(await backend.deletePages([`${a}/contract-delete`, `${a}/contract-never`])).toEqual({
+        deleted: [`${a}/contract-delete`],
+        notFound: [`${a}/contract-never`],
+      });
+      expect(await backend.deletePages([`${a}/contract-delete`])).toEqual({
+        deleted: [],
+        notFound: [`${a}/contract-delete`],
+      });
       const tooMany = await settle(backend.deletePages(Array.from({ length: 51 }, (_, i) => `${a}/x${i}`)));
-      expect(tooMany).toEqual({ error: expect.objectContaining({ code: 'invalid_input', status: 400, message: expect.stringContaining('50') }) });
+      expect(tooMany).toEqual({
+        error: expect.objectContaining({ code: 'invalid_input', status: 400, message: expect.stringContaining('50') }),
+      });
     });
 
     it('startCrawl while one is running: conflict (409)', async () => {
       const running = (await createCrawl(h.engine.store.sql, TOKEN, 'full'))!;
       await setCrawlStatus(h.engine.store.sql, running.id, 'running');
       try {
-        expect(await settle(backend.startCrawl({ mode: 'partial' }))).toEqual({ error: expect.objectContaining({ code: 'conflict', status: 409 }) });
+        expect(await settle(backend.startCrawl({ mode: 'partial' }))).toEqual({
+          error: expect.objectContaining({ code: 'conflict', status: 409 }),
+        });
       } finally {
         await setCrawlStatus(h.engine.store.sql, running.id, 'stopped');
       }

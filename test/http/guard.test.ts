@@ -28,7 +28,10 @@ beforeAll(async () => {
   host = await createHost(app);
   anonymousToken = await addUser(app.store.sql, 'reader', 'subscriber');
   const deps = httpDeps(app);
-  server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(deps), createAbilityRoutesHandler(deps, host), createMcpHttpHandler(deps, host)] });
+  server = createHttpServer({
+    logger: silentLogger,
+    handlers: [createV1Handler(deps), createAbilityRoutesHandler(deps, host), createMcpHttpHandler(deps, host)],
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   port = (server.address() as AddressInfo).port;
@@ -41,15 +44,23 @@ afterAll(async () => {
 });
 
 /** A raw request, so the test controls every header (Host included) as a browser or attacker would send it. */
-function send(method: string, path: string, headers: [string, string][], body?: string): Promise<{ status: number; body: string }> {
+function send(
+  method: string,
+  path: string,
+  headers: [string, string][],
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const flat = headers.flat();
-    const req = request({ host: '127.0.0.1', port, method, path, headers: flat as unknown as Record<string, string>, setHost: false }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (data += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: data }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method, path, headers: flat as unknown as Record<string, string>, setHost: false },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (data += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: data }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -70,24 +81,52 @@ describe('the Host/Origin guard on every route', () => {
   it.each(routes)('%s %s: 403 for a foreign Host or Origin, the loopback name passes', async (method, path, body) => {
     const evil = await send(method, path, [['host', 'evil.example'], ['origin', 'http://evil.example'], json], body);
     expect(evil.status).toBe(403);
-    const rebound = await send(method, path, [['host', `127.0.0.1:${port}`], ['origin', 'http://evil.example'], json], body);
+    const rebound = await send(
+      method,
+      path,
+      [['host', `127.0.0.1:${port}`], ['origin', 'http://evil.example'], json],
+      body,
+    );
     expect(rebound.status).toBe(403);
-    const own = await send(method, path, [['host', `127.0.0.1:${port}`], json, ['accept', 'application/json, text/event-stream']], body);
+    const own = await send(
+      method,
+      path,
+      [['host', `127.0.0.1:${port}`], json, ['accept', 'application/json, text/event-stream']],
+      body,
+    );
     expect(own.status).not.toBe(403);
   });
 });
 
 describe('ambiguous requests', () => {
   it('two Authorization headers: 400 on every route', async () => {
-    for (const [method, path, body] of [['POST', search, '{"terms":"x"}'], ['GET', '/wp-json/abilities/v1/abilities', undefined], ['POST', '/mcp', '{}']] as const) {
-      const r = await send(method, path, [['host', `127.0.0.1:${port}`], ['authorization', `Bearer ${anonymousToken}`], ['authorization', 'Bearer other'], json], body);
+    for (const [method, path, body] of [
+      ['POST', search, '{"terms":"x"}'],
+      ['GET', '/wp-json/abilities/v1/abilities', undefined],
+      ['POST', '/mcp', '{}'],
+    ] as const) {
+      const r = await send(
+        method,
+        path,
+        [
+          ['host', `127.0.0.1:${port}`],
+          ['authorization', `Bearer ${anonymousToken}`],
+          ['authorization', 'Bearer other'],
+          json,
+        ],
+        body,
+      );
       expect(r.status, path).toBe(400);
       expect(r.body).toMatch(/Authorization: send the header once/);
     }
   });
 
   it('a repeated query parameter: 400 naming it, on every route', async () => {
-    for (const path of [`/v1/projects/${encodeURIComponent(TOKEN)}/link-report?limit=1&limit=2`, '/wp-json/abilities/v1/abilities?page=1&page=2', '/healthz?a=1&a=2']) {
+    for (const path of [
+      `/v1/projects/${encodeURIComponent(TOKEN)}/link-report?limit=1&limit=2`,
+      '/wp-json/abilities/v1/abilities?page=1&page=2',
+      '/healthz?a=1&a=2',
+    ]) {
       const r = await send('GET', path, [['host', `127.0.0.1:${port}`]]);
       expect(r.status, path).toBe(400);
       expect(r.body, path).toMatch(/(limit|page|a): must be given at most once/);
@@ -98,10 +137,13 @@ describe('ambiguous requests', () => {
 describe('a caller without the capability', () => {
   it('learns no configured target from a validation error', async () => {
     const run = (user: Parameters<NonNullable<ReturnType<typeof host.registry.get>>['execute']>[1]['user']) =>
-      host.registry.get('svc/link-report')!.execute({ target: 'nope.example' }, { user }).then(
-        () => '',
-        (e: Error) => e.message,
-      );
+      host.registry
+        .get('svc/link-report')!
+        .execute({ target: 'nope.example' }, { user })
+        .then(
+          () => '',
+          (e: Error) => e.message,
+        );
     const anonymous = await run(null);
     expect(anonymous).toMatch(/"nope\.example" is not a configured target/);
     expect(anonymous).not.toMatch(/a\.example|b\.example/);
@@ -110,7 +152,10 @@ describe('a caller without the capability', () => {
     const manual = await host.registry
       .get('svc/manual-crawl')!
       .execute({ urls: ['https://elsewhere.example/x'] }, { user: null })
-      .then(() => '', (e: Error) => e.message);
+      .then(
+        () => '',
+        (e: Error) => e.message,
+      );
     expect(manual).toMatch(/host elsewhere\.example is not a configured target/);
     expect(manual).not.toMatch(/a\.example/);
   });

@@ -9,11 +9,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, mcpInit, PASSWORDS, pkce, registerClient, startOAuthServer, token, type OAuthServer } from '../support/oauth.js';
+import {
+  authorizeUrl,
+  mcpInit,
+  PASSWORDS,
+  pkce,
+  registerClient,
+  startOAuthServer,
+  token,
+  type OAuthServer,
+} from '../support/oauth.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`);
+if (!available && process.env.CI)
+  throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`);
 
 describe.skipIf(!available)('the sign-in page in headless Chromium', () => {
   let srv: OAuthServer;
@@ -35,7 +45,16 @@ describe.skipIf(!available)('the sign-in page in headless Chromium', () => {
     browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 60_000);
 
@@ -49,12 +68,25 @@ describe.skipIf(!available)('the sign-in page in headless Chromium', () => {
   });
 
   it('fills the form, follows the redirect to the client with a code, and the code gives a working token', async () => {
-    const reg = await registerClient(srv.baseUrl, { client_name: 'Browser Agent', redirect_uris: [callbackUrl], token_endpoint_auth_method: 'none' });
+    const reg = await registerClient(srv.baseUrl, {
+      client_name: 'Browser Agent',
+      redirect_uris: [callbackUrl],
+      token_endpoint_auth_method: 'none',
+    });
     const clientId = reg.json.client_id as string;
     const p = pkce();
     const page = await browser.newPage();
     try {
-      await page.goto(authorizeUrl(srv.baseUrl, { clientId, redirectUri: callbackUrl, challenge: p.challenge, state: 'browser-state', scope: 'mcp', resource: srv.mcpUrl }));
+      await page.goto(
+        authorizeUrl(srv.baseUrl, {
+          clientId,
+          redirectUri: callbackUrl,
+          challenge: p.challenge,
+          state: 'browser-state',
+          scope: 'mcp',
+          resource: srv.mcpUrl,
+        }),
+      );
       expect(await page.title()).toBe('Sign in to svc');
       expect(await page.textContent('#client-name')).toBe('Browser Agent');
       expect(await page.textContent('#scopes')).toContain('mcp');
@@ -79,7 +111,14 @@ describe.skipIf(!available)('the sign-in page in headless Chromium', () => {
       expect(code).toMatch(/^svc_oac_/);
       expect(await page.textContent('#done')).toBe('signed in');
 
-      const t = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code: code!, code_verifier: p.verifier, redirect_uri: callbackUrl, resource: srv.mcpUrl });
+      const t = await token(srv.baseUrl, {
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code: code!,
+        code_verifier: p.verifier,
+        redirect_uri: callbackUrl,
+        resource: srv.mcpUrl,
+      });
       expect(t.status).toBe(200);
       expect((await mcpInit(srv.mcpUrl, t.json.access_token as string)).status).toBe(200);
     } finally {
@@ -89,7 +128,11 @@ describe.skipIf(!available)('the sign-in page in headless Chromium', () => {
 
   it('will not be shown inside a frame of another page', async () => {
     const reg = await registerClient(srv.baseUrl, { redirect_uris: [callbackUrl], token_endpoint_auth_method: 'none' });
-    const url = authorizeUrl(srv.baseUrl, { clientId: reg.json.client_id as string, redirectUri: callbackUrl, challenge: pkce().challenge });
+    const url = authorizeUrl(srv.baseUrl, {
+      clientId: reg.json.client_id as string,
+      redirectUri: callbackUrl,
+      challenge: pkce().challenge,
+    });
     // The framing page is served from the callback's origin (another port: another origin).
     const framer = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -99,7 +142,10 @@ describe.skipIf(!available)('the sign-in page in headless Chromium', () => {
     const page = await browser.newPage();
     try {
       // Chromium says so on the framing page's console when it refuses the frame.
-      const refused = page.waitForEvent('console', { predicate: (m) => /frame-ancestors/.test(m.text()), timeout: 15_000 });
+      const refused = page.waitForEvent('console', {
+        predicate: (m) => /frame-ancestors/.test(m.text()),
+        timeout: 15_000,
+      });
       await page.goto(`http://127.0.0.1:${(framer.address() as AddressInfo).port}/`, { waitUntil: 'domcontentloaded' });
       expect((await refused).text()).toMatch(/violates .*frame-ancestors 'none'.*blocked/s);
     } finally {

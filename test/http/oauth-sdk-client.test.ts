@@ -2,68 +2,26 @@
 // 401, discovers the resource and the authorization server, registers itself, starts the code flow with PKCE;
 // the test plays the user on the sign-in page over HTTP; then the SDK exchanges the code, lists the tools, and
 // refreshes. `svc users set-password` and `svc users revoke-tokens` are run as users run them.
-import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, startServe, type Fixture, type McpServeProcess as ServeProcess } from '../support/mcp.js';
 import { runSvc, svcOutput } from '../support/cli.js';
-import { signIn, token } from '../support/oauth.js';
+import { MemoryProvider, signIn, token } from '../support/oauth.js';
 
 const PASSWORD = 'a long admin password';
 const REDIRECT = 'http://127.0.0.1:1/oauth/callback';
-
-/** An OAuth client provider that keeps everything in memory and records where it was sent to sign in. */
-class MemoryProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  authUrl?: URL;
-  readonly stateValue = `state-${Math.random().toString(36).slice(2)}`;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK test agent', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  state() {
-    return this.stateValue;
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(t: OAuthTokens) {
-    this.saved = t;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    if (!this.verifier) throw new Error('no code verifier saved');
-    return this.verifier;
-  }
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
-    if (scope === 'all' || scope === 'client') this.client = undefined;
-  }
-}
 
 let fx: Fixture;
 let serve: ServeProcess;
 
 beforeAll(async () => {
   fx = await makeFixture({ server: { mcp_auth: 'required' } });
-  const r = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], { input: `${PASSWORD}\n`, env: { SVC_LOG_LEVEL: undefined } });
+  const r = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], {
+    input: `${PASSWORD}\n`,
+    env: { SVC_LOG_LEVEL: undefined },
+  });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stderr).toContain('password of "admin" set');
   serve = await startServe(fx);
@@ -74,7 +32,9 @@ afterAll(async () => {
   await fx?.cleanup();
 });
 
-async function connect(provider: MemoryProvider): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(
+  provider: MemoryProvider,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { authProvider: provider });
   const client = new Client({ name: 'sdk-oauth-test', version: '1.0.0' });
   await client.connect(transport);
@@ -83,7 +43,7 @@ async function connect(provider: MemoryProvider): Promise<{ client: Client; tran
 
 describe('the SDK OAuth client against svc serve', () => {
   it('signs in (discovery, registration, PKCE, sign-in page, token), lists the tools, refreshes, and is cut off by revoke-tokens', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider({ redirectUri: REDIRECT, clientName: 'SDK test agent' });
 
     // 1. No token: the server says 401, the SDK discovers, registers and sends the user to /authorize.
     const transport = new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { authProvider: provider });
@@ -124,8 +84,6 @@ describe('the SDK OAuth client against svc serve', () => {
     const after = provider.saved!;
     expect(after.access_token).not.toBe(before.access_token);
     expect(after.refresh_token).not.toBe(before.refresh_token);
-    const replay = await token(serve.baseUrl, { grant_type: 'refresh_token', client_id: provider.client!.client_id, refresh_token: before.refresh_token! });
-    expect(replay).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
     const again = await connect(provider);
     expect((await again.client.listTools()).tools.length).toBe(tools.length);
     await again.client.close();
@@ -136,23 +94,44 @@ describe('the SDK OAuth client against svc serve', () => {
     provider.authUrl = undefined;
     await expect(connect(provider)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.authUrl).toBeDefined();
+
+    // 6. The spent refresh token stays spent. (Replayed while its sign-in was alive, it would have ended that
+    // sign-in's newer tokens too: oauth-review.test.ts.)
+    const replay = await token(serve.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: provider.client!.client_id,
+      refresh_token: before.refresh_token!,
+    });
+    expect(replay).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
   }, 60_000);
 
   it('static user tokens keep working beside OAuth', async () => {
     const client = new Client({ name: 'static', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${fx.tokens.sub}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(serve.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.tokens.sub}` } },
+      }),
+    );
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     await client.close();
   });
 
   it('users set-password refuses a short password and an unknown user, naming the problem', async () => {
-    const short = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], { input: 'short\n', env: { SVC_LOG_LEVEL: undefined } });
+    const short = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], {
+      input: 'short\n',
+      env: { SVC_LOG_LEVEL: undefined },
+    });
     expect(short.status).not.toBe(0);
     expect(short.stderr).toContain('password: must be at least 8 characters');
-    const nobody = await runSvc(['users', 'set-password', 'nobody', '--config', fx.configPath], { input: 'long enough password\n', env: { SVC_LOG_LEVEL: undefined } });
+    const nobody = await runSvc(['users', 'set-password', 'nobody', '--config', fx.configPath], {
+      input: 'long enough password\n',
+      env: { SVC_LOG_LEVEL: undefined },
+    });
     expect(nobody.status).toBe(1);
     expect(nobody.stderr).toContain('login "nobody": no such user');
-    const revokeNobody = await runSvc(['users', 'revoke-tokens', 'nobody', '--config', fx.configPath], { env: { SVC_LOG_LEVEL: undefined } });
+    const revokeNobody = await runSvc(['users', 'revoke-tokens', 'nobody', '--config', fx.configPath], {
+      env: { SVC_LOG_LEVEL: undefined },
+    });
     expect(revokeNobody.status).toBe(1);
   });
 });

@@ -5,7 +5,19 @@ import { revokeUserTokens } from '../../src/auth/oauth/provider.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { setPasswordHash, userWithPasswordHash } from '../../src/store/oauth.js';
 import { scryptHashWith } from '../support/legacy-hash.js';
-import { authorizeUrl, fetchForm, mcpInit, PASSWORDS, pkce, postForm, registerClient, signIn, startOAuthServer, token, type OAuthServer } from '../support/oauth.js';
+import {
+  authorizeUrl,
+  fetchForm,
+  mcpInit,
+  PASSWORDS,
+  pkce,
+  postForm,
+  registerClient,
+  signIn,
+  startOAuthServer,
+  token,
+  type OAuthServer,
+} from '../support/oauth.js';
 
 let srv: OAuthServer;
 let clientId: string;
@@ -13,7 +25,11 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 
 beforeAll(async () => {
   srv = await startOAuthServer();
-  const reg = await registerClient(srv.baseUrl, { client_name: 'Test <Agent> & Co', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
+  const reg = await registerClient(srv.baseUrl, {
+    client_name: 'Test <Agent> & Co',
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+  });
   expect(reg.status).toBe(201);
   clientId = reg.json.client_id as string;
 });
@@ -25,7 +41,18 @@ afterAll(async () => {
 /** A full sign-in: the code and the verifier. */
 async function codeFor(login: keyof typeof PASSWORDS = 'admin', over: { resource?: string; state?: string } = {}) {
   const p = pkce();
-  const r = await signIn(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, state: over.state ?? 'st-1', scope: 'mcp', resource: over.resource ?? srv.mcpUrl }), login, PASSWORDS[login]);
+  const r = await signIn(
+    authorizeUrl(srv.baseUrl, {
+      clientId,
+      redirectUri: REDIRECT,
+      challenge: p.challenge,
+      state: over.state ?? 'st-1',
+      scope: 'mcp',
+      resource: over.resource ?? srv.mcpUrl,
+    }),
+    login,
+    PASSWORDS[login],
+  );
   expect(r.status, r.html).toBe(302);
   const loc = new URL(r.location!);
   expect(`${loc.origin}${loc.pathname}`).toBe(REDIRECT);
@@ -34,7 +61,14 @@ async function codeFor(login: keyof typeof PASSWORDS = 'admin', over: { resource
 
 async function tokensFor(login: keyof typeof PASSWORDS = 'admin') {
   const c = await codeFor(login);
-  const t = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code: c.code, code_verifier: c.verifier, redirect_uri: REDIRECT, resource: srv.mcpUrl });
+  const t = await token(srv.baseUrl, {
+    grant_type: 'authorization_code',
+    client_id: clientId,
+    code: c.code,
+    code_verifier: c.verifier,
+    redirect_uri: REDIRECT,
+    resource: srv.mcpUrl,
+  });
   expect(t.status, JSON.stringify(t.json)).toBe(200);
   return { access: t.json.access_token as string, refresh: t.json.refresh_token as string, json: t.json, code: c };
 }
@@ -62,7 +96,11 @@ describe('discovery', () => {
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const res = await fetch(`${srv.baseUrl}${path}`);
       expect(res.status, path).toBe(200);
-      expect(await res.json()).toMatchObject({ resource: srv.mcpUrl, authorization_servers: [`${srv.baseUrl}/`], scopes_supported: ['mcp'] });
+      expect(await res.json()).toMatchObject({
+        resource: srv.mcpUrl,
+        authorization_servers: [`${srv.baseUrl}/`],
+        scopes_supported: ['mcp'],
+      });
     }
   });
 
@@ -77,7 +115,9 @@ describe('discovery', () => {
 
   it('refuses a foreign Host on the OAuth endpoints (DNS rebinding)', async () => {
     const { request } = await import('undici');
-    const res = await request(`${srv.baseUrl}/.well-known/oauth-authorization-server`, { headers: { host: 'evil.example.com' } });
+    const res = await request(`${srv.baseUrl}/.well-known/oauth-authorization-server`, {
+      headers: { host: 'evil.example.com' },
+    });
     expect(res.statusCode).toBe(403);
     await res.body.text();
   });
@@ -85,11 +125,21 @@ describe('discovery', () => {
 
 describe('registration (RFC 7591)', () => {
   it('registers a public client even when it asks for a secret (none is issued or stored)', async () => {
-    const r = await registerClient(srv.baseUrl, { client_name: 'Wants a secret', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_post' });
+    const r = await registerClient(srv.baseUrl, {
+      client_name: 'Wants a secret',
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'client_secret_post',
+    });
     expect(r.status).toBe(201);
     expect(r.json.client_secret).toBeUndefined();
-    expect(r.json).toMatchObject({ token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example/cb'], grant_types: ['authorization_code', 'refresh_token'] });
-    const stored = srv.app.sqlite.db.prepare('SELECT info FROM oauth_clients WHERE client_id = ?').get(r.json.client_id) as { info: string };
+    expect(r.json).toMatchObject({
+      token_endpoint_auth_method: 'none',
+      redirect_uris: ['https://app.example/cb'],
+      grant_types: ['authorization_code', 'refresh_token'],
+    });
+    const stored = srv.app.sqlite.db
+      .prepare('SELECT info FROM oauth_clients WHERE client_id = ?')
+      .get(r.json.client_id) as { info: string };
     expect(stored.info).not.toMatch(/client_secret"/);
   });
 
@@ -101,7 +151,11 @@ describe('registration (RFC 7591)', () => {
     const js = await registerClient(srv.baseUrl, { redirect_uris: ['javascript:alert(1)'] });
     expect(js.status).toBe(400);
     expect(js.json.error).toBe('invalid_client_metadata');
-    const broken = await fetch(`${srv.baseUrl}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+    const broken = await fetch(`${srv.baseUrl}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{nope',
+    });
     expect(broken.status).toBe(400);
     expect(await broken.json()).toMatchObject({ error: 'invalid_request' });
   });
@@ -110,7 +164,9 @@ describe('registration (RFC 7591)', () => {
 describe('the sign-in page', () => {
   it('shows the client (escaped) and the scopes, cannot be framed, and sets a form token and cookie', async () => {
     const p = pkce();
-    const f = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, state: 's', scope: 'mcp' }));
+    const f = await fetchForm(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, state: 's', scope: 'mcp' }),
+    );
     expect(f.status).toBe(200);
     expect(f.headers.get('content-type')).toMatch(/text\/html/);
     expect(f.html).toContain('Test &lt;Agent&gt; &amp; Co');
@@ -123,7 +179,8 @@ describe('the sign-in page', () => {
     expect(csp).toContain("default-src 'none'");
     expect(f.headers.get('x-frame-options')).toBe('DENY');
     expect(f.headers.get('cache-control')).toBe('no-store');
-    expect(f.fields.csrf_token).toMatch(/^\d+\.[\w-]{43}$/);
+    // expiry . form id (a form answers once) . HMAC
+    expect(f.fields.csrf_token).toMatch(/^\d+\.[\w-]{16}\.[\w-]{43}$/);
     expect(f.cookie).toMatch(/^svc_signin=[\w-]+$/);
     expect(f.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Strict/);
   });
@@ -138,7 +195,8 @@ describe('the sign-in page', () => {
     const stored = async () => (await userWithPasswordHash(srv.app.store.sql, 'reader'))?.passwordHash;
     const old = scryptHashWith(PASSWORDS.reader, 32768);
     await setPasswordHash(srv.app.store.sql, 'reader', old);
-    const url = () => authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 's' });
+    const url = () =>
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 's' });
     expect((await signIn(url(), 'reader', 'wrong password')).status).toBe(401);
     expect(await stored()).toBe(old);
     expect((await signIn(url(), 'reader', PASSWORDS.reader)).status).toBe(302);
@@ -165,7 +223,9 @@ describe('the sign-in page', () => {
     const url = authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, state: 'a' });
     const f = await fetchForm(url);
     const creds = { login: 'admin', password: PASSWORDS.admin, decision: 'allow' };
-    const other = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'b' }));
+    const other = await fetchForm(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'b' }),
+    );
     const attempts = [
       postForm(srv.baseUrl, { ...f.fields, ...creds, csrf_token: '' }, f.cookie),
       postForm(srv.baseUrl, { ...f.fields, ...creds, csrf_token: other.fields.csrf_token! }, other.cookie),
@@ -185,25 +245,45 @@ describe('the sign-in page', () => {
   });
 
   it('two sign-in tabs in one browser keep working (the cookie is reused)', async () => {
-    const a = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'tab-a' }));
-    const b = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'tab-b' }), a.cookie);
+    const a = await fetchForm(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'tab-a' }),
+    );
+    const b = await fetchForm(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'tab-b' }),
+      a.cookie,
+    );
     expect(b.cookie).toBe(a.cookie);
     for (const f of [a, b]) {
-      const r = await postForm(srv.baseUrl, { ...f.fields, login: 'admin', password: PASSWORDS.admin, decision: 'allow' }, a.cookie);
+      const r = await postForm(
+        srv.baseUrl,
+        { ...f.fields, login: 'admin', password: PASSWORDS.admin, decision: 'allow' },
+        a.cookie,
+      );
       expect(r.status).toBe(302);
       expect(new URL(r.location!).searchParams.get('state')).toBe(f.fields.state);
     }
   });
 
   it('a form older than 10 minutes is refused', async () => {
-    const f = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge }));
+    const f = await fetchForm(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge }),
+    );
     srv.advance(601);
-    const r = await postForm(srv.baseUrl, { ...f.fields, login: 'admin', password: PASSWORDS.admin, decision: 'allow' }, f.cookie);
+    const r = await postForm(
+      srv.baseUrl,
+      { ...f.fields, login: 'admin', password: PASSWORDS.admin, decision: 'allow' },
+      f.cookie,
+    );
     expect(r.status).toBe(400);
   });
 
   it('cancel sends access_denied with the state', async () => {
-    const r = await signIn(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'keep-me' }), 'admin', '', 'deny');
+    const r = await signIn(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'keep-me' }),
+      'admin',
+      '',
+      'deny',
+    );
     expect(r.status).toBe(302);
     const loc = new URL(r.location!);
     expect(loc.searchParams.get('error')).toBe('access_denied');
@@ -213,11 +293,18 @@ describe('the sign-in page', () => {
 
   it('an unregistered redirect URI is refused on the page itself (no redirect), as is an unknown client', async () => {
     const p = pkce();
-    const bad = await fetchForm(authorizeUrl(srv.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:9/elsewhere', challenge: p.challenge }));
+    const bad = await fetchForm(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: 'http://127.0.0.1:9/elsewhere', challenge: p.challenge }),
+    );
     expect(bad.status).toBe(400);
     expect(bad.headers.get('location')).toBeNull();
-    expect(JSON.parse(bad.html)).toMatchObject({ error: 'invalid_request', error_description: 'Unregistered redirect_uri' });
-    const unknown = await fetchForm(authorizeUrl(srv.baseUrl, { clientId: 'no-such-client', redirectUri: REDIRECT, challenge: p.challenge }));
+    expect(JSON.parse(bad.html)).toMatchObject({
+      error: 'invalid_request',
+      error_description: 'Unregistered redirect_uri',
+    });
+    const unknown = await fetchForm(
+      authorizeUrl(srv.baseUrl, { clientId: 'no-such-client', redirectUri: REDIRECT, challenge: p.challenge }),
+    );
     expect(unknown.status).toBe(400);
     expect(JSON.parse(unknown.html)).toMatchObject({ error: 'invalid_client' });
   });
@@ -225,7 +312,10 @@ describe('the sign-in page', () => {
   it('`plain` PKCE (or none) is refused with invalid_request sent to the client, never a form', async () => {
     const p = pkce();
     for (const method of ['plain', '']) {
-      const r = await fetch(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.verifier, method, state: 'pl' }), { redirect: 'manual' });
+      const r = await fetch(
+        authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.verifier, method, state: 'pl' }),
+        { redirect: 'manual' },
+      );
       expect(r.status, method).toBe(302);
       const loc = new URL(r.headers.get('location')!);
       expect(loc.searchParams.get('error')).toBe('invalid_request');
@@ -237,10 +327,21 @@ describe('the sign-in page', () => {
 
   it('a resource other than this /mcp, or an unknown scope, is refused before the form', async () => {
     const p = pkce();
-    const target = await fetch(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, resource: 'https://other.example/mcp' }), { redirect: 'manual' });
+    const target = await fetch(
+      authorizeUrl(srv.baseUrl, {
+        clientId,
+        redirectUri: REDIRECT,
+        challenge: p.challenge,
+        resource: 'https://other.example/mcp',
+      }),
+      { redirect: 'manual' },
+    );
     expect(target.status).toBe(302);
     expect(new URL(target.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
-    const scope = await fetch(authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, scope: 'mcp admin' }), { redirect: 'manual' });
+    const scope = await fetch(
+      authorizeUrl(srv.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, scope: 'mcp admin' }),
+      { redirect: 'manual' },
+    );
     expect(new URL(scope.headers.get('location')!).searchParams.get('error')).toBe('invalid_scope');
   });
 });
@@ -253,7 +354,9 @@ describe('tokens', () => {
     expect(t.refresh).toMatch(/^svc_ort_/);
     const r = await mcpInit(srv.mcpUrl, t.access);
     expect(r.status).toBe(200);
-    const dump = JSON.stringify(srv.app.sqlite.db.prepare('SELECT * FROM oauth_tokens').all()) + JSON.stringify(srv.app.sqlite.db.prepare('SELECT * FROM oauth_codes').all());
+    const dump =
+      JSON.stringify(srv.app.sqlite.db.prepare('SELECT * FROM oauth_tokens').all()) +
+      JSON.stringify(srv.app.sqlite.db.prepare('SELECT * FROM oauth_codes').all());
     expect(dump).not.toContain(t.access);
     expect(dump).not.toContain(t.refresh);
     expect(dump).not.toContain(t.code.code);
@@ -264,7 +367,11 @@ describe('tokens', () => {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     const t = await tokensFor('reader');
     const client = new Client({ name: 't', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(srv.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${t.access}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(srv.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${t.access}` } },
+      }),
+    );
     const res = await client.callTool({ name: 'svc-full-crawl', arguments: {} });
     expect(res.isError).toBe(true);
     expect(JSON.stringify(res.content)).toContain('ability_invalid_permissions');
@@ -273,40 +380,84 @@ describe('tokens', () => {
 
   it('a wrong PKCE verifier gets invalid_grant and no token', async () => {
     const c = await codeFor();
-    const t = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code: c.code, code_verifier: pkce().verifier, redirect_uri: REDIRECT });
+    const t = await token(srv.baseUrl, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code: c.code,
+      code_verifier: pkce().verifier,
+      redirect_uri: REDIRECT,
+    });
     expect(t.status).toBe(400);
-    expect(t.json).toMatchObject({ error: 'invalid_grant', error_description: 'code_verifier does not match the challenge' });
+    expect(t.json).toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'code_verifier does not match the challenge',
+    });
     expect(t.json.access_token).toBeUndefined();
   });
 
   it('a code used twice gets invalid_grant, and the tokens of its first use are revoked', async () => {
     const first = await tokensFor();
     expect((await mcpInit(srv.mcpUrl, first.access)).status).toBe(200);
-    const again = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code: first.code.code, code_verifier: first.code.verifier, redirect_uri: REDIRECT });
+    const again = await token(srv.baseUrl, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code: first.code.code,
+      code_verifier: first.code.verifier,
+      redirect_uri: REDIRECT,
+    });
     expect(again.status).toBe(400);
     expect(again.json).toMatchObject({ error: 'invalid_grant' });
     expect(again.json.error_description).toMatch(/already used/);
     expect(again.json.access_token).toBeUndefined();
     expect((await mcpInit(srv.mcpUrl, first.access)).status).toBe(401);
-    const refresh = await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: first.refresh });
+    const refresh = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: first.refresh,
+    });
     expect(refresh.json).toMatchObject({ error: 'invalid_grant' });
   });
 
   it('a code for another client, another redirect URI, another resource, or an expired one: no token', async () => {
     const other = await registerClient(srv.baseUrl, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
     const c1 = await codeFor();
-    const wrongClient = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: other.json.client_id as string, code: c1.code, code_verifier: c1.verifier });
+    const wrongClient = await token(srv.baseUrl, {
+      grant_type: 'authorization_code',
+      client_id: other.json.client_id as string,
+      code: c1.code,
+      code_verifier: c1.verifier,
+    });
     expect(wrongClient.json.error).toBe('invalid_grant');
     const c2 = await codeFor();
-    const wrongRedirect = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code: c2.code, code_verifier: c2.verifier, redirect_uri: 'http://127.0.0.1:9/other' });
-    expect(wrongRedirect.json).toMatchObject({ error: 'invalid_grant', error_description: 'redirect_uri does not match the one of the authorization request' });
+    const wrongRedirect = await token(srv.baseUrl, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code: c2.code,
+      code_verifier: c2.verifier,
+      redirect_uri: 'http://127.0.0.1:9/other',
+    });
+    expect(wrongRedirect.json).toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'redirect_uri does not match the one of the authorization request',
+    });
     const c3 = await codeFor();
-    const wrongResource = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code: c3.code, code_verifier: c3.verifier, resource: 'https://other.example/mcp' });
+    const wrongResource = await token(srv.baseUrl, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code: c3.code,
+      code_verifier: c3.verifier,
+      resource: 'https://other.example/mcp',
+    });
     expect(wrongResource.status).toBe(400);
     expect(wrongResource.json.error).toBe('invalid_target');
     const c4 = await codeFor();
     srv.advance(121);
-    const late = await token(srv.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code: c4.code, code_verifier: c4.verifier });
+    const late = await token(srv.baseUrl, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code: c4.code,
+      code_verifier: c4.verifier,
+    });
     expect(late.json).toMatchObject({ error: 'invalid_grant', error_description: 'authorization code has expired' });
     for (const r of [wrongClient, wrongRedirect, wrongResource, late]) expect(r.json.access_token).toBeUndefined();
   });
@@ -316,9 +467,18 @@ describe('tokens', () => {
     try {
       // Signed in at the twin (issuer localhost): its tokens are bound to the twin's /mcp.
       const p = pkce();
-      const r = await signIn(authorizeUrl(twin.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, resource: twin.mcpUrl }), 'admin', PASSWORDS.admin);
+      const r = await signIn(
+        authorizeUrl(twin.baseUrl, { clientId, redirectUri: REDIRECT, challenge: p.challenge, resource: twin.mcpUrl }),
+        'admin',
+        PASSWORDS.admin,
+      );
       const code = new URL(r.location!).searchParams.get('code')!;
-      const t = await token(twin.baseUrl, { grant_type: 'authorization_code', client_id: clientId, code, code_verifier: p.verifier });
+      const t = await token(twin.baseUrl, {
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code,
+        code_verifier: p.verifier,
+      });
       expect(t.status).toBe(200);
       expect((await mcpInit(twin.mcpUrl, t.json.access_token as string)).status).toBe(200);
       const here = await mcpInit(srv.mcpUrl, t.json.access_token as string);
@@ -336,31 +496,58 @@ describe('tokens', () => {
     const expired = await mcpInit(srv.mcpUrl, t.access);
     expect(expired.status).toBe(401);
     expect(expired.wwwAuthenticate).toContain('access token has expired');
-    const r1 = await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: t.refresh, resource: srv.mcpUrl });
+    const r1 = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: t.refresh,
+      resource: srv.mcpUrl,
+    });
     expect(r1.status).toBe(200);
     expect(r1.json.refresh_token).not.toBe(t.refresh);
     expect((await mcpInit(srv.mcpUrl, r1.json.access_token as string)).status).toBe(200);
-    const reused = await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: t.refresh });
-    expect(reused).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
-    const otherResource = await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: r1.json.refresh_token as string, resource: 'https://other.example/mcp' });
+    const otherResource = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: r1.json.refresh_token as string,
+      resource: 'https://other.example/mcp',
+    });
     expect(otherResource.json.error).toBe('invalid_target');
-    // 30 days on, the refresh token is gone too.
+    // The old one fails (and, as a reuse, ends the whole sign-in: see oauth-review.test.ts).
+    const reused = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: t.refresh,
+    });
+    expect(reused).toMatchObject({ status: 400, json: { error: 'invalid_grant' } });
+    // 30 days on, a refresh token is gone too.
+    const fresh = await tokensFor();
     srv.advance(30 * 24 * 3600 + 1);
-    const late = await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: r1.json.refresh_token as string });
+    const late = await token(srv.baseUrl, {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: fresh.refresh,
+    });
     expect(late.json).toMatchObject({ error: 'invalid_grant', error_description: 'refresh token has expired' });
   });
 
-  it('revoking a user\'s tokens ends their access and refresh tokens', async () => {
+  it("revoking a user's tokens ends their access and refresh tokens", async () => {
     const t = await tokensFor('reader');
     expect((await mcpInit(srv.mcpUrl, t.access)).status).toBe(200);
     expect(await revokeUserTokens(srv.app.store.sql, 'reader')).toBeGreaterThanOrEqual(2);
     expect((await mcpInit(srv.mcpUrl, t.access)).status).toBe(401);
-    expect((await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: t.refresh })).json.error).toBe('invalid_grant');
+    expect(
+      (await token(srv.baseUrl, { grant_type: 'refresh_token', client_id: clientId, refresh_token: t.refresh })).json
+        .error,
+    ).toBe('invalid_grant');
   });
 
   it('/revoke ends a token of the calling client', async () => {
     const t = await tokensFor();
-    const res = await fetch(`${srv.baseUrl}/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, token: t.refresh }).toString() });
+    const res = await fetch(`${srv.baseUrl}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: clientId, token: t.refresh }).toString(),
+    });
     expect(res.status).toBe(200);
     expect((await mcpInit(srv.mcpUrl, t.access)).status).toBe(401);
   });
@@ -373,9 +560,13 @@ describe('what keeps working', () => {
     expect(bad.status).toBe(401);
     expect(bad.wwwAuthenticate).toContain('resource_metadata=');
     const key = (await createApiKey(srv.app.store.sql, srv.app.backend.publicToken, 't')).key;
-    const v1 = await fetch(`${srv.baseUrl}/v1/projects/${encodeURIComponent(srv.app.backend.publicToken)}/crawls`, { headers: { authorization: `Bearer ${key}` } });
+    const v1 = await fetch(`${srv.baseUrl}/v1/projects/${encodeURIComponent(srv.app.backend.publicToken)}/crawls`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(v1.status).toBe(200);
-    const noKey = await fetch(`${srv.baseUrl}/v1/projects/${encodeURIComponent(srv.app.backend.publicToken)}/crawls`, { headers: { authorization: `Bearer ${srv.tokens.admin}` } });
+    const noKey = await fetch(`${srv.baseUrl}/v1/projects/${encodeURIComponent(srv.app.backend.publicToken)}/crawls`, {
+      headers: { authorization: `Bearer ${srv.tokens.admin}` },
+    });
     expect(noKey.status).toBe(401);
   });
 
@@ -397,7 +588,12 @@ describe('rate limits', () => {
   beforeAll(async () => {
     lim = await startOAuthServer();
     const reg = await registerClient(lim.baseUrl, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
-    url = () => authorizeUrl(lim.baseUrl, { clientId: reg.json.client_id as string, redirectUri: REDIRECT, challenge: pkce().challenge });
+    url = () =>
+      authorizeUrl(lim.baseUrl, {
+        clientId: reg.json.client_id as string,
+        redirectUri: REDIRECT,
+        challenge: pkce().challenge,
+      });
   });
   afterAll(async () => {
     await lim?.close();

@@ -4,14 +4,28 @@ import { createOriginGuard } from '../../src/http/origin-guard.js';
 
 describe('origin guard', () => {
   const loopbackOnly = createOriginGuard();
-  const configured = createOriginGuard({ allowedHosts: ['svc.example.org', 'proxy.example.org:8443'], allowedOrigins: ['https://app.example.org'] });
+  const configured = createOriginGuard({
+    allowedHosts: ['svc.example.org', 'proxy.example.org:8443'],
+    allowedOrigins: ['https://app.example.org'],
+  });
 
   it('accepts the loopback names with any port, and no Origin', () => {
-    for (const host of ['127.0.0.1', '127.0.0.1:8787', 'localhost', 'LOCALHOST:3000', '[::1]', '[::1]:8787']) expect(loopbackOnly(host, undefined), host).toBeNull();
+    for (const host of ['127.0.0.1', '127.0.0.1:8787', 'localhost', 'LOCALHOST:3000', '[::1]', '[::1]:8787'])
+      expect(loopbackOnly(host, undefined), host).toBeNull();
   });
 
   it('refuses other hosts, a missing Host, and junk', () => {
-    for (const host of [undefined, '', 'evil.example.com', 'evil.example.com:8787', '127.0.0.2', 'localhost.evil.com', '127.0.0.1@evil.com', 'a b', '0.0.0.0:8787']) {
+    for (const host of [
+      undefined,
+      '',
+      'evil.example.com',
+      'evil.example.com:8787',
+      '127.0.0.2',
+      'localhost.evil.com',
+      '127.0.0.1@evil.com',
+      'a b',
+      '0.0.0.0:8787',
+    ]) {
       expect(loopbackOnly(host, undefined), String(host)).not.toBeNull();
     }
   });
@@ -19,7 +33,13 @@ describe('origin guard', () => {
   it('checks Origin when a browser sends one', () => {
     expect(loopbackOnly('127.0.0.1:8787', 'http://localhost:5173')).toBeNull();
     expect(loopbackOnly('127.0.0.1:8787', 'https://[::1]')).toBeNull();
-    for (const origin of ['http://evil.example.com', 'null', 'file://', 'chrome-extension://abc', 'http://127.0.0.1.evil.com']) {
+    for (const origin of [
+      'http://evil.example.com',
+      'null',
+      'file://',
+      'chrome-extension://abc',
+      'http://127.0.0.1.evil.com',
+    ]) {
       expect(loopbackOnly('127.0.0.1:8787', origin), origin).toMatch(/Origin/);
     }
   });

@@ -48,16 +48,28 @@ describe.skipIf(skip)('/v1 with two projects on PostgreSQL', () => {
   let dataDir: string;
 
   const api = (token: string, path: string) => `${base}/v1/projects/${encodeURIComponent(token)}${path}`;
-  const get = (token: string, path: string, key: string | null) => fetch(api(token, path), { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const get = (token: string, path: string, key: string | null) =>
+    fetch(api(token, path), { headers: key ? { authorization: `Bearer ${key}` } : {} });
   const post = (token: string, path: string, key: string | null, body: unknown) =>
-    fetch(api(token, path), { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(body) });
+    fetch(api(token, path), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify(body),
+    });
 
-  async function crawlToEnd(token: string, key: string): Promise<{ id: number; status: string; stats: { pages: number } }> {
+  async function crawlToEnd(
+    token: string,
+    key: string,
+  ): Promise<{ id: number; status: string; stats: { pages: number } }> {
     const res = await post(token, '/crawls', key, { mode: 'full' });
     expect(res.status).toBe(202);
     const { id } = (await res.json()) as { id: number };
     for (let i = 0; i < 400; i++) {
-      const rec = (await (await get(token, `/crawls/${id}`, key)).json()) as { id: number; status: string; stats: { pages: number } };
+      const rec = (await (await get(token, `/crawls/${id}`, key)).json()) as {
+        id: number;
+        status: string;
+        stats: { pages: number };
+      };
       if (rec.status !== 'queued' && rec.status !== 'running') return rec;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -76,8 +88,22 @@ describe.skipIf(skip)('/v1 with two projects on PostgreSQL', () => {
       '/banana': html('<p>Banana fruit from the plantation</p>', { title: 'Banana' }),
     });
     dataDir = tempDir('svc-pg-projects-');
-    const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, track_links: 'all', request_timeout_ms: 5000 });
-    const config = parseConfig({ data_dir: dataDir, database_url: url, log_level: 'silent', projects: [{ public_token: A, targets: [target(siteA)] }, { public_token: B, targets: [target(siteB)] }] });
+    const target = (s: TestSite) => ({
+      host: s.host,
+      scheme: 'http',
+      use_sitemap: false,
+      track_links: 'all',
+      request_timeout_ms: 5000,
+    });
+    const config = parseConfig({
+      data_dir: dataDir,
+      database_url: url,
+      log_level: 'silent',
+      projects: [
+        { public_token: A, targets: [target(siteA)] },
+        { public_token: B, targets: [target(siteB)] },
+      ],
+    });
     app = openApp(config, { logger: silentLogger });
     keyA = (await createApiKey(app.project(A)!.store.sql, A, 'a')).key;
     keyB = (await createApiKey(app.project(B)!.store.sql, B, 'b')).key;
@@ -123,7 +149,10 @@ describe.skipIf(skip)('/v1 with two projects on PostgreSQL', () => {
     expect(reportA).not.toContain(siteB.host);
     expect(reportB).toContain(`${siteB.origin}/gone-b`);
 
-    const search = async (token: string, terms: string) => ((await (await post(token, '/search', null, { terms })).json()) as { hits: { url: string }[] }).hits.map((h) => h.url);
+    const search = async (token: string, terms: string) =>
+      ((await (await post(token, '/search', null, { terms })).json()) as { hits: { url: string }[] }).hits.map(
+        (h) => h.url,
+      );
     expect(await search(A, 'fruit')).toEqual([`${siteA.origin}/apple`]);
     expect(await search(B, 'fruit')).toEqual([`${siteB.origin}/banana`]);
     expect(await search(B, 'apple orchard')).toEqual([]);
@@ -132,7 +161,10 @@ describe.skipIf(skip)('/v1 with two projects on PostgreSQL', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      for (const [token, site] of [[A, siteA], [B, siteB]] as const) {
+      for (const [token, site] of [
+        [A, siteA],
+        [B, siteB],
+      ] as const) {
         const { rows } = await client.query<{ url: string }>(`SELECT url FROM ${projectSchema(token)}.pages`);
         expect(rows.length).toBe(2);
         expect(rows.every((r) => r.url.startsWith(site.origin))).toBe(true);

@@ -40,16 +40,28 @@ describe('/v1 with two projects', () => {
   let dataDir: string;
 
   const api = (token: string, path: string) => `${base}/v1/projects/${encodeURIComponent(token)}${path}`;
-  const get = (token: string, path: string, key: string | null) => fetch(api(token, path), { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const get = (token: string, path: string, key: string | null) =>
+    fetch(api(token, path), { headers: key ? { authorization: `Bearer ${key}` } : {} });
   const post = (token: string, path: string, key: string | null, body: unknown) =>
-    fetch(api(token, path), { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(body) });
+    fetch(api(token, path), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify(body),
+    });
 
-  async function crawlToEnd(token: string, key: string): Promise<{ id: number; status: string; stats: { pages: number } }> {
+  async function crawlToEnd(
+    token: string,
+    key: string,
+  ): Promise<{ id: number; status: string; stats: { pages: number } }> {
     const res = await post(token, '/crawls', key, { mode: 'full' });
     expect(res.status).toBe(202);
     const { id } = (await res.json()) as { id: number };
     for (let i = 0; i < 200; i++) {
-      const rec = (await (await get(token, `/crawls/${id}`, key)).json()) as { id: number; status: string; stats: { pages: number } };
+      const rec = (await (await get(token, `/crawls/${id}`, key)).json()) as {
+        id: number;
+        status: string;
+        stats: { pages: number };
+      };
       if (rec.status !== 'queued' && rec.status !== 'running') return rec;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -75,8 +87,25 @@ describe('/v1 with two projects', () => {
       },
     });
     dataDir = tempDir('svc-projects-');
-    const target = (s: TestSite) => ({ host: s.host, scheme: 'http', use_sitemap: false, track_links: 'all', request_timeout_ms: 5000 });
-    const config = parseConfig({ data_dir: dataDir, log_level: 'silent', projects: [{ public_token: A, targets: [target(siteA)] }, { public_token: B, targets: [target(siteB)], webhooks: [{ url: `${hooks.origin}/hook`, secret: 's'.repeat(16), allow_private: true }] }] });
+    const target = (s: TestSite) => ({
+      host: s.host,
+      scheme: 'http',
+      use_sitemap: false,
+      track_links: 'all',
+      request_timeout_ms: 5000,
+    });
+    const config = parseConfig({
+      data_dir: dataDir,
+      log_level: 'silent',
+      projects: [
+        { public_token: A, targets: [target(siteA)] },
+        {
+          public_token: B,
+          targets: [target(siteB)],
+          webhooks: [{ url: `${hooks.origin}/hook`, secret: 's'.repeat(16), allow_private: true }],
+        },
+      ],
+    });
     app = openApp(config, { logger: silentLogger });
     keyA = (await createApiKey(app.project(A)!.store.sql, A, 'a')).key;
     keyB = (await createApiKey(app.project(B)!.store.sql, B, 'b')).key;
@@ -127,7 +156,8 @@ describe('/v1 with two projects', () => {
     expect(reportB).toContain(`${siteB.origin}/gone-b`);
     expect(reportB).not.toContain(siteA.host);
 
-    const search = async (token: string, terms: string) => ((await (await post(token, '/search', null, { terms })).json()) as { hits: Hit[] }).hits.map((h) => h.url);
+    const search = async (token: string, terms: string) =>
+      ((await (await post(token, '/search', null, { terms })).json()) as { hits: Hit[] }).hits.map((h) => h.url);
     expect(await search(B, 'fruit')).toEqual([`${siteB.origin}/banana`]);
     expect(await search(A, 'fruit')).toEqual([`${siteA.origin}/apple`]);
     expect(await search(B, 'apple orchard')).toEqual([]);
@@ -145,9 +175,15 @@ describe('/v1 with two projects', () => {
 
   it("sends each project's webhooks for its own crawls only", async () => {
     for (let i = 0; i < 100 && !received.length; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(received).toEqual([expect.objectContaining({ event: 'crawl.completed', project: B, crawl: expect.objectContaining({ id: 1 }) })]);
-    const deliveries = async (token: string, key: string) => ((await (await get(token, '/webhook-deliveries', key)).json()) as { deliveries: { status: string }[] }).deliveries;
-    expect(await deliveries(B, keyB)).toEqual([expect.objectContaining({ event: 'crawl.completed', status: 'delivered', url: `${hooks.origin}/hook` })]);
+    expect(received).toEqual([
+      expect.objectContaining({ event: 'crawl.completed', project: B, crawl: expect.objectContaining({ id: 1 }) }),
+    ]);
+    const deliveries = async (token: string, key: string) =>
+      ((await (await get(token, '/webhook-deliveries', key)).json()) as { deliveries: { status: string }[] })
+        .deliveries;
+    expect(await deliveries(B, keyB)).toEqual([
+      expect.objectContaining({ event: 'crawl.completed', status: 'delivered', url: `${hooks.origin}/hook` }),
+    ]);
     expect(await deliveries(A, keyA)).toEqual([]);
   });
 

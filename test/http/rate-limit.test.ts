@@ -31,13 +31,26 @@ interface Served {
 async function serve(over: Partial<ConfigInput>, opts: { app?: App } = {}): Promise<Served> {
   const app =
     opts.app ??
-    openApp(parseConfig({ project: { public_token: TOKEN }, data_dir: tempDir('svc-rate-'), log_level: 'silent', server: { mcp_auth: 'optional' }, ...over }), {
-      logger: silentLogger,
-    });
+    openApp(
+      parseConfig({
+        project: { public_token: TOKEN },
+        data_dir: tempDir('svc-rate-'),
+        log_level: 'silent',
+        server: { mcp_auth: 'optional' },
+        ...over,
+      }),
+      {
+        logger: silentLogger,
+      },
+    );
   const host = await createHost(app);
   // In the middle of an hour window, so a burst never straddles two windows.
   const clock = { now: 1_800_000_000_000 - (1_800_000_000_000 % HOUR) + HOUR / 2 };
-  const server: Server = createHttpServer({ logger: silentLogger, handlers: serveHandlers(httpDeps(app, { now: () => clock.now }), host), health: () => app.health() });
+  const server: Server = createHttpServer({
+    logger: silentLogger,
+    handlers: serveHandlers(httpDeps(app, { now: () => clock.now }), host),
+    health: () => app.health(),
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     app,
@@ -58,7 +71,11 @@ const json = { 'content-type': 'application/json' };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 function search(s: Served, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${s.base}${searchPath}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify({ terms: 'apple' }) });
+  return fetch(`${s.base}${searchPath}`, {
+    method: 'POST',
+    headers: { ...json, ...headers },
+    body: JSON.stringify({ terms: 'apple' }),
+  });
 }
 
 /** The statuses of `n` requests made one after the other. */
@@ -86,7 +103,12 @@ describe('the rate limit on SQLite (counted in memory)', () => {
     const r = await search(s);
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toBe(String(HOUR / 2 / 1000));
-    expect(await r.json()).toEqual({ error: { code: 'rate_limited', message: expect.stringMatching(/^at most 3 search requests per 1h from one client .*try again in 1800 s$/) } });
+    expect(await r.json()).toEqual({
+      error: {
+        code: 'rate_limited',
+        message: expect.stringMatching(/^at most 3 search requests per 1h from one client .*try again in 1800 s$/),
+      },
+    });
   });
 
   it('never counts /healthz, and keeps answering it while a client is over its limit', async () => {
@@ -104,13 +126,18 @@ describe('the rate limit on SQLite (counted in memory)', () => {
     const keyB = (await createApiKey(s.app.store.sql, TOKEN, 'b')).key;
     const user = await addUser(s.app.store.sql, 'reader', 'subscriber');
     s.clock.now += HOUR;
-    const crawls = (key?: string) => fetch(`${s.base}/v1/projects/${encodeURIComponent(TOKEN)}/crawls`, { headers: key ? bearer(key) : {} });
+    const crawls = (key?: string) =>
+      fetch(`${s.base}/v1/projects/${encodeURIComponent(TOKEN)}/crawls`, { headers: key ? bearer(key) : {} });
     expect(await statuses(5, () => crawls(keyA))).toEqual([200, 200, 200, 200, 429]);
     // Another key has a count of its own; so has the address (the public OpenAPI document counts as API too).
     expect(await statuses(2, () => crawls(keyB))).toEqual([200, 200]);
     expect(await statuses(2, () => fetch(`${s.base}/v1/openapi.json`))).toEqual([200, 200]);
     // Made-up tokens buy no new requests: they count on the address, whose limit they reach.
-    expect(await statuses(3, () => fetch(`${s.base}/v1/openapi.json`, { headers: bearer(`svc_key_madeup${Math.random()}`) }))).toEqual([200, 200, 429]);
+    expect(
+      await statuses(3, () =>
+        fetch(`${s.base}/v1/openapi.json`, { headers: bearer(`svc_key_madeup${Math.random()}`) }),
+      ),
+    ).toEqual([200, 200, 429]);
     expect((await fetch(`${s.base}/v1/openapi.json`)).status).toBe(429);
     // A user token on a public search is a client of its own as well.
     expect(await statuses(4, () => search(s, bearer(user)))).toEqual([200, 200, 200, 429]);
@@ -119,25 +146,42 @@ describe('the rate limit on SQLite (counted in memory)', () => {
   it('answers 429 on /mcp before the transport, in the JSON-RPC shape', async () => {
     s.clock.now += HOUR;
     const call = () =>
-      fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...json, accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+      fetch(`${s.base}/mcp`, {
+        method: 'POST',
+        headers: { ...json, accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
     const [first, second] = await statuses(2, call);
     expect(first).not.toBe(429);
     expect(second).not.toBe(429);
     const r = await call();
     expect(r.status).toBe(429);
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await r.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/^Too many requests: at most 2 MCP requests per 1h/) }, id: null });
+    expect(await r.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: expect.stringMatching(/^Too many requests: at most 2 MCP requests per 1h/) },
+      id: null,
+    });
   });
 
   it('answers 429 on the ability routes in their error shape; running svc/search counts as search', async () => {
     s.clock.now += HOUR;
     const user = await addUser(s.app.store.sql, 'searcher', 'subscriber');
     const root = `${s.base}/wp-json/abilities/v1/abilities`;
-    const run = () => fetch(`${root}/svc/search/run`, { method: 'POST', headers: { ...json, ...bearer(user) }, body: JSON.stringify({ input: { terms: 'apple' } }) });
+    const run = () =>
+      fetch(`${root}/svc/search/run`, {
+        method: 'POST',
+        headers: { ...json, ...bearer(user) },
+        body: JSON.stringify({ input: { terms: 'apple' } }),
+      });
     expect(await statuses(3, run)).toEqual([200, 200, 200]);
     const r = await run();
     expect(r.status).toBe(429);
-    expect(await r.json()).toEqual({ code: 'rest_too_many_requests', message: expect.stringMatching(/^at most 3 search requests/), data: { status: 429 } });
+    expect(await r.json()).toEqual({
+      code: 'rest_too_many_requests',
+      message: expect.stringMatching(/^at most 3 search requests/),
+      data: { status: 429 },
+    });
     // The search count is not the API count: listing the abilities still answers.
     expect((await fetch(root, { headers: bearer(user) })).status).toBe(200);
   });
@@ -169,7 +213,10 @@ describe.skipIf(!DIALECTS.includes('pg'))('the rate limit on PostgreSQL (counted
   let a: Served;
   let b: Served;
   beforeAll(async () => {
-    const over = { database_url: await kit.databaseUrl(), rate_limits: { window: '1h', search: 3 } } satisfies Partial<ConfigInput>;
+    const over = {
+      database_url: await kit.databaseUrl(),
+      rate_limits: { window: '1h', search: 3 },
+    } satisfies Partial<ConfigInput>;
     a = await serve(over);
     b = await serve(over);
     b.clock.now = a.clock.now;
@@ -180,7 +227,7 @@ describe.skipIf(!DIALECTS.includes('pg'))('the rate limit on PostgreSQL (counted
     await kit.stop();
   });
 
-  it('is shared by two services on one database: the second sees the first one\'s count', async () => {
+  it("is shared by two services on one database: the second sees the first one's count", async () => {
     expect(await statuses(2, () => search(a))).toEqual([200, 200]);
     expect(await statuses(2, () => search(b))).toEqual([200, 429]);
     expect((await search(a)).status).toBe(429);

@@ -13,7 +13,13 @@ import { run as svcSearch } from '../../src/cli/search.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { BackendError } from '../../src/model/errors.js';
-import { SEARCH_BODY_MAX_BYTES, SEARCH_TERMS_MAX_CHARS, SEARCH_TERMS_MAX_WORDS, termsLimitProblem, termsWordCount } from '../../src/model/limits.js';
+import {
+  SEARCH_BODY_MAX_BYTES,
+  SEARCH_TERMS_MAX_CHARS,
+  SEARCH_TERMS_MAX_WORDS,
+  termsLimitProblem,
+  termsWordCount,
+} from '../../src/model/limits.js';
 import { checkTerms } from '../../src/model/search-params.js';
 import { makeApp, TOKEN } from '../support/app.js';
 
@@ -29,14 +35,20 @@ describe('the terms limit', () => {
     expect(termsLimitProblem('x'.repeat(1001))).toBe('must be at most 1000 characters (got 1001)');
   });
 
-  it('is the stores\' own check too (invalid_input naming terms)', () => {
-    expect(() => checkTerms(words(33))).toThrow(new BackendError('invalid_input', 'terms: must be at most 32 words (got 33)'));
+  it("is the stores' own check too (invalid_input naming terms)", () => {
+    expect(() => checkTerms(words(33))).toThrow(
+      new BackendError('invalid_input', 'terms: must be at most 32 words (got 33)'),
+    );
     expect(checkTerms(words(32))).toBe(words(32));
   });
 
   it('refuses svc search over it, naming TERMS and the limit, before opening anything', async () => {
-    await expect(svcSearch(['x'.repeat(1001), '--config', '/nonexistent/svc.json'])).rejects.toThrow(new CliError('TERMS: must be at most 1000 characters (got 1001)'));
-    await expect(svcSearch([...words(33).split(' '), '--config', '/nonexistent/svc.json'])).rejects.toThrow(new CliError('TERMS: must be at most 32 words (got 33)'));
+    await expect(svcSearch(['x'.repeat(1001), '--config', '/nonexistent/svc.json'])).rejects.toThrow(
+      new CliError('TERMS: must be at most 1000 characters (got 1001)'),
+    );
+    await expect(svcSearch([...words(33).split(' '), '--config', '/nonexistent/svc.json'])).rejects.toThrow(
+      new CliError('TERMS: must be at most 32 words (got 33)'),
+    );
   });
 });
 
@@ -47,7 +59,8 @@ describe('search limits over HTTP', () => {
   let base: string;
   let user: string;
   const searchUrl = () => `${base}/v1/projects/${encodeURIComponent(TOKEN)}/search`;
-  const post = (url: string, body: string, headers: Record<string, string> = {}) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 
   beforeAll(async () => {
     app = makeApp({ rate_limits: { enabled: false } });
@@ -73,14 +86,20 @@ describe('search limits over HTTP', () => {
       expect(r.status).toBe(400);
       expect(await r.json()).toEqual({ error: { code: 'invalid_input', message: `terms: ${rule}` } });
     }
-    for (const terms of ['x'.repeat(1000), words(32)]) expect((await post(searchUrl(), JSON.stringify({ terms }))).status).toBe(200);
+    for (const terms of ['x'.repeat(1000), words(32)])
+      expect((await post(searchUrl(), JSON.stringify({ terms }))).status).toBe(200);
   });
 
   it('/v1: a 1 MB search body → 413 unread, while the searches sent beside it are answered', async () => {
     const huge = JSON.stringify({ terms: 'x'.repeat(1_000_000) });
-    const [big, ...others] = await Promise.all([post(searchUrl(), huge), ...Array.from({ length: 5 }, () => post(searchUrl(), JSON.stringify({ terms: 'apple' })))]);
+    const [big, ...others] = await Promise.all([
+      post(searchUrl(), huge),
+      ...Array.from({ length: 5 }, () => post(searchUrl(), JSON.stringify({ terms: 'apple' }))),
+    ]);
     expect(big.status).toBe(413);
-    expect(await big.json()).toEqual({ error: { code: 'payload_too_large', message: `request body is larger than ${SEARCH_BODY_MAX_BYTES} bytes` } });
+    expect(await big.json()).toEqual({
+      error: { code: 'payload_too_large', message: `request body is larger than ${SEARCH_BODY_MAX_BYTES} bytes` },
+    });
     for (const r of others) {
       expect(r.status).toBe(200);
       expect(await r.json()).toMatchObject({ total: 0, hits: [] });
@@ -90,10 +109,19 @@ describe('search limits over HTTP', () => {
   it('/v1: a 1 MB search body sent without Content-Length is cut off at the cap → 413', async () => {
     const url = new URL(searchUrl());
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       const chunk = 'x'.repeat(64 * 1024);
       req.write('{"terms":"');
@@ -107,8 +135,14 @@ describe('search limits over HTTP', () => {
     const runUrl = `${base}/wp-json/abilities/v1/abilities/svc/search/run`;
     const r = await post(runUrl, JSON.stringify({ input: { terms: words(33) } }), { authorization: `Bearer ${user}` });
     expect(r.status).toBe(400);
-    expect(await r.json()).toMatchObject({ code: 'ability_invalid_input', message: expect.stringContaining('terms: must be at most 32 words'), data: { status: 400 } });
-    const big = await post(runUrl, JSON.stringify({ input: { terms: 'x'.repeat(1_000_000) } }), { authorization: `Bearer ${user}` });
+    expect(await r.json()).toMatchObject({
+      code: 'ability_invalid_input',
+      message: expect.stringContaining('terms: must be at most 32 words'),
+      data: { status: 400 },
+    });
+    const big = await post(runUrl, JSON.stringify({ input: { terms: 'x'.repeat(1_000_000) } }), {
+      authorization: `Bearer ${user}`,
+    });
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ code: 'payload_too_large', data: { status: 413 } });
   });

@@ -102,7 +102,9 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
     it('a valid key of another project and an unknown token both answer the same 404', async () => {
       const other = (await createApiKey(app.store.sql, OTHER_TOKEN, 'other')).key;
       const otherKey = await call(`${f.api}/link-report`, { headers: { authorization: `Bearer ${other}` } });
-      const otherProject = await call(`${f.baseUrl}/v1/projects/${encodeURIComponent(OTHER_TOKEN)}/link-report`, { headers: { authorization: `Bearer ${other}` } });
+      const otherProject = await call(`${f.baseUrl}/v1/projects/${encodeURIComponent(OTHER_TOKEN)}/link-report`, {
+        headers: { authorization: `Bearer ${other}` },
+      });
       const unknown = await call(`${f.baseUrl}/v1/projects/nobody00:eu-west-1/link-report`, { headers: auth });
       expectError(otherKey, 404, 'not_found');
       expectError(otherProject, 404, 'not_found');
@@ -111,7 +113,14 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
       expect(otherProject.text).toBe(unknown.text);
     });
 
-    for (const bad of ['proj1234', 'proj1234:eu-north-1:x', 'proj1234:EU', 'a%ZZb:eu', '%20proj1234:eu-north-1', ':eu-north-1']) {
+    for (const bad of [
+      'proj1234',
+      'proj1234:eu-north-1:x',
+      'proj1234:EU',
+      'a%ZZb:eu',
+      '%20proj1234:eu-north-1',
+      ':eu-north-1',
+    ]) {
       it(`malformed public token "${bad}" → 404`, async () => {
         expectError(await call(`${f.baseUrl}/v1/projects/${bad}/link-report`, { headers: auth }), 404, 'not_found');
       });
@@ -119,7 +128,9 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
 
     it('accepts the token with its colon percent-encoded or not', async () => {
       expect((await call(`${f.baseUrl}/v1/projects/${TOKEN}/link-report`, { headers: auth })).status).toBe(200);
-      expect((await call(`${f.baseUrl}/v1/projects/${encodeURIComponent(TOKEN)}/link-report`, { headers: auth })).status).toBe(200);
+      expect(
+        (await call(`${f.baseUrl}/v1/projects/${encodeURIComponent(TOKEN)}/link-report`, { headers: auth })).status,
+      ).toBe(200);
     });
   });
 
@@ -127,9 +138,25 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
     it('answers the REST form', async () => {
       const a = await call(`${f.api}/link-report`, { headers: auth });
       expect(a.status).toBe(200);
-      expect(Object.keys(a.body).sort()).toEqual(['forbidden', 'lastFullCrawl', 'notFound', 'redirect', 'serverError', 'targets', 'truncated', 'unknown']);
+      expect(Object.keys(a.body).sort()).toEqual([
+        'forbidden',
+        'lastFullCrawl',
+        'notFound',
+        'redirect',
+        'serverError',
+        'targets',
+        'truncated',
+        'unknown',
+      ]);
       expect(a.body.notFound.count).toBe(3);
-      expect(a.body.redirect.pages[0].links[0]).toEqual({ url: `https://${HOST_A}/old`, httpStatus: 301, message: 'redirect message', redirectsTo: `https://${HOST_A}/new`, element: 'a', text: '' });
+      expect(a.body.redirect.pages[0].links[0]).toEqual({
+        url: `https://${HOST_A}/old`,
+        httpStatus: 301,
+        message: 'redirect message',
+        redirectsTo: `https://${HOST_A}/new`,
+        element: 'a',
+        text: '',
+      });
       expect(a.body.targets).toEqual([
         { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
         { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
@@ -148,19 +175,39 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
       expect(a.status).toBe(200);
       expect(linksIn(a.body)).toBe(1);
       expect(a.body.targets.map((t: any) => t.host)).toEqual([HOST_B]);
-      expectError(await call(`${f.api}/link-report?target=evil.example`, { headers: auth }), 400, 'invalid_input', /^target: "evil.example"/);
+      expectError(
+        await call(`${f.api}/link-report?target=evil.example`, { headers: auth }),
+        400,
+        'invalid_input',
+        /^target: "evil.example"/,
+      );
       expectError(await call(`${f.api}/link-report?target=`, { headers: auth }), 400, 'invalid_input', /^target:/);
     });
 
     for (const bad of ['0', '-1', '5001', '1.5', 'abc', '', '1e3', ' 5']) {
       it(`limit=${JSON.stringify(bad)} → 400 naming limit`, async () => {
-        expectError(await call(`${f.api}/link-report?limit=${encodeURIComponent(bad)}`, { headers: auth }), 400, 'invalid_input', /^limit: must be an integer from 1 to 5000$/);
+        expectError(
+          await call(`${f.api}/link-report?limit=${encodeURIComponent(bad)}`, { headers: auth }),
+          400,
+          'invalid_input',
+          /^limit: must be an integer from 1 to 5000$/,
+        );
       });
     }
 
     it('limit given twice, or an unknown parameter → 400 naming it', async () => {
-      expectError(await call(`${f.api}/link-report?limit=1&limit=2`, { headers: auth }), 400, 'invalid_input', /^limit: /);
-      expectError(await call(`${f.api}/link-report?limt=2`, { headers: auth }), 400, 'invalid_input', /unknown query parameter "limt"/);
+      expectError(
+        await call(`${f.api}/link-report?limit=1&limit=2`, { headers: auth }),
+        400,
+        'invalid_input',
+        /^limit: /,
+      );
+      expectError(
+        await call(`${f.api}/link-report?limt=2`, { headers: auth }),
+        400,
+        'invalid_input',
+        /unknown query parameter "limt"/,
+      );
     });
 
     it('limit edges 1 and 5000 on a report larger than the default limit', async () => {
@@ -181,7 +228,13 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
         expect(linksIn(max.body)).toBe(1440);
         expect(max.body.truncated).toBe(false);
         for (const r of [one.body, dflt.body, max.body]) {
-          expect(SECTIONS.map((s) => r[s].count)).toEqual([counts.not_found, counts.forbidden, counts.server_error, counts.redirect, counts.unknown]);
+          expect(SECTIONS.map((s) => r[s].count)).toEqual([
+            counts.not_found,
+            counts.forbidden,
+            counts.server_error,
+            counts.redirect,
+            counts.unknown,
+          ]);
         }
       } finally {
         await bf.close();
@@ -198,26 +251,59 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
 
   describe('crawls', () => {
     it('POST validates the body: content type, JSON, object, mode, urls', async () => {
-      const post = (body: string, headers: Record<string, string> = json) => call(`${f.api}/crawls`, { method: 'POST', headers: { ...auth, ...headers }, body });
-      expectError(await post('{"mode":"full"}', { 'content-type': 'text/plain' }), 400, 'invalid_content_type', /Content-Type/);
+      const post = (body: string, headers: Record<string, string> = json) =>
+        call(`${f.api}/crawls`, { method: 'POST', headers: { ...auth, ...headers }, body });
+      expectError(
+        await post('{"mode":"full"}', { 'content-type': 'text/plain' }),
+        400,
+        'invalid_content_type',
+        /Content-Type/,
+      );
       expectError(await post('{"mode":"full"}', {}), 400, 'invalid_content_type');
       expectError(await post('{"mode":'), 400, 'invalid_json');
       expectError(await post(''), 400, 'invalid_input', /body must be a JSON object/);
       expectError(await post('[]'), 400, 'invalid_input', /body must be a JSON object/);
       expectError(await post('{}'), 400, 'invalid_input', /^mode: is required/);
-      expectError(await post('{"mode":"everything"}'), 400, 'invalid_input', /^mode: must be one of full, partial, manual$/);
+      expectError(
+        await post('{"mode":"everything"}'),
+        400,
+        'invalid_input',
+        /^mode: must be one of full, partial, manual$/,
+      );
       expectError(await post('{"mode":"manual"}'), 400, 'invalid_input', /^urls: is required when mode is manual$/);
-      expectError(await post('{"mode":"manual","urls":"https://a.example/"}'), 400, 'invalid_input', /^urls: must be an array/);
+      expectError(
+        await post('{"mode":"manual","urls":"https://a.example/"}'),
+        400,
+        'invalid_input',
+        /^urls: must be an array/,
+      );
       expectError(await post('{"mode":"manual","urls":[]}'), 400, 'invalid_input', /^urls: must list at least one URL/);
-      expectError(await post('{"mode":"manual","urls":["/relative"]}'), 400, 'invalid_input', /^urls\[0\]: must be a full http\(s\) URL/);
-      expectError(await post('{"mode":"full","urls":["https://a.example/"]}'), 400, 'invalid_input', /^urls: is only allowed with mode manual/);
+      expectError(
+        await post('{"mode":"manual","urls":["/relative"]}'),
+        400,
+        'invalid_input',
+        /^urls\[0\]: must be a full http\(s\) URL/,
+      );
+      expectError(
+        await post('{"mode":"full","urls":["https://a.example/"]}'),
+        400,
+        'invalid_input',
+        /^urls: is only allowed with mode manual/,
+      );
       expectError(await post('{"mode":"full","force":true}'), 400, 'invalid_input', /unknown field "force"/);
     });
 
     it('a body over server.max_body_bytes → 413', async () => {
-      const body = JSON.stringify({ mode: 'manual', urls: Array.from({ length: 100 }, (_, i) => `https://${HOST_A}/page-${i}`) });
+      const body = JSON.stringify({
+        mode: 'manual',
+        urls: Array.from({ length: 100 }, (_, i) => `https://${HOST_A}/page-${i}`),
+      });
       expect(body.length).toBeGreaterThan(2048);
-      expectError(await call(`${f.api}/crawls`, { method: 'POST', headers: { ...auth, ...json }, body }), 413, 'payload_too_large');
+      expectError(
+        await call(`${f.api}/crawls`, { method: 'POST', headers: { ...auth, ...json }, body }),
+        413,
+        'payload_too_large',
+      );
     });
 
     it('wrong method → 405', async () => {
@@ -229,7 +315,12 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
     it('GET lists records newest first, paged; GET /crawls/<id> shows one with its stats', async () => {
       const ids: number[] = [];
       for (const mode of ['full', 'partial', 'manual'] as const) {
-        const rec = (await createCrawl(app.store.sql, TOKEN, mode, mode === 'manual' ? [`https://${HOST_A}/`] : undefined))!;
+        const rec = (await createCrawl(
+          app.store.sql,
+          TOKEN,
+          mode,
+          mode === 'manual' ? [`https://${HOST_A}/`] : undefined,
+        ))!;
         await updateCrawlStats(app.store.sql, rec.id, { pages: 3, links: 9, errors: 1 });
         await setCrawlStatus(app.store.sql, rec.id, 'completed');
         ids.push(rec.id);
@@ -242,50 +333,128 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
       expect(paged.body.crawls.map((c: any) => c.id)).toEqual([ids[1]]);
       const one = await call(`${f.api}/crawls/${ids[2]}`, { headers: auth });
       expect(one.status).toBe(200);
-      expect(one.body).toMatchObject({ id: ids[2], mode: 'manual', status: 'completed', urls: [`https://${HOST_A}/`], stats: { pages: 3, links: 9, errors: 1 } });
+      expect(one.body).toMatchObject({
+        id: ids[2],
+        mode: 'manual',
+        status: 'completed',
+        urls: [`https://${HOST_A}/`],
+        stats: { pages: 3, links: 9, errors: 1 },
+      });
       expect(one.body.finishedAt).toEqual(expect.any(String));
       expectError(await call(`${f.api}/crawls/999999`, { headers: auth }), 404, 'crawl_not_found');
-      expectError(await call(`${f.api}/crawls/abc`, { headers: auth }), 400, 'invalid_input', /^id: must be a positive integer/);
-      expectError(await call(`${f.api}/crawls?limit=0`, { headers: auth }), 400, 'invalid_input', /^limit: must be an integer from 1 to 100/);
+      expectError(
+        await call(`${f.api}/crawls/abc`, { headers: auth }),
+        400,
+        'invalid_input',
+        /^id: must be a positive integer/,
+      );
+      expectError(
+        await call(`${f.api}/crawls?limit=0`, { headers: auth }),
+        400,
+        'invalid_input',
+        /^limit: must be an integer from 1 to 100/,
+      );
       expectError(await call(`${f.api}/crawls?offset=-1`, { headers: auth }), 400, 'invalid_input', /^offset: /);
     });
   });
 
   describe('search (public) and pages/delete', () => {
     it('search needs no key, validates its body, and still checks the project', async () => {
-      await writeThrough(app.store, { pages: [page(`https://${HOST_A}/hello`, [], { title: 'Hello zebra', content: 'a zebra crossing' })] });
-      const a = await call(`${f.api}/search`, { method: 'POST', headers: json, body: JSON.stringify({ terms: 'zebra' }) });
+      await writeThrough(app.store, {
+        pages: [page(`https://${HOST_A}/hello`, [], { title: 'Hello zebra', content: 'a zebra crossing' })],
+      });
+      const a = await call(`${f.api}/search`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ terms: 'zebra' }),
+      });
       expect(a.status, a.text).toBe(200);
       expect(a.body.hits.map((h: any) => h.url)).toEqual([`https://${HOST_A}/hello`]);
       // Any Authorization header, even a wrong one, is ignored on the public route.
-      expect((await call(`${f.api}/search`, { method: 'POST', headers: { ...json, authorization: 'Bearer wrong' }, body: JSON.stringify({ terms: 'zebra' }) })).status).toBe(200);
-      expectError(await call(`${f.api}/search`, { method: 'POST', headers: json, body: '{}' }), 400, 'invalid_input', /^terms: must be a string/);
-      expectError(await call(`${f.api}/search`, { method: 'POST', headers: json, body: '{"terms":"x","params":{"size":0}}' }), 400, 'invalid_input', /^params\.size: /);
-      expectError(await call(`${f.api}/search`, { method: 'POST', headers: json, body: '{"terms":"x","params":{"colour":1}}' }), 400, 'invalid_input', /colour/);
-      expectError(await call(`${f.baseUrl}/v1/projects/nobody00:eu-west-1/search`, { method: 'POST', headers: json, body: '{"terms":"x"}' }), 404, 'not_found');
+      expect(
+        (
+          await call(`${f.api}/search`, {
+            method: 'POST',
+            headers: { ...json, authorization: 'Bearer wrong' },
+            body: JSON.stringify({ terms: 'zebra' }),
+          })
+        ).status,
+      ).toBe(200);
+      expectError(
+        await call(`${f.api}/search`, { method: 'POST', headers: json, body: '{}' }),
+        400,
+        'invalid_input',
+        /^terms: must be a string/,
+      );
+      expectError(
+        await call(`${f.api}/search`, { method: 'POST', headers: json, body: '{"terms":"x","params":{"size":0}}' }),
+        400,
+        'invalid_input',
+        /^params\.size: /,
+      );
+      expectError(
+        await call(`${f.api}/search`, { method: 'POST', headers: json, body: '{"terms":"x","params":{"colour":1}}' }),
+        400,
+        'invalid_input',
+        /colour/,
+      );
+      expectError(
+        await call(`${f.baseUrl}/v1/projects/nobody00:eu-west-1/search`, {
+          method: 'POST',
+          headers: json,
+          body: '{"terms":"x"}',
+        }),
+        404,
+        'not_found',
+      );
       expectError(await call(`${f.api}/search`, { headers: json }), 405, 'method_not_allowed');
     });
 
-    it('search takes search_params (the ability\'s name) as well as params, not both', async () => {
-      await writeThrough(app.store, { pages: [page(`https://${HOST_A}/zebra-1`, [], { title: 'Zebra one', content: 'zebra' }), page(`https://${HOST_A}/zebra-2`, [], { title: 'Zebra two', content: 'zebra' })] });
-      const post = (body: unknown) => call(`${f.api}/search`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+    it("search takes search_params (the ability's name) as well as params, not both", async () => {
+      await writeThrough(app.store, {
+        pages: [
+          page(`https://${HOST_A}/zebra-1`, [], { title: 'Zebra one', content: 'zebra' }),
+          page(`https://${HOST_A}/zebra-2`, [], { title: 'Zebra two', content: 'zebra' }),
+        ],
+      });
+      const post = (body: unknown) =>
+        call(`${f.api}/search`, { method: 'POST', headers: json, body: JSON.stringify(body) });
       const a = await post({ terms: 'zebra', search_params: { size: 1 } });
       expect(a.status, a.text).toBe(200);
       expect(a.body.hits).toHaveLength(1);
       expect(a.body.total).toBeGreaterThanOrEqual(2);
       expect((await post({ terms: 'zebra', params: { size: 1 } })).body.hits).toHaveLength(1);
-      expectError(await post({ terms: 'zebra', search_params: { size: 0 } }), 400, 'invalid_input', /^search_params\.size: /);
-      expectError(await post({ terms: 'zebra', params: {}, search_params: {} }), 400, 'invalid_input', /search_params: give params or search_params, not both/);
+      expectError(
+        await post({ terms: 'zebra', search_params: { size: 0 } }),
+        400,
+        'invalid_input',
+        /^search_params\.size: /,
+      );
+      expectError(
+        await post({ terms: 'zebra', params: {}, search_params: {} }),
+        400,
+        'invalid_input',
+        /search_params: give params or search_params, not both/,
+      );
     });
 
     it('GET /pages?url= answers what the index holds of one URL', async () => {
-      await writeThrough(app.store, { pages: [page(`https://${HOST_A}/state`, []), page(`https://${HOST_A}/hidden-state`, [], { showInSearch: false })] });
+      await writeThrough(app.store, {
+        pages: [
+          page(`https://${HOST_A}/state`, []),
+          page(`https://${HOST_A}/hidden-state`, [], { showInSearch: false }),
+        ],
+      });
       const get = (u: string) => call(`${f.api}/pages?url=${encodeURIComponent(u)}`, { headers: auth });
       const a = await get(`https://${HOST_A}/state`);
       expect(a.status, a.text).toBe(200);
       expect(a.body).toEqual({ indexed: true, inSearch: true, lastCrawled: expect.stringMatching(/^\d{4}-/) });
       expect((await get(`https://${HOST_A}/hidden-state`)).body).toMatchObject({ indexed: true, inSearch: false });
-      expect((await get(`https://${HOST_A}/never-crawled`)).body).toEqual({ indexed: false, inSearch: false, lastCrawled: null });
+      expect((await get(`https://${HOST_A}/never-crawled`)).body).toEqual({
+        indexed: false,
+        inSearch: false,
+        lastCrawled: null,
+      });
       expectError(await call(`${f.api}/pages`, { headers: auth }), 400, 'invalid_input', /^url: /);
       expectError(await get('not a url'), 400, 'invalid_input', /^url: must be a full http\(s\) URL/);
     });
@@ -297,15 +466,26 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
       expect(a.body.serverError.pages[0].links[0].url).toBe(`https://${HOST_A}/fail`);
       expect(a.body.redirect.count).toBeGreaterThanOrEqual(1);
       expect(a.body.truncated).toBe(true);
-      expectError(await call(`${f.api}/link-report?reasons=broken`, { headers: auth }), 400, 'invalid_input', /^reasons: must be a comma-separated list/);
+      expectError(
+        await call(`${f.api}/link-report?reasons=broken`, { headers: auth }),
+        400,
+        'invalid_input',
+        /^reasons: must be a comma-separated list/,
+      );
     });
 
     it('pages/delete validates 1 to 50 urls and answers which were deleted', async () => {
-      const post = (body: unknown) => call(`${f.api}/pages/delete`, { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify(body) });
+      const post = (body: unknown) =>
+        call(`${f.api}/pages/delete`, { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify(body) });
       expectError(await post({}), 400, 'invalid_input', /^urls: is required/);
       expectError(await post({ urls: 'https://a.example/' }), 400, 'invalid_input', /^urls: must be an array/);
       expectError(await post({ urls: [] }), 400, 'invalid_input', /^urls: must list 1 to 50 URLs/);
-      expectError(await post({ urls: Array.from({ length: 51 }, (_, i) => `https://${HOST_A}/${i}`) }), 400, 'invalid_input', /^urls: must list 1 to 50 URLs/);
+      expectError(
+        await post({ urls: Array.from({ length: 51 }, (_, i) => `https://${HOST_A}/${i}`) }),
+        400,
+        'invalid_input',
+        /^urls: must list 1 to 50 URLs/,
+      );
       expectError(await post({ urls: [42] }), 400, 'invalid_input', /^urls\[0\]: must be a string/);
       await writeThrough(app.store, { pages: [page(`https://${HOST_A}/to-delete`, [])] });
       const a = await post({ urls: [`https://${HOST_A}/to-delete`, `https://${HOST_A}/never-there`] });
@@ -331,11 +511,19 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
         '/v1/projects/{publicToken}/search',
         '/v1/projects/{publicToken}/webhook-deliveries',
       ]);
-      const crawlBody = a.body.paths['/v1/projects/{publicToken}/crawls'].post.requestBody.content['application/json'].schema;
+      const crawlBody =
+        a.body.paths['/v1/projects/{publicToken}/crawls'].post.requestBody.content['application/json'].schema;
       expect(crawlBody.properties.mode.enum).toEqual(['full', 'partial', 'manual']);
-      const limit = a.body.paths['/v1/projects/{publicToken}/link-report'].get.parameters.find((p: any) => p.name === 'limit');
-      expect(limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000, default: 1000 } });
-      const del = a.body.paths['/v1/projects/{publicToken}/pages/delete'].post.requestBody.content['application/json'].schema;
+      const limit = a.body.paths['/v1/projects/{publicToken}/link-report'].get.parameters.find(
+        (p: any) => p.name === 'limit',
+      );
+      expect(limit).toMatchObject({
+        in: 'query',
+        required: false,
+        schema: { type: 'integer', minimum: 1, maximum: 5000, default: 1000 },
+      });
+      const del =
+        a.body.paths['/v1/projects/{publicToken}/pages/delete'].post.requestBody.content['application/json'].schema;
       expect(del.properties.urls).toMatchObject({ minItems: 1, maxItems: 50 });
       expect(a.body.paths['/v1/projects/{publicToken}/search'].post.security).toEqual([]);
       expect(a.body.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -370,7 +558,14 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
       await new Promise<void>((r) => site.close(() => r()));
       const a = await call(`${sf.api}/link-report?target=${host}`, { headers: { authorization: `Bearer ${sf.key}` } });
       expect(a.status).toBe(200);
-      expect(a.body.notFound.pages).toEqual([{ url: `http://${host}/`, links: [{ url: `http://${host}/missing`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' }] }]);
+      expect(a.body.notFound.pages).toEqual([
+        {
+          url: `http://${host}/`,
+          links: [
+            { url: `http://${host}/missing`, httpStatus: 404, message: 'not_found message', element: 'a', text: '' },
+          ],
+        },
+      ]);
       expect(a.body.redirect.count).toBe(1);
       expect(hits).toBe(0);
     } finally {
@@ -398,7 +593,11 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
       const site = createServer((req, res) => {
         hits++;
         const send = (status: number, body: string) => res.writeHead(status, { 'content-type': 'text/html' }).end(body);
-        if (req.url === '/') setTimeout(() => send(200, '<html><body><a href="/missing">gone</a> <a href="/page">page</a></body></html>'), 800);
+        if (req.url === '/')
+          setTimeout(
+            () => send(200, '<html><body><a href="/missing">gone</a> <a href="/page">page</a></body></html>'),
+            800,
+          );
         else if (req.url === '/page') send(200, '<html><body>a page</body></html>');
         else send(404, 'not here');
       });
@@ -410,11 +609,19 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
       try {
         const first = await call(`${sf.api}/crawls`, { method: 'POST', headers: h, body: '{"mode":"full"}' });
         expect(first.status, first.text).toBe(202);
-        expect(first.body).toMatchObject({ id: expect.any(Number), mode: 'full', status: expect.stringMatching(/^(queued|running)$/) });
+        expect(first.body).toMatchObject({
+          id: expect.any(Number),
+          mode: 'full',
+          status: expect.stringMatching(/^(queued|running)$/),
+        });
         expect(first.headers.get('location')).toBe(`/v1/projects/${encodeURIComponent(TOKEN)}/crawls/${first.body.id}`);
         const second = await call(`${sf.api}/crawls`, { method: 'POST', headers: h, body: '{"mode":"partial"}' });
         expectError(second, 409, 'conflict');
-        const offTarget = await call(`${sf.api}/crawls`, { method: 'POST', headers: h, body: '{"mode":"manual","urls":["https://elsewhere.example/x"]}' });
+        const offTarget = await call(`${sf.api}/crawls`, {
+          method: 'POST',
+          headers: h,
+          body: '{"mode":"manual","urls":["https://elsewhere.example/x"]}',
+        });
         expectError(offTarget, 400, 'invalid_input', /urls\[0\]/);
         let rec = first.body;
         for (let i = 0; i < 200 && (rec.status === 'queued' || rec.status === 'running'); i++) {
@@ -433,7 +640,12 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
         const down = await call(`${sf.api}/link-report`, { headers: h });
         expect(down.status).toBe(200);
         expect(down.body).toEqual(live.body);
-        expect(down.body.notFound.pages).toEqual([{ url: `http://${host}/`, links: [expect.objectContaining({ url: `http://${host}/missing`, httpStatus: 404 })] }]);
+        expect(down.body.notFound.pages).toEqual([
+          {
+            url: `http://${host}/`,
+            links: [expect.objectContaining({ url: `http://${host}/missing`, httpStatus: 404 })],
+          },
+        ]);
         expect(down.body.lastFullCrawl).toBe(rec.finishedAt);
         expect(down.body.targets).toEqual([{ host, linkTracking: 'all', walkLinks: true, lastCrawlError: null }]);
       } finally {

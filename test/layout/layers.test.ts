@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/paths.js';
 
 /** Folder (or root file) → the layers it may import, besides itself. */
-export const LAYERS: Record<string, readonly string[]> = {
+const LAYERS: Record<string, readonly string[]> = {
   lib: [],
   model: ['lib'],
   store: ['lib', 'model'],
@@ -41,7 +41,7 @@ function layerOf(pathInSrc: string): string {
   return parts.length === 1 ? parts[0]!.replace(/\.js$/, '.ts') : parts[0]!;
 }
 
-export interface Violation {
+interface Violation {
   file: string;
   line: number;
   specifier: string;
@@ -49,7 +49,7 @@ export interface Violation {
 }
 
 /** Every import of one file (given by its path under src/ and its text) that the table does not allow. */
-export function checkImports(pathInSrc: string, text: string): Violation[] {
+function checkImports(pathInSrc: string, text: string): Violation[] {
   const from = layerOf(pathInSrc);
   const allowed = LAYERS[from];
   const out: Violation[] = [];
@@ -69,7 +69,12 @@ export function checkImports(pathInSrc: string, text: string): Violation[] {
     } else if (!(to in LAYERS)) {
       out.push({ file: pathInSrc, line, specifier: spec, why: `"${to}" is not in the layer table` });
     } else if (!allowed.includes('*') && !allowed.includes(to)) {
-      out.push({ file: pathInSrc, line, specifier: spec, why: `${from} may import ${allowed.join(', ') || 'nothing of src'}, not ${to}` });
+      out.push({
+        file: pathInSrc,
+        line,
+        specifier: spec,
+        why: `${from} may import ${allowed.join(', ') || 'nothing of src'}, not ${to}`,
+      });
     }
   }
   return out;
@@ -77,7 +82,9 @@ export function checkImports(pathInSrc: string, text: string): Violation[] {
 
 describe('layers', () => {
   it('no src file imports upward or past the layer beneath it', () => {
-    const violations = sourceFiles(SRC).flatMap((f) => checkImports(relative(SRC, f).split('\\').join('/'), readFileSync(f, 'utf8')));
+    const violations = sourceFiles(SRC).flatMap((f) =>
+      checkImports(relative(SRC, f).split('\\').join('/'), readFileSync(f, 'utf8')),
+    );
     expect(violations.map((v) => `src/${v.file}:${v.line} imports '${v.specifier}': ${v.why}`)).toEqual([]);
   });
 
@@ -95,18 +102,29 @@ describe('layers', () => {
     ];
     for (const form of forms) {
       const v = checkImports('model/example.ts', `// a comment\n${form}\n`);
-      expect(v).toEqual([{ file: 'model/example.ts', line: 2, specifier: '../store/store.js', why: 'model may import lib, not store' }]);
+      expect(v).toEqual([
+        { file: 'model/example.ts', line: 2, specifier: '../store/store.js', why: 'model may import lib, not store' },
+      ]);
     }
   });
 
   it('catches a skip past the layer beneath (a tool opening the store, the crawler writing SQL)', () => {
-    expect(checkImports('tools/x.ts', `import { Store } from '../store/store.js';`)[0]?.why).toBe('tools may import lib, model, abilities, not store');
-    expect(checkImports('crawler/x.ts', `import { savePages } from '../store/pages.js';`)[0]?.why).toBe('crawler may import lib, model, not store');
+    expect(checkImports('tools/x.ts', `import { Store } from '../store/store.js';`)[0]?.why).toBe(
+      'tools may import lib, model, abilities, not store',
+    );
+    expect(checkImports('crawler/x.ts', `import { savePages } from '../store/pages.js';`)[0]?.why).toBe(
+      'crawler may import lib, model, not store',
+    );
     expect(checkImports('abilities/x.ts', `import { getPost } from '../store/posts.js';`)).toHaveLength(1);
     expect(checkImports('cli/x.ts', `import { getPost } from '../store/posts.js';`)).toEqual([]);
   });
 
   it('a file of the layer table imports within its own folder freely', () => {
-    expect(checkImports('crawler/crawl.ts', `import { Fetcher } from './fetch.js';\nimport type { X } from '../model/types.js';`)).toEqual([]);
+    expect(
+      checkImports(
+        'crawler/crawl.ts',
+        `import { Fetcher } from './fetch.js';\nimport type { X } from '../model/types.js';`,
+      ),
+    ).toEqual([]);
   });
 });

@@ -3,7 +3,13 @@
 // every job end to end: list the tools, call one, read resources, get a prompt, complete its argument, and run a
 // crawl followed by svc-get-crawl with progress. Then raw 2026-07-28 requests: the header checks, the unknown
 // version, resultType and the cache hints.
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type Progress, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type Progress,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
@@ -36,10 +42,18 @@ async function connect(transport: 'http' | 'stdio', mode: Mode): Promise<Client>
   const client = new Client({ name: 'eras', version: '1.0.0' }, { versionNegotiation: { mode } });
   let t: Transport;
   if (transport === 'http') {
-    t = new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${fx.tokens.admin}` } } });
+    t = new StreamableHTTPClientTransport(new URL(serve.mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${fx.tokens.admin}` } },
+    });
   } else {
     const env = { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', SVC_USER: 'admin' };
-    t = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, 'mcp', '--config', fx.configPath], env, stderr: 'pipe', cwd: fx.dir });
+    t = new StdioClientTransport({
+      command: process.execPath,
+      args: [SERVER_JS, 'mcp', '--config', fx.configPath],
+      env,
+      stderr: 'pipe',
+      cwd: fx.dir,
+    });
   }
   await client.connect(t);
   return client;
@@ -60,15 +74,24 @@ for (const transport of ['http', 'stdio'] as const) {
           const tools = (await client.listTools()).tools;
           expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
 
-          const search = (await client.callTool({ name: 'svc-search', arguments: { terms: 'quokka' } })) as CallToolResult;
+          const search = (await client.callTool({
+            name: 'svc-search',
+            arguments: { terms: 'quokka' },
+          })) as CallToolResult;
           expect(search.isError, text(search)).toBeFalsy();
           expect(search.structuredContent).toMatchObject({ success: true });
 
           const prompts = (await client.listPrompts()).prompts;
           expect(prompts.map((p) => p.name)).toEqual(['audit-broken-links']);
           const prompt = await client.getPrompt({ name: 'audit-broken-links', arguments: { target: fx.site.host } });
-          expect(prompt.messages[0]!.content).toMatchObject({ type: 'text', text: expect.stringContaining(`Audit the broken links of the site ${fx.site.host}.`) });
-          const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'audit-broken-links' }, argument: { name: 'target', value: '' } });
+          expect(prompt.messages[0]!.content).toMatchObject({
+            type: 'text',
+            text: expect.stringContaining(`Audit the broken links of the site ${fx.site.host}.`),
+          });
+          const completion = await client.complete({
+            ref: { type: 'ref/prompt', name: 'audit-broken-links' },
+            argument: { name: 'target', value: '' },
+          });
           expect(completion.completion.values).toEqual([fx.site.host]);
 
           const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
@@ -85,13 +108,18 @@ for (const transport of ['http', 'stdio'] as const) {
           const progress: Progress[] = [];
           let status = 'running';
           for (let round = 0; round < 10 && (status === 'queued' || status === 'running'); round++) {
-            const r = (await client.callTool({ name: 'svc-get-crawl', arguments: { id, wait_seconds: 30 } }, { onprogress: (p) => void progress.push(p), timeout: 60_000 })) as CallToolResult;
+            const r = (await client.callTool(
+              { name: 'svc-get-crawl', arguments: { id, wait_seconds: 30 } },
+              { onprogress: (p) => void progress.push(p), timeout: 60_000 },
+            )) as CallToolResult;
             status = (r.structuredContent as { status: string }).status;
           }
           expect(status).toBe('completed');
           expect(progress.length, 'progress notifications').toBeGreaterThanOrEqual(1);
           expect(progress.at(-1)!.message).toMatch(new RegExp(`^crawl ${id}: \\d+ pages done`));
-          expect((await client.readResource({ uri: `svc://crawls/${id}` })).contents[0]).toMatchObject({ mimeType: 'application/json' });
+          expect((await client.readResource({ uri: `svc://crawls/${id}` })).contents[0]).toMatchObject({
+            mimeType: 'application/json',
+          });
         } finally {
           await client.close();
         }
@@ -101,37 +129,73 @@ for (const transport of ['http', 'stdio'] as const) {
 }
 
 describe(`raw ${MODERN} requests on /mcp`, () => {
-  const envelope = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
   let id = 0;
 
   /** A POST of one request; `headers` replaces the standard MCP headers it would carry. */
-  async function rpc(method: string, params: Record<string, unknown>, headers?: Record<string, string>, meta: Record<string, unknown> = envelope) {
+  async function rpc(
+    method: string,
+    params: Record<string, unknown>,
+    headers?: Record<string, string>,
+    meta: Record<string, unknown> = envelope,
+  ) {
     const standard: Record<string, string> = { 'mcp-protocol-version': MODERN, 'mcp-method': method };
     if (typeof params.name === 'string') standard['mcp-name'] = params.name;
     if (typeof params.uri === 'string') standard['mcp-name'] = params.uri;
     const res = await fetch(serve.mcpUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${fx.tokens.admin}`, ...(headers ?? standard) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: `Bearer ${fx.tokens.admin}`,
+        ...(headers ?? standard),
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: meta } }),
     });
-    return { status: res.status, body: (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } } };
+    return {
+      status: res.status,
+      body: (await res.json()) as {
+        result?: Record<string, unknown>;
+        error?: { code: number; message: string; data?: Record<string, unknown> };
+      },
+    };
   }
 
   it('answers server/discover with the version, instructions, resultType and cache hints', async () => {
     const r = await rpc('server/discover', {});
     expect(r.status).toBe(200);
-    expect(r.body.result).toMatchObject({ supportedVersions: [MODERN], resultType: 'complete', ttlMs: expect.any(Number), cacheScope: 'public' });
+    expect(r.body.result).toMatchObject({
+      supportedVersions: [MODERN],
+      resultType: 'complete',
+      ttlMs: expect.any(Number),
+      cacheScope: 'public',
+    });
     expect(r.body.result!.instructions).toMatch(/svc-search/);
   });
 
   it('puts resultType on every result and ttlMs/cacheScope on lists and reads, public only where every user sees the same', async () => {
     const tools = await rpc('tools/list', {});
-    expect(tools.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'public', ttlMs: expect.any(Number) });
+    expect(tools.body.result).toMatchObject({
+      resultType: 'complete',
+      cacheScope: 'public',
+      ttlMs: expect.any(Number),
+    });
     expect((tools.body.result!.tools as { name: string }[]).map((t) => t.name)).toEqual(TOOL_NAMES);
     expect((await rpc('prompts/list', {})).body.result).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
-    expect((await rpc('resources/templates/list', {})).body.result).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
+    expect((await rpc('resources/templates/list', {})).body.result).toMatchObject({
+      resultType: 'complete',
+      cacheScope: 'public',
+    });
     // What a user may read depends on the user.
-    expect((await rpc('resources/list', {})).body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private', ttlMs: 0 });
+    expect((await rpc('resources/list', {})).body.result).toMatchObject({
+      resultType: 'complete',
+      cacheScope: 'private',
+      ttlMs: 0,
+    });
     const read = await rpc('resources/read', { uri: `svc://link-report/${encodeURIComponent(fx.site.host)}` });
     expect(read.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private', ttlMs: 0 });
     const call = await rpc('tools/call', { name: 'svc-search', arguments: { terms: 'quokka' } });
@@ -143,9 +207,24 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
       ['no MCP-Protocol-Version', 'tools/list', {}, { 'mcp-method': 'tools/list' }],
       ['no Mcp-Method', 'tools/list', {}, { 'mcp-protocol-version': MODERN }],
       ['another Mcp-Method', 'tools/list', {}, { 'mcp-protocol-version': MODERN, 'mcp-method': 'prompts/list' }],
-      ['another MCP-Protocol-Version', 'tools/list', {}, { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/list' }],
-      ['no Mcp-Name', 'tools/call', { name: 'svc-search', arguments: { terms: 'x' } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call' }],
-      ['another Mcp-Name', 'tools/call', { name: 'svc-search', arguments: { terms: 'x' } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'svc-delete-pages' }],
+      [
+        'another MCP-Protocol-Version',
+        'tools/list',
+        {},
+        { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/list' },
+      ],
+      [
+        'no Mcp-Name',
+        'tools/call',
+        { name: 'svc-search', arguments: { terms: 'x' } },
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call' },
+      ],
+      [
+        'another Mcp-Name',
+        'tools/call',
+        { name: 'svc-search', arguments: { terms: 'x' } },
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'svc-delete-pages' },
+      ],
     ];
     for (const [what, method, params, headers] of cases) {
       const r = await rpc(method, params, headers);
@@ -155,7 +234,12 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
   });
 
   it('answers an unknown protocol version with -32022 naming the supported ones', async () => {
-    const r = await rpc('tools/list', {}, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' }, { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' });
+    const r = await rpc(
+      'tools/list',
+      {},
+      { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
+      { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+    );
     expect(r.body.error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } });
   });
 
@@ -165,16 +249,30 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
     expect(r.body.result).toMatchObject({ resultType: 'complete', isError: true });
   });
 
-  it('filters logging notifications by the level in the request\'s _meta (warning when it names none)', async () => {
+  it("filters logging notifications by the level in the request's _meta (warning when it names none)", async () => {
     const search = async (meta: Record<string, unknown>) => {
       const res = await fetch(serve.mcpUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${fx.tokens.admin}`, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'svc-search' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'svc-search', arguments: { terms: 'quokka' }, _meta: meta } }),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${fx.tokens.admin}`,
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'svc-search',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'tools/call',
+          params: { name: 'svc-search', arguments: { terms: 'quokka' }, _meta: meta },
+        }),
       });
       return res.text();
     };
-    expect(await search({ ...envelope, 'io.modelcontextprotocol/logLevel': 'info' })).toMatch(/"method":"notifications\/message".*"level":"info".*svc-search answered/);
+    expect(await search({ ...envelope, 'io.modelcontextprotocol/logLevel': 'info' })).toMatch(
+      /"method":"notifications\/message".*"level":"info".*svc-search answered/,
+    );
     const quiet = await search(envelope);
     expect(quiet).not.toMatch(/notifications\/message/);
     expect(quiet).toMatch(/"resultType":"complete"/);
@@ -185,7 +283,12 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
       const res = await fetch(serve.mcpUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
       });
       const body = (await res.json()) as { result: Record<string, unknown> };
       expect(body.result, version).toMatchObject({ protocolVersion: version, serverInfo: { name: 'svc' } });
@@ -196,7 +299,13 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
   it('still challenges a request without a valid token before reading it', async () => {
     const res = await fetch(serve.mcpUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: 'Bearer svc_user_wrong', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: 'Bearer svc_user_wrong',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/list',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } }),
     });
     expect(res.status).toBe(401);

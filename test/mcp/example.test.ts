@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/paths.js';
 
 describe('mcp.json.example', () => {
-  const example = JSON.parse(readFileSync(join(ROOT, 'mcp.json.example'), 'utf8')) as Record<string, Record<string, Record<string, Record<string, unknown>>>>;
+  const example = JSON.parse(readFileSync(join(ROOT, 'mcp.json.example'), 'utf8')) as Record<
+    string,
+    Record<string, Record<string, Record<string, unknown>>>
+  >;
   const clients = Object.keys(example).filter((k) => !k.startsWith('_'));
   const serversOf = (key: string) => example[key]!.servers ?? example[key]!.mcpServers!;
 
@@ -32,14 +35,18 @@ describe('mcp.json.example', () => {
       expect(command, key).toBe('mcp');
     }
     // No entry anywhere resolves svc through npx: `npx svc` would fetch the registry's unrelated `svc` package.
-    for (const key of clients) for (const server of Object.values(serversOf(key))) {
-      if (server.command !== 'npx') continue;
-      expect((server.args as string[]).filter((a) => !a.startsWith('-'))[0], key).not.toMatch(/^svc(@|$)/);
-    }
+    for (const key of clients)
+      for (const server of Object.values(serversOf(key))) {
+        if (server.command !== 'npx') continue;
+        expect((server.args as string[]).filter((a) => !a.startsWith('-'))[0], key).not.toMatch(/^svc(@|$)/);
+      }
   });
 
   it('names its own package, which is not the registry package `svc`', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      bin: Record<string, string>;
+    };
     expect(pkg.name).not.toBe('svc');
     expect(pkg.bin).toEqual({ svc: 'dist/src/server.js' });
   });

@@ -2,7 +2,14 @@
 // (Host/Origin, bearer tokens, methods, body size) checked with plain requests.
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, makeFixture, startServe, stdioClient, type Fixture, type McpServeProcess as ServeProcess } from '../support/mcp.js';
+import {
+  httpClient,
+  makeFixture,
+  startServe,
+  stdioClient,
+  type Fixture,
+  type McpServeProcess as ServeProcess,
+} from '../support/mcp.js';
 import { call, toolCallSuite, type Clients } from '../support/mcp-tool-suite.js';
 
 let fx: Fixture;
@@ -10,7 +17,10 @@ let serve: ServeProcess;
 let clients: Clients;
 
 beforeAll(async () => {
-  fx = await makeFixture({ siteDelayMs: 250, server: { allowed_hosts: ['svc.test'], allowed_origins: ['https://app.example.test'] } });
+  fx = await makeFixture({
+    siteDelayMs: 250,
+    server: { allowed_hosts: ['svc.test'], allowed_origins: ['https://app.example.test'] },
+  });
   serve = await startServe(fx);
   const [admin, sub, alice, none] = await Promise.all([
     httpClient(serve.mcpUrl, fx.tokens.admin),
@@ -27,10 +37,18 @@ afterAll(async () => {
   await fx?.cleanup();
 });
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 /** A raw POST to /mcp (fetch cannot set Host, so the Host header goes through undici's own request). */
-async function post(headers: Record<string, string>, body: unknown = INIT): Promise<{ status: number; headers: Headers; text: string }> {
+async function post(
+  headers: Record<string, string>,
+  body: unknown = INIT,
+): Promise<{ status: number; headers: Headers; text: string }> {
   const { request } = await import('undici');
   const res = await request(serve.mcpUrl, {
     method: 'POST',
@@ -71,7 +89,12 @@ describe('svc serve /mcp (Streamable HTTP)', () => {
   });
 
   it('refuses a foreign Host or Origin with 403', async () => {
-    const refused: Record<string, string>[] = [{ host: 'evil.example.com' }, { host: `evil.example.com:${new URL(serve.baseUrl).port}` }, { origin: 'http://evil.example.com' }, { origin: 'null' }];
+    const refused: Record<string, string>[] = [
+      { host: 'evil.example.com' },
+      { host: `evil.example.com:${new URL(serve.baseUrl).port}` },
+      { origin: 'http://evil.example.com' },
+      { origin: 'null' },
+    ];
     for (const headers of refused) {
       const r = await post(headers);
       expect(r.status, JSON.stringify(headers)).toBe(403);
@@ -94,7 +117,10 @@ describe('svc serve /mcp (Streamable HTTP)', () => {
     }
     const cors = await post({ origin: 'https://app.example.test' });
     expect(cors.headers.get('access-control-allow-origin')).toBe('https://app.example.test');
-    const preflight = await fetch(serve.mcpUrl, { method: 'OPTIONS', headers: { origin: 'https://app.example.test', 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(serve.mcpUrl, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.test', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/);
   });
@@ -116,7 +142,10 @@ describe('svc serve /mcp (Streamable HTTP)', () => {
   });
 
   it('limits the request body (413)', async () => {
-    const big = JSON.stringify({ ...INIT, params: { ...INIT.params, clientInfo: { name: 'x'.repeat(70_000), version: '1' } } });
+    const big = JSON.stringify({
+      ...INIT,
+      params: { ...INIT.params, clientInfo: { name: 'x'.repeat(70_000), version: '1' } },
+    });
     const r = await post({}, big);
     expect(r.status).toBe(413);
   });
@@ -128,6 +157,8 @@ describe('svc serve /mcp (Streamable HTTP)', () => {
     const tools = (await clients.sub.listTools()).tools;
     await call(clients.sub, tools, 'svc-link-report', {});
     await new Promise((r) => setTimeout(r, 50));
-    expect(seen.some((s) => s.level === 'warning' && (s.data as { tool?: string }).tool === 'svc-link-report')).toBe(true);
+    expect(seen.some((s) => s.level === 'warning' && (s.data as { tool?: string }).tool === 'svc-link-report')).toBe(
+      true,
+    );
   });
 });

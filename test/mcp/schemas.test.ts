@@ -13,7 +13,10 @@ import { silentLogger } from '../../src/lib/log.js';
 import { createHost } from '../../src/app/host.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-schemas-'));
-const app = openApp(parseConfig({ data_dir: dir, log_level: 'silent', targets: [{ host: 'example.org', track_links: 'all' }] }), { logger: silentLogger });
+const app = openApp(
+  parseConfig({ data_dir: dir, log_level: 'silent', targets: [{ host: 'example.org', track_links: 'all' }] }),
+  { logger: silentLogger },
+);
 const host = await createHost(app);
 
 afterAll(async () => {
@@ -26,7 +29,12 @@ describe('tool definitions', () => {
   const inv = toolInventory(host.registry);
 
   it('has one tool per svc/* ability, named with a dash', () => {
-    expect(TOOLS.map((t) => t.ability).sort()).toEqual(host.registry.list().map((a) => a.name).sort());
+    expect(TOOLS.map((t) => t.ability).sort()).toEqual(
+      host.registry
+        .list()
+        .map((a) => a.name)
+        .sort(),
+    );
     expect(inv.definitions.map((d) => d.name)).toEqual(TOOLS.map((t) => t.name));
     for (const d of inv.definitions) expect(d.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
   });
@@ -38,7 +46,11 @@ describe('tool definitions', () => {
       expect(def.inputSchema).toBe(ability.inputJsonSchema);
       expect(def.outputSchema).toBe(ability.outputJsonSchema);
       expect(def.title).toBe(ability.label);
-      expect(def.annotations).toMatchObject({ readOnlyHint: ability.annotations.readonly, destructiveHint: ability.annotations.destructive, idempotentHint: ability.annotations.idempotent });
+      expect(def.annotations).toMatchObject({
+        readOnlyHint: ability.annotations.readonly,
+        destructiveHint: ability.annotations.destructive,
+        idempotentHint: ability.annotations.idempotent,
+      });
       expect(typeof def.annotations!.openWorldHint).toBe('boolean');
     }
   });
@@ -54,6 +66,8 @@ describe('tool definitions', () => {
   it('builds a server whose instructions describe the tools, or say why there are none', () => {
     expect(serverInstructions(host)).toMatch(/svc-search/);
     expect(createMcpServer({ host, user: null, logger: silentLogger })).toBeDefined();
-    expect(serverInstructions({ ...host, abilitiesEnabled: false, disabledReason: 'host version 6.8 is older than 6.9' })).toMatch(/^This server lists no tools: host version 6\.8/);
+    expect(
+      serverInstructions({ ...host, abilitiesEnabled: false, disabledReason: 'host version 6.8 is older than 6.9' }),
+    ).toMatch(/^This server lists no tools: host version 6\.8/);
   });
 });

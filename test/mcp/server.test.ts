@@ -14,7 +14,7 @@ import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/mcp-server.js';
 import { createHost } from '../../src/app/host.js';
-import { type Host } from '../../src/abilities/runtime.js';
+import type { Host } from '../../src/abilities/runtime.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-server-'));
 const app = openApp(parseConfig({ data_dir: dir, log_level: 'silent' }), { logger: silentLogger });
@@ -39,12 +39,23 @@ async function connect(h: Host, lines: string[], beforeToolCall?: McpServerOptio
 describe('mcp server in-process', () => {
   it('turns an unexpected failure below the abilities into an internal_error result and an error log', async () => {
     const lines: string[] = [];
-    const broken: Host = { ...host, registry: { ...host.registry, list: () => host.registry.list(), get: (n) => host.registry.get(n), execute: async () => Promise.reject(new TypeError('disk on fire')) } };
+    const broken: Host = {
+      ...host,
+      registry: {
+        ...host.registry,
+        list: () => host.registry.list(),
+        get: (n) => host.registry.get(n),
+        execute: async () => Promise.reject(new TypeError('disk on fire')),
+      },
+    };
     const client = await connect(broken, lines);
     const r = (await client.callTool({ name: 'svc-search', arguments: { terms: 'x' } })) as CallToolResult;
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
-    expect(r.content[0]).toEqual({ type: 'text', text: 'internal_error: svc-search failed unexpectedly; the server log has the details' });
+    expect(r.content[0]).toEqual({
+      type: 'text',
+      text: 'internal_error: svc-search failed unexpectedly; the server log has the details',
+    });
     expect(lines.join('')).toMatch(/"level":50.*disk on fire.*tool call failed unexpectedly/s);
     await client.close();
   });
@@ -52,7 +63,10 @@ describe('mcp server in-process', () => {
   it('runs a tool as the connection user and logs the call at debug', async () => {
     const lines: string[] = [];
     const client = await connect(host, lines);
-    const r = (await client.callTool({ name: 'svc-search', arguments: { terms: 'nothing indexed yet' } })) as CallToolResult;
+    const r = (await client.callTool({
+      name: 'svc-search',
+      arguments: { terms: 'nothing indexed yet' },
+    })) as CallToolResult;
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ success: true, results: { total: 0, hits: [] } });
     expect(lines.join('')).toMatch(/"tool":"svc-search".*"msg":"tool call"/);
@@ -62,13 +76,26 @@ describe('mcp server in-process', () => {
   it('lets the step before a tool call answer instead of the tool, which then does not run', async () => {
     const lines: string[] = [];
     let ran = 0;
-    const counting: Host = { ...host, registry: { ...host.registry, list: () => host.registry.list(), get: (n) => host.registry.get(n), execute: async (...a) => (ran++, host.registry.execute(...a)) } };
+    const counting: Host = {
+      ...host,
+      registry: {
+        ...host.registry,
+        list: () => host.registry.list(),
+        get: (n) => host.registry.get(n),
+        execute: async (...a) => (ran++, host.registry.execute(...a)),
+      },
+    };
     const seen: string[] = [];
     const client = await connect(counting, lines, async ({ spec, args, user }) => {
       seen.push(`${spec.name} ${JSON.stringify(args)} ${user?.login}`);
-      return spec.name === 'svc-delete-pages' ? { isError: true, content: [{ type: 'text', text: 'not confirmed' }] } : undefined;
+      return spec.name === 'svc-delete-pages'
+        ? { isError: true, content: [{ type: 'text', text: 'not confirmed' }] }
+        : undefined;
     });
-    const r = (await client.callTool({ name: 'svc-delete-pages', arguments: { urls: ['http://x.test/a'] } })) as CallToolResult;
+    const r = (await client.callTool({
+      name: 'svc-delete-pages',
+      arguments: { urls: ['http://x.test/a'] },
+    })) as CallToolResult;
     expect(r.content[0]).toEqual({ type: 'text', text: 'not confirmed' });
     expect(ran).toBe(0);
     const s = (await client.callTool({ name: 'svc-search', arguments: { terms: 'x' } })) as CallToolResult;

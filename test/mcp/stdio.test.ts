@@ -2,7 +2,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, LoggingMessageNotificationSchema, type CallToolResult, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  LoggingMessageNotificationSchema,
+  type CallToolResult,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, stdioClient, type Fixture } from '../support/mcp.js';
 import { SERVER_JS } from '../support/paths.js';
@@ -13,7 +18,12 @@ let clients: Clients;
 
 beforeAll(async () => {
   fx = await makeFixture({ siteDelayMs: 250 });
-  const [admin, sub, alice, none] = await Promise.all([stdioClient(fx, 'admin'), stdioClient(fx, 'sub'), stdioClient(fx, 'alice'), stdioClient(fx, undefined)]);
+  const [admin, sub, alice, none] = await Promise.all([
+    stdioClient(fx, 'admin'),
+    stdioClient(fx, 'sub'),
+    stdioClient(fx, 'alice'),
+    stdioClient(fx, undefined),
+  ]);
   clients = { admin: admin.client, sub: sub.client, alice: alice.client, none: none.client };
 });
 
@@ -35,10 +45,20 @@ describe('svc mcp (stdio)', () => {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'svc-search', arguments: { terms: 'quokka' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'svc-search', arguments: { terms: 'quokka' } },
+    });
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'svc-search', arguments: { terms: 7 } } });
     while (!out.includes('"id":4')) await new Promise((r) => setTimeout(r, 20));
     child.stdin.end(); // the client going away ends the server
@@ -51,7 +71,10 @@ describe('svc mcp (stdio)', () => {
   });
 
   it('refuses an unknown SVC_USER with a clear message on stderr', async () => {
-    const child = spawn(process.execPath, [SERVER_JS, 'mcp', '--config', fx.configPath], { env: { PATH: process.env.PATH ?? '', SVC_USER: 'mallory' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SERVER_JS, 'mcp', '--config', fx.configPath], {
+      env: { PATH: process.env.PATH ?? '', SVC_USER: 'mallory' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -121,7 +144,9 @@ describe('svc mcp with one-shot clients', () => {
   const structured = (r: unknown) => (r as CallToolResult).structuredContent as Record<string, unknown>;
 
   it('a client that exits right after svc-full-crawl stops the crawl (the descriptions say so)', async () => {
-    const id = await oneShot(async (c) => structured(await c.callTool({ name: 'svc-full-crawl', arguments: {} })).id as number);
+    const id = await oneShot(
+      async (c) => structured(await c.callTool({ name: 'svc-full-crawl', arguments: {} })).id as number,
+    );
     const rec = await oneShot(async (c) => structured(await c.callTool({ name: 'svc-get-crawl', arguments: { id } })));
     expect(rec).toMatchObject({ id, status: 'stopped' });
   });
@@ -129,7 +154,11 @@ describe('svc mcp with one-shot clients', () => {
   it('a client that calls svc-full-crawl, then svc-get-crawl with wait_seconds, then exits sees the crawl complete', async () => {
     const [started, waited] = await oneShot(async (c) => {
       const s = structured(await c.callTool({ name: 'svc-full-crawl', arguments: {} }));
-      const w = structured(await c.callTool({ name: 'svc-get-crawl', arguments: { id: s.id, wait_seconds: 60 } }, CallToolResultSchema, { timeout: 90_000 }));
+      const w = structured(
+        await c.callTool({ name: 'svc-get-crawl', arguments: { id: s.id, wait_seconds: 60 } }, CallToolResultSchema, {
+          timeout: 90_000,
+        }),
+      );
       return [s, w];
     });
     expect(waited).toMatchObject({ id: started.id, status: 'completed' });

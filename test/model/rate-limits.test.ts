@@ -44,9 +44,15 @@ describe('the rate_limits config section', () => {
   });
 
   it('refuses bad values naming the field and the rule', () => {
-    expect(problemsOf({ rate_limits: { window: '1d' } })).toEqual(['rate_limits.window: must be a window like "10s", "1m" or "1h" (1 second to 1 hour)']);
-    expect(problemsOf({ rate_limits: { search: 0 } })).toEqual(['rate_limits.search: must be a whole number from 1 to 1000000, or null for no limit']);
-    expect(problemsOf({ rate_limits: { mcp: 2.5 } })).toEqual(['rate_limits.mcp: must be a whole number from 1 to 1000000, or null for no limit']);
+    expect(problemsOf({ rate_limits: { window: '1d' } })).toEqual([
+      'rate_limits.window: must be a window like "10s", "1m" or "1h" (1 second to 1 hour)',
+    ]);
+    expect(problemsOf({ rate_limits: { search: 0 } })).toEqual([
+      'rate_limits.search: must be a whole number from 1 to 1000000, or null for no limit',
+    ]);
+    expect(problemsOf({ rate_limits: { mcp: 2.5 } })).toEqual([
+      'rate_limits.mcp: must be a whole number from 1 to 1000000, or null for no limit',
+    ]);
     expect(problemsOf({ rate_limits: { api: '600' } })).toEqual([
       'rate_limits.api: must be the number of API requests one client may make per window (a whole number from 1 to 1000000), or null for no limit',
     ]);

@@ -1,6 +1,14 @@
 // The scheduler's decisions as pure functions of an injected clock: next runs, missed runs, skips while busy.
 import { describe, expect, it } from 'vitest';
-import { cronProblem, decideSchedule, nextRunAfter, scheduleInfo, sleepMs, stateAfter, type ScheduleState } from '../../src/model/schedule.js';
+import {
+  cronProblem,
+  decideSchedule,
+  nextRunAfter,
+  scheduleInfo,
+  sleepMs,
+  stateAfter,
+  type ScheduleState,
+} from '../../src/model/schedule.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 
 const T = (iso: string) => Date.parse(iso);
@@ -23,8 +31,12 @@ describe('cron expressions', () => {
   });
 
   it('a bad expression in the config is an error naming the field', () => {
-    expect(() => parseConfig({ schedule: { full: '61 * * * *' } })).toThrow(/schedule\.full: must be a cron expression of 5 fields .*minute/);
-    expect(() => parseConfig({ schedule: { partial: 'hourly please' } })).toThrow(/schedule\.partial: must be a cron expression/);
+    expect(() => parseConfig({ schedule: { full: '61 * * * *' } })).toThrow(
+      /schedule\.full: must be a cron expression of 5 fields .*minute/,
+    );
+    expect(() => parseConfig({ schedule: { partial: 'hourly please' } })).toThrow(
+      /schedule\.partial: must be a cron expression/,
+    );
     expect(() => parseConfig({ schedule: { weekly: '0 3 * * 1' } })).toThrow(/schedule.*weekly/);
     const c = parseConfig({ schedule: { full: '0 3 * * 1' } });
     expect(c.schedule).toEqual({ full: '0 3 * * 1' });
@@ -43,7 +55,10 @@ describe('decideSchedule with an injected clock', () => {
 
   it('waits until the next run, then runs it once', () => {
     const s: ScheduleState = { checkedAt: start, lastRun: null };
-    expect(decideSchedule(EVERY_10_MIN, s, start + 9 * 60_000, false)).toEqual({ action: 'wait', nextRun: T('2026-03-01T10:10:00Z') });
+    expect(decideSchedule(EVERY_10_MIN, s, start + 9 * 60_000, false)).toEqual({
+      action: 'wait',
+      nextRun: T('2026-03-01T10:10:00Z'),
+    });
     const due = decideSchedule(EVERY_10_MIN, s, T('2026-03-01T10:10:00.020Z'), false);
     expect(due).toEqual({ action: 'run', slot: T('2026-03-01T10:10:00Z'), missed: false });
     const after = stateAfter(due, s, T('2026-03-01T10:10:00.020Z'));
@@ -68,19 +83,37 @@ describe('decideSchedule with an injected clock', () => {
     const d = decideSchedule(EVERY_10_MIN, s, back, false);
     expect(d).toEqual({ action: 'run', slot: T('2026-03-01T10:10:00Z'), missed: true });
     const after = stateAfter(d, s, back);
-    expect(decideSchedule(EVERY_10_MIN, after, back + 1000, false)).toEqual({ action: 'wait', nextRun: T('2026-03-01T13:10:00Z') });
+    expect(decideSchedule(EVERY_10_MIN, after, back + 1000, false)).toEqual({
+      action: 'wait',
+      nextRun: T('2026-03-01T13:10:00Z'),
+    });
   });
 
   it('sleeps until the nearest next run, at most the cap, and not at all when something is due', () => {
     const now = start;
-    expect(sleepMs([{ action: 'wait', nextRun: now + 5000 }, { action: 'wait', nextRun: now + 2000 }], now)).toBe(2000);
+    expect(
+      sleepMs(
+        [
+          { action: 'wait', nextRun: now + 5000 },
+          { action: 'wait', nextRun: now + 2000 },
+        ],
+        now,
+      ),
+    ).toBe(2000);
     expect(sleepMs([{ action: 'wait', nextRun: now + 3_600_000 }], now, 30_000)).toBe(30_000);
     expect(sleepMs([{ action: 'wait', nextRun: null }], now, 30_000)).toBe(30_000);
     expect(sleepMs([{ action: 'wait', nextRun: now + 5000 }, { action: 'init' }], now)).toBe(0);
   });
 
   it('shows each kind with its next and last run, null for a kind without a schedule', () => {
-    const info = scheduleInfo({ full: EVERY_10_MIN }, { full: { checkedAt: start, lastRun: start } }, T('2026-03-01T10:04:00Z'));
-    expect(info).toEqual({ full: { cron: EVERY_10_MIN, nextRun: '2026-03-01T10:10:00.000Z', lastRun: '2026-03-01T10:00:00.000Z' }, partial: null });
+    const info = scheduleInfo(
+      { full: EVERY_10_MIN },
+      { full: { checkedAt: start, lastRun: start } },
+      T('2026-03-01T10:04:00Z'),
+    );
+    expect(info).toEqual({
+      full: { cron: EVERY_10_MIN, nextRun: '2026-03-01T10:10:00.000Z', lastRun: '2026-03-01T10:00:00.000Z' },
+      partial: null,
+    });
   });
 });

@@ -42,7 +42,9 @@ beforeAll(async () => {
       const i = m ? Number(m[1]) : 0;
       const next = [1, 2, 3].map((d) => `<a href="/p/${(i + d) % PAGES}">next ${d}</a>`).join(' ');
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<html><head><title>Page ${i} harbour notes</title></head><body><p>Harbour notes number ${i}.</p>${next}<a href="/gone/${i % 50}">gone</a><a href="/moved/${i % 20}">moved</a></body></html>`);
+      res.end(
+        `<html><head><title>Page ${i} harbour notes</title></head><body><p>Harbour notes number ${i}.</p>${next}<a href="/gone/${i % 50}">gone</a><a href="/moved/${i % 20}">moved</a></body></html>`,
+      );
     } else if (path.startsWith('/moved/')) {
       res.writeHead(301, { location: '/p/0' }).end();
     } else {
@@ -56,7 +58,17 @@ beforeAll(async () => {
   const raw = {
     project: { public_token: TOKEN },
     data_dir: join(dir, 'data'),
-    targets: [{ host: siteHost, scheme: 'http', track_links: 'all', use_sitemap: false, walk_links: true, concurrency: 4, max_pages: PAGES * 2 }],
+    targets: [
+      {
+        host: siteHost,
+        scheme: 'http',
+        track_links: 'all',
+        use_sitemap: false,
+        walk_links: true,
+        concurrency: 4,
+        max_pages: PAGES * 2,
+      },
+    ],
     log_level: 'silent',
   };
   configFile = join(dir, 'svc.json');
@@ -103,7 +115,11 @@ async function waitForEnd(id: number): Promise<string> {
 
 describe('readers while a crawl writes', () => {
   it(`16 clients read the report and search for ${SOAK_SECONDS} s: no errors, no torn reports`, async () => {
-    const start = await fetch(`${base}/crawls`, { method: 'POST', headers: auth(), body: JSON.stringify({ mode: 'full' }) });
+    const start = await fetch(`${base}/crawls`, {
+      method: 'POST',
+      headers: auth(),
+      body: JSON.stringify({ mode: 'full' }),
+    });
     expect(start.status).toBe(202);
     const { id } = (await start.json()) as { id: number };
     const deadline = Date.now() + SOAK_SECONDS * 1000;
@@ -115,7 +131,11 @@ describe('readers while a crawl writes', () => {
         const res =
           n % 2 === 0
             ? await fetch(`${base}/link-report?limit=${limit}`, { headers: auth() })
-            : await fetch(`${base}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ terms: 'harbour notes' }) });
+            : await fetch(`${base}/search`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ terms: 'harbour notes' }),
+              });
         answers++;
         if (res.status !== 200) {
           errors.push(`${res.status} ${await res.text()}`);
@@ -126,7 +146,11 @@ describe('readers while a crawl writes', () => {
         else expect((body as { hits: unknown[] }).hits.length).toBeLessThanOrEqual(10);
         // While the crawl still runs, start it again: one more crawl never sneaks in.
         if (n === 0 && answers % 50 === 0) {
-          const again = await fetch(`${base}/crawls`, { method: 'POST', headers: auth(), body: JSON.stringify({ mode: 'partial' }) });
+          const again = await fetch(`${base}/crawls`, {
+            method: 'POST',
+            headers: auth(),
+            body: JSON.stringify({ mode: 'partial' }),
+          });
           const status = (await again.json()) as { status?: string };
           if (again.status === 202) await waitForEnd((status as { id: number }).id);
           else expect(again.status).toBe(409);
@@ -147,7 +171,11 @@ describe('readers while a crawl writes', () => {
 
 describe('two crawl starts at once', () => {
   it('in one process: exactly one is accepted', async () => {
-    const both = await Promise.all([0, 1].map(() => fetch(`${base}/crawls`, { method: 'POST', headers: auth(), body: JSON.stringify({ mode: 'full' }) })));
+    const both = await Promise.all(
+      [0, 1].map(() =>
+        fetch(`${base}/crawls`, { method: 'POST', headers: auth(), body: JSON.stringify({ mode: 'full' }) }),
+      ),
+    );
     const statuses = both.map((r) => r.status).sort();
     expect(statuses).toEqual([202, 409]);
     const accepted = (await both.find((r) => r.status === 202)!.json()) as { id: number };

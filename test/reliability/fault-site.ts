@@ -49,7 +49,6 @@ const LINKED = [
   '/latin1',
 ];
 
-
 export async function startFaultSite(): Promise<FaultSite> {
   bomb ??= await makeGzipBomb();
   const hits = new Map<string, number>();
@@ -75,7 +74,8 @@ export async function startFaultSite(): Promise<FaultSite> {
     req.socket.on('error', () => {});
     if (path === '/robots.txt') {
       if (mode.robots === '500') return void res.writeHead(500).end('boom');
-      if (mode.robots === 'html') return html(res, article('Not robots', 'This is an HTML page where robots.txt should be.', ['/ok']));
+      if (mode.robots === 'html')
+        return html(res, article('Not robots', 'This is an HTML page where robots.txt should be.', ['/ok']));
       if (mode.robots === 'huge') {
         res.writeHead(200, { 'content-type': 'text/plain' });
         const line = 'Disallow: /nothing-here-' + 'x'.repeat(100) + '\n';
@@ -88,17 +88,22 @@ export async function startFaultSite(): Promise<FaultSite> {
     if (path === '/sitemap.xml') {
       if (mode.sitemap === 'malformed') {
         res.writeHead(200, { 'content-type': 'application/xml' });
-        return void res.end('<?xml version="1.0"?><urlset><url><loc>http://' + req.headers.host + '/ok</loc><url><loc>broken');
+        return void res.end(
+          '<?xml version="1.0"?><urlset><url><loc>http://' + req.headers.host + '/ok</loc><url><loc>broken',
+        );
       }
       if (mode.sitemap === 'huge') {
         res.writeHead(200, { 'content-type': 'application/xml' });
-        res.write('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n');
-        for (let i = 0; i < 60_000; i++) res.write(`<url><loc>http://${req.headers.host}/calendar/s-${i}</loc><lastmod>2026-01-01</lastmod></url>\n`);
+        res.write(
+          '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n',
+        );
+        for (let i = 0; i < 60_000; i++)
+          res.write(`<url><loc>http://${req.headers.host}/calendar/s-${i}</loc><lastmod>2026-01-01</lastmod></url>\n`);
         return void res.end('</urlset>\n');
       }
       return void res.writeHead(404).end();
     }
-    if (path === '/' ) return html(res, article('Fault site', 'Every kind of trouble a crawler meets.', LINKED));
+    if (path === '/') return html(res, article('Fault site', 'Every kind of trouble a crawler meets.', LINKED));
     if (path === '/ok') return html(res, article('Fine page', 'Nothing wrong here.'));
     if (path === '/slow-headers') return later(5_000, () => html(res, article('Late', 'too late')));
     if (path === '/slow-body') {
@@ -169,11 +174,22 @@ export async function startFaultSite(): Promise<FaultSite> {
     if (path.startsWith('/calendar/s-')) return html(res, article(`Sitemap page ${path}`, 'from the big sitemap'));
     if (path === '/bad-utf8') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      return void res.end(Buffer.concat([Buffer.from('<html><head><title>Broken bytes</title></head><body><p>valid start '), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xa0]), Buffer.from(' uniquebrokenword end</p></body></html>')]));
+      return void res.end(
+        Buffer.concat([
+          Buffer.from('<html><head><title>Broken bytes</title></head><body><p>valid start '),
+          Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xa0]),
+          Buffer.from(' uniquebrokenword end</p></body></html>'),
+        ]),
+      );
     }
     if (path === '/latin1') {
       res.writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' });
-      return void res.end(Buffer.from('<html><head><title>Latin page</title></head><body><p>Smörgåsbord café naïve</p></body></html>', 'latin1'));
+      return void res.end(
+        Buffer.from(
+          '<html><head><title>Latin page</title></head><body><p>Smörgåsbord café naïve</p></body></html>',
+          'latin1',
+        ),
+      );
     }
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');

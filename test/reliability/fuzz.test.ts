@@ -21,7 +21,7 @@ import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createMcpHttpHandler } from '../../src/http/mcp.js';
-import { type Host } from '../../src/abilities/runtime.js';
+import type { Host } from '../../src/abilities/runtime.js';
 import { importPosts } from '../../src/store/posts.js';
 import { httpDeps } from '../../src/app/http.js';
 
@@ -83,13 +83,29 @@ function randomValue(r: () => number, depth = 0): unknown {
     case 8: {
       if (depth > 2) return {};
       const o: Record<string, unknown> = {};
-      for (const key of ['urls', 'mode', 'terms', 'limit', 'target', 'post_id', 'refresh', 'search_params', 'params', 'extra', '__proto__', 'constructor']) {
+      for (const key of [
+        'urls',
+        'mode',
+        'terms',
+        'limit',
+        'target',
+        'post_id',
+        'refresh',
+        'search_params',
+        'params',
+        'extra',
+        '__proto__',
+        'constructor',
+      ]) {
         if (r() < 0.3) o[key] = randomValue(r, depth + 1);
       }
       return o;
     }
     case 9:
-      return { mode: ['full', 'partial', 'manual', 'FULL', '', 7][Math.floor(r() * 6)], urls: randomValue(r, depth + 1) };
+      return {
+        mode: ['full', 'partial', 'manual', 'FULL', '', 7][Math.floor(r() * 6)],
+        urls: randomValue(r, depth + 1),
+      };
     case 10:
       return { terms: NASTY_STRINGS[Math.floor(r() * NASTY_STRINGS.length)], params: randomValue(r, depth + 1) };
     default:
@@ -97,7 +113,17 @@ function randomValue(r: () => number, depth = 0): unknown {
   }
 }
 
-const RAW_BODIES = ['{', '{"mode":', 'null', '[]', '"text"', '\u0000', '{"a":1}{"b":2}', '['.repeat(20_000) + ']'.repeat(20_000), 'x'.repeat(2 * 1024 * 1024)];
+const RAW_BODIES = [
+  '{',
+  '{"mode":',
+  'null',
+  '[]',
+  '"text"',
+  '\u0000',
+  '{"a":1}{"b":2}',
+  '['.repeat(20_000) + ']'.repeat(20_000),
+  'x'.repeat(2 * 1024 * 1024),
+];
 
 let site: Server;
 let app: App;
@@ -121,7 +147,9 @@ beforeAll(async () => {
   const config = parseConfig({
     project: { public_token: TOKEN },
     data_dir: mkdtempSync(join(tmpdir(), 'svc-fuzz-')),
-    targets: [{ host: `127.0.0.1:${sitePort}`, scheme: 'http', track_links: 'all', max_pages: 5, request_timeout_ms: 1000 }],
+    targets: [
+      { host: `127.0.0.1:${sitePort}`, scheme: 'http', track_links: 'all', max_pages: 5, request_timeout_ms: 1000 },
+    ],
     // Anonymous MCP clients are part of the fuzz: /mcp lets a request without a token through, as no user.
     server: { max_body_bytes: 1024 * 1024, mcp_auth: 'optional' },
   });
@@ -134,13 +162,34 @@ beforeAll(async () => {
     app.store.sql,
     parsePostsFile(
       JSON.stringify([
-        { id: 1, url: `http://127.0.0.1:${sitePort}/`, title: 'Fuzz home', status: 'publish', author: 'admin', type: 'page' },
-        { id: 2, url: `http://127.0.0.1:${sitePort}/private`, title: SECRET_TITLE, status: 'private', author: 'admin', type: 'post' },
+        {
+          id: 1,
+          url: `http://127.0.0.1:${sitePort}/`,
+          title: 'Fuzz home',
+          status: 'publish',
+          author: 'admin',
+          type: 'page',
+        },
+        {
+          id: 2,
+          url: `http://127.0.0.1:${sitePort}/private`,
+          title: SECRET_TITLE,
+          status: 'private',
+          author: 'admin',
+          type: 'post',
+        },
       ]),
     ),
   );
   host = await createHost(app);
-  server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app)), createAbilityRoutesHandler(httpDeps(app), host), createMcpHttpHandler(httpDeps(app), host)] });
+  server = createHttpServer({
+    logger: silentLogger,
+    handlers: [
+      createV1Handler(httpDeps(app)),
+      createAbilityRoutesHandler(httpDeps(app), host),
+      createMcpHttpHandler(httpDeps(app), host),
+    ],
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -160,14 +209,19 @@ interface Answer {
   text: string;
 }
 
-async function call(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   cases++;
   const res = await fetch(base + path, { method, body, headers, signal: AbortSignal.timeout(15_000) });
   return { status: res.status, text: await res.text() };
 }
 
 /** encodeURIComponent that survives lone surrogates (they go through as U+FFFD). */
-const enc = (s: string) => encodeURIComponent(s.replace(/\p{Surrogate}/gu, "\ufffd"));
+const enc = (s: string) => encodeURIComponent(s.replace(/\p{Surrogate}/gu, '\ufffd'));
 
 /** The rules every answer of every entry point must keep; `mayReadPrivate` when the caller is the administrator. */
 function expectClean(a: Answer, what: string, mayReadPrivate = false): void {
@@ -197,7 +251,12 @@ describe('fuzz: /v1', () => {
     const auth = { authorization: `Bearer ${keyA}` };
     for (const s of NASTY_STRINGS) {
       const q = enc(s.slice(0, 5000));
-      for (const path of [`/link-report?limit=${q}`, `/link-report?target=${q}`, `/crawls/${q}`, `/crawls?limit=${q}&offset=${q}`]) {
+      for (const path of [
+        `/link-report?limit=${q}`,
+        `/link-report?target=${q}`,
+        `/crawls/${q}`,
+        `/crawls?limit=${q}&offset=${q}`,
+      ]) {
         expectClean(await call('GET', v1 + path, undefined, auth), `GET ${path.slice(0, 80)}`);
       }
     }
@@ -240,7 +299,15 @@ describe('fuzz: /v1', () => {
 
 describe('fuzz: ability routes', () => {
   const root = '/wp-json/abilities/v1/abilities';
-  const names = ['svc/search', 'svc/get-page-meta', 'svc/link-report', 'svc/manual-crawl', 'svc/delete-pages', 'svc/full-crawl', 'svc/partial-crawl'];
+  const names = [
+    'svc/search',
+    'svc/get-page-meta',
+    'svc/link-report',
+    'svc/manual-crawl',
+    'svc/delete-pages',
+    'svc/full-crawl',
+    'svc/partial-crawl',
+  ];
 
   it('random inputs as every kind of caller answer cleanly', async () => {
     const r = rng(2);
@@ -259,18 +326,26 @@ describe('fuzz: ability routes', () => {
 
   it('malformed envelopes, names and GET inputs answer cleanly', async () => {
     const auth = { ...json, authorization: `Bearer ${adminToken}` };
-    for (const body of RAW_BODIES) expectClean(await call('POST', `${root}/svc%2Fsearch/run`, body, auth), `raw ${body.slice(0, 40)}`, true);
+    for (const body of RAW_BODIES)
+      expectClean(await call('POST', `${root}/svc%2Fsearch/run`, body, auth), `raw ${body.slice(0, 40)}`, true);
     for (const s of NASTY_STRINGS) {
       const e = enc(s.slice(0, 3000));
       expectClean(await call('GET', `${root}/${e}`, undefined, auth), `describe ${s.slice(0, 40)}`, true);
-      expectClean(await call('GET', `${root}/svc%2Fsearch/run?input=${e}`, undefined, auth), `GET input ${s.slice(0, 40)}`, true);
+      expectClean(
+        await call('GET', `${root}/svc%2Fsearch/run?input=${e}`, undefined, auth),
+        `GET input ${s.slice(0, 40)}`,
+        true,
+      );
       expectClean(await call('POST', `${root}/svc%2F${e}/run`, '{}', auth), `run unknown ${s.slice(0, 40)}`, true);
     }
   }, 60_000);
 
   it('a private post is never shown to a subscriber, whatever the id looks like', async () => {
     for (const post_id of [2, '2', 2.0, [2], { id: 2 }]) {
-      const a = await call('POST', `${root}/svc%2Fget-page-meta/run`, JSON.stringify({ input: { post_id } }), { ...json, authorization: `Bearer ${readerToken}` });
+      const a = await call('POST', `${root}/svc%2Fget-page-meta/run`, JSON.stringify({ input: { post_id } }), {
+        ...json,
+        authorization: `Bearer ${readerToken}`,
+      });
       expectClean(a, `page meta ${JSON.stringify(post_id)}`);
       expect(a.status).toBeGreaterThanOrEqual(400);
     }
@@ -289,7 +364,13 @@ describe('fuzz: MCP over HTTP', () => {
         for (let i = 0; i < 12; i++) {
           const args = randomValue(r);
           cases++;
-          const result = await client.callTool({ name: tool.name, arguments: (args && typeof args === 'object' && !Array.isArray(args) ? args : { value: args }) as Record<string, unknown> });
+          const result = await client.callTool({
+            name: tool.name,
+            arguments: (args && typeof args === 'object' && !Array.isArray(args) ? args : { value: args }) as Record<
+              string,
+              unknown
+            >,
+          });
           const text = JSON.stringify(result);
           expect(text).not.toMatch(/\n\s+at |SQLITE|\.ts:\d+/);
           if (token !== adminToken) expect(text).not.toContain(SECRET_TITLE);
@@ -304,8 +385,18 @@ describe('fuzz: MCP over HTTP', () => {
     const headers = { ...json, accept: 'application/json, text/event-stream', authorization: `Bearer ${adminToken}` };
     const bodies = [
       ...RAW_BODIES,
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: '../../etc/passwd', arguments: {} } }),
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc-search', arguments: 'not an object' } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: '../../etc/passwd', arguments: {} },
+      }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'svc-search', arguments: 'not an object' },
+      }),
       JSON.stringify({ jsonrpc: '1.0', id: {}, method: 7 }),
       JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping' }, 5, null]),
     ];

@@ -22,7 +22,9 @@ function engine(target: Record<string, unknown>) {
   const config = parseConfig({
     project: { public_token: 'fault001:eu-north-1' },
     data_dir: mkdtempSync(join(tmpdir(), 'svc-fault-')),
-    targets: [{ host: site.host, scheme: 'http', track_links: 'all', request_timeout_ms: 1000, concurrency: 4, ...target }],
+    targets: [
+      { host: site.host, scheme: 'http', track_links: 'all', request_timeout_ms: 1000, concurrency: 4, ...target },
+    ],
   });
   const store = new Store(join(config.data_dir, 'svc.db'));
   const backend = new EmbeddedBackend({ config, store, logger: silentLogger });
@@ -44,7 +46,9 @@ async function crawlMeasured(backend: EmbeddedBackend, mode: 'full' | 'partial' 
 }
 
 function outcome(store: Store, path: string) {
-  return store.db.prepare('SELECT http_status, reason, message, redirects_to FROM link_outcomes WHERE url = ?').get(site.url(path)) as
+  return store.db
+    .prepare('SELECT http_status, reason, message, redirects_to FROM link_outcomes WHERE url = ?')
+    .get(site.url(path)) as
     | { http_status: number; reason: string; message: string; redirects_to: string | null }
     | undefined;
 }
@@ -89,7 +93,9 @@ describe('a crawl of a hostile site', () => {
   });
 
   it('lists what the infinite URL space left unfetched as unknown', async () => {
-    const unknown = env.store.db.prepare(`SELECT count(*) n FROM link_outcomes WHERE reason = 'unknown' AND url LIKE ?`).get(`${site.url('/calendar/')}%`) as { n: number };
+    const unknown = env.store.db
+      .prepare(`SELECT count(*) n FROM link_outcomes WHERE reason = 'unknown' AND url LIKE ?`)
+      .get(`${site.url('/calendar/')}%`) as { n: number };
     expect(unknown.n).toBeGreaterThan(0);
     const report = await env.backend.linkReport({ limit: 1000 });
     expect(report.unknown.count).toBeGreaterThan(0);
@@ -128,7 +134,13 @@ describe('hostile robots.txt and sitemaps', () => {
     it(`a ${sitemap} sitemap: the crawl ends with bounded memory`, async () => {
       site.mode.sitemap = sitemap;
       // A 60,000-URL sitemap takes a while to stream and parse on a busy 2-core machine.
-      const env = engine({ max_pages: 20, use_sitemap: true, walk_links: false, request_timeout_ms: 10_000, start_paths: ['/ok'] });
+      const env = engine({
+        max_pages: 20,
+        use_sitemap: true,
+        walk_links: false,
+        request_timeout_ms: 10_000,
+        start_paths: ['/ok'],
+      });
       try {
         const { record, growthMb } = await crawlMeasured(env.backend);
         expect(record.status).toBe('completed');
@@ -137,7 +149,9 @@ describe('hostile robots.txt and sitemaps', () => {
         expect(growthMb).toBeLessThan(200);
         if (sitemap === 'huge') {
           // The pages came from the sitemap (capped), not from walking.
-          const fromSitemap = env.store.db.prepare(`SELECT count(*) n FROM pages WHERE url LIKE ?`).get(`${site.url('/calendar/s-')}%`) as { n: number };
+          const fromSitemap = env.store.db
+            .prepare(`SELECT count(*) n FROM pages WHERE url LIKE ?`)
+            .get(`${site.url('/calendar/s-')}%`) as { n: number };
           expect(fromSitemap.n).toBeGreaterThan(0);
         }
       } finally {

@@ -27,7 +27,9 @@ beforeAll(async () => {
     if (path === '/' || m || path === '/old') {
       const i = m ? Number(m[1]) : 0;
       res.writeHead(200, { 'content-type': 'text/html' });
-      return void res.end(`<html><head><title>Quay ${i}</title></head><body>quay ${i} <a href="/old">old</a> <a href="/p/${i + 1}">next</a></body></html>`);
+      return void res.end(
+        `<html><head><title>Quay ${i}</title></head><body>quay ${i} <a href="/old">old</a> <a href="/p/${i + 1}">next</a></body></html>`,
+      );
     }
     res.writeHead(404).end();
   });
@@ -36,7 +38,17 @@ beforeAll(async () => {
   const config = parseConfig({
     project: { public_token: 'intr0001:eu-north-1' },
     data_dir: mkdtempSync(join(tmpdir(), 'svc-intr-')),
-    targets: [{ host: `127.0.0.1:${(site.address() as AddressInfo).port}`, scheme: 'http', track_links: 'all', use_sitemap: false, walk_links: true, max_pages: 40, concurrency: 2 }],
+    targets: [
+      {
+        host: `127.0.0.1:${(site.address() as AddressInfo).port}`,
+        scheme: 'http',
+        track_links: 'all',
+        use_sitemap: false,
+        walk_links: true,
+        max_pages: 40,
+        concurrency: 2,
+      },
+    ],
   });
   store = new Store(join(config.data_dir, 'svc.db'));
   backend = new EmbeddedBackend({ config, store, logger: silentLogger });

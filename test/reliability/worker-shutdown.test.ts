@@ -19,10 +19,10 @@ function childScript(dbPath: string): string {
   const dist = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, 'dist/src', p)).href);
   return `
 import { Worker } from 'node:worker_threads';
-import { Store } from ${dist('store/store.js')};
-import { CrawlWriter } from ${dist('store/writer.js')};
+import { Store } from ${dist('store/sqlite/store.js')};
+import { CrawlWriter } from ${dist('store/sqlite/crawl-writer.js')};
 const path = ${JSON.stringify(dbPath)};
-const script = new URL(${dist('store/writer-worker.js')});
+const script = new URL(${dist('store/sqlite/writer-worker.js')});
 const online = (w) => new Promise((resolve, reject) => { w.once('online', resolve); w.once('error', reject); });
 new Store(path).close(); // migrated once, as the crawling process does before its writer starts
 for (let i = 0; i < ${ROUNDS}; i++) {
@@ -44,9 +44,17 @@ process.exit(0);
 
 describe('writer thread shutdown', () => {
   it(`starts and ends the writer thread ${ROUNDS * 2} times and exits with one still open: exit 0, no assertion`, async () => {
-    if (!existsSync(join(ROOT, 'dist/src/store/writer-worker.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-    const { code, signal, stdout, stderr } = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', childScript(join(dir, 'svc.db'))], { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (!existsSync(join(ROOT, 'dist/src/store/sqlite/writer-worker.js')))
+      throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+    const { code, signal, stdout, stderr } = await new Promise<{
+      code: number | null;
+      signal: string | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', childScript(join(dir, 'svc.db'))], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (c: Buffer) => (out += c));

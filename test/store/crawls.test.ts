@@ -22,7 +22,10 @@ describe.each(DIALECTS)('crawl records on %s', (dialect) => {
     await a.close();
     const b = await reopen();
     expect(b.recoveredCrawls).toEqual([rec.id]);
-    expect(await getCrawl(b.sql, 'p:eu', rec.id)).toMatchObject({ status: 'failed', error: expect.stringContaining('ended') });
+    expect(await getCrawl(b.sql, 'p:eu', rec.id)).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('ended'),
+    });
     await b.close();
   });
 

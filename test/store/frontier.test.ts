@@ -21,7 +21,12 @@ const T = 'site.test';
 const url = (i: number) => `http://${T}/p/${i}`;
 
 /** A worker's loop: claim a few, mark them done, until nothing is left; then try to finish the frontier. */
-async function drain(sql: Sql, crawlId: number, worker: string, onClaim?: (u: string) => Promise<void>): Promise<{ got: string[]; finished: boolean }> {
+async function drain(
+  sql: Sql,
+  crawlId: number,
+  worker: string,
+  onClaim?: (u: string) => Promise<void>,
+): Promise<{ got: string[]; finished: boolean }> {
   const got: string[] = [];
   for (;;) {
     const claims = await claimUrls(sql, { crawlId, target: T, worker, n: 5, leaseMs: 60_000 });
@@ -52,7 +57,15 @@ for (const db of sharedDbs()) {
       const conns = await db.connections(db.claimers);
       await openFrontier(conns[0]!, 1, [{ target: T, maxPages: 10_000 }]);
       const all = Array.from({ length: 240 }, (_, i) => url(i));
-      expect((await addUrls(conns[0]!, 1, all.map((u) => ({ url: u, target: T })))).added).toEqual(all);
+      expect(
+        (
+          await addUrls(
+            conns[0]!,
+            1,
+            all.map((u) => ({ url: u, target: T })),
+          )
+        ).added,
+      ).toEqual(all);
       const results = await Promise.all(conns.map((c, i) => drain(c, 1, `w${i}`)));
       const got = results.flatMap((r) => r.got);
       expect(got.length).toBe(all.length);
@@ -74,7 +87,15 @@ for (const db of sharedDbs()) {
         const mine = [...all].sort(() => Math.random() - 0.5);
         const added: string[] = [];
         for (let i = 0; i < mine.length; i += 7 + k) {
-          added.push(...(await addUrls(c, 2, mine.slice(i, i + 7 + k).map((u) => ({ url: u, target: T })))).added);
+          added.push(
+            ...(
+              await addUrls(
+                c,
+                2,
+                mine.slice(i, i + 7 + k).map((u) => ({ url: u, target: T })),
+              )
+            ).added,
+          );
         }
         return added;
       });
@@ -82,7 +103,12 @@ for (const db of sharedDbs()) {
       expect(added.length).toBe(all.length);
       expect(new Set(added)).toEqual(new Set(all));
       // Twice in one call counts once.
-      expect(await addUrls(conns[0]!, 2, [{ url: 'http://site.test/twice', target: T }, { url: 'http://site.test/twice', target: T }])).toEqual({
+      expect(
+        await addUrls(conns[0]!, 2, [
+          { url: 'http://site.test/twice', target: T },
+          { url: 'http://site.test/twice', target: T },
+        ]),
+      ).toEqual({
         added: ['http://site.test/twice'],
         cut: [],
         closed: false,
@@ -101,7 +127,10 @@ for (const db of sharedDbs()) {
         conns.map((c, k) =>
           drain(c, 3, `w${k}`, async (u) => {
             const i = Number(u.split('/').pop());
-            const links = [1, 2, 3].map((d) => i + d).filter((j) => j < N).map((j) => ({ url: url(j), target: T }));
+            const links = [1, 2, 3]
+              .map((d) => i + d)
+              .filter((j) => j < N)
+              .map((j) => ({ url: url(j), target: T }));
             news[k]!.push(...(await addUrls(c, 3, links)).added);
           }),
         ),
@@ -116,7 +145,11 @@ for (const db of sharedDbs()) {
       const [a, b] = await db.connections(2);
       const t0 = 1_000_000;
       await openFrontier(a!, 4, [{ target: T, maxPages: 10_000 }]);
-      await addUrls(a!, 4, [0, 1, 2].map((i) => ({ url: url(i), target: T })));
+      await addUrls(
+        a!,
+        4,
+        [0, 1, 2].map((i) => ({ url: url(i), target: T })),
+      );
       const mine = await claimUrls(a!, { crawlId: 4, target: T, worker: 'A', n: 2, leaseMs: 50, now: t0 });
       expect(mine.map((c) => [c.url, c.attempts])).toEqual([
         [url(0), 1],
@@ -124,7 +157,11 @@ for (const db of sharedDbs()) {
       ]);
       // Renewed at t0 + 40 (the heartbeat), A's claims outlive t0 + 60.
       expect(await renewClaims(a!, { crawlId: 4, worker: 'A', leaseMs: 50, now: t0 + 40 })).toBe(2);
-      expect((await claimUrls(b!, { crawlId: 4, target: T, worker: 'B', n: 5, leaseMs: 50, now: t0 + 60 })).map((c) => c.url)).toEqual([url(2)]);
+      expect(
+        (await claimUrls(b!, { crawlId: 4, target: T, worker: 'B', n: 5, leaseMs: 50, now: t0 + 60 })).map(
+          (c) => c.url,
+        ),
+      ).toEqual([url(2)]);
       // A stops beating: after its lease, B takes its URLs again.
       expect((await frontierStatus(b!, 4, t0 + 95)).expired).toBe(2);
       const again = await claimUrls(b!, { crawlId: 4, target: T, worker: 'B', n: 5, leaseMs: 50, now: t0 + 95 });
@@ -132,9 +169,14 @@ for (const db of sharedDbs()) {
         [url(0), 2],
         [url(1), 2],
       ]);
-      expect(await markDone(a!, { crawlId: 4, worker: 'A', ids: mine.map((c) => c.id) })).toEqual({ done: [], refused: mine.map((c) => c.id) });
+      expect(await markDone(a!, { crawlId: 4, worker: 'A', ids: mine.map((c) => c.id) })).toEqual({
+        done: [],
+        refused: mine.map((c) => c.id),
+      });
       expect((await frontierStatus(b!, 4, t0 + 96)).claimed).toBe(3);
-      expect((await markDone(b!, { crawlId: 4, worker: 'B', ids: again.map((c) => c.id) })).done).toEqual(again.map((c) => c.id));
+      expect((await markDone(b!, { crawlId: 4, worker: 'B', ids: again.map((c) => c.id) })).done).toEqual(
+        again.map((c) => c.id),
+      );
       // Done is done: a second mark is refused.
       expect((await markDone(b!, { crawlId: 4, worker: 'B', ids: [again[0]!.id] })).refused).toEqual([again[0]!.id]);
       // A worker known to be gone gives its claims back at once.
@@ -155,7 +197,9 @@ for (const db of sharedDbs()) {
       const [c] = await claimUrls(conns[0]!, { crawlId: 5, target: T, worker: 'x', n: 1, leaseMs: 1, now: 1 });
       expect(await finishFrontier(conns[1]!, 5, 'y')).toBe(false);
       await markDone(conns[0]!, { crawlId: 5, worker: 'x', ids: [c!.id] });
-      const ends = await Promise.all(conns.flatMap((s, i) => [finishFrontier(s, 5, `w${i}`), finishFrontier(s, 5, `w${i}`)]));
+      const ends = await Promise.all(
+        conns.flatMap((s, i) => [finishFrontier(s, 5, `w${i}`), finishFrontier(s, 5, `w${i}`)]),
+      );
       expect(ends.filter(Boolean)).toHaveLength(1);
       const st = await frontierStatus(conns[1]!, 5);
       expect(st.finishedBy).toBe(`w${Math.floor(ends.indexOf(true) / 2)}`);
@@ -172,26 +216,59 @@ for (const db of sharedDbs()) {
         { target: T, maxPages: 5 },
         { target: 'other.test', maxPages: 100 },
       ]);
-      await addUrls(conns[0]!, 6, Array.from({ length: 12 }, (_, i) => ({ url: url(i), target: T })));
+      await addUrls(
+        conns[0]!,
+        6,
+        Array.from({ length: 12 }, (_, i) => ({ url: url(i), target: T })),
+      );
       await addUrls(conns[0]!, 6, [{ url: 'http://other.test/', target: 'other.test' }]);
       // All claimers at once, one URL each time, leases short enough to run out.
       const t0 = 5_000_000;
       const claimed = (
-        await Promise.all(conns.map((c, i) => Promise.all([1, 2, 3].map(() => claimUrls(c, { crawlId: 6, target: T, worker: `w${i}`, n: 1, leaseMs: 10, now: t0 })))))
+        await Promise.all(
+          conns.map((c, i) =>
+            Promise.all(
+              [1, 2, 3].map(() => claimUrls(c, { crawlId: 6, target: T, worker: `w${i}`, n: 1, leaseMs: 10, now: t0 })),
+            ),
+          ),
+        )
       ).flat(2);
       expect(claimed.map((c) => c.url).sort()).toEqual([0, 1, 2, 3, 4].map(url).sort());
       let st = await frontierStatus(conns[0]!, 6, t0);
       expect(st.targets[T]).toMatchObject({ maxPages: 5, handed: 5, claimed: 5, pending: 0, cut: 7 });
       expect(st.targets['other.test']).toMatchObject({ pending: 1, cut: 0 });
       // A URL found later is cut at once; taking an expired claim again does not count against the cap.
-      expect(await addUrls(conns[1]!, 6, [{ url: url(50), target: T }, { url: url(0), target: T }])).toEqual({ added: [], cut: [url(50)], closed: false });
-      const again = await claimUrls(conns[1]!, { crawlId: 6, target: T, worker: 'late', n: 10, leaseMs: 1000, now: t0 + 20 });
+      expect(
+        await addUrls(conns[1]!, 6, [
+          { url: url(50), target: T },
+          { url: url(0), target: T },
+        ]),
+      ).toEqual({ added: [], cut: [url(50)], closed: false });
+      const again = await claimUrls(conns[1]!, {
+        crawlId: 6,
+        target: T,
+        worker: 'late',
+        n: 10,
+        leaseMs: 1000,
+        now: t0 + 20,
+      });
       expect(again.length).toBe(5);
       st = await frontierStatus(conns[0]!, 6, t0 + 20);
       expect(st.targets[T]).toMatchObject({ handed: 5, claimed: 5, cut: 8 });
-      expect((await frontierUrls(conns[0]!, 6, 'cut', { target: T })).map((r) => r.url)).toEqual([5, 6, 7, 8, 9, 10, 11, 50].map(url));
-      expect((await frontierUrls(conns[0]!, 6, 'cut', { limit: 2, afterId: (await frontierUrls(conns[0]!, 6, 'cut', { limit: 1 }))[0]!.id })).map((r) => r.url)).toEqual([url(6), url(7)]);
-      await expect(addUrls(conns[0]!, 6, [{ url: 'http://nowhere.test/', target: 'nowhere.test' }])).rejects.toThrow(/target nowhere.test is not in the frontier of crawl 6/);
+      expect((await frontierUrls(conns[0]!, 6, 'cut', { target: T })).map((r) => r.url)).toEqual(
+        [5, 6, 7, 8, 9, 10, 11, 50].map(url),
+      );
+      expect(
+        (
+          await frontierUrls(conns[0]!, 6, 'cut', {
+            limit: 2,
+            afterId: (await frontierUrls(conns[0]!, 6, 'cut', { limit: 1 }))[0]!.id,
+          })
+        ).map((r) => r.url),
+      ).toEqual([url(6), url(7)]);
+      await expect(addUrls(conns[0]!, 6, [{ url: 'http://nowhere.test/', target: 'nowhere.test' }])).rejects.toThrow(
+        /target nowhere.test is not in the frontier of crawl 6/,
+      );
     });
   });
 }
@@ -203,7 +280,11 @@ describe('shared frontier on one SQLite file across processes', () => {
     const all = Array.from({ length: 600 }, (_, i) => url(i));
     try {
       await openFrontier(store.sql, 1, [{ target: T, maxPages: 10_000 }]);
-      await addUrls(store.sql, 1, all.map((u) => ({ url: u, target: T })));
+      await addUrls(
+        store.sql,
+        1,
+        all.map((u) => ({ url: u, target: T })),
+      );
     } finally {
       store.close();
     }

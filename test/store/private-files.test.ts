@@ -1,27 +1,19 @@
 // The data directory and the database files are the service's alone: a new data_dir is 0700 (its projects/ too),
 // svc.db with its -wal and -shm 0600 (an old 0644 file is tightened at open), a backup 0600 from the start; an
 // existing data_dir open to others is reported with the command that fixes it, and left as it is.
-import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { backupTo } from '../../src/store/sqlite/maintenance.js';
 import { Store } from '../../src/store/sqlite/store.js';
+import { modeOf, withPermissiveUmask } from '../support/file-modes.js';
 
-const modeOf = (p: string) => statSync(p).mode & 0o777;
-let umask: number;
-
-beforeAll(() => {
-  // The permissive umask most systems have: what is private must be so by our own doing.
-  umask = process.umask(0o022);
-});
-afterAll(() => {
-  process.umask(umask);
-});
+withPermissiveUmask();
 
 describe('private data files', () => {
   it('makes a new data_dir 0700 and svc.db, -wal and -shm 0600', async () => {
@@ -36,12 +28,20 @@ describe('private data files', () => {
     }
   });
 
-  it('makes the projects form\'s projects/ 0700 and each project database 0600', async () => {
+  it("makes the projects form's projects/ 0700 and each project database 0600", async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-modes-')), 'data');
-    const app = openApp(parseConfig({ data_dir: dataDir, log_level: 'silent', projects: [{ public_token: 'one00001:local' }, { public_token: 'two00002:local' }] }), { logger: silentLogger });
+    const app = openApp(
+      parseConfig({
+        data_dir: dataDir,
+        log_level: 'silent',
+        projects: [{ public_token: 'one00001:local' }, { public_token: 'two00002:local' }],
+      }),
+      { logger: silentLogger },
+    );
     try {
       expect(modeOf(join(dataDir, 'projects'))).toBe(0o700);
-      for (const f of ['one00001_local.db', 'two00002_local.db']) expect(modeOf(join(dataDir, 'projects', f)), f).toBe(0o600);
+      for (const f of ['one00001_local.db', 'two00002_local.db'])
+        expect(modeOf(join(dataDir, 'projects', f)), f).toBe(0o600);
     } finally {
       await app.close();
     }
@@ -73,7 +73,9 @@ describe('private data files', () => {
   it('says nothing about a private data_dir', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-modes-'));
     const lines: string[] = [];
-    const app = openApp(parseConfig({ data_dir: dataDir }), { logger: pino({ level: 'warn' }, { write: (s: string) => void lines.push(s) }) });
+    const app = openApp(parseConfig({ data_dir: dataDir }), {
+      logger: pino({ level: 'warn' }, { write: (s: string) => void lines.push(s) }),
+    });
     await app.close();
     expect(lines).toEqual([]);
   });

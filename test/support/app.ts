@@ -50,7 +50,11 @@ export function makeApp(over: Partial<ConfigInput> = {}, base: Partial<ConfigInp
 }
 
 /** makeApp on a new, empty database of the kit's dialect (PostgreSQL: database_url; SQLite: the file in data_dir). */
-export async function makeAppOn(kit: StoreKit, over: Partial<ConfigInput> = {}, base: Partial<ConfigInput> = TWO_HOSTS): Promise<App> {
+export async function makeAppOn(
+  kit: StoreKit,
+  over: Partial<ConfigInput> = {},
+  base: Partial<ConfigInput> = TWO_HOSTS,
+): Promise<App> {
   return makeApp({ ...over, database_url: await kit.databaseUrl() }, base);
 }
 
@@ -96,19 +100,33 @@ export async function startFacade(app: App): Promise<Facade> {
 /** One user per role, login = role name; tokens by login. */
 export async function addRoleUsers(app: App): Promise<Record<Role, { user: User; token: string }>> {
   const out = {} as Record<Role, { user: User; token: string }>;
-  for (const role of ROLES) out[role] = { user: { login: role, role }, token: await addUser(app.store.sql, role, role) };
+  for (const role of ROLES)
+    out[role] = { user: { login: role, role }, token: await addUser(app.store.sql, role, role) };
   return out;
 }
 
 export const POSTS: PostInput[] = [
-  { id: 1, url: `${SITE}/hello`, title: 'Hello world', status: 'publish', author: 'author', terms: { category: ['news'] }, language: 'en', created: '2026-05-01T09:00:00Z', modified: '2026-05-02T09:00:00Z' },
+  {
+    id: 1,
+    url: `${SITE}/hello`,
+    title: 'Hello world',
+    status: 'publish',
+    author: 'author',
+    terms: { category: ['news'] },
+    language: 'en',
+    created: '2026-05-01T09:00:00Z',
+    modified: '2026-05-02T09:00:00Z',
+  },
   { id: 2, url: `${SITE}/private-by-author`, title: 'Private of author', status: 'private', author: 'author' },
   { id: 3, url: `${SITE}/draft-by-contributor`, title: 'Draft of contributor', status: 'draft', author: 'contributor' },
   { id: 4, url: `${SITE}/private-by-admin`, title: 'Private of admin', status: 'private', author: 'administrator' },
 ];
 
 export async function seedPosts(app: App, posts: PostInput[] = POSTS): Promise<void> {
-  await importPosts(app.store.sql, posts.map((p) => PostSchema.parse(p)));
+  await importPosts(
+    app.store.sql,
+    posts.map((p) => PostSchema.parse(p)),
+  );
 }
 
 /** A host over the app, with a clock the test moves. */

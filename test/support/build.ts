@@ -32,11 +32,16 @@ export function staleSources(root = ROOT): string[] {
 export default function setup(): void {
   const stale = staleSources();
   if (!stale.length && existsSync(SERVER_JS)) return;
-  process.stderr.write(`building dist/: ${stale.length} source(s) newer than their output (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', …' : ''})\n`);
+  process.stderr.write(
+    `building dist/: ${stale.length} source(s) newer than their output (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', …' : ''})\n`,
+  );
   const r = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
   // tsc writes its output even when it reports type errors; a test run may go on with a fresh build of code that
   // does not type-check (typecheck says so), but never with a stale one.
   if (r.status !== 0) process.stderr.write(`npm run build exited ${r.status}:\n${r.stdout}${r.stderr}\n`);
   const still = staleSources();
-  if (still.length || !existsSync(SERVER_JS)) throw new Error(`dist/ is still stale after npm run build (${still.slice(0, 3).join(', ')}): ${r.stdout}${r.stderr}`);
+  if (still.length || !existsSync(SERVER_JS))
+    throw new Error(
+      `dist/ is still stale after npm run build (${still.slice(0, 3).join(', ')}): ${r.stdout}${r.stderr}`,
+    );
 }

@@ -47,7 +47,8 @@ export interface SvcOptions {
  */
 function svcEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SVC_') && k !== 'PORT' && k !== 'HOST') out[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('SVC_') && k !== 'PORT' && k !== 'HOST') out[k] = v;
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete out[k];
     else out[k] = v;
@@ -56,8 +57,16 @@ function svcEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
 }
 
 /** Starts `svc <args>` and collects its output and log lines. */
-export function spawnSvc(args: string[], env: Record<string, string | undefined> = {}, opts: Omit<SvcOptions, 'env'> = {}): SvcProcess {
-  const child = spawn(process.execPath, [SERVER_JS, ...args], { cwd: opts.cwd ?? ROOT, env: svcEnv(env), stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+export function spawnSvc(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  opts: Omit<SvcOptions, 'env'> = {},
+): SvcProcess {
+  const child = spawn(process.execPath, [SERVER_JS, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: svcEnv(env),
+    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   if (opts.input !== undefined) child.stdin!.end(opts.input);
   const logs: LogLine[] = [];
   let stdout = '';
@@ -86,7 +95,10 @@ export function spawnSvc(args: string[], env: Record<string, string | undefined>
  * Runs `svc <args>` to its end without blocking (the test's own sites must keep answering while it crawls), its
  * log level warn unless `env` says otherwise.
  */
-export async function runSvc(args: string[], opts: SvcOptions = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export async function runSvc(
+  args: string[],
+  opts: SvcOptions = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const p = spawnSvc(args, { SVC_LOG_LEVEL: 'warn', ...opts.env }, opts);
   const status = await p.closed;
   return { status, stdout: p.stdout(), stderr: p.stderr() };
@@ -102,9 +114,14 @@ export async function svcOutput(args: string[], opts: SvcOptions = {}): Promise<
 /** Starts `svc serve --config <config>` on a free port and resolves once it listens. */
 export async function serveSvc(config: string, opts: SvcOptions = {}): Promise<ServeProcess> {
   const p = spawnSvc(['serve', '--config', config, '--port', '0'], opts.env, opts);
-  const listening = until('svc serve to listen', () => p.logs.find((l) => l.msg === 'svc serve listening') ?? (p.child.exitCode !== null && 'exited'), 20_000).catch(() => null);
+  const listening = until(
+    'svc serve to listen',
+    () => p.logs.find((l) => l.msg === 'svc serve listening') ?? (p.child.exitCode !== null && 'exited'),
+    20_000,
+  ).catch(() => null);
   const line = await listening;
-  if (!line || line === 'exited') throw new Error(`svc serve ${line ? 'exited' : 'did not listen'}: ${p.logs.map((l) => l.msg).join('; ')}`);
+  if (!line || line === 'exited')
+    throw new Error(`svc serve ${line ? 'exited' : 'did not listen'}: ${p.logs.map((l) => l.msg).join('; ')}`);
   return {
     ...p,
     baseUrl: line.base_url as string,

@@ -6,7 +6,16 @@ import type { ConfigInput } from '../../src/model/config.js';
 import { BackendError } from '../../src/model/errors.js';
 import type { CrawlChanges } from '../../src/model/history.js';
 import type { ScheduleInfo } from '../../src/model/schedule.js';
-import type { CrawlRecord, CrawlRequest, DeletePagesResult, LinkReport, LinkReportQuery, PageIndexState, SearchParams, SearchResults } from '../../src/model/types.js';
+import type {
+  CrawlRecord,
+  CrawlRequest,
+  DeletePagesResult,
+  LinkReport,
+  LinkReportQuery,
+  PageIndexState,
+  SearchParams,
+  SearchResults,
+} from '../../src/model/types.js';
 import type { WebhookDelivery } from '../../src/model/webhooks.js';
 import { makeApp, ONE_HOST, SITE, TARGET_HOST } from './app.js';
 import { emptyReport } from './reports.js';
@@ -17,7 +26,9 @@ export class FakeBackend implements Backend {
   readonly calls: { method: string; args: unknown[] }[] = [];
   readonly publicToken: string;
   failWith: BackendError | null = null;
-  report: LinkReport = emptyReport({ targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: true, lastCrawlError: null }] });
+  report: LinkReport = emptyReport({
+    targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: true, lastCrawlError: null }],
+  });
   private nextId = 1;
   private listeners = new Set<(r: CrawlRecord) => void>();
 
@@ -36,7 +47,15 @@ export class FakeBackend implements Backend {
 
   async startCrawl(req: CrawlRequest): Promise<CrawlRecord> {
     this.hit('startCrawl', [req]);
-    return { id: this.nextId++, mode: req.mode, status: 'queued', ...(req.urls ? { urls: req.urls } : {}), startedAt: null, finishedAt: null, stats: { pages: 0, links: 0, errors: 0 } };
+    return {
+      id: this.nextId++,
+      mode: req.mode,
+      status: 'queued',
+      ...(req.urls ? { urls: req.urls } : {}),
+      startedAt: null,
+      finishedAt: null,
+      stats: { pages: 0, links: 0, errors: 0 },
+    };
   }
   async queueCrawl(req: CrawlRequest, trigger: string): Promise<CrawlRecord> {
     this.hit('queueCrawl', [req, trigger]);
@@ -75,7 +94,23 @@ export class FakeBackend implements Backend {
   }
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
     this.hit('search', [terms, params]);
-    return { total: 1, duration: 1, hits: [{ score: 1, title: 'Hello world', url: `${SITE}/hello`, language: 'en', highlight: '<em>Hello</em> world', tags: ['public'], created: null, modified: null, customFields: {} }] };
+    return {
+      total: 1,
+      duration: 1,
+      hits: [
+        {
+          score: 1,
+          title: 'Hello world',
+          url: `${SITE}/hello`,
+          language: 'en',
+          highlight: '<em>Hello</em> world',
+          tags: ['public'],
+          created: null,
+          modified: null,
+          customFields: {},
+        },
+      ],
+    };
   }
   async deletePages(urls: string[]): Promise<DeletePagesResult> {
     this.hit('deletePages', [urls]);
@@ -91,7 +126,15 @@ export class FakeBackend implements Backend {
   }
   /** As if a crawl started by this process ended. */
   endCrawl(record: Partial<CrawlRecord> = {}): void {
-    const r: CrawlRecord = { id: 99, mode: 'full', status: 'completed', startedAt: null, finishedAt: null, stats: { pages: 0, links: 0, errors: 0 }, ...record };
+    const r: CrawlRecord = {
+      id: 99,
+      mode: 'full',
+      status: 'completed',
+      startedAt: null,
+      finishedAt: null,
+      stats: { pages: 0, links: 0, errors: 0 },
+      ...record,
+    };
     for (const l of this.listeners) l(r);
   }
   async close(): Promise<void> {}

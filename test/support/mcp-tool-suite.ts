@@ -2,13 +2,27 @@
 // subscriber and with no user, invalid inputs, and every successful structuredContent checked against the
 // tool's published outputSchema.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  type CallToolResult,
+  type Progress,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { expect, it } from 'vitest';
 import { textOf, type Fixture } from './mcp.js';
 import { until } from './wait.js';
 
-export const TOOL_NAMES = ['svc-search', 'svc-get-page-meta', 'svc-link-report', 'svc-full-crawl', 'svc-partial-crawl', 'svc-manual-crawl', 'svc-delete-pages', 'svc-get-crawl'];
+export const TOOL_NAMES = [
+  'svc-search',
+  'svc-get-page-meta',
+  'svc-link-report',
+  'svc-full-crawl',
+  'svc-partial-crawl',
+  'svc-manual-crawl',
+  'svc-delete-pages',
+  'svc-get-crawl',
+];
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const CRAWL = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
@@ -33,7 +47,12 @@ export interface Clients {
 const validator = new AjvJsonSchemaValidator();
 
 /** Calls a tool; a success must carry structuredContent valid against the tool's outputSchema, and the same JSON as text. */
-export async function call(client: Client, tools: Tool[], name: string, args?: Record<string, unknown>): Promise<CallToolResult> {
+export async function call(
+  client: Client,
+  tools: Tool[],
+  name: string,
+  args?: Record<string, unknown>,
+): Promise<CallToolResult> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   if (result.isError) {
     expect(result.structuredContent).toBeUndefined();
@@ -52,7 +71,12 @@ export function errorCode(result: CallToolResult): string | null {
 }
 
 /** Starts a crawl, retrying while another crawl still runs (svc_api_error, 409). */
-async function startCrawl(client: Client, tools: Tool[], name: string, args?: Record<string, unknown>): Promise<CallToolResult> {
+async function startCrawl(
+  client: Client,
+  tools: Tool[],
+  name: string,
+  args?: Record<string, unknown>,
+): Promise<CallToolResult> {
   return until(
     `${name} to start`,
     async () => {
@@ -87,7 +111,9 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     // The crawl tools say how to see a crawl through, and what stdio does to it.
     for (const name of ['svc-full-crawl', 'svc-partial-crawl', 'svc-manual-crawl']) {
       expect(byName[name]!.description, name).toMatch(/svc-get-crawl.*wait_seconds/);
-      expect(byName[name]!.description, name).toMatch(/stdio.*inside the `svc mcp` process: a client that exits stops it/);
+      expect(byName[name]!.description, name).toMatch(
+        /stdio.*inside the `svc mcp` process: a client that exits stops it/,
+      );
     }
     // Counts and ids are non-negative: no schema says otherwise.
     expect(JSON.stringify(tools)).not.toMatch(/-9007199254740991/);
@@ -142,7 +168,10 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     expect(textOf(crawl)).toMatch(/svc-full-crawl/);
     const meta = await call(clients.sub, tools, 'svc-get-page-meta', { post_id: 101 });
     // The post asks to be in search, but no crawl has put it there.
-    expect(meta.structuredContent).toMatchObject({ showInSearch: true, index: { indexed: false, in_search: false, last_crawled: null } });
+    expect(meta.structuredContent).toMatchObject({
+      showInSearch: true,
+      index: { indexed: false, in_search: false, last_crawled: null },
+    });
   });
 
   it('runs a full crawl, follows it with svc-get-crawl and progress notifications to its end, then reports its findings', async () => {
@@ -152,12 +181,21 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     expect(['queued', 'running', 'completed']).toContain(r.structuredContent!.status);
     const id = r.structuredContent!.id as number;
     const progress: Progress[] = [];
-    const waited = (await clients.admin.callTool({ name: 'svc-get-crawl', arguments: { id, wait_seconds: 60 } }, CallToolResultSchema, {
-      onprogress: (p) => void progress.push(p),
-      timeout: 90_000,
-    })) as CallToolResult;
+    const waited = (await clients.admin.callTool(
+      { name: 'svc-get-crawl', arguments: { id, wait_seconds: 60 } },
+      CallToolResultSchema,
+      {
+        onprogress: (p) => void progress.push(p),
+        timeout: 90_000,
+      },
+    )) as CallToolResult;
     expect(waited.isError, textOf(waited)).toBeFalsy();
-    expect(waited.structuredContent).toMatchObject({ id, mode: 'full', status: 'completed', finished_at: expect.any(String) });
+    expect(waited.structuredContent).toMatchObject({
+      id,
+      mode: 'full',
+      status: 'completed',
+      finished_at: expect.any(String),
+    });
     expect((waited.structuredContent!.stats as { pages: number }).pages).toBeGreaterThanOrEqual(3);
     // The site answers slowly (see the fixture), so the crawl lasts long enough to be followed.
     expect(progress.length).toBeGreaterThanOrEqual(2);
@@ -165,7 +203,10 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     expect(progress.at(-1)!.message).toMatch(new RegExp(`^crawl ${id}: \\d+ pages done`));
     expect(progress.every((p) => p.total === undefined || p.total >= p.progress)).toBe(true);
     // Without id: the latest crawl, the one just followed.
-    expect((await call(clients.admin, tools, 'svc-get-crawl', {})).structuredContent).toMatchObject({ id, status: 'completed' });
+    expect((await call(clients.admin, tools, 'svc-get-crawl', {})).structuredContent).toMatchObject({
+      id,
+      status: 'completed',
+    });
     const report = await call(clients.admin, tools, 'svc-link-report', { refresh: true });
     expect(report.structuredContent!.last_full_crawl).toEqual(expect.any(String));
     expect(report.structuredContent!.notice).toBeUndefined();
@@ -177,9 +218,13 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     expect(report.structuredContent!.targets).toEqual([expect.objectContaining({ link_tracking: 'all' })]);
     const top = report.structuredContent!.top_links as { link: string; reason: string; pages: number }[];
     // /missing is linked from the home page only; the home page is on every page: nothing is carried by more pages than it.
-    expect(top.map((t) => t.link)).toEqual(expect.arrayContaining([get().fx.site.url('/missing'), get().fx.site.url('/gone')]));
+    expect(top.map((t) => t.link)).toEqual(
+      expect.arrayContaining([get().fx.site.url('/missing'), get().fx.site.url('/gone')]),
+    );
     const broken = await call(clients.admin, tools, 'svc-link-report', { refresh: true, reasons: ['server_error'] });
-    expect((broken.structuredContent!.links as { link: string }[]).map((l) => l.link)).toEqual([get().fx.site.url('/broken')]);
+    expect((broken.structuredContent!.links as { link: string }[]).map((l) => l.link)).toEqual([
+      get().fx.site.url('/broken'),
+    ]);
   });
 
   it('searches as administrator and as subscriber', async () => {
@@ -192,18 +237,34 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
       // Each hit is also a resource_link to the page, after the JSON text.
       const links = r.content.filter((c) => c.type === 'resource_link');
       expect(links).toHaveLength(results.hits.length);
-      expect(links).toContainEqual(expect.objectContaining({ type: 'resource_link', uri: fx.site.url('/news/one'), name: 'Wombat census results', mimeType: 'text/html' }));
+      expect(links).toContainEqual(
+        expect.objectContaining({
+          type: 'resource_link',
+          uri: fx.site.url('/news/one'),
+          name: 'Wombat census results',
+          mimeType: 'text/html',
+        }),
+      );
     }
   });
 
   it('returns page meta by the post visibility rules', async () => {
     const { clients, fx } = get();
     const pub = await call(clients.sub, tools, 'svc-get-page-meta', { post_id: 101 });
-    expect(pub.structuredContent).toMatchObject({ title: 'About the sanctuary', url: fx.site.url('/about'), showInSearch: true, index: { indexed: true, in_search: true } });
-    expect(textOf(await call(clients.sub, tools, 'svc-get-page-meta', { post_id: 102 }))).toBe('svc_post_not_found: no post 102 that you can read');
+    expect(pub.structuredContent).toMatchObject({
+      title: 'About the sanctuary',
+      url: fx.site.url('/about'),
+      showInSearch: true,
+      index: { indexed: true, in_search: true },
+    });
+    expect(textOf(await call(clients.sub, tools, 'svc-get-page-meta', { post_id: 102 }))).toBe(
+      'svc_post_not_found: no post 102 that you can read',
+    );
     expect(errorCode(await call(clients.sub, tools, 'svc-get-page-meta', { post_id: 102 }))).toBe('svc_post_not_found');
     expect(errorCode(await call(clients.sub, tools, 'svc-get-page-meta', { post_id: 999 }))).toBe('svc_post_not_found');
-    expect((await call(clients.alice, tools, 'svc-get-page-meta', { post_id: 102 })).structuredContent).toMatchObject({ title: 'Draft about otters' });
+    expect((await call(clients.alice, tools, 'svc-get-page-meta', { post_id: 102 })).structuredContent).toMatchObject({
+      title: 'Draft about otters',
+    });
     expect((await call(clients.admin, tools, 'svc-get-page-meta', { post_id: 102 })).isError).toBeFalsy();
   });
 
@@ -228,7 +289,11 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     const { clients, fx } = get();
     const cases: [string, Record<string, unknown> | undefined, RegExp][] = [
       ['svc-search', { terms: 5 }, /terms/],
-      ['svc-search', undefined, /^ability_invalid_input: invalid input for svc-search: terms: is required \(must be a string\)$/],
+      [
+        'svc-search',
+        undefined,
+        /^ability_invalid_input: invalid input for svc-search: terms: is required \(must be a string\)$/,
+      ],
       ['svc-get-crawl', { wait_seconds: 61 }, /wait_seconds: must be at most 60/],
       ['svc-link-report', { reasons: ['broken'] }, /reasons\[0\]/],
       ['svc-search', { terms: 'x', colour: 'red' }, /colour/],
@@ -259,9 +324,15 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     expect(listed.map((r) => r.uri)).toContain(`svc://link-report/${encodeURIComponent(fx.site.host)}`);
     const read = await clients.admin.readResource({ uri: crawl!.uri });
     expect(read.contents[0]).toMatchObject({ uri: crawl!.uri, mimeType: 'application/json' });
-    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ id: Number(crawl!.uri.split('/').pop()), mode: expect.any(String) });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({
+      id: Number(crawl!.uri.split('/').pop()),
+      mode: expect.any(String),
+    });
     const report = await clients.admin.readResource({ uri: `svc://link-report/${encodeURIComponent(fx.site.host)}` });
-    expect(JSON.parse((report.contents[0] as { text: string }).text)).toMatchObject({ summary: expect.any(Object), top_links: expect.any(Array) });
+    expect(JSON.parse((report.contents[0] as { text: string }).text)).toMatchObject({
+      summary: expect.any(Object),
+      top_links: expect.any(Array),
+    });
     await expect(clients.admin.readResource({ uri: 'svc://crawls/999999' })).rejects.toThrow(/no crawl 999999/);
     // Without manage_options: nothing listed, nothing read, no target completed.
     expect((await clients.sub.listResources()).resources).toEqual([]);
@@ -270,14 +341,35 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
 
   it('offers the prompt audit-broken-links with target completions', async () => {
     const { clients, fx } = get();
-    expect(clients.admin.getServerCapabilities()).toMatchObject({ resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} });
+    expect(clients.admin.getServerCapabilities()).toMatchObject({
+      resources: { listChanged: false },
+      prompts: { listChanged: false },
+      completions: {},
+    });
     const prompts = (await clients.admin.listPrompts()).prompts;
     expect(prompts.map((p) => p.name)).toEqual(['audit-broken-links']);
     expect(prompts[0]!.arguments).toEqual([expect.objectContaining({ name: 'target', required: true })]);
-    const done = await clients.admin.complete({ ref: { type: 'ref/prompt', name: 'audit-broken-links' }, argument: { name: 'target', value: '127.' } });
+    const done = await clients.admin.complete({
+      ref: { type: 'ref/prompt', name: 'audit-broken-links' },
+      argument: { name: 'target', value: '127.' },
+    });
     expect(done.completion.values).toEqual([fx.site.host]);
-    expect((await clients.admin.complete({ ref: { type: 'ref/prompt', name: 'audit-broken-links' }, argument: { name: 'target', value: 'zzz' } })).completion.values).toEqual([]);
-    expect((await clients.sub.complete({ ref: { type: 'ref/prompt', name: 'audit-broken-links' }, argument: { name: 'target', value: '' } })).completion.values).toEqual([]);
+    expect(
+      (
+        await clients.admin.complete({
+          ref: { type: 'ref/prompt', name: 'audit-broken-links' },
+          argument: { name: 'target', value: 'zzz' },
+        })
+      ).completion.values,
+    ).toEqual([]);
+    expect(
+      (
+        await clients.sub.complete({
+          ref: { type: 'ref/prompt', name: 'audit-broken-links' },
+          argument: { name: 'target', value: '' },
+        })
+      ).completion.values,
+    ).toEqual([]);
     const prompt = await clients.admin.getPrompt({ name: 'audit-broken-links', arguments: { target: fx.site.host } });
     const text = (prompt.messages[0]!.content as { text: string }).text;
     expect(text).toContain(`"target": "${fx.site.host}"`);

@@ -19,9 +19,18 @@ import { article, startSite, type TestSite } from './site.js';
 export async function startQuokkaSite(delayMs = 0): Promise<TestSite> {
   let origin = '';
   const pages: Record<string, string> = {
-    '/': article('Quokka home', 'The quokka sanctuary welcomes visitors every weekend.', ['/about', '/news/one', '/missing', '/secret', '/broken', '/old'], { main: true }),
-    '/about': article('About the sanctuary', 'Volunteers feed the marsupials and count wombats.', ['/'], { main: true }),
-    '/news/one': article('Wombat census results', 'This year the wombat census found forty burrows.', ['/', '/gone'], { main: true }),
+    '/': article(
+      'Quokka home',
+      'The quokka sanctuary welcomes visitors every weekend.',
+      ['/about', '/news/one', '/missing', '/secret', '/broken', '/old'],
+      { main: true },
+    ),
+    '/about': article('About the sanctuary', 'Volunteers feed the marsupials and count wombats.', ['/'], {
+      main: true,
+    }),
+    '/news/one': article('Wombat census results', 'This year the wombat census found forty burrows.', ['/', '/gone'], {
+      main: true,
+    }),
   };
   const site = await startSite({}, (req, res, url) => {
     const path = url.pathname;
@@ -35,10 +44,15 @@ export async function startQuokkaSite(delayMs = 0): Promise<TestSite> {
       if (slow) setTimeout(answer, delayMs);
       else answer();
     };
-    if (path === '/robots.txt') return send(200, 'text/plain', `User-agent: *\nAllow: /\nSitemap: ${origin}/sitemap.xml\n`);
+    if (path === '/robots.txt')
+      return send(200, 'text/plain', `User-agent: *\nAllow: /\nSitemap: ${origin}/sitemap.xml\n`);
     if (path === '/sitemap.xml') {
       const urls = Object.keys(pages).map((p) => `<url><loc>${origin}${p}</loc><lastmod>2026-10-01</lastmod></url>`);
-      return send(200, 'application/xml', `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.join('')}</urlset>`);
+      return send(
+        200,
+        'application/xml',
+        `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.join('')}</urlset>`,
+      );
     }
     if (pages[path]) return send(200, 'text/html; charset=utf-8', pages[path]);
     if (path === '/secret') return send(403, 'text/plain', 'forbidden');
@@ -73,7 +87,15 @@ export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
   writeFileSync(
     postsPath,
     JSON.stringify([
-      { id: 101, url: site.url('/about'), title: 'About the sanctuary', status: 'publish', author: 'admin', language: 'en', terms: { category: ['about'] } },
+      {
+        id: 101,
+        url: site.url('/about'),
+        title: 'About the sanctuary',
+        status: 'publish',
+        author: 'admin',
+        language: 'en',
+        terms: { category: ['about'] },
+      },
       { id: 102, url: site.url('/news/draft'), title: 'Draft about otters', status: 'draft', author: 'alice' },
     ]),
   );
@@ -89,8 +111,13 @@ export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
       log_level: 'warn',
     }),
   );
-  const add = async (login: string, role: string) => (await svcOutput(['users', 'add', login, '--role', role, '--config', configPath])).trim();
-  const tokens = { admin: await add('admin', 'administrator'), sub: await add('sub', 'subscriber'), alice: await add('alice', 'author') };
+  const add = async (login: string, role: string) =>
+    (await svcOutput(['users', 'add', login, '--role', role, '--config', configPath])).trim();
+  const tokens = {
+    admin: await add('admin', 'administrator'),
+    sub: await add('sub', 'subscriber'),
+    alice: await add('alice', 'author'),
+  };
   return {
     dir,
     configPath,
@@ -104,10 +131,20 @@ export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
 }
 
 /** A client of `svc mcp` (stdio) as the login in SVC_USER (none when undefined). */
-export async function stdioClient(fx: Fixture, login: string | undefined, name = 'test'): Promise<{ client: Client; stderr: () => string }> {
+export async function stdioClient(
+  fx: Fixture,
+  login: string | undefined,
+  name = 'test',
+): Promise<{ client: Client; stderr: () => string }> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn' };
   if (login !== undefined) env.SVC_USER = login;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, 'mcp', '--config', fx.configPath], env, stderr: 'pipe', cwd: fx.dir });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER_JS, 'mcp', '--config', fx.configPath],
+    env,
+    stderr: 'pipe',
+    cwd: fx.dir,
+  });
   let err = '';
   transport.stderr?.on('data', (c: Buffer) => (err += c.toString()));
   const client = new Client({ name, version: '1.0.0' });

@@ -55,7 +55,8 @@ export class MemoryStore {
 
   reader(): CrawlReader {
     return {
-      sitemapLastmods: async (host) => new Map([...this.pages.values()].filter((p) => p.host === host).map((p) => [p.url, p.sitemapLastmod])),
+      sitemapLastmods: async (host) =>
+        new Map([...this.pages.values()].filter((p) => p.host === host).map((p) => [p.url, p.sitemapLastmod])),
       pageAnchors: async (url) => this.pages.get(url)?.anchors ?? null,
       okCheckedSince: async (url, since) => {
         const o = this.outcomes.get(url);

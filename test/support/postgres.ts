@@ -28,7 +28,9 @@ export function postgresBinDir(): string | null {
   if (process.env.SVC_PG_BINDIR) return process.env.SVC_PG_BINDIR;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(root, versions[0]!, 'bin') : null;
 }
 
@@ -36,12 +38,20 @@ export function postgresBinDir(): string | null {
 export const TEMPLATE_ENV = 'SVC_PG_TEMPLATE';
 
 /** A new directory for a cluster (or a template), and how to run a server command in it as the unprivileged user. */
-function clusterDir(prefix: string): { dir: string; run: (cmd: string, args: string[]) => string; chown: (p: string) => void } {
+function clusterDir(prefix: string): {
+  dir: string;
+  run: (cmd: string, args: string[]) => string;
+  chown: (p: string) => void;
+} {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const asRoot = process.getuid?.() === 0;
   const run = (cmd: string, args: string[]) =>
     // From the cluster's own directory: the unprivileged user may not be able to enter the one the tests run in.
-    execFileSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', UNPRIVILEGED, '--', cmd, ...args] : args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    execFileSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', UNPRIVILEGED, '--', cmd, ...args] : args, {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
   const chown = (p: string) => {
     if (!asRoot) return;
     const uid = Number(execFileSync('id', ['-u', UNPRIVILEGED], { encoding: 'utf8' }).trim());
@@ -74,7 +84,8 @@ export function makeTemplate(): { dir: string; remove(): void } | null {
 
 export function startPostgres(): PgCluster {
   const bin = postgresBinDir();
-  if (!bin) throw new Error('no PostgreSQL server is installed (Debian: apt-get install postgresql; .ci/run installs it)');
+  if (!bin)
+    throw new Error('no PostgreSQL server is installed (Debian: apt-get install postgresql; .ci/run installs it)');
   const { dir, run, chown } = clusterDir('svc-pg-');
   const data = join(dir, 'data');
   const socketDir = join(dir, 'sock');
@@ -87,8 +98,15 @@ export function startPostgres(): PgCluster {
     if (template && existsSync(join(template, 'data', 'PG_VERSION'))) run('cp', ['-a', join(template, 'data'), data]);
     else initdb(bin, run, data);
     run(join(bin, 'pg_ctl'), [
-      '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60',
-      '-o', `-k ${socketDir} -c listen_addresses= -p ${port} -c fsync=off -c full_page_writes=off`,
+      '-D',
+      data,
+      '-l',
+      join(dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-k ${socketDir} -c listen_addresses= -p ${port} -c fsync=off -c full_page_writes=off`,
       'start',
     ]);
   } catch (err) {
@@ -100,7 +118,8 @@ export function startPostgres(): PgCluster {
     socketDir,
     port,
     user: USER,
-    connectionString: (database = 'postgres') => `postgres://${USER}@/${database}?host=${encodeURIComponent(socketDir)}&port=${port}`,
+    connectionString: (database = 'postgres') =>
+      `postgres://${USER}@/${database}?host=${encodeURIComponent(socketDir)}&port=${port}`,
     stop() {
       if (stopped) return;
       stopped = true;

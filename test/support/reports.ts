@@ -20,7 +20,11 @@ export function sampleReport(): LinkReport {
       {
         url: `${SITE}/`,
         links: [
-          link('/gone', 404, '404 Not Found', { element: 'a', text: 'Gone page', firstSeen: '2026-11-01T10:00:00.000Z' }),
+          link('/gone', 404, '404 Not Found', {
+            element: 'a',
+            text: 'Gone page',
+            firstSeen: '2026-11-01T10:00:00.000Z',
+          }),
           link('/img/logo.png', 404, '404 Not Found', { element: 'img', text: HOSTILE_TEXT }),
         ],
       },
@@ -31,15 +35,29 @@ export function sampleReport(): LinkReport {
         url: `${SITE}/`,
         links: [
           link('/members', 403, '403 Forbidden', { element: 'a', text: 'Members' }),
-          { url: 'https://linkedin.example/in/x', httpStatus: 999, message: 'blocked: 999 (bot block)', element: 'a', text: 'Profile', blocked: true },
+          {
+            url: 'https://linkedin.example/in/x',
+            httpStatus: 999,
+            message: 'blocked: 999 (bot block)',
+            element: 'a',
+            text: 'Profile',
+            blocked: true,
+          },
         ],
       },
     ]),
-    serverError: section([{ url: `${SITE}/docs`, links: [link('/api', 500, '500 Internal Server Error', { element: 'script' })] }]),
-    redirect: section([
-      { url: `${SITE}/docs`, links: [link('/old', 301, '301 Moved Permanently', { redirectsTo: `${SITE}/new`, element: 'a', text: 'Old' })] },
+    serverError: section([
+      { url: `${SITE}/docs`, links: [link('/api', 500, '500 Internal Server Error', { element: 'script' })] },
     ]),
-    unknown: section([{ url: `${SITE}/docs`, links: [link('/later', 0, 'not fetched: max_pages (10) reached', { element: 'css' })] }]),
+    redirect: section([
+      {
+        url: `${SITE}/docs`,
+        links: [link('/old', 301, '301 Moved Permanently', { redirectsTo: `${SITE}/new`, element: 'a', text: 'Old' })],
+      },
+    ]),
+    unknown: section([
+      { url: `${SITE}/docs`, links: [link('/later', 0, 'not fetched: max_pages (10) reached', { element: 'css' })] },
+    ]),
     targets: [{ host: 'site.example', linkTracking: 'all', walkLinks: true, lastCrawlError: null }],
     truncated: false,
     lastFullCrawl: '2026-11-20T08:00:00.000Z',
@@ -52,5 +70,15 @@ export const SAMPLE_COUNTS = { not_found: 3, forbidden: 2, server_error: 1, redi
 /** A report with no problem link and no target, or with the fields given. */
 export function emptyReport(over: Partial<LinkReport> = {}): LinkReport {
   const section = () => ({ count: 0, pages: [] });
-  return { notFound: section(), forbidden: section(), serverError: section(), redirect: section(), unknown: section(), targets: [], truncated: false, lastFullCrawl: null, ...over };
+  return {
+    notFound: section(),
+    forbidden: section(),
+    serverError: section(),
+    redirect: section(),
+    unknown: section(),
+    targets: [],
+    truncated: false,
+    lastFullCrawl: null,
+    ...over,
+  };
 }

@@ -39,10 +39,18 @@ async function main(): Promise<void> {
     if (task.kind === 'drain') {
       const got: string[] = [];
       for (;;) {
-        const claims = await claimUrls(sql, { crawlId: task.crawlId, target: task.target, worker: task.worker, n: task.n, leaseMs: 60_000 });
+        const claims = await claimUrls(sql, {
+          crawlId: task.crawlId,
+          target: task.target,
+          worker: task.worker,
+          n: task.n,
+          leaseMs: 60_000,
+        });
         if (!claims.length) {
           if ((await frontierStatus(sql, task.crawlId)).idle) {
-            process.stdout.write(JSON.stringify({ got, finished: await finishFrontier(sql, task.crawlId, task.worker) }) + '\n');
+            process.stdout.write(
+              JSON.stringify({ got, finished: await finishFrontier(sql, task.crawlId, task.worker) }) + '\n',
+            );
             return;
           }
           await sleep(2);
@@ -60,7 +68,13 @@ async function main(): Promise<void> {
     await Promise.all(
       Array.from({ length: task.acquirers }, async () => {
         for (let i = 0; i < task.requests; ) {
-          const a = await acquireHostSlot(sql, { crawlId: task.crawlId, host: task.host, worker: task.worker, limits, leaseMs: 10_000 });
+          const a = await acquireHostSlot(sql, {
+            crawlId: task.crawlId,
+            host: task.host,
+            worker: task.worker,
+            limits,
+            leaseMs: 10_000,
+          });
           if (a.kind === 'wait') {
             await sleep(a.waitMs);
             continue;

@@ -107,7 +107,8 @@ export const send =
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
   };
 
-export const html = (body: string, opts?: Parameters<typeof page>[1], headers: Record<string, string> = {}): Handler => send(200, page(body, opts), headers);
+export const html = (body: string, opts?: Parameters<typeof page>[1], headers: Record<string, string> = {}): Handler =>
+  send(200, page(body, opts), headers);
 
 export const redirect =
   (status: number, location: string): Handler =>

@@ -41,7 +41,9 @@ export function integrityCheck(store: Store): void {
   const main = ids('SELECT id FROM pages_fts_docsize ORDER BY id');
   const titles = ids('SELECT id FROM pages_title_fts_docsize ORDER BY id');
   if (main !== searchable || titles !== searchable) {
-    throw new Error(`index out of step: searchable pages [${searchable}], pages_fts [${main}], pages_title_fts [${titles}]`);
+    throw new Error(
+      `index out of step: searchable pages [${searchable}], pages_fts [${main}], pages_title_fts [${titles}]`,
+    );
   }
 }
 
@@ -59,11 +61,28 @@ export function outcomes(store: Store): Map<string, OutcomeRow> {
   return new Map(rows.map((r) => [r.url, r]));
 }
 
-export function pageRows(store: Store): Map<string, { url: string; indexed: number; title: string; content: string; meta: string | null; sitemap_lastmod: string | null; crawl_id: number; http_status: number; content_type: string | null; language: string | null; tags: string }> {
+export function pageRows(store: Store): Map<
+  string,
+  {
+    url: string;
+    indexed: number;
+    title: string;
+    content: string;
+    meta: string | null;
+    sitemap_lastmod: string | null;
+    crawl_id: number;
+    http_status: number;
+    content_type: string | null;
+    language: string | null;
+    tags: string;
+  }
+> {
   const rows = store.db.prepare('SELECT * FROM pages').all() as { url: string }[];
   return new Map(rows.map((r) => [r.url, r as never]));
 }
 
 export function linksOf(store: Store, pageUrl: string): { url: string; element: string }[] {
-  return store.db.prepare('SELECT l.url, l.element FROM links l JOIN pages p ON p.id = l.page_id WHERE p.url = ? ORDER BY l.url').all(pageUrl) as { url: string; element: string }[];
+  return store.db
+    .prepare('SELECT l.url, l.element FROM links l JOIN pages p ON p.id = l.page_id WHERE p.url = ? ORDER BY l.url')
+    .all(pageUrl) as { url: string; element: string }[];
 }

@@ -48,11 +48,15 @@ export function storeKit(dialect: StoreDialect): StoreKit {
     async fresh(opts = {}) {
       if (dialect === 'sqlite') {
         const path = join(mkdtempSync(join(tmpdir(), 'svc-kit-')), 'svc.db');
-        return { store: track(new Store(path)), reopen: async (o = {}) => track(new Store(path, { deadAfterMs: o.deadAfterMs })) };
+        return {
+          store: track(new Store(path)),
+          reopen: async (o = {}) => track(new Store(path, { deadAfterMs: o.deadAfterMs })),
+        };
       }
       const url = (await newDatabase())!;
       const token = opts.token ?? 'kit00001:local';
-      const open = (o: { deadAfterMs?: number } = {}) => track(new PgStore({ url, token, deadAfterMs: o.deadAfterMs, max: 4 })).open();
+      const open = (o: { deadAfterMs?: number } = {}) =>
+        track(new PgStore({ url, token, deadAfterMs: o.deadAfterMs, max: 4 })).open();
       return { store: await open(), reopen: open };
     },
     async stop() {
@@ -63,7 +67,11 @@ export function storeKit(dialect: StoreDialect): StoreKit {
 }
 
 /** Writes pages and outcomes as a crawl would (through the store's crawl writer, as crawl `crawlId`), on any store. */
-export async function writeThrough(store: ServiceStore, w: { pages?: PageWrite[]; outcomes?: OutcomeWrite[] }, crawlId = 1): Promise<void> {
+export async function writeThrough(
+  store: ServiceStore,
+  w: { pages?: PageWrite[]; outcomes?: OutcomeWrite[] },
+  crawlId = 1,
+): Promise<void> {
   const sink = store.openCrawlWriter(crawlId, { threaded: false });
   for (const p of w.pages ?? []) sink.page(p);
   for (const o of w.outcomes ?? []) sink.outcome(o);

@@ -41,10 +41,24 @@ export function searchPage(path: string, over: Partial<PageWrite> = {}): PageWri
 
 /** A page of the report tests: titled after its URL, some words, linking to `links` (no crawl). */
 export function linkingPage(url: string, links: string[], over: Partial<PageWrite> = {}): PageWrite {
-  return pageWrite(url, { title: `Title of ${url}`, content: 'some words', crawlId: null, links: links.map((u) => ({ url: u, element: 'a', text: '' })), ...over });
+  return pageWrite(url, {
+    title: `Title of ${url}`,
+    content: 'some words',
+    crawlId: null,
+    links: links.map((u) => ({ url: u, element: 'a', text: '' })),
+    ...over,
+  });
 }
 
-const STATUS: Record<LinkOutcomeReason, number> = { ok: 200, skipped: 0, not_found: 404, forbidden: 403, server_error: 500, redirect: 301, unknown: 0 };
+const STATUS: Record<LinkOutcomeReason, number> = {
+  ok: 200,
+  skipped: 0,
+  not_found: 404,
+  forbidden: 403,
+  server_error: 500,
+  redirect: 301,
+  unknown: 0,
+};
 
 export function outcome(url: string, reason: LinkOutcomeReason, over: Partial<OutcomeWrite> = {}): OutcomeWrite {
   return {
@@ -74,7 +88,15 @@ export function smallSiteWrites(): { pages: PageWrite[]; outcomes: OutcomeWrite[
   const b = `http://${HOST_B}`;
   return {
     pages: [
-      linkingPage(`${a}/`, [`${a}/missing`, `${a}/secret`, `${a}/fail`, `${a}/old`, `${a}/later`, `${a}/ok`, `${a}/skip`]),
+      linkingPage(`${a}/`, [
+        `${a}/missing`,
+        `${a}/secret`,
+        `${a}/fail`,
+        `${a}/old`,
+        `${a}/later`,
+        `${a}/ok`,
+        `${a}/skip`,
+      ]),
       linkingPage(`${a}/b`, [`${a}/old`, `${a}/missing`]),
       linkingPage(`${b}/`, [`${b}/doc.pdf`]),
     ],
@@ -99,7 +121,10 @@ export async function seedMany(app: App, pages: number, linksPerPage: number): P
 }
 
 /** What seedMany writes, and its per-reason counts. */
-export function manyWrites(pages: number, linksPerPage: number): { pages: PageWrite[]; outcomes: OutcomeWrite[]; counts: Record<string, number> } {
+export function manyWrites(
+  pages: number,
+  linksPerPage: number,
+): { pages: PageWrite[]; outcomes: OutcomeWrite[]; counts: Record<string, number> } {
   const reasons = ['not_found', 'forbidden', 'server_error', 'redirect', 'unknown'] as const;
   const counts: Record<string, number> = { not_found: 0, forbidden: 0, server_error: 0, redirect: 0, unknown: 0 };
   const pw: PageWrite[] = [];

@@ -8,7 +8,11 @@ describe('progressNotifier', () => {
   it('sends pages done of done + queued, throttles moves, keeps alive with a growing value', async () => {
     const sent: ServerNotification[] = [];
     let t = 0;
-    const notify = progressNotifier('tok', async (n) => void sent.push(n), () => t);
+    const notify = progressNotifier(
+      'tok',
+      async (n) => void sent.push(n),
+      () => t,
+    );
     notify({ done: 0, queued: 5, message: 'a' }); // first: sent
     t = 100;
     notify({ done: 1, queued: 5, message: 'b' }); // moved, but within 250 ms: dropped
@@ -20,10 +24,16 @@ describe('progressNotifier', () => {
     notify({ done: 2, queued: 3, message: 'e' }); // still, keep-alive due: sent, a little higher
     t += 300;
     notify({ done: 3, queued: 0, message: 'f' });
-    const params = sent.map((n) => n.params as { progressToken: string; progress: number; total: number; message: string });
+    const params = sent.map(
+      (n) => n.params as { progressToken: string; progress: number; total: number; message: string },
+    );
     expect(params.map((p) => p.message)).toEqual(['a', 'c', 'e', 'f']);
     expect(params.map((p) => p.progress)).toEqual([0, 2, 2.001, 3]);
     expect(params.map((p) => p.total)).toEqual([5, 6, 5, 3]);
-    expect(sent.every((n) => n.method === 'notifications/progress' && (n.params as { progressToken: string }).progressToken === 'tok')).toBe(true);
+    expect(
+      sent.every(
+        (n) => n.method === 'notifications/progress' && (n.params as { progressToken: string }).progressToken === 'tok',
+      ),
+    ).toBe(true);
   });
 });

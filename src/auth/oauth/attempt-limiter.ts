@@ -25,6 +25,11 @@ export class AttemptLimiter {
     return list;
   }
 
+  /** Failures of the key in the window. */
+  count(key: string): number {
+    return this.recent(key).length;
+  }
+
   /** Seconds until the key may try again; 0 when it may now. */
   retryAfter(key: string): number {
     const list = this.recent(key);

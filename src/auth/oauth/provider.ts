@@ -1,37 +1,26 @@
-// svc as an OAuth 2.1 authorization server for its own /mcp, behind the MCP SDK's handlers (mcpAuthRouter's
-// parts validate every request's shape, PKCE S256 included; this class decides). Clients register themselves
-// and are public (PKCE is their proof; no secret is issued, so none is stored). A sign-in (the page, in the HTTP
-// layer) yields a one-use code; the code, with the PKCE verifier, yields an access token (1 h) and a refresh
-// token (30 d, rotated on every use). Codes and tokens are random, stored only as sha256 hashes, and bound to
-// one client, one user and the /mcp resource. A code exchanged twice revokes everything issued from it.
-import { randomUUID } from 'node:crypto';
-import type { Response } from 'express';
-import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import {
-  AccessDeniedError,
-  CustomOAuthError,
-  InvalidClientMetadataError,
-  InvalidGrantError,
-  InvalidScopeError,
-  InvalidTargetError,
-  InvalidTokenError,
-} from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+// svc as the OAuth 2.1 authorization server of its own /mcp: the decisions of every endpoint, with the HTTP
+// layer (src/http/oauth.ts and the sign-in page) doing only I/O. Clients are public (PKCE S256 is their proof;
+// no secret is issued, so none is stored): they register themselves (RFC 7591) or, with an https URL as their
+// client_id, publish a Client ID Metadata Document. A sign-in yields a one-use code; the code, with the PKCE
+// verifier, yields an access token (1 h) and a refresh token (30 d, rotated on every use). Codes and tokens are
+// random, stored only as sha256 hashes, and bound to one client, one user and the /mcp resource. A code or a
+// refresh token used twice ends every token of its sign-in: someone else may hold what the first use gave.
+import { createHash, randomUUID } from 'node:crypto';
 import type { User } from '../../model/users.js';
 import {
   clientInfoJson,
   codeByHash,
   deleteExpired,
   deleteGrantTokens,
-  deleteToken,
   deleteUserTokens,
   insertClient,
   insertCode,
   insertTokens,
   markCodeUsed,
+  markRefreshRotated,
   tokenByHash,
+  upsertClient,
+  type CodeRow,
   type TokenRow,
 } from '../../store/oauth.js';
 import type { Sql } from '../../store/sql.js';
@@ -39,6 +28,9 @@ import { getUser } from '../../store/users.js';
 import { verifyPassword } from '../passwords.js';
 import { hashSecret, newSecret, sameHash } from '../secrets.js';
 import { AttemptLimiter } from './attempt-limiter.js';
+import { checkClientMetadata, redirectUriMatches, type OAuthClient } from './client-metadata.js';
+import { OAuthError } from './errors.js';
+import { isDocumentClientId, MetadataDocuments, type DocumentClient, type DocumentFetch } from './metadata-document.js';
 
 /** The one scope: what a token lets its client do is what the user's role allows on /mcp. */
 export const MCP_SCOPE = 'mcp';
@@ -53,10 +45,18 @@ const ACCESS_TOKEN_TTL_S = 3600;
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
 const CODE_TTL_S = 120;
 const MAX_TOKEN_LENGTH = 256;
+const MAX_STATE_LENGTH = 2000;
+const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+/** Failures of one login (from anywhere) before each further try of it is slowed, and the longest slowdown. */
+const FREE_FAILURES_PER_LOGIN = 5;
+const MAX_SLOWDOWN_MS = 4000;
+
+export type { OAuthClient } from './client-metadata.js';
+export type { DocumentClient } from './metadata-document.js';
 
 /** What the sign-in page shows and, once signed in, turns into a code. */
 export interface SignInRequest {
-  client: OAuthClientInformationFull;
+  client: OAuthClient | DocumentClient;
   redirectUri: string;
   codeChallenge: string;
   state?: string;
@@ -65,20 +65,47 @@ export interface SignInRequest {
   resource: string;
 }
 
-/** Renders the sign-in and consent page for an authorization request (GET), or handles its form (POST). */
-export type AuthorizePage = (provider: SvcOAuthProvider, request: SignInRequest, res: Response) => Promise<void>;
+/**
+ * What /authorize does with a request: show the page, refuse it on the spot (the client or its redirect URI is
+ * unknown, so nothing may be sent there), or send the client an error at its redirect URI.
+ */
+export type AuthorizeOutcome = { page: SignInRequest } | { refuse: OAuthError } | { redirect: string };
 
-export type SignInResult = { user: User } | { error: 'invalid_credentials' } | { error: 'rate_limited'; retryAfter: number };
+export type SignInResult =
+  | { user: User }
+  | { error: 'invalid_credentials' }
+  | { error: 'rate_limited'; retryAfter: number };
 
-export interface SvcOAuthProviderOptions {
+export interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+/** A valid access token: the client, the scopes, the resource, and the user it acts for. */
+export interface AccessGrant {
+  token: string;
+  clientId: string;
+  scopes: string[];
+  expiresAt: number;
+  resource: URL;
+  extra: { user: User };
+}
+
+export interface AuthorizationServerOptions {
   sql: Sql;
+  /** The issuer identifier, as the metadata gives it (sent as `iss` with every authorization response). */
+  issuer: string;
   /** The protected resource: <public URL>/mcp. */
   resource: URL;
-  authorizePage: AuthorizePage;
+  /** Fetches a Client ID Metadata Document (through the crawler's address policy). */
+  fetchDocument: DocumentFetch;
   /** Clock in ms (tests move it). */
   now?: () => number;
-  /** Failed sign-ins allowed per login and per address in 15 minutes (default 5 and 20). */
-  maxFailuresPerLogin?: number;
+  /** Failed sign-ins allowed per login and address, and per address, in 15 minutes (default 5 and 20). */
+  maxFailuresPerLoginAndAddress?: number;
   maxFailuresPerAddress?: number;
 }
 
@@ -88,104 +115,193 @@ function sameResource(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
-/** Redirect URIs a client may register: https, http only on loopback (native apps), or a private-use scheme. */
-function redirectUriProblem(uri: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(uri);
-  } catch {
-    return `redirect_uris: "${uri}" is not a URL`;
-  }
-  if (u.hash) return `redirect_uris: "${uri}" must not have a fragment`;
-  if (u.protocol === 'http:' && !['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) {
-    return `redirect_uris: "${uri}" must use https (http only on a loopback address)`;
-  }
-  return null;
+function redirectWith(uri: string, params: Record<string, string | undefined>): string {
+  const u = new URL(uri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
+  return u.href;
 }
 
-export class SvcOAuthProvider implements OAuthServerProvider {
+/** One request parameter: a string, absent, or (given twice, or as something else) an invalid_request. */
+function param(params: Record<string, unknown>, name: string): string | undefined {
+  const v = params[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new OAuthError('invalid_request', `${name}: must be given once, as a string`);
+  return v;
+}
+
+function required(params: Record<string, unknown>, name: string): string {
+  const v = param(params, name);
+  if (!v) throw new OAuthError('invalid_request', `${name}: is required`);
+  return v;
+}
+
+/** RFC 7636: base64url(sha256(verifier)) is the S256 challenge. */
+function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class AuthorizationServer {
+  readonly issuer: string;
   readonly resource: string;
   private readonly sql: Sql;
   private readonly now: () => number;
-  private readonly page: AuthorizePage;
-  private readonly byLogin: AttemptLimiter;
+  private readonly documents: MetadataDocuments;
+  private readonly byLoginAndAddress: AttemptLimiter;
   private readonly byAddress: AttemptLimiter;
+  private readonly byLogin: AttemptLimiter;
   private lastSweep = 0;
 
-  constructor(opts: SvcOAuthProviderOptions) {
+  constructor(opts: AuthorizationServerOptions) {
     this.sql = opts.sql;
+    this.issuer = opts.issuer;
     this.resource = opts.resource.href;
-    this.page = opts.authorizePage;
     this.now = opts.now ?? Date.now;
-    const windowMs = 15 * 60 * 1000;
-    this.byLogin = new AttemptLimiter({ max: opts.maxFailuresPerLogin ?? 5, windowMs, now: this.now });
+    this.documents = new MetadataDocuments({ fetch: opts.fetchDocument, now: this.now });
+    const windowMs = FAILURE_WINDOW_MS;
+    this.byLoginAndAddress = new AttemptLimiter({
+      max: opts.maxFailuresPerLoginAndAddress ?? 5,
+      windowMs,
+      now: this.now,
+    });
     this.byAddress = new AttemptLimiter({ max: opts.maxFailuresPerAddress ?? 20, windowMs, now: this.now });
+    this.byLogin = new AttemptLimiter({ max: Number.MAX_SAFE_INTEGER, windowMs, now: this.now });
   }
 
   private nowS(): number {
     return Math.floor(this.now() / 1000);
   }
 
-  readonly clientsStore: OAuthRegisteredClientsStore = {
-    getClient: async (clientId) => {
-      const json = clientId.length <= 200 ? await clientInfoJson(this.sql, clientId) : null;
-      return json ? (JSON.parse(json) as OAuthClientInformationFull) : undefined;
-    },
-    registerClient: async (client) => {
-      for (const uri of client.redirect_uris) {
-        const problem = redirectUriProblem(uri);
-        if (problem) throw new CustomOAuthError('invalid_redirect_uri', problem);
-      }
-      if (client.redirect_uris.length === 0) throw new CustomOAuthError('invalid_redirect_uri', 'redirect_uris: at least one is required');
-      if (client.grant_types?.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
-        throw new InvalidClientMetadataError('grant_types: only authorization_code and refresh_token are supported');
-      }
-      if ((client.client_name?.length ?? 0) > 200) throw new InvalidClientMetadataError('client_name: at most 200 characters');
-      // Every client is public: the SDK's handler made a secret for a client that asked for one; drop it.
-      const { client_secret: _secret, client_secret_expires_at: _expires, ...rest } = client as OAuthClientInformationFull;
-      const info: OAuthClientInformationFull = {
-        ...rest,
-        client_id: (client as OAuthClientInformationFull).client_id ?? randomUUID(),
-        client_id_issued_at: (client as OAuthClientInformationFull).client_id_issued_at ?? this.nowS(),
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-      };
-      await insertClient(this.sql, info.client_id, JSON.stringify(info));
-      return info;
-    },
-  };
-
-  /** The SDK's /authorize handler has checked the client, redirect URI and PKCE method; check scope and resource. */
-  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
-    const scopes = params.scopes?.filter(Boolean).length ? [...new Set(params.scopes.filter(Boolean))] : [MCP_SCOPE];
-    const unknown = scopes.filter((s) => !(s in SCOPE_DESCRIPTIONS));
-    if (unknown.length) throw new InvalidScopeError(`scope: unknown ${unknown.map((s) => `"${s}"`).join(', ')} (supported: ${Object.keys(SCOPE_DESCRIPTIONS).join(' ')})`);
-    if (params.resource && !sameResource(params.resource.href, this.resource)) {
-      throw new InvalidTargetError(`resource: "${params.resource.href}" is not served here (this server's resource is ${this.resource})`);
-    }
-    await this.page(this, { client, redirectUri: params.redirectUri, codeChallenge: params.codeChallenge, state: params.state, scopes, resource: this.resource }, res);
+  /** A registered client (the store) by its client_id, or null. */
+  private async registeredClient(clientId: string): Promise<OAuthClient | null> {
+    const json = clientId.length <= 2000 ? await clientInfoJson(this.sql, clientId) : null;
+    return json ? (JSON.parse(json) as OAuthClient) : null;
   }
 
-  /** Checks a login and password, counting failures per login and per client address. */
+  /** RFC 7591 registration: the client as stored (public: no secret, whatever it asked for). */
+  async register(body: unknown): Promise<OAuthClient> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
+    const client: OAuthClient = {
+      ...checkClientMetadata(body, randomUUID(), { secretRefused: false, nameRequired: false }),
+      client_id_issued_at: this.nowS(),
+    };
+    await insertClient(this.sql, client.client_id, JSON.stringify(client));
+    return client;
+  }
+
+  /** The client an authorization request names: a metadata document's (fetched, or kept) or a registered one. */
+  private async clientOf(clientId: string): Promise<OAuthClient | DocumentClient> {
+    if (isDocumentClientId(clientId)) return this.documents.client(clientId);
+    const client = await this.registeredClient(clientId);
+    if (!client)
+      throw new OAuthError(
+        'invalid_client',
+        'client_id: no client is registered with this id (register at /register, or use a Client ID Metadata Document URL)',
+      );
+    return client;
+  }
+
+  /** Checks an authorization request (GET query or POST form) and says what /authorize answers. */
+  async authorizationRequest(params: Record<string, unknown>): Promise<AuthorizeOutcome> {
+    // First the client and where answers go: until both are known, errors are answered here, not sent anywhere.
+    let client: OAuthClient | DocumentClient;
+    let redirectUri: string;
+    try {
+      client = await this.clientOf(required(params, 'client_id'));
+      const asked = param(params, 'redirect_uri');
+      if (asked !== undefined) {
+        if (!client.redirect_uris.some((registered) => redirectUriMatches(asked, registered)))
+          throw new OAuthError('invalid_request', 'Unregistered redirect_uri');
+        redirectUri = asked;
+      } else if (client.redirect_uris.length === 1) {
+        redirectUri = client.redirect_uris[0]!;
+      } else {
+        throw new OAuthError('invalid_request', 'redirect_uri: is required when the client has several');
+      }
+    } catch (err) {
+      if (err instanceof OAuthError) return { refuse: err };
+      throw err;
+    }
+    const rawState = params.state;
+    const state = typeof rawState === 'string' && rawState ? rawState.slice(0, MAX_STATE_LENGTH) : undefined;
+    try {
+      const responseType = param(params, 'response_type');
+      if (responseType !== 'code')
+        throw new OAuthError(
+          'unsupported_response_type',
+          `response_type: must be "code" (got ${JSON.stringify(responseType ?? null)})`,
+        );
+      if (typeof rawState === 'string' && rawState.length > MAX_STATE_LENGTH)
+        throw new OAuthError('invalid_request', `state: at most ${MAX_STATE_LENGTH} characters`);
+      const method = param(params, 'code_challenge_method');
+      if (method !== 'S256')
+        throw new OAuthError(
+          'invalid_request',
+          `code_challenge_method: must be S256 (PKCE is required; "plain" is not accepted), got ${JSON.stringify(method ?? null)}`,
+        );
+      const codeChallenge = required(params, 'code_challenge');
+      if (!/^[A-Za-z0-9_-]{43}$/.test(codeChallenge))
+        throw new OAuthError(
+          'invalid_request',
+          'code_challenge: must be the 43-character base64url SHA-256 of the code verifier',
+        );
+      const scopeText = param(params, 'scope');
+      const asked = scopeText?.split(' ').filter(Boolean) ?? [];
+      const scopes = asked.length ? [...new Set(asked)] : [MCP_SCOPE];
+      const unknown = scopes.filter((s) => !(s in SCOPE_DESCRIPTIONS));
+      if (unknown.length)
+        throw new OAuthError(
+          'invalid_scope',
+          `scope: unknown ${unknown.map((s) => `"${s}"`).join(', ')} (supported: ${Object.keys(SCOPE_DESCRIPTIONS).join(' ')})`,
+        );
+      const resource = param(params, 'resource');
+      if (resource !== undefined) {
+        if (!URL.canParse(resource)) throw new OAuthError('invalid_request', 'resource: must be an absolute URL');
+        if (!sameResource(resource, this.resource))
+          throw new OAuthError(
+            'invalid_target',
+            `resource: "${resource}" is not served here (this server's resource is ${this.resource})`,
+          );
+      }
+      return { page: { client, redirectUri, codeChallenge, state, scopes, resource: this.resource } };
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      return { redirect: redirectWith(redirectUri, { ...err.toResponseObject(), state, iss: this.issuer }) };
+    }
+  }
+
+  /**
+   * Checks a login and password. Failures count per login and address (5 lock that pair, not the login for
+   * everyone) and per address (20 lock the address); past 5 failures of a login from anywhere, each further try
+   * of it waits a little longer, so guessing from many addresses stays slow while the owner can still sign in.
+   */
   async signIn(login: string, password: string, address: string): Promise<SignInResult> {
-    const loginKey = `login:${login.toLowerCase()}`;
-    const addressKey = `addr:${address}`;
-    const wait = Math.max(this.byLogin.retryAfter(loginKey), this.byAddress.retryAfter(addressKey));
+    const loginKey = login.toLowerCase();
+    const pairKey = `${loginKey}\n${address}`;
+    const wait = Math.max(this.byLoginAndAddress.retryAfter(pairKey), this.byAddress.retryAfter(address));
     if (wait > 0) return { error: 'rate_limited', retryAfter: wait };
+    const failures = this.byLogin.count(loginKey);
+    if (failures >= FREE_FAILURES_PER_LOGIN)
+      await sleep(Math.min(MAX_SLOWDOWN_MS, 250 * 2 ** (failures - FREE_FAILURES_PER_LOGIN)));
     const user = await verifyPassword(this.sql, login, password);
     if (!user) {
+      this.byLoginAndAddress.fail(pairKey);
+      this.byAddress.fail(address);
       this.byLogin.fail(loginKey);
-      this.byAddress.fail(addressKey);
       return { error: 'invalid_credentials' };
     }
-    this.byLogin.reset(loginKey);
+    this.byLoginAndAddress.reset(pairKey);
     return { user };
   }
 
-  /** The redirect that ends a sign-in: a new code for `user`, with the request's state. */
+  /** The redirect that ends a sign-in: a new code for `user`, with the request's state and our `iss`. */
   async issueCode(request: SignInRequest, user: User): Promise<string> {
     await this.sweep();
+    // A metadata document's client gets a row too: codes and tokens name their client, and /token finds it there.
+    if ('metadata_document_host' in request.client)
+      await upsertClient(this.sql, request.client.client_id, JSON.stringify(request.client));
     const code = newSecret(CODE_PREFIX);
     await insertCode(this.sql, {
       codeHash: hashSecret(code),
@@ -198,58 +314,114 @@ export class SvcOAuthProvider implements OAuthServerProvider {
       resource: request.resource,
       expiresAt: this.nowS() + CODE_TTL_S,
     });
-    return redirectWith(request.redirectUri, { code, state: request.state });
+    return redirectWith(request.redirectUri, { code, state: request.state, iss: this.issuer });
   }
 
-  /** The redirect of a refused consent: access_denied, with the request's state. */
+  /** The redirect of a refused consent: access_denied, with the request's state and our `iss`. */
   denied(request: SignInRequest): string {
-    const err = new AccessDeniedError('the user did not allow access');
-    return redirectWith(request.redirectUri, { error: err.errorCode, error_description: err.message, state: request.state });
+    return redirectWith(request.redirectUri, {
+      error: 'access_denied',
+      error_description: 'the user did not allow access',
+      state: request.state,
+      iss: this.issuer,
+    });
   }
 
-  private async findCode(client: OAuthClientInformationFull, code: string) {
+  /** The client of a /token or /revoke request (public: its client_id is all it shows). */
+  private async requestingClient(params: Record<string, unknown>): Promise<OAuthClient> {
+    const clientId = required(params, 'client_id');
+    const client = await this.registeredClient(clientId);
+    if (!client)
+      throw new OAuthError(
+        'invalid_client',
+        "client_id: unknown client (a metadata document's client is known once it has signed someone in)",
+      );
+    return client;
+  }
+
+  /** POST /token: an authorization_code or a refresh_token grant. */
+  async token(params: Record<string, unknown>): Promise<TokenAnswer> {
+    const client = await this.requestingClient(params);
+    const grantType = required(params, 'grant_type');
+    if (grantType === 'authorization_code') return this.exchangeCode(client, params);
+    if (grantType === 'refresh_token') return this.exchangeRefreshToken(client, params);
+    throw new OAuthError(
+      'unsupported_grant_type',
+      `grant_type: "${grantType}" is not supported (authorization_code, refresh_token)`,
+    );
+  }
+
+  private async findCode(client: OAuthClient, code: string): Promise<CodeRow> {
     const hash = code.length <= MAX_TOKEN_LENGTH ? hashSecret(code) : '';
     const row = hash ? await codeByHash(this.sql, hash) : null;
-    if (!row || !sameHash(row.codeHash, hash) || row.clientId !== client.client_id) throw new InvalidGrantError('authorization code is not valid');
-    if (row.usedAt !== null) await this.replayed(row.grantId);
-    if (row.expiresAt < this.nowS()) throw new InvalidGrantError('authorization code has expired');
+    if (!row || !sameHash(row.codeHash, hash) || row.clientId !== client.client_id)
+      throw new OAuthError('invalid_grant', 'authorization code is not valid');
+    if (row.usedAt !== null) await this.replayed(row.grantId, 'authorization code');
+    if (row.expiresAt < this.nowS()) throw new OAuthError('invalid_grant', 'authorization code has expired');
     return row;
   }
 
-  /** A code used twice: someone else may hold the first exchange's tokens. End them all. */
-  private async replayed(grantId: string): Promise<never> {
+  /** A code or refresh token used twice: someone else may hold the first use's tokens. End them all. */
+  private async replayed(grantId: string, what: string): Promise<never> {
     await deleteGrantTokens(this.sql, grantId);
-    throw new InvalidGrantError('authorization code was already used; the tokens issued from it are revoked');
+    throw new OAuthError('invalid_grant', `${what} was already used; the tokens issued from it are revoked`);
   }
 
-  async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
-    return (await this.findCode(client, code)).codeChallenge;
-  }
-
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+  private async exchangeCode(client: OAuthClient, params: Record<string, unknown>): Promise<TokenAnswer> {
+    const code = required(params, 'code');
+    const verifier = required(params, 'code_verifier');
+    const redirectUri = param(params, 'redirect_uri');
+    const resource = param(params, 'resource');
     const row = await this.findCode(client, code);
-    if (redirectUri !== undefined && redirectUri !== row.redirectUri) throw new InvalidGrantError('redirect_uri does not match the one of the authorization request');
-    if (resource && !sameResource(resource.href, row.resource)) throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this code was issued for`);
-    if (!(await markCodeUsed(this.sql, row.codeHash, this.nowS()))) await this.replayed(row.grantId);
-    if (!(await getUser(this.sql, row.login))) throw new InvalidGrantError('the user of this code no longer exists');
-    return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: row.scopes, resource: row.resource });
+    if (s256(verifier) !== row.codeChallenge)
+      throw new OAuthError('invalid_grant', 'code_verifier does not match the challenge');
+    if (redirectUri !== undefined && redirectUri !== row.redirectUri)
+      throw new OAuthError('invalid_grant', 'redirect_uri does not match the one of the authorization request');
+    if (resource !== undefined && !sameResource(resource, row.resource))
+      throw new OAuthError('invalid_target', `resource: "${resource}" is not the resource this code was issued for`);
+    if (!(await markCodeUsed(this.sql, row.codeHash, this.nowS())))
+      await this.replayed(row.grantId, 'authorization code');
+    if (!(await getUser(this.sql, row.login)))
+      throw new OAuthError('invalid_grant', 'the user of this code no longer exists');
+    return this.issueTokens({
+      grantId: row.grantId,
+      clientId: row.clientId,
+      login: row.login,
+      scopes: row.scopes,
+      resource: row.resource,
+    });
   }
 
-  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
+  private async exchangeRefreshToken(client: OAuthClient, params: Record<string, unknown>): Promise<TokenAnswer> {
+    const refreshToken = required(params, 'refresh_token');
+    const resource = param(params, 'resource');
+    const scopeText = param(params, 'scope');
     const row = await this.findToken(refreshToken, 'refresh');
-    if (!row || row.clientId !== client.client_id) throw new InvalidGrantError('refresh token is not valid');
-    if (row.expiresAt < this.nowS()) throw new InvalidGrantError('refresh token has expired');
-    if (resource && !sameResource(resource.href, row.resource)) throw new InvalidTargetError(`resource: "${resource.href}" is not the resource this token was issued for`);
+    if (!row || row.clientId !== client.client_id) throw new OAuthError('invalid_grant', 'refresh token is not valid');
+    if (row.rotatedAt !== null) await this.replayed(row.grantId, 'refresh token');
+    if (row.expiresAt < this.nowS()) throw new OAuthError('invalid_grant', 'refresh token has expired');
+    if (resource !== undefined && !sameResource(resource, row.resource))
+      throw new OAuthError('invalid_target', `resource: "${resource}" is not the resource this token was issued for`);
     const granted = row.scopes.split(' ');
-    const wanted = scopes?.filter(Boolean).length ? scopes.filter(Boolean) : granted;
+    const asked = scopeText?.split(' ').filter(Boolean) ?? [];
+    const wanted = asked.length ? asked : granted;
     const extra = wanted.filter((s) => !granted.includes(s));
-    if (extra.length) throw new InvalidScopeError(`scope: ${extra.join(' ')} was not granted to this token`);
-    // Rotation: the old refresh token goes; a concurrent second use finds it gone and fails.
-    if (!(await deleteToken(this.sql, row.tokenHash))) throw new InvalidGrantError('refresh token is not valid');
-    return this.issueTokens({ grantId: row.grantId, clientId: row.clientId, login: row.login, scopes: wanted.join(' '), resource: row.resource });
+    if (extra.length) throw new OAuthError('invalid_scope', `scope: ${extra.join(' ')} was not granted to this token`);
+    // Rotation: the old refresh token is marked, not deleted, so that a second use of it is seen for what it is.
+    if (!(await markRefreshRotated(this.sql, row.tokenHash, this.nowS())))
+      await this.replayed(row.grantId, 'refresh token');
+    return this.issueTokens({
+      grantId: row.grantId,
+      clientId: row.clientId,
+      login: row.login,
+      scopes: wanted.join(' '),
+      resource: row.resource,
+    });
   }
 
-  private async issueTokens(g: Pick<TokenRow, 'grantId' | 'clientId' | 'login' | 'scopes' | 'resource'>): Promise<OAuthTokens> {
+  private async issueTokens(
+    g: Pick<TokenRow, 'grantId' | 'clientId' | 'login' | 'scopes' | 'resource'>,
+  ): Promise<TokenAnswer> {
     const access = newSecret(ACCESS_TOKEN_PREFIX);
     const refresh = newSecret(REFRESH_TOKEN_PREFIX);
     const now = this.nowS();
@@ -257,7 +429,13 @@ export class SvcOAuthProvider implements OAuthServerProvider {
       { ...g, tokenHash: hashSecret(access), kind: 'access', expiresAt: now + ACCESS_TOKEN_TTL_S },
       { ...g, tokenHash: hashSecret(refresh), kind: 'refresh', expiresAt: now + REFRESH_TOKEN_TTL_S },
     ]);
-    return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: g.scopes };
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_S,
+      refresh_token: refresh,
+      scope: g.scopes,
+    };
   }
 
   /** The stored token of that kind (of either kind when none is given), or null. */
@@ -269,17 +447,26 @@ export class SvcOAuthProvider implements OAuthServerProvider {
   }
 
   /** The access token's grant, with the user it acts for (as the user is now: a changed role applies at once). */
-  async verifyAccessToken(token: string): Promise<AuthInfo> {
+  async verifyAccessToken(token: string): Promise<AccessGrant> {
     const row = await this.findToken(token, 'access');
-    if (!row) throw new InvalidTokenError('invalid access token');
-    if (row.expiresAt < this.nowS()) throw new InvalidTokenError('access token has expired');
+    if (!row) throw new OAuthError('invalid_token', 'invalid access token', 401);
+    if (row.expiresAt < this.nowS()) throw new OAuthError('invalid_token', 'access token has expired', 401);
     const user = await getUser(this.sql, row.login);
-    if (!user) throw new InvalidTokenError('invalid access token');
-    return { token, clientId: row.clientId, scopes: row.scopes.split(' '), expiresAt: row.expiresAt, resource: new URL(row.resource), extra: { user } };
+    if (!user) throw new OAuthError('invalid_token', 'invalid access token', 401);
+    return {
+      token,
+      clientId: row.clientId,
+      scopes: row.scopes.split(' '),
+      expiresAt: row.expiresAt,
+      resource: new URL(row.resource),
+      extra: { user },
+    };
   }
 
-  async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-    const row = await this.findToken(request.token);
+  /** POST /revoke (RFC 7009): ends the token and every other of its sign-in; an unknown token is no error. */
+  async revoke(params: Record<string, unknown>): Promise<void> {
+    const client = await this.requestingClient(params);
+    const row = await this.findToken(required(params, 'token'));
     if (row && row.clientId === client.client_id) await deleteGrantTokens(this.sql, row.grantId);
   }
 
@@ -289,12 +476,6 @@ export class SvcOAuthProvider implements OAuthServerProvider {
     this.lastSweep = this.now();
     await deleteExpired(this.sql, this.nowS());
   }
-}
-
-function redirectWith(uri: string, params: Record<string, string | undefined>): string {
-  const u = new URL(uri);
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
-  return u.href;
 }
 
 /** Ends every OAuth token and pending code of a user (`svc users revoke-tokens`); returns the tokens ended. */

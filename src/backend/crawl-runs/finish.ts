@@ -20,9 +20,11 @@ export interface CrawlFinish {
 
 /** How a crawl finishes: stopped by a signal; failed when every target of a full crawl was unreachable; else completed. */
 export function crawlFinish(mode: CrawlMode, result: CrawlResult, signal: AbortSignal): CrawlFinish {
-  if (result.stopped) return { status: 'stopped', error: typeof signal.reason === 'string' ? signal.reason : 'stopped before the end' };
+  if (result.stopped)
+    return { status: 'stopped', error: typeof signal.reason === 'string' ? signal.reason : 'stopped before the end' };
   const unreachable = result.targets.filter((t) => t.unreachable);
   const lines = unreachable.map((t) => `${t.host} unreachable: ${t.error}`).join('; ');
-  if (mode === 'full' && unreachable.length && unreachable.length === result.targets.length) return { status: 'failed', error: lines };
+  if (mode === 'full' && unreachable.length && unreachable.length === result.targets.length)
+    return { status: 'failed', error: lines };
   return { status: 'completed', ...(lines ? { error: lines } : {}) };
 }

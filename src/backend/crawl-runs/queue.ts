@@ -4,7 +4,14 @@ import type { TargetConfig } from '../../model/config.js';
 import { BackendError } from '../../model/errors.js';
 import type { SharedPlan } from '../../model/shared-crawl.js';
 import type { CrawlRecord, CrawlRequest, CrawlTrigger } from '../../model/types.js';
-import { claimQueuedCrawl, enqueueCrawl, getCrawl, hasClaimableCrawl, setWaitingCrawlRequest, waitingCrawl } from '../../store/crawls.js';
+import {
+  claimQueuedCrawl,
+  enqueueCrawl,
+  getCrawl,
+  hasClaimableCrawl,
+  setWaitingCrawlRequest,
+  waitingCrawl,
+} from '../../store/crawls.js';
 import { joinableCrawl } from '../../store/frontier.js';
 import type { ServiceStore } from '../../store/service-store.js';
 import { checkCrawlUrls, mergeQueuedUrls, requireTargets, validateCrawlRequest } from './request.js';
@@ -31,7 +38,8 @@ export async function queueCrawl(ctx: QueueContext, req: CrawlRequest, trigger: 
       const waiting = await waitingCrawl(t, project, 'live_update');
       if (waiting) {
         const merged = mergeQueuedUrls(waiting, urls);
-        if (await setWaitingCrawlRequest(t, waiting.id, merged.mode, merged.urls)) return (await getCrawl(t, project, waiting.id))!;
+        if (await setWaitingCrawlRequest(t, waiting.id, merged.mode, merged.urls))
+          return (await getCrawl(t, project, waiting.id))!;
       }
       const fresh = mergeQueuedUrls({ mode: 'manual' }, urls);
       return enqueueCrawl(t, project, fresh.mode, fresh.urls, trigger);
@@ -53,6 +61,6 @@ export async function findJoinableCrawl(ctx: QueueContext): Promise<{ rec: Crawl
   const found = await joinableCrawl(ctx.store.sql, ctx.project);
   if (!found) return null;
   const rec = await getCrawl(ctx.store.sql, ctx.project, found.crawlId);
-  if (!rec || rec.status !== 'running') return null;
+  if (rec?.status !== 'running') return null;
   return { rec, plan: JSON.parse(found.plan) as SharedPlan };
 }

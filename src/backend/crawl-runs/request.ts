@@ -12,7 +12,10 @@ import { CrawlRequestSchema } from '../contract.js';
  * The request as it came (REST body, ability input, CLI): the /v1 contract's schema, then every URL on a configured
  * target with its scheme. One validation for every surface, so every surface gives the same message.
  */
-export function validateCrawlRequest(req: unknown, targets: readonly TargetConfig[]): { mode: CrawlMode; urls?: string[] } {
+export function validateCrawlRequest(
+  req: unknown,
+  targets: readonly TargetConfig[],
+): { mode: CrawlMode; urls?: string[] } {
   const parsed = CrawlRequestSchema.safeParse(req);
   if (!parsed.success) throw new BackendError('invalid_input', issuesMessage(parsed.error, 'body'));
   const { mode, urls } = parsed.data;
@@ -23,7 +26,11 @@ export function validateCrawlRequest(req: unknown, targets: readonly TargetConfi
 
 /** A crawl needs a target: invalid_input saying how to configure one. */
 export function requireTargets(targets: readonly TargetConfig[]): void {
-  if (!targets.length) throw new BackendError('invalid_input', 'no crawl targets are configured: add "targets" to the config file, or pass --site URL');
+  if (!targets.length)
+    throw new BackendError(
+      'invalid_input',
+      'no crawl targets are configured: add "targets" to the config file, or pass --site URL',
+    );
 }
 
 /** Every URL on a configured target, without its fragment, deduplicated; or invalid_input naming each bad one. */
@@ -32,11 +39,18 @@ export function checkCrawlUrls(urls: readonly string[], targets: readonly Target
   const out: string[] = [];
   urls.forEach((u, i) => {
     const r = checkSiteUrl(u, targets);
-    if (typeof r === 'string') return void problems.push(`urls[${i}]: ${r}`);
+    if (typeof r === 'string') {
+      problems.push(`urls[${i}]: ${r}`);
+      return;
+    }
     r.hash = '';
     out.push(r.href);
   });
-  if (problems.length) throw new BackendError('invalid_input', problems.slice(0, 10).join('; ') + (problems.length > 10 ? `; … ${problems.length - 10} more` : ''));
+  if (problems.length)
+    throw new BackendError(
+      'invalid_input',
+      problems.slice(0, 10).join('; ') + (problems.length > 10 ? `; … ${problems.length - 10} more` : ''),
+    );
   return [...new Set(out)];
 }
 
@@ -44,7 +58,11 @@ export function checkCrawlUrls(urls: readonly string[], targets: readonly Target
  * What a waiting live-update crawl becomes when more URLs change: the union of its URLs and the new ones (first
  * seen first), or a full crawl when that is more than one manual crawl may list (or it is one already).
  */
-export function mergeQueuedUrls(waiting: { mode: CrawlMode; urls?: readonly string[] }, add: readonly string[], max = MANUAL_URLS_MAX): { mode: CrawlMode; urls?: string[] } {
+export function mergeQueuedUrls(
+  waiting: { mode: CrawlMode; urls?: readonly string[] },
+  add: readonly string[],
+  max = MANUAL_URLS_MAX,
+): { mode: CrawlMode; urls?: string[] } {
   if (waiting.mode !== 'manual') return { mode: waiting.mode };
   const urls = [...new Set([...(waiting.urls ?? []), ...add])];
   return urls.length > max ? { mode: 'full' } : { mode: 'manual', urls };

@@ -60,7 +60,13 @@ export type ProgressListener = (crawlId: number, progress: CrawlProgress) => voi
  * Runs crawl rec here until it finishes, and writes its finish (failed when the run throws). Never rejects: a store
  * already closed leaves the record for the next open to mark failed.
  */
-export async function runToFinish(opts: RunOptions, rec: CrawlRecord, controller: AbortController, queued: boolean, onProgress: ProgressListener): Promise<void> {
+export async function runToFinish(
+  opts: RunOptions,
+  rec: CrawlRecord,
+  controller: AbortController,
+  queued: boolean,
+  onProgress: ProgressListener,
+): Promise<void> {
   const { store, logger } = opts;
   // Let start() return the queued record before any work happens.
   await new Promise((r) => setImmediate(r));
@@ -72,15 +78,23 @@ export async function runToFinish(opts: RunOptions, rec: CrawlRecord, controller
     // A queued crawl a worker claims is shared with the project's other workers (not one that checks fragments:
     // a fragment's outcome needs every page's ids in one process).
     const share = queued && opts.share && !opts.targets.some((t) => t.check_fragments) ? opts.share : null;
-    shared = share ? sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'lead', leaseMs: share.leaseMs }) : undefined;
-    logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger, ...(share ? { shared: true, worker: share.worker } : {}) }, 'crawl started');
+    shared = share
+      ? sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'lead', leaseMs: share.leaseMs })
+      : undefined;
+    logger.info(
+      { crawl: rec.id, mode: rec.mode, trigger: rec.trigger, ...(share ? { shared: true, worker: share.worker } : {}) },
+      'crawl started',
+    );
     const result = await crawlWithEngine(opts, rec, signal, onProgress, shared);
     const finish = crawlFinish(rec.mode, result, signal);
     // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
     if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
     await updateCrawlStats(store.sql, rec.id, result.stats);
     await writeFinish(opts, rec.id, finish);
-    logger.info({ crawl: rec.id, mode: rec.mode, status: finish.status, error: finish.error, ...result.stats }, 'crawl ended');
+    logger.info(
+      { crawl: rec.id, mode: rec.mode, status: finish.status, error: finish.error, ...result.stats },
+      'crawl ended',
+    );
   } catch (err) {
     logger.error({ err, crawl: rec.id }, 'crawl failed');
     try {
@@ -91,20 +105,39 @@ export async function runToFinish(opts: RunOptions, rec: CrawlRecord, controller
   } finally {
     unwatch();
     // The finish is written: the shared frontier and host state go (a worker still sharing finds the frontier gone).
-    if (shared) await dropShared(store.sql, rec.id).catch((err: unknown) => logger.warn({ err, crawl: rec.id }, 'dropping the shared frontier failed'));
+    if (shared)
+      await dropShared(store.sql, rec.id).catch((err: unknown) =>
+        logger.warn({ err, crawl: rec.id }, 'dropping the shared frontier failed'),
+      );
   }
 }
 
 /** This worker's share of a shared crawl another worker leads: it ends when the frontier does. Never rejects. */
-export async function runShare(opts: RunOptions, rec: CrawlRecord, plan: SharedPlan, share: ShareOptions, controller: AbortController, onProgress: ProgressListener): Promise<void> {
+export async function runShare(
+  opts: RunOptions,
+  rec: CrawlRecord,
+  plan: SharedPlan,
+  share: ShareOptions,
+  controller: AbortController,
+  onProgress: ProgressListener,
+): Promise<void> {
   const { store, logger } = opts;
   await new Promise((r) => setImmediate(r));
   const unwatch = watchCrawl(opts, rec.id, controller);
   try {
     logger.info({ crawl: rec.id, mode: rec.mode, worker: share.worker }, 'joined a shared crawl');
-    const shared = sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'join', plan, leaseMs: share.leaseMs });
+    const shared = sharedCrawl(store.sql, {
+      crawlId: rec.id,
+      worker: share.worker,
+      role: 'join',
+      plan,
+      leaseMs: share.leaseMs,
+    });
     const result = await crawlWithEngine(opts, rec, controller.signal, onProgress, shared);
-    logger.info({ crawl: rec.id, pages: result.stats.pages, links: result.stats.links, stopped: result.stopped }, 'left the shared crawl: its share done');
+    logger.info(
+      { crawl: rec.id, pages: result.stats.pages, links: result.stats.links, stopped: result.stopped },
+      'left the shared crawl: its share done',
+    );
   } catch (err) {
     logger.warn({ err, crawl: rec.id }, 'crawling a share of a shared crawl failed: its claims go back to the others');
   } finally {
@@ -113,7 +146,13 @@ export async function runShare(opts: RunOptions, rec: CrawlRecord, plan: SharedP
 }
 
 /** Runs the crawl engine on crawl rec (alone, or as one worker of a shared crawl). */
-async function crawlWithEngine(opts: RunOptions, rec: CrawlRecord, signal: AbortSignal, onProgress: ProgressListener, shared?: SharedCrawl): Promise<CrawlResult> {
+async function crawlWithEngine(
+  opts: RunOptions,
+  rec: CrawlRecord,
+  signal: AbortSignal,
+  onProgress: ProgressListener,
+  shared?: SharedCrawl,
+): Promise<CrawlResult> {
   const { store, logger } = opts;
   // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
   const { runCrawl } = await import('../../crawler/engine/index.js');
@@ -164,13 +203,20 @@ async function writeFinish(opts: RunOptions, id: number, finish: CrawlFinish): P
 }
 
 /** Inside the transaction that finishes crawl `id` (on its Sql): what follows from it, in a savepoint of its own. */
-export async function runAfterCrawl(opts: Pick<RunOptions, 'afterCrawl' | 'logger'>, sql: Sql, id: number): Promise<void> {
+export async function runAfterCrawl(
+  opts: Pick<RunOptions, 'afterCrawl' | 'logger'>,
+  sql: Sql,
+  id: number,
+): Promise<void> {
   const { afterCrawl, logger } = opts;
   if (!afterCrawl) return;
   try {
     await sql.tx((s) => afterCrawl(s, id));
   } catch (err) {
-    logger.error({ err, crawl: id }, 'recording the end of the crawl (history, webhooks) failed; the next sweep tries again');
+    logger.error(
+      { err, crawl: id },
+      'recording the end of the crawl (history, webhooks) failed; the next sweep tries again',
+    );
   }
 }
 

@@ -9,7 +9,14 @@ import { activeCrawl, createCrawl, getCrawl, stopWaitingCrawl } from '../../stor
 import { STOP_REASONS } from './finish.js';
 import { claimNextCrawl, findJoinableCrawl, queueCrawl } from './queue.js';
 import { validateCrawlRequest } from './request.js';
-import { runAfterCrawl, runShare, runToFinish, type ProgressListener, type RunOptions, type ShareOptions } from './run.js';
+import {
+  runAfterCrawl,
+  runShare,
+  runToFinish,
+  type ProgressListener,
+  type RunOptions,
+  type ShareOptions,
+} from './run.js';
 
 export interface CrawlRunnerOptions extends RunOptions {
   /** A crawl whose owner has not beaten for this long is dead (default 30 s). */
@@ -41,10 +48,15 @@ export class CrawlRunner {
    */
   async start(req: CrawlRequest): Promise<CrawlRecord> {
     const { mode, urls } = validateCrawlRequest(req, this.opts.targets);
-    const rec = await createCrawl(this.opts.store.sql, this.opts.project, mode, urls, { deadAfterMs: this.opts.deadAfterMs });
+    const rec = await createCrawl(this.opts.store.sql, this.opts.project, mode, urls, {
+      deadAfterMs: this.opts.deadAfterMs,
+    });
     if (!rec) {
       const busy = await activeCrawl(this.opts.store.sql, this.opts.project);
-      throw new BackendError('conflict', `a crawl of this project is already ${busy?.status ?? 'running'}${busy ? ` (crawl ${busy.id}, ${busy.mode})` : ''}: wait for it to end`);
+      throw new BackendError(
+        'conflict',
+        `a crawl of this project is already ${busy?.status ?? 'running'}${busy ? ` (crawl ${busy.id}, ${busy.mode})` : ''}: wait for it to end`,
+      );
     }
     this.launch(rec);
     return rec;
@@ -131,7 +143,12 @@ export class CrawlRunner {
   }
 
   /** This worker's share of a shared crawl run here; the lead's process writes its finish. */
-  private async shareHere(rec: CrawlRecord, plan: SharedPlan, share: ShareOptions, controller: AbortController): Promise<CrawlRecord> {
+  private async shareHere(
+    rec: CrawlRecord,
+    plan: SharedPlan,
+    share: ShareOptions,
+    controller: AbortController,
+  ): Promise<CrawlRecord> {
     try {
       await runShare(this.opts, rec, plan, share, controller, this.progress);
     } finally {
@@ -182,7 +199,8 @@ export class CrawlRunner {
   async stopWaiting(id: number, why: string = STOP_REASONS.requested): Promise<CrawlRecord | null> {
     const { store, project } = this.opts;
     const stopped = await store.sql.tx(async (t) => {
-      if (!(await stopWaitingCrawl(t, project, id, `stopped before it ran: ${why.replace(/^stopped: /, '')}`))) return false;
+      if (!(await stopWaitingCrawl(t, project, id, `stopped before it ran: ${why.replace(/^stopped: /, '')}`)))
+        return false;
       await runAfterCrawl(this.opts, t, id);
       return true;
     });

@@ -23,7 +23,11 @@ const keyOf = (e: ProblemEpisode) => `${e.reason}\u0000${e.pageUrl}\u0000${e.url
  * before, so everything present is new. A problem is a (reason, page, link): a link whose reason changed is fixed
  * under the old reason and new under the new one.
  */
-export function diffProblems(episodes: readonly ProblemEpisode[], atCrawl: number, sinceCrawl: number | null): { new: ProblemEpisode[]; fixed: ProblemEpisode[] } {
+export function diffProblems(
+  episodes: readonly ProblemEpisode[],
+  atCrawl: number,
+  sinceCrawl: number | null,
+): { new: ProblemEpisode[]; fixed: ProblemEpisode[] } {
   const at = new Map<string, ProblemEpisode>();
   const before = new Map<string, ProblemEpisode>();
   for (const e of episodes) {
@@ -44,7 +48,16 @@ function reportOrder(a: ProblemEpisode, b: ProblemEpisode): number {
 
 /** An episode in the REST link form, with its page and reason. */
 export function toChangeLink(e: ProblemEpisode): ChangeLink {
-  const link: ChangeLink = { page: e.pageUrl, url: e.url, reason: e.reason as LinkReason, httpStatus: e.httpStatus, message: e.message, element: e.element, text: e.text, firstSeen: e.firstSeen };
+  const link: ChangeLink = {
+    page: e.pageUrl,
+    url: e.url,
+    reason: e.reason as LinkReason,
+    httpStatus: e.httpStatus,
+    message: e.message,
+    element: e.element,
+    text: e.text,
+    firstSeen: e.firstSeen,
+  };
   if (e.reason === 'redirect' && e.redirectsTo !== null) link.redirectsTo = e.redirectsTo;
   if (e.blocked) link.blocked = true;
   return link;
@@ -54,10 +67,19 @@ export function toChangeLink(e: ProblemEpisode): ChangeLink {
  * The changes of crawl `id` (pages of the configured targets only). not_found for an unknown crawl, conflict for one
  * that has not ended. The crawl's end must be recorded in the history already (the backend sees to it).
  */
-export async function crawlChanges(sql: Sql, project: string, targets: readonly TargetConfig[], id: number): Promise<CrawlChanges> {
+export async function crawlChanges(
+  sql: Sql,
+  project: string,
+  targets: readonly TargetConfig[],
+  id: number,
+): Promise<CrawlChanges> {
   const rec = await getCrawl(sql, project, id);
   if (!rec) throw new BackendError('not_found', `crawl ${id} not found`);
-  if (!crawlEnded(rec.status)) throw new BackendError('conflict', `crawl ${id} has not ended (it is ${rec.status}): its changes are known when it ends`);
+  if (!crawlEnded(rec.status))
+    throw new BackendError(
+      'conflict',
+      `crawl ${id} has not ended (it is ${rec.status}): its changes are known when it ends`,
+    );
   const prev = await previousCompletedFullCrawl(sql, project, id);
   const hosts = canonicalTargetHosts(targets);
   const diff = diffProblems(await episodesAround(sql, project, hosts, id, prev?.id ?? 0), id, prev?.id ?? null);

@@ -2,7 +2,7 @@
 import type { TargetConfig } from '../../model/config.js';
 import { SECTION_KEYS } from '../../model/link-reasons.js';
 import type { ReportRow } from '../../store/report-query.js';
-import { type LinkReport, type ReportPage, type ReportSection, type ReportTarget } from '../../model/types.js';
+import type { LinkReport, ReportPage, ReportSection, ReportTarget } from '../../model/types.js';
 import { REPORT_REASONS } from '../../model/link-reasons.js';
 
 export interface ReportInput {
@@ -19,7 +19,10 @@ export interface ReportInput {
  * sitemaps, or when no sitemap was found — as the last completed full crawl found (`walkedLinks`);
  * before any such crawl no sitemap has been found yet, so true.
  */
-export function targetWalksLinks(target: Pick<TargetConfig, 'walk_links' | 'use_sitemap'>, walkedLinks: boolean | undefined): boolean {
+export function targetWalksLinks(
+  target: Pick<TargetConfig, 'walk_links' | 'use_sitemap'>,
+  walkedLinks: boolean | undefined,
+): boolean {
   return target.walk_links ?? (!target.use_sitemap || (walkedLinks ?? true));
 }
 
@@ -36,7 +39,13 @@ export function assembleLinkReport(input: ReportInput): LinkReport {
       pageRank = row.rank;
       section.pages.push(page);
     }
-    const link: ReportPage['links'][number] = { url: row.url, httpStatus: row.httpStatus, message: row.message, element: row.element, text: row.text };
+    const link: ReportPage['links'][number] = {
+      url: row.url,
+      httpStatus: row.httpStatus,
+      message: row.message,
+      element: row.element,
+      text: row.text,
+    };
     if (REPORT_REASONS[row.rank] === 'redirect' && row.redirectsTo !== null) link.redirectsTo = row.redirectsTo;
     if (row.blocked) link.blocked = true;
     if (row.firstSeen !== null) link.firstSeen = row.firstSeen;

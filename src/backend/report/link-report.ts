@@ -16,15 +16,24 @@ import { normalizeSince, SINCE_RULE } from '../../model/history.js';
  * With `reasons`, the other sections are empty (count 0). With `since`, only problems first seen after it (or found
  * by a crawl that has not ended yet) are listed, and each section's count is the number of those.
  */
-export async function buildLinkReport(sql: Sql, project: string, targets: TargetConfig[], query: LinkReportQuery): Promise<LinkReport> {
+export async function buildLinkReport(
+  sql: Sql,
+  project: string,
+  targets: TargetConfig[],
+  query: LinkReportQuery,
+): Promise<LinkReport> {
   const limit = query.limit ?? REPORT_LIMIT.default;
   if (!Number.isInteger(limit) || limit < REPORT_LIMIT.min || limit > REPORT_LIMIT.max) {
-    throw new BackendError('invalid_input', `limit: must be an integer from ${REPORT_LIMIT.min} to ${REPORT_LIMIT.max}`);
+    throw new BackendError(
+      'invalid_input',
+      `limit: must be an integer from ${REPORT_LIMIT.min} to ${REPORT_LIMIT.max}`,
+    );
   }
   const since = query.since === undefined ? null : normalizeSince(query.since);
   if (query.since !== undefined && since === null) throw new BackendError('invalid_input', `since: ${SINCE_RULE}`);
   const unknown = query.reasons?.find((r) => !REPORT_REASONS.includes(r));
-  if (unknown !== undefined) throw new BackendError('invalid_input', `reasons: "${unknown}" is not one of ${REPORT_REASONS.join(', ')}`);
+  if (unknown !== undefined)
+    throw new BackendError('invalid_input', `reasons: "${unknown}" is not one of ${REPORT_REASONS.join(', ')}`);
   // Pages are stored under the target's canonical host (default port dropped, IDN as punycode), as the crawler writes it.
   const canonical = (t: TargetConfig) => canonicalTargetHost(t.host, t.scheme);
   let shown = targets;
@@ -32,7 +41,10 @@ export async function buildLinkReport(sql: Sql, project: string, targets: Target
     const match = findTarget(query.target, targets);
     if (!match) {
       const known = targets.map((t) => t.host).join(', ') || 'none';
-      throw new BackendError('invalid_input', `target: "${query.target}" is not a configured target host (configured: ${known})`);
+      throw new BackendError(
+        'invalid_input',
+        `target: "${query.target}" is not a configured target host (configured: ${known})`,
+      );
     }
     shown = [match];
   }

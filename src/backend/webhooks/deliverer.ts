@@ -100,7 +100,12 @@ export class WebhookDeliverer {
   private agentFor(hook: WebhookConfig): Agent {
     let a = this.agents.get(hook.url);
     if (!a) {
-      a = new Agent({ connect: guardedConnector(webhookAddressPolicy(hook), this.timeoutMs), headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs, keepAliveTimeout: 4_000 });
+      a = new Agent({
+        connect: guardedConnector(webhookAddressPolicy(hook), this.timeoutMs),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        keepAliveTimeout: 4_000,
+      });
       this.agents.set(hook.url, a);
     }
     return a;
@@ -120,8 +125,20 @@ export class WebhookDeliverer {
     await recordAttempt(sql, d.id, outcome, this.now());
     // The URL may carry a token in its query: log its origin only. The secret never reaches a log.
     const where = safeOrigin(d.url);
-    if (outcome.status === 'delivered') logger.info({ delivery: d.id, event: d.event, url: where, attempt: d.attempt }, 'webhook delivered');
-    else logger.warn({ delivery: d.id, event: d.event, url: where, attempt: d.attempt, status: outcome.status, error: outcome.error }, 'webhook delivery failed');
+    if (outcome.status === 'delivered')
+      logger.info({ delivery: d.id, event: d.event, url: where, attempt: d.attempt }, 'webhook delivered');
+    else
+      logger.warn(
+        {
+          delivery: d.id,
+          event: d.event,
+          url: where,
+          attempt: d.attempt,
+          status: outcome.status,
+          error: outcome.error,
+        },
+        'webhook delivery failed',
+      );
   }
 
   /** One POST; null when the receiver answered 2xx, else why not. */

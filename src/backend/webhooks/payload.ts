@@ -9,12 +9,22 @@ import type { AttemptOutcome } from '../../store/webhooks.js';
 export const WEBHOOK_NEW_MAX = 100;
 
 /** The exact JSON body of a crawl-end event: the crawl as /v1 shows it, and what it changed. */
-export function webhookBody(e: { event: WebhookEvent; project: string; crawl: CrawlRecord; changes: CrawlChanges }): string {
+export function webhookBody(e: {
+  event: WebhookEvent;
+  project: string;
+  crawl: CrawlRecord;
+  changes: CrawlChanges;
+}): string {
   return JSON.stringify({
     event: e.event,
     project: e.project,
     crawl: e.crawl,
-    changes: { since: e.changes.since, newCount: e.changes.new.length, fixedCount: e.changes.fixed.length, new: e.changes.new.slice(0, WEBHOOK_NEW_MAX) },
+    changes: {
+      since: e.changes.since,
+      newCount: e.changes.new.length,
+      fixedCount: e.changes.fixed.length,
+      new: e.changes.new.slice(0, WEBHOOK_NEW_MAX),
+    },
   });
 }
 
@@ -31,9 +41,17 @@ export function signatureHeader(body: string, secret: string): string {
  * Unix seconds, and `v1,` with the base64 HMAC-SHA256 of `id.timestamp.body` keyed as webhookSigningKey says. The
  * timestamp is signed, so a receiver can refuse a replay of an old request.
  */
-export function standardWebhookHeaders(id: string, nowMs: number, body: string, secret: string): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
+export function standardWebhookHeaders(
+  id: string,
+  nowMs: number,
+  body: string,
+  secret: string,
+): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
   const key = webhookSigningKey(secret);
-  if (!key) throw new Error('webhook secret: starts with whsec_ but is not its base64 form (the config should have refused it)');
+  if (!key)
+    throw new Error(
+      'webhook secret: starts with whsec_ but is not its base64 form (the config should have refused it)',
+    );
   const timestamp = String(Math.floor(nowMs / 1000));
   const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
@@ -58,7 +76,13 @@ export function nextAttemptAt(attempts: number, now: number, policy: RetryPolicy
 }
 
 /** After failed attempt `attempt` of a delivery created at `createdAt`: try again later, or fail once the retry time is spent. */
-export function afterFailure(d: { attempt: number; createdAt: number }, error: string, now: number, policy: RetryPolicy = DEFAULT_RETRY): AttemptOutcome {
-  if (now - d.createdAt >= policy.retryForMs) return { status: 'failed', error: `${error} (gave up after ${d.attempt} attempts)` };
+export function afterFailure(
+  d: { attempt: number; createdAt: number },
+  error: string,
+  now: number,
+  policy: RetryPolicy = DEFAULT_RETRY,
+): AttemptOutcome {
+  if (now - d.createdAt >= policy.retryForMs)
+    return { status: 'failed', error: `${error} (gave up after ${d.attempt} attempts)` };
   return { status: 'pending', nextAttemptAt: nextAttemptAt(d.attempt, now, policy), error };
 }

@@ -67,7 +67,14 @@ export class CrawlContext {
   /** The first failure of the crawl itself (a page's own problems are outcomes): what the crawl throws. */
   fatal: unknown = null;
   readonly started = Date.now();
-  readonly counts: CrawlCounts = { pagesDone: 0, pagesStored: 0, linksChecked: 0, errors: 0, notModified: 0, unchanged: 0 };
+  readonly counts: CrawlCounts = {
+    pagesDone: 0,
+    pagesStored: 0,
+    linksChecked: 0,
+    errors: 0,
+    notModified: 0,
+    unchanged: 0,
+  };
   /** Per target, in config order. */
   readonly runs: TargetRun[];
   /** Link URLs whose outcome this crawl has recorded or will record (once per crawl). */
@@ -80,7 +87,8 @@ export class CrawlContext {
 
   constructor(options: CrawlEngineOptions) {
     const checksFragments = options.targets.some((target) => target.check_fragments);
-    if (options.shared && checksFragments) throw new Error('a crawl that checks fragments cannot be shared by several workers');
+    if (options.shared && checksFragments)
+      throw new Error('a crawl that checks fragments cannot be shared by several workers');
     this.options = options;
     this.logger = options.logger;
     this.writer = options.sink;

@@ -40,8 +40,18 @@ export class CrawlEngine {
     }, options.progressIntervalMs ?? 500);
     try {
       for (const run of ctx.runs) {
-        const gate = shared ? (limits: HostLimits) => new SharedHostGate(run.host, limits, shared.crawl.hosts, ctx.logger) : undefined;
-        ctx.fetcher.configureHost(run.host, { concurrency: run.config.concurrency, delayMs: run.config.crawl_delay_ms, headers: run.config.request_headers }, gate);
+        const gate = shared
+          ? (limits: HostLimits) => new SharedHostGate(run.host, limits, shared.crawl.hosts, ctx.logger)
+          : undefined;
+        ctx.fetcher.configureHost(
+          run.host,
+          {
+            concurrency: run.config.concurrency,
+            delayMs: run.config.crawl_delay_ms,
+            headers: run.config.request_headers,
+          },
+          gate,
+        );
       }
       const fail = (err: unknown) => ctx.fail(err);
       if (shared) await runShared(ctx, shared).catch(fail);

@@ -43,7 +43,8 @@ export class FragmentLinks {
       const notHtml = this.notHtml.has(page);
       const stored = outcome?.reason === 'ok' && !notHtml ? await ctx.reader.pageAnchors(page) : null;
       const anchors = stored ? new Set(stored) : null;
-      for (const fragment of fragments) recordOutcome(ctx, `${page}#${fragment}`, fragmentOutcome(outcome, fragment, anchors, notHtml));
+      for (const fragment of fragments)
+        recordOutcome(ctx, `${page}#${fragment}`, fragmentOutcome(outcome, fragment, anchors, notHtml));
     }
   }
 }
@@ -52,10 +53,27 @@ export class FragmentLinks {
  * A link `page#fragment`: as its page when that is not ok; else ok when the page (an HTML page of a target) has an
  * element with that id or an <a name>, `not_found` (200) when it has not. Pure.
  */
-export function fragmentOutcome(page: Classification | undefined, fragment: string, anchors: ReadonlySet<string> | null, notHtml: boolean): Classification {
-  if (!page) return { reason: 'unknown', httpStatus: 0, message: 'fragment not checked: the page was not checked by this crawl', redirectsTo: null };
+export function fragmentOutcome(
+  page: Classification | undefined,
+  fragment: string,
+  anchors: ReadonlySet<string> | null,
+  notHtml: boolean,
+): Classification {
+  if (!page)
+    return {
+      reason: 'unknown',
+      httpStatus: 0,
+      message: 'fragment not checked: the page was not checked by this crawl',
+      redirectsTo: null,
+    };
   if (page.reason !== 'ok' || notHtml) return page;
-  if (!anchors) return { reason: 'unknown', httpStatus: page.httpStatus, message: 'fragment not checked: the page was not fetched by this crawl or one that checked fragments', redirectsTo: null };
+  if (!anchors)
+    return {
+      reason: 'unknown',
+      httpStatus: page.httpStatus,
+      message: 'fragment not checked: the page was not fetched by this crawl or one that checked fragments',
+      redirectsTo: null,
+    };
   let decoded = fragment;
   try {
     decoded = decodeURIComponent(fragment);

@@ -100,5 +100,6 @@ export function cachedOk(ctx: CrawlContext, url: string, cacheMs: number): Promi
 
 /** A stop leaves queued checks unrun: `unknown`. */
 export function recordUncheckedLinks(ctx: CrawlContext): void {
-  for (const check of ctx.checks.waiting.takeAll()) recordOutcome(ctx, check.url, unknownOutcome('not checked: the crawl was stopped'));
+  for (const check of ctx.checks.waiting.takeAll())
+    recordOutcome(ctx, check.url, unknownOutcome('not checked: the crawl was stopped'));
 }

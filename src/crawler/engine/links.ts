@@ -10,7 +10,12 @@ import { checkEntry, encodeSeedNote } from './shared-frontier.js';
 import type { TargetRun } from './target.js';
 
 /** Walks (when allowed) and tracks the links of a crawled page of run; returns the ones to store with it. */
-export function handleLinks(ctx: CrawlContext, run: TargetRun, links: readonly ExtractedLink[], nofollow: boolean): FoundLink[] {
+export function handleLinks(
+  ctx: CrawlContext,
+  run: TargetRun,
+  links: readonly ExtractedLink[],
+  nofollow: boolean,
+): FoundLink[] {
   const out: FoundLink[] = [];
   const stored = new Set<string>();
   for (const link of links) {
@@ -29,7 +34,8 @@ export function handleLinks(ctx: CrawlContext, run: TargetRun, links: readonly E
       }
       if (fragment) ctx.fragments?.found(key, url, fragment);
     }
-    if (owner === run && run.walk && link.walkable && !nofollow && !(link.nofollow && run.config.respect_robots_meta)) offerPage(ctx, run, url);
+    if (owner === run && run.walk && link.walkable && !nofollow && !(link.nofollow && run.config.respect_robots_meta))
+      offerPage(ctx, run, url);
     // A stylesheet of a target that checks CSS is fetched for the links it holds, walking or not.
     else if (link.stylesheet && owner?.css && tracked) offerPage(ctx, owner, url);
     if (tracked) ensureOutcome(ctx, url, owner, run);
@@ -76,7 +82,10 @@ function ensureOutcome(ctx: CrawlContext, url: string, owner: TargetRun | undefi
   if (ctx.decided.has(url)) return;
   if (owner) {
     const refusal = owner.refusal(url);
-    if (refusal) return decideOutcome(ctx, url, skippedOutcome(refusal));
+    if (refusal) {
+      decideOutcome(ctx, url, skippedOutcome(refusal));
+      return;
+    }
     if (owner.seen.has(url)) return; // queued: its page fetch records it
   }
   ctx.decided.add(url);

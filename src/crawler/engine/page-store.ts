@@ -31,14 +31,24 @@ export async function revisitOf(ctx: CrawlContext, run: TargetRun, url: string):
 /** The sitemap lastmod of a page (under its own URL, or the one it was requested as). */
 function lastmodOf(ctx: CrawlContext, page: FetchedPage): string | null {
   const { run } = page;
-  return run.sitemap?.get(page.url) ?? run.sitemap?.get(page.requested) ?? ctx.shared?.claimedLastmods.get(page.requested) ?? null;
+  return (
+    run.sitemap?.get(page.url) ??
+    run.sitemap?.get(page.requested) ??
+    ctx.shared?.claimedLastmods.get(page.requested) ??
+    null
+  );
 }
 
 /**
  * A stored page this crawl found unchanged stays as it is: its links are walked and checked as if just found on
  * it (this crawl's outcomes and walk need them), nothing indexed is written. False when its links cannot be read.
  */
-export function keepPage(ctx: CrawlContext, page: FetchedPage, stored: StoredRevisit, kind: 'notModified' | 'unchanged'): boolean {
+export function keepPage(
+  ctx: CrawlContext,
+  page: FetchedPage,
+  stored: StoredRevisit,
+  kind: 'notModified' | 'unchanged',
+): boolean {
   const found = decodeFound(stored.found);
   if (!found) {
     ctx.logger.warn({ url: page.url }, 'the stored links of a page could not be read: fetching it in full');
@@ -48,15 +58,28 @@ export function keepPage(ctx: CrawlContext, page: FetchedPage, stored: StoredRev
   if (found.links.length) handleLinks(ctx, page.run, found.links, found.nofollow);
   // A 304 may omit validators that still hold; a 200's own are the ones to ask with next time.
   const etag = responseHeader(page.res.headers, 'etag') ?? (kind === 'notModified' ? stored.etag : null);
-  const lastModified = responseHeader(page.res.headers, 'last-modified') ?? (kind === 'notModified' ? stored.lastModified : null);
-  ctx.writer.keep({ url: page.url, crawlId: ctx.options.crawlId, sitemapLastmod: lastmodOf(ctx, page), etag, lastModified });
+  const lastModified =
+    responseHeader(page.res.headers, 'last-modified') ?? (kind === 'notModified' ? stored.lastModified : null);
+  ctx.writer.keep({
+    url: page.url,
+    crawlId: ctx.options.crawlId,
+    sitemapLastmod: lastmodOf(ctx, page),
+    etag,
+    lastModified,
+  });
   countStored(ctx, page.run);
   ctx.counts[kind]++;
   return true;
 }
 
 /** What the next crawl needs to revisit a page: its validators, body hash, settings key and found links. */
-function pageRevisit(page: FetchedPage, bodyHash: string | null, links: ExtractedLink[], nofollow: boolean, html: boolean): PageRevisit {
+function pageRevisit(
+  page: FetchedPage,
+  bodyHash: string | null,
+  links: ExtractedLink[],
+  nofollow: boolean,
+  html: boolean,
+): PageRevisit {
   return {
     etag: responseHeader(page.res.headers, 'etag') ?? null,
     lastModified: responseHeader(page.res.headers, 'last-modified') ?? null,
@@ -66,32 +89,74 @@ function pageRevisit(page: FetchedPage, bodyHash: string | null, links: Extracte
   };
 }
 
-const EMPTY_PAGE: ExtractedPage = { title: '', text: '', lang: null, description: null, embeddedMeta: null, links: [], robots: { noindex: false, nofollow: false }, baseUrl: '', headings: [] };
+const EMPTY_PAGE: ExtractedPage = {
+  title: '',
+  text: '',
+  lang: null,
+  description: null,
+  embeddedMeta: null,
+  links: [],
+  robots: { noindex: false, nofollow: false },
+  baseUrl: '',
+  headings: [],
+};
 
 /**
  * A document that is not HTML (PDF, image, stylesheet…), or an HTML page that could not be parsed: stored so it
  * counts as seen, never in the search index. links: what a stylesheet holds.
  */
-export function storeDocument(ctx: CrawlContext, page: FetchedPage, bodyHash: string | null, links: ExtractedLink[] = []): void {
+export function storeDocument(
+  ctx: CrawlContext,
+  page: FetchedPage,
+  bodyHash: string | null,
+  links: ExtractedLink[] = [],
+): void {
   const { run, res } = page;
-  const meta = buildPageMeta({ url: page.url, host: run.host, extracted: EMPTY_PAGE, lastModified: responseHeader(res.headers, 'last-modified') ?? null, targetTags: run.config.tags });
+  const meta = buildPageMeta({
+    url: page.url,
+    host: run.host,
+    extracted: EMPTY_PAGE,
+    lastModified: responseHeader(res.headers, 'last-modified') ?? null,
+    targetTags: run.config.tags,
+  });
   ctx.fragments?.notHtmlPage(page.url);
   // An HTML page that could not be parsed (no hash) is not revisited: the next crawl fetches and parses it again.
   const revisitable = bodyHash !== null || !isHtml(res.contentType);
   ctx.writer.page({
-    url: page.url, host: run.host, httpStatus: res.ok ? res.status : 200, contentType: res.contentType, indexed: false, showInSearch: meta.showInSearch,
-    title: meta.title, language: null, tags: meta.tags, superwords: [], content: '', meta, created: null, modified: meta.modified,
-    sitemapLastmod: lastmodOf(ctx, page), crawlId: ctx.options.crawlId, links: links.length ? handleLinks(ctx, run, links, false) : [],
+    url: page.url,
+    host: run.host,
+    httpStatus: res.ok ? res.status : 200,
+    contentType: res.contentType,
+    indexed: false,
+    showInSearch: meta.showInSearch,
+    title: meta.title,
+    language: null,
+    tags: meta.tags,
+    superwords: [],
+    content: '',
+    meta,
+    created: null,
+    modified: meta.modified,
+    sitemapLastmod: lastmodOf(ctx, page),
+    crawlId: ctx.options.crawlId,
+    links: links.length ? handleLinks(ctx, run, links, false) : [],
     revisit: revisitable ? pageRevisit(page, bodyHash, links, false, false) : null,
   });
   countStored(ctx, run);
 }
 
 /** An HTML page: indexed (unless noindex) with its meta, text, headings and links; its links walked and checked. */
-export function storeHtmlPage(ctx: CrawlContext, page: FetchedPage, extracted: ExtractedPage, bodyHash: string | null): void {
+export function storeHtmlPage(
+  ctx: CrawlContext,
+  page: FetchedPage,
+  extracted: ExtractedPage,
+  bodyHash: string | null,
+): void {
   const { run, res } = page;
   const config = run.config;
-  const header = config.respect_robots_meta ? xRobotsTag(res.headers['x-robots-tag']) : { noindex: false, nofollow: false };
+  const header = config.respect_robots_meta
+    ? xRobotsTag(res.headers['x-robots-tag'])
+    : { noindex: false, nofollow: false };
   const meta = config.respect_robots_meta ? extracted.robots : { noindex: false, nofollow: false };
   const noindex = header.noindex || meta.noindex;
   const nofollow = header.nofollow || meta.nofollow;

@@ -18,13 +18,26 @@ export async function crawlPage(ctx: CrawlContext, run: TargetRun, url: string, 
   // Asked for with its validators when the store holds it: a 304 keeps it as it is.
   const prior = conditional ? await revisitOf(ctx, run, url) : null;
   const validators = prior ? conditionalHeaders(prior) : undefined;
-  const extract = { contentSelector: config.content_selector, titleSelector: config.title_selector, anchors: ctx.fragments !== null, css: run.css };
+  const extract = {
+    contentSelector: config.content_selector,
+    titleSelector: config.title_selector,
+    anchors: ctx.fragments !== null,
+    css: run.css,
+  };
   const body = new PageBody(run, url, prior, extract, ctx.parser.threaded);
-  const res = await ctx.fetcher.fetch(url, { timeoutMs: config.request_timeout_ms, signal: ctx.signal, headers: validators, onResponse: body.onResponse });
+  const res = await ctx.fetcher.fetch(url, {
+    timeoutMs: config.request_timeout_ms,
+    signal: ctx.signal,
+    headers: validators,
+    onResponse: body.onResponse,
+  });
   if (body.redirectedTo !== null) body.before = await revisitOf(ctx, run, body.redirectedTo);
   // A 304 to our own validators: the stored page stands, and so does its outcome.
-  const notModified = prior !== null && validators !== undefined && res.ok && res.status === 304 && res.hops.length === 0;
-  const outcome: Classification = notModified ? { reason: 'ok', httpStatus: prior.httpStatus, message: statusText(prior.httpStatus), redirectsTo: null } : classify(res);
+  const notModified =
+    prior !== null && validators !== undefined && res.ok && res.status === 304 && res.hops.length === 0;
+  const outcome: Classification = notModified
+    ? { reason: 'ok', httpStatus: prior.httpStatus, message: statusText(prior.httpStatus), redirectsTo: null }
+    : classify(res);
   if (run.tracks(url)) recordOutcome(ctx, url, outcome);
   const aborted = !res.ok && res.failure === 'aborted';
   if (run.seeds.has(url) && !aborted) {
@@ -56,7 +69,12 @@ export async function crawlPage(ctx: CrawlContext, run: TargetRun, url: string, 
     // Another worker of a shared crawl may have it (or be fetching it): then it is theirs to store.
     if (ctx.shared && !(await ctx.shared.crawl.take(canonical, run.host))) return;
     ctx.decided.add(canonical);
-    if (run.tracks(canonical)) recordOutcome(ctx, canonical, classify({ ok: true, url: canonical, finalUrl: canonical, status: res.status, hops: [] }));
+    if (run.tracks(canonical))
+      recordOutcome(
+        ctx,
+        canonical,
+        classify({ ok: true, url: canonical, finalUrl: canonical, status: res.status, hops: [] }),
+      );
     pageUrl = canonical;
   }
   const page: FetchedPage = { run, url: pageUrl, requested: url, res };

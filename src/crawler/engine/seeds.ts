@@ -14,7 +14,11 @@ const MAX_ROBOTS_DELAY_MS = 10_000;
  * Reads robots.txt and (for the lead of a crawl) the sitemaps; answers the target's seeds (canonical URLs). A worker
  * that joins a shared crawl reads robots.txt only (for its own refusals): the lead has seeded the frontier.
  */
-export async function prepareTarget(ctx: CrawlContext, run: TargetRun, role: 'lead' | 'join' = 'lead'): Promise<string[]> {
+export async function prepareTarget(
+  ctx: CrawlContext,
+  run: TargetRun,
+  role: 'lead' | 'join' = 'lead',
+): Promise<string[]> {
   const { mode } = ctx.options;
   const config = run.config;
   const timeoutMs = config.request_timeout_ms;
@@ -23,7 +27,10 @@ export async function prepareTarget(ctx: CrawlContext, run: TargetRun, role: 'le
     run.robots = await loadRobots(ctx.fetcher, run.origin, { timeoutMs, signal: ctx.signal });
     if (run.robots.status === 'unavailable') {
       run.robotsFailure = `${run.origin}/robots.txt: 5xx or no answer`;
-      ctx.logger.warn({ host: run.host }, 'robots.txt could not be read (5xx or no answer): crawling without its rules');
+      ctx.logger.warn(
+        { host: run.host },
+        'robots.txt could not be read (5xx or no answer): crawling without its rules',
+      );
     }
     if (config.respect_robots_txt && run.robots.crawlDelayMs) {
       const limiter = ctx.fetcher.limiter(run.host);
@@ -64,7 +71,10 @@ export async function prepareTarget(ctx: CrawlContext, run: TargetRun, role: 'le
     run.walk = false;
     if (run.sitemap) {
       seeds.push(...changedSinceStored(run.sitemap, await ctx.reader.sitemapLastmods(run.host)));
-      ctx.logger.info({ host: run.host, changed: seeds.length, in_sitemap: run.sitemap.size }, 'partial crawl: pages whose sitemap lastmod changed');
+      ctx.logger.info(
+        { host: run.host, changed: seeds.length, in_sitemap: run.sitemap.size },
+        'partial crawl: pages whose sitemap lastmod changed',
+      );
     }
   } else {
     run.walk = false;
@@ -77,7 +87,10 @@ export async function prepareTarget(ctx: CrawlContext, run: TargetRun, role: 'le
 }
 
 /** The sitemap pages a partial crawl fetches: not stored yet, or with a lastmod other than the stored one. Pure. */
-export function changedSinceStored(sitemap: ReadonlyMap<string, string | null>, stored: ReadonlyMap<string, string | null>): string[] {
+export function changedSinceStored(
+  sitemap: ReadonlyMap<string, string | null>,
+  stored: ReadonlyMap<string, string | null>,
+): string[] {
   const changed: string[] = [];
   for (const [url, lastmod] of sitemap) {
     if (!stored.has(url)) changed.push(url);

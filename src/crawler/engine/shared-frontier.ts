@@ -24,7 +24,11 @@ export interface PageNote {
 
 /** The frontier URL of a link check of url, with its note (short keys: the note is stored with every link). */
 export function checkEntry(url: string, note: CheckNote): SharedUrl {
-  return { url: `${CHECK_PREFIX}${url}`, target: CHECK_LANE, info: JSON.stringify({ t: note.timeoutMs, c: note.cacheMs }) };
+  return {
+    url: `${CHECK_PREFIX}${url}`,
+    target: CHECK_LANE,
+    info: JSON.stringify({ t: note.timeoutMs, c: note.cacheMs }),
+  };
 }
 
 /** The link a frontier URL of a link check names. */
@@ -78,7 +82,10 @@ export class SharedFrontier {
     if (!this.addsFlushed) {
       let resolve!: () => void;
       let reject!: (e: unknown) => void;
-      const promise = new Promise<void>((onResolve, onReject) => ((resolve = onResolve), (reject = onReject)));
+      const promise = new Promise<void>((onResolve, onReject) => {
+        resolve = onResolve;
+        reject = onReject;
+      });
       this.addsFlushed = { promise, resolve, reject };
     }
     return this.addsFlushed.promise;

@@ -25,8 +25,13 @@ const SHARED_ADD_MS = 20;
 export async function runShared(ctx: CrawlContext, frontier: SharedFrontier): Promise<void> {
   const shared = frontier.crawl;
   if (shared.role === 'lead') {
-    await shared.open([...ctx.runs.map((run) => ({ target: run.host, maxPages: run.config.max_pages })), { target: CHECK_LANE, maxPages: 2 ** 31 - 1 }]);
-    const prepared = await Promise.all(ctx.runs.map(async (run) => ({ run, seeds: await prepareTarget(ctx, run, 'lead') })));
+    await shared.open([
+      ...ctx.runs.map((run) => ({ target: run.host, maxPages: run.config.max_pages })),
+      { target: CHECK_LANE, maxPages: 2 ** 31 - 1 },
+    ]);
+    const prepared = await Promise.all(
+      ctx.runs.map(async (run) => ({ run, seeds: await prepareTarget(ctx, run, 'lead') })),
+    );
     for (const { run, seeds } of prepared) offerSeeds(ctx, run, seeds);
     await frontier.flushAdds();
     await shared.publish({ targets: Object.fromEntries(ctx.runs.map((run) => [run.host, { walk: run.walk }])) });
@@ -35,10 +40,15 @@ export async function runShared(ctx: CrawlContext, frontier: SharedFrontier): Pr
     for (const run of ctx.runs) run.walk = shared.plan?.targets[run.host]?.walk ?? false;
   }
   const beat = setInterval(() => void heartbeat(ctx, frontier), shared.heartbeatMs);
-  const marking = setInterval(() => void flushDone(ctx, frontier).catch((err: unknown) => ctx.fail(err)), SHARED_DONE_MS);
+  const marking = setInterval(
+    () => void flushDone(ctx, frontier).catch((err: unknown) => ctx.fail(err)),
+    SHARED_DONE_MS,
+  );
   const adding = setInterval(() => void frontier.flushAdds().catch((err: unknown) => ctx.fail(err)), SHARED_ADD_MS);
   try {
-    const loops = ctx.runs.flatMap((run) => Array.from({ length: run.loops }, () => sharedPageLoop(ctx, frontier, run)));
+    const loops = ctx.runs.flatMap((run) =>
+      Array.from({ length: run.loops }, () => sharedPageLoop(ctx, frontier, run)),
+    );
     const ended = await Promise.allSettled([...loops, sharedChecks(ctx, frontier)]);
     const failed = ended.find((settled) => settled.status === 'rejected');
     if (failed) throw failed.reason;
@@ -206,7 +216,11 @@ export async function endShared(ctx: CrawlContext, frontier: SharedFrontier, sto
         const run = ctx.runs.find((target) => target.host === row.target);
         if (run && !stopped) run.cut = true;
         if (!run?.tracks(row.url)) continue;
-        recordOutcome(ctx, row.url, unknownOutcome(stopped ? 'not fetched: the crawl was stopped' : maxPagesMessage(run.config.max_pages)));
+        recordOutcome(
+          ctx,
+          row.url,
+          unknownOutcome(stopped ? 'not fetched: the crawl was stopped' : maxPagesMessage(run.config.max_pages)),
+        );
       }
     }
   }

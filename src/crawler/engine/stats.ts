@@ -17,7 +17,13 @@ export function crawlStats(ctx: CrawlContext): CrawlStats {
     };
   }
   const { counts } = ctx;
-  const own = { pages: counts.pagesStored, links: counts.linksChecked, errors: counts.errors, notModified: counts.notModified, unchanged: counts.unchanged };
+  const own = {
+    pages: counts.pagesStored,
+    links: counts.linksChecked,
+    errors: counts.errors,
+    notModified: counts.notModified,
+    unchanged: counts.unchanged,
+  };
   // The lead of a shared crawl speaks for every worker.
   for (const worker of ctx.shared?.others ?? []) {
     own.pages += worker.pages;
@@ -36,16 +42,25 @@ export function crawlStats(ctx: CrawlContext): CrawlStats {
 /** This worker's share of a shared crawl. */
 export function workerReport(ctx: CrawlContext): WorkerReport {
   const targets: WorkerReport['targets'] = {};
-  for (const run of ctx.runs) targets[run.host] = { pages: run.stored, seedReached: run.seedReached, failure: run.failure };
+  for (const run of ctx.runs)
+    targets[run.host] = { pages: run.stored, seedReached: run.seedReached, failure: run.failure };
   const { counts } = ctx;
-  return { pages: counts.pagesStored, links: counts.linksChecked, errors: counts.errors, notModified: counts.notModified, unchanged: counts.unchanged, targets };
+  return {
+    pages: counts.pagesStored,
+    links: counts.linksChecked,
+    errors: counts.errors,
+    notModified: counts.notModified,
+    unchanged: counts.unchanged,
+    targets,
+  };
 }
 
 export function crawlProgress(ctx: CrawlContext): CrawlProgress {
-  const queued = ctx.runs.reduce((total, run) => total + run.queued, 0) + ctx.checks.waiting.size;
+  const pagesQueued = ctx.runs.reduce((total, run) => total + run.queued, 0);
   return {
     pagesDone: ctx.counts.pagesDone,
-    queued,
+    queued: pagesQueued + ctx.checks.waiting.size,
+    pagesQueued,
     errors: ctx.counts.errors,
     linksChecked: ctx.counts.linksChecked,
     requests: ctx.fetcher.requests,

@@ -89,7 +89,13 @@ export class TargetRun {
   result(stopped: boolean): TargetResult {
     const failure = this.failure ?? this.robotsFailure;
     const unreachable = !stopped && !this.seedReached && failure !== null;
-    return { host: this.host, pages: this.stored, cutByMaxPages: this.cut, unreachable, error: unreachable ? failure : null };
+    return {
+      host: this.host,
+      pages: this.stored,
+      cutByMaxPages: this.cut,
+      unreachable,
+      error: unreachable ? failure : null,
+    };
   }
 
   get full(): boolean {

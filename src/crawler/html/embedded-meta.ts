@@ -40,7 +40,11 @@ export function parseEmbeddedMeta(json: string): EmbeddedMeta | null {
     for (const [name, field] of Object.entries(fields.customFields as Record<string, unknown>)) {
       if (!field || typeof field !== 'object') continue;
       const { type, value } = field as { type?: unknown; value?: unknown };
-      if ((type === 'keyword' || type === 'number' || type === 'date') && (typeof value === 'string' || typeof value === 'number')) customFields[name] = { type, value };
+      if (
+        (type === 'keyword' || type === 'number' || type === 'date') &&
+        (typeof value === 'string' || typeof value === 'number')
+      )
+        customFields[name] = { type, value };
     }
     meta.customFields = customFields;
   }

@@ -54,7 +54,8 @@ const MAX_HEADING_CHARS = 200;
 const HEADING = /^h[1-6]$/;
 
 /** <link rel> values that load a resource rather than point at another page. */
-const RESOURCE_RELS = /\b(stylesheet|icon|preload|modulepreload|prefetch|manifest|apple-touch-icon|mask-icon|dns-prefetch|preconnect|pingback)\b/i;
+const RESOURCE_RELS =
+  /\b(stylesheet|icon|preload|modulepreload|prefetch|manifest|apple-touch-icon|mask-icon|dns-prefetch|preconnect|pingback)\b/i;
 /** <link rel> values that name an origin, not a document: nothing to check. */
 const ORIGIN_RELS = /\b(dns-prefetch|preconnect)\b/i;
 
@@ -126,7 +127,12 @@ export class HtmlExtractor {
       handler.onend = () => dom.onend();
       handler.onparserinit = (parser) => dom.onparserinit(parser);
     }
-    this.parser = new Parser(handler, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: false });
+    this.parser = new Parser(handler, {
+      decodeEntities: true,
+      lowerCaseTags: true,
+      lowerCaseAttributeNames: true,
+      recognizeSelfClosing: false,
+    });
   }
 
   write(chunk: string): void {
@@ -185,7 +191,8 @@ export class HtmlExtractor {
         break;
       case 'meta': {
         const metaName = (attrs.name ?? '').trim().toLowerCase();
-        if (metaName === 'description' && this.description === null && attrs.content !== undefined) this.description = attrs.content.trim();
+        if (metaName === 'description' && this.description === null && attrs.content !== undefined)
+          this.description = attrs.content.trim();
         else if ((metaName === 'robots' || metaName === ROBOTS_AGENT) && attrs.content) {
           const directives = parseRobotsDirectives(attrs.content);
           this.robots.noindex ||= directives.noindex;
@@ -204,7 +211,13 @@ export class HtmlExtractor {
         break;
       }
       case 'area':
-        this.links.add(attrs.href, name, true, /\bnofollow\b/i.test(attrs.rel ?? ''), linkText(attrs.alt ?? attrs['aria-label'] ?? ''));
+        this.links.add(
+          attrs.href,
+          name,
+          true,
+          /\bnofollow\b/i.test(attrs.rel ?? ''),
+          linkText(attrs.alt ?? attrs['aria-label'] ?? ''),
+        );
         break;
       case 'img': {
         const alt = linkText(attrs.alt ?? '');
@@ -233,7 +246,15 @@ export class HtmlExtractor {
         break;
       case 'link': {
         const rel = `${attrs.rel ?? ''} ${attrs.rev ?? ''}`;
-        if (!ORIGIN_RELS.test(rel)) this.links.add(attrs.href, 'link', !RESOURCE_RELS.test(rel), false, linkText(attrs.title ?? ''), /\bstylesheet\b/i.test(rel));
+        if (!ORIGIN_RELS.test(rel))
+          this.links.add(
+            attrs.href,
+            'link',
+            !RESOURCE_RELS.test(rel),
+            false,
+            linkText(attrs.title ?? ''),
+            /\bstylesheet\b/i.test(rel),
+          );
         break;
       }
       case 'iframe':
@@ -271,7 +292,8 @@ export class HtmlExtractor {
     if (name === 'script') this.inMetaScript = false;
     if (name === this.headingTag && this.heading !== null) {
       const heading = collapseWhitespace(this.heading);
-      if (heading) this.headings.push(heading.length > MAX_HEADING_CHARS ? heading.slice(0, MAX_HEADING_CHARS) : heading);
+      if (heading)
+        this.headings.push(heading.length > MAX_HEADING_CHARS ? heading.slice(0, MAX_HEADING_CHARS) : heading);
       this.heading = null;
     }
     if (NO_TEXT.has(name)) this.noTextDepth = Math.max(0, this.noTextDepth - 1);

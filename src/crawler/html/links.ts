@@ -71,7 +71,14 @@ export class LinkCollector {
   constructor(private readonly maxLinks: number) {}
 
   /** Records a link (or merges it into an earlier mention of the same href); returns its record. */
-  add(raw: string | undefined, element: string, walkable: boolean, nofollow = false, text = '', stylesheet = false): RawLink | null {
+  add(
+    raw: string | undefined,
+    element: string,
+    walkable: boolean,
+    nofollow = false,
+    text = '',
+    stylesheet = false,
+  ): RawLink | null {
     if (raw === undefined) return null;
     const href = raw.trim();
     if (!href) return null;
@@ -98,7 +105,8 @@ export class LinkCollector {
     const seen = new Map<string, ExtractedLink>();
     for (const raw of this.raw) {
       // Fragments matter only on links to documents (check_fragments); elsewhere a URL is its page.
-      const split = fragments && (raw.element === 'a' || raw.element === 'area') ? withFragment(raw.raw, baseUrl) : null;
+      const split =
+        fragments && (raw.element === 'a' || raw.element === 'area') ? withFragment(raw.raw, baseUrl) : null;
       const url = split ? split.url : normalizeUrl(raw.raw, baseUrl);
       if (!url) continue;
       const key = split?.fragment ? `${url}#${split.fragment}` : url;
@@ -108,7 +116,13 @@ export class LinkCollector {
         mergeMention(prev, raw);
         continue;
       }
-      const link: ExtractedLink = { url, element: raw.element, walkable: raw.walkable, nofollow: raw.nofollow, text: raw.text };
+      const link: ExtractedLink = {
+        url,
+        element: raw.element,
+        walkable: raw.walkable,
+        nofollow: raw.nofollow,
+        text: raw.text,
+      };
       if (raw.stylesheet) link.stylesheet = true;
       if (split?.fragment) link.fragment = split.fragment;
       seen.set(key, link);

@@ -13,7 +13,12 @@ export interface Selectors {
 }
 
 /** The title and text the selectors pick out of root; the streaming pass's own where a selector matches nothing. */
-export function selectedText(root: AnyNode, selectors: Selectors, maxText: number, streamed: { title: string; text: string }): { title: string; text: string } {
+export function selectedText(
+  root: AnyNode,
+  selectors: Selectors,
+  maxText: number,
+  streamed: { title: string; text: string },
+): { title: string; text: string } {
   let { title, text } = streamed;
   if (selectors.titleSelector) {
     const element = safeSelectOne(selectors.titleSelector, root);

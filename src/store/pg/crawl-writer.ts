@@ -39,7 +39,11 @@ export class PgCrawlWriter extends BatchedCrawlWriter {
         await writeBatch(this.sql, b);
         this.committed();
       } catch (err) {
-        this.committed(new Error(`writing crawl results failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+        this.committed(
+          new Error(`writing crawl results failed: ${err instanceof Error ? err.message : String(err)}`, {
+            cause: err,
+          }),
+        );
       }
     });
   }

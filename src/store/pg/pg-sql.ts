@@ -45,7 +45,6 @@ export interface PgSqlOptions {
   max?: number;
 }
 
-
 const REWRITE_CACHE_MAX = 2000;
 const rewrites = new Map<string, Rewritten>();
 
@@ -62,7 +61,7 @@ function rewrite(sql: string, named: boolean): Rewritten {
 
 /** PostgreSQL text holds no NUL character (SQLite's does): one becomes U+FFFD, so a page with one is still stored. */
 export function pgText<T extends string | null>(s: T): T {
-  return (s !== null && s.includes('\0') ? s.replaceAll('\0', '\ufffd') : s) as T;
+  return (s?.includes('\0') ? s.replaceAll('\0', '\ufffd') : s) as T;
 }
 
 const bindable = (v: SqlValue): SqlValue => (typeof v === 'string' ? pgText(v) : v);
@@ -72,13 +71,17 @@ export function toQuery(sql: string, params: SqlParams | undefined): { text: str
   if (params === undefined || Array.isArray(params)) {
     const values = (params ?? []) as readonly SqlValue[];
     const r = rewrite(sql, false);
-    if (r.count !== values.length) throw new Error(`the statement has ${r.count} ? placeholders but ${values.length} values were given (SQL: ${sqlForMessage(sql)})`);
+    if (r.count !== values.length)
+      throw new Error(
+        `the statement has ${r.count} ? placeholders but ${values.length} values were given (SQL: ${sqlForMessage(sql)})`,
+      );
     return { text: r.text, values: values.map(bindable) };
   }
   const r = rewrite(sql, true);
   const obj = params as Readonly<Record<string, SqlValue>>;
   const values = r.names.map((name) => {
-    if (!Object.hasOwn(obj, name) || obj[name] === undefined) throw new Error(`no value for @${name} (SQL: ${sqlForMessage(sql)})`);
+    if (!Object.hasOwn(obj, name) || obj[name] === undefined)
+      throw new Error(`no value for @${name} (SQL: ${sqlForMessage(sql)})`);
     return bindable(obj[name]!);
   });
   return { text: r.text, values };
@@ -172,7 +175,10 @@ class Scope implements Sql {
     if (this.depth === 0) this.root.checkOutside();
     while (this.gate) {
       for (let s: Scope | null = current.getStore() ?? null; s; s = s.parent) {
-        if (s.parent === this) throw new Error('a transaction was used inside its own savepoint: use the Sql the savepoint passed to its function');
+        if (s.parent === this)
+          throw new Error(
+            'a transaction was used inside its own savepoint: use the Sql the savepoint passed to its function',
+          );
       }
       await this.gate;
     }
@@ -258,7 +264,9 @@ export class PgSql implements Sql {
 
   constructor(opts: PgSqlOptions) {
     if (opts.schema !== undefined && !SCHEMA_RE.test(opts.schema)) {
-      throw new Error(`schema: must be a lower-case name of letters, digits and _ (got ${JSON.stringify(opts.schema)})`);
+      throw new Error(
+        `schema: must be a lower-case name of letters, digits and _ (got ${JSON.stringify(opts.schema)})`,
+      );
     }
     this.schema = opts.schema ?? null;
     this.pool = new pg.Pool({
@@ -306,7 +314,12 @@ export class PgSql implements Sql {
     } catch (err) {
       return Promise.reject(err);
     }
-    const begin = kind === 'write' ? `BEGIN; ${this.writeLock}` : kind === 'rows' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+    const begin =
+      kind === 'write'
+        ? `BEGIN; ${this.writeLock}`
+        : kind === 'rows'
+          ? 'BEGIN'
+          : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
     return Scope.run(this, this.pool, fn, begin);
   }
 
@@ -315,7 +328,10 @@ export class PgSql implements Sql {
    * transaction holds (for ever), and a read would not see the transaction's writes.
    */
   checkOutside(): void {
-    if (current.getStore()?.root === this) throw new Error('the store was used inside its own transaction: use the Sql the transaction passed to its function');
+    if (current.getStore()?.root === this)
+      throw new Error(
+        'the store was used inside its own transaction: use the Sql the transaction passed to its function',
+      );
   }
 
   close(): Promise<void> {

@@ -63,9 +63,13 @@ export function rewritePlaceholders(sql: string, named: boolean): Rewritten {
       let depth = 1;
       i += 2;
       while (i < n && depth) {
-        if (sql[i] === '/' && sql[i + 1] === '*') (depth++, (i += 2));
-        else if (sql[i] === '*' && sql[i + 1] === '/') (depth--, (i += 2));
-        else i++;
+        if (sql[i] === '/' && sql[i + 1] === '*') {
+          depth++;
+          i += 2;
+        } else if (sql[i] === '*' && sql[i + 1] === '/') {
+          depth--;
+          i += 2;
+        } else i++;
       }
     } else if (c === '$' && (i === 0 || !IDENT_PART.test(sql[i - 1]!))) {
       const tag = DOLLAR_TAG.exec(sql.slice(i, i + 64))?.[0];

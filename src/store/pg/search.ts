@@ -19,13 +19,19 @@
 // Highlights come from ts_headline in the page's configuration, with markers that are then turned into <em> around
 // HTML-escaped text, about highlight_length characters long.
 import { escapeHtml } from '../../lib/escape-html.js';
-import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
+import type { CustomField, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import { foldWord } from '../search-index/completions.js';
 import { parseTerms, type QueryPart } from '../search-index/query.js';
 import { parseMeta, RANK_ALL, RANK_BLOCK, type SearchScope } from '../search-index/search.js';
 import { queryUnits, type RankWord } from '../search-index/terms.js';
-import { titleChecked, TITLE_TIER_SCORE, withTitles, type Ranked, type TitleFacts } from '../search-index/title-tiers.js';
+import {
+  titleChecked,
+  TITLE_TIER_SCORE,
+  withTitles,
+  type Ranked,
+  type TitleFacts,
+} from '../search-index/title-tiers.js';
 import type { Sql } from '../sql.js';
 import { VECTOR_CONTENT_CHARS } from './migrations/001-schema-with-tsvector-search.js';
 
@@ -57,11 +63,17 @@ const lexeme = (word: string) => `'${word.replaceAll('\\', '\\\\').replaceAll("'
  */
 export function tsqueryExpression(parts: QueryPart[], configs: readonly string[]): { sql: string; values: string[] } {
   const values: string[] = [];
-  const bind = (v: string) => (values.push(v), '?');
+  const bind = (v: string) => {
+    values.push(v);
+    return '?';
+  };
   const readings = configs.map((config) => {
     const cfg = () => `${bind(config)}::regconfig`;
     const terms = parts.map((p) => {
-      if (!p.prefix) return p.words.length > 1 || p.phrase ? `phraseto_tsquery(${cfg()}, ${bind(p.words.join(' '))})` : `plainto_tsquery(${cfg()}, ${bind(p.words[0]!)})`;
+      if (!p.prefix)
+        return p.words.length > 1 || p.phrase
+          ? `phraseto_tsquery(${cfg()}, ${bind(p.words.join(' '))})`
+          : `plainto_tsquery(${cfg()}, ${bind(p.words[0]!)})`;
       const last = `to_tsquery(${cfg()}, ${bind(`${lexeme(p.words.at(-1)!)}:*`)})`;
       if (p.words.length === 1) return last;
       return `tsquery_phrase(phraseto_tsquery(${cfg()}, ${bind(p.words.slice(0, -1).join(' '))}), ${last})`;
@@ -95,8 +107,12 @@ export function highlightHtml(marked: string, length: number, head: string, tail
   const plain = segments.map((s) => s.text).join('');
   const body = plain.trim();
   if (!body) return '';
-  const atStart = collapse(head.replaceAll(LT, '<')).trimStart().startsWith(body.slice(0, Math.min(body.length, 50)));
-  let atEnd = collapse(tail.replaceAll(LT, '<')).trimEnd().endsWith(body.slice(-Math.min(body.length, 50)));
+  const atStart = collapse(head.replaceAll(LT, '<'))
+    .trimStart()
+    .startsWith(body.slice(0, Math.min(body.length, 50)));
+  let atEnd = collapse(tail.replaceAll(LT, '<'))
+    .trimEnd()
+    .endsWith(body.slice(-Math.min(body.length, 50)));
   // Cut to `length`: at the last space before it, but never before the end of the first match.
   const firstMatchEnd = (() => {
     let pos = 0;
@@ -128,8 +144,29 @@ export function highlightHtml(marked: string, length: number, head: string, tail
 }
 
 /** Snowball algorithms of the configurations (svc_swedish → swedish), for the title's stem matches. */
-const SNOWBALL = new Set(['arabic', 'armenian', 'basque', 'catalan', 'danish', 'dutch', 'english', 'finnish', 'french', 'german', 'hungarian', 'italian',
-  'irish', 'norwegian', 'portuguese', 'romanian', 'russian', 'spanish', 'swedish', 'tamil', 'turkish']);
+const SNOWBALL = new Set([
+  'arabic',
+  'armenian',
+  'basque',
+  'catalan',
+  'danish',
+  'dutch',
+  'english',
+  'finnish',
+  'french',
+  'german',
+  'hungarian',
+  'italian',
+  'irish',
+  'norwegian',
+  'portuguese',
+  'romanian',
+  'russian',
+  'spanish',
+  'swedish',
+  'tamil',
+  'turkish',
+]);
 const algorithmOf = (config: string) => config.replace(/^svc_/, '');
 
 /** The page's content as searched and shown (contentNoHighlight taken out), capped as its vector is. */
@@ -140,7 +177,12 @@ const SHOWN_CONTENT = `left(CASE WHEN p.meta IS NOT NULL AND COALESCE((p.meta::j
 export type SnapshotSql = Sql & { snapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T> };
 
 /** Searches the pages. Same arguments, rules and answer as the SQLite searchPages; throws invalid_input for bad ones. */
-export async function searchPagesPg(sql: SnapshotSql, terms: string, params: SearchParams | undefined, scope: SearchScope = {}): Promise<SearchResults> {
+export async function searchPagesPg(
+  sql: SnapshotSql,
+  terms: string,
+  params: SearchParams | undefined,
+  scope: SearchScope = {},
+): Promise<SearchResults> {
   const started = performance.now();
   const text = checkTerms(terms);
   const p = parseSearchParams(params);
@@ -165,7 +207,9 @@ export async function searchPagesPg(sql: SnapshotSql, terms: string, params: Sea
     const where: string[] = ['p.search_vector @@ @q::tsquery'];
     const bind: Record<string, string | number> = { q };
     if (lang !== undefined) {
-      where.push(`(lower(p.language) = @lang::text OR substr(lower(p.language), 1, length(@lang::text) + 1) = @lang::text || '-')`);
+      where.push(
+        `(lower(p.language) = @lang::text OR substr(lower(p.language), 1, length(@lang::text) + 1) = @lang::text || '-')`,
+      );
       bind.lang = lang;
     }
     tags.forEach((t, i) => {
@@ -191,7 +235,11 @@ export async function searchPagesPg(sql: SnapshotSql, terms: string, params: Sea
         ),
       );
     const toRanked = (rows: { id: number; r: number; t: number }[]): RankedRow[] =>
-      rows.map((row) => ({ id: row.id, inTitle: row.t === 1, score: row.r * RANK_SCALE + (row.t === 1 ? TITLE_TIER_SCORE : 0) }));
+      rows.map((row) => ({
+        id: row.id,
+        inTitle: row.t === 1,
+        score: row.r * RANK_SCALE + (row.t === 1 ? TITLE_TIER_SCORE : 0),
+      }));
     /** Ranked rows re-ranked with their titles and headings (withTitles adds the title tier itself). */
     const reRanked = async (rows: RankedRow[]): Promise<RankedRow[]> => {
       const base = rows.map((r) => ({ ...r, score: r.inTitle ? r.score - TITLE_TIER_SCORE : r.score }));
@@ -209,7 +257,12 @@ export async function searchPagesPg(sql: SnapshotSql, terms: string, params: Sea
       const words: RankWord[] = parts.flatMap((part) =>
         part.words.map((w, i) => ({ word: foldWord(w), prefix: part.prefix && i === part.words.length - 1, idf: 1 })),
       );
-      return withTitles(base, inTitle, (r) => facts.get(r.id) ?? { title: '', headings: null, url: '', defines: null }, { words, units: queryUnits(parts), algorithms });
+      return withTitles(
+        base,
+        inTitle,
+        (r) => facts.get(r.id) ?? { title: '', headings: null, url: '', defines: null },
+        { words, units: queryUnits(parts), algorithms },
+      );
     };
 
     const end = Math.min(total, p.from + p.size);
@@ -220,7 +273,8 @@ export async function searchPagesPg(sql: SnapshotSql, terms: string, params: Sea
       // A broad answer: ranking every match would read every match's vector. First the pages whose title holds every
       // word (from the titles' own index), then the others in blocks of RANK_BLOCK in id order, each ranked within.
       const titleTotal = (await s.get<{ c: number }>(`SELECT count(*) AS c ${matches} AND ${IN_TITLE}`, bind))!.c;
-      const titleTier = titleTotal <= RANK_ALL ? await reRanked(await rankedRows(`AND ${IN_TITLE}`, 0, RANK_ALL)) : null;
+      const titleTier =
+        titleTotal <= RANK_ALL ? await reRanked(await rankedRows(`AND ${IN_TITLE}`, 0, RANK_ALL)) : null;
       const block = async (k: number): Promise<RankedRow[]> =>
         toRanked(
           await s.all<{ id: number; r: number; t: number }>(

@@ -12,14 +12,34 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * JSON text for PostgreSQL's json functions, its strings made what a bound string becomes: no NUL, and U+FFFD for a
  * lone surrogate (JSON.stringify escapes one as \udxxx, which PostgreSQL refuses to turn into text).
  */
-const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? pgText(x).replace(LONE_SURROGATE, '\ufffd') : x));
+const json = (v: unknown) =>
+  JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? pgText(x).replace(LONE_SURROGATE, '\ufffd') : x));
 
 /** The page columns a batch upsert reads from its JSON rows, with their types. */
 const PAGE_COLUMNS: [string, string][] = [
-  ['url', 'text'], ['host', 'text'], ['http_status', 'bigint'], ['content_type', 'text'], ['indexed', 'integer'], ['show_in_search', 'integer'],
-  ['title', 'text'], ['language', 'text'], ['tags', 'text'], ['superwords', 'text'], ['content', 'text'], ['meta', 'text'], ['created', 'text'],
-  ['modified', 'text'], ['sitemap_lastmod', 'text'], ['last_crawled', 'text'], ['crawl_id', 'bigint'], ['anchors', 'text'], ['etag', 'text'],
-  ['last_modified', 'text'], ['body_hash', 'text'], ['revisit_key', 'text'], ['found_links', 'text'],
+  ['url', 'text'],
+  ['host', 'text'],
+  ['http_status', 'bigint'],
+  ['content_type', 'text'],
+  ['indexed', 'integer'],
+  ['show_in_search', 'integer'],
+  ['title', 'text'],
+  ['language', 'text'],
+  ['tags', 'text'],
+  ['superwords', 'text'],
+  ['content', 'text'],
+  ['meta', 'text'],
+  ['created', 'text'],
+  ['modified', 'text'],
+  ['sitemap_lastmod', 'text'],
+  ['last_crawled', 'text'],
+  ['crawl_id', 'bigint'],
+  ['anchors', 'text'],
+  ['etag', 'text'],
+  ['last_modified', 'text'],
+  ['body_hash', 'text'],
+  ['revisit_key', 'text'],
+  ['found_links', 'text'],
 ];
 const KEEP_STORED = new Set(['url', 'sitemap_lastmod']);
 
@@ -80,13 +100,18 @@ export async function savePages(sql: Sql, pages: PageWrite[]): Promise<void> {
   await sql.run(`DELETE FROM page_tags WHERE page_id ${IN_IDS}`, [ids]);
   const tags = saved.flatMap(({ id, page }) => page.tags.map((tag) => ({ page_id: id, tag })));
   if (tags.length) {
-    await sql.run('INSERT INTO page_tags (page_id, tag) SELECT x.page_id, x.tag FROM json_to_recordset(?::json) AS x(page_id bigint, tag text) ON CONFLICT DO NOTHING', [
-      json(tags),
-    ]);
+    await sql.run(
+      'INSERT INTO page_tags (page_id, tag) SELECT x.page_id, x.tag FROM json_to_recordset(?::json) AS x(page_id bigint, tag text) ON CONFLICT DO NOTHING',
+      [json(tags)],
+    );
   }
 
-  const headings = saved.filter(({ page }) => page.headings?.length).map(({ id, page }) => ({ page_id: id, headings: page.headings!.join('\n') }));
-  await sql.run(`DELETE FROM page_headings WHERE page_id ${IN_IDS}`, [json(saved.filter(({ page }) => !page.headings?.length).map((s) => s.id))]);
+  const headings = saved
+    .filter(({ page }) => page.headings?.length)
+    .map(({ id, page }) => ({ page_id: id, headings: page.headings!.join('\n') }));
+  await sql.run(`DELETE FROM page_headings WHERE page_id ${IN_IDS}`, [
+    json(saved.filter(({ page }) => !page.headings?.length).map((s) => s.id)),
+  ]);
   if (headings.length) {
     await sql.run(
       `INSERT INTO page_headings (page_id, headings) SELECT x.page_id, x.headings FROM json_to_recordset(?::json) AS x(page_id bigint, headings text)
@@ -96,7 +121,9 @@ export async function savePages(sql: Sql, pages: PageWrite[]): Promise<void> {
   }
 
   await sql.run(`DELETE FROM links WHERE page_id ${IN_IDS}`, [ids]);
-  const links = saved.flatMap(({ id, page }) => page.links.map((l) => ({ page_id: id, url: l.url, element: l.element, text: l.text })));
+  const links = saved.flatMap(({ id, page }) =>
+    page.links.map((l) => ({ page_id: id, url: l.url, element: l.element, text: l.text })),
+  );
   if (links.length) {
     await sql.run(
       `INSERT INTO links (page_id, url, element, text) SELECT x.page_id, x.url, x.element, x.text
@@ -167,7 +194,15 @@ export async function keepPages(sql: Sql, kept: KeepWrite[]): Promise<void> {
      WHERE pages.url = x.url`,
     [
       new Date().toISOString(),
-      json(kept.map((k) => ({ url: k.url, crawl_id: k.crawlId, sitemap_lastmod: k.sitemapLastmod, etag: k.etag, last_modified: k.lastModified }))),
+      json(
+        kept.map((k) => ({
+          url: k.url,
+          crawl_id: k.crawlId,
+          sitemap_lastmod: k.sitemapLastmod,
+          etag: k.etag,
+          last_modified: k.lastModified,
+        })),
+      ),
     ],
   );
 }
@@ -175,25 +210,32 @@ export async function keepPages(sql: Sql, kept: KeepWrite[]): Promise<void> {
 /** Marks stored pages as seen by a crawl without rewriting them. */
 export async function touchPages(sql: Sql, urls: string[], crawlId: number): Promise<void> {
   if (!urls.length) return;
-  await sql.run('UPDATE pages SET crawl_id = ? WHERE url IN (SELECT json_array_elements_text(?::json))', [crawlId, json(urls)]);
+  await sql.run('UPDATE pages SET crawl_id = ? WHERE url IN (SELECT json_array_elements_text(?::json))', [
+    crawlId,
+    json(urls),
+  ]);
 }
 
 /** Removes stored pages by exact URL, with their tags, links, headings and report rows; how many there were. */
 export async function removePagesByUrl(sql: Sql, urls: string[]): Promise<number> {
   if (!urls.length) return 0;
-  return (await sql.run('DELETE FROM pages WHERE url IN (SELECT json_array_elements_text(?::json))', [json(urls)])).changes;
+  return (await sql.run('DELETE FROM pages WHERE url IN (SELECT json_array_elements_text(?::json))', [json(urls)]))
+    .changes;
 }
 
 /** The crawl's live stats and heartbeat (as crawls.ts updateCrawlStats). */
 export async function updateCrawlStats(sql: Sql, id: number, stats: CrawlStats): Promise<void> {
-  await sql.run('UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, stats = ?, heartbeat_at = ? WHERE id = ?', [
-    stats.pages,
-    stats.links,
-    stats.errors,
-    stats.notModified ?? 0,
-    stats.unchanged ?? 0,
-    stats.targets ? json(stats.targets) : null,
-    Date.now(),
-    id,
-  ]);
+  await sql.run(
+    'UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, stats = ?, heartbeat_at = ? WHERE id = ?',
+    [
+      stats.pages,
+      stats.links,
+      stats.errors,
+      stats.notModified ?? 0,
+      stats.unchanged ?? 0,
+      stats.targets ? json(stats.targets) : null,
+      Date.now(),
+      id,
+    ],
+  );
 }

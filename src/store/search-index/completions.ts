@@ -117,8 +117,14 @@ export function completions(store: Store, prefix: string): Completions {
     c.entries.set(prefix, hit);
     return hit;
   }
-  const rows = (c.vocab.all(prefix, upperBound(prefix)) as [string, number][]).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, MAX_COMPLETIONS);
-  const found: Completions = { terms: rows.map((r) => r[0]), counts: rows.map((r) => r[1]), pages: rows.reduce((n, r) => n + r[1], 0) };
+  const rows = (c.vocab.all(prefix, upperBound(prefix)) as [string, number][])
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, MAX_COMPLETIONS);
+  const found: Completions = {
+    terms: rows.map((r) => r[0]),
+    counts: rows.map((r) => r[1]),
+    pages: rows.reduce((n, r) => n + r[1], 0),
+  };
   if (c.entries.size >= CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
   c.entries.set(prefix, found);
   return found;
@@ -174,10 +180,14 @@ export function stemForms(store: Store, word: string, algorithms: readonly strin
     if (prefix.length >= 4) prefix = prefix.slice(0, -1);
     const { terms, counts } = completions(store, prefix);
     terms.forEach((t, i) => {
-      if (counts[i]! >= df && t !== word && !found.some((f) => f[0] === t) && stemWord(a, t) === stem) found.push([t, counts[i]!]);
+      if (counts[i]! >= df && t !== word && !found.some((f) => f[0] === t) && stemWord(a, t) === stem)
+        found.push([t, counts[i]!]);
     });
   }
-  const forms = found.sort((x, y) => y[1] - x[1]).slice(0, MAX_STEM_FORMS).map((f) => f[0]);
+  const forms = found
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, MAX_STEM_FORMS)
+    .map((f) => f[0]);
   if (c.forms.size >= CACHE_SIZE) c.forms.delete(c.forms.keys().next().value!);
   c.forms.set(key, forms);
   return forms;

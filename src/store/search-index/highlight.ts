@@ -89,7 +89,8 @@ export function withoutRegion(text: string, matches: Range[], hidden: string): {
 
 /** Escaped, then each run of whitespace folded to one space (after escaping, as it always was). */
 const escapeFolded = (s: string) => escapeHtml(s).replace(/\s+/g, ' ');
-const isSpace = (c: string | undefined) => c === undefined || c === ' ' || c === '\n' || c === '\t' || c === '\r' || /\s/.test(c);
+const isSpace = (c: string | undefined) =>
+  c === undefined || c === ' ' || c === '\n' || c === '\t' || c === '\r' || /\s/.test(c);
 
 /**
  * About `length` characters of the text around its densest run of matches, as safe HTML with the matches in

@@ -37,7 +37,8 @@ function wordsOf(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(WORD_RE)) {
     // A run of marks alone is no token for FTS5; drop it rather than send an empty string.
-    if (HAS_BASE_RE.test(m[0])) out.push(m[0].length > MAX_WORD_CHARS ? [...m[0]].slice(0, MAX_WORD_CHARS).join('') : m[0]);
+    if (HAS_BASE_RE.test(m[0]))
+      out.push(m[0].length > MAX_WORD_CHARS ? [...m[0]].slice(0, MAX_WORD_CHARS).join('') : m[0]);
   }
   return out;
 }
@@ -75,7 +76,8 @@ export function parseTerms(terms: string): QueryPart[] {
   });
   const last = parts.at(-1);
   // Typing-as-you-search: the last word is still being typed, unless it closed a quoted phrase.
-  if (last && (!last.phrase || openQuote || last.identifier) && [...last.words.at(-1)!].length >= MIN_PREFIX_CHARS) last.prefix = true;
+  if (last && (!last.phrase || openQuote || last.identifier) && [...last.words.at(-1)!].length >= MIN_PREFIX_CHARS)
+    last.prefix = true;
   return parts;
 }
 
@@ -120,20 +122,29 @@ function matchExpression(p: QueryPart, expand?: Expand, variants?: Variants): st
   const head = p.words.slice(0, -1).join(' ');
   // A word typed whole also matches through its stems (a phrase does not).
   const others = !head && !p.phrase && variants ? variants(last).filter((v) => !completed.includes(v)) : [];
-  const alternatives = completed.length ? completed.map((w) => ftsString(head ? `${head} ${w}` : w)) : [`${ftsString(phrase)}*`];
+  const alternatives = completed.length
+    ? completed.map((w) => ftsString(head ? `${head} ${w}` : w))
+    : [`${ftsString(phrase)}*`];
   alternatives.push(...others.map(ftsString));
   return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
 }
 
 /** A single word typed as such: no phrase, no identifier. */
-const plainWord = (p: QueryPart | undefined): p is QueryPart => !!p && !p.phrase && !p.identifier && p.words.length === 1;
+const plainWord = (p: QueryPart | undefined): p is QueryPart =>
+  !!p && !p.phrase && !p.identifier && p.words.length === 1;
 
 /**
  * `rank`: the expression that ranks the matches of the other (the same pages; identifiers' parts also scored).
  * `joined`: two words in a row also match the index's word that is both written together (`proxy pass` finds
  * ProxyPass).
  */
-export function toExpression(parts: QueryPart[], expand?: Expand, variants?: Variants, rank = false, joined?: Joined): string | null {
+export function toExpression(
+  parts: QueryPart[],
+  expand?: Expand,
+  variants?: Variants,
+  rank = false,
+  joined?: Joined,
+): string | null {
   if (!parts.length) return null;
   const out: string[] = [];
   for (let i = 0; i < parts.length; i++) {
@@ -143,7 +154,9 @@ export function toExpression(parts: QueryPart[], expand?: Expand, variants?: Var
     if (joined && plainWord(p) && plainWord(next)) {
       const together = joined([p.words[0]!, next.words[0]!], next.prefix);
       if (together.length) {
-        out.push(`((${own} AND ${partExpression(next, expand, variants, rank)}) OR ${withForms(together[0]!, together.slice(1))})`);
+        out.push(
+          `((${own} AND ${partExpression(next, expand, variants, rank)}) OR ${withForms(together[0]!, together.slice(1))})`,
+        );
         i++;
         continue;
       }

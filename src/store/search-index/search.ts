@@ -17,7 +17,6 @@ import { definitionPattern, queryUnits, type RankWord } from './terms.js';
 import { withTitles, type Ranked, type TitleFacts, type TitleQuery } from './title-tiers.js';
 import { algorithmFor } from './stems.js';
 
-
 /** bm25 column weights of pages_fts (title, superwords, tags, content): a word in the title or superwords counts most. */
 export const BM25_WEIGHTS = [10, 20, 2, 1] as const;
 /** bm25 column weights of pages_title_fts (title, superwords). */
@@ -66,7 +65,11 @@ function statements(store: Store): Statements {
       byShape: new Map(),
       page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
       content: store.db.prepare('SELECT content FROM pages WHERE id = ?').pluck(),
-      title: store.db.prepare('SELECT p.title, h.headings, p.url FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?').raw(),
+      title: store.db
+        .prepare(
+          'SELECT p.title, h.headings, p.url FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?',
+        )
+        .raw(),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
       stemmers: store.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck(),
     };
@@ -82,8 +85,10 @@ function filterSql(f: Filters): string {
     sql += ` AND EXISTS (SELECT 1 FROM pages p INDEXED BY pages_id_language WHERE p.id = f.rowid
       AND (lower(p.language) = @lang OR substr(lower(p.language), 1, length(@lang) + 1) = @lang || '-'))`;
   }
-  for (let i = 0; i < f.tagCount; i++) sql += ` AND EXISTS (SELECT 1 FROM page_tags t WHERE t.tag = @tag${i} AND t.page_id = f.rowid)`;
-  if (f.hosts) sql += ` AND EXISTS (SELECT 1 FROM pages p WHERE p.id = f.rowid AND p.host IN (SELECT value FROM json_each(@hosts)))`;
+  for (let i = 0; i < f.tagCount; i++)
+    sql += ` AND EXISTS (SELECT 1 FROM page_tags t WHERE t.tag = @tag${i} AND t.page_id = f.rowid)`;
+  if (f.hosts)
+    sql += ` AND EXISTS (SELECT 1 FROM pages p WHERE p.id = f.rowid AND p.host IN (SELECT value FROM json_each(@hosts)))`;
   return sql;
 }
 
@@ -95,10 +100,20 @@ function indexStatements(db: Database.Database, index: Index, f: Filters): Index
   const weights = (index === 'pages_fts' ? BM25_WEIGHTS : TITLE_WEIGHTS).map((w) => w.toFixed(1)).join(', ');
   return {
     count: db.prepare(`SELECT count(*) FROM ${index} f WHERE ${where}`).pluck(),
-    ids: db.prepare(`SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid > CAST(@after AS INTEGER) ORDER BY f.rowid LIMIT @limit`).pluck(),
-    idsIn: db.prepare(`SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid BETWEEN CAST(@lo AS INTEGER) AND CAST(@hi AS INTEGER) ORDER BY f.rowid`).pluck(),
+    ids: db
+      .prepare(
+        `SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid > CAST(@after AS INTEGER) ORDER BY f.rowid LIMIT @limit`,
+      )
+      .pluck(),
+    idsIn: db
+      .prepare(
+        `SELECT f.rowid FROM ${index} f WHERE ${where} AND f.rowid BETWEEN CAST(@lo AS INTEGER) AND CAST(@hi AS INTEGER) ORDER BY f.rowid`,
+      )
+      .pluck(),
     ranked: db
-      .prepare(`SELECT f.rowid AS id, bm25(${index}, ${weights}) AS s FROM ${index} f WHERE ${where} AND f.rowid BETWEEN CAST(@lo AS INTEGER) AND CAST(@hi AS INTEGER) ORDER BY s, f.rowid`)
+      .prepare(
+        `SELECT f.rowid AS id, bm25(${index}, ${weights}) AS s FROM ${index} f WHERE ${where} AND f.rowid BETWEEN CAST(@lo AS INTEGER) AND CAST(@hi AS INTEGER) ORDER BY s, f.rowid`,
+      )
       .raw(),
   };
 }
@@ -108,12 +123,14 @@ function statementsFor(store: Store, f: Filters): Record<Index, IndexStatements>
   const key = `${f.lang ? 'l' : ''}${f.hosts ? 'h' : ''}${f.tagCount}`;
   let shape = s.byShape.get(key);
   if (!shape) {
-    shape = { pages_fts: indexStatements(store.db, 'pages_fts', f), pages_title_fts: indexStatements(store.db, 'pages_title_fts', f) };
+    shape = {
+      pages_fts: indexStatements(store.db, 'pages_fts', f),
+      pages_title_fts: indexStatements(store.db, 'pages_title_fts', f),
+    };
     s.byShape.set(key, shape);
   }
   return shape;
 }
-
 
 const ALL = { lo: 0, hi: Number.MAX_SAFE_INTEGER };
 
@@ -122,7 +139,13 @@ const ALL = { lo: 0, hi: Number.MAX_SAFE_INTEGER };
  * `rankBind.q` may be a looser expression than the search's (see queryExpressions); rows it does not score
  * come last, in index order, with score 0.
  */
-function rank(st: IndexStatements, rankBind: Record<string, unknown>, lo: number, hi: number, block?: number[]): Ranked[] {
+function rank(
+  st: IndexStatements,
+  rankBind: Record<string, unknown>,
+  lo: number,
+  hi: number,
+  block?: number[],
+): Ranked[] {
   const rows = st.ranked.all({ ...rankBind, lo, hi }) as [number, number][];
   if (!block) return rows.map(([id, s]) => ({ id, score: -s }));
   const wanted = new Set(block);
@@ -138,7 +161,12 @@ function rank(st: IndexStatements, rankBind: Record<string, unknown>, lo: number
  * Block `k` of an index's matches in rowid order (positions k·RANK_BLOCK …), not counting the rowids that also
  * match the titles index when `titles` is given (those were listed first): its rowids; empty past the end.
  */
-function blockIds(idx: IndexStatements, titles: IndexStatements | null, bind: Record<string, unknown>, k: number): number[] {
+function blockIds(
+  idx: IndexStatements,
+  titles: IndexStatements | null,
+  bind: Record<string, unknown>,
+  k: number,
+): number[] {
   const first = k * RANK_BLOCK;
   const ids: number[] = [];
   let pos = 0;
@@ -182,7 +210,14 @@ function rankBroad(
   const titleBlock = (k: number): Ranked[] => {
     // The titles index is small: its full expression ranks cheaply. Every title there holds every word; the best
     // TITLE_CHECKS of them by the titles' bm25 (short titles first: the exact title among them) are read.
-    if (titleTotal <= RANK_BLOCK) return withTitles(rank(titles, bind, ALL.lo, ALL.hi), () => true, (r) => titleRanking.facts(r.id), titleRanking, 0);
+    if (titleTotal <= RANK_BLOCK)
+      return withTitles(
+        rank(titles, bind, ALL.lo, ALL.hi),
+        () => true,
+        (r) => titleRanking.facts(r.id),
+        titleRanking,
+        0,
+      );
     const ids = blockIds(titles, null, bind, k);
     return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
   };
@@ -258,16 +293,29 @@ function queryExpressions(
   };
   const expression = toExpression(parts, expand, variants, false, joined)!;
   if (!broad) {
-    const rankExpression = parts.some((p) => p.identifier) ? toExpression(parts, expand, variants, true, joined)! : expression;
-    return { expression, rankExpression, broadRankExpression: toExpression(parts, expand, undefined, true, joined)!, sameMatches: true };
+    const rankExpression = parts.some((p) => p.identifier)
+      ? toExpression(parts, expand, variants, true, joined)!
+      : expression;
+    return {
+      expression,
+      rankExpression,
+      broadRankExpression: toExpression(parts, expand, undefined, true, joined)!,
+      sameMatches: true,
+    };
   }
   const { word, terms } = broad as { word: string; terms: string[] };
   const last = parts.at(-1)!;
   // A word still being typed ("postgre") is no term itself: its most frequent completion ranks instead.
   const rankWord = terms.includes(word) ? word : terms[0]!;
-  const rankParts = parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
+  const rankParts =
+    parts.length > 1 ? parts.slice(0, -1) : [{ ...last, words: [...last.words.slice(0, -1), rankWord], prefix: false }];
   const rankExpression = toExpression(rankParts, undefined, variants, true, joined)!;
-  return { expression, rankExpression, broadRankExpression: toExpression(rankParts, undefined, undefined, true, joined)!, sameMatches: false };
+  return {
+    expression,
+    rankExpression,
+    broadRankExpression: toExpression(rankParts, undefined, undefined, true, joined)!,
+    sameMatches: false,
+  };
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -294,7 +342,12 @@ function hasOtherHosts(store: Store, hosts: readonly string[]): boolean {
   return false;
 }
 
-export function searchPages(store: Store, terms: string, params: SearchParams | undefined, scope: SearchScope = {}): SearchResults {
+export function searchPages(
+  store: Store,
+  terms: string,
+  params: SearchParams | undefined,
+  scope: SearchScope = {},
+): SearchResults {
   const started = performance.now();
   const text = checkTerms(terms);
   const p = parseSearchParams(params);
@@ -305,7 +358,9 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
   const lang = p.lang?.toLowerCase();
   const bind: Record<string, unknown> = {};
   if (lang !== undefined) bind.lang = lang;
-  tags.forEach((t, i) => (bind[`tag${i}`] = t));
+  tags.forEach((t, i) => {
+    bind[`tag${i}`] = t;
+  });
   const byHost = scope.hosts !== undefined && hasOtherHosts(store, scope.hosts);
   if (byHost) bind.hosts = JSON.stringify(scope.hosts);
   const st = statementsFor(store, { lang: lang !== undefined, tagCount: tags.length, hosts: byHost });
@@ -333,7 +388,12 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
       algorithms,
       facts: (id) => {
         const [title, headings, url] = s.title.get(id) as [string, string | null, string];
-        return { title, headings, url, defines: identifier ? () => identifier.test((s.content.get(id) as string | undefined) ?? '') : null };
+        return {
+          title,
+          headings,
+          url,
+          defines: identifier ? () => identifier.test((s.content.get(id) as string | undefined) ?? '') : null,
+        };
       },
     };
     bind.q = expression;
@@ -349,21 +409,46 @@ export function searchPages(store: Store, terms: string, params: SearchParams | 
         let all: Ranked[];
         if (sameMatches) all = rank(main, rankBind, ALL.lo, ALL.hi);
         else {
-          const ids = total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
+          const ids =
+            total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
           all = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids);
         }
         // The pages whose title (or superwords) holds every word, from the small titles index.
         const inTitle = new Set(st.pages_title_fts.idsIn.all({ ...bind, ...ALL }) as number[]);
-        ranked = withTitles(all, (r) => inTitle.has(r.id), (r) => titleRanking.facts(r.id), titleRanking).slice(p.from, p.from + p.size);
+        ranked = withTitles(
+          all,
+          (r) => inTitle.has(r.id),
+          (r) => titleRanking.facts(r.id),
+          titleRanking,
+        ).slice(p.from, p.from + p.size);
       } else {
-        ranked = rankBroad(st, bind, { ...bind, q: broadRankExpression }, p.from, p.size, firstIds.slice(0, RANK_BLOCK), titleRanking);
+        ranked = rankBroad(
+          st,
+          bind,
+          { ...bind, q: broadRankExpression },
+          p.from,
+          p.size,
+          firstIds.slice(0, RANK_BLOCK),
+          titleRanking,
+        );
       }
     }
     // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.
     const prefix = last.prefix ? foldWord(last.words.at(-1)!) : null;
-    const find = matcher(parts.flatMap((part) => (part === last && prefix ? part.words.slice(0, -1) : part.words)).map(foldWord), prefix);
+    const find = matcher(
+      parts.flatMap((part) => (part === last && prefix ? part.words.slice(0, -1) : part.words)).map(foldWord),
+      prefix,
+    );
     const hits: SearchHit[] = ranked.map(({ id, score }) => {
-      const page = s.page.get(id) as { url: string; title: string; language: string | null; meta: string | null; created: string | null; modified: string | null; content: string };
+      const page = s.page.get(id) as {
+        url: string;
+        title: string;
+        language: string | null;
+        meta: string | null;
+        created: string | null;
+        modified: string | null;
+        content: string;
+      };
       const meta = parseMeta(page.meta);
       let shown = { text: page.content, matches: find(page.content) };
       if (meta.contentNoHighlight) shown = withoutRegion(shown.text, shown.matches, meta.contentNoHighlight);

@@ -5,9 +5,31 @@ import snowball from 'snowball-stemmers';
 
 /** Snowball algorithm per primary language subtag. */
 const ALGORITHMS: Record<string, string> = {
-  ar: 'arabic', hy: 'armenian', eu: 'basque', ca: 'catalan', cs: 'czech', da: 'danish', nl: 'dutch', en: 'english', fi: 'finnish',
-  fr: 'french', de: 'german', hu: 'hungarian', it: 'italian', ga: 'irish', no: 'norwegian', nb: 'norwegian', nn: 'norwegian',
-  pt: 'portuguese', ro: 'romanian', ru: 'russian', es: 'spanish', sl: 'slovene', sv: 'swedish', ta: 'tamil', tr: 'turkish',
+  ar: 'arabic',
+  hy: 'armenian',
+  eu: 'basque',
+  ca: 'catalan',
+  cs: 'czech',
+  da: 'danish',
+  nl: 'dutch',
+  en: 'english',
+  fi: 'finnish',
+  fr: 'french',
+  de: 'german',
+  hu: 'hungarian',
+  it: 'italian',
+  ga: 'irish',
+  no: 'norwegian',
+  nb: 'norwegian',
+  nn: 'norwegian',
+  pt: 'portuguese',
+  ro: 'romanian',
+  ru: 'russian',
+  es: 'spanish',
+  sl: 'slovene',
+  sv: 'swedish',
+  ta: 'tamil',
+  tr: 'turkish',
 };
 /** A page that does not say its language is stemmed as English: most sites that omit `lang` are written in it. */
 const DEFAULT_ALGORITHM = 'english';

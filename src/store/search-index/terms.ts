@@ -117,7 +117,9 @@ export function registerTermFunctions(db: Database.Database): void {
   db.function('svc_terms', { deterministic: true }, (language: unknown, text: unknown) =>
     extraTerms(typeof text === 'string' ? text : '', typeof language === 'string' ? language : null),
   );
-  db.function('svc_stemmer', { deterministic: true }, (language: unknown) => algorithmFor(typeof language === 'string' ? language : null));
+  db.function('svc_stemmer', { deterministic: true }, (language: unknown) =>
+    algorithmFor(typeof language === 'string' ? language : null),
+  );
 }
 
 // ---------- titles ----------

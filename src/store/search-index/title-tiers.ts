@@ -63,7 +63,11 @@ export interface TitleFacts {
  * Which of the ranked rows (best first) have their title read: the first TITLE_CHECKS, and up to `setChecks` of
  * those whose title or superwords hold every word (`inTitle`).
  */
-export function titleChecked<R extends Ranked>(ranked: readonly R[], inTitle: (r: R) => boolean, setChecks = TITLE_SET_CHECKS): boolean[] {
+export function titleChecked<R extends Ranked>(
+  ranked: readonly R[],
+  inTitle: (r: R) => boolean,
+  setChecks = TITLE_SET_CHECKS,
+): boolean[] {
   return ranked.map((r, i) => {
     const all = inTitle(r);
     if (i >= TITLE_CHECKS && !(all && setChecks > 0)) return false;
@@ -76,7 +80,13 @@ export function titleChecked<R extends Ranked>(ranked: readonly R[], inTitle: (r
  * The ranked rows re-ranked with their titles: tiers first, then the text score plus TITLE_BOOST times the title's
  * own score. Only the rows titleChecked picks are read (`facts`); the others in `inTitle` get the title tier alone.
  */
-export function withTitles<R extends Ranked>(ranked: readonly R[], inTitle: (r: R) => boolean, facts: (r: R) => TitleFacts, q: TitleQuery, setChecks = TITLE_SET_CHECKS): R[] {
+export function withTitles<R extends Ranked>(
+  ranked: readonly R[],
+  inTitle: (r: R) => boolean,
+  facts: (r: R) => TitleFacts,
+  q: TitleQuery,
+  setChecks = TITLE_SET_CHECKS,
+): R[] {
   const checked = titleChecked(ranked, inTitle, setChecks);
   const out = ranked.map((r, i) => {
     const all = inTitle(r);

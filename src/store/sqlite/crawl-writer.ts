@@ -34,18 +34,24 @@ export class CrawlWriter extends BatchedCrawlWriter {
     limits: WriterLimits & { threaded?: boolean } = {},
   ) {
     super(crawlId, limits);
-    const script = limits.threaded !== false && store.path !== ':memory:' ? workerScript('writer-worker', import.meta.url) : null;
+    const script =
+      limits.threaded !== false && store.path !== ':memory:' ? workerScript('writer-worker', import.meta.url) : null;
     if (script) {
       this.worker = new Worker(script, { workerData: { path: store.path }, resourceLimits: WORKER_LIMITS });
       // The thread answers each batch once, in order.
-      this.worker.on('message', (m: { seq: number; error?: string }) => this.committed(m.error ? new Error(`writing crawl results failed: ${m.error}`) : undefined));
+      this.worker.on('message', (m: { seq: number; error?: string }) =>
+        this.committed(m.error ? new Error(`writing crawl results failed: ${m.error}`) : undefined),
+      );
       this.worker.on('error', (err) => this.failed(err));
     }
   }
 
   /** Committed here at once, or sent to the writer thread. */
   protected commit(b: WriteBatch): void {
-    if (!this.worker) return this.commitHere(b);
+    if (!this.worker) {
+      this.commitHere(b);
+      return;
+    }
     this.worker.postMessage({ seq: ++this.seq, batch: b });
   }
 
@@ -54,11 +60,13 @@ export class CrawlWriter extends BatchedCrawlWriter {
    * for (and never lands inside) a transaction another caller has open on the same connection.
    */
   private commitHere(b: WriteBatch): void {
-    this.local = this.local.then(
-      () => this.store.sql.tx(async () => writeBatch(this.store, b)).then(
-        () => this.committed(),
-        (err: unknown) => this.committed(err instanceof Error ? err : new Error(String(err))),
-      ),
+    this.local = this.local.then(() =>
+      this.store.sql
+        .tx(async () => writeBatch(this.store, b))
+        .then(
+          () => this.committed(),
+          (err: unknown) => this.committed(err instanceof Error ? err : new Error(String(err))),
+        ),
     );
   }
 

@@ -7,7 +7,11 @@ import type { Store } from './store.js';
 
 /** Every FTS5 table of the schema (whatever migrations made them). */
 function fullTextTables(store: Store): string[] {
-  return (store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'`).all() as { name: string }[]).map((r) => r.name);
+  return (
+    store.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'`)
+      .all() as { name: string }[]
+  ).map((r) => r.name);
 }
 
 const EXPECTED_REPORT_ROWS = `
@@ -39,13 +43,24 @@ export function derivedProblems(store: Store): string[] {
                 (SELECT count(*) FROM pages p WHERE p.indexed = 1 AND p.show_in_search = 1 AND NOT EXISTS (SELECT 1 FROM ${t}_docsize d WHERE d.id = p.id)) AS missing`,
       )
       .get() as { extra: number; missing: number };
-    if (extra || missing) out.push(`search index ${t}: ${missing} searchable page(s) missing, ${extra} entr(ies) with no searchable page`);
+    if (extra || missing)
+      out.push(`search index ${t}: ${missing} searchable page(s) missing, ${extra} entr(ies) with no searchable page`);
   }
-  const missing = store.db.prepare(`SELECT count(*) AS n FROM (${EXPECTED_REPORT_ROWS} EXCEPT SELECT page_id, url, rank, page_url, host FROM report_links)`).get() as { n: number };
-  const extra = store.db.prepare(`SELECT count(*) AS n FROM (SELECT page_id, url, rank, page_url, host FROM report_links EXCEPT ${EXPECTED_REPORT_ROWS})`).get() as { n: number };
+  const missing = store.db
+    .prepare(
+      `SELECT count(*) AS n FROM (${EXPECTED_REPORT_ROWS} EXCEPT SELECT page_id, url, rank, page_url, host FROM report_links)`,
+    )
+    .get() as { n: number };
+  const extra = store.db
+    .prepare(
+      `SELECT count(*) AS n FROM (SELECT page_id, url, rank, page_url, host FROM report_links EXCEPT ${EXPECTED_REPORT_ROWS})`,
+    )
+    .get() as { n: number };
   if (missing.n || extra.n) out.push(`report rows: ${missing.n} missing, ${extra.n} that should not be there`);
   const counts = store.db
-    .prepare(`SELECT count(*) AS n FROM (SELECT host, rank, count(*) AS n FROM report_links GROUP BY host, rank EXCEPT SELECT host, rank, n FROM report_counts WHERE n > 0)`)
+    .prepare(
+      `SELECT count(*) AS n FROM (SELECT host, rank, count(*) AS n FROM report_links GROUP BY host, rank EXCEPT SELECT host, rank, n FROM report_counts WHERE n > 0)`,
+    )
     .get() as { n: number };
   if (counts.n) out.push(`report counts: ${counts.n} (host, section) counts differ from the report rows`);
   return out;
@@ -66,7 +81,9 @@ export function rebuildDerived(store: Store): string[] {
     for (const t of tables) done.push(`search index ${t}`);
     store.db.prepare('DELETE FROM report_links').run();
     store.db.prepare('DELETE FROM report_counts').run();
-    store.db.prepare(`INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host) ${EXPECTED_REPORT_ROWS}`).run();
+    store.db
+      .prepare(`INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host) ${EXPECTED_REPORT_ROWS}`)
+      .run();
     done.push('report rows');
     return done;
   });

@@ -9,7 +9,6 @@ import { namedSqlError, type RunResult, type Sql, type SqlParams } from '../sql.
 /** The connection's prepared statements, compiled once per SQL text. */
 export type Prepare = (sql: string) => Database.Statement;
 
-
 function bind(params: SqlParams | undefined): unknown[] {
   if (params === undefined) return [];
   return Array.isArray(params) ? params : [params];
@@ -102,7 +101,12 @@ class Scope implements Sql {
   private turn(): Promise<void> {
     // A caller inside one of this scope's transactions (still open) would wait for itself for ever.
     for (let s: Scope | null = current.getStore() ?? null; s; s = s.parent) {
-      if (s.parent === this && !s.ended) return Promise.reject(new Error('the store was used inside its own transaction: use the Sql the transaction passed to its function'));
+      if (s.parent === this && !s.ended)
+        return Promise.reject(
+          new Error(
+            'the store was used inside its own transaction: use the Sql the transaction passed to its function',
+          ),
+        );
     }
     return this.gate!;
   }

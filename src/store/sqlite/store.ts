@@ -53,7 +53,10 @@ export class Store implements ServiceStore {
   readonly readonly: boolean;
   private readonly removeDirOnClose: string | null;
 
-  constructor(readonly path: string, opts: StoreConnectionOptions = {}) {
+  constructor(
+    readonly path: string,
+    opts: StoreConnectionOptions = {},
+  ) {
     const onDisk = path !== ':memory:' && !opts.readonly;
     if (onDisk) makePrivateDir(dirname(path));
     this.db = new Database(path, { readonly: opts.readonly ?? false });
@@ -123,7 +126,9 @@ export class Store implements ServiceStore {
 /** The store as SQLite's, for what only SQLite has (its file, PRAGMAs, check/repair/backup); a clear error otherwise. */
 export function sqliteStore(store: ServiceStore, what = 'this'): Store {
   if (store instanceof Store) return store;
-  throw new Error(`${what} works on the SQLite store only: this service keeps its data in PostgreSQL (${store.location}; database_url / SVC_DATABASE_URL)`);
+  throw new Error(
+    `${what} works on the SQLite store only: this service keeps its data in PostgreSQL (${store.location}; database_url / SVC_DATABASE_URL)`,
+  );
 }
 
 export function openStore(opts: OpenStoreOptions): Store {
@@ -137,7 +142,10 @@ export function openStore(opts: OpenStoreOptions): Store {
  * private copy instead, removed when the store closes.
  */
 function openReadOnly(path: string): Store {
-  if (!existsSync(path)) throw Object.assign(new Error(`no database at ${path}: nothing has been crawled into this data directory yet`), { code: 'ENOENT' });
+  if (!existsSync(path))
+    throw Object.assign(new Error(`no database at ${path}: nothing has been crawled into this data directory yet`), {
+      code: 'ENOENT',
+    });
   try {
     const store = new Store(path, { readonly: true });
     store.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();

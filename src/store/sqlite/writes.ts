@@ -88,7 +88,8 @@ export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
     VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt, @blocked) ON CONFLICT(url) DO NOTHING`);
   const checkedAt = new Date().toISOString();
   store.tx(() => {
-    for (const { onlyIfNew, blocked, ...o } of outcomes) (onlyIfNew ? insertNew : stmt).run({ ...o, blocked: blocked ? 1 : 0, checkedAt });
+    for (const { onlyIfNew, blocked, ...o } of outcomes)
+      (onlyIfNew ? insertNew : stmt).run({ ...o, blocked: blocked ? 1 : 0, checkedAt });
   });
 }
 
@@ -98,7 +99,8 @@ export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
  */
 export function keepPages(store: Store, kept: KeepWrite[]): void {
   if (!kept.length) return;
-  const stmt = store.prepare(`UPDATE pages SET crawl_id = @crawlId, last_crawled = @now, sitemap_lastmod = COALESCE(@sitemapLastmod, sitemap_lastmod),
+  const stmt =
+    store.prepare(`UPDATE pages SET crawl_id = @crawlId, last_crawled = @now, sitemap_lastmod = COALESCE(@sitemapLastmod, sitemap_lastmod),
     etag = @etag, last_modified = @lastModified WHERE url = @url`);
   const now = new Date().toISOString();
   store.tx(() => {

@@ -31,7 +31,9 @@ describe.skipIf(skip)('a throw-away PostgreSQL cluster', () => {
   });
 
   it('connects over a unix socket only', async () => {
-    const { rows } = await a.query(`SELECT current_setting('listen_addresses') AS listen, current_user AS who, version() AS v`);
+    const { rows } = await a.query(
+      `SELECT current_setting('listen_addresses') AS listen, current_user AS who, version() AS v`,
+    );
     expect(rows[0]).toMatchObject({ listen: '', who: 'svc' });
     expect(rows[0].v).toMatch(/^PostgreSQL \d+/);
   });
@@ -48,7 +50,8 @@ describe.skipIf(skip)('a throw-away PostgreSQL cluster', () => {
   it('two connections claiming queued rows with FOR UPDATE SKIP LOCKED never take the same one', async () => {
     await a.query('CREATE TABLE queue (id int PRIMARY KEY, claimed_by text)');
     await a.query('INSERT INTO queue SELECT g, NULL FROM generate_series(1, 4) g');
-    const claim = (c: pg.Client) => c.query(`SELECT id FROM queue WHERE claimed_by IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`);
+    const claim = (c: pg.Client) =>
+      c.query(`SELECT id FROM queue WHERE claimed_by IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`);
     await a.query('BEGIN');
     await b.query('BEGIN');
     const first = (await claim(a)).rows[0].id;

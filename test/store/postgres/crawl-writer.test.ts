@@ -19,7 +19,9 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
   beforeAll(async () => {
     f = pgFixture();
     sql = await f.open();
-    crawlId = (await sql.get<{ id: number }>(`INSERT INTO crawls (project, mode, status, started_at) VALUES ('p', 'full', 'running', 'now') RETURNING id`))!.id;
+    crawlId = (await sql.get<{ id: number }>(
+      `INSERT INTO crawls (project, mode, status, started_at) VALUES ('p', 'full', 'running', 'now') RETURNING id`,
+    ))!.id;
   });
   afterAll(async () => {
     await f?.close();
@@ -49,7 +51,8 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
       await sink.settle();
     }
     sink.outcome(outcome(`${BASE}/missing`, { crawlId }));
-    for (let i = 0; i < 10; i++) sink.outcome(outcome(`${BASE}/p${i}`, { httpStatus: 200, reason: 'ok', message: '', crawlId }));
+    for (let i = 0; i < 10; i++)
+      sink.outcome(outcome(`${BASE}/p${i}`, { httpStatus: 200, reason: 'ok', message: '', crawlId }));
     sink.stats({ pages: 10, links: 11, errors: 1 });
     await sink.drain();
     await sink.close();
@@ -62,25 +65,42 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
     // Every page links to the missing URL: ten report rows, counted per section.
     expect(await count('report_links')).toBe(10);
     expect(await sql.all('SELECT host, rank, n FROM report_counts')).toEqual([{ host: HOST, rank: 0, n: 10 }]);
-    expect(await sql.get('SELECT pages, links, errors FROM crawls WHERE id = ?', [crawlId])).toEqual({ pages: 10, links: 11, errors: 1 });
+    expect(await sql.get('SELECT pages, links, errors FROM crawls WHERE id = ?', [crawlId])).toEqual({
+      pages: 10,
+      links: 11,
+      errors: 1,
+    });
     // The hidden page has no vector; the others do, the headings in weight B.
     expect(await count('pages', 'search_vector IS NULL')).toBe(1);
-    expect(await sql.get(`SELECT search_config::text AS c, array_to_string(tsvector_to_array(ts_filter(search_vector, '{b}')), ' ') AS b FROM pages WHERE url = ?`, [`${BASE}/p0`])).toEqual({
+    expect(
+      await sql.get(
+        `SELECT search_config::text AS c, array_to_string(tsvector_to_array(ts_filter(search_vector, '{b}')), ' ') AS b FROM pages WHERE url = ?`,
+        [`${BASE}/p0`],
+      ),
+    ).toEqual({
       c: 'svc_english',
       b: 'advisori guid instal lock',
     });
-    expect(await sql.get('SELECT content FROM pages WHERE url = ?', [`${BASE}/p0`])).toEqual({ content: 'body text 0 with a NUL\ufffd and a lone \ufffd surrogate' });
+    expect(await sql.get('SELECT content FROM pages WHERE url = ?', [`${BASE}/p0`])).toEqual({
+      content: 'body text 0 with a NUL\ufffd and a lone \ufffd surrogate',
+    });
   });
 
   it('keeps, touches and removes stored pages, and a re-crawl replaces a page and its vector', async () => {
-    const second = (await sql.get<{ id: number }>(`INSERT INTO crawls (project, mode, status) VALUES ('p', 'full', 'running') RETURNING id`))!.id;
+    const second = (await sql.get<{ id: number }>(
+      `INSERT INTO crawls (project, mode, status) VALUES ('p', 'full', 'running') RETURNING id`,
+    ))!.id;
     const w = new PgCrawlWriter(sql, second);
     w.keep({ url: `${BASE}/p1`, crawlId: second, sitemapLastmod: '2026-01-01', etag: '"e1"', lastModified: null });
     w.touch(`${BASE}/p2`);
     w.remove(`${BASE}/p3`);
     w.page(page('/p4', { crawlId: second, title: 'Renamed', content: 'brand new words', headings: ['Fresh heading'] }));
     await w.drain();
-    expect(await sql.get('SELECT crawl_id, etag, sitemap_lastmod FROM pages WHERE url = ?', [`${BASE}/p1`])).toEqual({ crawl_id: second, etag: '"e1"', sitemap_lastmod: '2026-01-01' });
+    expect(await sql.get('SELECT crawl_id, etag, sitemap_lastmod FROM pages WHERE url = ?', [`${BASE}/p1`])).toEqual({
+      crawl_id: second,
+      etag: '"e1"',
+      sitemap_lastmod: '2026-01-01',
+    });
     expect(await sql.get('SELECT crawl_id FROM pages WHERE url = ?', [`${BASE}/p2`])).toEqual({ crawl_id: second });
     expect(await count('pages', 'url = ?', [`${BASE}/p3`])).toBe(0);
     expect(await count('links', 'page_id NOT IN (SELECT id FROM pages)')).toBe(0);
@@ -107,7 +127,9 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
     await w.drain();
     expect(await count('report_links', 'url = ? AND rank = 1', [missing])).toBe(rows);
     expect(await sql.get('SELECT sum(n) AS n FROM report_counts WHERE rank = 1')).toEqual({ n: rows });
-    expect(await sql.get('SELECT sum(n) AS n FROM report_counts WHERE rank = 0')).toEqual({ n: await count('report_links', 'rank = 0') });
+    expect(await sql.get('SELECT sum(n) AS n FROM report_counts WHERE rank = 0')).toEqual({
+      n: await count('report_links', 'rank = 0'),
+    });
   });
 
   it('rolls a failing batch back whole and throws from settle and drain', async () => {
@@ -151,14 +173,28 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
 
   it('takes a page given twice in one batch as its last', async () => {
     const w = new PgCrawlWriter(sql, crawlId);
-    w.page(page('/twice', { crawlId, title: 'First', tags: ['a'], links: [{ url: `${BASE}/one`, element: 'a', text: '' }] }));
-    w.page(page('/twice', { crawlId, title: 'Second', tags: ['b'], headings: ['Only heading'], links: [{ url: `${BASE}/two`, element: 'a', text: '' }] }));
+    w.page(
+      page('/twice', { crawlId, title: 'First', tags: ['a'], links: [{ url: `${BASE}/one`, element: 'a', text: '' }] }),
+    );
+    w.page(
+      page('/twice', {
+        crawlId,
+        title: 'Second',
+        tags: ['b'],
+        headings: ['Only heading'],
+        links: [{ url: `${BASE}/two`, element: 'a', text: '' }],
+      }),
+    );
     await w.drain();
-    const id = (await sql.get<{ id: number; title: string }>('SELECT id, title FROM pages WHERE url = ?', [`${BASE}/twice`]))!;
+    const id = (await sql.get<{ id: number; title: string }>('SELECT id, title FROM pages WHERE url = ?', [
+      `${BASE}/twice`,
+    ]))!;
     expect(id.title).toBe('Second');
     expect(await sql.all('SELECT tag FROM page_tags WHERE page_id = ?', [id.id])).toEqual([{ tag: 'b' }]);
     expect(await sql.all('SELECT url FROM links WHERE page_id = ?', [id.id])).toEqual([{ url: `${BASE}/two` }]);
-    expect(await sql.all('SELECT headings FROM page_headings WHERE page_id = ?', [id.id])).toEqual([{ headings: 'Only heading' }]);
+    expect(await sql.all('SELECT headings FROM page_headings WHERE page_id = ?', [id.id])).toEqual([
+      { headings: 'Only heading' },
+    ]);
   });
 
   it('applies outcomes in order: an only-if-new outcome never replaces one written before it', async () => {
@@ -169,6 +205,9 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
     w.outcome(outcome(u, { reason: 'forbidden', httpStatus: 403, crawlId }));
     w.outcome(outcome(u, { reason: 'redirect', httpStatus: 301, crawlId }));
     await w.drain();
-    expect(await sql.get('SELECT reason, http_status FROM link_outcomes WHERE url = ?', [u])).toEqual({ reason: 'redirect', http_status: 301 });
+    expect(await sql.get('SELECT reason, http_status FROM link_outcomes WHERE url = ?', [u])).toEqual({
+      reason: 'redirect',
+      http_status: 301,
+    });
   });
 });

@@ -1,12 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../../src/store/sqlite/store.js';
 import { migratePg, PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../../src/store/pg/migrations/index.js';
-import { PgSql } from '../../../src/store/pg/pg-sql.js';
+import type { PgSql } from '../../../src/store/pg/pg-sql.js';
 import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
 
 /** Tables of the PostgreSQL schema that SQLite has not (its FTS5 index and stemmer list stand for them there). */
 // rate_limit_windows: SQLite counts requests in the serving process's memory.
-const PG_ONLY_TABLES = ['schema_migrations', 'search_configs', 'search_ts_configs', 'rate_limit_windows'];
+// server_keys: SQLite keeps the server's keys as files in its data directory.
+const PG_ONLY_TABLES = [
+  'schema_migrations',
+  'search_configs',
+  'search_ts_configs',
+  'rate_limit_windows',
+  'server_keys',
+];
 const PG_ONLY_COLUMNS = ['pages.search_config', 'pages.search_vector', 'pages.search_title'];
 
 /** table → sorted "column" list and primary key, of the SQLite schema after every migration (FTS tables left out). */
@@ -14,18 +21,31 @@ function sqliteSchema(): Map<string, { columns: string[]; pk: string[]; unique: 
   const store = new Store(':memory:');
   const out = new Map<string, { columns: string[]; pk: string[]; unique: string[][] }>();
   const tables = store.db
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'pages%fts%' AND name NOT LIKE 'sqlite_%' AND name <> 'search_stemmers'`)
+    .prepare(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'pages%fts%' AND name NOT LIKE 'sqlite_%' AND name <> 'search_stemmers'`,
+    )
     .pluck()
     .all() as string[];
   for (const t of tables) {
     const info = store.db.prepare(`SELECT name, pk FROM pragma_table_info(?)`).all(t) as { name: string; pk: number }[];
-    const unique = (store.db.prepare(`SELECT name FROM pragma_index_list(?) WHERE "unique" = 1 AND origin = 'u'`).pluck().all(t) as string[]).map((idx) =>
-      (store.db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(idx) as string[]),
+    const unique = (
+      store.db
+        .prepare(`SELECT name FROM pragma_index_list(?) WHERE "unique" = 1 AND origin = 'u'`)
+        .pluck()
+        .all(t) as string[]
+    ).map(
+      (idx) => store.db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(idx) as string[],
     );
     out.set(t, {
       columns: info.map((c) => c.name).sort(),
-      pk: info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name),
-      unique: unique.map((u) => u.join(',')).sort().map((u) => u.split(',')),
+      pk: info
+        .filter((c) => c.pk > 0)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => c.name),
+      unique: unique
+        .map((u) => u.join(','))
+        .sort()
+        .map((u) => u.split(',')),
     });
   }
   store.close();
@@ -56,7 +76,11 @@ async function pgSchema(sql: PgSql): Promise<Map<string, { columns: string[]; pk
     if (k.kind === 'p') t.pk = k.cols.split(',');
     else t.unique.push(k.cols.split(','));
   }
-  for (const t of out.values()) t.unique = t.unique.map((u) => u.join(',')).sort().map((u) => u.split(','));
+  for (const t of out.values())
+    t.unique = t.unique
+      .map((u) => u.join(','))
+      .sort()
+      .map((u) => u.split(','));
   return out;
 }
 
@@ -72,16 +96,20 @@ describe.skipIf(skip)('PostgreSQL migrations', () => {
   it('create on a fresh database the tables, columns and keys SQLite has after all its migrations', async () => {
     const sql = await f.open({ migrate: false });
     expect(await migratePg(sql)).toEqual(PG_MIGRATIONS.map((m) => m.version));
-    expect(await sql.all('SELECT version FROM schema_migrations ORDER BY version')).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version })));
+    expect(await sql.all('SELECT version FROM schema_migrations ORDER BY version')).toEqual(
+      PG_MIGRATIONS.map((m) => ({ version: m.version })),
+    );
     const want = sqliteSchema();
     const got = await pgSchema(sql);
     expect(want.size).toBeGreaterThan(15);
     expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
     for (const [table, shape] of want) expect(got.get(table), table).toEqual(shape);
     // Text sorts as SQLite's BINARY does, whatever the database's locale.
-    expect(await sql.all(`SELECT DISTINCT collation_name AS c FROM information_schema.columns WHERE table_schema = current_schema() AND data_type = 'text'`)).toEqual([
-      { c: 'C' },
-    ]);
+    expect(
+      await sql.all(
+        `SELECT DISTINCT collation_name AS c FROM information_schema.columns WHERE table_schema = current_schema() AND data_type = 'text'`,
+      ),
+    ).toEqual([{ c: 'C' }]);
   });
 
   it('apply nothing the second time', async () => {
@@ -102,12 +130,16 @@ describe.skipIf(skip)('PostgreSQL migrations', () => {
     // Two projects' schemas of one new database at once: both get the diacritics-folding configurations.
     const database = await f.createDatabase();
     const [p1, p2] = await Promise.all(['proj_1', 'proj_2'].map((schema) => f.open({ database, schema })));
-    for (const s of [p1!, p2!]) expect(await s.get(`SELECT svc_ts_config('fr')::text AS c`)).toEqual({ c: 'svc_french' });
+    for (const s of [p1!, p2!])
+      expect(await s.get(`SELECT svc_ts_config('fr')::text AS c`)).toEqual({ c: 'svc_french' });
   });
 
   it('roll a failing migration back whole, naming it', async () => {
     const sql = await f.open();
-    const bad = [...PG_MIGRATIONS, { version: 999, name: 'breaks half way', sql: 'CREATE TABLE half_made (x int); SELECT no_such_function();' }];
+    const bad = [
+      ...PG_MIGRATIONS,
+      { version: 999, name: 'breaks half way', sql: 'CREATE TABLE half_made (x int); SELECT no_such_function();' },
+    ];
     await expect(migratePg(sql, bad)).rejects.toThrow(/migration 999 \(breaks half way\) failed: .*no_such_function/);
     expect(await sql.get(`SELECT to_regclass('half_made') AS t`)).toEqual({ t: null });
     expect(await sql.get('SELECT max(version) AS v FROM schema_migrations')).toEqual({ v: PG_SCHEMA_VERSION });
@@ -115,7 +147,8 @@ describe.skipIf(skip)('PostgreSQL migrations', () => {
 
   it('map page languages to text search configurations, simple when the server has none', async () => {
     const sql = await f.open();
-    const cfg = async (lang: string | null) => (await sql.get<{ c: string }>('SELECT svc_ts_config(?)::text AS c', [lang]))!.c;
+    const cfg = async (lang: string | null) =>
+      (await sql.get<{ c: string }>('SELECT svc_ts_config(?)::text AS c', [lang]))!.c;
     // svc_<name>: the server's configuration with diacritics folded (the unaccent extension ships with PostgreSQL).
     expect(await cfg('sv-FI')).toBe('svc_swedish');
     expect(await cfg('EN_us')).toBe('svc_english');
@@ -123,6 +156,8 @@ describe.skipIf(skip)('PostgreSQL migrations', () => {
     expect(await cfg(null)).toBe('svc_english');
     expect(await cfg('xx')).toBe('svc_simple');
     expect(await cfg('ja')).toBe('svc_simple');
-    expect(await sql.get(`SELECT to_tsvector(svc_ts_config('fr'), 'Café crème Zürich')::text AS v`)).toEqual({ v: `'caf':1 'crem':2 'zurich':3` });
+    expect(await sql.get(`SELECT to_tsvector(svc_ts_config('fr'), 'Café crème Zürich')::text AS v`)).toEqual({
+      v: `'caf':1 'crem':2 'zurich':3`,
+    });
   });
 });

@@ -7,7 +7,11 @@ import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
 describe('placeholder rewriting', () => {
   it('numbers ? in order and names in order of first use, a repeated name keeping its number', () => {
     expect(rewritePlaceholders('SELECT ?, ?, ?', false)).toEqual({ text: 'SELECT $1, $2, $3', count: 3, names: [] });
-    expect(rewritePlaceholders('SELECT @a, @b, @a, @a_2', true)).toEqual({ text: 'SELECT $1, $2, $1, $3', count: 0, names: ['a', 'b', 'a_2'] });
+    expect(rewritePlaceholders('SELECT @a, @b, @a, @a_2', true)).toEqual({
+      text: 'SELECT $1, $2, $1, $3',
+      count: 0,
+      names: ['a', 'b', 'a_2'],
+    });
   });
 
   it('leaves literals, quoted identifiers, comments and operators alone', () => {
@@ -24,7 +28,11 @@ describe('placeholder rewriting', () => {
     expect(rewritePlaceholders('SELECT @a, ?', true).text).toBe('SELECT $1, ?');
     expect(rewritePlaceholders('SELECT @a, ?', false).text).toBe('SELECT @a, $1');
     // A cast, a $1 and an unterminated literal pass through.
-    expect(rewritePlaceholders(`SELECT x::int, $1, '?`, false)).toEqual({ text: `SELECT x::int, $1, '?`, count: 0, names: [] });
+    expect(rewritePlaceholders(`SELECT x::int, $1, '?`, false)).toEqual({
+      text: `SELECT x::int, $1, '?`,
+      count: 0,
+      names: [],
+    });
   });
 });
 
@@ -44,7 +52,10 @@ describe.skipIf(skip)('PgSql on a real server', () => {
 
   it('binds both placeholder forms, a repeated name once, literals untouched', async () => {
     expect(await sql.get('SELECT ? AS a, ? AS b', ['x', 2])).toEqual({ a: 'x', b: '2' });
-    expect(await sql.get(`SELECT @v::int + @v::int AS "twice", '@v ?' AS lit`, { v: 21 })).toEqual({ twice: 42, lit: '@v ?' });
+    expect(await sql.get(`SELECT @v::int + @v::int AS "twice", '@v ?' AS lit`, { v: 21 })).toEqual({
+      twice: 42,
+      lit: '@v ?',
+    });
     expect((await sql.run('INSERT INTO kv (k, n) VALUES (@k, @n), (@k || @k, @n)', { k: 'a', n: 1 })).changes).toBe(2);
     expect(await sql.all('SELECT k FROM kv ORDER BY k')).toEqual([{ k: 'a' }, { k: 'aa' }]);
   });
@@ -66,7 +77,9 @@ describe.skipIf(skip)('PgSql on a real server', () => {
 
   it('puts the SQL, never the values, in an error, keeping the driver code', async () => {
     await sql.run('INSERT INTO kv (k, n) VALUES (?, ?)', ['secret-key', 1]);
-    const dup = (await sql.run('INSERT INTO kv (k, n) VALUES (?, ?)', ['secret-key', 1]).catch((e: unknown) => e)) as Error & { code?: string; detail?: string };
+    const dup = (await sql
+      .run('INSERT INTO kv (k, n) VALUES (?, ?)', ['secret-key', 1])
+      .catch((e: unknown) => e)) as Error & { code?: string; detail?: string };
     expect(dup.code).toBe('23505');
     expect(dup.message).not.toContain('secret-key');
     expect(dup.detail).toContain('secret-key'); // the server's detail field keeps it; the message never gets it
@@ -142,24 +155,33 @@ describe.skipIf(skip)('PgSql on a real server', () => {
     await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         // The sleep holds each statement open after it read the max: without the lock they would collide.
-        sql.run('INSERT INTO seqs (seq, who) SELECT COALESCE(MAX(seq), 0) + 1, ? FROM seqs, (SELECT pg_sleep(0.01)) s', [`w${i}`]),
+        sql.run(
+          'INSERT INTO seqs (seq, who) SELECT COALESCE(MAX(seq), 0) + 1, ? FROM seqs, (SELECT pg_sleep(0.01)) s',
+          [`w${i}`],
+        ),
       ),
     );
     expect(await sql.get('SELECT count(*) AS c, max(seq) AS m FROM seqs')).toEqual({ c: 12, m: 12 });
     // A claim through get (RETURNING) is a write too.
     const claims = await Promise.all(
-      Array.from({ length: 4 }, () => sql.get<{ seq: number }>(`UPDATE seqs SET who = 'claimed' WHERE seq = (SELECT min(seq) FROM seqs WHERE who <> 'claimed') RETURNING seq`)),
+      Array.from({ length: 4 }, () =>
+        sql.get<{ seq: number }>(
+          `UPDATE seqs SET who = 'claimed' WHERE seq = (SELECT min(seq) FROM seqs WHERE who <> 'claimed') RETURNING seq`,
+        ),
+      ),
     );
     expect(new Set(claims.map((c) => c!.seq)).size).toBe(4);
   });
 
   it('reads a consistent snapshot while another connection writes', async () => {
-    const seen = await sql.snapshot(async (s) => {
-      const before = await s.get<{ c: number }>('SELECT count(*) AS c FROM kv');
-      await sql.run('INSERT INTO kv (k, n) VALUES (?, ?)', ['during', 1]);
-      const after = await s.get<{ c: number }>('SELECT count(*) AS c FROM kv');
-      return [before!.c, after!.c];
-    }).catch((e: unknown) => e);
+    const seen = await sql
+      .snapshot(async (s) => {
+        const before = await s.get<{ c: number }>('SELECT count(*) AS c FROM kv');
+        await sql.run('INSERT INTO kv (k, n) VALUES (?, ?)', ['during', 1]);
+        const after = await s.get<{ c: number }>('SELECT count(*) AS c FROM kv');
+        return [before!.c, after!.c];
+      })
+      .catch((e: unknown) => e);
     // The root inside a snapshot is refused like inside a transaction; write outside instead.
     expect(String(seen)).toMatch(/inside its own transaction/);
     let release!: () => void;
@@ -186,6 +208,8 @@ describe.skipIf(skip)('PgSql on a real server', () => {
     expect(await a.get('SELECT count(*) AS c FROM api_keys')).toEqual({ c: 1 });
     expect(await b.get('SELECT count(*) AS c FROM api_keys')).toEqual({ c: 0 });
     expect(await a.get('SELECT current_schema() AS s')).toEqual({ s: 'proj_a' });
-    expect(() => new PgSql({ connectionString: f.cluster.connectionString(database), schema: 'Bad"Name' })).toThrow(/schema: must be/);
+    expect(() => new PgSql({ connectionString: f.cluster.connectionString(database), schema: 'Bad"Name' })).toThrow(
+      /schema: must be/,
+    );
   });
 });

@@ -11,7 +11,18 @@ import { HOSTILE, OVERSIZE } from '../../support/search-input.js';
 import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
 
 function meta(over: Partial<PageMeta>): PageMeta {
-  return { showInSearch: true, title: '', url: '', created: null, modified: null, language: 'en', tags: [], customFields: {}, superwords: [], ...over };
+  return {
+    showInSearch: true,
+    title: '',
+    url: '',
+    created: null,
+    modified: null,
+    language: 'en',
+    tags: [],
+    customFields: {},
+    superwords: [],
+    ...over,
+  };
 }
 
 const PAGES: PageWrite[] = [
@@ -28,25 +39,56 @@ const PAGES: PageWrite[] = [
     content: 'Pages, heap files and the free space map. Running vacuum now and then keeps tables small. '.repeat(3),
     tags: ['public', 'post_type/post', 'taxonomy/category/internals'],
   }),
-  page('/uutiset', { title: 'Uutiset', content: 'Tietokannan vacuum-komento ja muut uutiset.', language: 'fi', tags: ['public', 'taxonomy/category/news'] }),
-  page('/en-us', { title: 'Regional page', content: 'A page about vacuum written in American English.', language: 'en-US', tags: ['public', 'taxonomy/category/news'] }),
-  page('/cafe', { title: 'Café crème', content: 'Le café crème et la crème brûlée. Résumé of Zürich.', language: 'fr' }),
+  page('/uutiset', {
+    title: 'Uutiset',
+    content: 'Tietokannan vacuum-komento ja muut uutiset.',
+    language: 'fi',
+    tags: ['public', 'taxonomy/category/news'],
+  }),
+  page('/en-us', {
+    title: 'Regional page',
+    content: 'A page about vacuum written in American English.',
+    language: 'en-US',
+    tags: ['public', 'taxonomy/category/news'],
+  }),
+  page('/cafe', {
+    title: 'Café crème',
+    content: 'Le café crème et la crème brûlée. Résumé of Zürich.',
+    language: 'fr',
+  }),
   page('/hidden', { title: 'Hidden page', content: 'hiddenword vacuum', showInSearch: false }),
   page('/noindex', { title: 'Noindex page', content: 'noindexword vacuum', indexed: false }),
-  page('/superwords', { title: 'Maintenance overview', content: 'Routine tasks for administrators.', superwords: ['autovacuum', 'housekeeping'] }),
+  page('/superwords', {
+    title: 'Maintenance overview',
+    content: 'Routine tasks for administrators.',
+    superwords: ['autovacuum', 'housekeeping'],
+  }),
   page('/nohl', {
     title: 'Highlight rules',
     content: 'Visible part about indexes. Confidential addendum: indexes secretword details.',
     meta: meta({ contentNoHighlight: 'Confidential addendum: indexes secretword details.' }),
   }),
-  page('/sv', { title: 'Om databaser', content: 'Här skriver vi om stora databaserna och deras tabeller.', language: 'sv' }),
+  page('/sv', {
+    title: 'Om databaser',
+    content: 'Här skriver vi om stora databaserna och deras tabeller.',
+    language: 'sv',
+  }),
   page('/html', { title: 'Markup', content: 'Use <script>alert("x")</script> & friends in templates.' }),
   // Ranking: the title that is the query, one holding every word, and pages saying it in their body only.
-  page('/rank/body', { title: 'Miscellany', content: 'advisory locks advisory locks advisory locks are mentioned here often' }),
+  page('/rank/body', {
+    title: 'Miscellany',
+    content: 'advisory locks advisory locks advisory locks are mentioned here often',
+  }),
   page('/rank/exact', { title: 'Advisory Locks', content: 'How to take one.' }),
   page('/rank/words', { title: 'Locks: advisory and other kinds', content: 'An overview.' }),
-  page('/rank/heading', { title: 'Concurrency control', content: 'Sections on locking.', headings: ['13.3.5. Advisory Locks'] }),
-  ...Array.from({ length: 25 }, (_, i) => page(`/common/${i}`, { title: `Common page ${i}`, content: `shared plentiful words number ${i}` })),
+  page('/rank/heading', {
+    title: 'Concurrency control',
+    content: 'Sections on locking.',
+    headings: ['13.3.5. Advisory Locks'],
+  }),
+  ...Array.from({ length: 25 }, (_, i) =>
+    page(`/common/${i}`, { title: `Common page ${i}`, content: `shared plentiful words number ${i}` }),
+  ),
 ];
 
 describe.skipIf(skip)('search on PostgreSQL', () => {
@@ -253,10 +295,13 @@ describe.skipIf(skip)('a broad answer on PostgreSQL (more matches than are re-ra
   it('lists title matches first, then every other match exactly once, in a stable order, filters applied', async () => {
     const first = await searchPagesPg(sql, 'broad', { size: 10 });
     expect(first.total).toBe(N);
-    const titled = Array.from({ length: N }, (_, i) => i).filter((i) => i % 250 === 249).map((i) => `/b/${i}`);
+    const titled = Array.from({ length: N }, (_, i) => i)
+      .filter((i) => i % 250 === 249)
+      .map((i) => `/b/${i}`);
     expect(urls(first).slice(0, titled.length).sort()).toEqual([...titled].sort());
     const seen: string[] = [];
-    for (let from = 0; from < N; from += 100) seen.push(...urls(await searchPagesPg(sql, 'broad', { from, size: 100 })));
+    for (let from = 0; from < N; from += 100)
+      seen.push(...urls(await searchPagesPg(sql, 'broad', { from, size: 100 })));
     expect(seen.length).toBe(N);
     expect(new Set(seen).size).toBe(N);
     for (const at of [RANK_BLOCK, RANK_ALL]) {
@@ -275,7 +320,9 @@ describe('highlightHtml', () => {
   it('escapes, marks, cuts at a word boundary and marks where the text goes on', () => {
     const marked = 'Start of a long text with a \u0002match\u0003 <here> and more words after it that go on';
     const text = marked.replace(/[\u0002\u0003]/g, '');
-    expect(highlightHtml(marked, 1000, text, text)).toBe('Start of a long text with a <em>match</em> &lt;here&gt; and more words after it that go on');
+    expect(highlightHtml(marked, 1000, text, text)).toBe(
+      'Start of a long text with a <em>match</em> &lt;here&gt; and more words after it that go on',
+    );
     const cut = highlightHtml(marked, 40, text, text);
     expect(cut).toBe('Start of a long text with a <em>match</em> &lt;here&gt;…');
     expect(highlightHtml(marked, 30, text, text)).toBe('Start of a long text with a <em>match</em>…'); // never cut before the first match

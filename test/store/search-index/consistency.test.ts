@@ -29,7 +29,10 @@ describe('index and store stay in step', () => {
     expect(t.store.db.prepare('SELECT count(*) FROM pages_fts_docsize').pluck().get()).toBe(1);
     integrityCheck(t.store);
     // And the next good write goes through as usual.
-    savePages(t.store, batch.filter((p) => !p.url.endsWith('/broken')));
+    savePages(
+      t.store,
+      batch.filter((p) => !p.url.endsWith('/broken')),
+    );
     expect(total('narwhal')).toBe(4);
     expect(total('walrus')).toBe(0);
     integrityCheck(t.store);
@@ -73,7 +76,8 @@ describe('optimizeIndex', () => {
   it('merges the index without changing any answer', async () => {
     const { optimizeIndex } = await import('../../../src/store/search-index/optimize.js');
     t = tempStore();
-    for (let i = 0; i < 5; i++) savePages(t.store, [page(`/o${i}`, { title: `Batch ${i}`, content: `capybara number${i}` })]);
+    for (let i = 0; i < 5; i++)
+      savePages(t.store, [page(`/o${i}`, { title: `Batch ${i}`, content: `capybara number${i}` })]);
     const before = searchPages(t.store, 'capybara', { size: 100 });
     optimizeIndex(t.store);
     const after = searchPages(t.store, 'capybara', { size: 100 });

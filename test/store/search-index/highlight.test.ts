@@ -7,7 +7,12 @@ const words = (text: string, found: [number, number][]) => found.map(([s, e]) =>
 describe('findMatches', () => {
   it('finds whole words, case and diacritics folded', () => {
     const text = 'The VACUUM command; vacuuming Vacuum. Café crème brûlée, cafeteria';
-    expect(words(text, findMatches(text, ['vacuum', 'cafe', 'creme'], null))).toEqual(['VACUUM', 'Vacuum', 'Café', 'crème']);
+    expect(words(text, findMatches(text, ['vacuum', 'cafe', 'creme'], null))).toEqual([
+      'VACUUM',
+      'Vacuum',
+      'Café',
+      'crème',
+    ]);
   });
 
   it('finds the prefix as the start of longer words, and as a word of its own', () => {
@@ -25,7 +30,8 @@ describe('findMatches', () => {
 });
 
 describe('makeHighlight', () => {
-  const hl = (text: string, w: string[], length = 200, prefix: string | null = null) => makeHighlight(text, findMatches(text, w, prefix), length);
+  const hl = (text: string, w: string[], length = 200, prefix: string | null = null) =>
+    makeHighlight(text, findMatches(text, w, prefix), length);
 
   it('wraps matches in <em> and keeps short text whole', () => {
     expect(hl('the vacuum command', ['vacuum'])).toBe('the <em>vacuum</em> command');
@@ -58,7 +64,9 @@ describe('makeHighlight', () => {
   });
 
   it('escapes HTML in the text so only <em> is markup', () => {
-    expect(hl(`if a < b && c > d then script "x" 'y'`, ['script'])).toBe('if a &lt; b &amp;&amp; c &gt; d then <em>script</em> &quot;x&quot; &#39;y&#39;');
+    expect(hl(`if a < b && c > d then script "x" 'y'`, ['script'])).toBe(
+      'if a &lt; b &amp;&amp; c &gt; d then <em>script</em> &quot;x&quot; &#39;y&#39;',
+    );
   });
 
   it('collapses whitespace', () => {

@@ -30,7 +30,13 @@ describe('migration 13', () => {
       const columns = (s: Store) => s.db.prepare(`SELECT name FROM pragma_table_info('pages_fts')`).pluck().all();
       expect(columns(old)).toContain('terms');
       const match = (s: Store, q: string) =>
-        s.db.prepare(`SELECT p.url FROM pages_fts f JOIN pages p ON p.id = f.rowid WHERE pages_fts MATCH ? ORDER BY p.url`).pluck().all(q).map((u) => new URL(String(u)).pathname);
+        s.db
+          .prepare(
+            `SELECT p.url FROM pages_fts f JOIN pages p ON p.id = f.rowid WHERE pages_fts MATCH ? ORDER BY p.url`,
+          )
+          .pluck()
+          .all(q)
+          .map((u) => new URL(String(u)).pathname);
       expect(match(old, 'function')).toEqual(['/en']);
       old.close();
 
@@ -46,16 +52,26 @@ describe('migration 13', () => {
       expect(found('proxy pass')).toEqual(['/en']);
       expect(found('hus')).toEqual(['/sv']);
       expect(found('hidden')).toEqual([]);
-      expect(s.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck().all()).toEqual(['english', 'swedish']);
+      expect(s.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck().all()).toEqual([
+        'english',
+        'swedish',
+      ]);
       integrityCheck(s);
       // Writing and deleting pages keeps both indexes in step, with no function of ours in the triggers' indexing.
-      savePages(s, [page('/en', { title: 'Omega', content: 'omega', language: 'en' }), page('/new', { title: 'New', content: 'running', language: 'fi' })]);
+      savePages(s, [
+        page('/en', { title: 'Omega', content: 'omega', language: 'en' }),
+        page('/new', { title: 'New', content: 'running', language: 'fi' }),
+      ]);
       expect(match(s, 'functions')).toEqual([]);
       expect(match(s, 'omega')).toEqual(['/en']);
       s.db.prepare(`DELETE FROM pages WHERE url LIKE '%/sv'`).run();
       expect(match(s, 'husen')).toEqual([]);
       integrityCheck(s);
-      expect(s.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck().all()).toEqual(['english', 'finnish', 'swedish']);
+      expect(s.db.prepare('SELECT stemmer FROM search_stemmers ORDER BY stemmer').pluck().all()).toEqual([
+        'english',
+        'finnish',
+        'swedish',
+      ]);
       s.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

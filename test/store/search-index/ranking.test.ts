@@ -5,7 +5,8 @@ import type { SearchParams } from '../../../src/model/types.js';
 import { BASE, searchPage as page } from '../../support/writes.js';
 import { integrityCheck, tempStore, type TempStore } from '../../support/stored.js';
 
-const filler = (n: number) => 'The server reads its configuration at start and serves requests for every client that connects. '.repeat(n);
+const filler = (n: number) =>
+  'The server reads its configuration at start and serves requests for every client that connects. '.repeat(n);
 
 const PAGES = [
   // An Apache-like manual: the page about an identifier is long; short pages and a sitemap mention it often.
@@ -18,7 +19,10 @@ const PAGES = [
     // A sitemap lists every module and directive: long, each name once or a few times.
     content: `${Array.from({ length: 150 }, (_, i) => `mod_module${i} Directive${i}Name`).join(', ')}, mod_rewrite RewriteRule, mod_rewrite RewriteCond, mod_rewrite RewriteMap, mod_proxy ProxyPass, mod_dir DirectoryIndex.`,
   }),
-  page('/rewrite/flags.html', { title: 'RewriteRule Flags - Apache HTTP Server Version 2.4', content: 'Flags of mod_rewrite rules: mod_rewrite reads them. mod_rewrite.' }),
+  page('/rewrite/flags.html', {
+    title: 'RewriteRule Flags - Apache HTTP Server Version 2.4',
+    content: 'Flags of mod_rewrite rules: mod_rewrite reads them. mod_rewrite.',
+  }),
   page('/mod/mod_proxy.html', {
     title: 'mod_proxy - Apache HTTP Server Version 2.4',
     content: `${filler(20)} The ProxyPass directive maps remote servers into the local space. ProxyPass /mirror/foo/ http://backend.example.com/ ProxyPassReverse. ${filler(20)}`,
@@ -27,11 +31,23 @@ const PAGES = [
     title: 'mod_dir - Apache HTTP Server Version 2.4',
     content: `${filler(10)} DirectoryIndex Directive. DirectoryIndex index.html sets the file served for a directory; several DirectoryIndex directives add to the list. ${filler(10)}`,
   }),
-  page('/howto/htaccess.html', { title: 'Apache HTTP Server Tutorial: .htaccess files', content: `${filler(10)} How to enable .htaccess files with AllowOverride. ${filler(10)}` }),
-  page('/howto/cgi.html', { title: 'Dynamic Content with CGI', content: `${filler(5)} To enable CGI, a .htaccess file may hold Options +ExecCGI. How to.` }),
+  page('/howto/htaccess.html', {
+    title: 'Apache HTTP Server Tutorial: .htaccess files',
+    content: `${filler(10)} How to enable .htaccess files with AllowOverride. ${filler(10)}`,
+  }),
+  page('/howto/cgi.html', {
+    title: 'Dynamic Content with CGI',
+    content: `${filler(5)} To enable CGI, a .htaccess file may hold Options +ExecCGI. How to.`,
+  }),
   // A PostgreSQL-like manual.
-  page('/app-pgdump.html', { title: 'pg_dump', content: `pg_dump extracts a database into a script file. ${filler(15)} Run pg_dump --force? No: pg_dump has --clean.` }),
-  page('/app-pg-dumpall.html', { title: 'pg_dumpall', content: 'pg_dumpall extracts a cluster; it calls pg_dump for each database. pg_dump pg_dump.' }),
+  page('/app-pgdump.html', {
+    title: 'pg_dump',
+    content: `pg_dump extracts a database into a script file. ${filler(15)} Run pg_dump --force? No: pg_dump has --clean.`,
+  }),
+  page('/app-pg-dumpall.html', {
+    title: 'pg_dumpall',
+    content: 'pg_dumpall extracts a cluster; it calls pg_dump for each database. pg_dump pg_dump.',
+  }),
   page('/runtime-config-connection.html', {
     title: '20.3. Connections and Authentication',
     content: `${filler(20)} max_connections (integer) Determines the maximum number of concurrent connections to the database server. Raising max_connections costs shared memory. ${filler(20)}`,
@@ -41,27 +57,56 @@ const PAGES = [
     title: '20.5. Write Ahead Log',
     content: `${filler(30)} wal_level (enum) wal_level determines how much information is written to the log. ${filler(30)}`,
   }),
-  page('/sql-altersystem.html', { title: 'ALTER SYSTEM', content: 'Set the wal_level: ALTER SYSTEM SET wal_level = replica; then ALTER SYSTEM RESET wal_level.' }),
+  page('/sql-altersystem.html', {
+    title: 'ALTER SYSTEM',
+    content: 'Set the wal_level: ALTER SYSTEM SET wal_level = replica; then ALTER SYSTEM RESET wal_level.',
+  }),
   page('/kernel-resources.html', {
     title: '19.4. Managing Kernel Resources',
     content: `${filler(20)} Semaphores: one per allowed connection (max_connections) and autovacuum worker. ${filler(20)}`,
   }),
   page('/sql-createtable.html', { title: 'CREATE TABLE', content: `CREATE TABLE defines a new table. ${filler(10)}` }),
-  page('/sql-createtablespace.html', { title: 'CREATE TABLESPACE', content: 'CREATE TABLESPACE defines a tablespace, where to create a table.' }),
-  page('/sql-createtableas.html', { title: 'CREATE TABLE AS', content: 'CREATE TABLE AS creates a table from a query.' }),
-  page('/functions-window.html', { title: '9.22. Window Functions', content: `Window functions compute over a window frame. ${filler(10)}` }),
+  page('/sql-createtablespace.html', {
+    title: 'CREATE TABLESPACE',
+    content: 'CREATE TABLESPACE defines a tablespace, where to create a table.',
+  }),
+  page('/sql-createtableas.html', {
+    title: 'CREATE TABLE AS',
+    content: 'CREATE TABLE AS creates a table from a query.',
+  }),
+  page('/functions-window.html', {
+    title: '9.22. Window Functions',
+    content: `Window functions compute over a window frame. ${filler(10)}`,
+  }),
   // A tutorial titled the same, short and full of the words: the reference named by its address comes first.
-  page('/tutorial-window.html', { title: '3.5. Window Functions', content: 'Window functions: a window function call. Window functions, window functions.' }),
+  page('/tutorial-window.html', {
+    title: '3.5. Window Functions',
+    content: 'Window functions: a window function call. Window functions, window functions.',
+  }),
   page('/sql-expressions.html', {
     title: '4.2. Value Expressions',
-    content: 'Window function calls: a window function applies to window functions frames; window functions window functions window functions.',
+    content:
+      'Window function calls: a window function applies to window functions frames; window functions window functions window functions.',
   }),
-  page('/routine-vacuuming.html', { title: '25.1. Routine Vacuuming', content: `Vacuuming reclaims storage. ${filler(8)}` }),
-  page('/sql-vacuum.html', { title: 'VACUUM', content: `VACUUM reclaims storage occupied by dead tuples. ${filler(8)}` }),
-  page('/cli.html', { title: 'Command line', content: `Options: --force overwrites, --quiet prints less. ${filler(3)}` }),
+  page('/routine-vacuuming.html', {
+    title: '25.1. Routine Vacuuming',
+    content: `Vacuuming reclaims storage. ${filler(8)}`,
+  }),
+  page('/sql-vacuum.html', {
+    title: 'VACUUM',
+    content: `VACUUM reclaims storage occupied by dead tuples. ${filler(8)}`,
+  }),
+  page('/cli.html', {
+    title: 'Command line',
+    content: `Options: --force overwrites, --quiet prints less. ${filler(3)}`,
+  }),
   page('/force.html', { title: 'Forces of nature', content: 'Wind is a force; gravity is a force.' }),
   // Other languages.
-  page('/sv/husen.html', { title: 'Om husen i byn', content: 'Husen byggdes av trä. Hästarnas stall ligger bakom.', language: 'sv' }),
+  page('/sv/husen.html', {
+    title: 'Om husen i byn',
+    content: 'Husen byggdes av trä. Hästarnas stall ligger bakom.',
+    language: 'sv',
+  }),
   page('/ja/walkers.html', { title: 'ウォーカー', content: 'walkers walked', language: 'ja' }),
   page('/walks.html', { title: 'Walks', content: 'We walked home.' }),
   // Headings: the page with a section about the query, against pages that mention its words more often.
@@ -70,13 +115,19 @@ const PAGES = [
     content: `${filler(30)} Advisory Locks. PostgreSQL provides a means for creating locks that have application-defined meanings. ${filler(30)}`,
     headings: ['13.3. Explicit Locking', '13.3.1. Table-Level Locks', '13.3.5. Advisory Locks'],
   }),
-  page('/view-pg-locks.html', { title: '54.12. pg_locks', content: 'The view pg_locks shows locks: advisory locks, table locks, row locks. Advisory locks are locks.' }),
+  page('/view-pg-locks.html', {
+    title: '54.12. pg_locks',
+    content: 'The view pg_locks shows locks: advisory locks, table locks, row locks. Advisory locks are locks.',
+  }),
   page('/sql-insert.html', {
     title: 'INSERT',
     content: `INSERT creates new rows. ${filler(30)} The optional ON CONFLICT clause specifies an alternative action to raising a unique violation. ${filler(30)}`,
     headings: ['INSERT', 'ON CONFLICT Clause', 'Outputs'],
   }),
-  page('/logical-replication-conflicts.html', { title: '31.5. Conflicts', content: 'An insert that violates a constraint is a conflict; conflicts stop replication. Conflict on insert.' }),
+  page('/logical-replication-conflicts.html', {
+    title: '31.5. Conflicts',
+    content: 'An insert that violates a constraint is a conflict; conflicts stop replication. Conflict on insert.',
+  }),
   page('/runtime-config-resource.html', {
     title: '20.4. Resource Consumption',
     content: `${filler(30)} work_mem (integer) Sets the base maximum amount of memory for a query operation. ${filler(30)}`,
@@ -90,8 +141,12 @@ const PAGES = [
 ];
 
 let t: TempStore;
-const first = (terms: string, n = 3, params: SearchParams = {}) => searchPages(t.store, terms, { size: 20, ...params }).hits.slice(0, n).map((h) => h.url.slice(BASE.length));
-const all = (terms: string, params: SearchParams = {}) => searchPages(t.store, terms, { size: 100, ...params }).hits.map((h) => h.url.slice(BASE.length));
+const first = (terms: string, n = 3, params: SearchParams = {}) =>
+  searchPages(t.store, terms, { size: 20, ...params })
+    .hits.slice(0, n)
+    .map((h) => h.url.slice(BASE.length));
+const all = (terms: string, params: SearchParams = {}) =>
+  searchPages(t.store, terms, { size: 100, ...params }).hits.map((h) => h.url.slice(BASE.length));
 
 beforeAll(() => {
   t = tempStore(PAGES);
@@ -115,15 +170,25 @@ describe('ranking', () => {
     expect(first('max_connections', 1)).toEqual(['/runtime-config-connection.html']);
     // The page that defines an identifier ("wal_level (enum)") before a shorter one that only uses it.
     expect(first('wal_level', 2)).toEqual(['/runtime-config-wal.html', '/sql-altersystem.html']);
-    expect(all('connections')).toEqual(expect.arrayContaining(['/runtime-config-connection.html', '/kernel-resources.html']));
+    expect(all('connections')).toEqual(
+      expect.arrayContaining(['/runtime-config-connection.html', '/kernel-resources.html']),
+    );
     // An option is found by its word (the index has no token for the dashes).
     expect(all('--force')).toEqual(expect.arrayContaining(['/cli.html', '/force.html']));
   });
 
   it('ranks an exact title first, then titles holding every word, then body mentions', () => {
     expect(first('create table', 1)).toEqual(['/sql-createtable.html']);
-    expect(first('create table', 3).sort()).toEqual(['/sql-createtable.html', '/sql-createtableas.html', '/sql-createtablespace.html']);
-    expect(first('window functions', 3)).toEqual(['/functions-window.html', '/tutorial-window.html', '/sql-expressions.html']);
+    expect(first('create table', 3).sort()).toEqual([
+      '/sql-createtable.html',
+      '/sql-createtableas.html',
+      '/sql-createtablespace.html',
+    ]);
+    expect(first('window functions', 3)).toEqual([
+      '/functions-window.html',
+      '/tutorial-window.html',
+      '/sql-expressions.html',
+    ]);
     expect(first('how to enable htaccess', 1)).toEqual(['/howto/htaccess.html']);
     expect(first('vacuum', 1)).toEqual(['/sql-vacuum.html']);
   });

@@ -5,10 +5,21 @@ import type { PageMeta, SearchParams, SearchResults } from '../../../src/model/t
 import { BASE, searchPage as page } from '../../support/writes.js';
 import { HOSTILE, invalid, OVERSIZE } from '../../support/search-input.js';
 import { integrityCheck, tempStore, type TempStore } from '../../support/stored.js';
-import { type PageWrite } from '../../../src/model/crawl-writes.js';
+import type { PageWrite } from '../../../src/model/crawl-writes.js';
 
 function meta(over: Partial<PageMeta>): PageMeta {
-  return { showInSearch: true, title: '', url: '', created: null, modified: null, language: 'en', tags: [], customFields: {}, superwords: [], ...over };
+  return {
+    showInSearch: true,
+    title: '',
+    url: '',
+    created: null,
+    modified: null,
+    language: 'en',
+    tags: [],
+    customFields: {},
+    superwords: [],
+    ...over,
+  };
 }
 
 const PAGES: PageWrite[] = [
@@ -25,18 +36,38 @@ const PAGES: PageWrite[] = [
     content: 'Pages, heap files and the free space map. Running vacuum now and then keeps tables small. '.repeat(3),
     tags: ['public', 'post_type/post', 'taxonomy/category/internals'],
   }),
-  page('/uutiset', { title: 'Uutiset', content: 'Tietokannan vacuum-komento ja muut uutiset.', language: 'fi', tags: ['public', 'taxonomy/category/news'] }),
-  page('/en-us', { title: 'Regional page', content: 'A page about vacuum written in American English.', language: 'en-US', tags: ['public', 'taxonomy/category/news'] }),
-  page('/cafe', { title: 'Café crème', content: 'Le café crème et la crème brûlée. Résumé of Zürich.', language: 'fr' }),
+  page('/uutiset', {
+    title: 'Uutiset',
+    content: 'Tietokannan vacuum-komento ja muut uutiset.',
+    language: 'fi',
+    tags: ['public', 'taxonomy/category/news'],
+  }),
+  page('/en-us', {
+    title: 'Regional page',
+    content: 'A page about vacuum written in American English.',
+    language: 'en-US',
+    tags: ['public', 'taxonomy/category/news'],
+  }),
+  page('/cafe', {
+    title: 'Café crème',
+    content: 'Le café crème et la crème brûlée. Résumé of Zürich.',
+    language: 'fr',
+  }),
   page('/hidden', { title: 'Hidden page', content: 'hiddenword vacuum', showInSearch: false }),
   page('/noindex', { title: 'Noindex page', content: 'noindexword vacuum', indexed: false }),
-  page('/superwords', { title: 'Maintenance overview', content: 'Routine tasks for administrators.', superwords: ['autovacuum', 'housekeeping'] }),
+  page('/superwords', {
+    title: 'Maintenance overview',
+    content: 'Routine tasks for administrators.',
+    superwords: ['autovacuum', 'housekeeping'],
+  }),
   page('/nohl', {
     title: 'Highlight rules',
     content: 'Visible part about indexes. Confidential addendum: indexes secretword details.',
     meta: meta({ contentNoHighlight: 'Confidential addendum: indexes secretword details.' }),
   }),
-  ...Array.from({ length: 25 }, (_, i) => page(`/common/${i}`, { title: `Common page ${i}`, content: `shared plentiful words number ${i}` })),
+  ...Array.from({ length: 25 }, (_, i) =>
+    page(`/common/${i}`, { title: `Common page ${i}`, content: `shared plentiful words number ${i}` }),
+  ),
 ];
 
 let t: TempStore;
@@ -124,7 +155,10 @@ describe('search results', () => {
 
   it('filter by tags, all of which must match', () => {
     expect(urls(search('vacuum', { tags: ['taxonomy/category/news'] })).sort()).toEqual(['/en-us', '/uutiset']);
-    expect(urls(search('vacuum', { tags: ['taxonomy/category/news', 'public'] })).sort()).toEqual(['/en-us', '/uutiset']);
+    expect(urls(search('vacuum', { tags: ['taxonomy/category/news', 'public'] })).sort()).toEqual([
+      '/en-us',
+      '/uutiset',
+    ]);
     expect(search('vacuum', { tags: ['taxonomy/category/news', 'post_type/page'] }).total).toBe(0);
     expect(search('vacuum', { tags: ['taxonomy/category'] }).total).toBe(0); // exact tags, not prefixes
     expect(urls(search('vacuum', { tags: ['taxonomy/category/news'], lang: 'fi' }))).toEqual(['/uutiset']);
@@ -190,9 +224,13 @@ describe('search results', () => {
     expect(invalid(() => search('x', { size: 101 }))).toBe('size: must be a whole number from 1 to 100');
     expect(invalid(() => search('x', { size: 1.5 }))).toBe('size: must be a whole number from 1 to 100');
     expect(invalid(() => search('x', { from: -1 }))).toBe('from: must be a whole number >= 0');
-    expect(invalid(() => search('x', { highlight_length: 5 }))).toBe('highlight_length: must be a whole number from 20 to 1000');
+    expect(invalid(() => search('x', { highlight_length: 5 }))).toBe(
+      'highlight_length: must be a whole number from 20 to 1000',
+    );
     expect(invalid(() => search('x', { lang: '' }))).toMatch(/^lang: /);
-    expect(invalid(() => search('x', { tags: 'news' as unknown as string[] }))).toBe('tags: must be an array of strings');
+    expect(invalid(() => search('x', { tags: 'news' as unknown as string[] }))).toBe(
+      'tags: must be an array of strings',
+    );
     expect(invalid(() => search('x', { tags: ['ok', ''] }))).toBe('tags[1]: must be a non-empty string');
     expect(invalid(() => search('x', { sort: 'date' } as SearchParams))).toMatch(/"sort"/);
     expect(invalid(() => search('x', { size: 0, bogus: 1 } as SearchParams))).toMatch(/size: .*; .*"bogus"/);
@@ -233,7 +271,9 @@ describe('broad queries (more matches than one ranking block)', () => {
   it('list title matches first, then every other match exactly once, in a stable order', () => {
     const first = searchPages(b.store, 'broad', { size: 10 });
     expect(first.total).toBe(N);
-    const titled = Array.from({ length: N }, (_, i) => i).filter((i) => i % 250 === 249).map((i) => `/b/${i}`);
+    const titled = Array.from({ length: N }, (_, i) => i)
+      .filter((i) => i % 250 === 249)
+      .map((i) => `/b/${i}`);
     expect(urls(first).slice(0, titled.length).sort()).toEqual([...titled].sort());
     const seen: string[] = [];
     for (let from = 0; from < N; from += 100) {
@@ -244,7 +284,9 @@ describe('broad queries (more matches than one ranking block)', () => {
     expect(seen.length).toBe(N);
     expect(new Set(seen).size).toBe(N);
     // The same positions give the same pages however the list is paged.
-    expect(urls(searchPages(b.store, 'broad', { from: RANK_BLOCK - 3, size: 7 }))).toEqual(seen.slice(RANK_BLOCK - 3, RANK_BLOCK + 4));
+    expect(urls(searchPages(b.store, 'broad', { from: RANK_BLOCK - 3, size: 7 }))).toEqual(
+      seen.slice(RANK_BLOCK - 3, RANK_BLOCK + 4),
+    );
   });
 
   it('rank by bm25 within a block: more occurrences in a page of the same length rank higher', () => {
@@ -271,7 +313,9 @@ describe('a last word that is a broad prefix', () => {
   let z: TempStore;
   beforeAll(() => {
     z = tempStore([
-      ...Array.from({ length: 20 }, (_, i) => page(`/z/${i}`, { title: `Page ${i}`, content: `wild ${'zebra '.repeat(1 + (i % 4))}` })),
+      ...Array.from({ length: 20 }, (_, i) =>
+        page(`/z/${i}`, { title: `Page ${i}`, content: `wild ${'zebra '.repeat(1 + (i % 4))}` }),
+      ),
       ...Array.from({ length: 10 }, (_, i) => page(`/zs/${i}`, { title: `Herd ${i}`, content: 'wild zebras' })),
       ...Array.from({ length: 10 }, (_, i) => page(`/l/${i}`, { title: `Other ${i}`, content: 'wild lions' })),
     ]);
@@ -285,8 +329,16 @@ describe('a last word that is a broad prefix', () => {
       // "zebras" has the stem of "zebra" but is rarer (bm25 would weigh it above the word itself): those pages
       // match, after every page with the word itself.
       expect(r.hits.slice(0, 20).every((h) => h.score > 0)).toBe(true);
-      expect(urls(r).slice(0, 20).every((u) => u.startsWith('/z/'))).toBe(true);
-      expect(urls(r).slice(20).every((u) => u.startsWith('/zs/'))).toBe(true);
+      expect(
+        urls(r)
+          .slice(0, 20)
+          .every((u) => u.startsWith('/z/')),
+      ).toBe(true);
+      expect(
+        urls(r)
+          .slice(20)
+          .every((u) => u.startsWith('/zs/')),
+      ).toBe(true);
     }
   });
 
@@ -297,4 +349,3 @@ describe('a last word that is a broad prefix', () => {
     expect(searchPages(z.store, 'wild zebr', { from: 25, size: 10 }).hits).toHaveLength(5);
   });
 });
-

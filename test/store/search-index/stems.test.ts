@@ -8,9 +8,13 @@ import { BASE, searchPage as page } from '../../support/writes.js';
 import { tempStore, type TempStore } from '../../support/stored.js';
 
 let t: TempStore;
-const pages = (word: string, n: number, lang = 'en') => Array.from({ length: n }, (_, i) => page(`/${word}/${i}`, { title: `Page ${i}`, content: `about ${word}`, language: lang }));
+const pages = (word: string, n: number, lang = 'en') =>
+  Array.from({ length: n }, (_, i) =>
+    page(`/${word}/${i}`, { title: `Page ${i}`, content: `about ${word}`, language: lang }),
+  );
 // Read inside a transaction, as a search does.
-const forms = (word: string, algorithms = ['english']) => t.store.db.transaction(() => stemForms(t.store, word, algorithms))();
+const forms = (word: string, algorithms = ['english']) =>
+  t.store.db.transaction(() => stemForms(t.store, word, algorithms))();
 
 beforeAll(() => {
   t = tempStore([
@@ -39,7 +43,7 @@ describe('the forms a query word is searched with', () => {
     expect(forms('happiness')).toEqual(['happy']);
   });
 
-  it('finds nothing through a stem that shares two letters or fewer with the word (another language\'s stemmer)', () => {
+  it("finds nothing through a stem that shares two letters or fewer with the word (another language's stemmer)", () => {
     // Finnish cuts "attain" to "at": no kin of "attention".
     expect(forms('attain', ['finnish'])).toEqual([]);
     expect(forms('x86')).toEqual([]);
@@ -54,7 +58,8 @@ describe('the forms a query word is searched with', () => {
   });
 
   it('joins two words into the one word of the index they make, the last maybe still being typed', () => {
-    const joined = (words: string[], prefix: boolean) => t.store.db.transaction(() => joinedForms(t.store, words, prefix))();
+    const joined = (words: string[], prefix: boolean) =>
+      t.store.db.transaction(() => joinedForms(t.store, words, prefix))();
     expect(joined(['proxy', 'pass'], false)).toEqual(['proxypass']);
     expect(joined(['proxy', 'pass'], true)).toEqual(['proxypass', 'proxypassreverse']);
     expect(joined(['proxy', 'directive'], false)).toEqual([]);

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { definitionPattern, distinctWords, exactTitleLevel, extraTerms, headingLevel, pathHolds, queryUnits, titleNames, titleScore, type RankWord } from '../../../src/store/search-index/terms.js';
+import {
+  definitionPattern,
+  distinctWords,
+  exactTitleLevel,
+  extraTerms,
+  headingLevel,
+  pathHolds,
+  queryUnits,
+  titleNames,
+  titleScore,
+  type RankWord,
+} from '../../../src/store/search-index/terms.js';
 import { algorithmFor, stemmable, stemWord } from '../../../src/store/search-index/stems.js';
 import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
 
@@ -35,11 +46,10 @@ describe('extra terms of a page (stems and identifier parts)', () => {
     expect(terms('2024 x86_64 ÅÄÖ 日本語 😀 \u0301', 'en')).toEqual([]);
     expect(() => extraTerms('\u0000\uffff\ud800 '.repeat(1000), 'sv')).not.toThrow();
   });
-
 });
 
 describe('stems of query words', () => {
-  it('stems a word in each language\'s Snowball algorithm, and only words of letters', () => {
+  it("stems a word in each language's Snowball algorithm, and only words of letters", () => {
     expect(stemWord('english', 'functions')).toBe('function');
     expect(stemWord('swedish', 'husen')).toBe('hus');
     expect(stemWord('english', 'index')).toBe('index');
@@ -50,13 +60,17 @@ describe('stems of query words', () => {
 
 describe('identifiers in queries', () => {
   it('searches snake_case identifiers as the phrase of their parts, the last part typed as a prefix', () => {
-    expect(parseTerms('max_connections')).toEqual([{ words: ['max', 'connections'], phrase: true, prefix: true, identifier: true }]);
+    expect(parseTerms('max_connections')).toEqual([
+      { words: ['max', 'connections'], phrase: true, prefix: true, identifier: true },
+    ]);
     expect(buildQuery('pg_dump restore').expression).toBe('"pg dump" AND "restore"*');
     expect(buildQuery('mod_rewrite').expression).toBe('"mod rewrite"*');
   });
 
   it('ranks an identifier by its parts too, matching the same pages', () => {
-    expect(toExpression(parseTerms('shared_buffers size'), undefined, undefined, true)).toBe('("shared buffers" AND ("shared" OR "buffers")) AND "size"*');
+    expect(toExpression(parseTerms('shared_buffers size'), undefined, undefined, true)).toBe(
+      '("shared buffers" AND ("shared" OR "buffers")) AND "size"*',
+    );
     expect(toExpression(parseTerms('shared_buff'), undefined, undefined, true)).toBe('("shared buff"* AND ("shared"))');
     expect(toExpression(parseTerms('shared_buff'))).toBe('"shared buff"*');
   });
@@ -66,21 +80,34 @@ describe('identifiers in queries', () => {
     // The forms come from the index's vocabulary (completions.ts stemForms); here a fixed list.
     const forms: Record<string, string[]> = { vacuuming: ['vacuum', 'vacuumed'], tables: ['table'] };
     const variants = (word: string) => forms[word] ?? [];
-    expect(buildQuery('vacuuming tables now', undefined, variants).expression).toBe('("vacuuming" OR "vacuum" OR "vacuumed") AND ("tables" OR "table") AND "now"*');
+    expect(buildQuery('vacuuming tables now', undefined, variants).expression).toBe(
+      '("vacuuming" OR "vacuum" OR "vacuumed") AND ("tables" OR "table") AND "now"*',
+    );
     expect(buildQuery('"vacuuming tables"', undefined, variants).expression).toBe('"vacuuming tables"');
   });
 
   it('also matches two words in a row as the one word they make together (a camelCase identifier)', () => {
-    const joined = (words: string[], prefix: boolean) => (words.join('').toLowerCase() === 'proxypass' ? ['proxypass'] : prefix && words.join('') === 'proxypas' ? ['proxypass', 'proxypassreverse'] : []);
-    expect(toExpression(parseTerms('proxy pass directive'), undefined, undefined, false, joined)).toBe('(("proxy" AND "pass") OR "proxypass") AND "directive"*');
-    expect(toExpression(parseTerms('proxy pas'), (p) => [p + 's'], undefined, false, joined)).toBe('(("proxy" AND "pass") OR ("proxypass" OR "proxypassreverse"))');
+    const joined = (words: string[], prefix: boolean) =>
+      words.join('').toLowerCase() === 'proxypass'
+        ? ['proxypass']
+        : prefix && words.join('') === 'proxypas'
+          ? ['proxypass', 'proxypassreverse']
+          : [];
+    expect(toExpression(parseTerms('proxy pass directive'), undefined, undefined, false, joined)).toBe(
+      '(("proxy" AND "pass") OR "proxypass") AND "directive"*',
+    );
+    expect(toExpression(parseTerms('proxy pas'), (p) => [p + 's'], undefined, false, joined)).toBe(
+      '(("proxy" AND "pass") OR ("proxypass" OR "proxypassreverse"))',
+    );
     // Phrases and identifiers are not joined.
-    expect(toExpression(parseTerms('"proxy" pass x'), undefined, undefined, false, joined)).toBe('"proxy" AND "pass" AND "x"');
+    expect(toExpression(parseTerms('"proxy" pass x'), undefined, undefined, false, joined)).toBe(
+      '"proxy" AND "pass" AND "x"',
+    );
   });
 });
 
 describe('addresses', () => {
-  it('tells whether a page\'s path names every word of the query (as titles match words)', () => {
+  it("tells whether a page's path names every word of the query (as titles match words)", () => {
     expect(pathHolds('http://h/docs/functions-window.html', [w('window'), w('functions')], ['english'])).toBe(true);
     expect(pathHolds('http://h/docs/tutorial-window.html', [w('window'), w('functions')], ['english'])).toBe(false);
     // The same stem, or a word still being typed.
@@ -138,15 +165,40 @@ describe('titles', () => {
 describe('distinctWords', () => {
   it('cuts the same words as the index tokenizer pattern, in order, up to the cap (ASCII, accents, CJK, astral, lone surrogates)', () => {
     const re = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
-    const alphabet = ['a', 'Z', '9', ' ', '-', '_', '.', 'é', 'e\u0301', 'ß', '中', '\u{1D400}', '\u{1F600}', '\u{F0000}', '\uD800', '\uDC00', '٣', '\u00A0', '\n'];
+    const alphabet = [
+      'a',
+      'Z',
+      '9',
+      ' ',
+      '-',
+      '_',
+      '.',
+      'é',
+      'e\u0301',
+      'ß',
+      '中',
+      '\u{1D400}',
+      '\u{1F600}',
+      '\u{F0000}',
+      '\uD800',
+      '\uDC00',
+      '٣',
+      '\u00A0',
+      '\n',
+    ];
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let n = 0; n < 500; n++) {
       let text = '';
       for (let i = 0; i < 40; i++) text += alphabet[Math.floor(rand() * alphabet.length)];
       expect([...distinctWords(text, 1_000)]).toEqual([...new Set(text.match(re) ?? [])]);
     }
-    for (const text of ['pg_dump --clean, ProxyPass → 9.22. “Window” Functions—§ x', 'Hästarnas stall: café Ωmega 𝒜x a\u0301b 中文 ok\u200bz', '', '  ']) {
+    for (const text of [
+      'pg_dump --clean, ProxyPass → 9.22. “Window” Functions—§ x',
+      'Hästarnas stall: café Ωmega 𝒜x a\u0301b 中文 ok\u200bz',
+      '',
+      '  ',
+    ]) {
       expect(distinctWords(text, 1_000)).toEqual(new Set(text.match(re) ?? []));
     }
     expect([...distinctWords('one two three two four', 2)]).toEqual(['one', 'two']);

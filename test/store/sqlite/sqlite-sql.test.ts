@@ -18,7 +18,8 @@ afterEach(() => {
   for (const s of open.splice(0)) s.close();
 });
 
-const values = async (sql: Sql) => (await sql.all<{ k: string; v: number }>('SELECT k, v FROM t ORDER BY k')).map((r) => `${r.k}=${r.v}`);
+const values = async (sql: Sql) =>
+  (await sql.all<{ k: string; v: number }>('SELECT k, v FROM t ORDER BY k')).map((r) => `${r.k}=${r.v}`);
 
 describe('SQLite Sql', () => {
   it('binds ? with an array and @name with an object (a name may repeat)', async () => {
@@ -29,7 +30,9 @@ describe('SQLite Sql', () => {
     expect(await sql.get('SELECT k FROM t WHERE k = ?', ['none'])).toBeUndefined();
     expect(await sql.get<{ n: number }>('SELECT count(*) AS "rowCount" FROM t')).toEqual({ rowCount: 2 });
     expect(await sql.all('SELECT k FROM t WHERE k IN (?, ?) ORDER BY k', ['a', 'b'])).toEqual([{ k: 'a' }, { k: 'b' }]);
-    expect(await sql.get('INSERT INTO t (k, v) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING k', ['a', 9])).toBeUndefined();
+    expect(
+      await sql.get('INSERT INTO t (k, v) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING k', ['a', 9]),
+    ).toBeUndefined();
   });
 
   it('commits a transaction when fn resolves and rolls it back when it throws', async () => {
@@ -132,7 +135,9 @@ describe('SQLite Sql', () => {
   it('names the SQL that failed, never the values, and keeps the driver code', async () => {
     const { sql } = store();
     await sql.run('INSERT INTO t VALUES (?, ?)', ['secret-key', 1]);
-    const err = (await sql.run('INSERT INTO t (k, v) VALUES (?, ?)', ['secret-key', 2]).catch((e: unknown) => e)) as Error & { code: string };
+    const err = (await sql
+      .run('INSERT INTO t (k, v) VALUES (?, ?)', ['secret-key', 2])
+      .catch((e: unknown) => e)) as Error & { code: string };
     expect(err.message).toContain('UNIQUE constraint failed');
     expect(err.message).toContain('(SQL: INSERT INTO t (k, v) VALUES (?, ?))');
     expect(err.message).not.toContain('secret-key');

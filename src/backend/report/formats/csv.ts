@@ -4,7 +4,18 @@
 import type { LinkReport } from '../../../model/types.js';
 import { reportRows } from './shared.js';
 
-export const CSV_COLUMNS = ['reason', 'page', 'link', 'http_status', 'message', 'redirects_to', 'element', 'text', 'blocked', 'first_seen'] as const;
+export const CSV_COLUMNS = [
+  'reason',
+  'page',
+  'link',
+  'http_status',
+  'message',
+  'redirects_to',
+  'element',
+  'text',
+  'blocked',
+  'first_seen',
+] as const;
 
 /**
  * Every field starting with = + - @ tab or carriage return gets a leading ' and quotes, a negative number too

@@ -4,7 +4,17 @@
 // report reads without JS; the script only sorts, filters and switches views.
 import { createHash } from 'node:crypto';
 import type { LinkReport, ReportLink } from '../../../model/types.js';
-import { describeSource, escapeMarkup as x, type FormatOptions, REASONS, reasonCounts, reportRows, type Row, totalCount, trackingNote } from './shared.js';
+import {
+  describeSource,
+  escapeMarkup as x,
+  type FormatOptions,
+  REASONS,
+  reasonCounts,
+  reportRows,
+  type Row,
+  totalCount,
+  trackingNote,
+} from './shared.js';
 
 const STYLE = `
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --accent: #0969da; }
@@ -148,7 +158,14 @@ function byLink(rows: Row[]): string {
   });
   return (
     `<table class="sortable" id="links-table">` +
-    head([{ label: 'Link' }, { label: 'Reason' }, { label: 'Status', num: true }, { label: 'Message' }, { label: 'Pages', num: true }, { label: 'Found on' }]) +
+    head([
+      { label: 'Link' },
+      { label: 'Reason' },
+      { label: 'Status', num: true },
+      { label: 'Message' },
+      { label: 'Pages', num: true },
+      { label: 'Found on' },
+    ]) +
     `<tbody>${body.join('\n')}</tbody></table>`
   );
 }
@@ -188,9 +205,20 @@ export function formatHtml(r: LinkReport, o: FormatOptions = {}): string {
   const total = totalCount(r);
   const blocked = rows.filter((row) => row.link.blocked).length;
   const cards = counts
-    .map((c) => `<li class="r-${c.reason.reason}" data-reason="${c.reason.reason}" title="${x(c.reason.description)}"><span class="n">${c.count}</span><span class="label">${x(c.reason.title)}</span></li>`)
-    .concat(`<li class="r-total" data-reason="total"><span class="n">${total}</span><span class="label">Total</span></li>`)
-    .concat(blocked ? [`<li data-reason="blocked"><span class="n">${blocked}</span><span class="label">Blocked (not failing)</span></li>`] : [])
+    .map(
+      (c) =>
+        `<li class="r-${c.reason.reason}" data-reason="${c.reason.reason}" title="${x(c.reason.description)}"><span class="n">${c.count}</span><span class="label">${x(c.reason.title)}</span></li>`,
+    )
+    .concat(
+      `<li class="r-total" data-reason="total"><span class="n">${total}</span><span class="label">Total</span></li>`,
+    )
+    .concat(
+      blocked
+        ? [
+            `<li data-reason="blocked"><span class="n">${blocked}</span><span class="label">Blocked (not failing)</span></li>`,
+          ]
+        : [],
+    )
     .join('');
   const targets = r.targets
     .map((t) => {
@@ -199,7 +227,9 @@ export function formatHtml(r: LinkReport, o: FormatOptions = {}): string {
     })
     .join('');
   const shown = rows.length;
-  const truncated = r.truncated ? `<p class="note">Showing ${shown} of ${total} problem links: the report was cut at its limit (raise --limit, or use --target).</p>` : '';
+  const truncated = r.truncated
+    ? `<p class="note">Showing ${shown} of ${total} problem links: the report was cut at its limit (raise --limit, or use --target).</p>`
+    : '';
   const csp = `default-src 'none'; style-src ${sha256(STYLE)}; script-src ${sha256(SCRIPT)}; img-src data:; base-uri 'none'; form-action 'none'`;
   const views =
     total === 0

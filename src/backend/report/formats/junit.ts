@@ -2,7 +2,16 @@
 // that fails CI (--fail-on, else the broken ones) is a <failure>; a blocked answer is <skipped>; other problems
 // pass with their description in <system-out>.
 import type { LinkReport } from '../../../model/types.js';
-import { describeLink, describeSource, escapeMarkup as x, failingSet, type FormatOptions, reasonCounts, reportRows, type Row } from './shared.js';
+import {
+  describeLink,
+  describeSource,
+  escapeMarkup as x,
+  failingSet,
+  type FormatOptions,
+  reasonCounts,
+  reportRows,
+  type Row,
+} from './shared.js';
 
 type Verdict = 'failure' | 'skipped' | 'passed';
 
@@ -26,8 +35,10 @@ function testcase(row: Row, v: Verdict): string {
   const head = `    <testcase name="${x(row.link.url)}" classname="${x(row.page)}" time="0">`;
   const summary = x(describeLink(row.reason, row.link));
   const body = x(details(row));
-  if (v === 'failure') return `${head}\n      <failure message="${summary}" type="${row.reason.reason}">${body}</failure>\n    </testcase>`;
-  if (v === 'skipped') return `${head}\n      <skipped message="${summary}"/>\n      <system-out>${body}</system-out>\n    </testcase>`;
+  if (v === 'failure')
+    return `${head}\n      <failure message="${summary}" type="${row.reason.reason}">${body}</failure>\n    </testcase>`;
+  if (v === 'skipped')
+    return `${head}\n      <skipped message="${summary}"/>\n      <system-out>${body}</system-out>\n    </testcase>`;
   return `${head}\n      <system-out>${body}</system-out>\n    </testcase>`;
 }
 

@@ -2,7 +2,15 @@
 // the page's URL. Broken reasons are errors, redirect and unknown warnings, a blocked answer a note.
 import { createHash } from 'node:crypto';
 import type { LinkReport } from '../../../model/types.js';
-import { describeLink, describeSource, type FormatOptions, REASONS, reasonCounts, reportRows, type Row } from './shared.js';
+import {
+  describeLink,
+  describeSource,
+  type FormatOptions,
+  REASONS,
+  reasonCounts,
+  reportRows,
+  type Row,
+} from './shared.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -51,7 +59,9 @@ export function formatSarif(r: LinkReport, o: FormatOptions = {}): string {
         },
       ],
       // Keeps a result the same alert from one run to the next.
-      partialFingerprints: { 'svcLink/v1': createHash('sha256').update(`${row.reason.reason}\n${row.page}\n${l.url}`).digest('hex') },
+      partialFingerprints: {
+        'svcLink/v1': createHash('sha256').update(`${row.reason.reason}\n${row.page}\n${l.url}`).digest('hex'),
+      },
       properties,
     };
   });

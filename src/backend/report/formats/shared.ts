@@ -20,14 +20,24 @@ export interface ReasonInfo {
 }
 
 const DESCRIPTIONS: Record<LinkReason, { title: string; description: string }> = {
-  not_found: { title: 'Not found', description: 'The link answers 404 or 410 (or its page lacks the #fragment it names).' },
+  not_found: {
+    title: 'Not found',
+    description: 'The link answers 404 or 410 (or its page lacks the #fragment it names).',
+  },
   forbidden: { title: 'Forbidden', description: 'The link answers 401, 403 or 451: readers cannot open it.' },
   server_error: {
     title: 'Server error',
-    description: 'The link answers another 4xx or a 5xx, or nothing usable: timeout, refused connection, unknown host, TLS error, redirect loop.',
+    description:
+      'The link answers another 4xx or a 5xx, or nothing usable: timeout, refused connection, unknown host, TLS error, redirect loop.',
   },
-  redirect: { title: 'Redirect', description: 'The link redirects to a page that answers: link to the final address instead.' },
-  unknown: { title: 'Unknown', description: 'Found but not checked: the crawl stopped early (max_pages reached, or stopped).' },
+  redirect: {
+    title: 'Redirect',
+    description: 'The link redirects to a page that answers: link to the final address instead.',
+  },
+  unknown: {
+    title: 'Unknown',
+    description: 'Found but not checked: the crawl stopped early (max_pages reached, or stopped).',
+  },
 };
 
 /** The report's reasons in section order, with their titles. */
@@ -46,7 +56,9 @@ export interface Row {
 
 /** Every (page, link) pair the report holds, in report order (reason, page, link). */
 export function reportRows(r: LinkReport): Row[] {
-  return REASONS.flatMap((reason) => r[reason.section].pages.flatMap((p) => p.links.map((link) => ({ reason, page: p.url, link }))));
+  return REASONS.flatMap((reason) =>
+    r[reason.section].pages.flatMap((p) => p.links.map((link) => ({ reason, page: p.url, link }))),
+  );
 }
 
 /** Per reason: the complete count, and how many links the report lists (fewer when truncated). */
@@ -91,7 +103,8 @@ export function describeSource(l: ReportLink): string {
 
 // XML 1.0 forbids these characters even as references; they can only be dropped.
 // eslint-disable-next-line no-control-regex
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const NOT_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Text for XML or HTML, in element content or a quoted attribute. */
 export function escapeMarkup(s: string): string {

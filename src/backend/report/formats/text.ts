@@ -21,7 +21,9 @@ export function formatText(r: LinkReport): string {
   const out: string[] = [];
   out.push(`Link report — last full crawl: ${r.lastFullCrawl ?? 'none completed yet (run: svc crawl full)'}`);
   for (const t of r.targets) {
-    out.push(`  target ${t.host}: track_links ${t.linkTracking}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}${t.lastCrawlError ? `; the latest crawl could not reach it: ${t.lastCrawlError}` : ''}`);
+    out.push(
+      `  target ${t.host}: track_links ${t.linkTracking}, ${t.walkLinks ? 'walks links' : 'sitemap pages only'}${t.lastCrawlError ? `; the latest crawl could not reach it: ${t.lastCrawlError}` : ''}`,
+    );
   }
   for (const note of r.targets.map(trackingNote)) if (note) out.push(`  note: ${note}`);
   let shown = 0;
@@ -43,7 +45,10 @@ export function formatText(r: LinkReport): string {
   out.push('');
   const total = totalCount(r);
   if (total === 0) out.push('No problem links found.');
-  else if (r.truncated) out.push(`Showing ${shown} of ${total} problem links (truncated: raise --limit up to ${REPORT_LIMIT.max}, or use --target).`);
+  else if (r.truncated)
+    out.push(
+      `Showing ${shown} of ${total} problem links (truncated: raise --limit up to ${REPORT_LIMIT.max}, or use --target).`,
+    );
   else out.push(`${total} problem link${total === 1 ? '' : 's'}.`);
   return `${out.join('\n')}\n`;
 }

@@ -3,7 +3,7 @@ import type { PgMigration } from './index.js';
 
 export const migration: PgMigration = {
   version: 3,
-  name: 'shared crawls: the plan and the workers\' reports (SQLite migration 15)',
+  name: "shared crawls: the plan and the workers' reports (SQLite migration 15)",
   sql: `
 ALTER TABLE frontier_crawls ADD COLUMN plan text COLLATE "C";
 CREATE TABLE frontier_workers (

@@ -14,6 +14,8 @@ import { migration as schemaWithTsvectorSearch } from './001-schema-with-tsvecto
 import { migration as sharedFrontierAndHostLeases } from './002-shared-frontier-and-host-leases.js';
 import { migration as sharedCrawlPlanAndWorkerReports } from './003-shared-crawl-plan-and-worker-reports.js';
 import { migration as rateLimitWindows } from './004-rate-limit-windows.js';
+import { migration as oauthRotatedRefreshTokens } from './005-oauth-rotated-refresh-tokens.js';
+import { migration as serverKeys } from './006-server-keys.js';
 
 export interface PgMigration {
   version: number;
@@ -26,6 +28,8 @@ export const PG_MIGRATIONS: PgMigration[] = [
   sharedFrontierAndHostLeases,
   sharedCrawlPlanAndWorkerReports,
   rateLimitWindows,
+  oauthRotatedRefreshTokens,
+  serverKeys,
 ];
 
 /** The latest version the migrations reach. */
@@ -46,7 +50,9 @@ export async function migratePg(sql: PgSql, migrations: readonly PgMigration[] =
     });
   await inLock(async (tx) => {
     if (sql.schema) await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${sql.schema}`);
-    await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text COLLATE "C" NOT NULL, applied_at text COLLATE "C" NOT NULL)`);
+    await tx.exec(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text COLLATE "C" NOT NULL, applied_at text COLLATE "C" NOT NULL)`,
+    );
   });
   for (const m of migrations) {
     await inLock(async (tx) => {
@@ -57,7 +63,11 @@ export async function migratePg(sql: PgSql, migrations: readonly PgMigration[] =
         if (err instanceof Error) err.message = `migration ${m.version} (${m.name}) failed: ${err.message}`;
         throw err;
       }
-      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
+      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      ]);
       applied.push(m.version);
     });
   }

@@ -5,7 +5,7 @@ import type { Migration } from './index.js';
 
 export const migration: Migration = {
   version: 15,
-  name: 'shared crawls: the plan and the workers\' reports',
+  name: "shared crawls: the plan and the workers' reports",
   sql: `
 ALTER TABLE frontier_crawls ADD COLUMN plan TEXT;
 CREATE TABLE frontier_workers (

@@ -17,6 +17,7 @@ import { migration as pageHeadings } from './012-page-headings.js';
 import { migration as searchWordsAsWritten } from './013-search-words-as-written.js';
 import { migration as sharedFrontierAndHostLeases } from './014-shared-frontier-and-host-leases.js';
 import { migration as sharedCrawlPlanAndWorkerReports } from './015-shared-crawl-plan-and-worker-reports.js';
+import { migration as oauthRotatedRefreshTokens } from './016-oauth-rotated-refresh-tokens.js';
 
 export interface Migration {
   version: number;
@@ -40,6 +41,7 @@ export const MIGRATIONS: Migration[] = [
   searchWordsAsWritten,
   sharedFrontierAndHostLeases,
   sharedCrawlPlanAndWorkerReports,
+  oauthRotatedRefreshTokens,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
