@@ -136,26 +136,34 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
   };
   let id = 0;
 
-  /** A POST of one request; `headers` replaces the standard MCP headers it would carry. */
-  async function rpc(
-    method: string,
-    params: Record<string, unknown>,
-    headers?: Record<string, string>,
-    meta: Record<string, unknown> = envelope,
-  ) {
+  interface PostOptions {
+    /** Replaces the standard MCP headers the request would carry. */
+    headers?: Record<string, string>;
+    meta?: Record<string, unknown>;
+    accept?: string;
+    token?: string;
+  }
+
+  /** A POST of one request with the headers a 2026-07-28 client sends, as admin unless told otherwise. */
+  function post(method: string, params: Record<string, unknown>, opts: PostOptions = {}): Promise<Response> {
     const standard: Record<string, string> = { 'mcp-protocol-version': MODERN, 'mcp-method': method };
     if (typeof params.name === 'string') standard['mcp-name'] = params.name;
     if (typeof params.uri === 'string') standard['mcp-name'] = params.uri;
-    const res = await fetch(serve.mcpUrl, {
+    return fetch(serve.mcpUrl, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        accept: 'application/json',
-        authorization: `Bearer ${fx.tokens.admin}`,
-        ...(headers ?? standard),
+        accept: opts.accept ?? 'application/json',
+        authorization: `Bearer ${opts.token ?? fx.tokens.admin}`,
+        ...(opts.headers ?? standard),
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: meta } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: opts.meta ?? envelope } }),
     });
+  }
+
+  /** post, read as one JSON-RPC answer. */
+  async function rpc(method: string, params: Record<string, unknown>, opts?: PostOptions) {
+    const res = await post(method, params, opts);
     return {
       status: res.status,
       body: (await res.json()) as {
@@ -227,7 +235,7 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
       ],
     ];
     for (const [what, method, params, headers] of cases) {
-      const r = await rpc(method, params, headers);
+      const r = await rpc(method, params, { headers });
       expect(r.status, what).toBe(400);
       expect(r.body.error?.code, what).toBe(-32020);
     }
@@ -237,8 +245,10 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
     const r = await rpc(
       'tools/list',
       {},
-      { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
-      { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+      {
+        headers: { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
+        meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+      },
     );
     expect(r.body.error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } });
   });
@@ -250,26 +260,14 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
   });
 
   it("filters logging notifications by the level in the request's _meta (warning when it names none)", async () => {
-    const search = async (meta: Record<string, unknown>) => {
-      const res = await fetch(serve.mcpUrl, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${fx.tokens.admin}`,
-          'mcp-protocol-version': MODERN,
-          'mcp-method': 'tools/call',
-          'mcp-name': 'svc-search',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: ++id,
-          method: 'tools/call',
-          params: { name: 'svc-search', arguments: { terms: 'quokka' }, _meta: meta },
-        }),
-      });
-      return res.text();
-    };
+    const search = async (meta: Record<string, unknown>) =>
+      (
+        await post(
+          'tools/call',
+          { name: 'svc-search', arguments: { terms: 'quokka' } },
+          { meta, accept: 'application/json, text/event-stream' },
+        )
+      ).text();
     expect(await search({ ...envelope, 'io.modelcontextprotocol/logLevel': 'info' })).toMatch(
       /"method":"notifications\/message".*"level":"info".*svc-search answered/,
     );
@@ -297,17 +295,7 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
   });
 
   it('still challenges a request without a valid token before reading it', async () => {
-    const res = await fetch(serve.mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        authorization: 'Bearer svc_user_wrong',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'tools/list',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } }),
-    });
+    const res = await post('tools/list', {}, { token: 'svc_user_wrong' });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer.*invalid_token/);
   });

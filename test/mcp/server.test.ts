@@ -36,18 +36,18 @@ async function connect(h: Host, lines: string[], beforeToolCall?: McpServerOptio
   return client;
 }
 
+/** The host with its registry's execute replaced (the rest of the registry stays the real one). */
+function withExecute(execute: Host['registry']['execute']): Host {
+  return {
+    ...host,
+    registry: { ...host.registry, list: () => host.registry.list(), get: (n) => host.registry.get(n), execute },
+  };
+}
+
 describe('mcp server in-process', () => {
   it('turns an unexpected failure below the abilities into an internal_error result and an error log', async () => {
     const lines: string[] = [];
-    const broken: Host = {
-      ...host,
-      registry: {
-        ...host.registry,
-        list: () => host.registry.list(),
-        get: (n) => host.registry.get(n),
-        execute: async () => Promise.reject(new TypeError('disk on fire')),
-      },
-    };
+    const broken = withExecute(async () => Promise.reject(new TypeError('disk on fire')));
     const client = await connect(broken, lines);
     const r = (await client.callTool({ name: 'svc-search', arguments: { terms: 'x' } })) as CallToolResult;
     expect(r.isError).toBe(true);
@@ -76,15 +76,7 @@ describe('mcp server in-process', () => {
   it('lets the step before a tool call answer instead of the tool, which then does not run', async () => {
     const lines: string[] = [];
     let ran = 0;
-    const counting: Host = {
-      ...host,
-      registry: {
-        ...host.registry,
-        list: () => host.registry.list(),
-        get: (n) => host.registry.get(n),
-        execute: async (...a) => (ran++, host.registry.execute(...a)),
-      },
-    };
+    const counting = withExecute(async (...a) => (ran++, host.registry.execute(...a)));
     const seen: string[] = [];
     const client = await connect(counting, lines, async ({ spec, args, user }) => {
       seen.push(`${spec.name} ${JSON.stringify(args)} ${user?.login}`);
