@@ -32,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
         `SVC_USER: no user with login "${login}" (add one with: svc users add ${login} --role administrator)`,
         2,
       );
-    // Below host 6.9 createHost has already said why there are no abilities; the initialize answer says it too.
+    // Below host 6.9 createHost has already said why there are no abilities; the initialize or server/discover answer says it too.
     app.logger.info(
       { user: user?.login ?? null, tools: host.abilitiesEnabled ? host.registry.list().length : 0 },
       'mcp stdio ready',

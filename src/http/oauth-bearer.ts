@@ -1,8 +1,7 @@
 // The resource-server side of OAuth for /mcp: the bearer check of src/http/mcp.ts asks this verifier about an
 // access token, and wants the SDK's own error class for a 401. The authorization server decides (in auth, with
 // its own errors); this adapter only translates, so the sign-in itself needs nothing of the SDK.
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { OAuthError as SdkOAuthError, OAuthErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
 import { OAuthError } from '../auth/oauth/errors.js';
 import type { AuthorizationServer } from '../auth/oauth/provider.js';
 
@@ -19,7 +18,8 @@ export function bearerVerifier(server: AuthorizationServer): BearerVerifier {
       try {
         return await server.verifyAccessToken(token);
       } catch (err) {
-        if (err instanceof OAuthError && err.code === 'invalid_token') throw new InvalidTokenError(err.message);
+        if (err instanceof OAuthError && err.code === 'invalid_token')
+          throw new SdkOAuthError(OAuthErrorCode.InvalidToken, err.message);
         throw err;
       }
     },

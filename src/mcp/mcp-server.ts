@@ -1,15 +1,22 @@
-// One MCP server as both transports build it: the tools of the host's ability registry, the current user of
-// the connection, and the logging capability (logging/setLevel filters the notifications sent to the client;
-// the server's own logs go to stderr through pino).
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+// One MCP server definition for every transport and both protocol eras: the tools of the host's ability
+// registry, the current user of the connection (or of the HTTP request), resources and prompts, and the logging
+// capability (logging/setLevel, or on 2026-07-28 the level in the request's _meta, filters the notifications
+// sent to the client; the server's own logs go to stderr through pino). The SDK's serving entries build one
+// from this factory per HTTP request or stdio connection and frame its answers for the request's era.
+import {
+  LOG_LEVEL_META_KEY,
+  McpServer,
+  type CacheHint,
+  type LoggingLevel,
+  type Server,
+  type ServerContext,
+  type jsonSchemaValidator,
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { User } from '../model/users.js';
 import type { Logger } from '../lib/log.js';
 import { packageVersion } from '../lib/package-version.js';
-import { registerTools } from '../tools/index.js';
+import { registerTools, type ToolCallStep } from '../tools/index.js';
 import type { Host } from '../abilities/runtime.js';
 import { registerResourcesAndPrompts } from './resources.js';
 
@@ -49,9 +56,11 @@ export interface McpServerOptions {
   /** How a client of this transport sets a current user (stdio: SVC_USER; HTTP: the Authorization header). */
   signInHint?: string;
   logger: Logger;
+  /** A step before each tool call that may answer instead of the tool (tasks, confirmations); none by default. */
+  beforeToolCall?: ToolCallStep;
 }
 
-/** The instructions an initialize answer carries: how to use the tools, or why there are none. */
+/** The instructions an initialize or server/discover answer carries: how to use the tools, or why there are none. */
 export function serverInstructions(host: Host): string {
   if (host.abilitiesEnabled) return INSTRUCTIONS;
   return `This server lists no tools: ${host.disabledReason ?? `host version ${host.version} has no abilities (they need 6.9 or newer)`}.`;
@@ -65,6 +74,25 @@ const lazyValidator: jsonSchemaValidator = {
   getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
 };
 
+const HOUR_MS = 3_600_000;
+/**
+ * How long a 2026-07-28 client may keep each list or read, and for whom. The tool, prompt and template lists and
+ * the discover answer are the same for every user of this process (they depend on the host only); the resource
+ * list and reads follow the user's capability and the crawls, so they are the user's own and not kept.
+ */
+export const CACHE_HINTS = {
+  'server/discover': { ttlMs: HOUR_MS, cacheScope: 'public' },
+  'tools/list': { ttlMs: HOUR_MS, cacheScope: 'public' },
+  'prompts/list': { ttlMs: HOUR_MS, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: HOUR_MS, cacheScope: 'public' },
+  'resources/list': { ttlMs: 0, cacheScope: 'private' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+} as const satisfies Record<string, CacheHint>;
+
+function isLevel(v: unknown): v is LoggingLevel {
+  return typeof v === 'string' && (LEVELS as readonly string[]).includes(v);
+}
+
 export function createMcpServer(opts: McpServerOptions): Server {
   const mcp = new McpServer(
     { name: SERVER_NAME, title: 'svc site search and link report', version: SERVER_VERSION },
@@ -72,6 +100,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
       capabilities: { tools: { listChanged: false }, logging: {} },
       instructions: serverInstructions(opts.host),
       jsonSchemaValidator: lazyValidator,
+      cacheHints: CACHE_HINTS,
     },
   );
   // Tools go on the low-level server (their schemas are the abilities' own); resources, prompts and completions
@@ -82,18 +111,24 @@ export function createMcpServer(opts: McpServerOptions): Server {
     // The lists are fixed for the life of a connection (the SDK's registration says otherwise by default).
     server.registerCapabilities({ resources: { listChanged: false }, prompts: { listChanged: false } });
   }
-  let minLevel = LEVELS.indexOf(DEFAULT_LEVEL);
+  // A 2025 connection sets its level once with logging/setLevel; a 2026-07-28 request carries it in _meta.
+  let connectionLevel = LEVELS.indexOf(DEFAULT_LEVEL);
   // Replaces the SDK's own handler so this server knows the level it must honour.
-  server.setRequestHandler(SetLevelRequestSchema, (req) => {
-    minLevel = LEVELS.indexOf(req.params.level);
+  server.setRequestHandler('logging/setLevel', (req) => {
+    connectionLevel = LEVELS.indexOf(req.params.level);
     return {};
   });
+  const minLevel = (ctx: ServerContext): number => {
+    const asked = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as keyof typeof ctx.mcpReq.envelope];
+    return isLevel(asked) ? LEVELS.indexOf(asked) : connectionLevel;
+  };
   const log = opts.logger.child({ mcp: true, user: opts.user?.login ?? null });
   registerTools(server, {
     registry: opts.host.registry,
     user: opts.user,
     signInHint: opts.signInHint,
-    onCall: async ({ tool, ms, result, error }, sendNotification) => {
+    before: opts.beforeToolCall,
+    onCall: async ({ tool, ms, result, error }, ctx) => {
       const duration_ms = Math.round(ms * 100) / 100;
       let level: LoggingLevel;
       let text: string;
@@ -110,12 +145,14 @@ export function createMcpServer(opts: McpServerOptions): Server {
         level = 'info';
         text = `${tool} answered`;
       }
-      if (LEVELS.indexOf(level) < minLevel) return;
+      if (LEVELS.indexOf(level) < minLevel(ctx)) return;
       // Sent on the request's own stream, so it reaches stateless HTTP clients too.
-      await sendNotification({
-        method: 'notifications/message',
-        params: { level, logger: 'svc', data: { tool, duration_ms, message: text } },
-      }).catch(() => {});
+      await ctx.mcpReq
+        .notify({
+          method: 'notifications/message',
+          params: { level, logger: 'svc', data: { tool, duration_ms, message: text } },
+        })
+        .catch(() => {});
     },
   });
   return server;

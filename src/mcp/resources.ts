@@ -2,10 +2,13 @@
 // (svc://link-report/{target}) as JSON, and the prompt audit-broken-links. Everything is read through the
 // registry as the connection's user, so resources show exactly what the tools would; a user without
 // manage_options is listed no resource and completed no target.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  completable,
+  ProtocolErrorCode,
+  ResourceTemplate,
+  type McpServer,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Host } from '../abilities/runtime.js';
 import { AbilityError } from '../abilities/types.js';
@@ -15,8 +18,6 @@ import type { User } from '../model/users.js';
 const CRAWL_TEMPLATE = 'svc://crawls/{id}';
 const REPORT_TEMPLATE = 'svc://link-report/{target}';
 const AUDIT_PROMPT = 'audit-broken-links';
-/** The MCP code for a resource that does not exist. */
-const RESOURCE_NOT_FOUND = -32002;
 
 const crawlUri = (id: number) => `svc://crawls/${id}`;
 const reportUri = (target: string) => `svc://link-report/${encodeURIComponent(target)}`;
@@ -36,7 +37,8 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(out) }] };
     } catch (err) {
       if (!(err instanceof AbilityError)) throw err;
-      const code = err.code === 'svc_crawl_not_found' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams;
+      const code =
+        err.code === 'svc_crawl_not_found' ? ProtocolErrorCode.ResourceNotFound : ProtocolErrorCode.InvalidParams;
       throw protocolError(code, `${uri}: ${err.code}: ${toolDescription(err.message)}`);
     }
   };
@@ -78,7 +80,10 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
       const raw = String(vars.id ?? '');
       const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
       if (!(id >= 1))
-        throw protocolError(ErrorCode.InvalidParams, `${uri.href}: the crawl id must be a whole number of at least 1`);
+        throw protocolError(
+          ProtocolErrorCode.InvalidParams,
+          `${uri.href}: the crawl id must be a whole number of at least 1`,
+        );
       return run('svc/get-crawl', { id }, uri.href);
     },
   );
@@ -106,7 +111,7 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
       try {
         target = decodeURIComponent(String(vars.target ?? ''));
       } catch {
-        throw protocolError(ErrorCode.InvalidParams, `${uri.href}: the target is not valid URL encoding`);
+        throw protocolError(ProtocolErrorCode.InvalidParams, `${uri.href}: the target is not valid URL encoding`);
       }
       return run('svc/link-report', { target }, uri.href);
     },
@@ -118,11 +123,11 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
       title: 'Audit broken links',
       description:
         'Find and explain the broken links of one target: read its link report (crawling first when no full crawl has completed), then list what to fix first.',
-      argsSchema: {
+      argsSchema: z.object({
         target: completable(z.string().describe('The configured target host to audit (host or host:port).'), (value) =>
           targets(value),
         ),
-      },
+      }),
     },
     ({ target }) => ({
       description: `Audit the broken links of ${target}`,

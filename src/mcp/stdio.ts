@@ -1,19 +1,27 @@
-// MCP over stdio (`svc mcp`): one connection for the life of the process, one current user. stdout carries
-// protocol messages only; everything else goes to stderr.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+// MCP over stdio (`svc mcp`): one connection for the life of the process, one current user. The SDK's entry
+// picks the era from the client's opening (`server/discover` for 2026-07-28, `initialize` for 2025) and pins one
+// server from our factory for the connection. stdout carries protocol messages only; everything else goes to
+// stderr.
+import { serveStdio as serveStdioEntry, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
 
-/** Serves until the client closes stdin (or the transport fails); resolves then. */
+/** Serves until the client closes stdin (a client that dies closes it too); resolves then. */
 export async function serveStdio(opts: McpServerOptions): Promise<void> {
-  const server = createMcpServer(opts);
   const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve;
+  let ended!: () => void;
+  const closed = new Promise<void>((resolve) => (ended = resolve));
+  const handle = serveStdioEntry(() => createMcpServer(opts), {
+    transport,
+    onerror: (err) => opts.logger.warn({ err }, 'mcp stdio: protocol error'),
   });
-  server.onerror = (err) => opts.logger.warn({ err }, 'mcp stdio: protocol error');
-  await server.connect(transport);
-  // The SDK transport does not watch for the end of stdin: the client going away ends the session.
-  process.stdin.once('end', () => void server.close());
-  process.stdin.once('close', () => void server.close());
+  // The entry owns the transport's callbacks: the end of stdin is how this process learns the client went away.
+  let ending = false;
+  const end = () => {
+    if (ending) return;
+    ending = true;
+    void handle.close().finally(ended);
+  };
+  process.stdin.once('end', end);
+  process.stdin.once('close', end);
   await closed;
 }

@@ -1,7 +1,7 @@
 // What turns an ability into an MCP tool. A tool file names its ability and decides the one hint the
 // ability cannot know (openWorldHint); everything else — title, description, both schemas and the other
 // three hints — is read from the ability at listing time, so there is one source of every schema.
-import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock, Tool } from '@modelcontextprotocol/server';
 import {
   AbilityError,
   type Ability,

@@ -1,15 +1,16 @@
 // The inventory of MCP tools: one per svc/* ability, each in its own file. Registers tools/list and
 // tools/call on a low-level MCP Server so the published schemas are the ability's own JSON Schemas, byte for
-// byte (McpServer.registerTool would re-derive them from zod and validate input a second time).
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+// byte (McpServer.registerTool would re-derive them from zod and validate input a second time). The same
+// handlers serve both protocol eras: the SDK frames the answer for the era of the request.
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
+  ProtocolErrorCode,
   type CallToolResult,
+  type InputRequiredResult,
+  type Server,
+  type ServerContext,
   type ServerNotification,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import type { AbilityProgress, AbilityRegistry } from '../abilities/types.js';
 import type { User } from '../model/users.js';
 import { svcGetCrawl } from './svc-get-crawl.js';
@@ -65,9 +66,24 @@ export interface RegisterToolsOptions {
   /** Told about every call after it ran (for logs, and logging notifications sent on the call's own stream). */
   onCall?: (
     info: { tool: string; ms: number; result: CallToolResult; error?: unknown },
-    sendNotification: (n: ServerNotification) => Promise<void>,
+    ctx: ServerContext,
   ) => Promise<void>;
+  /**
+   * Consulted before a known tool runs its ability: an answer to send instead (a task for a crawl tool whose
+   * request declared the tasks extension, an input_required asking to confirm a deletion), or undefined to run
+   * the tool as always. The place for answers that depend on what the request declared, not on the ability.
+   */
+  before?: ToolCallStep;
 }
+
+/** What a step before a tool call sees; its answer replaces the call's (see RegisterToolsOptions.before). */
+export type ToolCallStep = (
+  call: { spec: ToolSpec; args: Record<string, unknown> | undefined; user: User | null },
+  ctx: ServerContext,
+) => Promise<ToolCallAnswer | undefined>;
+
+/** A tool call's answer: a result, or (2026-07-28) an input_required round for the client to fulfil and retry. */
+export type ToolCallAnswer = CallToolResult | InputRequiredResult;
 
 /** Progress is sent at most this often while it moves, and at least this often while it does not (as a keep-alive). */
 const PROGRESS_MIN_MS = 250;
@@ -100,30 +116,32 @@ export function progressNotifier(
 
 export function registerTools(server: Server, opts: RegisterToolsOptions): void {
   const inv = toolInventory(opts.registry);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: inv.definitions }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+  server.setRequestHandler('tools/list', () => ({ tools: inv.definitions }));
+  server.setRequestHandler('tools/call', async (req, ctx): Promise<ToolCallAnswer> => {
     const spec = inv.byName.get(req.params.name);
-    if (!spec) throw protocolError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}`);
+    if (!spec) throw protocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${req.params.name}`);
+    const args = req.params.arguments;
+    const instead = await opts.before?.({ spec, args, user: opts.user }, ctx);
+    if (instead) return instead;
     const started = performance.now();
     let result: CallToolResult;
     let error: unknown;
     try {
       const token = req.params._meta?.progressToken;
-      const onProgress = token === undefined ? undefined : progressNotifier(token, extra.sendNotification);
-      result = await callTool(spec, opts.registry, req.params.arguments, {
+      const notify = (n: ServerNotification) => ctx.mcpReq.notify(n);
+      const onProgress = token === undefined ? undefined : progressNotifier(token, notify);
+      result = await callTool(spec, opts.registry, args, {
         user: opts.user,
         signInHint: opts.signInHint,
         onProgress,
-        signal: extra.signal,
+        signal: ctx.mcpReq.signal,
       });
     } catch (err) {
       // Not an ability error (those are results already): a bug or a crash below. The model still gets a result.
       error = err;
       result = errorResult('internal_error', `${spec.name} failed unexpectedly; the server log has the details`);
     }
-    await opts
-      .onCall?.({ tool: spec.name, ms: performance.now() - started, result, error }, extra.sendNotification)
-      .catch(() => {});
+    await opts.onCall?.({ tool: spec.name, ms: performance.now() - started, result, error }, ctx).catch(() => {});
     return result;
   });
 }

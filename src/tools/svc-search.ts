@@ -1,6 +1,6 @@
 // svc-search: full-text search over the local index (svc/search). Each hit also comes as a resource_link to the
 // page, so a client can offer or fetch it.
-import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock } from '@modelcontextprotocol/server';
 import { defineTool } from './define.js';
 
 interface Hit {

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { createMcpServer } from '../../src/mcp/mcp-server.js';
+import { createMcpServer, type McpServerOptions } from '../../src/mcp/mcp-server.js';
 import { createHost } from '../../src/app/host.js';
 import type { Host } from '../../src/abilities/runtime.js';
 
@@ -26,9 +26,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function connect(h: Host, lines: string[]): Promise<Client> {
+async function connect(h: Host, lines: string[], beforeToolCall?: McpServerOptions['beforeToolCall']): Promise<Client> {
   const logger = pino({ level: 'debug' }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
-  const server = createMcpServer({ host: h, user: { login: 'root', role: 'administrator' }, logger });
+  const server = createMcpServer({ host: h, user: { login: 'root', role: 'administrator' }, logger, beforeToolCall });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: 't', version: '1' });
@@ -36,18 +36,18 @@ async function connect(h: Host, lines: string[]): Promise<Client> {
   return client;
 }
 
+/** The host with its registry's execute replaced (the rest of the registry stays the real one). */
+function withExecute(execute: Host['registry']['execute']): Host {
+  return {
+    ...host,
+    registry: { ...host.registry, list: () => host.registry.list(), get: (n) => host.registry.get(n), execute },
+  };
+}
+
 describe('mcp server in-process', () => {
   it('turns an unexpected failure below the abilities into an internal_error result and an error log', async () => {
     const lines: string[] = [];
-    const broken: Host = {
-      ...host,
-      registry: {
-        ...host.registry,
-        list: () => host.registry.list(),
-        get: (n) => host.registry.get(n),
-        execute: async () => Promise.reject(new TypeError('disk on fire')),
-      },
-    };
+    const broken = withExecute(async () => Promise.reject(new TypeError('disk on fire')));
     const client = await connect(broken, lines);
     const r = (await client.callTool({ name: 'svc-search', arguments: { terms: 'x' } })) as CallToolResult;
     expect(r.isError).toBe(true);
@@ -70,6 +70,30 @@ describe('mcp server in-process', () => {
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ success: true, results: { total: 0, hits: [] } });
     expect(lines.join('')).toMatch(/"tool":"svc-search".*"msg":"tool call"/);
+    await client.close();
+  });
+
+  it('lets the step before a tool call answer instead of the tool, which then does not run', async () => {
+    const lines: string[] = [];
+    let ran = 0;
+    const counting = withExecute(async (...a) => (ran++, host.registry.execute(...a)));
+    const seen: string[] = [];
+    const client = await connect(counting, lines, async ({ spec, args, user }) => {
+      seen.push(`${spec.name} ${JSON.stringify(args)} ${user?.login}`);
+      return spec.name === 'svc-delete-pages'
+        ? { isError: true, content: [{ type: 'text', text: 'not confirmed' }] }
+        : undefined;
+    });
+    const r = (await client.callTool({
+      name: 'svc-delete-pages',
+      arguments: { urls: ['http://x.test/a'] },
+    })) as CallToolResult;
+    expect(r.content[0]).toEqual({ type: 'text', text: 'not confirmed' });
+    expect(ran).toBe(0);
+    const s = (await client.callTool({ name: 'svc-search', arguments: { terms: 'x' } })) as CallToolResult;
+    expect(s.isError).toBeFalsy();
+    expect(ran).toBe(1);
+    expect(seen).toEqual(['svc-delete-pages {"urls":["http://x.test/a"]} root', 'svc-search {"terms":"x"} root']);
     await client.close();
   });
 });

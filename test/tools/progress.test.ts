@@ -1,6 +1,6 @@
 // notifications/progress from an ability's progress: throttled while pages move, kept alive while they do not,
 // and always growing, as the protocol asks.
-import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerNotification } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { PROGRESS_KEEPALIVE_MS, progressNotifier } from '../../src/tools/index.js';
 
