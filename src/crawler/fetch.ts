@@ -274,24 +274,24 @@ export class Fetcher {
     const visited = new Set<string>([url]);
     let current = url;
     let requests = 0;
+    // A failure at the URL reached so far, with the status it answered (0 when it did not).
+    const fail = (failure: FailureKind, detail: string, status: number | undefined): FetchResult => ({
+      ok: false,
+      url,
+      finalUrl: current,
+      failure,
+      detail,
+      hops,
+      status,
+      headers: NO_HEADERS,
+      contentType: null,
+      truncated: false,
+      requests,
+    });
     for (;;) {
       const step = await this.requestOnce(current, opts, current === url ? opts.headers : undefined);
       requests += step.requests;
-      if (step.kind === 'failure') {
-        return {
-          ok: false,
-          url,
-          finalUrl: current,
-          failure: step.failure,
-          detail: step.detail,
-          hops,
-          status: step.status,
-          headers: NO_HEADERS,
-          contentType: null,
-          truncated: false,
-          requests,
-        };
-      }
+      if (step.kind === 'failure') return fail(step.failure, step.detail, step.status);
       if (step.kind === 'final') {
         return {
           ok: true,
@@ -312,25 +312,13 @@ export class Fetcher {
         next = new URL('invalid:');
       }
       hops.push({ url: current, status: step.status, location: step.location });
-      const fail = (failure: FailureKind, detail: string): FetchResult => ({
-        ok: false,
-        url,
-        finalUrl: current,
-        failure,
-        detail,
-        hops,
-        status: step.status,
-        headers: NO_HEADERS,
-        contentType: null,
-        truncated: false,
-        requests,
-      });
       if (next.protocol !== 'http:' && next.protocol !== 'https:')
-        return fail('bad_redirect', step.location.slice(0, 200));
+        return fail('bad_redirect', step.location.slice(0, 200), step.status);
       next.hash = '';
       const nextUrl = next.href;
-      if (visited.has(nextUrl)) return fail('redirect_loop', nextUrl);
-      if (hops.length >= this.maxRedirects) return fail('too_many_redirects', `more than ${this.maxRedirects} hops`);
+      if (visited.has(nextUrl)) return fail('redirect_loop', nextUrl, step.status);
+      if (hops.length >= this.maxRedirects)
+        return fail('too_many_redirects', `more than ${this.maxRedirects} hops`, step.status);
       visited.add(nextUrl);
       current = nextUrl;
     }
