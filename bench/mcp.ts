@@ -17,6 +17,7 @@ import { openApp } from '../src/app/open-app.js';
 import { addUser } from '../src/auth/users.js';
 import { saveOutcomes, savePages } from '../src/store/sqlite/writes.js';
 import { parseConfig } from '../src/cli/load-config.js';
+import { TOOLS } from '../src/tools/index.js';
 import { silentLogger } from '../src/lib/log.js';
 import { printTable, summarize } from './lib/measure.js';
 import { mulberry32 } from './lib/random.js';
@@ -220,7 +221,7 @@ async function main(): Promise<void> {
     );
     const { tools } = await c.listTools();
     const ms = performance.now() - t;
-    if (tools.length !== 7) throw new Error(`expected 7 tools, got ${tools.length}`);
+    if (tools.length !== TOOLS.length) throw new Error(`expected ${TOOLS.length} tools, got ${tools.length}`);
     if (i > 0) starts.push(ms); // the first start warms the OS file cache
     await c.close();
   }
