@@ -3,35 +3,27 @@
 // CLI, Debian's headless Chromium, and the flow a site owner goes through, asserted step by step.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { join, resolve } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { launchChromium } from '../support/chromium.js';
 import { runSvc, spawnSvc, type ServeProcess } from '../support/cli.js';
 import { ROOT } from '../support/paths.js';
 import { article, closedPort, startSite, writeJson, type TestSite } from '../support/site.js';
 import { until } from '../support/wait.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
 export const TOKEN = 'console1:eu-north-1';
 export const PASSWORDS = { admin: 'admin password 1', reader: 'reader password 1', temp: 'temp password 1' };
-export const SHOTS = join(ROOT, 'docs', 'images', 'console');
+/**
+ * Where screenshots go: a temporary folder, or CONSOLE_SCREENSHOTS (relative to the repository) to refresh the
+ * docs' own (`CONSOLE_SCREENSHOTS=docs/images/console npx vitest run test/console/console-browser.test.ts`).
+ */
+export const SHOTS = process.env.CONSOLE_SCREENSHOTS
+  ? resolve(ROOT, process.env.CONSOLE_SCREENSHOTS)
+  : join(tmpdir(), 'svc-console-screenshots');
 
-export async function launchBrowser(dir: string): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+export function launchBrowser(dir: string): Promise<BrowserContext> {
+  return launchChromium(join(dir, 'profile'), { viewport: { width: 1280, height: 800 } });
 }
 
 export interface ConsoleService {
@@ -130,7 +122,7 @@ export async function startConsoleService(opts: { databaseUrl?: string } = {}): 
   return svc;
 }
 
-/** Screenshots of a page, wide and narrow, into docs/images/console (only when `shots`). */
+/** Screenshots of a page, wide and narrow, into SHOTS (only when `shots`). */
 export async function shoot(page: Page, name: string, shots: boolean): Promise<void> {
   if (!shots) return;
   mkdirSync(SHOTS, { recursive: true });

@@ -3,16 +3,10 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
+import { CHROMIUM } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { pgFixture, skip, type PgFixture } from '../support/postgres.js';
-import {
-  CHROMIUM,
-  launchBrowser,
-  ownerFlow,
-  startConsoleService,
-  subscriberView,
-  type ConsoleService,
-} from './console-flow.js';
+import { launchBrowser, ownerFlow, startConsoleService, subscriberView, type ConsoleService } from './console-flow.js';
 
 const available = existsSync(CHROMIUM);
 
