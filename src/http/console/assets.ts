@@ -22,7 +22,7 @@ h1{font-size:1.5rem;margin:.5rem 0 1rem}h2{font-size:1.15rem;margin:1.5rem 0 .5r
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.4rem .5rem;border-bottom:1px solid var(--line)}
 th{background:var(--bg)}td{overflow-wrap:anywhere}
-form.inline{display:inline;margin:0}
+form.inline{display:inline;margin:0}td button{white-space:nowrap;overflow-wrap:normal}
 .row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:.5rem 0}
 .field{display:flex;flex-direction:column;gap:.2rem;min-width:12rem;flex:1}
 label{font-weight:600}

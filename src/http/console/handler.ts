@@ -357,6 +357,7 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
       return redirect(res, projectPath(token, known && mayOpen(user, known.slug) ? known.slug : landingSlug(user)));
     }
     if (path === `${CONSOLE_PATH}/users`) return usersRoute(req, res, s, form);
+    if (/^\/console\/p\/[^/]+$/.test(path) && !form) return redirect(res, `${path}/`);
     const m = /^\/console\/p\/([^/]+)\/(.*)$/.exec(path);
     if (m) {
       let token: string;
