@@ -127,6 +127,8 @@ describe('the console with several projects', () => {
     app = openApp(config, { logger: silentLogger });
     await addUser(app.store.sql, 'admin', 'administrator');
     await setPassword(app.store.sql, 'admin', PASSWORDS.admin);
+    await addUser(app.store.sql, 'ed', 'editor');
+    await setPassword(app.store.sql, 'ed', PASSWORDS.reader);
     host = await createHost(app);
     const handlers: HttpHandler[] = [];
     server = createHttpServer({ logger: silentLogger, handlers });
@@ -174,5 +176,24 @@ describe('the console with several projects', () => {
     expect(await (await get(consolePath(B, 'keys'))).text()).toContain('plantation deploy');
     expect(await (await get(consolePath(A, 'keys'))).text()).not.toContain('plantation deploy');
     expect((await get(consolePath('nope0000:eu-north-1'))).status).toBe(404);
+  }, 30_000);
+
+  it('shows an editor what the capability table allows: Search, in every project, and nothing else', async () => {
+    const signedIn = await post(base, await signInForm(base), 'ed', PASSWORDS.reader);
+    const cookie = signedIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('svc_console='))!
+      .split(';')[0]!;
+    const as = (path: string) => fetch(`${base}${path}`, { headers: { cookie }, redirect: 'manual' });
+    expect((await as('/console/')).headers.get('location')).toBe(consolePath(A, 'search'));
+    const search = await (await as(consolePath(B, 'search'))).text();
+    expect(search.match(/<nav class="pages"[^]*?<\/nav>/)![0]).not.toMatch(/Overview|Crawls|API keys|Users/);
+    for (const slug of ['', 'crawls', 'report', 'report/view', 'keys', 'webhooks'])
+      expect((await as(consolePath(A, slug))).status, slug).toBe(403);
+    expect((await as('/console/users')).status).toBe(403);
+    // A switch to a page the role may not open lands on one it may.
+    expect((await as(`/console/switch?project=${encodeURIComponent(B)}&page=keys`)).headers.get('location')).toBe(
+      consolePath(B, 'search'),
+    );
   }, 30_000);
 });
