@@ -47,9 +47,18 @@ function showPanel(title, body, isError) {
   panel.className = 'panel' + (isError ? ' error' : '');
   panel.innerHTML = '<strong>' + esc(title) + '</strong><pre>' + esc(body) + '</pre>';
 }
+/** Renders a report, keeping the reader's view, filter and reason across the re-render. */
 function showReport(out) {
+  const keep = {};
+  ['#q', '#reason'].forEach(function (s) { const el = root.querySelector(s); if (el) keep[s] = el.value; });
+  const tab = root.querySelector('[data-view][aria-selected="true"]');
   root.innerHTML = reportHtml(fromAbilityReport(out, REASONS), Date.now(), true);
   svcEnhance(root);
+  if (tab) { const again = root.querySelector('[data-view="' + tab.getAttribute('data-view') + '"]'); if (again) again.click(); }
+  Object.keys(keep).forEach(function (s) {
+    const el = root.querySelector(s);
+    if (el && keep[s]) { el.value = keep[s]; el.dispatchEvent(new Event(s === '#q' ? 'input' : 'change')); }
+  });
 }
 function isReport(sc) { return !!sc && typeof sc.summary === 'object' && Array.isArray(sc.links); }
 function isCrawl(sc) { return !!sc && typeof sc.id === 'number' && typeof sc.status === 'string' && !!sc.stats; }
@@ -101,7 +110,7 @@ async function pageMeta(page) {
   // No tool maps a URL to its post: the search index knows each page's postId.
   const words = (page.replace(/^https?:\\/\\/[^/]+/i, '').match(/[\\p{L}\\p{N}]+/gu) || []).join(' ');
   const found = await call('svc-search', { terms: words || page, search_params: { size: 100 } });
-  const hit = found.hits.find(function (h) { return h.url === page; });
+  const hit = found.results.hits.find(function (h) { return h.url === page; });
   const id = hit && hit.customFields.postId && Number(hit.customFields.postId.value);
   if (!id) { showPanel('Page meta of ' + page, 'No post in the search index has this URL.', false); return; }
   const meta = await call('svc-get-page-meta', { post_id: id });

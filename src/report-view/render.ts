@@ -110,8 +110,8 @@ export function byLinkHtml(d: ViewData, now: number, actions: boolean): string {
     return (
       `<tr data-reason="${esc(l.reason)}"><td>${urlHtml(l.link, d.base)}</td>` +
       `<td data-sort="${rank(l.reason)}">${badgesHtml(d, l)}</td>` +
-      `<td class="num" data-sort="${l.http_status}">${l.http_status || '—'}</td><td>${esc(message)}</td>` +
-      `<td class="num">${g.length}</td><td><ul class="in">${pages}</ul></td></tr>`
+      `<td class="num" data-label="Status" data-sort="${l.http_status}">${l.http_status || '—'}</td><td>${esc(message)}</td>` +
+      `<td class="num" data-label="Pages">${g.length}</td><td><ul class="in">${pages}</ul></td></tr>`
     );
   });
   return (
@@ -145,7 +145,7 @@ export function byPageHtml(d: ViewData, now: number, actions: boolean): string {
           `<li>${badgesHtml(d, row)} <span class="badge">${row.http_status || '—'}</span> ${urlHtml(row.link, d.base)}${sourceHtml(row, now)}</li>`,
       )
       .join('');
-    return `<tr><td>${urlHtml(page, d.base)}${actionsHtml(page, actions)}</td><td class="num">${g.length}</td><td class="num">${n}</td><td><ul class="in">${links}</ul></td></tr>`;
+    return `<tr><td>${urlHtml(page, d.base)}${actionsHtml(page, actions)}</td><td class="num" data-label="Problems">${g.length}</td><td class="num" data-label="Broken">${n}</td><td><ul class="in">${links}</ul></td></tr>`;
   });
   return (
     `<table class="sortable" id="pages-table">` +

@@ -17,9 +17,9 @@ h2 { font-size: 17px; margin: 20px 0 8px; }
 .counts li { border: 1px solid var(--line); border-left-width: 6px; border-radius: 6px; padding: 8px 14px; min-width: 130px; background: var(--card); }
 .counts .n { display: block; font-size: 24px; font-weight: 600; }
 .counts .label { color: var(--muted); }
-.r-not_found { border-left-color: var(--nf) !important; } .r-forbidden { border-left-color: var(--fb) !important; }
-.r-server_error { border-left-color: var(--se) !important; } .r-redirect { border-left-color: var(--rd) !important; }
-.r-unknown { border-left-color: var(--uk) !important; } .r-total { border-left-color: var(--accent) !important; }
+.counts .r-not_found { border-left-color: var(--nf); } .counts .r-forbidden { border-left-color: var(--fb); }
+.counts .r-server_error { border-left-color: var(--se); } .counts .r-redirect { border-left-color: var(--rd); }
+.counts .r-unknown { border-left-color: var(--uk); } .counts .r-total { border-left-color: var(--accent); }
 .badge.r-not_found { color: var(--nf); } .badge.r-forbidden { color: var(--fb); } .badge.r-server_error { color: var(--se); }
 .badge.r-redirect { color: var(--rd); } .badge.r-unknown { color: var(--uk); }
 .toolbar { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; position: sticky; top: 0; z-index: 1; background: var(--card); padding: 8px 0; border-bottom: 1px solid var(--line); }
@@ -61,5 +61,6 @@ a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: un
   tr { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; padding: 4px 0; }
   td { border: 0; padding: 2px 10px; } td:first-child { font-weight: 600; }
   td.num { text-align: left; } td:empty { display: none; }
+  td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); }
 }
 `;
