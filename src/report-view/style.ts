@@ -1,12 +1,12 @@
 // The report view's one style sheet: the reason colours, a layout that folds each table row into a card in a
-// narrow column (a chat's side panel, a phone), and a dark scheme that follows prefers-color-scheme.
+// narrow column (a chat's side panel, a phone), and a dark scheme (light-dark()): it follows prefers-color-scheme,
+// or the color-scheme a host sets on the document (the MCP App takes its host's theme).
 export const REPORT_STYLE = `
-:root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --card: #fff; --accent: #0969da;
-  --nf: #cf222e; --fb: #bc4c00; --se: #8250df; --rd: #9a6700; --uk: #59636e; --warn-bg: #fff8c5; --warn: #d4a72c; }
-@media (prefers-color-scheme: dark) {
-  :root { --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --bg: #151b23; --card: #0d1117; --accent: #4493f8;
-    --nf: #f85149; --fb: #db6d28; --se: #ab7df8; --rd: #d29922; --uk: #9198a1; --warn-bg: #3b2e0a; --warn: #9e6a03; }
-}
+:root { color-scheme: light dark; --fg: light-dark(#1f2328, #e6edf3); --muted: light-dark(#59636e, #9198a1);
+  --line: light-dark(#d1d9e0, #3d444d); --bg: light-dark(#f6f8fa, #151b23); --card: light-dark(#fff, #0d1117);
+  --accent: light-dark(#0969da, #4493f8); --nf: light-dark(#cf222e, #f85149); --fb: light-dark(#bc4c00, #db6d28);
+  --se: light-dark(#8250df, #ab7df8); --rd: light-dark(#9a6700, #d29922); --uk: light-dark(#59636e, #9198a1);
+  --warn-bg: light-dark(#fff8c5, #3b2e0a); --warn: light-dark(#d4a72c, #9e6a03); }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--card); margin: 0 auto; padding: 24px; max-width: 1400px; }
 h1 { font-size: 22px; margin: 0 0 4px; }

@@ -1,6 +1,6 @@
 // The HTML report in a real browser (Debian's chromium, driven by playwright-core; no browser is downloaded): it
 // loads from a file:// URL and requests nothing else, renders the counts, sorts by a clicked column, filters by the
-// search box and the reason picker, switches to the by-page view, and runs no script from the report's data. A screenshot is kept in the
+// search box and the reason picker, switches to the by-page view, follows the dark scheme, folds into cards when narrow, and runs no script from the report's data. A screenshot is kept in the
 // test's temporary folder.
 import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,9 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHtml } from '../../src/backend/report/formats/html.js';
 import { SAMPLE_COUNTS, sampleReport, SITE } from '../support/reports.js';
+
+/** The one DOM call these checks make in the page (the suite's TypeScript has no DOM types). */
+type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; display: string } };
 
 const CHROMIUM = '/usr/bin/chromium';
 // CI installs chromium (.ci/run), so there the test must run; elsewhere it runs when chromium is there.
@@ -104,6 +107,22 @@ describe.skipIf(skip)('HTML report in headless Chromium', () => {
     await page.click('#links-table th:nth-child(1) button');
     const byUrl = await linkColumn();
     expect(byUrl).toEqual([...byUrl].sort((a, b) => a.localeCompare(b, undefined, { numeric: true })));
+    expect(problems).toEqual([]);
+  });
+
+  it('follows the dark scheme, and folds rows into cards in a narrow column', async () => {
+    const background = () =>
+      page.$eval('body', (b) => (globalThis as unknown as Styles).getComputedStyle(b).backgroundColor);
+    expect(await background()).toBe('rgb(255, 255, 255)');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await background()).toBe('rgb(13, 17, 23)');
+    await page.emulateMedia({ colorScheme: 'light' });
+    const display = () =>
+      page.$eval('#links-table tbody tr', (tr) => (globalThis as unknown as Styles).getComputedStyle(tr).display);
+    expect(await display()).toBe('table-row');
+    await page.setViewportSize({ width: 380, height: 900 });
+    expect(await display()).toBe('block');
+    await page.setViewportSize({ width: 1280, height: 900 });
     expect(problems).toEqual([]);
   });
 

@@ -25,6 +25,9 @@ import { serveSvc, svcOutput, type ServeProcess } from '../support/cli.js';
 import { SERVER_JS } from '../support/paths.js';
 import { article, startSite, type TestSite } from '../support/site.js';
 
+/** The one DOM call these checks make in the page (the suite's TypeScript has no DOM types). */
+type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; display: string } };
+
 const CHROMIUM = '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) && !process.env.CI;
 const UI = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
@@ -400,6 +403,12 @@ describe.skipIf(skip)('the link report App in a sandboxed frame, through the ext
       );
       await h.app.waitForSelector('#links-table');
       expect(Number(await h.app.textContent('.counts li[data-reason="not_found"] .n'))).toBeGreaterThanOrEqual(3);
+      // The host's theme: dark when the host says so.
+      const background = () =>
+        h.app.$eval('body', (b) => (globalThis as unknown as Styles).getComputedStyle(b).backgroundColor);
+      expect(await background()).toBe('rgb(255, 255, 255)');
+      await h.bridge.sendHostContextChange({ theme: 'dark' });
+      await until('the dark theme', async () => (await background()) === 'rgb(13, 17, 23)');
       expect(problems).toEqual([]);
     } finally {
       await h.close();
