@@ -1,9 +1,9 @@
 // The view model every rendering of the link report starts from: the reasons with their titles and counts, and
 // one flat row per (page, link) in the ability's snake_case form, so the MCP App can take svc-link-report's answer
-// as it comes. The REST form (svc report, the console) is turned into it here.
+// as it comes. The REST form (svc report, the console) is put in that form here and read the same way.
 import { LINK_REASONS, type LinkReason } from '../model/link-reasons.js';
 import type { LinkReport } from '../model/types.js';
-import { trackingNote } from './render.js';
+import { fromAbilityReport } from './render.js';
 
 export interface ViewReason {
   reason: string;
@@ -94,23 +94,8 @@ export function viewOfReport(r: LinkReport, toolVersion?: string): ViewData {
       })),
     ),
   );
-  const targets = r.targets.map((t) => ({
-    host: t.host,
-    link_tracking: t.linkTracking,
-    walk_links: t.walkLinks,
-    note: trackingNote(t.host, t.linkTracking),
-  }));
-  return {
-    reasons: REASON_TEXT.map((t) => ({
-      ...t,
-      count: r[LINK_REASONS.find((l) => l.reason === t.reason)!.section].count,
-    })),
-    rows,
-    targets,
-    base: targets.length === 1 ? targets[0]!.host : null,
-    last_full_crawl: r.lastFullCrawl,
-    truncated: r.truncated,
-    notice: null,
-    tool_version: toolVersion ?? null,
-  };
+  const summary = Object.fromEntries(LINK_REASONS.map(({ reason, section }) => [reason, r[section].count]));
+  const targets = r.targets.map((t) => ({ host: t.host, link_tracking: t.linkTracking, walk_links: t.walkLinks }));
+  const out = { summary, links: rows, targets, truncated: r.truncated, last_full_crawl: r.lastFullCrawl };
+  return { ...fromAbilityReport(out, [...REASON_TEXT]), tool_version: toolVersion ?? null };
 }
