@@ -118,6 +118,13 @@ async function pageMeta(page) {
 }
 
 root.addEventListener('click', function (ev) {
+  // A sandboxed frame opens no window: the host opens links (only http(s) ones are links at all).
+  const a = ev.target.closest('a[href]');
+  if (a) {
+    ev.preventDefault();
+    app.openLink({ url: a.getAttribute('href') }).catch(function () {});
+    return;
+  }
   const b = ev.target.closest('button.act');
   if (!b) return;
   const page = b.getAttribute('data-page');
