@@ -322,6 +322,15 @@ describe.skipIf(skip)('the link report App in a sandboxed frame, through the ext
       await h.app.click('#links-table th:nth-child(3) button');
       expect(await h.app.getAttribute('#links-table th:nth-child(3)', 'aria-sort')).toBe('descending');
       await h.app.click('#links-table th:nth-child(3) button');
+      // A link opens through the host (the frame may open no window itself).
+      const opened: string[] = [];
+      h.bridge.onopenlink = async ({ url }) => {
+        opened.push(url);
+        return {};
+      };
+      await h.app.click('#links-table tbody tr:first-child td:first-child a');
+      await until('the host to open the link', async () => opened.length > 0);
+      expect(opened[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
       if (shots) {
         mkdirSync(shots, { recursive: true });
         await screenshot(h.page, join(shots, 'link-report-app-wide.png'));
