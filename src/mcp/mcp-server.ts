@@ -18,6 +18,7 @@ import type { Logger } from '../lib/log.js';
 import { packageVersion } from '../lib/package-version.js';
 import { registerTools, type ToolCallStep } from '../tools/index.js';
 import type { Host } from '../abilities/runtime.js';
+import { registerLinkReportApp } from './link-report-app.js';
 import { registerResourcesAndPrompts } from './resources.js';
 
 const LEVELS: readonly LoggingLevel[] = [
@@ -155,5 +156,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
         .catch(() => {});
     },
   });
+  // The link report App, for clients that declare the MCP Apps extension (after the lists it answers for).
+  if (opts.host.abilitiesEnabled) registerLinkReportApp(mcp, opts.host.registry);
   return server;
 }

@@ -12,12 +12,14 @@ const LAYERS: Record<string, readonly string[]> = {
   model: ['lib'],
   store: ['lib', 'model'],
   crawler: ['lib', 'model'],
-  backend: ['lib', 'model', 'store', 'crawler'],
+  // The link report's one renderer (pure data -> HTML), for the report file, the console and the MCP App.
+  'report-view': ['lib', 'model'],
+  backend: ['lib', 'model', 'store', 'crawler', 'report-view'],
   host: ['lib', 'model'],
   auth: ['lib', 'model', 'store', 'host'],
   abilities: ['lib', 'model', 'backend', 'host', 'auth'],
   tools: ['lib', 'model', 'abilities'],
-  mcp: ['lib', 'model', 'abilities', 'tools'],
+  mcp: ['lib', 'model', 'abilities', 'tools', 'report-view'],
   http: ['lib', 'model', 'backend', 'host', 'auth', 'abilities', 'mcp'],
   // The top: the composition root, the commands and the demo build everything.
   app: ['*'],

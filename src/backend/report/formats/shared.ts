@@ -3,6 +3,8 @@
 import { escapeHtml } from '../../../lib/escape-html.js';
 import { LINK_REASONS, type LinkReason, type SectionKey } from '../../../model/link-reasons.js';
 import type { LinkReport, ReportLink, ReportTarget } from '../../../model/types.js';
+import { trackingNote as targetTrackingNote } from '../../../report-view/render.js';
+import { REASON_TEXT } from '../../../report-view/view-data.js';
 
 export interface FormatOptions {
   /** svc's version, named by the machine-readable formats. */
@@ -19,29 +21,11 @@ export interface ReasonInfo {
   description: string;
 }
 
-const DESCRIPTIONS: Record<LinkReason, { title: string; description: string }> = {
-  not_found: {
-    title: 'Not found',
-    description: 'The link answers 404 or 410 (or its page lacks the #fragment it names).',
-  },
-  forbidden: { title: 'Forbidden', description: 'The link answers 401, 403 or 451: readers cannot open it.' },
-  server_error: {
-    title: 'Server error',
-    description:
-      'The link answers another 4xx or a 5xx, or nothing usable: timeout, refused connection, unknown host, TLS error, redirect loop.',
-  },
-  redirect: {
-    title: 'Redirect',
-    description: 'The link redirects to a page that answers: link to the final address instead.',
-  },
-  unknown: {
-    title: 'Unknown',
-    description: 'Found but not checked: the crawl stopped early (max_pages reached, or stopped).',
-  },
-};
-
 /** The report's reasons in section order, with their titles. */
-export const REASONS: readonly ReasonInfo[] = LINK_REASONS.map((r) => ({ ...r, ...DESCRIPTIONS[r.reason] }));
+export const REASONS: readonly ReasonInfo[] = LINK_REASONS.map((r) => ({
+  ...r,
+  ...REASON_TEXT.find((t) => t.reason === r.reason)!,
+}));
 
 export function reasonInfo(reason: LinkReason): ReasonInfo {
   return REASONS.find((r) => r.reason === reason)!;
@@ -80,8 +64,7 @@ export function failingSet(o: FormatOptions): ReadonlySet<LinkReason> {
 
 /** Why a near-empty report may not mean a healthy site: null when the target checks every link. */
 export function trackingNote(t: ReportTarget): string | null {
-  if (t.linkTracking === 'all') return null;
-  return `${t.host} tracks only links to PDF documents (track_links = ${t.linkTracking}); set track_links to "all" to check every link.`;
+  return targetTrackingNote(t.host, t.linkTracking);
 }
 
 /** One line about a problem link: "Not found: URL (HTTP 404) — message". */

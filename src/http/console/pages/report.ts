@@ -1,6 +1,6 @@
-// Link report: the report view `svc report --format html` writes (one implementation, formats/html), shown in a
-// frame of the console page and served on its own for a tab of its own.
-import { formatLinkReport } from '../../../backend/report/formats/index.js';
+// Link report: the report view `svc report --format html` writes and the MCP App renders (one implementation,
+// through formats/html's entry), shown in a frame of the console page and served on its own for a tab of its own.
+import { formatHtml } from '../../../backend/report/formats/html.js';
 import { REPORT_LIMIT } from '../../../model/limits.js';
 import { projectPath, type PageContent } from '../layout.js';
 import type { PageCtx } from './page.js';
@@ -17,5 +17,5 @@ export function reportPage(ctx: PageCtx): PageContent {
 /** The report document itself, from stored data only. */
 export async function reportDocument(ctx: PageCtx, toolVersion: string): Promise<string> {
   const report = await ctx.project.backend.linkReport({ limit: REPORT_LIMIT.default });
-  return formatLinkReport('html', report, { toolVersion });
+  return formatHtml(report, { toolVersion });
 }
