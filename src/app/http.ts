@@ -2,15 +2,20 @@
 // the HTTP stack, Express and the OAuth server: a crawl or a report from the CLI never does.
 import type { Host } from './host.js';
 import type { App } from './open-app.js';
-import { API_KEY_PREFIX, verifyApiKey } from '../auth/keys.js';
+import { ConsoleSessions } from '../auth/console-sessions.js';
+import { API_KEY_PREFIX, createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from '../auth/keys.js';
+import { PasswordSignIn } from '../auth/password-sign-in.js';
+import { checkPasswordRules, setPassword } from '../auth/passwords.js';
 import { hashSecret } from '../auth/secrets.js';
-import { USER_TOKEN_PREFIX } from '../auth/users.js';
+import { addUser, listUsers, USER_TOKEN_PREFIX } from '../auth/users.js';
 import { AuthorizationServer } from '../auth/oauth/provider.js';
 import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
 import { createDocumentFetch } from '../crawler/document-fetch.js';
 import { createRateLimitHandler } from '../http/rate-limit.js';
 import { memoryRateCounter, sqlRateCounter } from '../store/rate-limits.js';
 import { createAbilityRoutesHandler } from '../http/ability-routes.js';
+import { createConsoleHandler } from '../http/console/handler.js';
+import type { ConsoleDeps } from '../http/console/deps.js';
 import type { HttpDeps } from '../http/deps.js';
 import { MCP_PATH, type HttpHandler } from '../http/io.js';
 import { createMcpHttpHandler } from '../http/mcp.js';
@@ -18,6 +23,7 @@ import { createSignInPage } from '../http/oauth-page.js';
 import { createOAuthHandler } from '../http/oauth.js';
 import { bearerVerifier } from '../http/oauth-bearer.js';
 import { createV1Handler } from '../http/v1.js';
+import { packageVersion } from '../lib/package-version.js';
 
 export interface HttpDepsOptions {
   /**
@@ -41,6 +47,8 @@ export function issuerProblem(url: URL): string | null {
 /** What the HTTP entries (/v1, the ability routes, /mcp, OAuth) need of this app. Build it once per server. */
 export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
   let oauth: HttpDeps['oauth'] = null;
+  // One password check for the OAuth page and the console: failed attempts on either count for both.
+  const passwordSignIn = new PasswordSignIn({ sql: app.store.sql, now: opts.now });
   if (opts.publicUrl) {
     const issuer = new URL(opts.publicUrl);
     const problem = issuerProblem(issuer);
@@ -55,6 +63,7 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
         resource: new URL(MCP_PATH, issuer),
         fetchDocument: createDocumentFetch({ policy, tls: opts.documentTls }),
         now: opts.now,
+        passwordSignIn,
       });
       oauth = { server, page: createSignInPage({ now: opts.now }), provider: bearerVerifier(server), issuer: origin };
     }
@@ -76,9 +85,41 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
       return null;
     },
     oauth,
+    console: consoleDeps(app, passwordSignIn, opts),
     rateLimits: app.config.rate_limits,
     rateCounter: app.store.dialect === 'pg' ? sqlRateCounter(app.store.sql) : memoryRateCounter(),
     now: opts.now,
+  };
+}
+
+/** What the console acts on: every project's backend and keys, and the users of the host side (the first store). */
+function consoleDeps(app: App, passwordSignIn: PasswordSignIn, opts: HttpDepsOptions): ConsoleDeps {
+  const sql = app.store.sql;
+  return {
+    projects: app.projects.map((p) => ({
+      token: p.token,
+      backend: p.backend,
+      targets: p.config.targets,
+      webhooks: p.config.webhooks.map((w) => ({ url: w.url, events: w.events })),
+      keys: {
+        create: (name) => createApiKey(p.store.sql, p.token, name),
+        list: () => listApiKeys(p.store.sql, p.token),
+        revoke: (id) => revokeApiKey(p.store.sql, p.token, id),
+      },
+    })),
+    signIn: (login, password, address) => passwordSignIn.signIn(login, password, address),
+    sessions: new ConsoleSessions(sql, { now: opts.now }),
+    users: {
+      list: () => listUsers(sql),
+      async add(login, role, password) {
+        // The password's rules first, so a refused one leaves no user without a password behind.
+        checkPasswordRules(password);
+        await addUser(sql, login, role);
+        await setPassword(sql, login, password);
+      },
+    },
+    secureCookies: opts.publicUrl ? new URL(opts.publicUrl).protocol === 'https:' : false,
+    toolVersion: packageVersion(),
   };
 }
 
@@ -100,7 +141,7 @@ async function tokenKey(deps: HttpDeps, host: Host, token: string): Promise<stri
   return valid ? `token:${hashSecret(token)}` : null;
 }
 
-/** The routes of `svc serve`, in order: the rate limit, /v1, the ability routes, OAuth (when on), /mcp. */
+/** The routes of `svc serve`, in order: the rate limit, /v1, the ability routes, the console, OAuth (when on), /mcp. */
 export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
   const handlers = [
     createRateLimitHandler({
@@ -113,6 +154,7 @@ export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
     }),
     createV1Handler(deps),
     createAbilityRoutesHandler(deps, host),
+    createConsoleHandler(deps.console, { logger: deps.logger }),
   ];
   if (deps.oauth) {
     handlers.push(

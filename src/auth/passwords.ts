@@ -57,7 +57,7 @@ export function hashNeedsRehash(stored: string): boolean {
   return !h || h.N !== SCRYPT_PARAMS.N || h.r !== SCRYPT_PARAMS.r || h.p !== SCRYPT_PARAMS.p;
 }
 
-function checkPasswordRules(password: string): void {
+export function checkPasswordRules(password: string): void {
   if (password.length < PASSWORD_MIN) throw new UserError(`password: must be at least ${PASSWORD_MIN} characters`);
   if (password.length > PASSWORD_MAX) throw new UserError(`password: must be at most ${PASSWORD_MAX} characters`);
 }

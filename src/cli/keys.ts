@@ -1,5 +1,6 @@
 // `svc keys create [--name N]` · `svc keys list` · `svc keys revoke ID`: API keys of this service's /v1 project.
 import { createApiKey, listApiKeys, revokeApiKey } from '../auth/keys.js';
+import { API_KEY_NAME_MAX } from '../model/limits.js';
 import { CliError, intOption, parse, PROJECT_OPTION, sayWhereWritten, withApp } from './common.js';
 
 const USAGE = `usage: svc keys create [--name N]   make a /v1 API key; prints it once, alone on one line
@@ -23,7 +24,7 @@ export async function run(argv: string[]): Promise<number> {
     const project = app.backend.publicToken;
     if (action === 'create') {
       const name = typeof values.name === 'string' ? values.name.trim() : '';
-      if (name.length > 200) throw new CliError('--name: must be at most 200 characters');
+      if (name.length > API_KEY_NAME_MAX) throw new CliError(`--name: must be at most ${API_KEY_NAME_MAX} characters`);
       const { key, info } = await createApiKey(app.store.sql, project, name);
       app.logger.info(
         { id: info.id, name: info.name, project },

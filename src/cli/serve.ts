@@ -86,6 +86,7 @@ export async function run(argv: string[]): Promise<number> {
     {
       base_url: baseUrl,
       mcp_url: `${baseUrl}/mcp`,
+      console_url: `${baseUrl}/console/`,
       backend: app.backend.kind,
       demo: demo !== null,
       oauth_issuer: deps.oauth?.issuer.origin ?? null,

@@ -285,6 +285,7 @@ function banner(o: {
     `  ${o.credPath} (mode 0600)`,
     '',
     `  demo site    ${site.origin}/  (and a second loopback host: ${site.partnerOrigin}/)`,
+    `  console      ${creds.base_url}/console/  (sign in with a login and password below)`,
     `  MCP (HTTP)   ${creds.mcp_url}`,
     `  /v1 API      ${creds.base_url}/v1/projects/${creds.public_token}/`,
     `  API key      ${creds.api_key}`,

@@ -5,6 +5,7 @@ import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';
 import type { ApiKeyInfo } from '../model/users.js';
 import type { RateCounter } from '../model/rate-limits.js';
+import type { ConsoleDeps } from './console/deps.js';
 import type { BearerVerifier } from './oauth-bearer.js';
 import type { AuthorizePage } from './oauth-page.js';
 
@@ -31,4 +32,6 @@ export interface HttpDeps {
    * `provider`: the bearer check's view of it (the resource and the access token verifier) that /mcp uses.
    */
   oauth: { server: AuthorizationServer; page: AuthorizePage; provider: BearerVerifier; issuer: URL } | null;
+  /** The console at /console/: the projects, users and sessions it acts on. */
+  console: ConsoleDeps;
 }

@@ -11,6 +11,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Response } from 'express';
 import { SCOPE_DESCRIPTIONS, type AuthorizationServer, type SignInRequest } from '../auth/oauth/provider.js';
 import { escapeHtml } from '../lib/escape-html.js';
+import { parseCookies } from './cookies.js';
 
 const FORM_TTL_MS = 10 * 60 * 1000;
 const COOKIE = 'svc_signin';
@@ -31,15 +32,6 @@ const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 function requestDigest(r: SignInRequest): string {
   const fields = [r.client.client_id, r.redirectUri, r.codeChallenge, r.state ?? '', r.scopes.join(' '), r.resource];
   return createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
-}
-
-function parseCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (header ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0) out[part.slice(0, i).trim()] = part.slice(i + 1).trim();
-  }
-  return out;
 }
 
 /** The origin (or, for an app's own scheme, the scheme) the browser is sent to after the form: CSP form-action. */

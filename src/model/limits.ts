@@ -4,6 +4,8 @@
 export const REPORT_LIMIT = { min: 1, max: 5000, default: 1000 } as const;
 /** URLs one page deletion may list. */
 export const DELETE_URLS_MAX = 50;
+/** Characters of an API key's name. */
+export const API_KEY_NAME_MAX = 200;
 /** URLs one manual crawl may list. */
 export const MANUAL_URLS_MAX = 1000;
 /** How long a fixed problem's history, and a finished webhook delivery, are kept (days). */

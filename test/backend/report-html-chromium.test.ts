@@ -6,15 +6,15 @@ import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHtml } from '../../src/backend/report/formats/html.js';
+import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import { SAMPLE_COUNTS, sampleReport, SITE } from '../support/reports.js';
 
 /** The one DOM call these checks make in the page (the suite's TypeScript has no DOM types). */
 type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; display: string } };
 
-const CHROMIUM = '/usr/bin/chromium';
 // CI installs chromium (.ci/run), so there the test must run; elsewhere it runs when chromium is there.
 const skip = !existsSync(CHROMIUM) && !process.env.CI;
 
@@ -28,21 +28,7 @@ describe.skipIf(skip)('HTML report in headless Chromium', () => {
 
   beforeAll(async () => {
     writeFileSync(file, formatHtml(sampleReport(), { toolVersion: '0.1.0' }));
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
+    context = await launchChromium(join(dir, 'profile'), { viewport: { width: 1280, height: 900 } });
     page = context.pages()[0] ?? (await context.newPage());
     context.on('request', (r) => requests.push(r.url()));
     page.on('console', (m) => {

@@ -138,6 +138,7 @@ describe('svc serve with no config (npm start)', () => {
     const err = serve.stderr();
     const once = (s: string) => expect(err.split(s).length - 1, s).toBe(1);
     once(`MCP (HTTP)   ${creds.mcp_url}`);
+    once(`console      ${creds.base_url}/console/`);
     once(`API key      ${creds.api_key}`);
     for (const u of creds.users) expect(err).toContain(u.token);
     once(

@@ -7,8 +7,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import {
   authorizeUrl,
   mcpInit,
@@ -20,7 +21,6 @@ import {
   type OAuthServer,
 } from '../support/oauth.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI)
   throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`);
@@ -42,20 +42,7 @@ describe.skipIf(!available)('the sign-in page in headless Chromium', () => {
     await new Promise<void>((r) => callback.listen(0, '127.0.0.1', r));
     callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
     // A fresh profile in the temp folder (playwright passes it as --user-data-dir).
-    browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium(join(dir, 'profile'));
   }, 60_000);
 
   afterAll(async () => {

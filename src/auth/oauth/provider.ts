@@ -25,9 +25,8 @@ import {
 } from '../../store/oauth.js';
 import type { Sql } from '../../store/sql.js';
 import { getUser } from '../../store/users.js';
-import { verifyPassword } from '../passwords.js';
+import { PasswordSignIn, type SignInResult } from '../password-sign-in.js';
 import { hashSecret, newSecret, sameHash } from '../secrets.js';
-import { AttemptLimiter } from './attempt-limiter.js';
 import { checkClientMetadata, redirectUriMatches, type OAuthClient } from './client-metadata.js';
 import { OAuthError } from './errors.js';
 import { isDocumentClientId, MetadataDocuments, type DocumentClient, type DocumentFetch } from './metadata-document.js';
@@ -46,10 +45,6 @@ const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
 const CODE_TTL_S = 120;
 const MAX_TOKEN_LENGTH = 256;
 const MAX_STATE_LENGTH = 2000;
-const FAILURE_WINDOW_MS = 15 * 60 * 1000;
-/** Failures of one login (from anywhere) before each further try of it is slowed, and the longest slowdown. */
-const FREE_FAILURES_PER_LOGIN = 5;
-const MAX_SLOWDOWN_MS = 4000;
 
 export type { OAuthClient } from './client-metadata.js';
 export type { DocumentClient } from './metadata-document.js';
@@ -71,10 +66,7 @@ export interface SignInRequest {
  */
 export type AuthorizeOutcome = { page: SignInRequest } | { refuse: OAuthError } | { redirect: string };
 
-export type SignInResult =
-  | { user: User }
-  | { error: 'invalid_credentials' }
-  | { error: 'rate_limited'; retryAfter: number };
+export type { SignInResult } from '../password-sign-in.js';
 
 export interface TokenAnswer {
   access_token: string;
@@ -104,9 +96,11 @@ export interface AuthorizationServerOptions {
   fetchDocument: DocumentFetch;
   /** Clock in ms (tests move it). */
   now?: () => number;
-  /** Failed sign-ins allowed per login and address, and per address, in 15 minutes (default 5 and 20). */
-  maxFailuresPerLoginAndAddress?: number;
-  maxFailuresPerAddress?: number;
+  /**
+   * The password check with its limit of failed attempts, shared with the console's sign-in so guesses on either
+   * count together; by default one of its own on `sql`.
+   */
+  passwordSignIn?: PasswordSignIn;
 }
 
 /** Two resource indicators name the same thing: fragment and one trailing slash aside. */
@@ -140,17 +134,13 @@ function s256(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export class AuthorizationServer {
   readonly issuer: string;
   readonly resource: string;
   private readonly sql: Sql;
   private readonly now: () => number;
   private readonly documents: MetadataDocuments;
-  private readonly byLoginAndAddress: AttemptLimiter;
-  private readonly byAddress: AttemptLimiter;
-  private readonly byLogin: AttemptLimiter;
+  private readonly passwords: PasswordSignIn;
   private lastSweep = 0;
 
   constructor(opts: AuthorizationServerOptions) {
@@ -159,14 +149,7 @@ export class AuthorizationServer {
     this.resource = opts.resource.href;
     this.now = opts.now ?? Date.now;
     this.documents = new MetadataDocuments({ fetch: opts.fetchDocument, now: this.now });
-    const windowMs = FAILURE_WINDOW_MS;
-    this.byLoginAndAddress = new AttemptLimiter({
-      max: opts.maxFailuresPerLoginAndAddress ?? 5,
-      windowMs,
-      now: this.now,
-    });
-    this.byAddress = new AttemptLimiter({ max: opts.maxFailuresPerAddress ?? 20, windowMs, now: this.now });
-    this.byLogin = new AttemptLimiter({ max: Number.MAX_SAFE_INTEGER, windowMs, now: this.now });
+    this.passwords = opts.passwordSignIn ?? new PasswordSignIn({ sql: opts.sql, now: this.now });
   }
 
   private nowS(): number {
@@ -272,28 +255,9 @@ export class AuthorizationServer {
     }
   }
 
-  /**
-   * Checks a login and password. Failures count per login and address (5 lock that pair, not the login for
-   * everyone) and per address (20 lock the address); past 5 failures of a login from anywhere, each further try
-   * of it waits a little longer, so guessing from many addresses stays slow while the owner can still sign in.
-   */
-  async signIn(login: string, password: string, address: string): Promise<SignInResult> {
-    const loginKey = login.toLowerCase();
-    const pairKey = `${loginKey}\n${address}`;
-    const wait = Math.max(this.byLoginAndAddress.retryAfter(pairKey), this.byAddress.retryAfter(address));
-    if (wait > 0) return { error: 'rate_limited', retryAfter: wait };
-    const failures = this.byLogin.count(loginKey);
-    if (failures >= FREE_FAILURES_PER_LOGIN)
-      await sleep(Math.min(MAX_SLOWDOWN_MS, 250 * 2 ** (failures - FREE_FAILURES_PER_LOGIN)));
-    const user = await verifyPassword(this.sql, login, password);
-    if (!user) {
-      this.byLoginAndAddress.fail(pairKey);
-      this.byAddress.fail(address);
-      this.byLogin.fail(loginKey);
-      return { error: 'invalid_credentials' };
-    }
-    this.byLoginAndAddress.reset(pairKey);
-    return { user };
+  /** Checks a login and password, with the shared limit of failed attempts (see PasswordSignIn). */
+  signIn(login: string, password: string, address: string): Promise<SignInResult> {
+    return this.passwords.signIn(login, password, address);
   }
 
   /** The redirect that ends a sign-in: a new code for `user`, with the request's state and our `iss`. */

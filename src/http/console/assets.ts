@@ -1,0 +1,89 @@
+// The console's only style sheet and script, served from /console/assets/ (the pages' CSP allows 'self' and
+// nothing else: no inline code, no other host). The script is small and optional: the project switcher submits
+// on change, and a running crawl's bar is refreshed by polling, which keeps trying while the server restarts.
+
+export const CONSOLE_CSS = `:root{color-scheme:light;--fg:#1d2327;--muted:#50575e;--line:#c3c4c7;--bg:#f6f7f7;--accent:#2271b1;--bad:#b32d2e;--ok:#00703c}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:#fff}
+a{color:var(--accent)}a:focus,button:focus,input:focus,select:focus{outline:3px solid #72aee6;outline-offset:1px}
+header.top{background:#1d2327;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+header.top a{color:#fff}header.top .muted{color:#dcdcde}header.top .brand{font-weight:700;text-decoration:none;margin-right:auto}
+header.top form{display:flex;gap:.4rem;align-items:center;margin:0}
+header.top label{font-size:.9rem}
+header.top select{max-width:12rem}
+nav.pages{background:var(--bg);border-bottom:1px solid var(--line);padding:0 1rem;display:flex;flex-wrap:wrap;gap:0 .2rem}
+nav.pages a{display:inline-block;padding:.6rem .7rem;text-decoration:none;color:var(--fg)}
+nav.pages a[aria-current=page]{border-bottom:3px solid var(--accent);font-weight:600}
+main{padding:1rem;max-width:72rem;margin:0 auto}
+h1{font-size:1.5rem;margin:.5rem 0 1rem}h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
+.notice{border-left:4px solid var(--ok);background:#edfaef;padding:.6rem .8rem;margin:0 0 1rem}
+.error{border-left:4px solid var(--bad);background:#fcf0f1;padding:.6rem .8rem;margin:0 0 1rem;font-weight:600}
+.secret{font-family:ui-monospace,monospace;background:var(--bg);border:1px solid var(--line);padding:.5rem;overflow-wrap:anywhere;display:block}
+.table-wrap{overflow-x:auto}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.4rem .5rem;border-bottom:1px solid var(--line)}
+th{background:var(--bg)}td{overflow-wrap:anywhere}
+form.inline{display:inline;margin:0}td button{white-space:nowrap;overflow-wrap:normal}
+.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:.5rem 0}
+.field{display:flex;flex-direction:column;gap:.2rem;min-width:12rem;flex:1}
+label{font-weight:600}
+input[type=text],input[type=password],input[type=search],select,textarea{font:inherit;padding:.45rem;border:1px solid #8c8f94;border-radius:3px;width:100%}
+textarea{min-height:5rem}
+button{font:inherit;padding:.45rem 1rem;border:1px solid var(--accent);background:#fff;color:var(--accent);border-radius:3px;cursor:pointer}
+button.primary{background:var(--accent);color:#fff}button.danger{border-color:var(--bad);color:var(--bad)}
+.muted{color:var(--muted)}
+progress{width:100%;height:1.3rem}
+.live{border:1px solid var(--line);padding:.8rem;border-radius:4px;margin:.5rem 0 1rem}
+.hit{margin:0 0 1rem}.hit a{font-size:1.1rem}.hit .url{color:var(--ok);font-size:.9rem;overflow-wrap:anywhere}.hit em{font-style:normal;font-weight:700}
+iframe.report{width:100%;height:75vh;border:1px solid var(--line)}
+.signin{max-width:24rem;margin:3rem auto}
+.signin .field{margin:.6rem 0}
+@media (max-width:40rem){main{padding:.6rem}th,td{padding:.3rem}.field{min-width:100%}}
+`;
+
+export const CONSOLE_JS = `(function () {
+  var sw = document.getElementById('project-switch');
+  if (sw) {
+    var sel = sw.querySelector('select');
+    var btn = sw.querySelector('button');
+    if (btn) btn.hidden = true;
+    sel.addEventListener('change', function () { sw.submit(); });
+  }
+  var live = document.getElementById('crawl-live');
+  if (!live) return;
+  var url = live.getAttribute('data-progress-url');
+  var bar = document.getElementById('crawl-bar');
+  var text = document.getElementById('crawl-text');
+  var note = document.getElementById('crawl-note');
+  var wait = 1000;
+  function show(p) {
+    live.setAttribute('data-status', p.status);
+    if (p.ended) {
+      bar.max = 1; bar.value = 1;
+    } else if (p.pagesKnown) {
+      bar.max = p.pagesKnown; bar.value = p.pagesDone;
+    } else {
+      bar.removeAttribute('value');
+    }
+    text.textContent = 'Crawl ' + p.id + ' ' + p.status + ': ' + p.pagesDone + ' pages, ' + p.links + ' links, ' + p.errors + ' problems';
+    note.textContent = '';
+  }
+  function poll() {
+    fetch(url, { credentials: 'same-origin', cache: 'no-store' }).then(function (r) {
+      if (r.status === 401 || r.status === 403) { note.textContent = 'Your session ended: sign in again to follow this crawl.'; return null; }
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      return r.json();
+    }).then(function (p) {
+      if (!p) return;
+      wait = 1000;
+      show(p);
+      if (p.ended) { live.setAttribute('data-done', 'true'); return; }
+      setTimeout(poll, wait);
+    }).catch(function () {
+      note.textContent = 'The server does not answer; trying again…';
+      wait = Math.min(wait * 2, 5000);
+      setTimeout(poll, wait);
+    });
+  }
+  poll();
+})();
+`;

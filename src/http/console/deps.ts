@@ -1,0 +1,39 @@
+// What the console needs, handed down by the composition root: every project served here (its backend, its
+// settings, its API keys), the users, the password check the OAuth sign-in uses, and where sessions are kept.
+import type { ConsoleSessions } from '../../auth/console-sessions.js';
+import type { SignInResult } from '../../auth/password-sign-in.js';
+import type { Backend } from '../../backend/backend.js';
+import type { TargetConfig } from '../../model/config.js';
+import type { ApiKeyInfo, Role, User } from '../../model/users.js';
+import type { WebhookEvent } from '../../model/webhooks.js';
+
+export interface ConsoleProject {
+  /** The public token (<id>:<region>). */
+  token: string;
+  backend: Backend;
+  targets: readonly TargetConfig[];
+  /** Webhooks of the config, without their secrets. */
+  webhooks: readonly { url: string; events: readonly WebhookEvent[] }[];
+  /** The project's /v1 API keys: the same functions `svc keys` uses. */
+  keys: {
+    create(name: string): Promise<{ key: string; info: ApiKeyInfo }>;
+    list(): Promise<ApiKeyInfo[]>;
+    revoke(id: number): Promise<boolean>;
+  };
+}
+
+export interface ConsoleDeps {
+  /** Every project of the config, in its order. */
+  projects: readonly ConsoleProject[];
+  /** Login and password, with the OAuth sign-in's limit of failed attempts. */
+  signIn(login: string, password: string, address: string): Promise<SignInResult>;
+  sessions: ConsoleSessions;
+  users: {
+    list(): Promise<User[]>;
+    /** Adds a user with a sign-in password; a UserError names the field that is wrong. */
+    add(login: string, role: Role | string, password: string): Promise<void>;
+  };
+  /** Cookies get Secure (the service is reached over https). */
+  secureCookies: boolean;
+  toolVersion: string;
+}

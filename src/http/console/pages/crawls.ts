@@ -1,0 +1,105 @@
+// Crawls: start a full, partial or manual crawl, follow the running one on a live bar, stop it, and the list of
+// the project's crawls. Starting and stopping call the backend as /v1 does (the same checks, the same 409 while
+// a crawl runs); the bar polls the progress answer below, so it goes on after a restart of the server.
+import { escapeHtml as e } from '../../../lib/escape-html.js';
+import { crawlEnded, CRAWL_MODES, type CrawlProgress, type CrawlRecord } from '../../../model/types.js';
+import { hiddenCsrf, projectPath, type PageContent } from '../layout.js';
+import { refusalMessage, table, when, type ActionOutcome, type PageCtx } from './page.js';
+
+export const CRAWL_HEAD = ['Crawl', 'Mode', 'Status', 'Started', 'Finished', 'Pages', 'Links', 'Problems', ''];
+
+/** Rows of a crawl table; with `actions`, a stop button on each crawl that has not ended. */
+export function crawlRows(ctx: PageCtx, crawls: readonly CrawlRecord[], actions = true): string[][] {
+  return crawls.map((c) => [
+    `<span id="crawl-${c.id}">${c.id}</span>`,
+    e(c.mode),
+    `<span class="status">${e(c.status)}</span>${c.error ? ` <span class="muted">${e(c.error)}</span>` : ''}`,
+    when(c.startedAt),
+    when(c.finishedAt),
+    String(c.stats.pages),
+    String(c.stats.links),
+    String(c.stats.errors),
+    actions && !crawlEnded(c.status)
+      ? `<form class="inline" method="post" action="${projectPath(ctx.project.token, `crawls/${c.id}/stop`)}">${hiddenCsrf(ctx.csrf)}<button type="submit" class="danger" id="stop-${c.id}">Stop</button></form>`
+      : '',
+  ]);
+}
+
+export async function crawlsPage(ctx: PageCtx, msg: { notice?: string; error?: string } = {}): Promise<PageContent> {
+  const crawls = await ctx.project.backend.listCrawls({ limit: 20, offset: 0 });
+  const followed = Number(ctx.url.searchParams.get('crawl'));
+  const live = crawls.find((c) => c.id === followed) ?? crawls.find((c) => !crawlEnded(c.status));
+  const liveBox = live
+    ? `<section class="live" id="crawl-live" aria-live="polite" data-status="${e(live.status)}" data-progress-url="${projectPath(ctx.project.token, `crawls/${live.id}/progress`)}">
+<label for="crawl-bar">Crawl ${live.id} (${e(live.mode)})</label>
+<progress id="crawl-bar"${crawlEnded(live.status) ? ' max="1" value="1"' : ''}></progress>
+<p id="crawl-text">Crawl ${live.id} ${e(live.status)}: ${live.stats.pages} pages, ${live.stats.links} links, ${live.stats.errors} problems</p>
+<p id="crawl-note" class="muted"></p>
+<p><a href="${projectPath(ctx.project.token, 'report')}">Open the link report</a></p></section>`
+    : '';
+  const modes = CRAWL_MODES.map(
+    (m, i) =>
+      `<label><input type="radio" name="mode" value="${m}" id="mode-${m}"${i === 0 ? ' checked' : ''}> ${m}</label>`,
+  ).join(' ');
+  return {
+    title: 'Crawls',
+    ...msg,
+    body: `${liveBox}<h2>Start a crawl</h2>
+<form method="post" action="${projectPath(ctx.project.token, 'crawls')}" id="start-crawl">${hiddenCsrf(ctx.csrf)}
+<fieldset><legend>Mode</legend>${modes}
+<p class="muted">Full: the whole site. Partial: pages changed since the last crawl (sitemap dates). Manual: only the URLs below.</p></fieldset>
+<div class="field"><label for="urls">URLs (manual crawl: one per line)</label><textarea id="urls" name="urls"></textarea></div>
+<button type="submit" class="primary" id="start">Start crawl</button></form>
+<h2>Crawls</h2>${table('crawls', CRAWL_HEAD, crawlRows(ctx, crawls), 'No crawl yet.')}`,
+  };
+}
+
+export async function startCrawl(ctx: PageCtx, form: URLSearchParams): Promise<ActionOutcome> {
+  const urls = (form.get('urls') ?? '')
+    .split(/\r?\n/)
+    .map((u) => u.trim())
+    .filter(Boolean);
+  try {
+    const record = await ctx.project.backend.startCrawl({
+      mode: (form.get('mode') ?? '') as CrawlRecord['mode'],
+      ...(urls.length ? { urls } : {}),
+    });
+    return { redirect: `${projectPath(ctx.project.token, 'crawls')}?crawl=${record.id}&notice=crawl-started` };
+  } catch (err) {
+    const r = refusalMessage(err);
+    const message = r.status === 409 ? `${r.message}: wait for it to end, or stop it first.` : r.message;
+    return { status: r.status, page: await crawlsPage(ctx, { error: `The crawl was not started. ${message}` }) };
+  }
+}
+
+export async function stopCrawl(ctx: PageCtx, id: number): Promise<ActionOutcome> {
+  try {
+    await ctx.project.backend.stopCrawl(id, 'stopped from the console');
+    return { redirect: `${projectPath(ctx.project.token, 'crawls')}?crawl=${id}&notice=crawl-stopping` };
+  } catch (err) {
+    const r = refusalMessage(err);
+    return { status: r.status, page: await crawlsPage(ctx, { error: `Crawl ${id} was not stopped: ${r.message}` }) };
+  }
+}
+
+/** What the live bar shows: the record's counts, and the pages known so far while this process runs it. */
+export async function crawlProgress(ctx: PageCtx, id: number): Promise<object | null> {
+  let progress: CrawlProgress | null = null;
+  const backend = ctx.project.backend;
+  const first = await backend.getCrawl(id);
+  if (!first) return null;
+  // A short wait hears the runner's live progress when the crawl runs here; elsewhere it reads the record.
+  const record = crawlEnded(first.status)
+    ? first
+    : await backend.waitForCrawl(id, { timeoutMs: 800, onProgress: (p) => (progress = p) });
+  const p = progress as CrawlProgress | null;
+  return {
+    id: record.id,
+    status: record.status,
+    ended: crawlEnded(record.status),
+    pagesDone: p?.pagesDone ?? record.stats.pages,
+    pagesKnown: p?.pagesQueued === undefined ? null : p.pagesDone + p.pagesQueued,
+    links: p?.linksChecked ?? record.stats.links,
+    errors: p?.errors ?? record.stats.errors,
+  };
+}

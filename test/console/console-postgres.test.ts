@@ -1,0 +1,38 @@
+// The console's owner round and a subscriber's view on the PostgreSQL store (database_url), in headless
+// Chromium on a real `svc serve`: sessions, keys, crawls and search all in PostgreSQL.
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+import { CHROMIUM } from '../support/chromium.js';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { pgFixture, skip, type PgFixture } from '../support/postgres.js';
+import { launchBrowser, ownerFlow, startConsoleService, subscriberView, type ConsoleService } from './console-flow.js';
+
+const available = existsSync(CHROMIUM);
+
+describe.skipIf(skip || !available)('the console in headless Chromium (PostgreSQL)', () => {
+  let db: PgFixture;
+  let svc: ConsoleService;
+  let browser: BrowserContext;
+
+  beforeAll(async () => {
+    db = pgFixture();
+    svc = await startConsoleService({ databaseUrl: db.cluster.connectionString(await db.createDatabase()) });
+    browser = await launchBrowser(svc.dir);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(join(svc?.dir ?? '/nonexistent', 'profile'), { recursive: true, force: true });
+    await svc?.close();
+    await db?.close();
+  });
+
+  it('an owner signs in, crawls, reads the report, searches, makes and revokes a key, and signs out', async () => {
+    await ownerFlow(browser, svc, false);
+  }, 180_000);
+
+  it('a subscriber sees Search only', async () => {
+    await subscriberView(browser, svc, false);
+  }, 60_000);
+});

@@ -1,0 +1,27 @@
+// Debian's headless Chromium for the browser tests, driven by playwright-core (no browser is ever downloaded):
+// where it is, and one way to start it on a fresh profile with nothing of its own going to the network.
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** A headless Chromium on a fresh profile in `profileDir` (playwright passes it as --user-data-dir). */
+export function launchChromium(
+  profileDir: string,
+  opts: { viewport?: { width: number; height: number } } = {},
+): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    ...(opts.viewport ? { viewport: opts.viewport } : {}),
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
