@@ -16,9 +16,11 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { User } from '../model/users.js';
 import type { Logger } from '../lib/log.js';
 import { packageVersion } from '../lib/package-version.js';
-import { registerTools, type ToolCallStep } from '../tools/index.js';
+import { registerTools, toolInventory, type ToolCallStep } from '../tools/index.js';
 import type { Host } from '../abilities/runtime.js';
+import { confirmDeleteStep } from './confirm-delete.js';
 import { registerResourcesAndPrompts } from './resources.js';
+import { crawlTaskStep, registerTaskHandlers, TASKS_EXTENSION } from './tasks.js';
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -56,8 +58,10 @@ export interface McpServerOptions {
   /** How a client of this transport sets a current user (stdio: SVC_USER; HTTP: the Authorization header). */
   signInHint?: string;
   logger: Logger;
-  /** A step before each tool call that may answer instead of the tool (tasks, confirmations); none by default. */
+  /** A step before each tool call that may answer instead of the tool; by default crawls as tasks and confirmed deletes. */
   beforeToolCall?: ToolCallStep;
+  /** The clock of delete confirmations (ms); tests move it. */
+  now?: () => number;
 }
 
 /** The instructions an initialize or server/discover answer carries: how to use the tools, or why there are none. */
@@ -91,6 +95,30 @@ export const CACHE_HINTS = {
 
 function isLevel(v: unknown): v is LoggingLevel {
   return typeof v === 'string' && (LEVELS as readonly string[]).includes(v);
+}
+
+/** The steps before a tool call that this host supports, in order: a crawl as a task, then a confirmed delete. */
+function defaultSteps(server: Server, opts: McpServerOptions): ToolCallStep | undefined {
+  const { host } = opts;
+  const steps: ToolCallStep[] = [];
+  if (host.tasks) {
+    const inv = toolInventory(host.registry);
+    const toolOf = (ability: string) => [...inv.byName.values()].find((spec) => spec.ability === ability);
+    const tasks = { tasks: host.tasks, user: opts.user, signInHint: opts.signInHint, toolOf };
+    steps.push(crawlTaskStep(tasks));
+    registerTaskHandlers(server, tasks);
+    server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+  }
+  if (host.deleteConfirmer)
+    steps.push(confirmDeleteStep({ confirmer: host.deleteConfirmer, can: host.can, server, now: opts.now }));
+  if (steps.length === 0) return undefined;
+  return async (call, ctx) => {
+    for (const step of steps) {
+      const answer = await step(call, ctx);
+      if (answer) return answer;
+    }
+    return undefined;
+  };
 }
 
 export function createMcpServer(opts: McpServerOptions): Server {
@@ -127,7 +155,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     registry: opts.host.registry,
     user: opts.user,
     signInHint: opts.signInHint,
-    before: opts.beforeToolCall,
+    before: opts.beforeToolCall ?? defaultSteps(server, opts),
     onCall: async ({ tool, ms, result, error }, ctx) => {
       const duration_ms = Math.round(ms * 100) / 100;
       let level: LoggingLevel;
