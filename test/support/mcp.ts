@@ -169,8 +169,8 @@ export async function httpClient(mcpUrl: string, token?: string, name = 'test'):
   return client;
 }
 
-/** The text of a tool result's first content block. */
-export function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === 'text' ? first.text : '';
+/** The text of a tool result's first content block (a result of either SDK line's client). */
+export function textOf(result: Pick<CallToolResult, 'content'> | { content: { type: string }[] }): string {
+  const first = result.content[0] as { type: string; text?: string } | undefined;
+  return first?.type === 'text' ? (first.text ?? '') : '';
 }
