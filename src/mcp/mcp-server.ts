@@ -32,7 +32,7 @@ const LEVELS: readonly LoggingLevel[] = [
   'alert',
   'emergency',
 ];
-/** Until the client sets a level, only problems are sent as notifications. */
+/** Until a 2025 client sets a level, only problems are sent as notifications (a 2026-07-28 request without one gets none). */
 const DEFAULT_LEVEL: LoggingLevel = 'warning';
 
 export const SERVER_NAME = 'svc';
@@ -146,9 +146,12 @@ export function createMcpServer(opts: McpServerOptions): Server {
     connectionLevel = LEVELS.indexOf(req.params.level);
     return {};
   });
+  // A 2026-07-28 request that names no level gets no notifications at all (the revision's rule).
   const minLevel = (ctx: ServerContext): number => {
-    const asked = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as keyof typeof ctx.mcpReq.envelope];
-    return isLevel(asked) ? LEVELS.indexOf(asked) : connectionLevel;
+    const envelope = ctx.mcpReq.envelope;
+    if (envelope === undefined) return connectionLevel;
+    const asked = envelope[LOG_LEVEL_META_KEY as keyof typeof envelope];
+    return isLevel(asked) ? LEVELS.indexOf(asked) : LEVELS.length;
   };
   const log = opts.logger.child({ mcp: true, user: opts.user?.login ?? null });
   registerTools(server, {

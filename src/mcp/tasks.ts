@@ -117,7 +117,7 @@ export function crawlTaskStep(opts: CrawlTasksOverMcp): ToolCallStep {
   };
 }
 
-/** tasks/get and tasks/cancel on `server`, for the current user's tasks. */
+/** tasks/get, tasks/cancel and tasks/update on `server`, for the current user's tasks. */
 export function registerTaskHandlers(server: Server, opts: CrawlTasksOverMcp): void {
   server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
     requireTasks(ctx, 'tasks/get');
@@ -133,5 +133,15 @@ export function registerTaskHandlers(server: Server, opts: CrawlTasksOverMcp): v
       if (!(err instanceof AbilityError && err.code === 'svc_task_ended')) taskProtocolError(err);
     }
     return {};
+  });
+  // A crawl never waits for input from its client, so there is nothing to update: the owner hears that, anyone else
+  // the not-found of any other id.
+  server.setRequestHandler('tasks/update', { params: TaskParams }, async ({ taskId }, ctx) => {
+    requireTasks(ctx, 'tasks/update');
+    const state = await opts.tasks.get(opts.user, taskId).catch(taskProtocolError);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `task ${state.taskId} is a crawl, which never asks for input: there is nothing to update (its status: ${state.status})`,
+    );
   });
 }

@@ -259,15 +259,18 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
     expect(r.body.result).toMatchObject({ resultType: 'complete', isError: true });
   });
 
-  it("filters logging notifications by the level in the request's _meta (warning when it names none)", async () => {
-    const search = async (meta: Record<string, unknown>) =>
+  it("filters logging notifications by the level in the request's _meta (none when it names none)", async () => {
+    const call = async (meta: Record<string, unknown>, name: string, args: Record<string, unknown>) =>
       (
-        await post(
-          'tools/call',
-          { name: 'svc-search', arguments: { terms: 'quokka' } },
-          { meta, accept: 'application/json, text/event-stream' },
-        )
+        await post('tools/call', { name, arguments: args }, { meta, accept: 'application/json, text/event-stream' })
       ).text();
+    const search = (meta: Record<string, unknown>) => call(meta, 'svc-search', { terms: 'quokka' });
+    // A tool error is a warning: sent when the request asks for warnings, not when it names no level.
+    const failing = (meta: Record<string, unknown>) => call(meta, 'svc-get-page-meta', { post_id: 999 });
+    expect(await failing({ ...envelope, 'io.modelcontextprotocol/logLevel': 'warning' })).toMatch(
+      /"method":"notifications\/message".*"level":"warning"/,
+    );
+    expect(await failing(envelope)).not.toMatch(/notifications\/message/);
     expect(await search({ ...envelope, 'io.modelcontextprotocol/logLevel': 'info' })).toMatch(
       /"method":"notifications\/message".*"level":"info".*svc-search answered/,
     );

@@ -129,8 +129,13 @@ describe('crawls as tasks', () => {
     const unknown = await rpc('tasks/get', { taskId: 'A'.repeat(22) }, withTasks);
     expect(unknown.body.error).toMatchObject({ code: -32602 });
     expect((await rpc('tasks/get', { taskId: '../../etc' }, withTasks)).body.error).toMatchObject({ code: -32602 });
-    const undeclared = await rpc('tasks/get', { taskId });
-    expect(undeclared.body.error).toMatchObject({ code: -32021 });
+    for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
+      const undeclared = await rpc(method, { taskId });
+      expect(undeclared.body.error, method).toMatchObject({ code: -32021 });
+    }
+    // A crawl never waits for input, so its owner cannot update it either.
+    const update = await rpc('tasks/update', { taskId, inputResponses: {} }, withTasks);
+    expect(update.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/never asks for input/) });
     // The owner still has it, and the task still ends as its crawl does.
     expect((await ended(rpc, taskId)).status).toBe('completed');
   });
