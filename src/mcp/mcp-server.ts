@@ -46,7 +46,10 @@ const INSTRUCTIONS = [
   'svc-full-crawl, svc-partial-crawl and svc-manual-crawl start a crawl and return at once with its record;',
   'follow it with svc-get-crawl and wait_seconds (up to 60 s per call) until it is completed, stopped or failed.',
   'Over stdio the crawl runs inside this process: exiting stops it.',
-  'svc-delete-pages removes pages from the index (at most 50 URLs). Reports, crawls and deletions need a',
+  'A 2026-07-28 request that declares the io.modelcontextprotocol/tasks extension gets a task from those three',
+  'tools instead: poll tasks/get until it is completed (its result is the final crawl record), or tasks/cancel it.',
+  'svc-delete-pages removes pages from the index (at most 50 URLs); a client that can show a form is asked to',
+  'confirm first, and nothing is deleted without an accepted confirm: true. Reports, crawls and deletions need a',
   'user with manage_options; an ability_invalid_permissions error means the current user may not run it.',
   'Resources: svc://crawls/{id} and svc://link-report/{target}; prompt audit-broken-links.',
 ].join(' ');
@@ -62,6 +65,8 @@ export interface McpServerOptions {
   beforeToolCall?: ToolCallStep;
   /** The clock of delete confirmations (ms); tests move it. */
   now?: () => number;
+  /** The protocol era this instance serves (the SDK's serving entries say); tasks are served to `modern` only. */
+  era?: 'legacy' | 'modern';
 }
 
 /** The instructions an initialize or server/discover answer carries: how to use the tools, or why there are none. */
@@ -101,7 +106,7 @@ function isLevel(v: unknown): v is LoggingLevel {
 function defaultSteps(server: Server, opts: McpServerOptions): ToolCallStep | undefined {
   const { host } = opts;
   const steps: ToolCallStep[] = [];
-  if (host.tasks) {
+  if (host.tasks && opts.era !== 'legacy') {
     const inv = toolInventory(host.registry);
     const toolOf = (ability: string) => [...inv.byName.values()].find((spec) => spec.ability === ability);
     const tasks = { tasks: host.tasks, user: opts.user, signInHint: opts.signInHint, toolOf };

@@ -41,9 +41,22 @@ async function ended(rpc: ReturnType<typeof rawClient>, taskId: string): Promise
 const crawlOf = (r: RawAnswer) => (r.body.result?.structuredContent ?? {}) as Record<string, unknown>;
 
 describe('crawls as tasks', () => {
-  it('advertises the extension in server/discover', async () => {
+  it('advertises the extension in server/discover, and not to a 2025 client', async () => {
     const r = await rawClient(first.mcpUrl, fx.tokens.admin)('server/discover', {});
     expect(r.body.result?.capabilities).toMatchObject({ extensions: { [TASKS]: {} } });
+    const res = await fetch(first.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+      }),
+    });
+    const init = (await res.json()) as { result: { capabilities: Record<string, unknown> } };
+    expect(init.result.capabilities).toHaveProperty('tools');
+    expect(init.result.capabilities).not.toHaveProperty('extensions');
   });
 
   it('starts a crawl as a task on one process and follows it to completed on another, with the plain result', async () => {
