@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
 import { TOOL_NAMES } from '../support/mcp-tool-suite.js';
+import { legacyInitialize } from '../support/mcp-raw.js';
 import { SERVER_JS } from '../support/paths.js';
 
 const MODERN = '2026-07-28';
@@ -281,17 +282,7 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
 
   it('serves 2025-06-18 and 2025-11-25 clients their own version on the same path', async () => {
     for (const version of ['2025-06-18', '2025-11-25']) {
-      const res = await fetch(serve.mcpUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-        }),
-      });
-      const body = (await res.json()) as { result: Record<string, unknown> };
+      const body = { result: await legacyInitialize(serve.mcpUrl, version) };
       expect(body.result, version).toMatchObject({ protocolVersion: version, serverInfo: { name: 'svc' } });
       expect(body.result, version).not.toHaveProperty('resultType');
     }

@@ -5,7 +5,7 @@
 // tools/call result it knows).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
-import { rawClient, type RawAnswer } from '../support/mcp-raw.js';
+import { legacyInitialize, rawClient, type RawAnswer } from '../support/mcp-raw.js';
 import { until } from '../support/wait.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -44,17 +44,7 @@ describe('crawls as tasks', () => {
   it('advertises the extension in server/discover, and not to a 2025 client', async () => {
     const r = await rawClient(first.mcpUrl, fx.tokens.admin)('server/discover', {});
     expect(r.body.result?.capabilities).toMatchObject({ extensions: { [TASKS]: {} } });
-    const res = await fetch(first.mcpUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
-      }),
-    });
-    const init = (await res.json()) as { result: { capabilities: Record<string, unknown> } };
+    const init = { result: (await legacyInitialize(first.mcpUrl, '2025-11-25')) as { capabilities: object } };
     expect(init.result.capabilities).toHaveProperty('tools');
     expect(init.result.capabilities).not.toHaveProperty('extensions');
   });

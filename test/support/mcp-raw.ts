@@ -1,5 +1,6 @@
-// Raw 2026-07-28 JSON-RPC over HTTP, for what an SDK client hides or does not do: the task methods, a retry with a
-// forged requestState, exact wire shapes. Each request carries the headers and the _meta envelope such a client sends.
+// Raw JSON-RPC over HTTP, for what an SDK client hides or does not do: the task methods, a retry with a forged
+// requestState, exact wire shapes. A 2026-07-28 request carries the headers and the _meta envelope such a client
+// sends; a 2025 initialize is a plain POST.
 export const MODERN = '2026-07-28';
 
 export interface RawAnswer {
@@ -56,4 +57,19 @@ export function rawClient(mcpUrl: string, token: string) {
     });
     return { status: res.status, body: (await res.json()) as RawAnswer['body'] };
   };
+}
+
+/** The result of a raw 2025 `initialize` of `version` on `mcpUrl` (no token, JSON only). */
+export async function legacyInitialize(mcpUrl: string, version: string): Promise<Record<string, unknown>> {
+  const res = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+  return ((await res.json()) as { result: Record<string, unknown> }).result;
 }
