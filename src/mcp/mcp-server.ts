@@ -16,11 +16,10 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { User } from '../model/users.js';
 import type { Logger } from '../lib/log.js';
 import { packageVersion } from '../lib/package-version.js';
-import { registerTools, toolInventory, type ToolCallStep } from '../tools/index.js';
+import { registerTools, type ToolCallStep } from '../tools/index.js';
 import type { Host } from '../abilities/runtime.js';
-import { confirmDeleteStep } from './confirm-delete.js';
 import { registerResourcesAndPrompts } from './resources.js';
-import { crawlTaskStep, registerTaskHandlers, TASKS_EXTENSION } from './tasks.js';
+import { hostToolSteps } from './tool-steps.js';
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -102,30 +101,6 @@ function isLevel(v: unknown): v is LoggingLevel {
   return typeof v === 'string' && (LEVELS as readonly string[]).includes(v);
 }
 
-/** The steps before a tool call that this host supports, in order: a crawl as a task, then a confirmed delete. */
-function defaultSteps(server: Server, opts: McpServerOptions): ToolCallStep | undefined {
-  const { host } = opts;
-  const steps: ToolCallStep[] = [];
-  if (host.tasks && opts.era !== 'legacy') {
-    const inv = toolInventory(host.registry);
-    const toolOf = (ability: string) => [...inv.byName.values()].find((spec) => spec.ability === ability);
-    const tasks = { tasks: host.tasks, user: opts.user, signInHint: opts.signInHint, toolOf };
-    steps.push(crawlTaskStep(tasks));
-    registerTaskHandlers(server, tasks);
-    server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
-  }
-  if (host.deleteConfirmer)
-    steps.push(confirmDeleteStep({ confirmer: host.deleteConfirmer, can: host.can, server, now: opts.now }));
-  if (steps.length === 0) return undefined;
-  return async (call, ctx) => {
-    for (const step of steps) {
-      const answer = await step(call, ctx);
-      if (answer) return answer;
-    }
-    return undefined;
-  };
-}
-
 export function createMcpServer(opts: McpServerOptions): Server {
   const mcp = new McpServer(
     { name: SERVER_NAME, title: 'svc site search and link report', version: SERVER_VERSION },
@@ -163,7 +138,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     registry: opts.host.registry,
     user: opts.user,
     signInHint: opts.signInHint,
-    before: opts.beforeToolCall ?? defaultSteps(server, opts),
+    before: opts.beforeToolCall ?? hostToolSteps(server, opts),
     onCall: async ({ tool, ms, result, error }, ctx) => {
       const duration_ms = Math.round(ms * 100) / 100;
       let level: LoggingLevel;
