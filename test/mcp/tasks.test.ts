@@ -3,9 +3,12 @@
 // cancelled mid-crawl, another user's and an unknown task are not found, and a request without the extension gets
 // the plain crawl record as before. Raw JSON-RPC: the SDK's v2 client has no tasks API (a task result is no
 // tools/call result it knows).
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
-import { legacyInitialize, rawClient, type RawAnswer } from '../support/mcp-raw.js';
+import { envelopeWith, legacyInitialize, rawClient, type RawAnswer } from '../support/mcp-raw.js';
+import { SERVER_JS } from '../support/paths.js';
 import { until } from '../support/wait.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -65,6 +68,7 @@ describe('crawls as tasks', () => {
       lastUpdatedAt: expect.any(String),
     });
     expect(task).not.toHaveProperty('result');
+    expect(String(task.lastUpdatedAt) >= String(task.createdAt)).toBe(true);
     const taskId = task.taskId as string;
 
     const working = await onSecond('tasks/get', { taskId }, withTasks);
@@ -151,5 +155,41 @@ describe('crawls as tasks', () => {
     );
     expect(r.body.result).toMatchObject({ resultType: 'complete', isError: true });
     expect(JSON.stringify(r.body.result)).toMatch(/ability_invalid_permissions/);
+  });
+
+  it('runs a crawl as a task over stdio too (svc mcp, 2026-07-28 requests)', async () => {
+    const child = spawn(process.execPath, [SERVER_JS, 'mcp', '--config', fx.configPath], {
+      env: { PATH: process.env.PATH ?? '', SVC_USER: 'admin', SVC_LOG_LEVEL: 'warn' },
+      cwd: fx.dir,
+    });
+    const answers = new Map<number, Record<string, unknown>>();
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const m = JSON.parse(line) as { id?: number; result?: Record<string, unknown> };
+      if (m.id !== undefined) answers.set(m.id, m.result ?? {});
+    });
+    let id = 0;
+    const call = async (method: string, params: Record<string, unknown>) => {
+      const mine = ++id;
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: mine, method, params: { ...params, _meta: envelopeWith(withTasks.capabilities) } })}\n`,
+      );
+      return until(`${method} over stdio`, () => answers.get(mine) ?? null, 20_000);
+    };
+    try {
+      const task = await call('tools/call', { name: 'svc-manual-crawl', arguments: { urls: [fx.site.url('/about')] } });
+      expect(task).toMatchObject({ resultType: 'task', status: 'working' });
+      const done = await until(
+        'the stdio task to end',
+        async () => {
+          const r = await call('tasks/get', { taskId: task.taskId });
+          return r.status === 'working' ? null : r;
+        },
+        60_000,
+      );
+      expect(done).toMatchObject({ status: 'completed', result: { structuredContent: { mode: 'manual' } } });
+    } finally {
+      child.stdin.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
   });
 });
