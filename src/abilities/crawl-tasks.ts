@@ -46,7 +46,8 @@ function stateOf(v: CrawlTaskView): CrawlTaskState {
     status: v.status,
     statusMessage: v.statusMessage,
     createdAt: v.task.createdAt,
-    lastUpdatedAt: v.lastUpdatedAt,
+    // A crawl starts a moment before its task is stored: a task never says it changed before it existed.
+    lastUpdatedAt: Date.parse(v.lastUpdatedAt) >= Date.parse(v.task.createdAt) ? v.lastUpdatedAt : v.task.createdAt,
     ttlMs: v.task.ttlMs,
     pollIntervalMs: v.task.pollIntervalMs,
     expiresAt: v.expiresAt,

@@ -9,6 +9,7 @@ import type { Logger } from '../lib/log.js';
 import type { TargetConfig } from '../model/config.js';
 import type { User } from '../model/users.js';
 import { CrawlTaskService } from './crawl-tasks.js';
+import { deleteConfirmer, type DeleteConfirmer } from './delete-confirmation.js';
 import { createSvcFunctions, type SvcFunctions } from './functions.js';
 import { registerSvcAbilities } from './index.js';
 import { LinkReportCache } from './link-report-cache.js';
@@ -28,6 +29,8 @@ export interface Host {
   functions: SvcFunctions;
   /** The crawl abilities run as tasks kept in the store; null without abilities or without a store for them. */
   tasks: CrawlTaskService | null;
+  /** Asks a person before svc/delete-pages deletes (clients that can show a form); null without a signing key. */
+  deleteConfirmer: DeleteConfirmer | null;
   userByLogin(login: string): Promise<User | null>;
   /** The user whose bearer token this is (compared by hash), or null. */
   userByToken(token: string): Promise<User | null>;
@@ -49,6 +52,10 @@ export interface HostDeps {
   userByToken(token: string): Promise<User | null>;
   /** Where crawl tasks are kept (the store the users live in). */
   crawlTasks?: CrawlTasks;
+  /** The key that signs a confirmation's requestState (shared by every process on the store). */
+  requestStateKey?: Buffer;
+  /** The project's public token, bound into each confirmation so one project's cannot serve another's. */
+  project?: string;
   /** Clock of the link-report cache (ms); tests move it. */
   now?: () => number;
 }
@@ -76,6 +83,10 @@ export function createAbilityHost(deps: HostDeps): Host {
     disabledReason,
     functions,
     tasks: abilitiesEnabled && deps.crawlTasks ? new CrawlTaskService(registry, deps.crawlTasks) : null,
+    deleteConfirmer:
+      abilitiesEnabled && deps.requestStateKey
+        ? deleteConfirmer(deps.requestStateKey, { tool: 'svc/delete-pages', project: deps.project })
+        : null,
     userByLogin: deps.userByLogin,
     userByToken: deps.userByToken,
     targetHosts: deps.targets.map((t) => t.host),

@@ -112,19 +112,19 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
   const log = deps.logger.child({ mcp: 'http' });
   const authenticate = bearerCheck(deps, host);
   const onerror = (err: Error) => log.debug({ err: err.message }, 'mcp: request refused');
-  const serverFor = (auth: AuthInfo | undefined) =>
-    createMcpServer({ host, user: userOf(auth), logger: deps.logger, signInHint: BEARER_HINT });
+  const serverFor = (auth: AuthInfo | undefined, era: 'legacy' | 'modern') =>
+    createMcpServer({ host, user: userOf(auth), logger: deps.logger, signInHint: BEARER_HINT, era });
   // Only 2026-07-28 traffic reaches these: the 2025 leg below keeps the answers 2025 clients had (JSON for
   // JSON-only clients), which the SDK's own stateless fallback would not. A 2026-07-28 client that accepts only
   // JSON gets JSON too, without the notifications an SSE stream would carry before the result.
   const modernOptions = { legacy: 'reject', maxRequestBodySize: cfg.max_body_bytes, onerror } as const;
-  const modern = createMcpHandler(({ authInfo }) => serverFor(authInfo), modernOptions);
+  const modern = createMcpHandler(({ authInfo }) => serverFor(authInfo, 'modern'), modernOptions);
   // Made on first use: the SDK says on stderr, once, that this mode drops notifications (as meant here).
   let modernJson: McpHttpHandler | undefined;
   const modernFor = (sse: boolean) =>
     sse
       ? modern
-      : (modernJson ??= createMcpHandler(({ authInfo }) => serverFor(authInfo), {
+      : (modernJson ??= createMcpHandler(({ authInfo }) => serverFor(authInfo, 'modern'), {
           ...modernOptions,
           responseMode: 'json',
         }));
@@ -136,7 +136,7 @@ export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
     sse: boolean,
     res: ServerResponse,
   ): Promise<Response> => {
-    const server = serverFor(options?.authInfo);
+    const server = serverFor(options?.authInfo, 'legacy');
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !sse,

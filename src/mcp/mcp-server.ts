@@ -20,6 +20,7 @@ import { registerTools, type ToolCallStep } from '../tools/index.js';
 import type { Host } from '../abilities/runtime.js';
 import { registerLinkReportApp } from './link-report-app.js';
 import { registerResourcesAndPrompts } from './resources.js';
+import { hostToolSteps } from './tool-steps.js';
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -31,7 +32,7 @@ const LEVELS: readonly LoggingLevel[] = [
   'alert',
   'emergency',
 ];
-/** Until the client sets a level, only problems are sent as notifications. */
+/** Until a 2025 client sets a level, only problems are sent as notifications (a 2026-07-28 request without one gets none). */
 const DEFAULT_LEVEL: LoggingLevel = 'warning';
 
 export const SERVER_NAME = 'svc';
@@ -45,7 +46,10 @@ const INSTRUCTIONS = [
   'svc-full-crawl, svc-partial-crawl and svc-manual-crawl start a crawl and return at once with its record;',
   'follow it with svc-get-crawl and wait_seconds (up to 60 s per call) until it is completed, stopped or failed.',
   'Over stdio the crawl runs inside this process: exiting stops it.',
-  'svc-delete-pages removes pages from the index (at most 50 URLs). Reports, crawls and deletions need a',
+  'A 2026-07-28 request that declares the io.modelcontextprotocol/tasks extension gets a task from those three',
+  'tools instead: poll tasks/get until it is completed (its result is the final crawl record), or tasks/cancel it.',
+  'svc-delete-pages removes pages from the index (at most 50 URLs); a client that can show a form is asked to',
+  'confirm first, and nothing is deleted without an accepted confirm: true. Reports, crawls and deletions need a',
   'user with manage_options; an ability_invalid_permissions error means the current user may not run it.',
   'Resources: svc://crawls/{id} and svc://link-report/{target}; prompt audit-broken-links.',
 ].join(' ');
@@ -57,8 +61,12 @@ export interface McpServerOptions {
   /** How a client of this transport sets a current user (stdio: SVC_USER; HTTP: the Authorization header). */
   signInHint?: string;
   logger: Logger;
-  /** A step before each tool call that may answer instead of the tool (tasks, confirmations); none by default. */
+  /** A step before each tool call that may answer instead of the tool; by default crawls as tasks and confirmed deletes. */
   beforeToolCall?: ToolCallStep;
+  /** The clock of delete confirmations (ms); tests move it. */
+  now?: () => number;
+  /** The protocol era this instance serves (the SDK's serving entries say); tasks are served to `modern` only. */
+  era?: 'legacy' | 'modern';
 }
 
 /** The instructions an initialize or server/discover answer carries: how to use the tools, or why there are none. */
@@ -119,16 +127,19 @@ export function createMcpServer(opts: McpServerOptions): Server {
     connectionLevel = LEVELS.indexOf(req.params.level);
     return {};
   });
+  // A 2026-07-28 request that names no level gets no notifications at all (the revision's rule).
   const minLevel = (ctx: ServerContext): number => {
-    const asked = ctx.mcpReq.envelope?.[LOG_LEVEL_META_KEY as keyof typeof ctx.mcpReq.envelope];
-    return isLevel(asked) ? LEVELS.indexOf(asked) : connectionLevel;
+    const envelope = ctx.mcpReq.envelope;
+    if (envelope === undefined) return connectionLevel;
+    const asked = envelope[LOG_LEVEL_META_KEY as keyof typeof envelope];
+    return isLevel(asked) ? LEVELS.indexOf(asked) : LEVELS.length;
   };
   const log = opts.logger.child({ mcp: true, user: opts.user?.login ?? null });
   registerTools(server, {
     registry: opts.host.registry,
     user: opts.user,
     signInHint: opts.signInHint,
-    before: opts.beforeToolCall,
+    before: opts.beforeToolCall ?? hostToolSteps(server, opts),
     onCall: async ({ tool, ms, result, error }, ctx) => {
       const duration_ms = Math.round(ms * 100) / 100;
       let level: LoggingLevel;

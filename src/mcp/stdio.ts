@@ -10,7 +10,7 @@ export async function serveStdio(opts: McpServerOptions): Promise<void> {
   const transport = new StdioServerTransport();
   let ended!: () => void;
   const closed = new Promise<void>((resolve) => (ended = resolve));
-  const handle = serveStdioEntry(() => createMcpServer(opts), {
+  const handle = serveStdioEntry(({ era }) => createMcpServer({ ...opts, era }), {
     transport,
     onerror: (err) => opts.logger.warn({ err }, 'mcp stdio: protocol error'),
   });

@@ -82,6 +82,14 @@ export async function callTool(
     if (err instanceof AbilityError) return errorResult(err.code, err.message);
     throw err;
   }
+  return toolResult(spec, output);
+}
+
+/**
+ * An ability's output as the tool's result: the object as structuredContent and as JSON text, then the tool's own
+ * content items. Also what a finished task carries, so a crawl run as a task ends with the result of a plain call.
+ */
+export function toolResult(spec: ToolSpec, output: unknown): CallToolResult {
   if (output === null || typeof output !== 'object' || Array.isArray(output)) {
     return errorResult(
       'ability_invalid_output',

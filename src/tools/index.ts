@@ -6,6 +6,7 @@ import {
   ProtocolErrorCode,
   type CallToolResult,
   type InputRequiredResult,
+  type Result,
   type Server,
   type ServerContext,
   type ServerNotification,
@@ -82,8 +83,14 @@ export type ToolCallStep = (
   ctx: ServerContext,
 ) => Promise<ToolCallAnswer | undefined>;
 
-/** A tool call's answer: a result, or (2026-07-28) an input_required round for the client to fulfil and retry. */
-export type ToolCallAnswer = CallToolResult | InputRequiredResult;
+/** A started task (2026-07-28, tasks extension): the client follows it with tasks/get instead of waiting. */
+export type TaskAnswer = Result & { resultType: 'task' };
+
+/**
+ * A tool call's answer: a result, or (2026-07-28) an input_required round for the client to fulfil and retry, or a
+ * task that will give the result later.
+ */
+export type ToolCallAnswer = CallToolResult | InputRequiredResult | TaskAnswer;
 
 /** Progress is sent at most this often while it moves, and at least this often while it does not (as a keep-alive). */
 const PROGRESS_MIN_MS = 250;
@@ -117,12 +124,13 @@ export function progressNotifier(
 export function registerTools(server: Server, opts: RegisterToolsOptions): void {
   const inv = toolInventory(opts.registry);
   server.setRequestHandler('tools/list', () => ({ tools: inv.definitions }));
-  server.setRequestHandler('tools/call', async (req, ctx): Promise<ToolCallAnswer> => {
+  server.setRequestHandler('tools/call', async (req, ctx) => {
     const spec = inv.byName.get(req.params.name);
     if (!spec) throw protocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${req.params.name}`);
     const args = req.params.arguments;
     const instead = await opts.before?.({ spec, args, user: opts.user }, ctx);
-    if (instead) return instead;
+    // A task is a tools/call result of the tasks extension, which the SDK's result type does not name.
+    if (instead) return instead as CallToolResult | InputRequiredResult;
     const started = performance.now();
     let result: CallToolResult;
     let error: unknown;

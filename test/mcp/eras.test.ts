@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
 import { TOOL_NAMES } from '../support/mcp-tool-suite.js';
+import { legacyInitialize } from '../support/mcp-raw.js';
 import { SERVER_JS } from '../support/paths.js';
 
 const MODERN = '2026-07-28';
@@ -259,15 +260,18 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
     expect(r.body.result).toMatchObject({ resultType: 'complete', isError: true });
   });
 
-  it("filters logging notifications by the level in the request's _meta (warning when it names none)", async () => {
-    const search = async (meta: Record<string, unknown>) =>
+  it("filters logging notifications by the level in the request's _meta (none when it names none)", async () => {
+    const call = async (meta: Record<string, unknown>, name: string, args: Record<string, unknown>) =>
       (
-        await post(
-          'tools/call',
-          { name: 'svc-search', arguments: { terms: 'quokka' } },
-          { meta, accept: 'application/json, text/event-stream' },
-        )
+        await post('tools/call', { name, arguments: args }, { meta, accept: 'application/json, text/event-stream' })
       ).text();
+    const search = (meta: Record<string, unknown>) => call(meta, 'svc-search', { terms: 'quokka' });
+    // A tool error is a warning: sent when the request asks for warnings, not when it names no level.
+    const failing = (meta: Record<string, unknown>) => call(meta, 'svc-get-page-meta', { post_id: 999 });
+    expect(await failing({ ...envelope, 'io.modelcontextprotocol/logLevel': 'warning' })).toMatch(
+      /"method":"notifications\/message".*"level":"warning"/,
+    );
+    expect(await failing(envelope)).not.toMatch(/notifications\/message/);
     expect(await search({ ...envelope, 'io.modelcontextprotocol/logLevel': 'info' })).toMatch(
       /"method":"notifications\/message".*"level":"info".*svc-search answered/,
     );
@@ -278,17 +282,7 @@ describe(`raw ${MODERN} requests on /mcp`, () => {
 
   it('serves 2025-06-18 and 2025-11-25 clients their own version on the same path', async () => {
     for (const version of ['2025-06-18', '2025-11-25']) {
-      const res = await fetch(serve.mcpUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-        }),
-      });
-      const body = (await res.json()) as { result: Record<string, unknown> };
+      const body = { result: await legacyInitialize(serve.mcpUrl, version) };
       expect(body.result, version).toMatchObject({ protocolVersion: version, serverInfo: { name: 'svc' } });
       expect(body.result, version).not.toHaveProperty('resultType');
     }

@@ -78,6 +78,8 @@ export interface FixtureOptions {
   /** Delay of the site's pages (ms); see startQuokkaSite. */
   siteDelayMs?: number;
   server?: Record<string, unknown>;
+  /** A PostgreSQL database for the store instead of SQLite in the data directory. */
+  databaseUrl?: string;
 }
 
 export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
@@ -104,6 +106,7 @@ export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
     configPath,
     JSON.stringify({
       data_dir: join(dir, 'data'),
+      ...(opts.databaseUrl && { database_url: opts.databaseUrl }),
       targets: [{ host: site.host, scheme: 'http', track_links: 'all', concurrency: 2, request_timeout_ms: 3000 }],
       host: { version: opts.hostVersion ?? '6.9', posts_file: postsPath },
       // The anonymous-client cases of the suite need /mcp to let a request without a token through (as no user).
@@ -169,8 +172,8 @@ export async function httpClient(mcpUrl: string, token?: string, name = 'test'):
   return client;
 }
 
-/** The text of a tool result's first content block. */
-export function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === 'text' ? first.text : '';
+/** The text of a tool result's first content block (a result of either SDK line's client). */
+export function textOf(result: Pick<CallToolResult, 'content'> | { content: { type: string }[] }): string {
+  const first = result.content[0] as { type: string; text?: string } | undefined;
+  return first?.type === 'text' ? (first.text ?? '') : '';
 }
