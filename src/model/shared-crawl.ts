@@ -47,8 +47,13 @@ export interface SharedHosts {
 }
 
 export interface SharedCrawl {
-  /** The lead claimed the crawl: it plans it, finishes it and ends it; others join. */
+  /**
+   * The lead claimed the crawl: it plans it, finishes it and ends it; others join. A worker that joined becomes the
+   * lead when it takes over from a lead that died (promote).
+   */
   readonly role: 'lead' | 'join';
+  /** join: this worker is the lead from now on (its lead died): it finishes the crawl and ends it. */
+  promote(): void;
   readonly worker: string;
   /** join: the lead's plan. */
   readonly plan: SharedPlan | null;
@@ -79,6 +84,11 @@ export interface SharedCrawl {
   reports(): Promise<WorkerReport[]>;
   /** Per target host, the pages the crawl stored, counted in the store (a page two workers stored counts once). */
   storedPages(): Promise<Map<string, number>>;
+  /**
+   * The links checked and errors of the crawl, counted in the store (an outcome two workers wrote counts once); a
+   * link check answered from the cache by its done claim in the lane, whose URLs start with checkPrefix.
+   */
+  storedOutcomes(checkPrefix: string): Promise<{ links: number; errors: number }>;
   /** URLs left in a state after the end (cut by max_pages, or pending at a stop), a page at a time. */
   leftovers(state: 'cut' | 'pending', afterId: number): Promise<SharedClaim[]>;
 }

@@ -86,22 +86,9 @@ export async function runToFinish(
       'crawl started',
     );
     const result = await crawlWithEngine(opts, rec, signal, onProgress, shared);
-    const finish = crawlFinish(rec.mode, result, signal);
-    // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
-    if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
-    await updateCrawlStats(store.sql, rec.id, result.stats);
-    await writeFinish(opts, rec.id, finish);
-    logger.info(
-      { crawl: rec.id, mode: rec.mode, status: finish.status, error: finish.error, ...result.stats },
-      'crawl ended',
-    );
+    await endHere(opts, rec, result, signal);
   } catch (err) {
-    logger.error({ err, crawl: rec.id }, 'crawl failed');
-    try {
-      await writeFinish(opts, rec.id, { status: 'failed', error: err instanceof Error ? err.message : String(err) });
-    } catch {
-      // the store is gone (closing): the next open marks it failed
-    }
+    await failHere(opts, rec, err);
   } finally {
     unwatch();
     // The finish is written: the shared frontier and host state go (a worker still sharing finds the frontier gone).
@@ -112,12 +99,50 @@ export async function runToFinish(
   }
 }
 
-/** This worker's share of a shared crawl another worker leads: it ends when the frontier does. Never rejects. */
+/** The crawl's end, written by the process that leads it: the full crawl's clearing, the stats, the finish. */
+async function endHere(opts: RunOptions, rec: CrawlRecord, result: CrawlResult, signal: AbortSignal): Promise<void> {
+  const { store, logger } = opts;
+  const finish = crawlFinish(rec.mode, result, signal);
+  // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
+  if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
+  await updateCrawlStats(store.sql, rec.id, result.stats);
+  await writeFinish(opts, rec.id, finish);
+  logger.info(
+    { crawl: rec.id, mode: rec.mode, status: finish.status, error: finish.error, ...result.stats },
+    'crawl ended',
+  );
+}
+
+/** The lead's run threw: the crawl is failed with the reason. Never rejects. */
+async function failHere(opts: RunOptions, rec: CrawlRecord, err: unknown): Promise<void> {
+  opts.logger.error({ err, crawl: rec.id }, 'crawl failed');
+  try {
+    await writeFinish(opts, rec.id, { status: 'failed', error: err instanceof Error ? err.message : String(err) });
+  } catch {
+    // the store is gone (closing): the next open marks it failed
+  }
+}
+
+/** This process's side of a shared crawl it did not start: a share of it as a worker that joined. */
+export function joinShared(opts: RunOptions, rec: CrawlRecord, plan: SharedPlan, share: ShareOptions): SharedCrawl {
+  return sharedCrawl(opts.store.sql, {
+    crawlId: rec.id,
+    worker: share.worker,
+    role: 'join',
+    plan,
+    leaseMs: share.leaseMs,
+  });
+}
+
+/**
+ * This worker's share of a shared crawl another worker leads: it ends when the frontier does. When this worker has
+ * taken the lead over meanwhile (shared.promote: its lead died), it ends the crawl as the lead would have, and drops
+ * the shared state. Never rejects.
+ */
 export async function runShare(
   opts: RunOptions,
   rec: CrawlRecord,
-  plan: SharedPlan,
-  share: ShareOptions,
+  shared: SharedCrawl,
   controller: AbortController,
   onProgress: ProgressListener,
 ): Promise<void> {
@@ -125,23 +150,30 @@ export async function runShare(
   await new Promise((r) => setImmediate(r));
   const unwatch = watchCrawl(opts, rec.id, controller);
   try {
-    logger.info({ crawl: rec.id, mode: rec.mode, worker: share.worker }, 'joined a shared crawl');
-    const shared = sharedCrawl(store.sql, {
-      crawlId: rec.id,
-      worker: share.worker,
-      role: 'join',
-      plan,
-      leaseMs: share.leaseMs,
-    });
-    const result = await crawlWithEngine(opts, rec, controller.signal, onProgress, shared);
     logger.info(
-      { crawl: rec.id, pages: result.stats.pages, links: result.stats.links, stopped: result.stopped },
-      'left the shared crawl: its share done',
+      { crawl: rec.id, mode: rec.mode, worker: shared.worker, role: shared.role },
+      shared.role === 'lead' ? 'took the lead of a shared crawl over' : 'joined a shared crawl',
     );
+    const result = await crawlWithEngine(opts, rec, controller.signal, onProgress, shared);
+    if (shared.role === 'lead') await endHere(opts, rec, result, controller.signal);
+    else
+      logger.info(
+        { crawl: rec.id, pages: result.stats.pages, links: result.stats.links, stopped: result.stopped },
+        'left the shared crawl: its share done',
+      );
   } catch (err) {
-    logger.warn({ err, crawl: rec.id }, 'crawling a share of a shared crawl failed: its claims go back to the others');
+    if (shared.role === 'lead') await failHere(opts, rec, err);
+    else
+      logger.warn(
+        { err, crawl: rec.id },
+        'crawling a share of a shared crawl failed: its claims go back to the others',
+      );
   } finally {
     unwatch();
+    if (shared.role === 'lead')
+      await dropShared(store.sql, rec.id).catch((err: unknown) =>
+        logger.warn({ err, crawl: rec.id }, 'dropping the shared frontier failed'),
+      );
   }
 }
 
