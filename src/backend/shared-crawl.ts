@@ -19,6 +19,7 @@ import {
   dropFrontier,
   finishFrontier,
   frontierFinished,
+  frontierHas,
   frontierUrls,
   markDone,
   openFrontier,
@@ -107,6 +108,7 @@ export function sharedCrawl(
       const r = await whileOpen(() => addUrls(sql, crawlId, urls), { added: [], cut: [], closed: true });
       return { added: r.added, cut: r.cut };
     },
+    has: (url) => whileOpen(() => frontierHas(sql, crawlId, url), false),
     take: (url, target) => whileOpen(() => takeUrl(sql, { crawlId, url, target, worker }), false),
     async claim(target: string, n: number): Promise<SharedClaim[] | null> {
       const claims = await whileOpen(

@@ -69,6 +69,11 @@ export interface FetchOptions {
   headers?: Record<string, string>;
   /** Called with the final (non-redirect) answer; return a sink to read its body, or nothing to skip it. */
   onResponse?: (res: ResponseInfo) => BodySink | undefined;
+  /**
+   * Whether a redirect's next URL is one the caller has already (a page its crawl fetched or will fetch): then the
+   * chain ends there without asking for it, as a redirect that leads to it (`known` in the result).
+   */
+  known?: (url: string) => boolean | Promise<boolean>;
 }
 
 export type FetchResult = FetchSummary & {
@@ -321,6 +326,19 @@ export class Fetcher {
         return fail('too_many_redirects', `more than ${this.maxRedirects} hops`, step.status);
       visited.add(nextUrl);
       current = nextUrl;
+      if (opts.known && (await opts.known(nextUrl)))
+        return {
+          ok: true,
+          url,
+          finalUrl: current,
+          status: step.status,
+          hops,
+          known: true,
+          headers: NO_HEADERS,
+          contentType: null,
+          truncated: false,
+          requests,
+        };
     }
   }
 

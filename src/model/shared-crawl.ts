@@ -66,6 +66,8 @@ export interface SharedCrawl {
   publish(plan: SharedPlan): Promise<void>;
   /** The URLs this call made new (someone will claim them), and those max_pages cut. */
   add(urls: readonly SharedUrl[]): Promise<{ added: string[]; cut: string[] }>;
+  /** Whether the URL is in the frontier (some worker fetched it, or will). */
+  has(url: string): Promise<boolean>;
   /** A redirect's end reached without a claim: true when this worker is the one to store it. */
   take(url: string, target: string): Promise<boolean>;
   /** Up to n URLs of a target or lane under a lease; null once the frontier has finished. */

@@ -404,6 +404,11 @@ export async function frontierUrls(
   );
 }
 
+/** Whether a URL is in the crawl's frontier, in any state. */
+export async function frontierHas(sql: Sql, crawlId: number, url: string): Promise<boolean> {
+  return (await sql.get('SELECT 1 AS one FROM frontier WHERE crawl_id = ? AND url = ?', [crawlId, url])) !== undefined;
+}
+
 /**
  * A URL this worker reached without a claim (the end of a redirect) becomes its own, done at once: true when it was
  * not in the frontier (this worker stores it), false when it was (whoever has it does). Counts nothing to max_pages,
