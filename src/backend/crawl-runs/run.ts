@@ -64,7 +64,7 @@ export async function runToFinish(
   opts: RunOptions,
   rec: CrawlRecord,
   controller: AbortController,
-  queued: boolean,
+  shareAs: ShareOptions | null,
   onProgress: ProgressListener,
 ): Promise<void> {
   const { store, logger } = opts;
@@ -75,9 +75,9 @@ export async function runToFinish(
   const unwatch = watchCrawl(opts, rec.id, controller);
   try {
     await setCrawlStatus(store.sql, rec.id, 'running');
-    // A queued crawl a worker claims is shared with the project's other workers (not one that checks fragments:
-    // a fragment's outcome needs every page's ids in one process).
-    const share = queued && opts.share && !opts.targets.some((t) => t.check_fragments) ? opts.share : null;
+    // A queued crawl claimed to be shared (shareAs) is led here with the project's other workers (not one that
+    // checks fragments: a fragment's outcome needs every page's ids in one process).
+    const share = shareAs && !opts.targets.some((t) => t.check_fragments) ? shareAs : null;
     shared = share
       ? sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'lead', leaseMs: share.leaseMs })
       : undefined;

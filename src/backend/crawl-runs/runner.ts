@@ -175,7 +175,10 @@ export class CrawlRunner {
   private async runHere(rec: CrawlRecord, controller: AbortController, queued: boolean): Promise<CrawlRecord> {
     let final: CrawlRecord = rec;
     try {
-      await runToFinish(this.opts, rec, controller, queued, this.progress);
+      // A queued crawl is shared when this process is a worker, or on PostgreSQL (where workers and other servers
+      // may join it, and any of them takes its lead over should this process die).
+      const shareAs = queued && (this.opts.share || this.opts.store.dialect === 'pg') ? this.share : null;
+      await runToFinish(this.opts, rec, controller, shareAs, this.progress);
     } finally {
       this.running.delete(rec.id);
       try {
