@@ -4,7 +4,8 @@
 // robin over 1, 2 and 3 instances (BENCH_INSTANCES). For each count autocannon drives, at once for BENCH_SECONDS
 // (default 10, after BENCH_WARMUP_SECONDS, default 3, of the same load discarded), `/v1` search (POST, public) and MCP `tools/call` of svc-search as a 2026-07-28 client sends it (one
 // POST, its headers, no session), BENCH_CONNECTIONS (default 16) connections each; the table gives requests/s,
-// p50 and p99 per endpoint and the errors (transport errors, timeouts and non-2xx together).
+// p50 and p99 per endpoint and the errors (transport errors, timeouts and non-2xx together), then where the CPU
+// went per request: the svc serve processes and the PostgreSQL backends of their pools (/proc).
 // Then the crash: two instances and two `svc worker` share one full crawl of BENCH_CRASH_PAGES pages; the instance
 // that leads it is killed with -9, then (once another process has taken the lead over) one worker; the crawl must
 // complete with every page stored once. Its processes run with a dead-owner limit of 5 s and leases of 4 s
@@ -12,11 +13,12 @@
 // Targets: no error, p99 with 2 and 3 instances within 2× of one instance's, every crawl completed. Exit status 1
 // when one is missed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { openApp, type App } from '../src/app/open-app.js';
 import { parseConfig } from '../src/cli/load-config.js';
 import { silentLogger } from '../src/lib/log.js';
@@ -85,7 +87,8 @@ events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path ${dir}/tmp; proxy_temp_path ${dir}/tmp; fastcgi_temp_path ${dir}/tmp; uwsgi_temp_path ${dir}/tmp; scgi_temp_path ${dir}/tmp;
-  upstream svc { ${servers} keepalive 64; }
+  # Idle upstream connections closed before svc serve closes them (Node: 5 s), else a POST may meet a closing one: 502.
+  upstream svc { ${servers} keepalive 64; keepalive_timeout 4s; }
   server {
     listen 127.0.0.1:${port};
     location / {
@@ -124,10 +127,48 @@ interface LoadRow {
   p50: number;
   p99: number;
   errors: number;
+  /** What the errors were. */
+  errorKinds: string;
 }
 
 /** The load on 1…n instances behind nginx: /v1 search and MCP tools/call at once. */
-async function loadRun(n: number, configs: string[], userToken: string): Promise<LoadRow[]> {
+/** CPU seconds (user + system) a process has used so far, from /proc (0 once it is gone). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime: fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The PostgreSQL backends serving clients now (the instances' pools). */
+async function backendPids(databaseUrl: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const r = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+    );
+    return r.rows.map((row) => row.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Where the CPU of the measured load went: the svc serve processes and the PostgreSQL backends, per request. */
+interface CpuSplit {
+  svcMsPerRequest: number;
+  pgMsPerRequest: number;
+}
+
+async function loadRun(
+  n: number,
+  configs: string[],
+  userToken: string,
+  databaseUrl: string,
+): Promise<{ rows: LoadRow[]; cpu: CpuSplit }> {
   const servers: Served[] = [];
   try {
     for (let i = 0; i < n; i++)
@@ -176,7 +217,13 @@ async function loadRun(n: number, configs: string[], userToken: string): Promise
         ]);
       // Discarded: new processes run cold (JIT, connection pools) for their first seconds.
       if (WARMUP_SECONDS > 0) await drive(WARMUP_SECONDS);
+      const pids = [...servers.map((x) => x.proc.pid!), ...(await backendPids(databaseUrl))];
+      const before = pids.map(cpuSeconds);
       const [search, mcp] = await drive(SECONDS);
+      const used = pids.map((pid, i) => cpuSeconds(pid) - before[i]!);
+      const svcCpu = used.slice(0, n).reduce((a, b) => a + b, 0);
+      const pgCpu = used.slice(n).reduce((a, b) => a + b, 0);
+      const requests = search.requests.total + mcp.requests.total;
       const row = (endpoint: string, r: Awaited<ReturnType<typeof autocannon>>): LoadRow => ({
         instances: n,
         endpoint,
@@ -184,8 +231,12 @@ async function loadRun(n: number, configs: string[], userToken: string): Promise
         p50: r.latency.p50,
         p99: r.latency.p99,
         errors: r.errors + r.timeouts + r.non2xx,
+        errorKinds: `${r.errors} transport, ${r.timeouts} timeouts, ${r.non2xx} non-2xx`,
       });
-      return [row('POST /v1/…/search', search), row('MCP tools/call svc-search', mcp)];
+      return {
+        rows: [row('POST /v1/…/search', search), row('MCP tools/call svc-search', mcp)],
+        cpu: { svcMsPerRequest: (svcCpu * 1000) / requests, pgMsPerRequest: (pgCpu * 1000) / requests },
+      };
     } finally {
       await nginx.stop();
     }
@@ -311,6 +362,7 @@ async function crashRun(databaseUrl: string): Promise<CrashResult> {
 async function main(): Promise<void> {
   const cluster = benchPostgres();
   const rows: LoadRow[] = [];
+  const cpus: (CpuSplit & { n: number })[] = [];
   let crash: CrashResult | null = null;
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
   const { site } = await linkSite({ pages: PAGES, latencyMs: 5, workerHeader: WORKER_HEADER });
@@ -327,7 +379,8 @@ async function main(): Promise<void> {
     await svcOk(['crawl', 'full', '--config', configs[0]!], env);
     console.error(`  indexed ${PAGES} pages`);
     for (const n of COUNTS) {
-      const r = await loadRun(n, configs, token);
+      const { rows: r, cpu } = await loadRun(n, configs, token, url);
+      cpus.push({ n, ...cpu });
       for (const row of r)
         console.error(
           `  ${n} instance(s), ${row.endpoint}: ${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, ${row.errors} errors`,
@@ -347,11 +400,25 @@ async function main(): Promise<void> {
     `\n## bench:scale — nginx round robin over N svc serve on one PostgreSQL database; ${CONNECTIONS} connections per endpoint, both at once, ${SECONDS} s; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(2)} at the end\n`,
   );
   printTable(
-    ['instances', 'endpoint', 'requests/s', 'p50 ms', 'p99 ms', 'p99 vs 1 instance', 'errors'],
+    ['instances', 'endpoint', 'requests/s', 'p50 ms', 'p99 ms', 'p99 vs 1 instance', 'errors', 'of which'],
     rows.map((r) => {
       const base = one(r.endpoint);
-      return [r.instances, r.endpoint, r.rps, r.p50, r.p99, base ? `${(r.p99 / base.p99).toFixed(2)}×` : '–', r.errors];
+      return [
+        r.instances,
+        r.endpoint,
+        r.rps,
+        r.p50,
+        r.p99,
+        base ? `${(r.p99 / base.p99).toFixed(2)}×` : '–',
+        r.errors,
+        r.errors ? r.errorKinds : '',
+      ];
     }),
+  );
+  console.log('\nwhere the CPU of the measured load went, per request (both endpoints together):\n');
+  printTable(
+    ['instances', 'svc serve CPU ms/request', 'PostgreSQL backends CPU ms/request'],
+    cpus.map((c) => [c.n, c.svcMsPerRequest, c.pgMsPerRequest]),
   );
   const problems: string[] = [];
   for (const r of rows) {
