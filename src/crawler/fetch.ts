@@ -293,23 +293,21 @@ export class Fetcher {
       truncated: false,
       requests,
     });
+    // An answer at the URL reached so far: the final one, or a redirect to a URL the caller has (known).
+    const reached = (
+      status: number,
+      rest: Pick<FetchResult, 'headers' | 'contentType' | 'truncated'> & { known?: true },
+    ): FetchResult => ({ ok: true, url, finalUrl: current, status, hops, ...rest, requests });
     for (;;) {
       const step = await this.requestOnce(current, opts, current === url ? opts.headers : undefined);
       requests += step.requests;
       if (step.kind === 'failure') return fail(step.failure, step.detail, step.status);
-      if (step.kind === 'final') {
-        return {
-          ok: true,
-          url,
-          finalUrl: current,
-          status: step.status,
-          hops,
+      if (step.kind === 'final')
+        return reached(step.status, {
           headers: step.headers,
           contentType: step.contentType,
           truncated: step.truncated,
-          requests,
-        };
-      }
+        });
       let next: URL;
       try {
         next = new URL(step.location, current);
@@ -327,18 +325,7 @@ export class Fetcher {
       visited.add(nextUrl);
       current = nextUrl;
       if (opts.known && (await opts.known(nextUrl)))
-        return {
-          ok: true,
-          url,
-          finalUrl: current,
-          status: step.status,
-          hops,
-          known: true,
-          headers: NO_HEADERS,
-          contentType: null,
-          truncated: false,
-          requests,
-        };
+        return reached(step.status, { headers: NO_HEADERS, contentType: null, truncated: false, known: true });
     }
   }
 

@@ -268,10 +268,12 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
   afterEach(killWorkers);
   afterAll(() => site.close());
 
-  it('the lead takes back what the dead one held once its leases run out, and the crawl stores every page', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-worker-dies-'));
-    const db = join(dir, 'data', 'svc.db');
-    // One config per worker, differing only in a request header, so the site can tell them apart.
+  /**
+   * A new data directory: its database, and one config per worker, differing only in a request header, so the site
+   * can tell them apart.
+   */
+  function sharedDir(prefix: string): { db: string; config: (name: string) => string } {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
     const config = (name: string) =>
       writeJson(dir, `${name}.json`, {
         project: { public_token: A },
@@ -279,6 +281,26 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
         targets: [{ ...target(site), concurrency: 2, track_links: 'all', request_headers: { 'x-test-worker': name } }],
         log_level: 'info',
       });
+    return { db: join(dir, 'data', 'svc.db'), config };
+  }
+
+  /**
+   * The crawl completed, ended by `ender`, with every page, link and error counted once whatever a dead process had
+   * reported; every page fetched, and one fetched twice only by `twice` in that order.
+   */
+  async function expectCompleted(db: string, ender: SvcProcess, twice: string[]): Promise<void> {
+    const [rec] = await crawlsIn(db, A);
+    expect(rec).toMatchObject({
+      status: 'completed',
+      stats: { pages: PAGES, links: PAGES + MISSING, errors: MISSING },
+    });
+    expect(ender.logs.filter((l) => l.msg === 'crawl ended').map((l) => l.crawl)).toEqual([rec!.id]);
+    expect(gets.size).toBe(PAGES);
+    for (const [path, who] of fetchedBy) if (who.length > 1) expect(who, path).toEqual(twice);
+  }
+
+  it('the lead takes back what the dead one held once its leases run out, and the crawl stores every page', async () => {
+    const { db, config } = sharedDir('svc-worker-dies-');
     const lead = config('lead');
     const second = config('second');
     const env = { SVC_SHARED_LEASE_MS: '1500' };
@@ -299,31 +321,15 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     w2.child.kill('SIGKILL');
     await w2.exited;
     await until('the lead to end the crawl', () => w1.logs.some((l) => l.msg === 'crawl ended'), 30_000);
-    const [rec] = await crawlsIn(db, A);
-    // Counted once each, whatever the dead worker had reported: every page's outcome and every missing one.
-    expect(rec).toMatchObject({
-      status: 'completed',
-      stats: { pages: PAGES, links: PAGES + MISSING, errors: MISSING },
-    });
-    expect(w1.logs.filter((l) => l.msg === 'crawl ended').map((l) => l.crawl)).toEqual([rec!.id]);
-    // Every page was fetched; a page fetched twice is one the dead worker fetched and never marked done, then the lead.
-    expect(gets.size).toBe(PAGES);
-    for (const [path, who] of fetchedBy) if (who.length > 1) expect(who, path).toEqual(['second', 'lead']);
+    // A page fetched twice is one the dead worker fetched and never marked done, then the lead.
+    await expectCompleted(db, w1, ['second', 'lead']);
     expect(byWorker.get('lead')).toBeGreaterThan(0);
     w1.child.kill('SIGTERM');
     expect(await w1.exited).toBe(0);
   }, 60_000);
 
   it('a lead killed with -9: the other worker takes the lead over within the heartbeat limit and completes the crawl, every page stored once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-lead-dies-'));
-    const db = join(dir, 'data', 'svc.db');
-    const config = (name: string) =>
-      writeJson(dir, `${name}.json`, {
-        project: { public_token: A },
-        data_dir: join(dir, 'data'),
-        targets: [{ ...target(site), concurrency: 2, track_links: 'all', request_headers: { 'x-test-worker': name } }],
-        log_level: 'info',
-      });
+    const { db, config } = sharedDir('svc-lead-dies-');
     gets.clear();
     byWorker.clear();
     fetchedBy.clear();
@@ -354,15 +360,8 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     expect(took).toBeDefined();
     // Within the heartbeat limit (3 s here) and a sweep or two.
     expect(Number(took!.time) - killedAt).toBeLessThan(3000 + 3000);
-    const [rec] = await crawlsIn(db, A);
-    expect(rec).toMatchObject({
-      status: 'completed',
-      stats: { pages: PAGES, links: PAGES + MISSING, errors: MISSING },
-    });
-    expect(w2.logs.filter((l) => l.msg === 'crawl ended').map((l) => l.crawl)).toEqual([rec!.id]);
-    // Every page fetched; twice only one the dead lead held and never marked done, then the second.
-    expect(gets.size).toBe(PAGES);
-    for (const [path, who] of fetchedBy) if (who.length > 1) expect(who, path).toEqual(['lead', 'second']);
+    // Twice only a page the dead lead held and never marked done, then the second.
+    await expectCompleted(db, w2, ['lead', 'second']);
     const store = new Store(db);
     try {
       // Every page stored once, and the shared state gone with the crawl.
