@@ -99,6 +99,9 @@ export class EmbeddedBackend implements Backend {
       const sweepOnce = async () => {
         try {
           const before = Date.now() - deadAfter;
+          // Right after a database outage every owner's heartbeat is stale: a live one beats again within the limit.
+          const back = opts.store.answeringAgainSince?.() ?? null;
+          if (back !== null && back > before) return;
           // A shared crawl whose lead died goes on with a new lead (this process, when it serves the queue).
           await this.runner.takeOverLeaderless(before);
           // A read; the write lock only when there is something to fail.

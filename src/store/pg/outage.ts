@@ -54,6 +54,8 @@ export interface OutageOptions {
 /** The outage state of one pool, and the waiting every statement of the store does through it. */
 export class PgOutage {
   private state: OutageState | null = null;
+  /** When the last outage ended (ms since the epoch); null before any. */
+  endedAt: number | null = null;
   private readonly maxWaitMs: number;
 
   constructor(private readonly opts: OutageOptions = {}) {
@@ -99,6 +101,7 @@ export class PgOutage {
     if (!this.state) return;
     const was = this.state;
     this.state = null;
+    this.endedAt = Date.now();
     this.opts.onChange?.('back', was);
   }
 }

@@ -135,6 +135,11 @@ export class PgStore implements ServiceStore {
     return this.outage.current();
   }
 
+  /** When the server last answered again after not answering (ms since the epoch); null when it never stopped. */
+  answeringAgainSince(): number | null {
+    return this.outage.endedAt;
+  }
+
   /** Connects and migrates now (else the first statement does); rejects with the reason the store cannot be used. */
   async open(): Promise<this> {
     await this.ready();
