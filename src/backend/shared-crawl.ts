@@ -97,6 +97,9 @@ export function sharedCrawl(
     promote() {
       role = 'lead';
     },
+    demote() {
+      role = 'join';
+    },
     worker,
     plan: o.plan ?? null,
     hosts,

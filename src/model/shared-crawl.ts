@@ -54,6 +54,11 @@ export interface SharedCrawl {
   readonly role: 'lead' | 'join';
   /** join: this worker is the lead from now on (its lead died): it finishes the crawl and ends it. */
   promote(): void;
+  /**
+   * lead: another process has taken the lead over (this one was silent past the heartbeat limit): from now on this
+   * one only gives its claims back; it neither closes nor ends the crawl.
+   */
+  demote(): void;
   readonly worker: string;
   /** join: the lead's plan. */
   readonly plan: SharedPlan | null;

@@ -170,16 +170,21 @@ export async function takeOverCrawl(sql: Sql, id: number, before: number, owner:
   return r.changes === 1;
 }
 
-/** What the owner of a running crawl must look at: its status (another process may have failed it) and stop requests. */
+/**
+ * What the owner of a running crawl must look at: its status (another process may have failed it), stop requests,
+ * and whether it is still this process's (another may have taken a shared crawl's lead over).
+ */
 export async function crawlControl(
   sql: Sql,
   id: number,
-): Promise<{ status: CrawlStatus; stopRequested: boolean } | null> {
-  const row = await sql.get<{ status: CrawlStatus; stop_requested: number }>(
-    'SELECT status, stop_requested FROM crawls WHERE id = ?',
+): Promise<{ status: CrawlStatus; stopRequested: boolean; ownedHere: boolean } | null> {
+  const row = await sql.get<{ status: CrawlStatus; stop_requested: number; owner_instance: string | null }>(
+    'SELECT status, stop_requested, owner_instance FROM crawls WHERE id = ?',
     [id],
   );
-  return row ? { status: row.status, stopRequested: row.stop_requested === 1 } : null;
+  return row
+    ? { status: row.status, stopRequested: row.stop_requested === 1, ownedHere: row.owner_instance === INSTANCE_ID }
+    : null;
 }
 
 /** Asks the owner of a queued or running crawl to stop it; false when it is not queued or running. */

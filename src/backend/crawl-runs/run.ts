@@ -72,7 +72,9 @@ export async function runToFinish(
   await new Promise((r) => setImmediate(r));
   const { signal } = controller;
   let shared: SharedCrawl | undefined;
-  const unwatch = watchCrawl(opts, rec.id, controller);
+  const unwatch = watchCrawl(opts, rec.id, controller, () => shared);
+  /** Another process took the lead over: the crawl is its to end. */
+  const superseded = () => shared?.role === 'join';
   try {
     await setCrawlStatus(store.sql, rec.id, 'running');
     // A queued crawl claimed to be shared (shareAs) is led here with the project's other workers (not one that
@@ -86,13 +88,14 @@ export async function runToFinish(
       'crawl started',
     );
     const result = await crawlWithEngine(opts, rec, signal, onProgress, shared);
-    await endHere(opts, rec, result, signal);
+    if (superseded()) logger.warn({ crawl: rec.id }, STOP_REASONS.takenOver);
+    else await endHere(opts, rec, result, signal);
   } catch (err) {
-    await failHere(opts, rec, err);
+    if (!superseded()) await failHere(opts, rec, err);
   } finally {
     unwatch();
     // The finish is written: the shared frontier and host state go (a worker still sharing finds the frontier gone).
-    if (shared)
+    if (shared && !superseded())
       await dropShared(store.sql, rec.id).catch((err: unknown) =>
         logger.warn({ err, crawl: rec.id }, 'dropping the shared frontier failed'),
       );
@@ -148,7 +151,7 @@ export async function runShare(
 ): Promise<void> {
   const { store, logger } = opts;
   await new Promise((r) => setImmediate(r));
-  const unwatch = watchCrawl(opts, rec.id, controller);
+  const unwatch = watchCrawl(opts, rec.id, controller, () => shared);
   try {
     logger.info(
       { crawl: rec.id, mode: rec.mode, worker: shared.worker, role: shared.role },
@@ -209,15 +212,27 @@ async function crawlWithEngine(
 /**
  * While a crawl runs: its stats, written by the writer with every batch (at least every progress tick), are the
  * heartbeat. This loop only reads (a write here would wait for the writer's lock on the crawling thread): it
- * answers a stop asked for by another process, or a record another process has already marked failed.
+ * answers a stop asked for by another process, a record another process has already marked failed, or (a shared
+ * crawl led here) another process that has taken the lead over.
  */
-function watchCrawl(opts: RunOptions, id: number, controller: AbortController): () => void {
+function watchCrawl(
+  opts: RunOptions,
+  id: number,
+  controller: AbortController,
+  shared: () => SharedCrawl | undefined,
+): () => void {
   const { store } = opts;
   const t = setInterval(() => {
     void crawlControl(store.sql, id).then(
       (c) => {
+        const lead = shared();
         if (c?.stopRequested) controller.abort(STOP_REASONS.requested);
         else if (c && crawlEnded(c.status)) controller.abort(`marked ${c.status} by another process`);
+        else if (c && !c.ownedHere && lead?.role === 'lead') {
+          // Silent past the heartbeat limit, this process lost the lead: it leaves the crawl to the new one.
+          lead.demote();
+          controller.abort(STOP_REASONS.takenOver);
+        }
       },
       (err: unknown) => opts.logger.warn({ err, crawl: id }, 'reading the crawl record for stop requests failed'),
     );
