@@ -12,7 +12,6 @@
 // Exit status 1 when a crawl did not complete with every page, went over the concurrency, or fetched a page twice.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,11 +19,10 @@ import { openApp } from '../src/app/open-app.js';
 import { parseConfig } from '../src/cli/load-config.js';
 import { silentLogger } from '../src/lib/log.js';
 import type { CrawlRecord } from '../src/model/types.js';
-import { page, startSite, type TestSite } from '../test/support/site.js';
+import { linkSite } from './lib/link-site.js';
 import { printTable } from './lib/measure.js';
 import { benchPostgres, createDatabase } from './lib/postgres.js';
-import { mulberry32 } from './lib/random.js';
-import { BENCH_TOKEN, SVC } from './lib/services.js';
+import { BENCH_TOKEN, SVC, svcAsync } from './lib/services.js';
 
 const COUNTS = (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map((s) => Number(s.trim()));
 const PAGES = Number(process.env.BENCH_PAGES ?? 2000);
@@ -43,104 +41,7 @@ if (COUNTS.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(PAGES
   process.exit(2);
 }
 
-// ---- the site -------------------------------------------------------------------------------------------------
-
-const pathOf = (i: number) => (i === 0 ? '/' : `/p/${i}`);
-
-/** Page i links to its parent and 3 children (a tree: everything reachable) and to 6 random pages. */
-function linksOf(i: number): number[] {
-  const rnd = mulberry32(i + 1);
-  const out = new Set<number>();
-  if (i > 0) out.add(Math.floor((i - 1) / 3));
-  for (let c = 3 * i + 1; c <= 3 * i + 3 && c < PAGES; c++) out.add(c);
-  while (out.size < Math.min(10, PAGES - 1)) {
-    const j = Math.floor(rnd() * PAGES);
-    if (j !== i) out.add(j);
-  }
-  return [...out];
-}
-
-function body(i: number): string {
-  const words = ['crawl', 'frontier', 'worker', 'politeness', 'lease', 'queue', 'index', 'search', 'link', 'report'];
-  const rnd = mulberry32(1_000_000 + i);
-  const text = Array.from({ length: 60 }, () => words[Math.floor(rnd() * words.length)]).join(' ');
-  const nav = linksOf(i)
-    .map((j) => `<li><a href="${pathOf(j)}">Page ${j}</a></li>`)
-    .join('');
-  return page(`<h1>Page ${i}</h1><p>${text}</p><ul>${nav}</ul>`, { title: `Bench page ${i}` });
-}
-
-interface SiteCounts {
-  /** Page path → GETs. */
-  pageGets: Map<string, number>;
-  /** Worker header → page GETs. */
-  byWorker: Map<string, number>;
-  other: number;
-  inFlight: number;
-  maxInFlight: number;
-  firstAt: number;
-  lastAt: number;
-}
-
-/** The bench site on 127.0.0.1, counting what it is asked (startSite counts every request too). */
-async function benchSite(): Promise<{ site: TestSite; counts: SiteCounts }> {
-  const counts: SiteCounts = {
-    pageGets: new Map(),
-    byWorker: new Map(),
-    other: 0,
-    inFlight: 0,
-    maxInFlight: 0,
-    firstAt: 0,
-    lastAt: 0,
-  };
-  const index = new Map<string, number>();
-  for (let i = 0; i < PAGES; i++) index.set(pathOf(i), i);
-  // Every request goes through this one handler (no routes), so every one is counted in flight.
-  const handler = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    const now = Date.now();
-    if (!counts.firstAt) counts.firstAt = now;
-    counts.inFlight++;
-    counts.maxInFlight = Math.max(counts.maxInFlight, counts.inFlight);
-    res.once('close', () => {
-      counts.inFlight--;
-      counts.lastAt = Date.now();
-    });
-    await sleep(LATENCY_MS);
-    const i = index.get(url.pathname);
-    if (url.pathname === '/robots.txt') {
-      counts.other++;
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
-    } else if (i !== undefined && !url.search) {
-      if (req.method === 'GET') {
-        counts.pageGets.set(url.pathname, (counts.pageGets.get(url.pathname) ?? 0) + 1);
-        const w = String(req.headers[WORKER_HEADER] ?? '?');
-        counts.byWorker.set(w, (counts.byWorker.get(w) ?? 0) + 1);
-      } else {
-        counts.other++;
-      }
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body(i));
-    } else {
-      counts.other++;
-      res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>not found</h1>');
-    }
-  };
-  const site = await startSite({}, handler);
-  return { site, counts };
-}
-
 // ---- svc ------------------------------------------------------------------------------------------------------
-
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SVC, ...args], {
-    env: { ...process.env, SVC_CONFIG: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 /**
  * BENCH_WORKER_ARGS, else `--concurrency 2`: each worker keeps 2 pages in flight, so one worker leaves the site's
@@ -203,12 +104,12 @@ function stopWorker(p: ChildProcess): Promise<void> {
 
 async function runOnce(n: number, databaseUrl: string, extraArgs: string[]): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), `svc-bench-workers-${n}-`));
-  const { site, counts } = await benchSite();
+  const { site, counts } = await linkSite({ pages: PAGES, latencyMs: LATENCY_MS, workerHeader: WORKER_HEADER });
   const configs = Array.from({ length: n }, (_, i) => writeConfig(dir, databaseUrl, site.host, `w${i + 1}`));
   const workers: { proc: ChildProcess; stderr: string }[] = [];
   let app: ReturnType<typeof openApp> | null = null;
   try {
-    const queued = await run(['crawl', 'full', '--queue', '--config', configs[0]!]);
+    const queued = await svcAsync(['crawl', 'full', '--queue', '--config', configs[0]!]);
     if (queued.code !== 0) throw new Error(`svc crawl full --queue exited with ${queued.code}: ${queued.stderr}`);
     const id = (JSON.parse(queued.stdout.trim().split('\n').pop()!) as CrawlRecord).id;
     // Opened once the queueing command has migrated the database; only reads the crawl record.

@@ -62,6 +62,25 @@ export function docsSiteLog(): string {
   return execFileSync('bash', [DOCS_SCRIPT, 'log'], { encoding: 'utf8' }).trim();
 }
 
+/**
+ * Runs a `svc` subcommand to its end without blocking this process (a site the benchmark serves must keep
+ * answering while it crawls), SVC_CONFIG unset.
+ */
+export function svcAsync(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SVC, ...args], {
+    env: { ...process.env, SVC_CONFIG: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 /** Runs a `svc` subcommand to completion and returns its stdout. */
 export function svc(args: string[], env: NodeJS.ProcessEnv = {}): string {
   return execFileSync(process.execPath, [SVC, ...args], {

@@ -34,8 +34,11 @@ export interface App {
   runUnattended(): void;
   /** Stops crawls running here (`why`: their records' error) and closes the stores. */
   close(why?: string): Promise<void>;
-  /** ok, or degraded once SQLite has reported corruption (what /healthz answers). */
-  health(): { status: 'ok' | 'degraded'; error?: string };
+  /**
+   * ok, or degraded once SQLite has reported corruption, or while PostgreSQL does not answer (since: when it
+   * stopped) — what /healthz answers.
+   */
+  health(): { status: 'ok' | 'degraded'; error?: string; since?: string };
   /** Looks at an error that reached the top: SQLite corruption makes the service degraded and is logged once. */
   noteError(err: unknown): void;
   /**
@@ -87,7 +90,20 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): App {
     runUnattended() {
       for (const p of projects) p.runUnattended();
     },
-    health: () => (corruption ? { status: 'degraded', error: corruption } : { status: 'ok' }),
+    health() {
+      if (corruption) return { status: 'degraded', error: corruption };
+      // A database server that stopped answering: requests and crawls wait for it.
+      for (const p of projects) {
+        const down = p.store.unavailable?.();
+        if (down)
+          return {
+            status: 'degraded',
+            error: `the database is not answering (${down.reason}); statements wait for it`,
+            since: new Date(down.since).toISOString(),
+          };
+      }
+      return { status: 'ok' };
+    },
     noteError(err) {
       const code = (err as { code?: unknown })?.code;
       if (corruption || typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return;

@@ -66,15 +66,27 @@ export function projectDatabaseFile(config: Config, token: string): string {
 function openProjectStore(
   config: Config,
   token: string,
-  opts: { readonly?: boolean; deadAfterMs?: number; onRecovered: (ids: readonly number[]) => void },
+  opts: { readonly?: boolean; deadAfterMs?: number; onRecovered: (ids: readonly number[]) => void; logger: Logger },
 ): ServiceStore {
   if (config.database_url) {
+    const { logger } = opts;
     return new PgStore({
       url: config.database_url,
       token,
       readonly: opts.readonly,
       deadAfterMs: opts.deadAfterMs,
       onRecovered: opts.onRecovered,
+      outage: {
+        // How long statements wait for a server that stopped answering (default 60 s).
+        maxWaitMs: envMs('SVC_PG_OUTAGE_WAIT_MS'),
+        onChange: (event, state) =>
+          event === 'lost'
+            ? logger.warn(
+                { reason: state.reason },
+                'PostgreSQL stopped answering: statements wait for it, so crawls pause and requests wait',
+              )
+            : logger.info({ downMs: Date.now() - state.since }, 'PostgreSQL answers again: crawls go on'),
+      },
     });
   }
   const store = openStore({
@@ -95,6 +107,7 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
     readonly: opts.readonly,
     deadAfterMs,
     onRecovered: (crawls) => logger.warn({ crawls }, 'crawls left running by a process that ended were marked failed'),
+    logger,
   });
   const { base_url, api_key, public_token } = config.api;
   let backend: Backend;

@@ -99,12 +99,17 @@ export class EmbeddedBackend implements Backend {
       const sweepOnce = async () => {
         try {
           const before = Date.now() - deadAfter;
+          // Right after a database outage every owner's heartbeat is stale: a live one beats again within the limit.
+          const back = opts.store.answeringAgainSince?.() ?? null;
+          if (back !== null && back > before) return;
+          // A shared crawl whose lead died goes on with a new lead (this process, when it serves the queue).
+          await this.runner.takeOverLeaderless(before);
           // A read; the write lock only when there is something to fail.
           if (await hasDeadCrawls(sql, before, this.publicToken)) {
             const ids = await sql.tx((t) => failDeadCrawls(t, before, this.publicToken));
             if (ids.length)
               opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
-            // A dead lead's shared crawl: its frontier and host state go with it (its other workers stop).
+            // A dead lead's shared crawl nobody alive took over: its frontier and host state go with it.
             for (const id of ids) await dropShared(sql, id);
           }
           // Crawls ended without their afterCrawl yet (failed here or by another process after its owner died): history, webhooks.

@@ -1,13 +1,16 @@
 // A crawl several `svc worker` processes run together, on the store's shared frontier and host leases: what the
 // crawler's SharedCrawl asks, answered in the database with this worker's name and leases.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { HostLimits } from '../model/host-pace.js';
-import type {
-  SharedClaim,
-  SharedCrawl,
-  SharedHosts,
-  SharedPlan,
-  SharedUrl,
-  WorkerReport,
+import {
+  CHECK_LANE,
+  type SharedClaim,
+  type SharedCrawl,
+  type SharedHosts,
+  type SharedPlan,
+  type SharedUrl,
+  type WorkerReport,
 } from '../model/shared-crawl.js';
 import {
   addUrls,
@@ -16,6 +19,7 @@ import {
   dropFrontier,
   finishFrontier,
   frontierFinished,
+  frontierHas,
   frontierUrls,
   markDone,
   openFrontier,
@@ -24,6 +28,7 @@ import {
   releaseExpired,
   renewClaims,
   reportWorker,
+  sharedOutcomeCounts,
   takeUrl,
   workerReports,
 } from '../store/frontier.js';
@@ -44,6 +49,11 @@ import type { Sql } from '../store/sql.js';
  * slots back after this.
  */
 export const SHARED_LEASE_MS = 20_000;
+
+/** A name for this process in the shared frontier and host slots (its claims and leases): unique per process. */
+export function workerName(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
 
 export function sharedCrawl(
   sql: Sql,
@@ -79,8 +89,17 @@ export function sharedCrawl(
       return { pausedUntil: pace.pausedUntil, concurrency: effectiveLimits(limits, pace).concurrency };
     },
   };
+  let role = o.role;
   return {
-    role: o.role,
+    get role() {
+      return role;
+    },
+    promote() {
+      role = 'lead';
+    },
+    demote() {
+      role = 'join';
+    },
     worker,
     plan: o.plan ?? null,
     hosts,
@@ -92,6 +111,7 @@ export function sharedCrawl(
       const r = await whileOpen(() => addUrls(sql, crawlId, urls), { added: [], cut: [], closed: true });
       return { added: r.added, cut: r.cut };
     },
+    has: (url) => whileOpen(() => frontierHas(sql, crawlId, url), false),
     take: (url, target) => whileOpen(() => takeUrl(sql, { crawlId, url, target, worker }), false),
     async claim(target: string, n: number): Promise<SharedClaim[] | null> {
       const claims = await whileOpen(
@@ -123,6 +143,7 @@ export function sharedCrawl(
       return (await workerReports(sql, crawlId, worker)).map((w) => JSON.parse(w.report) as WorkerReport);
     },
     storedPages: () => crawlPageCounts(sql, crawlId),
+    storedOutcomes: (prefix) => sharedOutcomeCounts(sql, crawlId, { lane: CHECK_LANE, prefix }),
     leftovers: (state, afterId) => frontierUrls(sql, crawlId, state, { afterId, limit: 1000 }),
   };
 }

@@ -1,9 +1,8 @@
 // `svc worker`: what `svc serve` does unattended, without the HTTP server — every project's (or the --project ones')
 // queued crawls in their turn, the schedules and the webhook outbox. Any number of workers and servers share one
 // database: each queued crawl is claimed by exactly one of them, in one write transaction.
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { openApp } from '../app/open-app.js';
+import { workerName } from '../backend/shared-crawl.js';
 import { createLogger } from '../lib/log.js';
 import { selectProjects } from '../model/config.js';
 import { CliError, parse, readConfig } from './common.js';
@@ -52,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const logger = createLogger(config.log_level);
   // Names this process in the shared frontier and host slots (its claims and leases).
-  const worker = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const worker = workerName();
   // How long a dead worker's claims and host slots stay taken (default 20 s; a test's override).
   const lease = Number(process.env.SVC_SHARED_LEASE_MS);
   const leaseMs = Number.isInteger(lease) && lease > 0 ? lease : undefined;

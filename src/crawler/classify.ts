@@ -26,7 +26,16 @@ export interface Hop {
 }
 
 export type FetchSummary =
-  | { ok: true; url: string; finalUrl: string; status: number; hops: Hop[]; headers?: IncomingHttpHeaders }
+  | {
+      ok: true;
+      url: string;
+      finalUrl: string;
+      status: number;
+      hops: Hop[];
+      headers?: IncomingHttpHeaders;
+      /** The chain ended at a URL the caller has already (not asked for again): status is the last redirect's. */
+      known?: boolean;
+    }
   | { ok: false; url: string; finalUrl: string; failure: FailureKind; detail: string; hops: Hop[]; status?: number };
 
 export interface Classification {
@@ -140,6 +149,16 @@ function classifyAnswer(s: FetchSummary): Classification {
     return { reason: 'server_error', httpStatus: s.status ?? 0, message, redirectsTo: null };
   }
   const own = reasonForStatus(s.status);
+  if (s.known && s.hops.length) {
+    // A redirect to a page the crawl has: that page's own outcome says how it answers.
+    const first = s.hops[0]!;
+    return {
+      reason: 'redirect',
+      httpStatus: first.status,
+      message: `${statusText(first.status)}: ${chainText(s.hops, s.finalUrl)}`,
+      redirectsTo: s.finalUrl,
+    };
+  }
   if (!s.hops.length) {
     if (own === 'redirect')
       return {

@@ -69,6 +69,11 @@ export interface FetchOptions {
   headers?: Record<string, string>;
   /** Called with the final (non-redirect) answer; return a sink to read its body, or nothing to skip it. */
   onResponse?: (res: ResponseInfo) => BodySink | undefined;
+  /**
+   * Whether a redirect's next URL is one the caller has already (a page its crawl fetched or will fetch): then the
+   * chain ends there without asking for it, as a redirect that leads to it (`known` in the result).
+   */
+  known?: (url: string) => boolean | Promise<boolean>;
 }
 
 export type FetchResult = FetchSummary & {
@@ -288,23 +293,21 @@ export class Fetcher {
       truncated: false,
       requests,
     });
+    // An answer at the URL reached so far: the final one, or a redirect to a URL the caller has (known).
+    const reached = (
+      status: number,
+      rest: Pick<FetchResult, 'headers' | 'contentType' | 'truncated'> & { known?: true },
+    ): FetchResult => ({ ok: true, url, finalUrl: current, status, hops, ...rest, requests });
     for (;;) {
       const step = await this.requestOnce(current, opts, current === url ? opts.headers : undefined);
       requests += step.requests;
       if (step.kind === 'failure') return fail(step.failure, step.detail, step.status);
-      if (step.kind === 'final') {
-        return {
-          ok: true,
-          url,
-          finalUrl: current,
-          status: step.status,
-          hops,
+      if (step.kind === 'final')
+        return reached(step.status, {
           headers: step.headers,
           contentType: step.contentType,
           truncated: step.truncated,
-          requests,
-        };
-      }
+        });
       let next: URL;
       try {
         next = new URL(step.location, current);
@@ -321,6 +324,8 @@ export class Fetcher {
         return fail('too_many_redirects', `more than ${this.maxRedirects} hops`, step.status);
       visited.add(nextUrl);
       current = nextUrl;
+      if (opts.known && (await opts.known(nextUrl)))
+        return reached(step.status, { headers: NO_HEADERS, contentType: null, truncated: false, known: true });
     }
   }
 

@@ -93,3 +93,23 @@ export function parseSrcset(value: string): string[] {
   }
   return out;
 }
+
+/**
+ * The longest URL a crawl keeps, in bytes. PostgreSQL's btree indexes refuse a key of more than about 2.7 kB (a
+ * page's URL with its host in the report's index among them), which would fail a whole write batch; both stores
+ * hold the same limit so a crawl's results do not depend on the store.
+ */
+export const MAX_URL_BYTES = 2048;
+
+/** Why a URL is too long to keep (a sentence naming its length and the limit), or null when it is not. */
+export function overlongUrl(url: string): string | null {
+  const bytes = Buffer.byteLength(url);
+  return bytes > MAX_URL_BYTES
+    ? `not checked: the URL is ${bytes} bytes long, longer than the ${MAX_URL_BYTES} a crawl keeps`
+    : null;
+}
+
+/** What stands for an overlong URL in the links and the report: its start, marked as cut (and short enough). */
+export function overlongStandIn(url: string): string {
+  return `${url.slice(0, 200)}…`;
+}

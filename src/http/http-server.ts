@@ -10,6 +10,8 @@ import { createOriginGuard } from './origin-guard.js';
 export interface Health {
   status: 'ok' | 'degraded';
   error?: string;
+  /** degraded by a database that stopped answering: since when (ISO 8601). */
+  since?: string;
 }
 
 export interface HttpServerOptions {

@@ -47,8 +47,18 @@ export interface SharedHosts {
 }
 
 export interface SharedCrawl {
-  /** The lead claimed the crawl: it plans it, finishes it and ends it; others join. */
+  /**
+   * The lead claimed the crawl: it plans it, finishes it and ends it; others join. A worker that joined becomes the
+   * lead when it takes over from a lead that died (promote).
+   */
   readonly role: 'lead' | 'join';
+  /** join: this worker is the lead from now on (its lead died): it finishes the crawl and ends it. */
+  promote(): void;
+  /**
+   * lead: another process has taken the lead over (this one was silent past the heartbeat limit): from now on this
+   * one only gives its claims back; it neither closes nor ends the crawl.
+   */
+  demote(): void;
   readonly worker: string;
   /** join: the lead's plan. */
   readonly plan: SharedPlan | null;
@@ -61,6 +71,8 @@ export interface SharedCrawl {
   publish(plan: SharedPlan): Promise<void>;
   /** The URLs this call made new (someone will claim them), and those max_pages cut. */
   add(urls: readonly SharedUrl[]): Promise<{ added: string[]; cut: string[] }>;
+  /** Whether the URL is in the frontier (some worker fetched it, or will). */
+  has(url: string): Promise<boolean>;
   /** A redirect's end reached without a claim: true when this worker is the one to store it. */
   take(url: string, target: string): Promise<boolean>;
   /** Up to n URLs of a target or lane under a lease; null once the frontier has finished. */
@@ -79,6 +91,11 @@ export interface SharedCrawl {
   reports(): Promise<WorkerReport[]>;
   /** Per target host, the pages the crawl stored, counted in the store (a page two workers stored counts once). */
   storedPages(): Promise<Map<string, number>>;
+  /**
+   * The links checked and errors of the crawl, counted in the store (an outcome two workers wrote counts once); a
+   * link check answered from the cache by its done claim in the lane, whose URLs start with checkPrefix.
+   */
+  storedOutcomes(checkPrefix: string): Promise<{ links: number; errors: number }>;
   /** URLs left in a state after the end (cut by max_pages, or pending at a stop), a page at a time. */
   leftovers(state: 'cut' | 'pending', afterId: number): Promise<SharedClaim[]>;
 }

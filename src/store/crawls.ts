@@ -99,6 +99,14 @@ export async function createCrawl(
 /** Queued or running with an owner: a queued crawl nobody has claimed has no owner to die, and waits. */
 const OWNED = `(status = 'running' OR (status = 'queued' AND owner_instance IS NOT NULL))`;
 
+/**
+ * A shared crawl (its frontier open and planned) that another worker has reported on since `before` (the same
+ * bound): someone alive can take its lead over, so it is not failed for its lead's silence. Its one parameter is
+ * `before`.
+ */
+const HAS_LIVE_SHARER = `EXISTS (SELECT 1 FROM frontier_crawls f JOIN frontier_workers w ON w.crawl_id = f.crawl_id
+  WHERE f.crawl_id = crawls.id AND f.plan IS NOT NULL AND w.seen_at >= ?)`;
+
 /** The statement of failDeadCrawls, for the SQLite store's synchronous clean-up at open. */
 export function failDeadCrawlsStatement(
   before: number,
@@ -106,14 +114,16 @@ export function failDeadCrawlsStatement(
 ): { sql: string; params: (string | number | null)[] } {
   return {
     sql: `UPDATE crawls SET status = 'failed', finished_at = COALESCE(finished_at, ?), error = COALESCE(error, 'owner stopped answering: its process ended or hangs')
-       WHERE ${OWNED} AND (CAST(? AS TEXT) IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ? RETURNING id`,
-    params: [new Date().toISOString(), project ?? null, project ?? null, before],
+       WHERE ${OWNED} AND (CAST(? AS TEXT) IS NULL OR project = ?) AND COALESCE(heartbeat_at, 0) < ? AND NOT ${HAS_LIVE_SHARER} RETURNING id`,
+    params: [new Date().toISOString(), project ?? null, project ?? null, before, before],
   };
 }
 
 /**
  * Marks failed every owned queued or running crawl (of `project`, or of any) whose heartbeat is older than `before`
- * (ms): its owner stopped answering. Queued crawls nobody has claimed are left to wait. Returns their ids.
+ * (ms): its owner stopped answering. Queued crawls nobody has claimed are left to wait, and so are shared crawls
+ * another live worker reports on (one of the serving processes takes their lead over: takeOverCrawl). Returns their
+ * ids.
  */
 export async function failDeadCrawls(sql: Sql, before: number, project?: string): Promise<number[]> {
   const st = failDeadCrawlsStatement(before, project);
@@ -125,22 +135,56 @@ export async function failDeadCrawls(sql: Sql, before: number, project?: string)
 export async function hasDeadCrawls(sql: Sql, before: number, project: string): Promise<boolean> {
   return (
     (await sql.get(
-      `SELECT 1 AS one FROM crawls WHERE ${OWNED} AND project = ? AND COALESCE(heartbeat_at, 0) < ? LIMIT 1`,
-      [project, before],
+      `SELECT 1 AS one FROM crawls WHERE ${OWNED} AND project = ? AND COALESCE(heartbeat_at, 0) < ? AND NOT ${HAS_LIVE_SHARER} LIMIT 1`,
+      [project, before, before],
     )) !== undefined
   );
 }
 
-/** What the owner of a running crawl must look at: its status (another process may have failed it) and stop requests. */
+/**
+ * Running shared crawls of the project whose lead has not beaten since `before`, with their plan: a live process
+ * that serves the project may take their lead over (oldest first). A read.
+ */
+export async function leaderlessCrawls(
+  sql: Sql,
+  project: string,
+  before: number,
+): Promise<{ crawlId: number; plan: string }[]> {
+  return sql.all(
+    `SELECT c.id AS "crawlId", f.plan FROM crawls c JOIN frontier_crawls f ON f.crawl_id = c.id
+      WHERE c.project = ? AND c.status = 'running' AND COALESCE(c.heartbeat_at, 0) < ? AND f.plan IS NOT NULL ORDER BY c.id`,
+    [project, before],
+  );
+}
+
+/**
+ * Makes `owner` the owner of a running crawl whose owner has not beaten since `before` (its heartbeat now): true for
+ * exactly one of the processes that try at once, false when its owner beat meanwhile or another took it.
+ */
+export async function takeOverCrawl(sql: Sql, id: number, before: number, owner: CrawlOwner = {}): Promise<boolean> {
+  const now = owner.now ?? Date.now();
+  const r = await sql.run(
+    `UPDATE crawls SET owner_pid = ?, owner_instance = ?, heartbeat_at = ? WHERE id = ? AND status = 'running' AND COALESCE(heartbeat_at, 0) < ?`,
+    [process.pid, owner.instance ?? INSTANCE_ID, now, id, before],
+  );
+  return r.changes === 1;
+}
+
+/**
+ * What the owner of a running crawl must look at: its status (another process may have failed it), stop requests,
+ * and whether it is still this process's (another may have taken a shared crawl's lead over).
+ */
 export async function crawlControl(
   sql: Sql,
   id: number,
-): Promise<{ status: CrawlStatus; stopRequested: boolean } | null> {
-  const row = await sql.get<{ status: CrawlStatus; stop_requested: number }>(
-    'SELECT status, stop_requested FROM crawls WHERE id = ?',
+): Promise<{ status: CrawlStatus; stopRequested: boolean; ownedHere: boolean } | null> {
+  const row = await sql.get<{ status: CrawlStatus; stop_requested: number; owner_instance: string | null }>(
+    'SELECT status, stop_requested, owner_instance FROM crawls WHERE id = ?',
     [id],
   );
-  return row ? { status: row.status, stopRequested: row.stop_requested === 1 } : null;
+  return row
+    ? { status: row.status, stopRequested: row.stop_requested === 1, ownedHere: row.owner_instance === INSTANCE_ID }
+    : null;
 }
 
 /** Asks the owner of a queued or running crawl to stop it; false when it is not queued or running. */

@@ -6,6 +6,7 @@
 //
 // Each read-decide-write runs in one transaction that takes the write lock up front (SQLite: BEGIN IMMEDIATE;
 // PostgreSQL: the rows it decides on are locked, pending URLs with FOR UPDATE SKIP LOCKED).
+import { isBroken, type LinkOutcomeReason } from '../model/link-reasons.js';
 import type { Sql, SqlValue } from './sql.js';
 
 export type FrontierUrlState = 'pending' | 'claimed' | 'done' | 'cut';
@@ -403,6 +404,11 @@ export async function frontierUrls(
   );
 }
 
+/** Whether a URL is in the crawl's frontier, in any state. */
+export async function frontierHas(sql: Sql, crawlId: number, url: string): Promise<boolean> {
+  return (await sql.get('SELECT 1 AS one FROM frontier WHERE crawl_id = ? AND url = ?', [crawlId, url])) !== undefined;
+}
+
 /**
  * A URL this worker reached without a claim (the end of a redirect) becomes its own, done at once: true when it was
  * not in the frontier (this worker stores it), false when it was (whoever has it does). Counts nothing to max_pages,
@@ -497,4 +503,33 @@ export async function dropFrontier(sql: Sql, crawlId: number): Promise<void> {
     await tx.run('DELETE FROM frontier WHERE crawl_id = ?', [crawlId]);
     await tx.run('DELETE FROM frontier_targets WHERE crawl_id = ?', [crawlId]);
   });
+}
+
+/**
+ * The links and errors of a shared crawl, counted in the store: every outcome the crawl wrote counts once, however
+ * many workers fetched its URL (a worker that died after writing and before marking its claim done leaves it to
+ * another), as the crawl's own counters count them (`skipped` is no check; a bot block is no error). A link check
+ * answered from the external link cache wrote nothing: its done claim in the lane counts it.
+ */
+export async function sharedOutcomeCounts(
+  sql: Sql,
+  crawlId: number,
+  checks: { lane: string; prefix: string },
+): Promise<{ links: number; errors: number }> {
+  const rows = await sql.all<{ reason: LinkOutcomeReason; blocked: number; n: number }>(
+    'SELECT reason, blocked, count(*) AS n FROM link_outcomes WHERE crawl_id = ? GROUP BY reason, blocked',
+    [crawlId],
+  );
+  let links = 0;
+  let errors = 0;
+  for (const r of rows) {
+    if (r.reason !== 'skipped') links += Number(r.n);
+    if (isBroken(r.reason) && !r.blocked) errors += Number(r.n);
+  }
+  const cached = await sql.get<{ n: number }>(
+    `SELECT count(*) AS n FROM frontier f WHERE f.crawl_id = ? AND f.target = ? AND f.state = 'done'
+       AND NOT EXISTS (SELECT 1 FROM link_outcomes o WHERE o.url = substr(f.url, ?) AND o.crawl_id = f.crawl_id)`,
+    [crawlId, checks.lane, checks.prefix.length + 1],
+  );
+  return { links: links + Number(cached?.n ?? 0), errors };
 }

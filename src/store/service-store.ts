@@ -30,6 +30,16 @@ export interface ServiceStore {
   openCrawlWriter(crawlId: number, opts?: CrawlWriterOptions): CrawlSink;
   /** What a crawl reads of what is stored (one query per call). */
   crawlReader(): CrawlReader;
+  /**
+   * While the database server does not answer (PostgreSQL: a restart, once the store has been ready): since when
+   * (ms since the epoch) and what the last try met; statements wait for it meanwhile. Null, or absent, otherwise.
+   */
+  unavailable?(): { since: number; reason: string } | null;
+  /**
+   * When the database server last answered again after not answering (ms since the epoch); null or absent when it
+   * never stopped. Heartbeats could not be written meanwhile: none is judged stale until a heartbeat limit later.
+   */
+  answeringAgainSince?(): number | null;
   /** Lets go of the database (after the writers have drained); await it (SQLite closes at once). */
   close(): void | Promise<void>;
 }

@@ -2,13 +2,15 @@
 // stores: two runners on two connections to one database, each with its own worker name, one leads the queued crawl
 // and the other joins it. A loopback site of 40 pages that answer after 15 ms counts every request, the requests in
 // flight at once, and which worker asked (a request header each runner's target sends). A second loopback site plays
-// the outside world for link checks.
+// the outside world for link checks. A redirect to a page of the crawl is not followed: that page is asked for once.
+// A lead that finds its crawl owned by another process (one that took its lead over) leaves it as it is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
-import { silentLogger } from '../../src/lib/log.js';
+import { STOP_REASONS } from '../../src/backend/crawl-runs/finish.js';
+import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { TargetSchema, type TargetConfig } from '../../src/model/config.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
@@ -66,6 +68,8 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
           return void res.writeHead(429, { 'retry-after': '1' }).end();
         }
         if (url.pathname === '/old') return void res.writeHead(301, { location: '/hidden' }).end();
+        // Leads to a page of the crawl: never followed (that page is fetched once, by whoever claims it).
+        if (url.pathname === '/moved') return void res.writeHead(301, { location: '/p/1' }).end();
         if (url.pathname === '/hidden')
           return void res
             .writeHead(200, { 'content-type': 'text/html' })
@@ -84,7 +88,7 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
         ].filter((j) => j >= 0 && j < PAGES && j !== i);
         const extra =
           i === 3
-            ? `<a href="/old">old</a> <a href="/missing">missing</a> <a href="${outside.origin}/ok">ok</a> <a href="${outside.origin}/gone">gone</a>`
+            ? `<a href="/old">old</a> <a href="/moved">moved</a> <a href="/missing">missing</a> <a href="${outside.origin}/ok">ok</a> <a href="${outside.origin}/gone">gone</a>`
             : '';
         const body = `<html><head><title>Page ${i}</title></head><body><h1>Page ${i}</h1>${links.map((j) => `<a href="${pathOf(j)}">p${j}</a>`).join(' ')} ${extra}</body></html>`;
         res.writeHead(200, { 'content-type': 'text/html' }).end(body);
@@ -152,7 +156,7 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
     expect(rec.stats.pages).toBe(PAGES + 1);
     const twice = [...traffic.gets].filter(([, n]) => n > 1);
     expect(twice).toEqual([]);
-    expect(traffic.gets.size).toBe(PAGES + 3); // and /old, /hidden, /missing
+    expect(traffic.gets.size).toBe(PAGES + 4); // and /old, /hidden, /moved, /missing
     // Both fetched pages: the second one joined.
     expect(traffic.byWorker.get('w1')).toBeGreaterThan(0);
     expect(traffic.byWorker.get('w2')).toBeGreaterThan(0);
@@ -165,7 +169,9 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
     const report = await buildLinkReport(store.sql, PROJECT, [targetFor('w1')], { limit: 100 });
     const broken = [...new Set(report.notFound.pages.flatMap((p) => p.links.map((l) => l.url)))].sort();
     expect(broken).toEqual([`${outside.origin}/gone`, `${site.origin}/missing`].sort());
-    expect(report.redirect.pages.flatMap((p) => p.links.map((l) => l.url))).toEqual([`${site.origin}/old`]);
+    expect(report.redirect.pages.flatMap((p) => p.links.map((l) => l.url)).sort()).toEqual(
+      [`${site.origin}/moved`, `${site.origin}/old`].sort(),
+    );
     // The stats of the record add up both workers' share.
     expect(rec.stats.links).toBeGreaterThanOrEqual(PAGES + 3);
     // The shared state is gone with the crawl.
@@ -211,6 +217,33 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
       .sort((a, b) => a - b);
     expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(35 * gaps.length);
     expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThanOrEqual(38);
+  });
+
+  it('a lead that finds another process owning its crawl (it took the lead over) leaves it: nothing closed or ended', async () => {
+    traffic = newTraffic();
+    const { store } = await kit.fresh({ token: PROJECT });
+    const said: string[] = [];
+    const logger = createLogger('info', { write: (line) => void said.push((JSON.parse(line) as { msg: string }).msg) });
+    const lead = new CrawlRunner({ ...runner(store, 'w1').opts, heartbeatMs: 50, logger });
+    const queued = await lead.enqueue({ mode: 'full' }, 'request');
+    lead.serveQueue(50);
+    try {
+      await until('the lead to fetch pages', () => (traffic.byWorker.get('w1') ?? 0) >= 3, 10_000);
+      // What takeOverCrawl does in the process that takes the lead over.
+      await store.sql.run(`UPDATE crawls SET owner_instance = 'another-process' WHERE id = ?`, [queued.id]);
+      await until('the old lead to leave the crawl', () => said.includes(STOP_REASONS.takenOver), 10_000);
+      expect(await store.sql.get('SELECT status, finished_at FROM crawls WHERE id = ?', [queued.id])).toEqual({
+        status: 'running',
+        finished_at: null,
+      });
+      // The frontier stays open for the new lead (this process may join it again, as any worker).
+      expect(await store.sql.get('SELECT finished_at FROM frontier_crawls WHERE crawl_id = ?', [queued.id])).toEqual({
+        finished_at: null,
+      });
+      expect(said).not.toContain('crawl ended');
+    } finally {
+      await lead.stopAll();
+    }
   });
 
   it('a 429 with Retry-After pauses every worker, not only the one that got it', async () => {

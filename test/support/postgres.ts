@@ -16,6 +16,10 @@ export interface PgCluster {
   user: string;
   /** postgres://svc@/postgres?host=<socketDir>&port=<port> */
   connectionString(database?: string): string;
+  /** Stops the server and keeps its data (a restart's first half: every connection is closed). */
+  halt(): void;
+  /** Starts the halted server again on the same socket and data. */
+  resume(): void;
   stop(): void;
 }
 
@@ -94,9 +98,7 @@ export function startPostgres(): PgCluster {
   const template = process.env[TEMPLATE_ENV];
   // A port number only names the socket file; one per cluster so clusters started side by side do not collide.
   const port = 20_000 + (process.pid % 20_000);
-  try {
-    if (template && existsSync(join(template, 'data', 'PG_VERSION'))) run('cp', ['-a', join(template, 'data'), data]);
-    else initdb(bin, run, data);
+  const start = () =>
     run(join(bin, 'pg_ctl'), [
       '-D',
       data,
@@ -109,6 +111,10 @@ export function startPostgres(): PgCluster {
       `-k ${socketDir} -c listen_addresses= -p ${port} -c fsync=off -c full_page_writes=off`,
       'start',
     ]);
+  try {
+    if (template && existsSync(join(template, 'data', 'PG_VERSION'))) run('cp', ['-a', join(template, 'data'), data]);
+    else initdb(bin, run, data);
+    start();
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
@@ -120,6 +126,8 @@ export function startPostgres(): PgCluster {
     user: USER,
     connectionString: (database = 'postgres') =>
       `postgres://${USER}@/${database}?host=${encodeURIComponent(socketDir)}&port=${port}`,
+    halt: () => void run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']),
+    resume: () => void start(),
     stop() {
       if (stopped) return;
       stopped = true;

@@ -10,6 +10,7 @@ export const STOP_REASONS = {
   interrupt: 'stopped: interrupted (Ctrl-C / SIGINT)',
   terminate: 'stopped: terminated (SIGTERM)',
   clientClosed: 'stopped: the MCP stdio client closed (the crawl runs inside `svc mcp`)',
+  takenOver: 'left: another process has taken the lead of this shared crawl over',
 } as const;
 
 /** A crawl's final status and the error its record shows. */

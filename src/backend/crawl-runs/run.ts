@@ -64,7 +64,7 @@ export async function runToFinish(
   opts: RunOptions,
   rec: CrawlRecord,
   controller: AbortController,
-  queued: boolean,
+  shareAs: ShareOptions | null,
   onProgress: ProgressListener,
 ): Promise<void> {
   const { store, logger } = opts;
@@ -72,12 +72,14 @@ export async function runToFinish(
   await new Promise((r) => setImmediate(r));
   const { signal } = controller;
   let shared: SharedCrawl | undefined;
-  const unwatch = watchCrawl(opts, rec.id, controller);
+  const unwatch = watchCrawl(opts, rec.id, controller, () => shared);
+  /** Another process took the lead over: the crawl is its to end. */
+  const superseded = () => shared?.role === 'join';
   try {
     await setCrawlStatus(store.sql, rec.id, 'running');
-    // A queued crawl a worker claims is shared with the project's other workers (not one that checks fragments:
-    // a fragment's outcome needs every page's ids in one process).
-    const share = queued && opts.share && !opts.targets.some((t) => t.check_fragments) ? opts.share : null;
+    // A queued crawl claimed to be shared (shareAs) is led here with the project's other workers (not one that
+    // checks fragments: a fragment's outcome needs every page's ids in one process).
+    const share = shareAs && !opts.targets.some((t) => t.check_fragments) ? shareAs : null;
     shared = share
       ? sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'lead', leaseMs: share.leaseMs })
       : undefined;
@@ -86,62 +88,95 @@ export async function runToFinish(
       'crawl started',
     );
     const result = await crawlWithEngine(opts, rec, signal, onProgress, shared);
-    const finish = crawlFinish(rec.mode, result, signal);
-    // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
-    if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
-    await updateCrawlStats(store.sql, rec.id, result.stats);
-    await writeFinish(opts, rec.id, finish);
-    logger.info(
-      { crawl: rec.id, mode: rec.mode, status: finish.status, error: finish.error, ...result.stats },
-      'crawl ended',
-    );
+    if (superseded()) logger.warn({ crawl: rec.id }, STOP_REASONS.takenOver);
+    else await endHere(opts, rec, result, signal);
   } catch (err) {
-    logger.error({ err, crawl: rec.id }, 'crawl failed');
-    try {
-      await writeFinish(opts, rec.id, { status: 'failed', error: err instanceof Error ? err.message : String(err) });
-    } catch {
-      // the store is gone (closing): the next open marks it failed
-    }
+    if (!superseded()) await failHere(opts, rec, err);
   } finally {
     unwatch();
     // The finish is written: the shared frontier and host state go (a worker still sharing finds the frontier gone).
-    if (shared)
+    if (shared && !superseded())
       await dropShared(store.sql, rec.id).catch((err: unknown) =>
         logger.warn({ err, crawl: rec.id }, 'dropping the shared frontier failed'),
       );
   }
 }
 
-/** This worker's share of a shared crawl another worker leads: it ends when the frontier does. Never rejects. */
+/** The crawl's end, written by the process that leads it: the full crawl's clearing, the stats, the finish. */
+async function endHere(opts: RunOptions, rec: CrawlRecord, result: CrawlResult, signal: AbortSignal): Promise<void> {
+  const { store, logger } = opts;
+  const finish = crawlFinish(rec.mode, result, signal);
+  // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
+  if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
+  await updateCrawlStats(store.sql, rec.id, result.stats);
+  await writeFinish(opts, rec.id, finish);
+  logger.info(
+    { crawl: rec.id, mode: rec.mode, status: finish.status, error: finish.error, ...result.stats },
+    'crawl ended',
+  );
+}
+
+/** The lead's run threw: the crawl is failed with the reason. Never rejects. */
+async function failHere(opts: RunOptions, rec: CrawlRecord, err: unknown): Promise<void> {
+  opts.logger.error({ err, crawl: rec.id }, 'crawl failed');
+  try {
+    await writeFinish(opts, rec.id, { status: 'failed', error: err instanceof Error ? err.message : String(err) });
+  } catch {
+    // the store is gone (closing): the next open marks it failed
+  }
+}
+
+/** This process's side of a shared crawl it did not start: a share of it as a worker that joined. */
+export function joinShared(opts: RunOptions, rec: CrawlRecord, plan: SharedPlan, share: ShareOptions): SharedCrawl {
+  return sharedCrawl(opts.store.sql, {
+    crawlId: rec.id,
+    worker: share.worker,
+    role: 'join',
+    plan,
+    leaseMs: share.leaseMs,
+  });
+}
+
+/**
+ * This worker's share of a shared crawl another worker leads: it ends when the frontier does. When this worker has
+ * taken the lead over meanwhile (shared.promote: its lead died), it ends the crawl as the lead would have, and drops
+ * the shared state. Never rejects.
+ */
 export async function runShare(
   opts: RunOptions,
   rec: CrawlRecord,
-  plan: SharedPlan,
-  share: ShareOptions,
+  shared: SharedCrawl,
   controller: AbortController,
   onProgress: ProgressListener,
 ): Promise<void> {
   const { store, logger } = opts;
   await new Promise((r) => setImmediate(r));
-  const unwatch = watchCrawl(opts, rec.id, controller);
+  const unwatch = watchCrawl(opts, rec.id, controller, () => shared);
   try {
-    logger.info({ crawl: rec.id, mode: rec.mode, worker: share.worker }, 'joined a shared crawl');
-    const shared = sharedCrawl(store.sql, {
-      crawlId: rec.id,
-      worker: share.worker,
-      role: 'join',
-      plan,
-      leaseMs: share.leaseMs,
-    });
-    const result = await crawlWithEngine(opts, rec, controller.signal, onProgress, shared);
     logger.info(
-      { crawl: rec.id, pages: result.stats.pages, links: result.stats.links, stopped: result.stopped },
-      'left the shared crawl: its share done',
+      { crawl: rec.id, mode: rec.mode, worker: shared.worker, role: shared.role },
+      shared.role === 'lead' ? 'took the lead of a shared crawl over' : 'joined a shared crawl',
     );
+    const result = await crawlWithEngine(opts, rec, controller.signal, onProgress, shared);
+    if (shared.role === 'lead') await endHere(opts, rec, result, controller.signal);
+    else
+      logger.info(
+        { crawl: rec.id, pages: result.stats.pages, links: result.stats.links, stopped: result.stopped },
+        'left the shared crawl: its share done',
+      );
   } catch (err) {
-    logger.warn({ err, crawl: rec.id }, 'crawling a share of a shared crawl failed: its claims go back to the others');
+    if (shared.role === 'lead') await failHere(opts, rec, err);
+    else
+      logger.warn(
+        { err, crawl: rec.id },
+        'crawling a share of a shared crawl failed: its claims go back to the others',
+      );
   } finally {
     unwatch();
+    if (shared.role === 'lead')
+      await dropShared(store.sql, rec.id).catch((err: unknown) =>
+        logger.warn({ err, crawl: rec.id }, 'dropping the shared frontier failed'),
+      );
   }
 }
 
@@ -177,15 +212,27 @@ async function crawlWithEngine(
 /**
  * While a crawl runs: its stats, written by the writer with every batch (at least every progress tick), are the
  * heartbeat. This loop only reads (a write here would wait for the writer's lock on the crawling thread): it
- * answers a stop asked for by another process, or a record another process has already marked failed.
+ * answers a stop asked for by another process, a record another process has already marked failed, or (a shared
+ * crawl led here) another process that has taken the lead over.
  */
-function watchCrawl(opts: RunOptions, id: number, controller: AbortController): () => void {
+function watchCrawl(
+  opts: RunOptions,
+  id: number,
+  controller: AbortController,
+  shared: () => SharedCrawl | undefined,
+): () => void {
   const { store } = opts;
   const t = setInterval(() => {
     void crawlControl(store.sql, id).then(
       (c) => {
+        const lead = shared();
         if (c?.stopRequested) controller.abort(STOP_REASONS.requested);
         else if (c && crawlEnded(c.status)) controller.abort(`marked ${c.status} by another process`);
+        else if (c && !c.ownedHere && lead?.role === 'lead') {
+          // Silent past the heartbeat limit, this process lost the lead: it leaves the crawl to the new one.
+          lead.demote();
+          controller.abort(STOP_REASONS.takenOver);
+        }
       },
       (err: unknown) => opts.logger.warn({ err, crawl: id }, 'reading the crawl record for stop requests failed'),
     );

@@ -3,13 +3,22 @@
 // of schedules and live update wait in the database's queue until a serving process claims them (serveQueue).
 // This file keeps what is per process: which crawls run here, who hears of them, and when to look at the queue.
 import { BackendError } from '../../model/errors.js';
-import type { SharedPlan } from '../../model/shared-crawl.js';
+import type { SharedCrawl, SharedPlan } from '../../model/shared-crawl.js';
 import type { CrawlRecord, CrawlRequest, CrawlTrigger } from '../../model/types.js';
-import { activeCrawl, createCrawl, getCrawl, stopWaitingCrawl } from '../../store/crawls.js';
+import {
+  activeCrawl,
+  createCrawl,
+  getCrawl,
+  leaderlessCrawls,
+  stopWaitingCrawl,
+  takeOverCrawl,
+} from '../../store/crawls.js';
+import { workerName } from '../shared-crawl.js';
 import { STOP_REASONS } from './finish.js';
 import { claimNextCrawl, findJoinableCrawl, queueCrawl } from './queue.js';
 import { validateCrawlRequest } from './request.js';
 import {
+  joinShared,
   runAfterCrawl,
   runShare,
   runToFinish,
@@ -26,6 +35,8 @@ export interface CrawlRunnerOptions extends RunOptions {
 interface Running {
   controller: AbortController;
   done: Promise<CrawlRecord>;
+  /** A share of a shared crawl (this process joined it, or took its lead over). */
+  shared?: SharedCrawl;
 }
 
 export class CrawlRunner {
@@ -39,8 +50,12 @@ export class CrawlRunner {
   private readonly progress: ProgressListener = (id, p) => {
     for (const l of this.progressListeners) l(id, p);
   };
+  /** How this process shares crawls: `svc worker`'s options, or (`svc serve`) only a name to take a lead over with. */
+  private readonly share: ShareOptions;
 
-  constructor(readonly opts: CrawlRunnerOptions) {}
+  constructor(readonly opts: CrawlRunnerOptions) {
+    this.share = opts.share ?? { worker: workerName() };
+  }
 
   /**
    * A person's crawl: validates the request, creates the record, starts the crawl in the background, answers at
@@ -117,17 +132,53 @@ export class CrawlRunner {
   private async joinShared(share: ShareOptions): Promise<void> {
     const found = await findJoinableCrawl(this.opts);
     if (!found || this.running.has(found.rec.id)) return;
-    const { rec, plan } = found;
+    this.startShare(found.rec, joinShared(this.opts, found.rec, found.plan, share));
+  }
+
+  private startShare(rec: CrawlRecord, shared: SharedCrawl): void {
     const controller = new AbortController();
-    const done = this.shareHere(rec, plan, share, controller);
-    this.running.set(rec.id, { controller, done });
+    const done = this.shareHere(rec, shared, controller);
+    this.running.set(rec.id, { controller, done, shared });
+  }
+
+  /**
+   * A shared crawl whose lead has not beaten since `before` is taken over here when this process serves the queue
+   * and runs no other crawl: the share it runs of it becomes the lead, or (none) it joins it as the lead. Only one
+   * process wins each crawl (takeOverCrawl). The ids taken.
+   */
+  async takeOverLeaderless(before: number): Promise<number[]> {
+    if (!this.queueTimer) return [];
+    const taken: number[] = [];
+    for (const { crawlId, plan } of await leaderlessCrawls(this.opts.store.sql, this.opts.project, before)) {
+      const here = this.running.get(crawlId);
+      if ((here && !here.shared) || (!here && this.running.size)) continue;
+      if (!(await takeOverCrawl(this.opts.store.sql, crawlId, before))) continue;
+      taken.push(crawlId);
+      this.opts.logger.warn(
+        { crawl: crawlId, worker: this.share.worker },
+        'the lead of a shared crawl stopped answering: taking it over',
+      );
+      if (here?.shared) {
+        here.shared.promote();
+        continue;
+      }
+      const rec = await getCrawl(this.opts.store.sql, this.opts.project, crawlId);
+      if (!rec) continue;
+      const shared = joinShared(this.opts, rec, JSON.parse(plan) as SharedPlan, this.share);
+      shared.promote();
+      this.startShare(rec, shared);
+    }
+    return taken;
   }
 
   /** One crawl run here to its finish; then its listeners hear of it and the next queued crawl gets its turn. */
   private async runHere(rec: CrawlRecord, controller: AbortController, queued: boolean): Promise<CrawlRecord> {
     let final: CrawlRecord = rec;
     try {
-      await runToFinish(this.opts, rec, controller, queued, this.progress);
+      // A queued crawl is shared when this process is a worker, or on PostgreSQL (where workers and other servers
+      // may join it, and any of them takes its lead over should this process die).
+      const shareAs = queued && (this.opts.share || this.opts.store.dialect === 'pg') ? this.share : null;
+      await runToFinish(this.opts, rec, controller, shareAs, this.progress);
     } finally {
       this.running.delete(rec.id);
       try {
@@ -142,20 +193,17 @@ export class CrawlRunner {
     return final;
   }
 
-  /** This worker's share of a shared crawl run here; the lead's process writes its finish. */
-  private async shareHere(
-    rec: CrawlRecord,
-    plan: SharedPlan,
-    share: ShareOptions,
-    controller: AbortController,
-  ): Promise<CrawlRecord> {
+  /** This worker's share of a shared crawl run here; the lead's process writes its finish (this one, once it took over). */
+  private async shareHere(rec: CrawlRecord, shared: SharedCrawl, controller: AbortController): Promise<CrawlRecord> {
     try {
-      await runShare(this.opts, rec, plan, share, controller, this.progress);
+      await runShare(this.opts, rec, shared, controller, this.progress);
     } finally {
       this.running.delete(rec.id);
-      if (this.queueTimer) setImmediate(() => void this.runQueued());
     }
-    return (await getCrawl(this.opts.store.sql, this.opts.project, rec.id).catch(() => null)) ?? rec;
+    const final = (await getCrawl(this.opts.store.sql, this.opts.project, rec.id).catch(() => null)) ?? rec;
+    if (shared.role === 'lead') this.notifyCrawlEnded(final);
+    if (this.queueTimer) setImmediate(() => void this.runQueued());
+    return final;
   }
 
   /** Resolves with the final record when crawl `id` ends (at once when it already has). */

@@ -2,7 +2,7 @@
 // a link, or records why not, so that each gets exactly one outcome per crawl. Where several workers share the
 // crawl, whatever is to be fetched or checked goes to the frontier instead of this process's queues.
 import type { ExtractedLink, FoundLink } from '../../model/crawl-writes.js';
-import { matchesAny } from '../urls.js';
+import { matchesAny, overlongStandIn, overlongUrl } from '../urls.js';
 import type { CrawlContext } from './context.js';
 import { queueExternalLinkCheck, queueLinkCheck } from './link-checks.js';
 import { decideOutcome, maxPagesMessage, skippedOutcome, unknownOutcome } from './outcomes.js';
@@ -24,6 +24,17 @@ export function handleLinks(
     // skip_link_patterns: neither walked, checked nor reported.
     if (matchesAny(url, run.skipPatterns)) continue;
     const tracked = run.tracks(url);
+    const overlong = overlongUrl(url);
+    if (overlong) {
+      // Refused alone (the page and its other links are kept): reported under a cut stand-in, never fetched.
+      const stand = overlongStandIn(url);
+      if (tracked && !stored.has(stand)) {
+        stored.add(stand);
+        out.push({ url: stand, element: link.element, text: link.text });
+        decideOutcome(ctx, stand, unknownOutcome(overlong));
+      }
+      continue;
+    }
     if (tracked) {
       // A fragment is checked on links to a target's pages; the page itself gets its outcome as any link does.
       const fragment = link.fragment && owner && run.config.check_fragments ? link.fragment : '';
@@ -55,6 +66,12 @@ export function offerSeeds(ctx: CrawlContext, run: TargetRun, seeds: readonly st
 export function offerPage(ctx: CrawlContext, run: TargetRun, url: string, seed = false): void {
   if (run.seen.has(url)) return;
   run.seen.add(url);
+  const overlong = overlongUrl(url);
+  if (overlong) {
+    // A seed or a sitemap's URL too long to keep (a link's is refused where it is found).
+    ctx.logger.warn({ url: overlongStandIn(url), target: run.host }, overlong.replace('not checked', 'not fetched'));
+    return;
+  }
   const refusal = run.refusal(url);
   if (refusal) {
     // Links get their `skipped` outcome from ensureOutcome; a seed nobody links to gets it here.

@@ -5,7 +5,7 @@ import { classify, statusText, type Classification } from '../classify.js';
 import { stylesheetLinks } from '../css.js';
 import type { ExtractedPage } from '../html/extractor.js';
 import { conditionalHeaders } from '../revisit.js';
-import { normalizeUrl } from '../urls.js';
+import { normalizeUrl, overlongUrl } from '../urls.js';
 import type { CrawlContext } from './context.js';
 import { recordOutcome } from './outcomes.js';
 import { PageBody } from './page-body.js';
@@ -30,6 +30,8 @@ export async function crawlPage(ctx: CrawlContext, run: TargetRun, url: string, 
     signal: ctx.signal,
     headers: validators,
     onResponse: body.onResponse,
+    // A redirect to a page this crawl has is not followed: that page is fetched once, as itself.
+    known: (next) => crawlHas(ctx, run, url, next),
   });
   if (body.redirectedTo !== null) body.before = await revisitOf(ctx, run, body.redirectedTo);
   // A 304 to our own validators: the stored page stands, and so does its outcome.
@@ -65,6 +67,7 @@ export async function crawlPage(ctx: CrawlContext, run: TargetRun, url: string, 
     if (ctx.options.mode !== 'full') ctx.writer.remove(url);
     const canonical = run.canon(final);
     if (!canonical || !run.owns(canonical) || run.seen.has(canonical) || run.refusal(canonical)) return;
+    if (overlongUrl(canonical)) return;
     run.seen.add(canonical);
     // Another worker of a shared crawl may have it (or be fetching it): then it is theirs to store.
     if (ctx.shared && !(await ctx.shared.crawl.take(canonical, run.host))) return;
@@ -102,4 +105,13 @@ export async function crawlPage(ctx: CrawlContext, run: TargetRun, url: string, 
   // A page that could not be parsed is never kept for what it holds: the next crawl tries again.
   if (extracted) storeHtmlPage(ctx, page, extracted, parsed ? bodyHash : null);
   else storeDocument(ctx, page, parsed ? bodyHash : null);
+}
+
+/** Whether a redirect's next URL is another page of run this crawl has (seen here, or in the shared frontier). */
+async function crawlHas(ctx: CrawlContext, run: TargetRun, url: string, next: string): Promise<boolean> {
+  const final = normalizeUrl(next);
+  const canonical = final ? run.canon(final) : null;
+  if (!canonical || canonical === url || !run.owns(canonical)) return false;
+  if (run.seen.has(canonical)) return true;
+  return ctx.shared ? ctx.shared.crawl.has(canonical) : false;
 }

@@ -4,7 +4,7 @@
 import { CHECK_LANE, type SharedCrawl, type SharedUrl, type WorkerReport } from '../../model/shared-crawl.js';
 
 /** How a link check's URL starts in the frontier (in its own lane, beside the targets' pages). */
-const CHECK_PREFIX = 'check:';
+export const CHECK_PREFIX = 'check:';
 
 /** What a link check carries in its frontier note. */
 export interface CheckNote {

@@ -10,7 +10,7 @@ import { offerSeeds } from './links.js';
 import { maxPagesMessage, recordOutcome, unknownOutcome } from './outcomes.js';
 import { crawlPage } from './page.js';
 import { prepareTarget } from './seeds.js';
-import { checkedUrl, decodeCheckNote, decodePageNote, type SharedFrontier } from './shared-frontier.js';
+import { CHECK_PREFIX, checkedUrl, decodeCheckNote, decodePageNote, type SharedFrontier } from './shared-frontier.js';
 import { workerReport } from './stats.js';
 import type { TargetRun } from './target.js';
 
@@ -24,7 +24,8 @@ const SHARED_ADD_MS = 20;
 /** This worker's share of a shared crawl, from the start to the frontier's end (or a stop). */
 export async function runShared(ctx: CrawlContext, frontier: SharedFrontier): Promise<void> {
   const shared = frontier.crawl;
-  if (shared.role === 'lead') {
+  // The plan is published once: a worker that has it joins (even one that takes the lead over from a dead one).
+  if (shared.plan === null) {
     await shared.open([
       ...ctx.runs.map((run) => ({ target: run.host, maxPages: run.config.max_pages })),
       { target: CHECK_LANE, maxPages: 2 ** 31 - 1 },
@@ -227,8 +228,6 @@ export async function endShared(ctx: CrawlContext, frontier: SharedFrontier, sto
   frontier.others = [];
   const { counts } = ctx;
   for (const worker of await shared.reports()) {
-    counts.linksChecked += worker.links;
-    counts.errors += worker.errors;
     counts.notModified += worker.notModified;
     counts.unchanged += worker.unchanged;
     for (const run of ctx.runs) {
@@ -238,7 +237,11 @@ export async function endShared(ctx: CrawlContext, frontier: SharedFrontier, sto
       run.failure ??= theirs.failure;
     }
   }
-  // Pages are counted in the store: a page a dead worker stored and another fetched again counts once.
+  // Pages, links and errors are counted in the store: what a dead worker wrote and another did again counts once.
+  await ctx.writer.drain();
+  const outcomes = await shared.storedOutcomes(CHECK_PREFIX);
+  counts.linksChecked = outcomes.links;
+  counts.errors = outcomes.errors;
   const stored = await shared.storedPages();
   counts.pagesStored = 0;
   for (const run of ctx.runs) {

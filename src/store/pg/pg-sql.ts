@@ -9,6 +9,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { namedSqlError, sqlForMessage, type RunResult, type Sql, type SqlParams, type SqlValue } from '../sql.js';
+import { COMMIT_UNKNOWN, isConnectionLoss } from './outage.js';
 import { rewritePlaceholders, type Rewritten } from './placeholders.js';
 
 const INT8 = 20;
@@ -222,9 +223,22 @@ class Scope implements Sql {
       }
       try {
         const result = await current.run(inner, () => fn(inner));
-        await client.query('COMMIT');
+        try {
+          await client.query('COMMIT');
+        } catch (err) {
+          if (!isConnectionLoss(err)) throw err;
+          // Sent, but its answer lost with the connection: whether it was written is unknown (never run again).
+          broken = err as Error;
+          throw Object.assign(
+            new Error(`the connection was lost while committing: whether the transaction was written is unknown`, {
+              cause: err,
+            }),
+            { code: COMMIT_UNKNOWN },
+          );
+        }
         return result;
       } catch (err) {
+        if (broken) throw err;
         try {
           await client.query('ROLLBACK');
         } catch (rollbackErr) {

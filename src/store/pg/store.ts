@@ -12,6 +12,7 @@ import { crawlReaderOf } from '../pages.js';
 import type { CrawlWriterOptions, SearchScope, ServiceStore } from '../service-store.js';
 import type { RunResult, Sql, SqlParams } from '../sql.js';
 import { PgCrawlWriter } from './crawl-writer.js';
+import { PgOutage, type OutageOptions, type OutageState } from './outage.js';
 import { migratePg } from './migrations/index.js';
 import { lockKey, PgSql } from './pg-sql.js';
 import { searchPagesPg } from './search.js';
@@ -41,6 +42,8 @@ export interface PgStoreOptions {
   onRecovered?: (ids: number[]) => void;
   /** Connections in the project's pool (default 10). */
   max?: number;
+  /** How a server that stops answering once the store is ready is waited for (default: 60 s), and who hears of it. */
+  outage?: OutageOptions;
 }
 
 /** The driver's error with the URL's password taken out of its message. */
@@ -61,6 +64,9 @@ export class PgStore implements ServiceStore {
   /** Connecting, migrating and recovering: settled once it succeeded; null before the first statement or after a failure. */
   private readying: Promise<void> | null = null;
   private readonly prepare: () => Promise<void>;
+  /** Once the store has been ready, a lost server is waited for (before, it is the first statement's error). */
+  private readonly outage: PgOutage;
+  private wasReady = false;
 
   constructor(opts: PgStoreOptions) {
     this.schema = projectSchema(opts.token);
@@ -84,10 +90,15 @@ export class PgStore implements ServiceStore {
     };
     const pgSql = this.pg;
     const url = opts.url;
-    const when = async <T>(fn: () => Promise<T>): Promise<T> => {
+    this.outage = new PgOutage(opts.outage);
+    const once = async <T>(fn: () => Promise<T>): Promise<T> => {
       await this.ready();
+      this.wasReady = true;
+      return fn();
+    };
+    const when = async <T>(fn: () => Promise<T>): Promise<T> => {
       try {
-        return await fn();
+        return await (this.wasReady ? this.outage.run(() => once(fn)) : once(fn));
       } catch (err) {
         throw scrubbed(err, url);
       }
@@ -117,6 +128,16 @@ export class PgStore implements ServiceStore {
       });
     }
     return this.readying;
+  }
+
+  /** While the server does not answer (once the store has been ready): since when, and what the last try met. */
+  unavailable(): OutageState | null {
+    return this.outage.current();
+  }
+
+  /** When the server last answered again after not answering (ms since the epoch); null when it never stopped. */
+  answeringAgainSince(): number | null {
+    return this.outage.endedAt;
   }
 
   /** Connects and migrates now (else the first statement does); rejects with the reason the store cannot be used. */
