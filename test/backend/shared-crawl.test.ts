@@ -244,6 +244,10 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
     } finally {
       await lead.stopAll();
     }
+    // Stopped, this process starts nothing more (a join under way when it stopped included).
+    const before = traffic.log.length;
+    await new Promise((r) => setTimeout(r, 400));
+    expect(traffic.log.length).toBe(before);
   });
 
   it('a 429 with Retry-After pauses every worker, not only the one that got it', async () => {

@@ -46,7 +46,8 @@ export class CrawlRunner {
   /** Set while this process runs the queue (`svc serve`): it polls for queued crawls. */
   private queueTimer: NodeJS.Timeout | null = null;
   /** Set while runQueued looks for a crawl to claim (the timer and a crawl's end may both call it). */
-  private claiming = false;
+  /** The claim (or join) under way, if any: stopAll waits for it, so nothing starts after it returns. */
+  private claiming: Promise<void> | null = null;
   private readonly progress: ProgressListener = (id, p) => {
     for (const l of this.progressListeners) l(id, p);
   };
@@ -105,7 +106,13 @@ export class CrawlRunner {
   /** Claims and starts the oldest queued crawl when this process serves the queue and no crawl runs (anywhere). */
   async runQueued(): Promise<void> {
     if (!this.queueTimer || this.running.size || this.claiming) return;
-    this.claiming = true;
+    this.claiming = this.claimOrJoin().finally(() => {
+      this.claiming = null;
+    });
+    await this.claiming;
+  }
+
+  private async claimOrJoin(): Promise<void> {
     try {
       const rec = await claimNextCrawl(this.opts);
       if (!rec) {
@@ -116,8 +123,6 @@ export class CrawlRunner {
       this.launch(rec, true);
     } catch (err) {
       this.opts.logger.warn({ err }, 'claiming a queued crawl failed');
-    } finally {
-      this.claiming = false;
     }
   }
 
@@ -273,6 +278,8 @@ export class CrawlRunner {
   async stopAll(why: string = STOP_REASONS.shutdown): Promise<void> {
     if (this.queueTimer) clearInterval(this.queueTimer);
     this.queueTimer = null;
+    // A claim or join under way may still start a crawl: it is stopped with the others.
+    await this.claiming;
     const all = [...this.running.values()];
     for (const r of all) r.controller.abort(why);
     await Promise.allSettled(all.map((r) => r.done));
