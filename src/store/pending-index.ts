@@ -1,0 +1,43 @@
+// The search index a crawl builds after its link report is final: the pages it wrote keep their searchable columns
+// in page_index_pending (the writers' deferIndex), so search answers from the previous index while the crawl runs;
+// once the report is final they move into pages in large batches, and the index follows through the schema's
+// triggers. What a process that died in between left is finished the same way by the next one that opens the store.
+import type { Sql } from './sql.js';
+
+/** Pages moved into the index per transaction: large enough to be cheap, short enough not to hold others back. */
+export const INDEX_CHUNK = 500;
+
+/** The last page id of the next chunk (null: nothing is pending). */
+export const NEXT_PENDING_CHUNK = `SELECT MAX(page_id) AS last FROM (SELECT page_id FROM page_index_pending ORDER BY page_id LIMIT ?) c`;
+/** The chunk's searchable columns into pages (the triggers index them), then out of page_index_pending. */
+export const APPLY_PENDING = `UPDATE pages SET indexed = q.indexed, show_in_search = q.show_in_search,
+  ${['title', 'language', 'tags', 'superwords', 'content'].map((c) => `${c} = CASE WHEN q.fresh = 1 THEN pages.${c} ELSE q.${c} END`).join(', ')}
+  FROM page_index_pending q WHERE q.page_id = pages.id AND q.page_id <= ?`;
+export const DROP_PENDING = 'DELETE FROM page_index_pending WHERE page_id <= ?';
+/** Crawls whose report was final when their index was left unfinished (the process died): finished now. */
+export const MARK_LEFT_INDEXED =
+  'UPDATE crawls SET indexed_at = ? WHERE report_ready_at IS NOT NULL AND indexed_at IS NULL';
+
+/** Moves every pending page into the index, a chunk per transaction; returns how many pages moved. */
+export async function finishPendingIndex(sql: Sql): Promise<number> {
+  let moved = 0;
+  for (;;) {
+    const n = await sql.tx(async (t) => {
+      const row = await t.get<{ last: number | null }>(NEXT_PENDING_CHUNK, [INDEX_CHUNK]);
+      if (row?.last == null) return 0;
+      const applied = await t.run(APPLY_PENDING, [row.last]);
+      await t.run(DROP_PENDING, [row.last]);
+      return Math.max(applied.changes, 1);
+    });
+    if (!n) return moved;
+    moved += n;
+  }
+}
+
+/** At open, when no crawl of this database is running: what a dead process left pending goes into the index. */
+export async function recoverPendingIndex(sql: Sql): Promise<number> {
+  if (await sql.get(`SELECT 1 AS one FROM crawls WHERE status = 'running' LIMIT 1`)) return 0;
+  const moved = await finishPendingIndex(sql);
+  await sql.run(MARK_LEFT_INDEXED, [new Date().toISOString()]);
+  return moved;
+}
