@@ -48,6 +48,18 @@ function upsertPageSql(deferIndex: boolean): string {
     RETURNING id`;
 }
 
+/** What a deferred write needs: whether a page is stored already, and its pending row (full, or for a new page). */
+function pendingStatements(store: Store) {
+  return {
+    stored: store.prepare('SELECT 1 FROM pages WHERE url = ?').pluck(),
+    set: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh, title, language, tags, superwords, content)
+      VALUES (@id, @indexed, @showInSearch, 0, @title, @language, @tags, @superwords, @content)`),
+    // A page this crawl adds has its searchable columns in pages already (unsearchable): they are not written twice.
+    setFresh: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh)
+      VALUES (@id, @indexed, @showInSearch, 1)`),
+  };
+}
+
 /**
  * Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction.
  * deferIndex (a crawl's writes): their searchable columns wait in page_index_pending until the crawl's report is
@@ -56,14 +68,7 @@ function upsertPageSql(deferIndex: boolean): string {
 export function savePages(store: Store, pages: PageWrite[], deferIndex = false): void {
   if (!pages.length) return;
   const upsert = store.prepare(upsertPageSql(deferIndex));
-  const stored = store.prepare('SELECT 1 FROM pages WHERE url = ?').pluck();
-  // A page this crawl adds has its searchable columns in pages already (unsearchable): they are not written twice.
-  const setPending =
-    store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh, title, language, tags, superwords, content)
-    VALUES (@id, @indexed, @showInSearch, 0, @title, @language, @tags, @superwords, @content)`);
-  const setPendingFresh =
-    store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh)
-    VALUES (@id, @indexed, @showInSearch, 1)`);
+  const pending = deferIndex ? pendingStatements(store) : null;
   const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
   const setHeadings = store.prepare('INSERT OR REPLACE INTO page_headings (page_id, headings) VALUES (?, ?)');
   const delHeadings = store.prepare('DELETE FROM page_headings WHERE page_id = ?');
@@ -106,10 +111,10 @@ export function savePages(store: Store, pages: PageWrite[], deferIndex = false):
         revisitKey: p.revisit?.key ?? null,
         foundLinks: p.revisit?.found ?? null,
       };
-      const fresh = deferIndex && stored.get(p.url) === undefined;
+      const fresh = pending !== null && pending.stored.get(p.url) === undefined;
       const { id } = upsert.get(row) as { id: number };
-      if (fresh) setPendingFresh.run({ id, indexed: row.indexed, showInSearch: row.showInSearch });
-      else if (deferIndex) setPending.run({ ...row, id });
+      if (fresh) pending.setFresh.run({ id, indexed: row.indexed, showInSearch: row.showInSearch });
+      else if (pending) pending.set.run({ ...row, id });
       delTags.run(id);
       for (const t of p.tags) addTag.run(id, t);
       if (p.headings?.length) setHeadings.run(id, p.headings.join('\n'));
