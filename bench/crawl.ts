@@ -37,6 +37,7 @@ const FLOOR_AGENT = 'svc-bench-floor';
 const LINKINATOR6 =
   process.env.BENCH_LINKINATOR6 ?? join(tmpdir(), 'svc-bench-linkinator6/node_modules/linkinator/build/src/cli.js');
 const NODE20 = process.env.BENCH_NODE20 ?? '/usr/bin/node';
+const LK6_AGENT = 'Chrome/79.0.3945.117 Safari/537.36';
 
 interface Site {
   key: string;
@@ -262,7 +263,8 @@ function svcRow(
 async function runServeRepeat(logPath: string, d: { dir: string; config: string; agent: string }): Promise<Run> {
   const key = svc(['keys', 'create', '--config', d.config]).trim();
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const s = await serve(['--config', d.config, '--port', '0']);
+  // Its listening line is logged at info.
+  const s = await serve(['--config', d.config, '--port', '0'], { SVC_LOG_LEVEL: 'info' });
   const api = `${s.baseUrl}/v1/projects/${encodeURIComponent(BENCH_TOKEN)}/crawls`;
   const crawl = async (): Promise<CrawlRec> => {
     const res = await fetch(api, { method: 'POST', headers, body: JSON.stringify({ mode: 'full' }) });
@@ -309,6 +311,8 @@ async function runLinkinator(
   tool: string,
   script = LINKINATOR,
   node = process.execPath,
+  /** How the access log names its requests: linkinator 6.3's CLI ignores --user-agent and sends its default. */
+  logAgent?: string,
 ): Promise<Run> {
   // An agent of its own, so the site's log tells its requests from everyone else's.
   const agent = 'svc-bench-linkinator';
@@ -330,7 +334,7 @@ async function runLinkinator(
   // linkinator exits 1 when it found broken links; its JSON report is what counts.
   const report = JSON.parse(r.stdout) as { links: { url: string; state: string }[] };
   const broken = new Set(report.links.filter((l) => l.state === 'BROKEN').map((l) => l.url));
-  return runOf(tool, r, countRequests(logPath, agent), broken, null);
+  return runOf(tool, r, countRequests(logPath, logAgent ?? agent), broken, null);
 }
 
 /** The median run by wall time, with the median peak RSS of all runs (a process's peak varies run to run with when V8 collects). */
@@ -378,7 +382,8 @@ async function benchSite(spec: Site): Promise<boolean> {
       const a = add('first', await runSvc('svc, first crawl', logPath, d));
       add('lk1', await runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 1'));
       add('repeat', await runSvc('svc, repeat crawl, CLI', logPath, d));
-      if (lk6) add('lk6', await runLinkinator(site, logPath, 'linkinator 6.3 (Node 20)', LINKINATOR6, NODE20));
+      if (lk6)
+        add('lk6', await runLinkinator(site, logPath, 'linkinator 6.3 (Node 20)', LINKINATOR6, NODE20, LK6_AGENT));
       add('serve', await runServeRepeat(logPath, d));
       add('lk2', await runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 2'));
       add('floor', await runFloor(logPath, a.pageUrls));
