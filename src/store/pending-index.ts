@@ -4,14 +4,28 @@
 // triggers. What a process that died in between left is finished the same way by the next one that opens the store.
 import type { Sql } from './sql.js';
 
+/** A page's searchable columns: what the index is made of, and what waits aside while a crawl runs. */
+export const SEARCHABLE_COLUMNS = [
+  'indexed',
+  'show_in_search',
+  'title',
+  'language',
+  'tags',
+  'superwords',
+  'content',
+] as const;
+
 /** Pages moved into the index per transaction: large enough to be cheap, short enough not to hold others back. */
 export const INDEX_CHUNK = 500;
 
 /** The last page id of the next chunk (null: nothing is pending). */
 export const NEXT_PENDING_CHUNK = `SELECT MAX(page_id) AS last FROM (SELECT page_id FROM page_index_pending ORDER BY page_id LIMIT ?) c`;
 /** The chunk's searchable columns into pages (the triggers index them), then out of page_index_pending. */
-export const APPLY_PENDING = `UPDATE pages SET indexed = q.indexed, show_in_search = q.show_in_search,
-  ${['title', 'language', 'tags', 'superwords', 'content'].map((c) => `${c} = CASE WHEN q.fresh = 1 THEN pages.${c} ELSE q.${c} END`).join(', ')}
+export const APPLY_PENDING = `UPDATE pages SET ${SEARCHABLE_COLUMNS.map((c) =>
+  c === 'indexed' || c === 'show_in_search'
+    ? `${c} = q.${c}`
+    : `${c} = CASE WHEN q.fresh = 1 THEN pages.${c} ELSE q.${c} END`,
+).join(', ')}
   FROM page_index_pending q WHERE q.page_id = pages.id AND q.page_id <= ?`;
 export const DROP_PENDING = 'DELETE FROM page_index_pending WHERE page_id <= ?';
 /** Crawls whose report was final when their index was left unfinished (the process died): finished now. */

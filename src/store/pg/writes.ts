@@ -5,6 +5,7 @@
 import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-writes.js';
 import type { CrawlStats } from '../../model/types.js';
 import type { Sql } from '../sql.js';
+import { SEARCHABLE_COLUMNS } from '../pending-index.js';
 import { pgText } from './pg-sql.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -42,17 +43,9 @@ const PAGE_COLUMNS: [string, string][] = [
   ['found_links', 'text'],
 ];
 const KEEP_STORED = new Set(['url', 'sitemap_lastmod']);
-/** The searchable columns of a page: while a crawl runs they wait in page_index_pending (see pending-index.ts). */
-const INDEX_COLUMNS: [string, string][] = [
-  ['indexed', 'integer'],
-  ['show_in_search', 'integer'],
-  ['title', 'text'],
-  ['language', 'text'],
-  ['tags', 'text'],
-  ['superwords', 'text'],
-  ['content', 'text'],
-];
-const INDEXED = new Set(INDEX_COLUMNS.map(([c]) => c));
+/** The searchable columns of a page, with their types: while a crawl runs they wait in page_index_pending. */
+const INDEXED = new Set<string>(SEARCHABLE_COLUMNS);
+const INDEX_COLUMNS = PAGE_COLUMNS.filter(([c]) => INDEXED.has(c));
 
 /**
  * The page upsert. deferIndex: a new page goes in unsearchable and a stored one keeps its searchable columns (its
@@ -121,7 +114,9 @@ export async function savePages(sql: Sql, pages: PageWrite[], deferIndex = false
         // A page this crawl added has its searchable columns in pages already (unsearchable): not sent twice.
         rows.map((r) => {
           const w = byRow.get(r.url)!;
-          const kept = r.fresh ? INDEX_COLUMNS.slice(0, 2) : INDEX_COLUMNS;
+          const kept = r.fresh
+            ? INDEX_COLUMNS.filter(([c]) => c === 'indexed' || c === 'show_in_search')
+            : INDEX_COLUMNS;
           return {
             page_id: r.id,
             fresh: r.fresh ? 1 : 0,

@@ -4,10 +4,11 @@
 // report's other rows follow through the schema's triggers (migrations/).
 import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-writes.js';
 import { REMOVE_PAGE } from '../pages.js';
+import { SEARCHABLE_COLUMNS } from '../pending-index.js';
 import type { Store } from './store.js';
 
-/** The searchable columns of a page: while a crawl runs they wait in page_index_pending (see pending-index.ts). */
-const INDEX_COLUMNS = new Set(['indexed', 'show_in_search', 'title', 'language', 'tags', 'superwords', 'content']);
+/** The searchable columns of a page: while a crawl runs they wait in page_index_pending. */
+const INDEX_COLUMNS = new Set<string>(SEARCHABLE_COLUMNS);
 const PAGE_COLUMNS = [
   ['url', 'url'],
   ['host', 'host'],
