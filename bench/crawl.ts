@@ -332,7 +332,12 @@ async function runLinkinator(
     node,
   );
   // linkinator exits 1 when it found broken links; its JSON report is what counts.
-  const report = JSON.parse(r.stdout) as { links: { url: string; state: string }[] };
+  let report: { links: { url: string; state: string }[] };
+  try {
+    report = JSON.parse(r.stdout) as typeof report;
+  } catch {
+    throw new Error(`${tool} exited ${r.code} without a JSON report:\n${r.stderr.slice(-2000)}`);
+  }
   const broken = new Set(report.links.filter((l) => l.state === 'BROKEN').map((l) => l.url));
   return runOf(tool, r, countRequests(logPath, logAgent ?? agent), broken, null);
 }
@@ -342,6 +347,16 @@ function median(runs: Run[]): Run {
   const s = [...runs].sort((a, b) => a.wallS - b.wallS);
   const peaks = runs.map((r) => r.peakMb).sort((a, b) => a - b);
   return { ...s[Math.floor((s.length - 1) / 2)]!, peakMb: peaks[Math.floor((peaks.length - 1) / 2)]! };
+}
+
+/** A peer's run once more when it failed (a crash of the peer is said, and does not lose the rounds before it). */
+async function again(run: () => Promise<Run>): Promise<Run> {
+  try {
+    return await run();
+  } catch (err) {
+    console.error(`  (a run failed, run again: ${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+    return run();
+  }
 }
 
 type RowKey = 'first' | 'repeat' | 'serve' | 'lk1' | 'lk2' | 'lk6' | 'floor' | 'start';
@@ -380,12 +395,12 @@ async function benchSite(spec: Site): Promise<boolean> {
     try {
       // Alternating: each svc run has a linkinator run beside it under the same load.
       const a = add('first', await runSvc('svc, first crawl', logPath, d));
-      add('lk1', await runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 1'));
+      add('lk1', await again(() => runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 1')));
       add('repeat', await runSvc('svc, repeat crawl, CLI', logPath, d));
       if (lk6)
         add('lk6', await runLinkinator(site, logPath, 'linkinator 6.3 (Node 20)', LINKINATOR6, NODE20, LK6_AGENT));
       add('serve', await runServeRepeat(logPath, d));
-      add('lk2', await runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 2'));
+      add('lk2', await again(() => runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 2')));
       add('floor', await runFloor(logPath, a.pageUrls));
       // What every svc run pays before it crawls: node and the CLI's modules (not the crawler's, loaded at crawl start).
       const g = await measure([SVC, 'crawl', '--help']);

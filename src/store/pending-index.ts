@@ -32,8 +32,11 @@ export const DROP_PENDING = 'DELETE FROM page_index_pending WHERE page_id <= ?';
 export const MARK_LEFT_INDEXED =
   'UPDATE crawls SET indexed_at = ? WHERE report_ready_at IS NOT NULL AND indexed_at IS NULL';
 
-/** Moves every pending page into the index, a chunk per transaction; returns how many pages moved. */
-export async function finishPendingIndex(sql: Sql): Promise<number> {
+/**
+ * Moves every pending page into the index, a chunk per transaction; returns how many pages moved. afterChunk: run
+ * after each chunk (a crawl's heartbeat: building a large site's index takes longer than the dead-owner limit).
+ */
+export async function finishPendingIndex(sql: Sql, afterChunk?: () => Promise<void>): Promise<number> {
   let moved = 0;
   for (;;) {
     const n = await sql.tx(async (t) => {
@@ -45,6 +48,7 @@ export async function finishPendingIndex(sql: Sql): Promise<number> {
     });
     if (!n) return moved;
     moved += n;
+    await afterChunk?.();
   }
 }
 

@@ -93,7 +93,8 @@ export async function runToFinish(
     await updateCrawlStats(store.sql, rec.id, result.stats);
     // The link report is final: it says so before the search index is built from the pages the crawl wrote.
     await markReportReady(store.sql, rec.id);
-    const indexed = await finishPendingIndex(store.sql);
+    // Its stats are its heartbeat while the index is built, as they were while it crawled.
+    const indexed = await finishPendingIndex(store.sql, () => updateCrawlStats(store.sql, rec.id, result.stats));
     logger.debug({ crawl: rec.id, pages: indexed }, 'search index built');
     await writeFinish(opts, rec.id, finish);
     logger.info(
