@@ -56,7 +56,7 @@ async function main(): Promise<void> {
           host,
           scheme: 'http',
           track_links: 'all',
-          max_pages: PAGES + 10,
+          max_pages: 2 * PAGES,
           concurrency: CONCURRENCY,
           use_sitemap: false,
         },

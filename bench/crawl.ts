@@ -349,6 +349,13 @@ function median(runs: Run[]): Run {
   return { ...s[Math.floor((s.length - 1) / 2)]!, peakMb: peaks[Math.floor((peaks.length - 1) / 2)]! };
 }
 
+/** The first few URLs of a set, and how many more. */
+function few(urls: Set<string>): string {
+  const list = [...urls];
+  if (!list.length) return '(none)';
+  return list.slice(0, 5).join(', ') + (list.length > 5 ? ` and ${list.length - 5} more` : '');
+}
+
 /** A peer's run once more when it failed (a crash of the peer is said, and does not lose the rounds before it). */
 async function again(run: () => Promise<Run>): Promise<Run> {
   try {
@@ -488,7 +495,7 @@ async function benchSite(spec: Site): Promise<boolean> {
   const peers = [repeat, served, ...rows.lk1, ...rows.lk2, ...rows.lk6, ...rows.first, ...rows.repeat, ...rows.serve];
   const differ = peers.filter((r) => !same(r.broken, first.broken));
   console.log(
-    `same broken links found by every run: ${differ.length ? `NO (${differ.map((r) => `${r.tool}: ${[...r.broken].join(', ')}`).join('; ')})` : 'yes'}; broken: ${[...first.broken].join(', ') || '(none)'}`,
+    `same broken links found by every run: ${differ.length ? `NO (${differ.map((r) => `${r.tool}: ${r.broken.size} URLs`).join('; ')})` : 'yes'}; broken: ${few(first.broken)}`,
   );
   console.log(
     `floor / linkinator 8: ${(rate(m.floor!) / rate(lk8)).toFixed(2)}× pages/s, ${(m.floor!.peakMb / lk8.peakMb).toFixed(2)}× peak RSS ` +
