@@ -18,15 +18,18 @@ export const SEARCHABLE_COLUMNS = [
 /** Pages moved into the index per transaction: large enough to be cheap, short enough not to hold others back. */
 export const INDEX_CHUNK = 500;
 
-/** The last page id of the next chunk (null: nothing is pending). */
-export const NEXT_PENDING_CHUNK = `SELECT MAX(page_id) AS last FROM (SELECT page_id FROM page_index_pending ORDER BY page_id LIMIT ?) c`;
-/** The chunk's searchable columns into pages (the triggers index them), then out of page_index_pending. */
+/** The first and last page ids of the next chunk (null: nothing is pending). */
+export const NEXT_PENDING_CHUNK = `SELECT MIN(page_id) AS first, MAX(page_id) AS last FROM (SELECT page_id FROM page_index_pending ORDER BY page_id LIMIT ?) c`;
+/**
+ * The chunk's searchable columns into pages (the triggers index them), then out of page_index_pending. The range on
+ * pages.id keeps the update to the chunk's rows: without it SQLite walked every page for every chunk.
+ */
 export const APPLY_PENDING = `UPDATE pages SET ${SEARCHABLE_COLUMNS.map((c) =>
   c === 'indexed' || c === 'show_in_search'
     ? `${c} = q.${c}`
     : `${c} = CASE WHEN q.fresh = 1 THEN pages.${c} ELSE q.${c} END`,
 ).join(', ')}
-  FROM page_index_pending q WHERE q.page_id = pages.id AND q.page_id <= ?`;
+  FROM page_index_pending q WHERE q.page_id = pages.id AND pages.id BETWEEN ? AND ?`;
 export const DROP_PENDING = 'DELETE FROM page_index_pending WHERE page_id <= ?';
 /** Crawls whose report was final when their index was left unfinished (the process died): finished now. */
 export const MARK_LEFT_INDEXED =
@@ -40,9 +43,9 @@ export async function finishPendingIndex(sql: Sql, afterChunk?: () => Promise<vo
   let moved = 0;
   for (;;) {
     const n = await sql.tx(async (t) => {
-      const row = await t.get<{ last: number | null }>(NEXT_PENDING_CHUNK, [INDEX_CHUNK]);
-      if (row?.last == null) return 0;
-      const applied = await t.run(APPLY_PENDING, [row.last]);
+      const row = await t.get<{ first: number | null; last: number | null }>(NEXT_PENDING_CHUNK, [INDEX_CHUNK]);
+      if (row?.first == null || row.last == null) return 0;
+      const applied = await t.run(APPLY_PENDING, [row.first, row.last]);
       await t.run(DROP_PENDING, [row.last]);
       return Math.max(applied.changes, 1);
     });

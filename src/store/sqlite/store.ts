@@ -94,9 +94,12 @@ export class Store implements ServiceStore {
     if (!this.db.prepare('SELECT 1 FROM page_index_pending LIMIT 1').get()) return;
     for (;;) {
       const done = this.tx(() => {
-        const { last } = this.db.prepare(NEXT_PENDING_CHUNK).get(INDEX_CHUNK) as { last: number | null };
-        if (last === null) return true;
-        this.db.prepare(APPLY_PENDING).run(last);
+        const { first, last } = this.db.prepare(NEXT_PENDING_CHUNK).get(INDEX_CHUNK) as {
+          first: number | null;
+          last: number | null;
+        };
+        if (first === null || last === null) return true;
+        this.db.prepare(APPLY_PENDING).run(first, last);
         this.db.prepare(DROP_PENDING).run(last);
         return false;
       });
