@@ -10,12 +10,17 @@ const DOCS_SCRIPT = join(ROOT, 'bench/serve-docs-site.sh');
 
 /**
  * Starts nginx with the PostgreSQL manual (installing it if missing) and returns its base URL. BENCH_DOCS_PORT
- * (and SVC_DOCS_SITE_DIR, read by the script) let two benchmarks on one machine serve it side by side.
+ * (and SVC_DOCS_SITE_DIR, read by the script) let two benchmarks on one machine serve it side by side; env
+ * (SVC_DOCS_SITE_ROOT, SVC_DOCS_SITE_DIR) serves another manual beside it.
  */
-export function startDocsSite(port = Number(process.env.BENCH_DOCS_PORT ?? 18099)): string {
+export function startDocsSite(
+  port = Number(process.env.BENCH_DOCS_PORT ?? 18099),
+  env: NodeJS.ProcessEnv = {},
+): string {
   return execFileSync('bash', [DOCS_SCRIPT, 'start', String(port)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   }).trim();
 }
 
@@ -58,8 +63,8 @@ export function writeDocsConfig(
   );
 }
 
-export function docsSiteLog(): string {
-  return execFileSync('bash', [DOCS_SCRIPT, 'log'], { encoding: 'utf8' }).trim();
+export function docsSiteLog(env: NodeJS.ProcessEnv = {}): string {
+  return execFileSync('bash', [DOCS_SCRIPT, 'log'], { encoding: 'utf8', env: { ...process.env, ...env } }).trim();
 }
 
 /**

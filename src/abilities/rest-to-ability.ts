@@ -100,6 +100,8 @@ export function toAbilityCrawlRecord(r: CrawlRecord): AbilityCrawlRecord {
     urls: r.urls ?? null,
     started_at: r.startedAt,
     finished_at: r.finishedAt,
+    report_ready_at: r.reportReadyAt ?? null,
+    indexed_at: r.indexedAt ?? null,
     stats: { pages: r.stats.pages, links: r.stats.links, errors: r.stats.errors },
     error: r.error ?? null,
   };

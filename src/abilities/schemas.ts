@@ -61,6 +61,14 @@ export const CrawlRecordSchema = z.object({
   urls: z.array(z.string()).nullable().describe('The URLs of a manual crawl; null for full and partial crawls.'),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable().describe('When it ended; null while it is queued or running.'),
+  report_ready_at: z
+    .string()
+    .nullable()
+    .describe('When its link report was final; null until then. Its search index is built after it.'),
+  indexed_at: z
+    .string()
+    .nullable()
+    .describe('When its pages were in the search index; search answers from the previous index until then.'),
   stats: z.object({
     pages: countSchema().describe('Pages fetched.'),
     links: countSchema().describe('Link outcomes recorded.'),

@@ -178,6 +178,13 @@ export const CrawlRecordSchema = z
     urls: z.array(z.string()).optional(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
+    reportReadyAt: z.string().nullable().optional().meta({
+      description:
+        'When its link report was final; null until then. The search index is built after it (see indexedAt).',
+    }),
+    indexedAt: z.string().nullable().optional().meta({
+      description: 'When its pages were in the search index; search answers from the previous index until then.',
+    }),
     stats: CrawlStatsSchema,
     error: z.string().optional(),
   })

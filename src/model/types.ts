@@ -53,6 +53,10 @@ export interface CrawlRecord {
   /** When it started running (null while it waits in the queue). */
   startedAt: string | null;
   finishedAt: string | null;
+  /** When its link report was final (before its search index is built); null until then. Absent from older services. */
+  reportReadyAt?: string | null;
+  /** When its pages were in the search index (search answers from the previous index until then); null until then. */
+  indexedAt?: string | null;
   stats: CrawlStats;
   /** Why a crawl failed or stopped, when known. */
   error?: string;

@@ -26,6 +26,8 @@ interface CrawlRow {
   triggered_by: CrawlTrigger;
   not_modified: number;
   unchanged: number;
+  report_ready_at: string | null;
+  indexed_at: string | null;
 }
 
 function toRecord(r: CrawlRow): CrawlRecord {
@@ -41,6 +43,8 @@ function toRecord(r: CrawlRow): CrawlRecord {
     trigger: r.triggered_by,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
+    reportReadyAt: r.report_ready_at ?? null,
+    indexedAt: r.indexed_at ?? null,
     stats,
   };
   if (r.urls) rec.urls = JSON.parse(r.urls) as string[];
@@ -205,6 +209,16 @@ export async function setCrawlStatus(sql: Sql, id: number, status: CrawlStatus, 
     `UPDATE crawls SET status = ?, finished_at = CASE WHEN ? = 1 THEN ? ELSE finished_at END, error = COALESCE(?, error) WHERE id = ?`,
     [status, ended ? 1 : 0, new Date().toISOString(), error ?? null, id],
   );
+}
+
+/** The crawl's link report is final (its outcomes and the full crawl's clearing are written); its index may not be. */
+export async function markReportReady(sql: Sql, id: number): Promise<void> {
+  await sql.run('UPDATE crawls SET report_ready_at = ? WHERE id = ?', [new Date().toISOString(), id]);
+}
+
+/** The crawl's pages are in the search index. */
+export async function markIndexed(sql: Sql, id: number): Promise<void> {
+  await sql.run('UPDATE crawls SET indexed_at = ? WHERE id = ?', [new Date().toISOString(), id]);
 }
 
 /** The statement of updateCrawlStats (the SQLite writer thread runs it synchronously, with each batch). */

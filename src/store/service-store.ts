@@ -12,6 +12,11 @@ export type { SearchScope };
 export interface CrawlWriterOptions {
   /** Commit beside the crawling (SQLite: a writer thread with its own connection) when the engine can; default true. */
   threaded?: boolean;
+  /**
+   * The pages' searchable columns wait aside until finishPendingIndex (the crawl's report first, then its index);
+   * default false: indexed as written.
+   */
+  deferIndex?: boolean;
 }
 
 export interface ServiceStore {

@@ -16,6 +16,8 @@ export interface WriteBatch {
   removed: string[];
   /** The crawl's live stats, committed with the batch so the crawling thread never waits for the write lock. */
   stats?: CrawlStats;
+  /** The pages' searchable columns wait in page_index_pending until the crawl's report is final. */
+  deferIndex: boolean;
 }
 
 export interface WriterLimits {
@@ -25,6 +27,8 @@ export interface WriterLimits {
   contentChars?: number;
   /** Batches handed over and not yet committed before callers are made to wait. */
   inFlight?: number;
+  /** Pages written leave the search index as it is until the crawl finishes it (see pending-index.ts). */
+  deferIndex?: boolean;
 }
 
 /** A crawl's sink (the crawler's CrawlSink, which the store may not import: the shape is the contract). */
@@ -35,6 +39,7 @@ export abstract class BatchedCrawlWriter {
   private readonly maxOutcomes: number;
   private readonly maxContent: number;
   private readonly maxInFlight: number;
+  private readonly deferIndex: boolean;
   /** Batches handed over and not yet committed (or failed). */
   protected inFlight = 0;
   private waiters: (() => void)[] = [];
@@ -48,6 +53,7 @@ export abstract class BatchedCrawlWriter {
     this.maxOutcomes = limits.outcomes ?? 2000;
     this.maxContent = limits.contentChars ?? 8_000_000;
     this.maxInFlight = limits.inFlight ?? 3;
+    this.deferIndex = limits.deferIndex ?? false;
     this.batch = this.empty();
   }
 
@@ -140,6 +146,14 @@ export abstract class BatchedCrawlWriter {
   }
 
   private empty(): WriteBatch {
-    return { crawlId: this.crawlId, pages: [], outcomes: [], touched: [], kept: [], removed: [] };
+    return {
+      crawlId: this.crawlId,
+      pages: [],
+      outcomes: [],
+      touched: [],
+      kept: [],
+      removed: [],
+      deferIndex: this.deferIndex,
+    };
   }
 }

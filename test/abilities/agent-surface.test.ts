@@ -134,12 +134,17 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         'error',
         'finished_at',
         'id',
+        'indexed_at',
         'mode',
+        'report_ready_at',
         'started_at',
         'stats',
         'status',
         'urls',
       ]);
+      // A crawl written straight to the store (no crawl run) never said when its report and index were done.
+      expect(latest.report_ready_at).toBeNull();
+      expect(latest.indexed_at).toBeNull();
       expect(await run('svc/get-crawl', { id })).toEqual(latest);
       // An ended crawl answers at once, whatever wait_seconds says.
       const t = Date.now();

@@ -8,7 +8,8 @@ import type { FetcherOptions } from '../../crawler/fetch.js';
 import type { Logger } from '../../lib/log.js';
 import type { SharedCrawl, SharedPlan } from '../../model/shared-crawl.js';
 import { crawlEnded, type CrawlProgress, type CrawlRecord } from '../../model/types.js';
-import { crawlControl, setCrawlStatus, updateCrawlStats } from '../../store/crawls.js';
+import { crawlControl, markIndexed, markReportReady, setCrawlStatus, updateCrawlStats } from '../../store/crawls.js';
+import { finishPendingIndex } from '../../store/pending-index.js';
 import type { ServiceStore } from '../../store/service-store.js';
 import type { Sql } from '../../store/sql.js';
 import { applyFullCrawlClearing } from '../clearing.js';
@@ -109,6 +110,11 @@ async function endHere(opts: RunOptions, rec: CrawlRecord, result: CrawlResult, 
   // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
   if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
   await updateCrawlStats(store.sql, rec.id, result.stats);
+  // The link report is final: it says so before the search index is built from the pages the crawl wrote.
+  await markReportReady(store.sql, rec.id);
+  // Its stats are its heartbeat while the index is built, as they were while it crawled.
+  const indexed = await finishPendingIndex(store.sql, () => updateCrawlStats(store.sql, rec.id, result.stats));
+  logger.debug({ crawl: rec.id, pages: indexed }, 'search index built');
   await writeFinish(opts, rec.id, finish);
   logger.info(
     { crawl: rec.id, mode: rec.mode, status: finish.status, error: finish.error, ...result.stats },
@@ -120,6 +126,8 @@ async function endHere(opts: RunOptions, rec: CrawlRecord, result: CrawlResult, 
 async function failHere(opts: RunOptions, rec: CrawlRecord, err: unknown): Promise<void> {
   opts.logger.error({ err, crawl: rec.id }, 'crawl failed');
   try {
+    // What it stored still goes into the index (as it did when pages were indexed as written).
+    await finishPendingIndex(opts.store.sql);
     await writeFinish(opts, rec.id, { status: 'failed', error: err instanceof Error ? err.message : String(err) });
   } catch {
     // the store is gone (closing): the next open marks it failed
@@ -192,7 +200,7 @@ async function crawlWithEngine(
   // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
   const { runCrawl } = await import('../../crawler/engine/index.js');
   return runCrawl({
-    sink: store.openCrawlWriter(rec.id, { threaded: opts.threads !== false }),
+    sink: store.openCrawlWriter(rec.id, { threaded: opts.threads !== false, deferIndex: true }),
     reader: store.crawlReader(),
     threads: opts.threads,
     crawlId: rec.id,
@@ -241,10 +249,14 @@ function watchCrawl(
   return () => clearInterval(t);
 }
 
-/** The finish, and in the same transaction what follows from it (opts.afterCrawl, in a savepoint of its own). */
+/**
+ * The finish (its pages are in the search index by now), and in the same transaction what follows from it
+ * (opts.afterCrawl, in a savepoint of its own).
+ */
 async function writeFinish(opts: RunOptions, id: number, finish: CrawlFinish): Promise<void> {
   await opts.store.sql.tx(async (t) => {
     await setCrawlStatus(t, id, finish.status, finish.error);
+    await markIndexed(t, id);
     await runAfterCrawl(opts, t, id);
   });
 }

@@ -10,7 +10,7 @@ import { keepPages, removePagesByUrl, saveOutcomes, savePages, touchPages, updat
 export function writeBatch(sql: Sql, b: WriteBatch): Promise<void> {
   return sql.tx(async (tx) => {
     await removePagesByUrl(tx, b.removed);
-    await savePages(tx, b.pages);
+    await savePages(tx, b.pages, b.deferIndex);
     await keepPages(tx, b.kept);
     await touchPages(tx, b.touched, b.crawlId);
     await saveOutcomes(tx, b.outcomes);

@@ -8,6 +8,7 @@ import type { CrawlReader, CrawlSink } from '../../model/crawl-writes.js';
 import { describeDatabaseUrl, withoutPassword } from '../../model/database-url.js';
 import type { SearchParams, SearchResults } from '../../model/types.js';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls } from '../crawls.js';
+import { recoverPendingIndex } from '../pending-index.js';
 import { crawlReaderOf } from '../pages.js';
 import type { CrawlWriterOptions, SearchScope, ServiceStore } from '../service-store.js';
 import type { RunResult, Sql, SqlParams } from '../sql.js';
@@ -84,6 +85,7 @@ export class PgStore implements ServiceStore {
         const ids = await this.pg.tx((t) => failDeadCrawls(t, before));
         this.recoveredCrawls.push(...ids.sort((a, b) => a - b));
         if (ids.length) opts.onRecovered?.(this.recoveredCrawls);
+        await recoverPendingIndex(this.pg);
       } catch (err) {
         throw scrubbed(err, opts.url);
       }
@@ -150,9 +152,9 @@ export class PgStore implements ServiceStore {
     return searchPagesPg(this.sql as Sql & { snapshot: Sql['snapshot'] }, terms, params, scope);
   }
 
-  openCrawlWriter(crawlId: number, _opts: CrawlWriterOptions = {}): CrawlSink {
+  openCrawlWriter(crawlId: number, opts: CrawlWriterOptions = {}): CrawlSink {
     // The database commits on its own connection while the crawl goes on: no writer thread either way.
-    return new PgCrawlWriter(this.sql, crawlId);
+    return new PgCrawlWriter(this.sql, crawlId, { deferIndex: opts.deferIndex });
   }
 
   crawlReader(): CrawlReader {

@@ -5,6 +5,7 @@
 import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-writes.js';
 import type { CrawlStats } from '../../model/types.js';
 import type { Sql } from '../sql.js';
+import { SEARCHABLE_COLUMNS } from '../pending-index.js';
 import { pgText } from './pg-sql.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -42,21 +43,36 @@ const PAGE_COLUMNS: [string, string][] = [
   ['found_links', 'text'],
 ];
 const KEEP_STORED = new Set(['url', 'sitemap_lastmod']);
+/** The searchable columns of a page, with their types: while a crawl runs they wait in page_index_pending. */
+const INDEXED = new Set<string>(SEARCHABLE_COLUMNS);
+const INDEX_COLUMNS = PAGE_COLUMNS.filter(([c]) => INDEXED.has(c));
 
-const UPSERT_PAGES = `
+/**
+ * The page upsert. deferIndex: a new page goes in unsearchable and a stored one keeps its searchable columns (its
+ * vector does not move); the crawl's values go to page_index_pending.
+ */
+function upsertPagesSql(deferIndex: boolean): string {
+  const values = PAGE_COLUMNS.map(([c]) => (deferIndex && c === 'indexed' ? '0' : `x.${c}`));
+  const updated = PAGE_COLUMNS.filter(([c]) => !KEEP_STORED.has(c) && !(deferIndex && INDEXED.has(c)));
+  return `
 INSERT INTO pages (${PAGE_COLUMNS.map(([c]) => c).join(', ')})
-SELECT ${PAGE_COLUMNS.map(([c]) => `x.${c}`).join(', ')}
+SELECT ${values.join(', ')}
 FROM json_to_recordset(?::json) AS x(${PAGE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})
-ON CONFLICT (url) DO UPDATE SET ${PAGE_COLUMNS.filter(([c]) => !KEEP_STORED.has(c))
-  .map(([c]) => `${c} = excluded.${c}`)
-  .join(', ')}, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod)
-RETURNING id, url`;
+ON CONFLICT (url) DO UPDATE SET ${updated.map(([c]) => `${c} = excluded.${c}`).join(', ')}, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod)
+RETURNING id, url, (xmax = 0) AS fresh`;
+}
+
+const SET_PENDING = `
+INSERT INTO page_index_pending (page_id, fresh, ${INDEX_COLUMNS.map(([c]) => c).join(', ')})
+SELECT x.page_id, x.fresh, ${INDEX_COLUMNS.map(([c]) => `x.${c}`).join(', ')}
+FROM json_to_recordset(?::json) AS x(page_id bigint, fresh integer, ${INDEX_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})
+ON CONFLICT (page_id) DO UPDATE SET fresh = excluded.fresh, ${INDEX_COLUMNS.map(([c]) => `${c} = excluded.${c}`).join(', ')}`;
 
 /**
  * Saves pages with their tags, headings and links, replacing what an earlier crawl stored for the same URL: a few
  * set-based statements for the whole batch (a page given twice counts as its last, as writing them in turn would).
  */
-export async function savePages(sql: Sql, pages: PageWrite[]): Promise<void> {
+export async function savePages(sql: Sql, pages: PageWrite[], deferIndex = false): Promise<void> {
   if (!pages.length) return;
   const now = new Date().toISOString();
   const byUrl = new Map<string, PageWrite>();
@@ -64,36 +80,52 @@ export async function savePages(sql: Sql, pages: PageWrite[]): Promise<void> {
     byUrl.delete(p.url);
     byUrl.set(p.url, p);
   }
-  const rows = await sql.all<{ id: number; url: string }>(UPSERT_PAGES, [
-    json(
-      [...byUrl.values()].map((p) => ({
-        url: p.url,
-        host: p.host,
-        http_status: p.httpStatus,
-        content_type: p.contentType,
-        indexed: p.indexed ? 1 : 0,
-        show_in_search: p.showInSearch ? 1 : 0,
-        title: p.title,
-        language: p.language,
-        tags: p.tags.join(' '),
-        superwords: p.superwords.join(' '),
-        content: p.content,
-        meta: p.meta ? json(p.meta) : null,
-        created: p.created,
-        modified: p.modified,
-        sitemap_lastmod: p.sitemapLastmod,
-        last_crawled: now,
-        crawl_id: p.crawlId,
-        anchors: p.anchors ? json(p.anchors) : null,
-        etag: p.revisit?.etag ?? null,
-        last_modified: p.revisit?.lastModified ?? null,
-        body_hash: p.revisit?.bodyHash ?? null,
-        revisit_key: p.revisit?.key ?? null,
-        found_links: p.revisit?.found ?? null,
-      })),
-    ),
-  ]);
+  const written = [...byUrl.values()].map((p) => ({
+    url: p.url,
+    host: p.host,
+    http_status: p.httpStatus,
+    content_type: p.contentType,
+    indexed: p.indexed ? 1 : 0,
+    show_in_search: p.showInSearch ? 1 : 0,
+    title: p.title,
+    language: p.language,
+    tags: p.tags.join(' '),
+    superwords: p.superwords.join(' '),
+    content: p.content,
+    meta: p.meta ? json(p.meta) : null,
+    created: p.created,
+    modified: p.modified,
+    sitemap_lastmod: p.sitemapLastmod,
+    last_crawled: now,
+    crawl_id: p.crawlId,
+    anchors: p.anchors ? json(p.anchors) : null,
+    etag: p.revisit?.etag ?? null,
+    last_modified: p.revisit?.lastModified ?? null,
+    body_hash: p.revisit?.bodyHash ?? null,
+    revisit_key: p.revisit?.key ?? null,
+    found_links: p.revisit?.found ?? null,
+  }));
+  const rows = await sql.all<{ id: number; url: string; fresh: boolean }>(upsertPagesSql(deferIndex), [json(written)]);
   const saved = rows.map((r) => ({ id: r.id, page: byUrl.get(r.url)! }));
+  if (deferIndex) {
+    const byRow = new Map(written.map((w) => [w.url, w]));
+    await sql.run(SET_PENDING, [
+      json(
+        // A page this crawl added has its searchable columns in pages already (unsearchable): not sent twice.
+        rows.map((r) => {
+          const w = byRow.get(r.url)!;
+          const kept = r.fresh
+            ? INDEX_COLUMNS.filter(([c]) => c === 'indexed' || c === 'show_in_search')
+            : INDEX_COLUMNS;
+          return {
+            page_id: r.id,
+            fresh: r.fresh ? 1 : 0,
+            ...Object.fromEntries(kept.map(([c]) => [c, w[c as keyof typeof w]])),
+          };
+        }),
+      ),
+    ]);
+  }
   const ids = json(saved.map((s) => s.id));
   const IN_IDS = 'IN (SELECT json_array_elements_text(?::json)::bigint)';
 

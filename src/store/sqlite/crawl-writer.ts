@@ -11,7 +11,7 @@ import { BatchedCrawlWriter, type WriteBatch, type WriterLimits } from '../write
 export function writeBatch(store: Store, b: WriteBatch): void {
   store.tx(() => {
     removePagesByUrl(store, b.removed);
-    savePages(store, b.pages);
+    savePages(store, b.pages, b.deferIndex);
     keepPages(store, b.kept);
     touchPages(store, b.touched, b.crawlId);
     saveOutcomes(store, b.outcomes);

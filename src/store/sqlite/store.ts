@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawlsStatement } from '../crawls.js';
+import { APPLY_PENDING, DROP_PENDING, INDEX_CHUNK, MARK_LEFT_INDEXED, NEXT_PENDING_CHUNK } from '../pending-index.js';
 import { migrate } from './migrations/index.js';
 import { makeDatabaseFilesPrivate, makePrivateDir } from '../private-files.js';
 import { registerTermFunctions } from '../search-index/terms.js';
@@ -80,7 +81,31 @@ export class Store implements ServiceStore {
       const st = failDeadCrawlsStatement(Date.now() - (opts.deadAfterMs ?? CRAWL_DEAD_AFTER_MS));
       const ids = this.tx(() => (this.db.prepare(st.sql).all(...st.params) as { id: number }[]).map((r) => r.id));
       this.recoveredCrawls = ids.sort((a, b) => a - b);
+      this.recoverPendingIndex();
     }
+  }
+
+  /**
+   * At open, synchronously (as the recovery above): what a process that died between a crawl's report and its index
+   * left pending goes into the index, unless a crawl of this database is running (its own finish does it).
+   */
+  private recoverPendingIndex(): void {
+    if (this.db.prepare(`SELECT 1 FROM crawls WHERE status = 'running' LIMIT 1`).get()) return;
+    if (!this.db.prepare('SELECT 1 FROM page_index_pending LIMIT 1').get()) return;
+    for (;;) {
+      const done = this.tx(() => {
+        const { first, last } = this.db.prepare(NEXT_PENDING_CHUNK).get(INDEX_CHUNK) as {
+          first: number | null;
+          last: number | null;
+        };
+        if (first === null || last === null) return true;
+        this.db.prepare(APPLY_PENDING).run(first, last);
+        this.db.prepare(DROP_PENDING).run(last);
+        return false;
+      });
+      if (done) break;
+    }
+    this.db.prepare(MARK_LEFT_INDEXED).run(new Date().toISOString());
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -110,7 +135,7 @@ export class Store implements ServiceStore {
   }
 
   openCrawlWriter(crawlId: number, opts: CrawlWriterOptions = {}): CrawlSink {
-    return new CrawlWriter(this, crawlId, { threaded: opts.threaded });
+    return new CrawlWriter(this, crawlId, { threaded: opts.threaded, deferIndex: opts.deferIndex });
   }
 
   crawlReader(): CrawlReader {

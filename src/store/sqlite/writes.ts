@@ -4,23 +4,72 @@
 // report's other rows follow through the schema's triggers (migrations/).
 import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-writes.js';
 import { REMOVE_PAGE } from '../pages.js';
+import { SEARCHABLE_COLUMNS } from '../pending-index.js';
 import type { Store } from './store.js';
 
-/** Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction. */
-export function savePages(store: Store, pages: PageWrite[]): void {
+/** The searchable columns of a page: while a crawl runs they wait in page_index_pending. */
+const INDEX_COLUMNS = new Set<string>(SEARCHABLE_COLUMNS);
+const PAGE_COLUMNS = [
+  ['url', 'url'],
+  ['host', 'host'],
+  ['http_status', 'httpStatus'],
+  ['content_type', 'contentType'],
+  ['indexed', 'indexed'],
+  ['show_in_search', 'showInSearch'],
+  ['title', 'title'],
+  ['language', 'language'],
+  ['tags', 'tags'],
+  ['superwords', 'superwords'],
+  ['content', 'content'],
+  ['meta', 'meta'],
+  ['created', 'created'],
+  ['modified', 'modified'],
+  ['sitemap_lastmod', 'sitemapLastmod'],
+  ['last_crawled', 'lastCrawled'],
+  ['crawl_id', 'crawlId'],
+  ['anchors', 'anchors'],
+  ['etag', 'etag'],
+  ['last_modified', 'lastModified'],
+  ['body_hash', 'bodyHash'],
+  ['revisit_key', 'revisitKey'],
+  ['found_links', 'foundLinks'],
+] as const;
+
+/**
+ * The page upsert. deferIndex: a new page goes in unsearchable and a stored one keeps its searchable columns (the
+ * index does not move); the crawl's values go to page_index_pending.
+ */
+function upsertPageSql(deferIndex: boolean): string {
+  const values = PAGE_COLUMNS.map(([c, p]) => (deferIndex && c === 'indexed' ? '0' : `@${p}`));
+  const updated = PAGE_COLUMNS.filter(([c]) => c !== 'url' && c !== 'sitemap_lastmod')
+    .filter(([c]) => !(deferIndex && INDEX_COLUMNS.has(c)))
+    .map(([c]) => `${c} = excluded.${c}`);
+  return `INSERT INTO pages (${PAGE_COLUMNS.map(([c]) => c).join(', ')}) VALUES (${values.join(', ')})
+    ON CONFLICT(url) DO UPDATE SET ${updated.join(', ')}, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod)
+    RETURNING id`;
+}
+
+/** What a deferred write needs: whether a page is stored already, and its pending row (full, or for a new page). */
+function pendingStatements(store: Store) {
+  return {
+    stored: store.prepare('SELECT 1 FROM pages WHERE url = ?').pluck(),
+    set: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh, title, language, tags, superwords, content)
+      VALUES (@id, @indexed, @showInSearch, 0, @title, @language, @tags, @superwords, @content)`),
+    // A page this crawl adds has its searchable columns in pages already (unsearchable): they are not written twice.
+    setFresh: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh)
+      VALUES (@id, @indexed, @showInSearch, 1)`),
+  };
+}
+
+/**
+ * Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction.
+ * deferIndex (a crawl's writes): their searchable columns wait in page_index_pending until the crawl's report is
+ * final, and search answers from the index as it was.
+ */
+export function savePages(store: Store, pages: PageWrite[], deferIndex = false): void {
   if (!pages.length) return;
-  const upsert = store.prepare(`
-    INSERT INTO pages (url, host, http_status, content_type, indexed, show_in_search, title, language, tags, superwords, content, meta, created, modified, sitemap_lastmod, last_crawled, crawl_id, anchors,
-      etag, last_modified, body_hash, revisit_key, found_links)
-    VALUES (@url, @host, @httpStatus, @contentType, @indexed, @showInSearch, @title, @language, @tags, @superwords, @content, @meta, @created, @modified, @sitemapLastmod, @lastCrawled, @crawlId, @anchors,
-      @etag, @lastModified, @bodyHash, @revisitKey, @foundLinks)
-    ON CONFLICT(url) DO UPDATE SET host = excluded.host, http_status = excluded.http_status, content_type = excluded.content_type,
-      indexed = excluded.indexed, show_in_search = excluded.show_in_search, title = excluded.title, language = excluded.language,
-      tags = excluded.tags, superwords = excluded.superwords, content = excluded.content, meta = excluded.meta, created = excluded.created,
-      modified = excluded.modified, sitemap_lastmod = COALESCE(excluded.sitemap_lastmod, pages.sitemap_lastmod),
-      last_crawled = excluded.last_crawled, crawl_id = excluded.crawl_id, anchors = excluded.anchors,
-      etag = excluded.etag, last_modified = excluded.last_modified, body_hash = excluded.body_hash, revisit_key = excluded.revisit_key, found_links = excluded.found_links
-    RETURNING id`);
+  const upsert = store.prepare(upsertPageSql(deferIndex));
+  const pending = deferIndex ? pendingStatements(store) : null;
   const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
   const setHeadings = store.prepare('INSERT OR REPLACE INTO page_headings (page_id, headings) VALUES (?, ?)');
   const delHeadings = store.prepare('DELETE FROM page_headings WHERE page_id = ?');
@@ -38,7 +87,7 @@ export function savePages(store: Store, pages: PageWrite[]): void {
   const now = new Date().toISOString();
   store.tx(() => {
     for (const p of pages) {
-      const { id } = upsert.get({
+      const row = {
         url: p.url,
         host: p.host,
         httpStatus: p.httpStatus,
@@ -62,7 +111,11 @@ export function savePages(store: Store, pages: PageWrite[]): void {
         bodyHash: p.revisit?.bodyHash ?? null,
         revisitKey: p.revisit?.key ?? null,
         foundLinks: p.revisit?.found ?? null,
-      }) as { id: number };
+      };
+      const fresh = pending !== null && pending.stored.get(p.url) === undefined;
+      const { id } = upsert.get(row) as { id: number };
+      if (fresh) pending.setFresh.run({ id, indexed: row.indexed, showInSearch: row.showInSearch });
+      else if (pending) pending.set.run({ ...row, id });
       delTags.run(id);
       for (const t of p.tags) addTag.run(id, t);
       if (p.headings?.length) setHeadings.run(id, p.headings.join('\n'));

@@ -17,6 +17,7 @@ import { migration as rateLimitWindows } from './004-rate-limit-windows.js';
 import { migration as oauthRotatedRefreshTokens } from './005-oauth-rotated-refresh-tokens.js';
 import { migration as serverKeys } from './006-server-keys.js';
 import { migration as crawlTasks } from './007-crawl-tasks.js';
+import { migration as reportBeforeIndex } from './008-report-before-index.js';
 import { migration as consoleSessions } from './009-console-sessions.js';
 
 export interface PgMigration {
@@ -33,6 +34,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   oauthRotatedRefreshTokens,
   serverKeys,
   crawlTasks,
+  reportBeforeIndex,
   consoleSessions,
 ];
 

@@ -19,6 +19,7 @@ import { migration as sharedFrontierAndHostLeases } from './014-shared-frontier-
 import { migration as sharedCrawlPlanAndWorkerReports } from './015-shared-crawl-plan-and-worker-reports.js';
 import { migration as oauthRotatedRefreshTokens } from './016-oauth-rotated-refresh-tokens.js';
 import { migration as crawlTasks } from './017-crawl-tasks.js';
+import { migration as reportBeforeIndex } from './018-report-before-index.js';
 import { migration as consoleSessions } from './019-console-sessions.js';
 
 export interface Migration {
@@ -45,6 +46,7 @@ export const MIGRATIONS: Migration[] = [
   sharedCrawlPlanAndWorkerReports,
   oauthRotatedRefreshTokens,
   crawlTasks,
+  reportBeforeIndex,
   consoleSessions,
 ];
 
