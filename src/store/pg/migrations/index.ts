@@ -18,6 +18,7 @@ import { migration as oauthRotatedRefreshTokens } from './005-oauth-rotated-refr
 import { migration as serverKeys } from './006-server-keys.js';
 import { migration as crawlTasks } from './007-crawl-tasks.js';
 import { migration as consoleSessions } from './009-console-sessions.js';
+import { migration as webhookReceivers } from './012-webhook-receivers.js';
 
 export interface PgMigration {
   version: number;
@@ -34,6 +35,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   serverKeys,
   crawlTasks,
   consoleSessions,
+  webhookReceivers,
 ];
 
 /** The latest version the migrations reach. */

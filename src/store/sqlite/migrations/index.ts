@@ -20,6 +20,7 @@ import { migration as sharedCrawlPlanAndWorkerReports } from './015-shared-crawl
 import { migration as oauthRotatedRefreshTokens } from './016-oauth-rotated-refresh-tokens.js';
 import { migration as crawlTasks } from './017-crawl-tasks.js';
 import { migration as consoleSessions } from './019-console-sessions.js';
+import { migration as webhookReceivers } from './022-webhook-receivers.js';
 
 export interface Migration {
   version: number;
@@ -46,6 +47,7 @@ export const MIGRATIONS: Migration[] = [
   oauthRotatedRefreshTokens,
   crawlTasks,
   consoleSessions,
+  webhookReceivers,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
