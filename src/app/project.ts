@@ -126,7 +126,12 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
   const webhookReceivers: ReceiversContext = {
     sql: store.sql,
     project: token,
-    secretsKey: () => (secretsKey ??= webhookSecretsKey(store.sql, resolve(config.data_dir))),
+    // A failure (an unwritable data directory) is not kept: the next call tries again.
+    secretsKey: () =>
+      (secretsKey ??= webhookSecretsKey(store.sql, resolve(config.data_dir)).catch((err: unknown) => {
+        secretsKey = null;
+        throw err;
+      })),
     configured: config.webhooks,
   };
   const getDeliverer = () =>
