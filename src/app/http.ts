@@ -9,6 +9,7 @@ import { checkPasswordRules, setPassword } from '../auth/passwords.js';
 import { hashSecret } from '../auth/secrets.js';
 import { addUser, listUsers, USER_TOKEN_PREFIX } from '../auth/users.js';
 import { AuthorizationServer } from '../auth/oauth/provider.js';
+import { addWebhookReceiver, listWebhookReceivers, removeWebhookReceiver } from '../backend/webhooks/receivers.js';
 import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
 import { createDocumentFetch } from '../crawler/document-fetch.js';
 import { createRateLimitHandler } from '../http/rate-limit.js';
@@ -24,6 +25,7 @@ import { createOAuthHandler } from '../http/oauth.js';
 import { bearerVerifier } from '../http/oauth-bearer.js';
 import { createV1Handler } from '../http/v1.js';
 import { packageVersion } from '../lib/package-version.js';
+import { BackendError } from '../model/errors.js';
 
 export interface HttpDepsOptions {
   /**
@@ -100,7 +102,19 @@ function consoleDeps(app: App, passwordSignIn: PasswordSignIn, opts: HttpDepsOpt
       token: p.token,
       backend: p.backend,
       targets: p.config.targets,
-      webhooks: p.config.webhooks.map((w) => ({ url: w.url, events: w.events })),
+      webhooks: {
+        configured: p.config.webhooks.map((w) => ({ url: w.url, events: w.events })),
+        list: () => listWebhookReceivers(p.webhookReceivers),
+        async add(input) {
+          if (p.backend.kind !== 'embedded')
+            throw new BackendError(
+              'conflict',
+              'webhooks are sent by the /v1 service at api.base_url: add this receiver in its console',
+            );
+          return addWebhookReceiver(p.webhookReceivers, input);
+        },
+        remove: (id) => removeWebhookReceiver(p.webhookReceivers, id),
+      },
       keys: {
         create: (name) => createApiKey(p.store.sql, p.token, name),
         list: () => listApiKeys(p.store.sql, p.token),

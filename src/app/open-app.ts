@@ -43,7 +43,8 @@ export interface App {
   noteError(err: unknown): void;
   /**
    * Starts sending the webhook outboxes (svc serve): every second, and at once when a crawl ends here. Nothing with a
-   * remote backend (its crawls end in the other service) or a read-only store, or without webhooks.
+   * remote backend (its crawls end in the other service) or a read-only store. Receivers may be added in the console
+   * at any time, so it runs even when the config lists none.
    */
   startWebhookDeliveries(): Promise<void>;
   /** One round of the webhook outboxes (svc crawl before it exits): the deliveries due now; how many were sent. */

@@ -6,6 +6,8 @@ import { EmbeddedBackend } from '../backend/embedded.js';
 import type { ShareOptions } from '../backend/crawl-runs/run.js';
 import { RemoteBackend } from '../backend/remote.js';
 import type { WebhookDeliverer } from '../backend/webhooks/deliverer.js';
+import { storedWebhookConfigs, type ReceiversContext } from '../backend/webhooks/receivers.js';
+import { webhookSecretsKey } from '../auth/webhook-secrets-key.js';
 import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';
 import { PgStore } from '../store/pg/store.js';
@@ -25,6 +27,8 @@ export interface ProjectApp {
   /** The same store as SQLite's (its file, its connection): what is SQLite-only; an error naming database_url otherwise. */
   readonly sqlite: Store;
   readonly backend: Backend;
+  /** What the webhook receivers added in the console act on (the backend's receivers functions take it). */
+  readonly webhookReceivers: ReceiversContext;
   /** What `svc serve` does besides answering: runs queued crawls in their turn and the project's schedules. */
   runUnattended(): void;
   /** Starts sending the project's webhook outbox (every second, and at once when a crawl ends here). */
@@ -128,7 +132,21 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
   let deliverer: Promise<WebhookDeliverer | null> | null = null;
   // The first wait before a failed webhook delivery is tried again (default 10 s).
   const retryBase = envMs('SVC_WEBHOOK_RETRY_BASE_MS');
-  const webhooksHere = backend.kind === 'embedded' && !store.readonly && config.webhooks.length > 0;
+  // Receivers may be added in the console at any time, so the outbox is looked at even when the config lists none.
+  const webhooksHere = backend.kind === 'embedded' && !store.readonly;
+  // The key that seals added receivers' secrets: read (or made) when one is first added or sent to.
+  let secretsKey: Promise<Buffer> | null = null;
+  const webhookReceivers: ReceiversContext = {
+    sql: store.sql,
+    project: token,
+    // A failure (an unwritable data directory) is not kept: the next call tries again.
+    secretsKey: () =>
+      (secretsKey ??= webhookSecretsKey(store.sql, resolve(config.data_dir)).catch((err: unknown) => {
+        secretsKey = null;
+        throw err;
+      })),
+    configured: config.webhooks,
+  };
   const getDeliverer = () =>
     (deliverer ??= webhooksHere
       ? import('../backend/webhooks/deliverer.js').then(
@@ -137,6 +155,7 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
               sql: store.sql,
               project: token,
               webhooks: config.webhooks,
+              stored: () => storedWebhookConfigs(webhookReceivers),
               logger,
               retry: retryBase ? { baseDelayMs: retryBase } : {},
             }),
@@ -150,6 +169,7 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
       return sqliteStore(store);
     },
     backend,
+    webhookReceivers,
     runUnattended() {
       if (embedded) embedded.runUnattended();
       else if (config.schedule.full || config.schedule.partial)

@@ -9,6 +9,7 @@ import { crawlEndEvent } from '../model/webhooks.js';
 import { getCrawl } from '../store/crawls.js';
 import { pruneProblemHistory, recordProblemHistory, pendingAfterCrawl, pendingAfterCrawls } from '../store/history.js';
 import type { Sql } from '../store/sql.js';
+import { listReceivers } from '../store/webhook-receivers.js';
 import { insertDelivery, pruneDeliveries } from '../store/webhooks.js';
 import { DELIVERIES_KEEP_DAYS, HISTORY_KEEP_DAYS } from '../model/limits.js';
 import { crawlChanges } from './history/changes.js';
@@ -40,7 +41,9 @@ export async function runAfterCrawl(ctx: AfterCrawlContext, sql: Sql, id: number
   await pruneDeliveries(sql, project, now - DELIVERIES_KEEP_DAYS * DAY_MS);
   const crawl = (await getCrawl(sql, project, id))!;
   const event = crawlEndEvent(crawl.status);
-  const hooks = event ? ctx.webhooks.filter((h) => h.events.includes(event)) : [];
+  // The config's receivers and those added in the console (read in this transaction: one removed is not sent to).
+  const receivers = event ? [...ctx.webhooks, ...(await listReceivers(sql, project))] : [];
+  const hooks = event ? receivers.filter((h) => h.events.includes(event)) : [];
   if (!event || !hooks.length) return true;
   const body = webhookBody({ event, project, crawl, changes: await crawlChanges(sql, project, ctx.targets, id) });
   for (const h of hooks)

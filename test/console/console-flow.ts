@@ -252,9 +252,28 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     expect(await page.textContent('#notice')).toContain('revoked');
     expect(await v1Status(base, key)).toBe(401);
 
+    // Webhooks: a refused receiver is named and nothing is added (its URL shown back as text); one added shows its
+    // secret once; removed, it is gone.
     await page.click('nav.pages >> text=Webhooks');
     expect(await page.textContent('h1')).toBe('Webhooks');
+    const hookUrl = `${svc.site.origin}/hook?<script>window.__xss=1</script>`;
+    await page.fill('#webhook-url', hookUrl);
+    await page.click('#add-webhook');
+    expect(await page.textContent('#error')).toContain('No webhook was added: url: 127.0.0.1 is a loopback address');
+    expect(await page.isVisible('#webhooks-empty')).toBe(true);
+    expect(await page.inputValue('#webhook-url')).toBe(hookUrl);
+    await page.check('#webhook-allow-private');
+    await page.click('#add-webhook');
+    const hookSecret = (await page.textContent('#new-webhook-secret'))!;
+    expect(hookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    await shoot(page, 'webhooks-added', shots);
+    await page.goto(projectUrl(base, 'webhooks'));
+    expect(await page.content()).not.toContain(hookSecret);
+    expect(await page.textContent('#webhooks')).toContain(hookUrl);
     await shoot(page, 'webhooks', shots);
+    await Promise.all([page.waitForURL(/notice=webhook-removed/), page.locator('#webhooks button.danger').click()]);
+    expect(await page.textContent('#notice')).toContain('removed');
+    expect(await page.isVisible('#webhooks-empty')).toBe(true);
 
     // Users: a bad password is refused by name; a good one adds the user.
     await page.click('nav.pages >> text=Users');

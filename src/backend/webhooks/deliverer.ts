@@ -13,6 +13,8 @@ export interface DelivererOptions {
   sql: Sql;
   project: string;
   webhooks: readonly WebhookConfig[];
+  /** The receivers added at run time (with their secrets opened), looked up when a delivery is not for the config's. */
+  stored?: () => Promise<readonly WebhookConfig[]>;
   logger: Logger;
   /** ms since the epoch; injectable for tests. */
   now?: () => number;
@@ -98,7 +100,9 @@ export class WebhookDeliverer {
   }
 
   private agentFor(hook: WebhookConfig): Agent {
-    let a = this.agents.get(hook.url);
+    // Keyed by what the policy depends on: a receiver removed and added again may allow another address.
+    const id = `${hook.allow_private ? 'private' : 'public'} ${hook.url}`;
+    let a = this.agents.get(id);
     if (!a) {
       a = new Agent({
         connect: guardedConnector(webhookAddressPolicy(hook), this.timeoutMs),
@@ -106,17 +110,18 @@ export class WebhookDeliverer {
         bodyTimeout: this.timeoutMs,
         keepAliveTimeout: 4_000,
       });
-      this.agents.set(hook.url, a);
+      this.agents.set(id, a);
     }
     return a;
   }
 
   private async send(d: ClaimedDelivery): Promise<void> {
     const { sql, logger } = this.opts;
-    const hook = this.opts.webhooks.find((h) => h.url === d.url);
+    const hook =
+      this.opts.webhooks.find((h) => h.url === d.url) ?? (await this.opts.stored?.())?.find((h) => h.url === d.url);
     let outcome: Parameters<typeof recordAttempt>[2];
     if (!hook) {
-      outcome = { status: 'failed', error: 'no webhook with this URL is configured any more' };
+      outcome = { status: 'failed', error: 'no webhook with this URL is configured or added any more' };
     } else {
       const refused = webhookUrlProblem(hook);
       const error = refused ?? (await this.post(hook, d));

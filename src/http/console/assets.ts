@@ -26,8 +26,9 @@ form.inline{display:inline;margin:0}td button{white-space:nowrap;overflow-wrap:n
 .row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:.5rem 0}
 .field{display:flex;flex-direction:column;gap:.2rem;min-width:12rem;flex:1}
 label{font-weight:600}
-input[type=text],input[type=password],input[type=search],select,textarea{font:inherit;padding:.45rem;border:1px solid #8c8f94;border-radius:3px;width:100%}
+input[type=text],input[type=url],input[type=password],input[type=search],select,textarea{font:inherit;padding:.45rem;border:1px solid #8c8f94;border-radius:3px;width:100%}
 textarea{min-height:5rem}
+fieldset{border:1px solid var(--line);border-radius:4px;margin:.5rem 0;padding:.4rem .8rem}fieldset label{font-weight:400;margin-right:1rem;white-space:nowrap}
 button{font:inherit;padding:.45rem 1rem;border:1px solid var(--accent);background:#fff;color:var(--accent);border-radius:3px;cursor:pointer}
 button.primary{background:var(--accent);color:#fff}button.danger{border-color:var(--bad);color:var(--bad)}
 .muted{color:var(--muted)}

@@ -5,6 +5,7 @@ import type { SignInResult } from '../../auth/password-sign-in.js';
 import type { Backend } from '../../backend/backend.js';
 import type { TargetConfig } from '../../model/config.js';
 import type { ApiKeyInfo, Role, User } from '../../model/users.js';
+import type { NewReceiverInput, WebhookReceiverInfo } from '../../backend/webhooks/receivers.js';
 import type { WebhookEvent } from '../../model/webhooks.js';
 
 export interface ConsoleProject {
@@ -12,8 +13,15 @@ export interface ConsoleProject {
   token: string;
   backend: Backend;
   targets: readonly TargetConfig[];
-  /** Webhooks of the config, without their secrets. */
-  webhooks: readonly { url: string; events: readonly WebhookEvent[] }[];
+  webhooks: {
+    /** Webhooks of the config, without their secrets: read only here. */
+    configured: readonly { url: string; events: readonly WebhookEvent[] }[];
+    /** Those added in the console: the backend's receivers functions. */
+    list(): Promise<WebhookReceiverInfo[]>;
+    /** A BackendError names the field that is wrong; the secret is returned this once. */
+    add(input: NewReceiverInput): Promise<{ receiver: WebhookReceiverInfo; secret: string }>;
+    remove(id: number): Promise<boolean>;
+  };
   /** The project's /v1 API keys: the same functions `svc keys` uses. */
   keys: {
     create(name: string): Promise<{ key: string; info: ApiKeyInfo }>;

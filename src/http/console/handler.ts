@@ -33,7 +33,7 @@ import type { ActionOutcome, PageCtx } from './pages/page.js';
 import { reportDocument, reportPage } from './pages/report.js';
 import { searchPage } from './pages/search.js';
 import { usersPage } from './pages/users.js';
-import { webhooksPage } from './pages/webhooks.js';
+import { addWebhook, removeWebhook, webhooksPage } from './pages/webhooks.js';
 
 const SESSION_COOKIE = 'svc_console';
 const FORM_COOKIE = 'svc_console_form';
@@ -49,6 +49,7 @@ const NOTICES: Record<string, string> = {
   'crawl-stopping': 'The crawl was asked to stop.',
   'key-revoked': 'The key was revoked: /v1 refuses it from now on.',
   'user-added': 'The user was added.',
+  'webhook-removed': 'The webhook was removed: nothing more is sent to it.',
   'signed-out': 'You are signed out.',
 };
 
@@ -207,11 +208,13 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
       }
       if (slug === 'keys')
         return show(res, ctx, token, slug, 200, await keysPage(ctx, { notice: notice ?? undefined }));
-      if (slug === 'webhooks') return show(res, ctx, token, slug, 200, await webhooksPage(ctx));
+      if (slug === 'webhooks')
+        return show(res, ctx, token, slug, 200, await webhooksPage(ctx, { notice: notice ?? undefined }));
     }
     if (rest.length === 1 && post && form) {
       if (slug === 'crawls') return outcome(res, ctx, slug, await startCrawl(ctx, form));
       if (slug === 'keys') return outcome(res, ctx, slug, await createKey(ctx, form));
+      if (slug === 'webhooks') return outcome(res, ctx, slug, await addWebhook(ctx, form));
     }
     if (rest.length === 3 && id !== null) {
       if (slug === 'crawls' && third === 'stop' && post) return outcome(res, ctx, slug, await stopCrawl(ctx, id));
@@ -222,6 +225,8 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
         return sendJson(res, 200, p);
       }
       if (slug === 'keys' && third === 'revoke' && post) return outcome(res, ctx, slug, await revokeKey(ctx, id));
+      if (slug === 'webhooks' && third === 'remove' && post)
+        return outcome(res, ctx, slug, await removeWebhook(ctx, id));
     }
     if (slug === 'report' && rest.length === 2 && second === 'view' && !post) {
       const html = await reportDocument(ctx, deps.toolVersion);

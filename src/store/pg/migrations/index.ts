@@ -19,6 +19,7 @@ import { migration as serverKeys } from './006-server-keys.js';
 import { migration as crawlTasks } from './007-crawl-tasks.js';
 import { migration as reportBeforeIndex } from './008-report-before-index.js';
 import { migration as consoleSessions } from './009-console-sessions.js';
+import { migration as webhookReceivers } from './012-webhook-receivers.js';
 
 export interface PgMigration {
   version: number;
@@ -36,6 +37,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   crawlTasks,
   reportBeforeIndex,
   consoleSessions,
+  webhookReceivers,
 ];
 
 /** The latest version the migrations reach. */

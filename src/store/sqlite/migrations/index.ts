@@ -21,6 +21,7 @@ import { migration as oauthRotatedRefreshTokens } from './016-oauth-rotated-refr
 import { migration as crawlTasks } from './017-crawl-tasks.js';
 import { migration as reportBeforeIndex } from './018-report-before-index.js';
 import { migration as consoleSessions } from './019-console-sessions.js';
+import { migration as webhookReceivers } from './022-webhook-receivers.js';
 
 export interface Migration {
   version: number;
@@ -48,6 +49,7 @@ export const MIGRATIONS: Migration[] = [
   crawlTasks,
   reportBeforeIndex,
   consoleSessions,
+  webhookReceivers,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
