@@ -1,7 +1,7 @@
 // Two `svc serve` processes on one PostgreSQL database behind a small round-robin proxy (each request to the other
-// instance than the one before): a crawl started through MCP on one is followed to its end on the other, a 2025-era
-// request carrying a session id another instance never issued is answered (the /mcp endpoint keeps no sessions), and
-// every request of the test is answered, whichever instance it reaches.
+// instance than the one before): a crawl started through MCP on one is followed to its end on the other (as a plain
+// call and as a task), a 2025-era request carrying a session id another instance never issued is answered (the /mcp
+// endpoint keeps no sessions), and every request of the test is answered, whichever instance it reaches.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,10 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveSvc, svcOutput, type ServeProcess } from '../support/cli.js';
 import { startQuokkaSite } from '../support/mcp.js';
+import { rawClient } from '../support/mcp-raw.js';
 import { createDatabase, skip, startPostgres, type PgCluster } from '../support/postgres.js';
 import type { TestSite } from '../support/site.js';
-
-const MODERN = '2026-07-28';
 
 /** A proxy that sends each request to the next upstream in turn; `served` lists which one answered each. */
 async function roundRobin(upstreams: string[]): Promise<{ url: string; served: number[]; close(): Promise<void> }> {
@@ -73,35 +72,14 @@ describe.skipIf(skip)('two svc serve on one PostgreSQL database', () => {
     cluster?.stop();
   });
 
-  let id = 0;
   /** One 2026-07-28 request through the proxy, as a client sends it (no session, the standard headers). */
-  async function rpc(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const res = await fetch(`${proxy.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        authorization: `Bearer ${token}`,
-        'mcp-protocol-version': MODERN,
-        'mcp-method': method,
-        ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: ++id,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientInfo': { name: 'instances', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { result?: Record<string, unknown>; error?: unknown };
+  async function rpc(
+    method: string,
+    params: Record<string, unknown>,
+    capabilities: Record<string, unknown> = {},
+  ): Promise<Record<string, unknown>> {
+    const { status, body } = await rawClient(`${proxy.url}/mcp`, token)(method, params, { capabilities });
+    expect(status, JSON.stringify(body)).toBe(200);
     expect(body.error).toBeUndefined();
     return body.result!;
   }
@@ -133,6 +111,25 @@ describe.skipIf(skip)('two svc serve on one PostgreSQL database', () => {
     expect(new Set(proxy.served.slice(-2)).size).toBe(2);
     expect(answers[0]).toBeGreaterThan(0);
     expect(answers[1]).toBe(answers[0]);
+  }, 90_000);
+
+  it('a crawl as an MCP task, created on one instance, is followed with tasks/get on both to completed', async () => {
+    const withTasks = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    const started = await rpc('tools/call', { name: 'svc-full-crawl', arguments: {} }, withTasks);
+    expect(started).toMatchObject({ resultType: 'task', status: 'working' });
+    const taskId = started.taskId as string;
+    const createdOn = proxy.served.at(-1)!;
+    const readOn = new Set<number>();
+    let task: Record<string, unknown> = started;
+    for (let round = 0; round < 120 && task.status === 'working'; round++) {
+      await new Promise((r) => setTimeout(r, 250));
+      task = await rpc('tasks/get', { taskId }, withTasks);
+      readOn.add(proxy.served.at(-1)!);
+    }
+    expect(task.status, JSON.stringify(task)).toBe('completed');
+    expect(readOn.has(1 - createdOn)).toBe(true);
+    const result = task.result as { structuredContent: { status: string; id: number } };
+    expect(result.structuredContent.status).toBe('completed');
   }, 90_000);
 
   it('a 2025-era request with a session id from elsewhere is answered by either instance: /mcp keeps no sessions', async () => {
