@@ -1,5 +1,5 @@
 // npm run bench:relevance — does search find the page a person wants? Known-item queries on the PostgreSQL manual
-// (bench/relevance-queries.ts: query → the wanted page, with the reason), answered by svc and, in the same run and
+// (bench/relevance-queries/postgresql.ts: query → the wanted page, with the reason), answered by svc and, in the same run and
 // on the same pages (title + text as the crawler's extractor reads them), by MiniSearch with its default options
 // and a title boost of 2 (as its README suggests). Prints MRR@10 (1/rank of the wanted page when in the first 10,
 // else 0, averaged), hits@1 and hits@10 per engine, then each query's ranks.
@@ -15,7 +15,9 @@ import { Store } from '../src/store/sqlite/store.js';
 import { docPage, fetchCorpus, type Doc } from './lib/docs-corpus.js';
 import { printTable } from './lib/measure.js';
 import { startDocsSite } from './lib/services.js';
-import { KNOWN_ITEMS } from './relevance-queries.js';
+import { POSTGRESQL } from './relevance-queries/postgresql.js';
+
+const KNOWN_ITEMS = POSTGRESQL.items;
 
 const K = 10;
 
