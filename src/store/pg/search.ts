@@ -74,9 +74,10 @@ export function tsqueryExpression(parts: QueryPart[], configs: readonly string[]
         return p.words.length > 1 || p.phrase
           ? `phraseto_tsquery(${cfg()}, ${bind(p.words.join(' '))})`
           : `plainto_tsquery(${cfg()}, ${bind(p.words[0]!)})`;
+      // Values bind in the order their placeholders appear: the leading words' before the last word's.
+      const head = p.words.length > 1 ? `phraseto_tsquery(${cfg()}, ${bind(p.words.slice(0, -1).join(' '))})` : null;
       const last = `to_tsquery(${cfg()}, ${bind(`${lexeme(p.words.at(-1)!)}:*`)})`;
-      if (p.words.length === 1) return last;
-      return `tsquery_phrase(phraseto_tsquery(${cfg()}, ${bind(p.words.slice(0, -1).join(' '))}), ${last})`;
+      return head ? `tsquery_phrase(${head}, ${last})` : last;
     });
     return `(${terms.join(' && ')})`;
   });
