@@ -6,7 +6,7 @@
 // the function stays only so that a database older than migration 4 can still be brought up to date.
 import type Database from 'better-sqlite3';
 import { foldWord } from './completions.js';
-import { TOKEN_RE, WORD_RE } from './query.js';
+import { JOINER_RE, TOKEN_RE, WORD_RE } from './query.js';
 import { algorithmFor, stemWord } from './stems.js';
 
 /** A word with a lower-case letter followed by an upper-case one: ProxyPass, DirectoryIndex, maxConnections. */
@@ -236,9 +236,12 @@ export function definitionPattern(words: readonly string[]): RegExp {
 
 /** SECTION_NUMBER in folded (lower-case) text. */
 const FOLDED_SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[ivxlc]+|\p{Ll})(?:\.\d+)*\.\s+/u;
-/** Words, and identifiers whose words are joined by underscores kept whole (`work_mem` is not `maintenance_work_mem`). */
+/**
+ * Words, and identifiers whose words are joined (TOKEN_RE) kept whole, their joiners as `_` (`work_mem` is not
+ * `maintenance_work_mem`; `os.path` is one unit).
+ */
 function units(foldedText: string): string[] {
-  return [...foldedText.matchAll(TOKEN_RE)].map((m) => m[0].replace(/_+/g, '_'));
+  return [...foldedText.matchAll(TOKEN_RE)].map((m) => m[0].replace(JOINER_RE, '_'));
 }
 
 /**
