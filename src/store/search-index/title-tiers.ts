@@ -18,6 +18,12 @@ const TIER_TITLE = 1;
 const TIER_EXACT_HEADING = 2;
 const TIER_HEADING_BONUS = 0.5;
 /**
+ * A heading that is the query on more than this many of the pages read is a kind of section many pages have
+ * ("Environment Variables", "Examples" on every module's page), not the topic of one: it counts as a heading that
+ * holds the query, below a page whose title does.
+ */
+const SHARED_HEADING_PAGES = 1;
+/**
  * Two pages may be titled exactly the query (a tutorial's "Window Functions" and the reference's): the one whose
  * address also names every word of the query (`/functions-window.html`) comes first.
  */
@@ -88,13 +94,20 @@ export function withTitles<R extends Ranked>(
   setChecks = TITLE_SET_CHECKS,
 ): R[] {
   const checked = titleChecked(ranked, inTitle, setChecks);
+  const read = ranked.map((r, i) => {
+    if (!checked[i]) return null;
+    const f = facts(r);
+    return { f, heading: headingLevel(f.headings ?? '', q.units, f.title) };
+  });
+  const sharedHeading = read.filter((x) => x?.heading === 2).length > SHARED_HEADING_PAGES;
   const out = ranked.map((r, i) => {
     const all = inTitle(r);
-    if (!checked[i]) return all ? { ...r, score: r.score + TITLE_TIER_SCORE } : r;
-    const f = facts(r);
+    const x = read[i];
+    if (!x) return all ? { ...r, score: r.score + TITLE_TIER_SCORE } : r;
+    const f = x.f;
     const title = titleNames(f.title);
     const level = exactTitleLevel(title, q.words);
-    const heading = headingLevel(f.headings ?? '', q.units, f.title);
+    const heading = x.heading === 2 && sharedHeading ? 1 : x.heading;
     const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
     let tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
     if (level === 2 && pathHolds(f.url, q.words, q.algorithms)) tier += TIER_PATH_BONUS;
