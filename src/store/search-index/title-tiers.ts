@@ -1,6 +1,14 @@
 // The title tiers both stores rank by (SQLite's bm25 and PostgreSQL's ts_rank_cd alike): which matches have their
 // title read, and how much a title, heading, address or definition lifts a match above the text score.
-import { exactTitleLevel, headingLevel, pathHolds, titleNames, titleScore, type RankWord } from './terms.js';
+import {
+  exactTitleLevel,
+  headingLevel,
+  pathHolds,
+  titleNames,
+  titleScore,
+  titleSegments,
+  type RankWord,
+} from './terms.js';
 
 /**
  * Tiers above the score: a page whose title is the query word for word (or its leading part before " - ", " | ",
@@ -106,7 +114,7 @@ export function withTitles<R extends Ranked>(
     if (!x) return all ? { ...r, score: r.score + TITLE_TIER_SCORE } : r;
     const f = x.f;
     const title = titleNames(f.title);
-    const level = exactTitleLevel(title, q.words);
+    const level = exactTitleLevel([...title, ...titleSegments(f.title)], q.words);
     const heading = x.heading === 2 && sharedHeading ? 1 : x.heading;
     const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
     let tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
