@@ -40,7 +40,7 @@ const PAGES = [
   }),
   page('/faq.html', {
     title: 'Questions',
-    content: 'For x in the list, for each x: forwarded requests are forwarded for x, and x is forwarded for you.',
+    content: 'For x in the list, for each x the requests are forwarded for you; forwarded for x, and for x.',
   }),
   // A joined name whose last word is written in another form ("f-string" for `f-strings`).
   page('/reference/lexical.html', {
