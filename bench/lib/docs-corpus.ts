@@ -1,6 +1,7 @@
-// The PostgreSQL manual's pages as the crawler's own extractor reads them, fetched from the docs site on
-// loopback (serve-docs-site.sh): what a crawl of the site would give the index.
-import { readdirSync } from 'node:fs';
+// A manual's pages as the crawler's own extractor reads them, fetched from the docs site on loopback
+// (serve-docs-site.sh, the PostgreSQL manual) or read from disk (any manual): what a crawl of it would index.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { extractHtml } from '../../src/crawler/html/extractor.js';
 import type { PageWrite } from '../../src/model/crawl-writes.js';
 
@@ -33,6 +34,19 @@ export async function fetchCorpus(base: string): Promise<Doc[]> {
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   return docs.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/**
+ * The pages of a manual read from disk (the files under `root` that `pages` accepts, paths relative to it), each
+ * read by the crawler's extractor as if served under `base`: what a crawl of the manual served there would index.
+ */
+export function readManual(root: string, pages: (path: string) => boolean, base: string): Doc[] {
+  const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => pages(f)).sort();
+  return files.map((f) => {
+    const url = new URL(f, base).href;
+    const { title, text, lang, headings } = extractHtml(readFileSync(join(root, f), 'utf8'), { url });
+    return { path: f, title, text, lang, headings };
+  });
 }
 
 /** A page of the manual as the crawler would store it: indexed, shown, no links; `over` sets the rest. */

@@ -69,14 +69,24 @@ export function tsqueryExpression(parts: QueryPart[], configs: readonly string[]
   };
   const readings = configs.map((config) => {
     const cfg = () => `${bind(config)}::regconfig`;
-    const terms = parts.map((p) => {
+    const split = (p: QueryPart) => {
       if (!p.prefix)
         return p.words.length > 1 || p.phrase
           ? `phraseto_tsquery(${cfg()}, ${bind(p.words.join(' '))})`
           : `plainto_tsquery(${cfg()}, ${bind(p.words[0]!)})`;
+      // Values bind in the order their placeholders appear: the leading words' before the last word's.
+      const head = p.words.length > 1 ? `phraseto_tsquery(${cfg()}, ${bind(p.words.slice(0, -1).join(' '))})` : null;
       const last = `to_tsquery(${cfg()}, ${bind(`${lexeme(p.words.at(-1)!)}:*`)})`;
-      if (p.words.length === 1) return last;
-      return `tsquery_phrase(phraseto_tsquery(${cfg()}, ${bind(p.words.slice(0, -1).join(' '))}), ${last})`;
+      return head ? `tsquery_phrase(${head}, ${last})` : last;
+    };
+    const terms = parts.map((p) => {
+      // PostgreSQL's parser keeps a dotted, dashed or slashed token whole (`os.path`, `2.4`, `http/2`) and a
+      // hyphenated one also as its parts: the token as typed is read by the same parser, or else its parts.
+      if (!p.typed || !/[^_\p{L}\p{N}\p{M}\p{Co}]/u.test(p.typed)) return split(p);
+      const whole = p.prefix
+        ? `to_tsquery(${cfg()}, ${bind(`${lexeme(p.typed)}:*`)})`
+        : `phraseto_tsquery(${cfg()}, ${bind(p.typed)})`;
+      return `(${whole} || ${split(p)})`;
     });
     return `(${terms.join(' && ')})`;
   });

@@ -17,8 +17,13 @@ export interface QueryPart {
   words: string[];
   phrase: boolean;
   prefix: boolean;
-  /** A snake_case identifier as typed (`pg_dump`): searched as the phrase of its parts, the last one maybe a prefix. */
+  /**
+   * Words typed joined, with no space (`pg_dump`, `os.path`, `x-forwarded-for`, `2.4`, `http/2`): searched as the
+   * phrase of its parts, the last one maybe a prefix, as a person means it (not as words anywhere on the page).
+   */
   identifier?: boolean;
+  /** The joined token as typed (with `identifier`): a store whose index keeps such tokens whole looks it up so. */
+  typed?: string;
 }
 
 export interface BuiltQuery {
@@ -30,8 +35,11 @@ export interface BuiltQuery {
 // unicode61 keeps letters, numbers and private-use characters in tokens and folds marks into them.
 export const WORD_RE = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const HAS_BASE_RE = /[\p{L}\p{N}\p{Co}]/u;
-// A word, or words joined by underscores (an identifier: max_connections, mod_rewrite).
-export const TOKEN_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:_+[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
+// A word, or words joined by underscores or by one dot, dash, slash or apostrophe each (an identifier, a dotted or
+// dashed name, a version: max_connections, os.path, x-forwarded-for, 2.4, http/2, what's).
+export const TOKEN_RE = /[\p{L}\p{N}\p{M}\p{Co}]+(?:(?:_+|[.\-/'\u2019])[\p{L}\p{N}\p{M}\p{Co}]+)*/gu;
+/** The joiners of a token's words (TOKEN_RE), any run of them read as one: units and definitions compare through it. */
+export const JOINER_RE = /(?:_|[.\-/'\u2019])+/gu;
 
 function wordsOf(text: string): string[] {
   const out: string[] = [];
@@ -50,13 +58,16 @@ function wordsOf(text: string): string[] {
 export function parseTerms(terms: string): QueryPart[] {
   const parts: QueryPart[] = [];
   let budget = MAX_QUERY_WORDS;
-  const push = (words: string[], phrase: boolean, identifier = false) => {
+  const push = (words: string[], phrase: boolean, typed?: string) => {
     if (budget <= 0 || !words.length) return;
     const kept = words.slice(0, budget);
     budget -= kept.length;
     // A "phrase" of one word is just that word; it keeps `phrase` so it is not made a prefix.
     const part: QueryPart = { words: kept, phrase, prefix: false };
-    if (identifier && kept.length > 1) part.identifier = true;
+    if (typed !== undefined && kept.length > 1) {
+      part.identifier = true;
+      part.typed = typed;
+    }
     parts.push(part);
   };
   const segments = terms.split('"');
@@ -69,7 +80,7 @@ export function parseTerms(terms: string): QueryPart[] {
     } else {
       for (const m of seg.matchAll(TOKEN_RE)) {
         const words = wordsOf(m[0]);
-        if (words.length > 1) push(words, true, true);
+        if (words.length > 1) push(words, true, m[0]);
         else push(words, false);
       }
     }
@@ -120,12 +131,14 @@ function matchExpression(p: QueryPart, expand?: Expand, variants?: Variants): st
   const last = p.words.at(-1)!;
   const completed = expand ? expand(last) : [];
   const head = p.words.slice(0, -1).join(' ');
-  // A word typed whole also matches through its stems (a phrase does not).
-  const others = !head && !p.phrase && variants ? variants(last).filter((v) => !completed.includes(v)) : [];
+  // A word typed whole also matches through its stems, and so does the last word of a joined name (`f-strings`
+  // finds "f-string"); a quoted phrase does not.
+  const others =
+    (!head && !p.phrase) || p.identifier ? (variants?.(last) ?? []).filter((v) => !completed.includes(v)) : [];
   const alternatives = completed.length
     ? completed.map((w) => ftsString(head ? `${head} ${w}` : w))
     : [`${ftsString(phrase)}*`];
-  alternatives.push(...others.map(ftsString));
+  alternatives.push(...others.map((v) => ftsString(head ? `${head} ${v}` : v)));
   return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
 }
 

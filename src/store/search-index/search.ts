@@ -381,7 +381,10 @@ export function searchPages(
         return { word, prefix, idf: inverseFrequency(store, word, prefix) };
       }),
     );
-    const identifier = parts.length === 1 && parts[0]!.identifier ? definitionPattern(parts[0]!.words) : null;
+    // A snake_case name only: a dotted one (`os.environ(`, `subprocess.run([`) is as often a call in an example.
+    const one = parts.length === 1 ? parts[0]! : null;
+    const identifier =
+      one?.identifier && /^[^.\-/'\u2019]*$/u.test(one.typed ?? '') ? definitionPattern(one.words) : null;
     const titleRanking: TitleRanking = {
       words,
       units: queryUnits(parts),

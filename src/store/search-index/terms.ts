@@ -6,7 +6,7 @@
 // the function stays only so that a database older than migration 4 can still be brought up to date.
 import type Database from 'better-sqlite3';
 import { foldWord } from './completions.js';
-import { TOKEN_RE, WORD_RE } from './query.js';
+import { JOINER_RE, TOKEN_RE, WORD_RE } from './query.js';
 import { algorithmFor, stemWord } from './stems.js';
 
 /** A word with a lower-case letter followed by an upper-case one: ProxyPass, DirectoryIndex, maxConnections. */
@@ -142,6 +142,19 @@ export function titleNames(title: string): string[][] {
   return names.filter((n) => n.length > 0);
 }
 
+/**
+ * The parts of a title between its separators after the first (titleNames has the first): a title may put the
+ * page's own name after the site's or a series' ("Apache HTTP Server Tutorial: .htaccess files", "abc — Abstract
+ * Base Classes — Python 3.11 documentation"), and a query that is one of them names the page as well.
+ */
+export function titleSegments(title: string): string[][] {
+  const parts = title.trim().replace(SECTION_NUMBER, '').split(TITLE_SEPARATOR);
+  return parts
+    .slice(1)
+    .map(foldedWords)
+    .filter((n) => n.length > 0);
+}
+
 /** A word of the query as the title ranking sees it: folded, maybe a prefix, with its inverse document frequency. */
 export interface RankWord {
   word: string;
@@ -166,7 +179,7 @@ function wordMatch(q: RankWord, t: string, algorithms: readonly string[]): numbe
 export function exactTitleLevel(title: string | string[][], words: RankWord[]): 0 | 1 | 2 {
   if (!words.length) return 0;
   let best: 0 | 1 | 2 = 0;
-  for (const name of typeof title === 'string' ? titleNames(title) : title) {
+  for (const name of typeof title === 'string' ? [...titleNames(title), ...titleSegments(title)] : title) {
     if (name.length !== words.length) continue;
     let level: 0 | 1 | 2 = 2;
     for (let i = 0; i < name.length && level; i++) {
@@ -236,9 +249,12 @@ export function definitionPattern(words: readonly string[]): RegExp {
 
 /** SECTION_NUMBER in folded (lower-case) text. */
 const FOLDED_SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[ivxlc]+|\p{Ll})(?:\.\d+)*\.\s+/u;
-/** Words, and identifiers whose words are joined by underscores kept whole (`work_mem` is not `maintenance_work_mem`). */
+/**
+ * Words, and identifiers whose words are joined (TOKEN_RE) kept whole, their joiners as `_` (`work_mem` is not
+ * `maintenance_work_mem`; `os.path` is one unit).
+ */
 function units(foldedText: string): string[] {
-  return [...foldedText.matchAll(TOKEN_RE)].map((m) => m[0].replace(/_+/g, '_'));
+  return [...foldedText.matchAll(TOKEN_RE)].map((m) => m[0].replace(JOINER_RE, '_'));
 }
 
 /**

@@ -1,6 +1,14 @@
 // The title tiers both stores rank by (SQLite's bm25 and PostgreSQL's ts_rank_cd alike): which matches have their
 // title read, and how much a title, heading, address or definition lifts a match above the text score.
-import { exactTitleLevel, headingLevel, pathHolds, titleNames, titleScore, type RankWord } from './terms.js';
+import {
+  exactTitleLevel,
+  headingLevel,
+  pathHolds,
+  titleNames,
+  titleScore,
+  titleSegments,
+  type RankWord,
+} from './terms.js';
 
 /**
  * Tiers above the score: a page whose title is the query word for word (or its leading part before " - ", " | ",
@@ -17,6 +25,12 @@ const TIER_TITLE = 1;
  */
 const TIER_EXACT_HEADING = 2;
 const TIER_HEADING_BONUS = 0.5;
+/**
+ * A heading that is the query on more than this many of the pages read is a kind of section many pages have
+ * ("Environment Variables", "Examples" on every module's page), not the topic of one: it counts as a heading that
+ * holds the query, below a page whose title does.
+ */
+const SHARED_HEADING_PAGES = 1;
 /**
  * Two pages may be titled exactly the query (a tutorial's "Window Functions" and the reference's): the one whose
  * address also names every word of the query (`/functions-window.html`) comes first.
@@ -88,13 +102,20 @@ export function withTitles<R extends Ranked>(
   setChecks = TITLE_SET_CHECKS,
 ): R[] {
   const checked = titleChecked(ranked, inTitle, setChecks);
+  const read = ranked.map((r, i) => {
+    if (!checked[i]) return null;
+    const f = facts(r);
+    return { f, heading: headingLevel(f.headings ?? '', q.units, f.title) };
+  });
+  const sharedHeading = read.filter((x) => x?.heading === 2).length > SHARED_HEADING_PAGES;
   const out = ranked.map((r, i) => {
     const all = inTitle(r);
-    if (!checked[i]) return all ? { ...r, score: r.score + TITLE_TIER_SCORE } : r;
-    const f = facts(r);
+    const x = read[i];
+    if (!x) return all ? { ...r, score: r.score + TITLE_TIER_SCORE } : r;
+    const f = x.f;
     const title = titleNames(f.title);
-    const level = exactTitleLevel(title, q.words);
-    const heading = headingLevel(f.headings ?? '', q.units, f.title);
+    const level = exactTitleLevel([...title, ...titleSegments(f.title)], q.words);
+    const heading = x.heading === 2 && sharedHeading ? 1 : x.heading;
     const titleTier = level === 2 ? TIER_EXACT_TITLE : level === 1 ? TIER_LOOSE_TITLE : all ? TIER_TITLE : 0;
     let tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
     if (level === 2 && pathHolds(f.url, q.words, q.algorithms)) tier += TIER_PATH_BONUS;

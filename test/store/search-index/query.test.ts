@@ -26,7 +26,9 @@ describe('query builder', () => {
     expect(buildQuery('NEAR(a b)').expression).toBe('"NEAR" AND "a" AND "b"');
     expect(buildQuery('title:secret -x *').expression).toBe('"title" AND "secret" AND "x"');
     expect(buildQuery('a OR b').expression).toBe('"a" AND "OR" AND "b"');
-    expect(buildQuery('foo-bar').expression).toBe('"foo" AND "bar"*');
+    // A dash between two words joins them, as typed: the phrase of both (`x-forwarded-for`), never an operator.
+    expect(buildQuery('foo-bar').expression).toBe('"foo bar"*');
+    expect(buildQuery('foo - bar').expression).toBe('"foo" AND "bar"*');
   });
 
   it('answers null for text without a searchable word', () => {

@@ -8,6 +8,7 @@ import {
   pathHolds,
   queryUnits,
   titleNames,
+  titleSegments,
   titleScore,
   type RankWord,
 } from '../../../src/store/search-index/terms.js';
@@ -61,8 +62,12 @@ describe('stems of query words', () => {
 describe('identifiers in queries', () => {
   it('searches snake_case identifiers as the phrase of their parts, the last part typed as a prefix', () => {
     expect(parseTerms('max_connections')).toEqual([
-      { words: ['max', 'connections'], phrase: true, prefix: true, identifier: true },
+      { words: ['max', 'connections'], phrase: true, prefix: true, identifier: true, typed: 'max_connections' },
     ]);
+    // Words joined by a dot, a dash, a slash or an apostrophe are one name too, as typed.
+    for (const typed of ['os.path', 'x-forwarded-for', '2.4', 'http/2', "what's"])
+      expect(parseTerms(typed)).toMatchObject([{ phrase: true, identifier: true, typed }]);
+    expect(parseTerms('end. next')).toMatchObject([{ words: ['end'] }, { words: ['next'] }]);
     expect(buildQuery('pg_dump restore').expression).toBe('"pg dump" AND "restore"*');
     expect(buildQuery('mod_rewrite').expression).toBe('"mod rewrite"*');
   });
@@ -141,6 +146,13 @@ describe('titles', () => {
     ]);
     expect(titleNames('9.16. JSON Functions and Operators')).toEqual([['json', 'functions', 'and', 'operators']]);
     expect(titleNames('Chapter 11. Indexes | Docs')).toEqual([['indexes', 'docs'], ['indexes']]);
+    // The parts after the first separator are the title's other names.
+    expect(titleSegments('Apache HTTP Server Tutorial: .htaccess files')).toEqual([['htaccess', 'files']]);
+    expect(titleSegments('abc — Abstract Base Classes — Python 3.11 documentation')).toEqual([
+      ['abstract', 'base', 'classes'],
+      ['python', '3', '11', 'documentation'],
+    ]);
+    expect(exactTitleLevel('Apache HTTP Server Tutorial: .htaccess files', [w('htaccess'), w('files')])).toBe(2);
   });
 
   it('tells an exact title from one exact up to a word being typed', () => {

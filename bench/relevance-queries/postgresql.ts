@@ -1,16 +1,11 @@
-// Known-item queries on the PostgreSQL 15 manual (Debian's postgresql-doc-15, as served by serve-docs-site.sh):
+// Known-item queries on the PostgreSQL 15 manual (Debian's postgresql-doc-15), the TUNING corpus:
 // what a person would type, the page they want (its file name), and why that page is the right one. Written
 // from the manual's contents before measuring; where two pages could answer, the one whose subject is exactly
 // the query wins (a reference page over a chapter's table of contents; the setting's definition over mentions).
 
-export interface KnownItem {
-  query: string;
-  /** The wanted page, relative to the manual's root. */
-  page: string;
-  why: string;
-}
+import type { Corpus, KnownItem } from './known-item.js';
 
-export const KNOWN_ITEMS: KnownItem[] = [
+const items: KnownItem[] = [
   // Programs and settings: identifiers as people type them.
   { query: 'pg_dump', page: 'app-pgdump.html', why: 'the reference page of the pg_dump program, titled "pg_dump"' },
   { query: 'pg_restore', page: 'app-pgrestore.html', why: 'the reference page of pg_restore' },
@@ -243,3 +238,11 @@ export const KNOWN_ITEMS: KnownItem[] = [
   { query: 'parallel query', page: 'parallel-query.html', why: 'the chapter titled "Parallel Query"' },
   { query: 'generated columns', page: 'ddl-generated-columns.html', why: 'the page titled "Generated Columns"' },
 ];
+
+export const POSTGRESQL: Corpus = {
+  name: 'PostgreSQL 15 manual',
+  role: 'tuning',
+  root: '/usr/share/doc/postgresql-doc-15/html',
+  pages: (path) => !path.includes('/') && path.endsWith('.html'),
+  items,
+};
