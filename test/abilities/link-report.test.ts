@@ -224,6 +224,9 @@ describe('toAbilityLinkReport (pure)', () => {
       finished_at: null,
       stats: { pages: 1, links: 2, errors: 0, targets: { h: { pages: 1, cut_by_max_pages: true } } },
       error: null,
+      // A record written before the report/index times existed has neither.
+      report_ready_at: null,
+      indexed_at: null,
     });
   });
 });
