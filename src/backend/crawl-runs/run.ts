@@ -255,8 +255,9 @@ function watchCrawl(
  */
 async function writeFinish(opts: RunOptions, id: number, finish: CrawlFinish): Promise<void> {
   await opts.store.sql.tx(async (t) => {
-    await setCrawlStatus(t, id, finish.status, finish.error);
+    // Indexed first: its time is then never after the finish's.
     await markIndexed(t, id);
+    await setCrawlStatus(t, id, finish.status, finish.error);
     await runAfterCrawl(opts, t, id);
   });
 }
