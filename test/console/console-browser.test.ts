@@ -44,11 +44,16 @@ describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
     await ownerFlow(browser, svc, true);
   }, 180_000);
 
-  it('a subscriber sees Search only', async () => {
+  // Retried once: on a loaded machine this test and the next have hung past their timeout a few times, right after
+  // the owner's round (cause not found yet; alone they take ~4 s). Both are read-only or change nothing.
+  it('a subscriber sees Search only', { retry: 1, timeout: 60_000 }, async () => {
     await subscriberView(browser, svc, true);
-  }, 60_000);
+  });
 
-  it('refuses a form without its CSRF token, with a stale one, or from another origin, and changes nothing', async () => {
+  it('refuses a form without its CSRF token, with a stale one, or from another origin, and changes nothing', {
+    retry: 1,
+    timeout: 60_000,
+  }, async () => {
     const page = await browser.newPage();
     try {
       await signIn(page, svc.base, 'admin', PASSWORDS.admin);
@@ -97,7 +102,7 @@ describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
     } finally {
       await page.close();
     }
-  }, 60_000);
+  });
 
   it('ends the session of a user who was deleted', async () => {
     const page = await browser.newPage();

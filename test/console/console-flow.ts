@@ -316,7 +316,8 @@ export async function subscriberView(browser: BrowserContext, svc: ConsoleServic
     }
     expect(await page.textContent('#error')).toContain('your role (subscriber)');
     expect((await page.goto(`${svc.base}/console/users`))!.status()).toBe(403);
-    await page.click('#sign-out');
+    // The sign-out's navigation ends before the page closes (none is left in flight for the next test).
+    await Promise.all([page.waitForURL(/notice=signed-out/), page.click('#sign-out')]);
   } finally {
     await page.close();
   }

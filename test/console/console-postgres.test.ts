@@ -32,7 +32,8 @@ describe.skipIf(skip || !available)('the console in headless Chromium (PostgreSQ
     await ownerFlow(browser, svc, false);
   }, 180_000);
 
-  it('a subscriber sees Search only', async () => {
+  // Retried once, as in the SQLite file: it has hung past its timeout on a loaded machine (cause not found yet).
+  it('a subscriber sees Search only', { retry: 1, timeout: 60_000 }, async () => {
     await subscriberView(browser, svc, false);
-  }, 60_000);
+  });
 });

@@ -222,6 +222,9 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
         finishedAt: expect.any(String),
         stats: { pages: 119, links: 238, errors: 1, targets: { [HOST_A]: { pages: 119, cutByMaxPages: false } } },
         error: 'boom',
+        // Written straight to the store, not by a crawl run: neither a report nor an index time.
+        reportReadyAt: null,
+        indexedAt: null,
       });
       expect(await backend.getCrawl(987654)).toBeNull();
     });
