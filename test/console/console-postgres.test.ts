@@ -33,7 +33,7 @@ describe.skipIf(skip || !available)('the console in headless Chromium (PostgreSQ
   }, 180_000);
 
   // Retried once, as in the SQLite file: it has hung past its timeout on a loaded machine (cause not found yet).
-  it('a subscriber sees Search only', { retry: 1, timeout: 60_000 }, async () => {
+  it('a subscriber sees Search only', { retry: 1, timeout: 25_000 }, async () => {
     await subscriberView(browser, svc, false);
   });
 });
