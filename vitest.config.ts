@@ -6,8 +6,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // A fresh dist/ for the suites that run the built svc (rebuilt when a source is newer); one initdb for the run,
-    // every test file's PostgreSQL cluster starting from a copy of it.
-    globalSetup: ['test/support/build.ts', 'test/support/pg-template.ts'],
+    // One temp directory for the run, removed at its end; a fresh dist/ for the suites that run the built svc
+    // (rebuilt when a source is newer); one initdb for the run, every test file's PostgreSQL cluster starting from a
+    // copy of it.
+    globalSetup: ['test/support/temp-root.ts', 'test/support/build.ts', 'test/support/pg-template.ts'],
   },
 });

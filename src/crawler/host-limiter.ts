@@ -54,7 +54,7 @@ export class HostLimiter implements HostGate {
     signal?: AbortSignal;
     onAbort?: () => void;
   }[] = [];
-  private nextStartAt = 0;
+  private lastStartAt = -Infinity;
   private pausedUntil = 0;
   concurrency: number;
   delayMs: number;
@@ -94,10 +94,17 @@ export class HostLimiter implements HostGate {
       this.wakeNext();
     };
     try {
-      const now = Date.now();
-      const startAt = Math.max(now, this.nextStartAt, this.pausedUntil);
-      this.nextStartAt = startAt + this.delayMs;
-      if (startAt > now) await sleep(startAt - now, signal);
+      // Spaced from the last request that really started: a timer that fires late (a busy machine) must not let the
+      // next one start early to keep a schedule. Waiters woken together take turns; the others wait again.
+      for (;;) {
+        const now = Date.now();
+        const startAt = Math.max(now, this.lastStartAt + this.delayMs, this.pausedUntil);
+        if (startAt <= now) {
+          this.lastStartAt = now;
+          break;
+        }
+        await sleep(startAt - now, signal);
+      }
     } catch (err) {
       release();
       throw err;

@@ -207,6 +207,23 @@ describe('Fetcher', () => {
     for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(50);
   });
 
+  it('spaces request starts from the last real start when a timer fires late on a busy machine', async () => {
+    const spaced = new HostLimiter({ concurrency: 3, delayMs: 60 });
+    const starts: number[] = [];
+    // The first request holds the event loop for 100 ms, so the second's timer (due at 60) fires at ~100 and the
+    // third's (due at 120) on time: kept to that schedule, the third would start ~20 ms after the second.
+    const busy = async () => {
+      starts.push(Date.now());
+      const until = Date.now() + 100;
+      while (Date.now() < until);
+    };
+    const quick = async () => void starts.push(Date.now());
+    await Promise.all([spaced.run(busy), spaced.run(quick), spaced.run(quick)]);
+    starts.sort((a, b) => a - b);
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(100);
+    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(60);
+  });
+
   it('with an address policy, refuses loopback addresses other than the target, named directly, by name or through a redirect', async () => {
     const f = new Fetcher({ addressPolicy: createAddressPolicy([{ host: '127.0.0.1', port: site.port }]) });
     const before = other.log.length;
