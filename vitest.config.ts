@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files wait on servers, child processes and browsers they start, not on their own CPU: two at a time even
+    // on two cores (vitest's default there is one) takes about a third off the run.
+    maxWorkers: Math.max(2, availableParallelism()),
     // One temp directory for the run, removed at its end; a fresh dist/ for the suites that run the built svc
     // (rebuilt when a source is newer); one initdb for the run, every test file's PostgreSQL cluster starting from a
     // copy of it.
