@@ -22,8 +22,12 @@ export const SHOTS = process.env.CONSOLE_SCREENSHOTS
   ? resolve(ROOT, process.env.CONSOLE_SCREENSHOTS)
   : join(tmpdir(), 'svc-console-screenshots');
 
-export function launchBrowser(dir: string): Promise<BrowserContext> {
-  return launchChromium(join(dir, 'profile'), { viewport: { width: 1280, height: 800 } });
+export async function launchBrowser(dir: string): Promise<BrowserContext> {
+  const browser = await launchChromium(join(dir, 'profile'), { viewport: { width: 1280, height: 800 } });
+  // Below the retried tests' 25 s: a page step that hangs fails with playwright's error naming the step, not with
+  // the test's bare timeout (a hang after the owner's round is still unexplained).
+  browser.setDefaultTimeout(15_000);
+  return browser;
 }
 
 export interface ConsoleService {
