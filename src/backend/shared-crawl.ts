@@ -41,7 +41,7 @@ import {
   releaseHostSlot,
   renewHostSlots,
 } from '../store/host-leases.js';
-import { crawlPageCounts } from '../store/pages.js';
+import { crawlKeptCounts, crawlPageCounts } from '../store/pages.js';
 import type { Sql } from '../store/sql.js';
 
 /**
@@ -143,6 +143,7 @@ export function sharedCrawl(
       return (await workerReports(sql, crawlId, worker)).map((w) => JSON.parse(w.report) as WorkerReport);
     },
     storedPages: () => crawlPageCounts(sql, crawlId),
+    storedKept: () => crawlKeptCounts(sql, crawlId),
     storedOutcomes: (prefix) => sharedOutcomeCounts(sql, crawlId, { lane: CHECK_LANE, prefix }),
     leftovers: (state, afterId) => frontierUrls(sql, crawlId, state, { afterId, limit: 1000 }),
   };
