@@ -30,6 +30,8 @@ import {
 export interface CrawlRunnerOptions extends RunOptions {
   /** A crawl whose owner has not beaten for this long is dead (default 30 s). */
   deadAfterMs?: number;
+  /** Without `share`: how long this process's claims in a crawl it shares outlive it (default SHARED_LEASE_MS). */
+  leaseMs?: number;
 }
 
 interface Running {
@@ -55,7 +57,7 @@ export class CrawlRunner {
   private readonly share: ShareOptions;
 
   constructor(readonly opts: CrawlRunnerOptions) {
-    this.share = opts.share ?? { worker: workerName() };
+    this.share = opts.share ?? { worker: workerName(), leaseMs: opts.leaseMs };
   }
 
   /**
