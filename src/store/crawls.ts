@@ -237,6 +237,18 @@ export async function finishCrawl(
   return r.changes === 1;
 }
 
+/**
+ * The owner's heartbeat alone, while its crawl runs: a shared crawl's lead beats with its claims' too, so it is
+ * not taken for dead while its pages' writes wait (a database that was down and answers again).
+ */
+export async function beatCrawl(sql: Sql, id: number, owner: CrawlOwner = {}): Promise<void> {
+  await sql.run(`UPDATE crawls SET heartbeat_at = ? WHERE id = ? AND status = 'running' AND owner_instance = ?`, [
+    owner.now ?? Date.now(),
+    id,
+    owner.instance ?? INSTANCE_ID,
+  ]);
+}
+
 /** The statement of updateCrawlStats (the SQLite writer thread runs it synchronously, with each batch). */
 export function crawlStatsStatement(
   id: number,
