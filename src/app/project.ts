@@ -107,6 +107,8 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
   const token = config.project.public_token;
   // How long a crawl's owner may stay silent before the crawl is dead (default 30 s).
   const deadAfterMs = envMs('SVC_CRAWL_DEAD_AFTER_MS');
+  // How long a dead process's claims and host slots in a shared crawl stay taken (default 20 s; a test's override).
+  const leaseMs = envMs('SVC_SHARED_LEASE_MS');
   const store = openProjectStore(config, token, {
     readonly: opts.readonly,
     deadAfterMs,
@@ -122,7 +124,14 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
         throw new Error('api.base_url needs api.api_key and api.public_token (SVC_API_KEY, SVC_PUBLIC_TOKEN)');
       backend = new RemoteBackend({ baseUrl: base_url, apiKey: api_key, publicToken: public_token, logger });
     } else {
-      backend = embedded = new EmbeddedBackend({ config, store, logger, deadAfterMs, share: opts.share });
+      backend = embedded = new EmbeddedBackend({
+        config,
+        store,
+        logger,
+        deadAfterMs,
+        leaseMs,
+        share: opts.share && { ...opts.share, leaseMs: opts.share.leaseMs ?? leaseMs },
+      });
     }
   } catch (err) {
     void store.close();

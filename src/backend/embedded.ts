@@ -50,6 +50,8 @@ export interface EmbeddedBackendOptions {
   deadAfterMs?: number;
   /** The schedules' clock (ms since the epoch); tests move it. */
   now?: () => number;
+  /** How long a dead process's claims in a shared crawl stay taken (CrawlRunnerOptions.leaseMs). */
+  leaseMs?: number;
   /** `svc worker`: queued crawls are shared with the other workers (CrawlRunnerOptions.share). */
   share?: CrawlRunnerOptions['share'];
 }
@@ -88,6 +90,7 @@ export class EmbeddedBackend implements Backend {
       targets: opts.config.targets,
       logger: opts.logger,
       deadAfterMs: opts.deadAfterMs,
+      leaseMs: opts.leaseMs,
       afterCrawl: (sql, id) => runAfterCrawl(this.afterCrawl, sql, id),
       share: opts.share,
     });

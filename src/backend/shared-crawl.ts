@@ -41,8 +41,9 @@ import {
   releaseHostSlot,
   renewHostSlots,
 } from '../store/host-leases.js';
-import { crawlPageCounts } from '../store/pages.js';
-import type { Sql } from '../store/sql.js';
+import { beatCrawl } from '../store/crawls.js';
+import { crawlKeptCounts, crawlPageCounts } from '../store/pages.js';
+import { isCommitUnknown, type Sql } from '../store/sql.js';
 
 /**
  * How long a claim or a host slot stays a worker's without its heartbeat: a worker that dies gives its URLs and
@@ -54,6 +55,23 @@ export const SHARED_LEASE_MS = 20_000;
 export function workerName(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
+
+/**
+ * fn, or (its COMMIT's answer lost with the connection: a database restart under it) what `unknown` answers: the
+ * same write again when it is idempotent, or the answer that is safe either way. A shared crawl goes on through a
+ * restart instead of failing on a write that may well have been made.
+ */
+async function orIfUnknown<T>(fn: () => Promise<T>, unknown: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isCommitUnknown(err)) throw err;
+    return unknown();
+  }
+}
+
+/** An idempotent write: run again when whether it was written is unknown. */
+const again = <T>(fn: () => Promise<T>): Promise<T> => orIfUnknown(fn, fn);
 
 export function sharedCrawl(
   sql: Sql,
@@ -70,19 +88,23 @@ export function sharedCrawl(
       throw err;
     }
   };
-  const report = (r: WorkerReport) => reportWorker(sql, { crawlId, worker, report: JSON.stringify(r) });
+  const report = (r: WorkerReport) => again(() => reportWorker(sql, { crawlId, worker, report: JSON.stringify(r) }));
   const hosts: SharedHosts = {
     async acquire(host: string, limits: HostLimits) {
-      const a = await acquireHostSlot(sql, { crawlId, host, worker, limits, leaseMs });
+      // Unknown: a slot written meanwhile runs out with its lease; ask again shortly.
+      const a = await orIfUnknown(
+        () => acquireHostSlot(sql, { crawlId, host, worker, limits, leaseMs }),
+        () => ({ kind: 'wait' as const, waitMs: 100, why: 'full' as const }),
+      );
       return a.kind === 'slot'
         ? { kind: 'slot', token: a.slot.token, startAt: a.slot.startAt }
         : { kind: 'wait', waitMs: a.waitMs };
     },
     async release(token: string) {
-      await releaseHostSlot(sql, { token });
+      await again(() => releaseHostSlot(sql, { token }));
     },
     async pause(host: string, limits: HostLimits, waitMs: number) {
-      await pauseHost(sql, { crawlId, host, limits, waitMs });
+      await again(() => pauseHost(sql, { crawlId, host, limits, waitMs }));
     },
     async pace(host: string, limits: HostLimits) {
       const { pace } = await hostState(sql, crawlId, host);
@@ -108,14 +130,28 @@ export function sharedCrawl(
     open: (targets) => openFrontier(sql, crawlId, targets),
     publish: (plan) => publishPlan(sql, crawlId, JSON.stringify(plan)),
     async add(urls: readonly SharedUrl[]) {
-      const r = await whileOpen(() => addUrls(sql, crawlId, urls), { added: [], cut: [], closed: true });
+      const r = await whileOpen(() => again(() => addUrls(sql, crawlId, urls)), { added: [], cut: [], closed: true });
       return { added: r.added, cut: r.cut };
     },
     has: (url) => whileOpen(() => frontierHas(sql, crawlId, url), false),
-    take: (url, target) => whileOpen(() => takeUrl(sql, { crawlId, url, target, worker }), false),
+    // Unknown: fetched here (at worst twice, stored once), never by nobody.
+    take: (url, target) =>
+      whileOpen(
+        () =>
+          orIfUnknown(
+            () => takeUrl(sql, { crawlId, url, target, worker }),
+            () => true,
+          ),
+        false,
+      ),
     async claim(target: string, n: number): Promise<SharedClaim[] | null> {
       const claims = await whileOpen(
-        () => claimUrls(sql, { crawlId, target, worker, n, leaseMs, sweepExpired: false }),
+        // Unknown: claims written meanwhile go back when their lease runs out.
+        () =>
+          orIfUnknown(
+            () => claimUrls(sql, { crawlId, target, worker, n, leaseMs, sweepExpired: false }),
+            () => [],
+          ),
         null,
       );
       if (claims === null || claims.length) return claims;
@@ -125,24 +161,31 @@ export function sharedCrawl(
     async done(ids, r) {
       await report(r);
       // Ids refused were taken by another worker after this one's lease ran out: it fetches them again.
-      await markDone(sql, { crawlId, worker, ids });
+      await again(() => markDone(sql, { crawlId, worker, ids }));
     },
     async heartbeat(r) {
+      if (role === 'lead') await beatCrawl(sql, crawlId);
       await renewClaims(sql, { crawlId, worker, leaseMs });
       // A dead worker's claims go back here (not with every claim: that would cost each claim a scan).
       await releaseExpired(sql, crawlId);
       await renewHostSlots(sql, { worker, leaseMs });
       await report(r);
     },
-    finish: () => finishFrontier(sql, crawlId, worker),
-    close: () => closeFrontier(sql, crawlId, worker),
+    // Unknown: not finished yet as far as this worker knows; the next try (or the frontier's state) tells.
+    finish: () =>
+      orIfUnknown(
+        () => finishFrontier(sql, crawlId, worker),
+        () => false,
+      ),
+    close: () => again(() => closeFrontier(sql, crawlId, worker)),
     async release() {
-      await releaseClaims(sql, { crawlId, worker });
+      await again(() => releaseClaims(sql, { crawlId, worker }));
     },
     async reports() {
       return (await workerReports(sql, crawlId, worker)).map((w) => JSON.parse(w.report) as WorkerReport);
     },
     storedPages: () => crawlPageCounts(sql, crawlId),
+    storedKept: () => crawlKeptCounts(sql, crawlId),
     storedOutcomes: (prefix) => sharedOutcomeCounts(sql, crawlId, { lane: CHECK_LANE, prefix }),
     leftovers: (state, afterId) => frontierUrls(sql, crawlId, state, { afterId, limit: 1000 }),
   };

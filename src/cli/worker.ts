@@ -52,10 +52,7 @@ export async function run(argv: string[]): Promise<number> {
   const logger = createLogger(config.log_level);
   // Names this process in the shared frontier and host slots (its claims and leases).
   const worker = workerName();
-  // How long a dead worker's claims and host slots stay taken (default 20 s; a test's override).
-  const lease = Number(process.env.SVC_SHARED_LEASE_MS);
-  const leaseMs = Number.isInteger(lease) && lease > 0 ? lease : undefined;
-  const app = openApp(config, { logger, share: { worker, pageConcurrency, leaseMs } });
+  const app = openApp(config, { logger, share: { worker, pageConcurrency } });
   logger.info(
     {
       worker,

@@ -51,6 +51,8 @@ export interface KeepWrite {
   /** The validators to ask with next time (a 304 may bring new ones). */
   etag: string | null;
   lastModified: string | null;
+  /** How the crawl found it unchanged (304, or the same body): the store counts each kind per crawl. */
+  kind: 'notModified' | 'unchanged';
 }
 
 /** What a stored page offers a revisit (the store answers it only when the page has links to replay). */

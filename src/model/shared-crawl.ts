@@ -91,6 +91,8 @@ export interface SharedCrawl {
   reports(): Promise<WorkerReport[]>;
   /** Per target host, the pages the crawl stored, counted in the store (a page two workers stored counts once). */
   storedPages(): Promise<Map<string, number>>;
+  /** The stored pages the crawl kept as they were (304, or the same body), counted in the store: each once. */
+  storedKept(): Promise<{ notModified: number; unchanged: number }>;
   /**
    * The links checked and errors of the crawl, counted in the store (an outcome two workers wrote counts once); a
    * link check answered from the cache by its done claim in the lane, whose URLs start with checkPrefix.

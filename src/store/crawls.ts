@@ -216,9 +216,37 @@ export async function markReportReady(sql: Sql, id: number): Promise<void> {
   await sql.run('UPDATE crawls SET report_ready_at = ? WHERE id = ?', [new Date().toISOString(), id]);
 }
 
-/** The crawl's pages are in the search index. */
-export async function markIndexed(sql: Sql, id: number): Promise<void> {
-  await sql.run('UPDATE crawls SET indexed_at = ? WHERE id = ?', [new Date().toISOString(), id]);
+/**
+ * The end of a crawl this process runs: its final status, and its pages in the search index (both at one time, so
+ * the index time is never after the finish). Written only while the crawl is still running and this process's (or
+ * `owner`'s): false, nothing written, when another process has ended it or taken it over; the end is that one's.
+ */
+export async function finishCrawl(
+  sql: Sql,
+  id: number,
+  status: CrawlStatus,
+  error?: string,
+  owner: CrawlOwner = {},
+): Promise<boolean> {
+  const now = new Date(owner.now ?? Date.now()).toISOString();
+  const r = await sql.run(
+    `UPDATE crawls SET status = ?, finished_at = ?, indexed_at = ?, error = COALESCE(?, error)
+      WHERE id = ? AND status IN ('queued','running') AND owner_instance = ?`,
+    [status, now, now, error ?? null, id, owner.instance ?? INSTANCE_ID],
+  );
+  return r.changes === 1;
+}
+
+/**
+ * The owner's heartbeat alone, while its crawl runs: a shared crawl's lead beats with its claims' too, so it is
+ * not taken for dead while its pages' writes wait (a database that was down and answers again).
+ */
+export async function beatCrawl(sql: Sql, id: number, owner: CrawlOwner = {}): Promise<void> {
+  await sql.run(`UPDATE crawls SET heartbeat_at = ? WHERE id = ? AND status = 'running' AND owner_instance = ?`, [
+    owner.now ?? Date.now(),
+    id,
+    owner.instance ?? INSTANCE_ID,
+  ]);
 }
 
 /** The statement of updateCrawlStats (the SQLite writer thread runs it synchronously, with each batch). */

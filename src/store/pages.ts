@@ -49,6 +49,19 @@ export async function crawlPageCounts(sql: Sql, crawlId: number): Promise<Map<st
   return new Map(rows.map((r) => [r.host, r.n]));
 }
 
+/**
+ * The stored pages crawl `crawlId` kept as they were, per kind (a 304, or the same body), counted in the store: a
+ * page two workers kept counts once.
+ */
+export async function crawlKeptCounts(sql: Sql, crawlId: number): Promise<{ notModified: number; unchanged: number }> {
+  const rows = await sql.all<{ kept_as: string; n: number }>(
+    'SELECT kept_as, count(*) AS n FROM pages WHERE kept_crawl_id = ? AND crawl_id = ? GROUP BY kept_as',
+    [crawlId, crawlId],
+  );
+  const n = (kind: string) => Number(rows.find((r) => r.kept_as === kind)?.n ?? 0);
+  return { notModified: n('notModified'), unchanged: n('unchanged') };
+}
+
 /** Every stored page of a host leaves the store and the index (a host that is no longer crawled). */
 export async function removePagesOfHost(sql: Sql, host: string): Promise<number> {
   return sql.tx(async (t) => (await t.run('DELETE FROM pages WHERE host = ?', [host])).changes);

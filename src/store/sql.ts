@@ -75,3 +75,13 @@ export function namedSqlError(err: unknown, sql: string): unknown {
   }
   return err;
 }
+
+/** The code of an error whose COMMIT went out and whose answer the lost connection took: written or not, unknown. */
+export const COMMIT_UNKNOWN = 'SVC_COMMIT_UNKNOWN';
+
+/** Whether err (or its cause) is a COMMIT whose outcome is unknown (a database restart under it). */
+export function isCommitUnknown(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | null, i = 0; e && i < 4; i++, e = e.cause as typeof e)
+    if (e.code === COMMIT_UNKNOWN) return true;
+  return false;
+}

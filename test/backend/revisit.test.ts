@@ -132,8 +132,13 @@ describe('a repeat full crawl of an unchanged site (real store)', () => {
     const after = pageRows(store);
     for (const p of ['/', '/a', '/b', '/same']) {
       const [b, a] = [before.get(u(p))!, after.get(u(p))!];
-      expect({ ...a, crawl_id: 0, last_crawled: '' }).toEqual({ ...b, crawl_id: 0, last_crawled: '' });
+      // Only which crawl saw it, when, and (kept) which crawl kept it and how: the store counts kept pages so.
+      const seen = { crawl_id: 0, last_crawled: '', kept_crawl_id: null, kept_as: null };
+      expect({ ...a, ...seen }).toEqual({ ...b, ...seen });
       expect(a.crawl_id).toBe(second.id);
+      const kept = a as typeof a & { kept_crawl_id: number | null; kept_as: string | null };
+      expect(kept.kept_crawl_id).toBe(second.id);
+      expect(kept.kept_as).toBe(p === '/same' ? 'unchanged' : 'notModified');
     }
     expect(searchPages(store, 'apricot', undefined).hits.map((h) => h.url)).toEqual([u('/a')]);
     expect(titles('blueberry')).toEqual(['Blueberry']);

@@ -3,7 +3,8 @@
 // and the other joins it. A loopback site of 40 pages that answer after 15 ms counts every request, the requests in
 // flight at once, and which worker asked (a request header each runner's target sends). A second loopback site plays
 // the outside world for link checks. A redirect to a page of the crawl is not followed: that page is asked for once.
-// A lead that finds its crawl owned by another process (one that took its lead over) leaves it as it is.
+// A lead that finds its crawl owned by another process (one that took its lead over) leaves it as it is, and so do
+// the lead and a promoted lead of a crawl another process has ended meanwhile.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -248,6 +249,41 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
     const before = traffic.log.length;
     await new Promise((r) => setTimeout(r, 400));
     expect(traffic.log.length).toBe(before);
+  });
+
+  it('a lead and a promoted lead whose crawl another process has ended meanwhile leave its record as that one wrote it', async () => {
+    traffic = newTraffic();
+    const { store, reopen } = await kit.fresh({ token: PROJECT });
+    const other = await reopen();
+    const said: string[] = [];
+    const logger = createLogger('info', { write: (line) => void said.push((JSON.parse(line) as { msg: string }).msg) });
+    const lead = new CrawlRunner({ ...runner(store, 'w1').opts, heartbeatMs: 50, logger });
+    const joiner = new CrawlRunner({ ...runner(other, 'w2').opts, heartbeatMs: 50, logger });
+    const queued = await lead.enqueue({ mode: 'full' }, 'request');
+    lead.serveQueue(50);
+    try {
+      await until('the lead to start the crawl', () => lead.isRunning(queued.id), 10_000);
+      joiner.serveQueue(50);
+      await until('the joiner to join and fetch', () => (traffic.byWorker.get('w2') ?? 0) >= 2, 10_000);
+      // The joiner takes the lead over (as when the lead went silent): both now lead it.
+      expect(await joiner.takeOverLeaderless(Date.now() + 60_000)).toEqual([queued.id]);
+      // Another process ends the crawl (a sweep that found it dead, or a third lead that finished it).
+      const ended = { status: 'completed', finished_at: '2026-11-25T00:00:00.000Z', error: null };
+      await store.sql.run(`UPDATE crawls SET status = ?, finished_at = ?, error = ? WHERE id = ?`, [
+        ended.status,
+        ended.finished_at,
+        ended.error,
+        queued.id,
+      ]);
+      await until('both to leave the crawl', () => !lead.isRunning(queued.id) && !joiner.isRunning(queued.id), 10_000);
+      expect(await store.sql.get('SELECT status, finished_at, error FROM crawls WHERE id = ?', [queued.id])).toEqual(
+        ended,
+      );
+      expect(said.filter((m) => /its record is left as that one wrote it/.test(m))).toHaveLength(2);
+      expect(said).not.toContain('crawl ended');
+    } finally {
+      await Promise.all([lead.stopAll(), joiner.stopAll()]);
+    }
   });
 
   it('a 429 with Retry-After pauses every worker, not only the one that got it', async () => {

@@ -299,7 +299,7 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     for (const [path, who] of fetchedBy) if (who.length > 1) expect(who, path).toEqual(twice);
   }
 
-  it('the lead takes back what the dead one held once its leases run out, and the crawl stores every page', async () => {
+  it('the lead takes back what the dead one held once its leases run out, and the crawl stores every page; unchanged pages counted once', async () => {
     const { db, config } = sharedDir('svc-worker-dies-');
     const lead = config('lead');
     const second = config('second');
@@ -324,6 +324,28 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     // A page fetched twice is one the dead worker fetched and never marked done, then the lead.
     await expectCompleted(db, w1, ['second', 'lead']);
     expect(byWorker.get('lead')).toBeGreaterThan(0);
+
+    // Again, every page now unchanged (the same body): a worker that dies after reporting the pages it kept does not
+    // make them count twice.
+    gets.clear();
+    byWorker.clear();
+    fetchedBy.clear();
+    expect((await runSvc(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
+    const w3 = await worker(['--config', second, '--concurrency', '1'], env);
+    await until(
+      'the second worker to join the next crawl and keep pages',
+      () => w3.logs.some((l) => l.msg === 'joined a shared crawl') && (byWorker.get('second') ?? 0) >= 3,
+      15_000,
+    );
+    w3.child.kill('SIGKILL');
+    await w3.exited;
+    await until('the lead to end the next crawl', () => w1.logs.filter((l) => l.msg === 'crawl ended').length === 2);
+    const [again] = await crawlsIn(db, A).then((all) => all.slice(-1));
+    expect(again).toMatchObject({
+      status: 'completed',
+      stats: { pages: PAGES, links: PAGES + MISSING, errors: MISSING, unchanged: PAGES },
+    });
+    expect(gets.size).toBe(PAGES);
     w1.child.kill('SIGTERM');
     expect(await w1.exited).toBe(0);
   }, 60_000);

@@ -8,7 +8,7 @@ import type { FetcherOptions } from '../../crawler/fetch.js';
 import type { Logger } from '../../lib/log.js';
 import type { SharedCrawl, SharedPlan } from '../../model/shared-crawl.js';
 import { crawlEnded, type CrawlProgress, type CrawlRecord } from '../../model/types.js';
-import { crawlControl, markIndexed, markReportReady, setCrawlStatus, updateCrawlStats } from '../../store/crawls.js';
+import { crawlControl, finishCrawl, markReportReady, setCrawlStatus, updateCrawlStats } from '../../store/crawls.js';
 import { finishPendingIndex } from '../../store/pending-index.js';
 import type { ServiceStore } from '../../store/service-store.js';
 import type { Sql } from '../../store/sql.js';
@@ -49,8 +49,9 @@ export interface RunOptions {
    */
   afterCrawl?: (sql: Sql, crawlId: number) => Promise<unknown>;
   /**
-   * Set by `svc worker`: the crawls this process claims from the queue are shared (their frontier and host
-   * politeness live in the database), and when it has none of its own it joins a running shared crawl of the project.
+   * Set by `svc worker`: the crawls this process runs are shared (their frontier and host politeness live in the
+   * database, as every crawl's do on PostgreSQL), and when it has none of its own it joins a running shared crawl
+   * of the project.
    */
   share?: ShareOptions;
 }
@@ -78,8 +79,8 @@ export async function runToFinish(
   const superseded = () => shared?.role === 'join';
   try {
     await setCrawlStatus(store.sql, rec.id, 'running');
-    // A queued crawl claimed to be shared (shareAs) is led here with the project's other workers (not one that
-    // checks fragments: a fragment's outcome needs every page's ids in one process).
+    // A crawl to be shared (shareAs) is led here with the project's other processes (not one that checks fragments:
+    // a fragment's outcome needs every page's ids in one process, so such a crawl runs alone and ends with it).
     const share = shareAs && !opts.targets.some((t) => t.check_fragments) ? shareAs : null;
     shared = share
       ? sharedCrawl(store.sql, { crawlId: rec.id, worker: share.worker, role: 'lead', leaseMs: share.leaseMs })
@@ -103,10 +104,14 @@ export async function runToFinish(
   }
 }
 
-/** The crawl's end, written by the process that leads it: the full crawl's clearing, the stats, the finish. */
+/**
+ * The crawl's end, written by the process that leads it: the full crawl's clearing, the stats, the finish. A crawl
+ * another process has ended or taken over meanwhile is left as that process has it (nothing cleared or written).
+ */
 async function endHere(opts: RunOptions, rec: CrawlRecord, result: CrawlResult, signal: AbortSignal): Promise<void> {
   const { store, logger } = opts;
   const finish = crawlFinish(rec.mode, result, signal);
+  if (!(await stillOurs(opts, rec.id))) return;
   // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
   if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
   await updateCrawlStats(store.sql, rec.id, result.stats);
@@ -255,11 +260,19 @@ function watchCrawl(
  */
 async function writeFinish(opts: RunOptions, id: number, finish: CrawlFinish): Promise<void> {
   await opts.store.sql.tx(async (t) => {
-    // Indexed first: its time is then never after the finish's.
-    await markIndexed(t, id);
-    await setCrawlStatus(t, id, finish.status, finish.error);
-    await runAfterCrawl(opts, t, id);
+    if (await finishCrawl(t, id, finish.status, finish.error)) await runAfterCrawl(opts, t, id);
+    else opts.logger.warn({ crawl: id, status: finish.status }, LEFT_ALONE);
   });
+}
+
+const LEFT_ALONE = 'another process has ended this crawl or taken it over: its record is left as that one wrote it';
+
+/** Whether crawl `id` still runs and is this process's to end (else: said in the log, and false). */
+async function stillOurs(opts: RunOptions, id: number): Promise<boolean> {
+  const c = await crawlControl(opts.store.sql, id);
+  if (c && !crawlEnded(c.status) && c.ownedHere) return true;
+  opts.logger.warn({ crawl: id, status: c?.status }, LEFT_ALONE);
+  return false;
 }
 
 /** Inside the transaction that finishes crawl `id` (on its Sql): what follows from it, in a savepoint of its own. */

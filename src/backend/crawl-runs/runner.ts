@@ -30,6 +30,8 @@ import {
 export interface CrawlRunnerOptions extends RunOptions {
   /** A crawl whose owner has not beaten for this long is dead (default 30 s). */
   deadAfterMs?: number;
+  /** Without `share`: how long this process's claims in a crawl it shares outlive it (default SHARED_LEASE_MS). */
+  leaseMs?: number;
 }
 
 interface Running {
@@ -55,7 +57,7 @@ export class CrawlRunner {
   private readonly share: ShareOptions;
 
   constructor(readonly opts: CrawlRunnerOptions) {
-    this.share = opts.share ?? { worker: workerName() };
+    this.share = opts.share ?? { worker: workerName(), leaseMs: opts.leaseMs };
   }
 
   /**
@@ -120,17 +122,17 @@ export class CrawlRunner {
         return;
       }
       this.opts.logger.info({ crawl: rec.id, mode: rec.mode, trigger: rec.trigger }, 'crawl claimed');
-      this.launch(rec, true);
+      this.launch(rec);
     } catch (err) {
       this.opts.logger.warn({ err }, 'claiming a queued crawl failed');
     }
   }
 
   /** Where every crawl this process runs starts: a person's at once, a queued one when claimed. */
-  private launch(rec: CrawlRecord, queued = false): void {
+  private launch(rec: CrawlRecord): void {
     const controller = new AbortController();
     // runToFinish yields before any work, so the entry is set before its end removes it.
-    this.running.set(rec.id, { controller, done: this.runHere(rec, controller, queued) });
+    this.running.set(rec.id, { controller, done: this.runHere(rec, controller) });
   }
 
   /** Joins a running shared crawl of the project, if there is one: this worker crawls with its lead until it ends. */
@@ -177,12 +179,13 @@ export class CrawlRunner {
   }
 
   /** One crawl run here to its finish; then its listeners hear of it and the next queued crawl gets its turn. */
-  private async runHere(rec: CrawlRecord, controller: AbortController, queued: boolean): Promise<CrawlRecord> {
+  private async runHere(rec: CrawlRecord, controller: AbortController): Promise<CrawlRecord> {
     let final: CrawlRecord = rec;
     try {
-      // A queued crawl is shared when this process is a worker, or on PostgreSQL (where workers and other servers
-      // may join it, and any of them takes its lead over should this process die).
-      const shareAs = queued && (this.opts.share || this.opts.store.dialect === 'pg') ? this.share : null;
+      // Every crawl (a person's or a queued one) is shared when this process is a worker, or on PostgreSQL: workers
+      // may join it, and any live `svc serve` or `svc worker` on the store takes its lead over should this process
+      // die. Elsewhere (one SQLite file, no worker) it runs alone, and fails with its process.
+      const shareAs = this.opts.share || this.opts.store.dialect === 'pg' ? this.share : null;
       await runToFinish(this.opts, rec, controller, shareAs, this.progress);
     } finally {
       this.running.delete(rec.id);

@@ -66,6 +66,7 @@ export function keepPage(
     sitemapLastmod: lastmodOf(ctx, page),
     etag,
     lastModified,
+    kind,
   });
   countStored(ctx, page.run);
   ctx.counts[kind]++;

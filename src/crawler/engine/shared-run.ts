@@ -228,8 +228,6 @@ export async function endShared(ctx: CrawlContext, frontier: SharedFrontier, sto
   frontier.others = [];
   const { counts } = ctx;
   for (const worker of await shared.reports()) {
-    counts.notModified += worker.notModified;
-    counts.unchanged += worker.unchanged;
     for (const run of ctx.runs) {
       const theirs = worker.targets[run.host];
       if (!theirs) continue;
@@ -237,8 +235,12 @@ export async function endShared(ctx: CrawlContext, frontier: SharedFrontier, sto
       run.failure ??= theirs.failure;
     }
   }
-  // Pages, links and errors are counted in the store: what a dead worker wrote and another did again counts once.
+  // Pages, links, errors and kept pages are counted in the store: what a dead worker wrote and another did again
+  // counts once.
   await ctx.writer.drain();
+  const kept = await shared.storedKept();
+  counts.notModified = kept.notModified;
+  counts.unchanged = kept.unchanged;
   const outcomes = await shared.storedOutcomes(CHECK_PREFIX);
   counts.linksChecked = outcomes.links;
   counts.errors = outcomes.errors;

@@ -4,6 +4,9 @@
 // connection was lost before its COMMIT went out (the server rolled it back); a COMMIT whose answer was lost is an
 // error, as whether it was written is unknown.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { COMMIT_UNKNOWN } from '../sql.js';
+
+export { COMMIT_UNKNOWN };
 
 /** SQLSTATE classes and codes, and socket errors, that mean the connection (not the statement) failed. */
 const LOST_CODES = new Set([
@@ -22,9 +25,6 @@ const LOST_CODES = new Set([
   '08006',
 ]);
 const LOST_MESSAGES = /Connection terminated|connection (?:is )?closed|Client has encountered a connection error/i;
-
-/** The code of a COMMIT whose answer the lost connection took with it (never retried). */
-export const COMMIT_UNKNOWN = 'SVC_COMMIT_UNKNOWN';
 
 /** Whether err (or its cause) is a lost or refused connection to the server. */
 export function isConnectionLoss(err: unknown): boolean {

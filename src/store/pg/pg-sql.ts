@@ -213,6 +213,10 @@ class Scope implements Sql {
     const client = await pool.connect();
     const inner = new Scope(root, client, 1, null);
     let broken: Error | undefined;
+    // A connection lost between two statements is the next statement's error; with no listener the pool leaves a
+    // checked-out client, its 'error' event would take the process down.
+    const lost = (err: Error) => void (broken ??= err);
+    client.on('error', lost);
     try {
       try {
         await client.query(begin);
@@ -249,6 +253,7 @@ class Scope implements Sql {
       }
     } finally {
       inner.ended = true;
+      client.removeListener('error', lost);
       client.release(broken);
     }
   }

@@ -221,8 +221,8 @@ export async function keepPages(sql: Sql, kept: KeepWrite[]): Promise<void> {
   if (!kept.length) return;
   await sql.run(
     `UPDATE pages SET crawl_id = x.crawl_id, last_crawled = ?, sitemap_lastmod = COALESCE(x.sitemap_lastmod, pages.sitemap_lastmod),
-       etag = x.etag, last_modified = x.last_modified
-     FROM json_to_recordset(?::json) AS x(url text, crawl_id bigint, sitemap_lastmod text, etag text, last_modified text)
+       etag = x.etag, last_modified = x.last_modified, kept_crawl_id = x.crawl_id, kept_as = x.kind
+     FROM json_to_recordset(?::json) AS x(url text, crawl_id bigint, sitemap_lastmod text, etag text, last_modified text, kind text)
      WHERE pages.url = x.url`,
     [
       new Date().toISOString(),
@@ -233,6 +233,7 @@ export async function keepPages(sql: Sql, kept: KeepWrite[]): Promise<void> {
           sitemap_lastmod: k.sitemapLastmod,
           etag: k.etag,
           last_modified: k.lastModified,
+          kind: k.kind,
         })),
       ),
     ],

@@ -154,7 +154,7 @@ export function keepPages(store: Store, kept: KeepWrite[]): void {
   if (!kept.length) return;
   const stmt =
     store.prepare(`UPDATE pages SET crawl_id = @crawlId, last_crawled = @now, sitemap_lastmod = COALESCE(@sitemapLastmod, sitemap_lastmod),
-    etag = @etag, last_modified = @lastModified WHERE url = @url`);
+    etag = @etag, last_modified = @lastModified, kept_crawl_id = @crawlId, kept_as = @kind WHERE url = @url`);
   const now = new Date().toISOString();
   store.tx(() => {
     for (const k of kept) stmt.run({ ...k, now });

@@ -91,7 +91,14 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
       `INSERT INTO crawls (project, mode, status) VALUES ('p', 'full', 'running') RETURNING id`,
     ))!.id;
     const w = new PgCrawlWriter(sql, second);
-    w.keep({ url: `${BASE}/p1`, crawlId: second, sitemapLastmod: '2026-01-01', etag: '"e1"', lastModified: null });
+    w.keep({
+      url: `${BASE}/p1`,
+      crawlId: second,
+      sitemapLastmod: '2026-01-01',
+      etag: '"e1"',
+      lastModified: null,
+      kind: 'notModified',
+    });
     w.touch(`${BASE}/p2`);
     w.remove(`${BASE}/p3`);
     w.page(page('/p4', { crawlId: second, title: 'Renamed', content: 'brand new words', headings: ['Fresh heading'] }));

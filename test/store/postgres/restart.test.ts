@@ -67,12 +67,15 @@ describe.skipIf(skip)('a PostgreSQL restart during a crawl', () => {
     const logger = createLogger('info', {
       write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }),
     });
-    // A heartbeat limit shorter than the outage: no owner is judged dead for the outage's silence.
+    // A heartbeat limit shorter than the outage: no owner is judged dead for the outage's silence. The crawl is a
+    // shared one (every crawl on PostgreSQL is): its lead beats four times a lease, so the lease is as short.
     process.env.SVC_CRAWL_DEAD_AFTER_MS = '2000';
+    process.env.SVC_SHARED_LEASE_MS = '2000';
     try {
       app = openApp(config, { logger });
     } finally {
       delete process.env.SVC_CRAWL_DEAD_AFTER_MS;
+      delete process.env.SVC_SHARED_LEASE_MS;
     }
     expect(app.health()).toEqual({ status: 'ok' });
     const started = await app.backend.startCrawl({ mode: 'full' });
