@@ -22,6 +22,7 @@ import { migration as crawlTasks } from './017-crawl-tasks.js';
 import { migration as reportBeforeIndex } from './018-report-before-index.js';
 import { migration as consoleSessions } from './019-console-sessions.js';
 import { migration as webhookReceivers } from './022-webhook-receivers.js';
+import { migration as searchUrlPath } from './023-search-url-path.js';
 
 export interface Migration {
   version: number;
@@ -50,6 +51,7 @@ export const MIGRATIONS: Migration[] = [
   reportBeforeIndex,
   consoleSessions,
   webhookReceivers,
+  searchUrlPath,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
