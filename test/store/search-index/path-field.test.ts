@@ -1,9 +1,8 @@
 // The URL path as a search field, on both stores: a word a person types that only a page's address holds finds that
 // page first, and the address never outranks a title that is the query. pathWords itself: what an address's words are.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pathWords } from '../../../src/store/search-index/path-words.js';
-import type { ServiceStore } from '../../../src/store/service-store.js';
-import { DIALECTS, storeKit, writeThrough, type StoreKit } from '../../support/stores.js';
+import { DIALECTS, rankingCorpus } from '../../support/stores.js';
 import { BASE, searchPage as page } from '../../support/writes.js';
 
 describe('pathWords', () => {
@@ -58,17 +57,7 @@ const PAGES = [
 ];
 
 describe.each(DIALECTS)('the URL path as a search field (%s)', (dialect) => {
-  let kit: StoreKit;
-  let store: ServiceStore;
-  const order = async (terms: string) =>
-    (await store.searchPages(terms, { size: 5 })).hits.map((h) => h.url.slice(BASE.length));
-
-  beforeAll(async () => {
-    kit = storeKit(dialect);
-    store = (await kit.fresh()).store;
-    await writeThrough(store, { pages: PAGES });
-  });
-  afterAll(async () => kit.stop());
+  const { order } = rankingCorpus(dialect, PAGES, BASE);
 
   it('finds a page by a word only its address holds, first, above a page whose text names it', async () => {
     expect(await order('apachectl')).toEqual(['/programs/apachectl.html', '/invoking.html']);
