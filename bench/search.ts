@@ -4,8 +4,8 @@
 // corpus' own words (content words; and any words, stopwords included, as a stress set), and peak RSS. Each
 // size is built and searched in its own child process, so peak RSS is that size's alone. Latency is given as
 // wall-clock time and as CPU time, since other work on the machine inflates the first.
-// With BENCH_MIGRATION=1, each size is also built at schema version 22 (BENCH_MIGRATION_FROM: another) and the
-// time the later migrations take to bring that database up to date (23: the address's words, the index rebuilt).
+// With BENCH_MIGRATION=1, each size is also built at the schema version before the address field's migration (23;
+// BENCH_MIGRATION_FROM: another) and the time the later migrations take to bring that database up to date.
 //   BENCH_SIZES=10000,100000  BENCH_BATCH=500  BENCH_PASSES=3  BENCH_MIGRATION=1  BENCH_MIGRATION_FROM=22  BENCH_DOCS_PORT=18099
 import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { docPage, fetchCorpus, type Doc } from './lib/docs-corpus.js';
 import { savePages } from '../src/store/sqlite/writes.js';
 import { Store } from '../src/store/sqlite/store.js';
 import { MIGRATIONS } from '../src/store/sqlite/migrations/index.js';
+import { migration as searchUrlPath } from '../src/store/sqlite/migrations/023-search-url-path.js';
 import { registerTermFunctions } from '../src/store/search-index/terms.js';
 import Database from 'better-sqlite3';
 import { printTable, summarize } from './lib/measure.js';
@@ -35,7 +36,9 @@ const QUERY_COUNT = 240;
  * BENCH_MIGRATION builds at this schema version and times the migrations after it (13 re-indexes every page as
  * written; 23 adds the address's words and rebuilds the index). BENCH_MIGRATION_FROM: another version.
  */
-const MIGRATION_FROM = Number(process.env.BENCH_MIGRATION_FROM ?? 22);
+const MIGRATION_FROM = Number(
+  process.env.BENCH_MIGRATION_FROM ?? MIGRATIONS.filter((m) => m.version < searchUrlPath.version).at(-1)!.version,
+);
 /** The content-word query set leaves out the corpus' this many most frequent words. */
 const STOPWORDS = 100;
 

@@ -5,12 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migration as pgSearchUrlPath } from '../../../src/store/pg/migrations/013-search-url-path.js';
 import { migratePg, PG_MIGRATIONS } from '../../../src/store/pg/migrations/index.js';
 import { fillPathWords } from '../../../src/store/pg/path-words-fill.js';
 import type { PgSql } from '../../../src/store/pg/pg-sql.js';
 import { searchPagesPg } from '../../../src/store/pg/search.js';
 import { finishPendingIndex } from '../../../src/store/pending-index.js';
 import { searchPages } from '../../../src/store/search-index/search.js';
+import { migration as searchUrlPath } from '../../../src/store/sqlite/migrations/023-search-url-path.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations/index.js';
 import { rebuildDerived } from '../../../src/store/sqlite/maintenance.js';
 import { savePages } from '../../../src/store/sqlite/writes.js';
@@ -37,8 +39,9 @@ describe('the URL path field on a SQLite store with pages (migration 23)', () =>
     try {
       const old = new Store(file, { migrate: false });
       old.db.transaction(() => {
-        for (const m of MIGRATIONS.filter((m) => m.version < 23)) old.db.exec(m.sql);
-        old.db.pragma('user_version = 22');
+        const before = MIGRATIONS.filter((m) => m.version < searchUrlPath.version);
+        for (const m of before) old.db.exec(m.sql);
+        old.db.pragma(`user_version = ${before.at(-1)!.version}`);
         for (const p of OLD_PAGES) old.db.prepare(INSERT_OLD).run(...oldRow(p));
         // A crawl's searchable columns left pending for the stored page (the next open or the crawl finishes it).
         old.db
@@ -51,7 +54,7 @@ describe('the URL path field on a SQLite store with pages (migration 23)', () =>
       old.close();
 
       const s = new Store(file);
-      expect(s.db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(23);
+      expect(s.db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(searchUrlPath.version);
       expect(s.db.prepare(`SELECT name FROM pragma_table_info('pages_fts')`).pluck().all()).toEqual([
         'title',
         'superwords',
@@ -96,7 +99,7 @@ describe.skipIf(skip)('the URL path field on a PostgreSQL store with pages (migr
     const sql: PgSql = await f.open({ migrate: false });
     await migratePg(
       sql,
-      PG_MIGRATIONS.filter((m) => m.version < 13),
+      PG_MIGRATIONS.filter((m) => m.version < pgSearchUrlPath.version),
     );
     for (const p of OLD_PAGES) await sql.run(INSERT_OLD, oldRow(p));
     await sql.run(
@@ -106,7 +109,9 @@ describe.skipIf(skip)('the URL path field on a PostgreSQL store with pages (migr
       `INSERT INTO page_index_pending (page_id, indexed, show_in_search, fresh, title, language, tags, superwords, content)
        SELECT id, 1, 1, 0, title, language, '', '', 'Run the server, now with flags.' FROM pages WHERE url LIKE '%/invoking.html'`,
     );
-    expect(await migratePg(sql)).toEqual([13, ...PG_MIGRATIONS.filter((m) => m.version > 13).map((m) => m.version)]);
+    expect(await migratePg(sql)).toEqual(
+      PG_MIGRATIONS.filter((m) => m.version >= pgSearchUrlPath.version).map((m) => m.version),
+    );
     expect(await fillPathWords(sql)).toBe(3);
     expect(await fillPathWords(sql)).toBe(0);
     expect((await sql.all<{ w: string }>('SELECT path_words AS w FROM pages ORDER BY id')).map((r) => r.w)).toEqual([
