@@ -13,6 +13,7 @@ export const SEARCHABLE_COLUMNS = [
   'tags',
   'superwords',
   'content',
+  'path_words',
 ] as const;
 
 /** Pages moved into the index per transaction: large enough to be cheap, short enough not to hold others back. */

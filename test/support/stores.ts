@@ -4,6 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { OutcomeWrite, PageWrite } from '../../src/model/crawl-writes.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
@@ -77,4 +78,27 @@ export async function writeThrough(
   for (const o of w.outcomes ?? []) sink.outcome(o);
   await sink.drain();
   await sink.close();
+}
+
+/**
+ * A ranking test's corpus: a fresh store of `dialect` holding `pages` (written as a crawl writes them) for the
+ * describe block that calls this (its beforeAll and afterAll open and close it). `order(terms)`: the first hits'
+ * URLs less `base`, best first.
+ */
+export function rankingCorpus(
+  dialect: StoreDialect,
+  pages: PageWrite[],
+  base: string,
+): { order(terms: string): Promise<string[]> } {
+  let kit: StoreKit;
+  let store: ServiceStore;
+  beforeAll(async () => {
+    kit = storeKit(dialect);
+    store = (await kit.fresh()).store;
+    await writeThrough(store, { pages });
+  });
+  afterAll(async () => kit.stop());
+  return {
+    order: async (terms) => (await store.searchPages(terms, { size: 5 })).hits.map((h) => h.url.slice(base.length)),
+  };
 }

@@ -9,6 +9,7 @@ import { describeDatabaseUrl, withoutPassword } from '../../model/database-url.j
 import type { SearchParams, SearchResults } from '../../model/types.js';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls } from '../crawls.js';
 import { recoverPendingIndex } from '../pending-index.js';
+import { fillPathWords } from './path-words-fill.js';
 import { crawlReaderOf } from '../pages.js';
 import type { CrawlWriterOptions, SearchScope, ServiceStore } from '../service-store.js';
 import type { RunResult, Sql, SqlParams } from '../sql.js';
@@ -86,6 +87,7 @@ export class PgStore implements ServiceStore {
         this.recoveredCrawls.push(...ids.sort((a, b) => a - b));
         if (ids.length) opts.onRecovered?.(this.recoveredCrawls);
         await recoverPendingIndex(this.pg);
+        await fillPathWords(this.pg);
       } catch (err) {
         throw scrubbed(err, opts.url);
       }

@@ -7,6 +7,7 @@ import type { CrawlStats } from '../../model/types.js';
 import type { Sql } from '../sql.js';
 import { SEARCHABLE_COLUMNS } from '../pending-index.js';
 import { pgText } from './pg-sql.js';
+import { pathWords } from '../search-index/path-words.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /**
@@ -29,6 +30,7 @@ const PAGE_COLUMNS: [string, string][] = [
   ['tags', 'text'],
   ['superwords', 'text'],
   ['content', 'text'],
+  ['path_words', 'text'],
   ['meta', 'text'],
   ['created', 'text'],
   ['modified', 'text'],
@@ -92,6 +94,7 @@ export async function savePages(sql: Sql, pages: PageWrite[], deferIndex = false
     tags: p.tags.join(' '),
     superwords: p.superwords.join(' '),
     content: p.content,
+    path_words: pathWords(p.url),
     meta: p.meta ? json(p.meta) : null,
     created: p.created,
     modified: p.modified,

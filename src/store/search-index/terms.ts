@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { foldWord } from './completions.js';
 import { JOINER_RE, TOKEN_RE, WORD_RE } from './query.js';
+import { pathWords } from './path-words.js';
 import { algorithmFor, stemWord } from './stems.js';
 
 /** A word with a lower-case letter followed by an upper-case one: ProxyPass, DirectoryIndex, maxConnections. */
@@ -120,6 +121,9 @@ export function registerTermFunctions(db: Database.Database): void {
   db.function('svc_stemmer', { deterministic: true }, (language: unknown) =>
     algorithmFor(typeof language === 'string' ? language : null),
   );
+  db.function('svc_path_words', { deterministic: true }, (url: unknown) =>
+    pathWords(typeof url === 'string' ? url : ''),
+  );
 }
 
 // ---------- titles ----------
@@ -224,13 +228,7 @@ export function titleScore(title: string | string[][], words: RankWord[], algori
  */
 export function pathHolds(url: string, words: RankWord[], algorithms: readonly string[]): boolean {
   if (!words.length) return false;
-  let path: string;
-  try {
-    path = decodeURIComponent(new URL(url).pathname);
-  } catch {
-    return false;
-  }
-  const names = foldedWords(path);
+  const names = foldedWords(pathWords(url));
   return words.every((q) => names.some((t) => wordMatch(q, t, algorithms) > 0));
 }
 

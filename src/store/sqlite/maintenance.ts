@@ -1,7 +1,7 @@
 // Integrity of the database file: SQLite's own checks, the full-text indexes and the report rows (both derived
 // from the base tables, so they can be rebuilt), and an online backup.
 import { rmSync } from 'node:fs';
-import { FILL_SEARCH_INDEXES } from './migrations/013-search-words-as-written.js';
+import { FILL_SEARCH_INDEXES } from './migrations/023-search-url-path.js';
 import { createPrivateFile } from '../private-files.js';
 import type { Store } from './store.js';
 

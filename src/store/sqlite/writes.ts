@@ -5,6 +5,7 @@
 import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-writes.js';
 import { REMOVE_PAGE } from '../pages.js';
 import { SEARCHABLE_COLUMNS } from '../pending-index.js';
+import { pathWords } from '../search-index/path-words.js';
 import type { Store } from './store.js';
 
 /** The searchable columns of a page: while a crawl runs they wait in page_index_pending. */
@@ -21,6 +22,7 @@ const PAGE_COLUMNS = [
   ['tags', 'tags'],
   ['superwords', 'superwords'],
   ['content', 'content'],
+  ['path_words', 'pathWords'],
   ['meta', 'meta'],
   ['created', 'created'],
   ['modified', 'modified'],
@@ -53,8 +55,8 @@ function upsertPageSql(deferIndex: boolean): string {
 function pendingStatements(store: Store) {
   return {
     stored: store.prepare('SELECT 1 FROM pages WHERE url = ?').pluck(),
-    set: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh, title, language, tags, superwords, content)
-      VALUES (@id, @indexed, @showInSearch, 0, @title, @language, @tags, @superwords, @content)`),
+    set: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh, title, language, tags, superwords, content, path_words)
+      VALUES (@id, @indexed, @showInSearch, 0, @title, @language, @tags, @superwords, @content, @pathWords)`),
     // A page this crawl adds has its searchable columns in pages already (unsearchable): they are not written twice.
     setFresh: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh)
       VALUES (@id, @indexed, @showInSearch, 1)`),
@@ -99,6 +101,7 @@ export function savePages(store: Store, pages: PageWrite[], deferIndex = false):
         tags: p.tags.join(' '),
         superwords: p.superwords.join(' '),
         content: p.content,
+        pathWords: pathWords(p.url),
         meta: p.meta ? JSON.stringify(p.meta) : null,
         created: p.created,
         modified: p.modified,

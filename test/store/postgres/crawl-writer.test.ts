@@ -70,7 +70,7 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
       links: 11,
       errors: 1,
     });
-    // The hidden page has no vector; the others do, the headings in weight B.
+    // The hidden page has no vector; the others do, the headings and the address's words (`/p0`) in weight B.
     expect(await count('pages', 'search_vector IS NULL')).toBe(1);
     expect(
       await sql.get(
@@ -79,7 +79,7 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
       ),
     ).toEqual({
       c: 'svc_english',
-      b: 'advisori guid instal lock',
+      b: 'advisori guid instal lock p0',
     });
     expect(await sql.get('SELECT content FROM pages WHERE url = ?', [`${BASE}/p0`])).toEqual({
       content: 'body text 0 with a NUL\ufffd and a lone \ufffd surrogate',

@@ -2,9 +2,8 @@
 // version numbers, a dotted and a dashed name, a phrase that is a page's whole title (or its name after a
 // separator), a short how-to query, and a section heading many pages share. No rule here names this corpus: its
 // pages only make each rule decide.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceStore } from '../../../src/store/service-store.js';
-import { DIALECTS, storeKit, writeThrough, type StoreKit } from '../../support/stores.js';
+import { describe, expect, it } from 'vitest';
+import { DIALECTS, rankingCorpus } from '../../support/stores.js';
 import { BASE, searchPage as page } from '../../support/writes.js';
 
 const filler = (n: number) =>
@@ -110,17 +109,7 @@ const PAGES = [
 ];
 
 describe.each(DIALECTS)('general ranking rules (%s)', (dialect) => {
-  let kit: StoreKit;
-  let store: ServiceStore;
-  const order = async (terms: string) =>
-    (await store.searchPages(terms, { size: 5 })).hits.map((h) => h.url.slice(BASE.length));
-
-  beforeAll(async () => {
-    kit = storeKit(dialect);
-    store = (await kit.fresh()).store;
-    await writeThrough(store, { pages: PAGES });
-  });
-  afterAll(async () => kit.stop());
+  const { order } = rankingCorpus(dialect, PAGES, BASE);
 
   it('ranks the page whose whole title is the query, version numbers and all, first', async () => {
     expect((await order('upgrading to 2.4 from 2.2'))[0]).toBe('/upgrading.html');

@@ -20,6 +20,7 @@ import { migration as crawlTasks } from './007-crawl-tasks.js';
 import { migration as reportBeforeIndex } from './008-report-before-index.js';
 import { migration as consoleSessions } from './009-console-sessions.js';
 import { migration as webhookReceivers } from './012-webhook-receivers.js';
+import { migration as searchUrlPath } from './013-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './014-kept-pages-of-a-crawl.js';
 
 export interface PgMigration {
@@ -39,6 +40,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   reportBeforeIndex,
   consoleSessions,
   webhookReceivers,
+  searchUrlPath,
   keptPagesOfACrawl,
 ];
 

@@ -6,10 +6,10 @@
 import type { Migration } from './index.js';
 
 /**
- * Fills the (empty) full-text indexes from the searchable pages, as the triggers of migration 13 index a page: the
- * migration uses it, and so does `svc repair` (the one definition of what the indexes hold).
+ * Fills the (empty) full-text indexes from the searchable pages, as the triggers of migration 13 index a page (`svc
+ * repair` used it until migration 23 added the address column: it uses that migration's now).
  */
-export const FILL_SEARCH_INDEXES = `INSERT INTO pages_fts(rowid, title, superwords, tags, content)
+const FILL_SEARCH_INDEXES = `INSERT INTO pages_fts(rowid, title, superwords, tags, content)
   SELECT id, title, superwords, tags, content FROM pages WHERE indexed = 1 AND show_in_search = 1;
 INSERT INTO pages_title_fts(rowid, title, superwords)
   SELECT id, title, superwords FROM pages WHERE indexed = 1 AND show_in_search = 1;

@@ -22,6 +22,7 @@ import { migration as crawlTasks } from './017-crawl-tasks.js';
 import { migration as reportBeforeIndex } from './018-report-before-index.js';
 import { migration as consoleSessions } from './019-console-sessions.js';
 import { migration as webhookReceivers } from './022-webhook-receivers.js';
+import { migration as searchUrlPath } from './023-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './024-kept-pages-of-a-crawl.js';
 
 export interface Migration {
@@ -51,6 +52,7 @@ export const MIGRATIONS: Migration[] = [
   reportBeforeIndex,
   consoleSessions,
   webhookReceivers,
+  searchUrlPath,
   keptPagesOfACrawl,
 ];
 
