@@ -14,6 +14,7 @@ import { parseRobotsDirectives, parseRobotsTxt, xRobotsTag } from '../../src/cra
 import { normalizeLastmod, parseSitemap } from '../../src/crawler/sitemap.js';
 import { isPdfUrl, normalizeUrl, parseSrcset } from '../../src/crawler/urls.js';
 import { canonicalTargetHost } from '../../src/model/site-urls.js';
+import { UrlSet } from '../../src/crawler/engine/url-set.js';
 
 describe('urls', () => {
   it('normalises scheme and host case, default ports, fragments and empty queries', () => {
@@ -59,6 +60,27 @@ describe('urls', () => {
     expect(isPdfUrl('http://h/pdf/page')).toBe(false);
     expect(canonicalTargetHost('Example.org:443', 'https')).toBe('example.org');
     expect(canonicalTargetHost('127.0.0.1:8080', 'http')).toBe('127.0.0.1:8080');
+  });
+});
+
+describe('the compact URL set', () => {
+  it('holds exactly the URLs added, any length and script, across its growth', () => {
+    const set = new UrlSet();
+    const urls = Array.from({ length: 20_000 }, (_, i) => `http://example.org/p/${i}.html`);
+    urls.push('http://example.org/ä/ünïcode/日本', `http://example.org/${'x'.repeat(10_000)}`, '');
+    for (const url of urls) set.add(url);
+    for (const url of urls) set.add(url);
+    expect(set.size).toBe(urls.length);
+    for (const url of urls) expect(set.has(url)).toBe(true);
+    // Near misses: a prefix, one more byte, another case, another character of the same UTF-8 length.
+    for (const miss of [
+      'http://example.org/p/1',
+      'http://example.org/p/0.htmlx',
+      'http://example.org/P/5.html',
+      'http://example.org/ö/ünïcode/日本',
+    ])
+      expect(set.has(miss)).toBe(false);
+    expect(new UrlSet().has('')).toBe(false);
   });
 });
 

@@ -7,6 +7,7 @@ import { ALLOW_ALL, type RobotsRules } from '../robots.js';
 import type { TargetResult } from '../sink.js';
 import { compilePatterns, isPdfUrl, matchesAny, normalizeUrl } from '../urls.js';
 import { FifoQueue } from './queue.js';
+import { UrlSet } from './url-set.js';
 
 /** A page waiting to be fetched. */
 export interface QueuedPage {
@@ -38,8 +39,8 @@ export class TargetRun {
   failure: string | null = null;
   /** robots.txt did not answer (or answered 5xx): unreachable too when no seed answered either. */
   robotsFailure: string | null = null;
-  /** Page URLs queued or fetched in this crawl. */
-  readonly seen = new Set<string>();
+  /** Page URLs queued or fetched in this crawl (compact: a large site's crawl keeps every one to its end). */
+  readonly seen = new UrlSet();
   private readonly queue = new FifoQueue<QueuedPage>();
   fetched = 0;
   stored = 0;
