@@ -14,6 +14,7 @@ import { parseRobotsDirectives, parseRobotsTxt, xRobotsTag } from '../../src/cra
 import { normalizeLastmod, parseSitemap } from '../../src/crawler/sitemap.js';
 import { isPdfUrl, normalizeUrl, parseSrcset } from '../../src/crawler/urls.js';
 import { canonicalTargetHost } from '../../src/model/site-urls.js';
+import { UrlQueue } from '../../src/crawler/engine/url-queue.js';
 import { UrlSet } from '../../src/crawler/engine/url-set.js';
 
 describe('urls', () => {
@@ -81,6 +82,30 @@ describe('the compact URL set', () => {
     ])
       expect(set.has(miss)).toBe(false);
     expect(new UrlSet().has('')).toBe(false);
+  });
+});
+
+describe('the compact URL queue', () => {
+  it('hands URLs out first in, first out, across its buffers, and gives back the rest', () => {
+    const queue = new UrlQueue();
+    const long = `http://example.org/${'y'.repeat(2 * 1024 * 1024)}`;
+    const urls = [
+      ...Array.from({ length: 60_000 }, (_, i) => `http://example.org/p/${i}.html`),
+      long,
+      'http://example.org/日本',
+    ];
+    for (const url of urls.slice(0, 30_000)) queue.push(url);
+    const out: string[] = [];
+    for (let i = 0; i < 10_000; i++) out.push(queue.shift()!);
+    for (const url of urls.slice(30_000)) queue.push(url);
+    expect(queue.size).toBe(urls.length - 10_000);
+    for (let i = 0; i < 40_000; i++) out.push(queue.shift()!);
+    expect(queue.takeAll()).toEqual(urls.slice(50_000));
+    expect(out).toEqual(urls.slice(0, 50_000));
+    expect(queue.size).toBe(0);
+    expect(queue.shift()).toBeUndefined();
+    queue.push('');
+    expect(queue.shift()).toBe('');
   });
 });
 
