@@ -36,7 +36,7 @@ function findings(json: string): unknown {
 
 it('the bin carries the memory settings, and a crawl started through it finds exactly what plain node finds', async () => {
   expect(readFileSync(SERVER_JS, 'utf8').split('\n')[0]).toBe(
-    '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 --heap-growing-percent=20',
+    '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 --heap-growing-percent=50',
   );
   const viaBin = mkdtempSync(join(tmpdir(), 'svc-bin-'));
   const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, SVC_LOG_LEVEL: 'warn' };
