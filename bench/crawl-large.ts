@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { peakRssMb, printTable } from './lib/measure.js';
-import { BENCH_TOKEN, SVC } from './lib/services.js';
+import { BENCH_TOKEN, SVC, svcEnv } from './lib/services.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1_000_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -66,7 +66,8 @@ async function main(): Promise<void> {
     }),
   );
   console.error(`bench:crawl-large — ${PAGES} generated pages on ${host}, svc concurrency ${CONCURRENCY}`);
-  const child = spawn(process.execPath, [SVC, 'crawl', 'full', '--config', config], {
+  const child = spawn(SVC, ['crawl', 'full', '--config', config], {
+    env: svcEnv(),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // VmHWM: the process's peak so far, read when a checkpoint is passed and just before it is reaped.

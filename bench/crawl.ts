@@ -26,6 +26,7 @@ import {
   startDocsSite,
   SVC,
   svc,
+  svcEnv,
   writeDocsConfig,
 } from './lib/services.js';
 
@@ -95,7 +96,10 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** Runs a command to its end, sampling its peak RSS and CPU time; resolves with stdout and the wall time. */
+/**
+ * Runs a command to its end, sampling its peak RSS and CPU time; resolves with stdout and the wall time. `svc` is
+ * started as its bin, the way a user's shell starts it.
+ */
 function measure(
   args: string[],
   node = process.execPath,
@@ -111,7 +115,10 @@ function measure(
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const startMs = Date.now();
-    const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child =
+      args[0] === SVC
+        ? spawn(SVC, args.slice(1), { env: svcEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+        : spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const rss = watchPeakRss(child.pid!, 20);
     let cpuS = 0;
     const cpuTimer = setInterval(() => {

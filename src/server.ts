@@ -1,5 +1,7 @@
-#!/usr/bin/env node
-// The `svc` command: a short table of subcommands, each in its own file under src/cli.
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 --heap-growing-percent=50
+// The `svc` command: a short table of subcommands, each in its own file under src/cli. Its first line starts node
+// with a small young generation, a tighter heap growth and two malloc arenas: a crawl's resident memory is mostly
+// V8 and malloc slack otherwise (docs/crawling.md, "Memory"); flags only take effect when given at process start.
 import { CliError } from './cli/common.js';
 import { nodeVersionProblem, packageVersion } from './lib/package-version.js';
 

@@ -6,6 +6,13 @@ import { dirname, join, resolve } from 'node:path';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const SVC = join(ROOT, 'dist/src/server.js');
+/**
+ * The environment `svc` is started with as a user's shell starts it: the bin itself (its first line picks the
+ * process's memory settings), the node running this benchmark first on PATH.
+ */
+export function svcEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...env };
+}
 const DOCS_SCRIPT = join(ROOT, 'bench/serve-docs-site.sh');
 
 /**
@@ -75,8 +82,8 @@ export function svcAsync(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SVC, ...args], {
-    env: { ...process.env, SVC_CONFIG: '', ...env },
+  const child = spawn(SVC, args, {
+    env: svcEnv({ SVC_CONFIG: '', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -88,9 +95,9 @@ export function svcAsync(
 
 /** Runs a `svc` subcommand to completion and returns its stdout. */
 export function svc(args: string[], env: NodeJS.ProcessEnv = {}): string {
-  return execFileSync(process.execPath, [SVC, ...args], {
+  return execFileSync(SVC, args, {
     encoding: 'utf8',
-    env: { ...process.env, ...env },
+    env: svcEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -103,8 +110,8 @@ export interface Served {
 
 /** Starts `svc serve` and resolves once its log line gives the listening base_url. */
 export function serve(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<Served> {
-  const proc = spawn(process.execPath, [SVC, 'serve', ...args], {
-    env: { ...process.env, ...env },
+  const proc = spawn(SVC, ['serve', ...args], {
+    env: svcEnv(env),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return new Promise((resolveServed, reject) => {

@@ -14,6 +14,8 @@ import { parseRobotsDirectives, parseRobotsTxt, xRobotsTag } from '../../src/cra
 import { normalizeLastmod, parseSitemap } from '../../src/crawler/sitemap.js';
 import { isPdfUrl, normalizeUrl, parseSrcset } from '../../src/crawler/urls.js';
 import { canonicalTargetHost } from '../../src/model/site-urls.js';
+import { UrlQueue } from '../../src/crawler/engine/url-queue.js';
+import { UrlSet } from '../../src/crawler/engine/url-set.js';
 
 describe('urls', () => {
   it('normalises scheme and host case, default ports, fragments and empty queries', () => {
@@ -59,6 +61,51 @@ describe('urls', () => {
     expect(isPdfUrl('http://h/pdf/page')).toBe(false);
     expect(canonicalTargetHost('Example.org:443', 'https')).toBe('example.org');
     expect(canonicalTargetHost('127.0.0.1:8080', 'http')).toBe('127.0.0.1:8080');
+  });
+});
+
+describe('the compact URL set', () => {
+  it('holds exactly the URLs added, any length and script, across its growth', () => {
+    const set = new UrlSet();
+    const urls = Array.from({ length: 20_000 }, (_, i) => `http://example.org/p/${i}.html`);
+    urls.push('http://example.org/ä/ünïcode/日本', `http://example.org/${'x'.repeat(10_000)}`, '');
+    for (const url of urls) set.add(url);
+    for (const url of urls) set.add(url);
+    expect(set.size).toBe(urls.length);
+    for (const url of urls) expect(set.has(url)).toBe(true);
+    // Near misses: a prefix, one more byte, another case, another character of the same UTF-8 length.
+    for (const miss of [
+      'http://example.org/p/1',
+      'http://example.org/p/0.htmlx',
+      'http://example.org/P/5.html',
+      'http://example.org/ö/ünïcode/日本',
+    ])
+      expect(set.has(miss)).toBe(false);
+    expect(new UrlSet().has('')).toBe(false);
+  });
+});
+
+describe('the compact URL queue', () => {
+  it('hands URLs out first in, first out, across its buffers, and gives back the rest', () => {
+    const queue = new UrlQueue();
+    const long = `http://example.org/${'y'.repeat(2 * 1024 * 1024)}`;
+    const urls = [
+      ...Array.from({ length: 60_000 }, (_, i) => `http://example.org/p/${i}.html`),
+      long,
+      'http://example.org/日本',
+    ];
+    for (const url of urls.slice(0, 30_000)) queue.push(url);
+    const out: string[] = [];
+    for (let i = 0; i < 10_000; i++) out.push(queue.shift()!);
+    for (const url of urls.slice(30_000)) queue.push(url);
+    expect(queue.size).toBe(urls.length - 10_000);
+    for (let i = 0; i < 40_000; i++) out.push(queue.shift()!);
+    expect(queue.takeAll()).toEqual(urls.slice(50_000));
+    expect(out).toEqual(urls.slice(0, 50_000));
+    expect(queue.size).toBe(0);
+    expect(queue.shift()).toBeUndefined();
+    queue.push('');
+    expect(queue.shift()).toBe('');
   });
 });
 

@@ -14,6 +14,7 @@ import { FragmentLinks } from './fragments.js';
 import { LinkCheckQueue } from './link-checks.js';
 import { SharedFrontier } from './shared-frontier.js';
 import { TargetRun } from './target.js';
+import { UrlSet } from './url-set.js';
 
 export interface CrawlEngineOptions {
   /** Where pages and outcomes go. The engine closes it when the crawl ends. */
@@ -77,8 +78,11 @@ export class CrawlContext {
   };
   /** Per target, in config order. */
   readonly runs: TargetRun[];
-  /** Link URLs whose outcome this crawl has recorded or will record (once per crawl). */
-  readonly decided = new Set<string>();
+  /**
+   * Link URLs whose outcome this crawl has recorded or will record (once per crawl), but for the pages this process
+   * queued alone: their fetch records it, and their target's `seen` already says so.
+   */
+  readonly decided = new UrlSet();
   /** Some target checks fragments: pages keep their ids, outcomes of target URLs are remembered (else null). */
   readonly fragments: FragmentLinks | null;
   readonly checks: LinkCheckQueue;

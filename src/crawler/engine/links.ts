@@ -89,8 +89,7 @@ export function offerPage(ctx: CrawlContext, run: TargetRun, url: string, seed =
     if (run.tracks(url)) decideOutcome(ctx, url, unknownOutcome(maxPagesMessage(run.config.max_pages)));
     return;
   }
-  // Its page fetch records its outcome.
-  ctx.decided.add(url);
+  // Its page fetch records its outcome (ensureOutcome finds it in run.seen: not added to decided as well).
   run.enqueue(url);
 }
 

@@ -7,6 +7,8 @@ import { ALLOW_ALL, type RobotsRules } from '../robots.js';
 import type { TargetResult } from '../sink.js';
 import { compilePatterns, isPdfUrl, matchesAny, normalizeUrl } from '../urls.js';
 import { FifoQueue } from './queue.js';
+import { UrlQueue } from './url-queue.js';
+import { UrlSet } from './url-set.js';
 
 /** A page waiting to be fetched. */
 export interface QueuedPage {
@@ -38,9 +40,12 @@ export class TargetRun {
   failure: string | null = null;
   /** robots.txt did not answer (or answered 5xx): unreachable too when no seed answered either. */
   robotsFailure: string | null = null;
-  /** Page URLs queued or fetched in this crawl. */
-  readonly seen = new Set<string>();
-  private readonly queue = new FifoQueue<QueuedPage>();
+  /** Page URLs queued or fetched in this crawl (compact: a large site's crawl keeps every one to its end). */
+  readonly seen = new UrlSet();
+  /** Pages this process found alone (compact: up to half a large site waits here at once). */
+  private readonly pages = new UrlQueue();
+  /** Claims of a shared crawl. */
+  private readonly claims = new FifoQueue<QueuedPage>();
   fetched = 0;
   stored = 0;
   /** The settings this target's pages are stored under (set with the context: it depends on every target). */
@@ -103,28 +108,31 @@ export class TargetRun {
   }
 
   get queued(): number {
-    return this.queue.size;
+    return this.pages.size + this.claims.size;
   }
 
   enqueue(url: string): void {
-    this.queue.push({ url });
+    this.pages.push(url);
     this.notify();
   }
 
   /** A claim of a shared crawl (max_pages is the frontier's to hold, not this queue's). */
   enqueueClaim(claim: SharedClaim): void {
     this.claimed = true;
-    this.queue.push({ url: claim.url, claim });
+    this.claims.push({ url: claim.url, claim });
   }
 
   next(): QueuedPage | null {
     if (this.full && !this.claimed) return null;
-    return this.queue.shift() ?? null;
+    const claim = this.claims.shift();
+    if (claim) return claim;
+    const url = this.pages.shift();
+    return url === undefined ? null : { url };
   }
 
   /** Queued but never fetched (max_pages, or a stop). */
   leftovers(): QueuedPage[] {
-    return this.queue.takeAll();
+    return [...this.claims.takeAll(), ...this.pages.takeAll().map((url) => ({ url }))];
   }
 
   waitForWork(): Promise<void> {
