@@ -39,7 +39,11 @@ it('the bin carries the memory settings, and a crawl started through it finds ex
     '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 --heap-growing-percent=50',
   );
   const viaBin = mkdtempSync(join(tmpdir(), 'svc-bin-'));
-  const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, SVC_LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+    SVC_LOG_LEVEL: 'warn',
+  };
   for (const k of Object.keys(env)) if (k.startsWith('SVC_') && k !== 'SVC_LOG_LEVEL') delete env[k];
   const run = promisify(execFile);
   const crawled = await run(SERVER_JS, ['crawl', 'full', '--site', site.url('/')], { cwd: viaBin, env });
