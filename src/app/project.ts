@@ -6,11 +6,10 @@ import { EmbeddedBackend } from '../backend/embedded.js';
 import type { ShareOptions } from '../backend/crawl-runs/run.js';
 import { RemoteBackend } from '../backend/remote.js';
 import type { WebhookDeliverer } from '../backend/webhooks/deliverer.js';
-import { storedWebhookConfigs, type ReceiversContext } from '../backend/webhooks/receivers.js';
-import { webhookSecretsKey } from '../auth/webhook-secrets-key.js';
+import type { ReceiversContext } from '../backend/webhooks/receivers.js';
 import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';
-import { PgStore } from '../store/pg/store.js';
+import type { PgStore } from '../store/pg/store.js';
 import type { ServiceStore } from '../store/service-store.js';
 import { openStore, sqliteStore, type Store } from '../store/sqlite/store.js';
 
@@ -70,11 +69,19 @@ export function projectDatabaseFile(config: Config, token: string): string {
 function openProjectStore(
   config: Config,
   token: string,
-  opts: { readonly?: boolean; deadAfterMs?: number; onRecovered: (ids: readonly number[]) => void; logger: Logger },
+  opts: {
+    readonly?: boolean;
+    deadAfterMs?: number;
+    onRecovered: (ids: readonly number[]) => void;
+    logger: Logger;
+    /** The PostgreSQL store, loaded by whoever opens the app when the config names a database (loadApp). */
+    pgStore: typeof PgStore | null;
+  },
 ): ServiceStore {
   if (config.database_url) {
-    const { logger } = opts;
-    return new PgStore({
+    const { logger, pgStore } = opts;
+    if (!pgStore) throw new Error('database_url is set but the PostgreSQL store was not loaded');
+    return new pgStore({
       url: config.database_url,
       token,
       readonly: opts.readonly,
@@ -102,8 +109,13 @@ function openProjectStore(
   return store;
 }
 
-/** Opens one project: `config` is its view (forProject). */
-export function openProject(config: Config, logger: Logger, opts: ProjectOptions): ProjectApp {
+/** Opens one project: `config` is its view (forProject); `pgStore` opens it when it names a database_url. */
+export function openProject(
+  config: Config,
+  logger: Logger,
+  opts: ProjectOptions,
+  pgStore: typeof PgStore | null,
+): ProjectApp {
   const token = config.project.public_token;
   // How long a crawl's owner may stay silent before the crawl is dead (default 30 s).
   const deadAfterMs = envMs('SVC_CRAWL_DEAD_AFTER_MS');
@@ -114,6 +126,7 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
     deadAfterMs,
     onRecovered: (crawls) => logger.warn({ crawls }, 'crawls left running by a process that ended were marked failed'),
     logger,
+    pgStore,
   });
   const { base_url, api_key, public_token } = config.api;
   let backend: Backend;
@@ -137,7 +150,7 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
     void store.close();
     throw err;
   }
-  // The deliverer (and undici) load only where webhooks are sent.
+  // The deliverer, the receivers and the secrets key (and undici) load only where webhooks are sent.
   let deliverer: Promise<WebhookDeliverer | null> | null = null;
   // The first wait before a failed webhook delivery is tried again (default 10 s).
   const retryBase = envMs('SVC_WEBHOOK_RETRY_BASE_MS');
@@ -150,16 +163,18 @@ export function openProject(config: Config, logger: Logger, opts: ProjectOptions
     project: token,
     // A failure (an unwritable data directory) is not kept: the next call tries again.
     secretsKey: () =>
-      (secretsKey ??= webhookSecretsKey(store.sql, resolve(config.data_dir)).catch((err: unknown) => {
-        secretsKey = null;
-        throw err;
-      })),
+      (secretsKey ??= import('../auth/webhook-secrets-key.js')
+        .then(({ webhookSecretsKey }) => webhookSecretsKey(store.sql, resolve(config.data_dir)))
+        .catch((err: unknown) => {
+          secretsKey = null;
+          throw err;
+        })),
     configured: config.webhooks,
   };
   const getDeliverer = () =>
     (deliverer ??= webhooksHere
-      ? import('../backend/webhooks/deliverer.js').then(
-          ({ WebhookDeliverer }) =>
+      ? Promise.all([import('../backend/webhooks/deliverer.js'), import('../backend/webhooks/receivers.js')]).then(
+          ([{ WebhookDeliverer }, { storedWebhookConfigs }]) =>
             new WebhookDeliverer({
               sql: store.sql,
               project: token,

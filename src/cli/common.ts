@@ -1,7 +1,7 @@
 // What every command shares: option parsing, config loading with readable errors, opening the app.
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openApp, type App } from '../app/open-app.js';
+import type { App } from '../app/open-app.js';
 import { UserError } from '../auth/users.js';
 import { createLogger, type LogSink } from '../lib/log.js';
 import { BackendError } from '../model/errors.js';
@@ -80,15 +80,20 @@ const CANNOT_WRITE = /^(SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM)/;
  * `readOnlyOk`: a read command, which still works (read only) on a data directory it may not write; any other
  * command gets one line naming the directory.
  */
-export function openAppFrom(values: ConfigValues, opts: { readOnlyOk?: boolean; logSink?: LogSink } = {}): App {
+export async function openAppFrom(
+  values: ConfigValues,
+  opts: { readOnlyOk?: boolean; logSink?: LogSink } = {},
+): Promise<App> {
   const config = readProjectConfig(values);
+  // The app (store, backend, crawler wiring) loads once the options are read: help and bad input answer at once.
+  const { loadApp } = await import('../app/assemble-app.js');
   const logger = opts.logSink ? createLogger(config.log_level, opts.logSink) : undefined;
   try {
-    return openApp(config, { logger });
+    return await loadApp(config, { logger });
   } catch (err) {
     const code = (err as { code?: string }).code ?? '';
     if (!CANNOT_WRITE.test(code)) throw err;
-    if (opts.readOnlyOk) return openApp(config, { readonly: true, logger });
+    if (opts.readOnlyOk) return loadApp(config, { readonly: true, logger });
     throw new CliError(
       `cannot write the data directory ${resolve(config.data_dir)} (${code}): it is read-only for this user; svc report and svc search still read it, or point --config / SVC_DATA_DIR at a writable directory`,
       1,
@@ -123,7 +128,7 @@ export async function withApp<T>(
   fn: (app: App) => T | Promise<T>,
   opts: { readOnlyOk?: boolean } = {},
 ): Promise<T> {
-  const app = openAppFrom(values, opts);
+  const app = await openAppFrom(values, opts);
   try {
     return await fn(app);
   } catch (err) {

@@ -152,7 +152,7 @@ export async function run(argv: string[]): Promise<number> {
   const tty = Boolean(process.stderr.isTTY);
   const display = new ProgressDisplay(process.stderr, tty);
   // On a terminal the logs go through the display; elsewhere they stay JSON lines on stderr, for machines.
-  const app = openAppFrom(values, tty ? { logSink: { write: (line) => display.log(line) } } : {});
+  const app = await openAppFrom(values, tty ? { logSink: { write: (line) => display.log(line) } } : {});
   let final: CrawlRecord;
   let brokenOnPages: number | null = null;
   try {
@@ -224,7 +224,7 @@ async function brokenPairs(backend: Backend): Promise<number | null> {
 async function stop(args: string[], values: Parameters<typeof openAppFrom>[0]): Promise<number> {
   if (args.length > 1) throw new CliError('stop: give at most one crawl id');
   const id = args[0] === undefined ? undefined : intOption('ID', args[0], 1, Number.MAX_SAFE_INTEGER);
-  const app = openAppFrom(values);
+  const app = await openAppFrom(values);
   try {
     let target = id;
     if (target === undefined) {

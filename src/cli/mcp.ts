@@ -16,12 +16,12 @@ export async function run(argv: string[]): Promise<number> {
   // The host side (posts, users, abilities, the tools) acts on the first project: only its database opens.
   const config = readProjectConfig(values);
   // Loaded after the config is known good, in parallel: the SDK and the engine are the bulk of start-up.
-  const [{ openApp }, { createHost }, { serveStdio }] = await Promise.all([
-    import('../app/open-app.js'),
+  const [{ loadApp }, { createHost }, { serveStdio }] = await Promise.all([
+    import('../app/assemble-app.js'),
     import('../app/host.js'),
     import('../mcp/stdio.js'),
   ]);
-  const app = openApp(config);
+  const app = await loadApp(config);
   let host: Host | undefined;
   try {
     host = await createHost(app);

@@ -2,7 +2,7 @@
 // /healthz; every project's queued crawls, schedules and webhooks run in it. With no config at all (no --config,
 // SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
 import type { AddressInfo } from 'node:net';
-import { openApp } from '../app/open-app.js';
+import { loadApp } from '../app/assemble-app.js';
 import { createHost } from '../app/host.js';
 import { DemoSiteError } from '../demo/site.js';
 import { isEmbeddedDefault, startEmbeddedDefault, type EmbeddedDefault } from '../demo/embedded-default.js';
@@ -36,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     config = demo.config;
   }
-  const app = openApp(config, { logger });
+  const app = await loadApp(config, { logger });
   if (demo) await demo.prepare(app);
   const host = await createHost(app);
   // The routes are added once listening: the OAuth issuer is the address we listen on (unless server.public_url

@@ -1,7 +1,7 @@
 // `svc worker`: what `svc serve` does unattended, without the HTTP server — every project's (or the --project ones')
 // queued crawls in their turn, the schedules and the webhook outbox. Any number of workers and servers share one
 // database: each queued crawl is claimed by exactly one of them, in one write transaction.
-import { openApp } from '../app/open-app.js';
+import { loadApp } from '../app/assemble-app.js';
 import { workerName } from '../backend/shared-crawl.js';
 import { createLogger } from '../lib/log.js';
 import { selectProjects } from '../model/config.js';
@@ -52,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
   const logger = createLogger(config.log_level);
   // Names this process in the shared frontier and host slots (its claims and leases).
   const worker = workerName();
-  const app = openApp(config, { logger, share: { worker, pageConcurrency } });
+  const app = await loadApp(config, { logger, share: { worker, pageConcurrency } });
   logger.info(
     {
       worker,

@@ -1,0 +1,61 @@
+// What a command loads before it works: `svc crawl --help` answers without the app (no database driver, no
+// backend), and a crawl on SQLite runs without the PostgreSQL store and `pg`, which only a config with
+// database_url needs. Checked with a load hook in the built `svc` that lists every module it loaded.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc } from '../support/cli.js';
+import { html, startSite, writeJson, type TestSite } from '../support/site.js';
+
+const HOOK = `import { registerHooks } from 'node:module';
+const loaded = [];
+registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(loaded) + '\\n'));`;
+
+/** Runs `svc <args>` with the hook: its exit status and the URLs of the modules it loaded (every thread's). */
+async function loadedBy(args: string[]): Promise<{ status: number | null; loaded: string[]; stderr: string }> {
+  const r = await runSvc(args, {
+    env: { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(HOOK)}` },
+  });
+  const lines = r.stderr.split('\n').filter((l) => l.startsWith('LOADED '));
+  if (!lines.length) throw new Error(`no module list: ${r.stderr}`);
+  const loaded = lines.flatMap((l) => JSON.parse(l.slice('LOADED '.length)) as string[]);
+  return { status: r.status, loaded, stderr: r.stderr };
+}
+
+const has = (loaded: string[], part: string) => loaded.some((u) => u.includes(part));
+
+describe('what svc loads at start', () => {
+  let site: TestSite;
+  let config: string;
+
+  beforeAll(async () => {
+    site = await startSite({ '/': html('<a href="/a">a</a>'), '/a': html('<p>a page</p>') });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-start-up-'));
+    config = writeJson(dir, 'svc.json', {
+      data_dir: join(dir, 'data'),
+      targets: [{ host: site.host, scheme: 'http', use_sitemap: false, request_timeout_ms: 5000 }],
+    });
+  });
+
+  afterAll(async () => {
+    await site?.close();
+  });
+
+  it('svc crawl --help: the usage, without the app, a database driver or the backend', async () => {
+    const r = await loadedBy(['crawl', '--help']);
+    expect(r.status).toBe(0);
+    expect(has(r.loaded, '/src/cli/crawl.js')).toBe(true);
+    for (const part of ['/node_modules/better-sqlite3/', '/node_modules/pg/', '/src/backend/embedded.js'])
+      expect(has(r.loaded, part), part).toBe(false);
+  });
+
+  it('a crawl on SQLite: the crawler, the backend and better-sqlite3, not the PostgreSQL store or pg', async () => {
+    const r = await loadedBy(['crawl', 'full', '--config', config]);
+    expect(r.status, r.stderr).toBe(0);
+    for (const part of ['/node_modules/better-sqlite3/', '/src/backend/embedded.js', '/src/crawler/fetch.js'])
+      expect(has(r.loaded, part), part).toBe(true);
+    for (const part of ['/node_modules/pg/', '/src/store/pg/']) expect(has(r.loaded, part), part).toBe(false);
+  });
+});
