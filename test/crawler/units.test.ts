@@ -14,6 +14,8 @@ import { parseRobotsDirectives, parseRobotsTxt, xRobotsTag } from '../../src/cra
 import { normalizeLastmod, parseSitemap } from '../../src/crawler/sitemap.js';
 import { isPdfUrl, normalizeUrl, parseSrcset } from '../../src/crawler/urls.js';
 import { canonicalTargetHost } from '../../src/model/site-urls.js';
+import { target } from '../support/site.js';
+import { TargetRun } from '../../src/crawler/engine/target.js';
 import { UrlQueue } from '../../src/crawler/engine/url-queue.js';
 import { UrlSet } from '../../src/crawler/engine/url-set.js';
 
@@ -61,6 +63,17 @@ describe('urls', () => {
     expect(isPdfUrl('http://h/pdf/page')).toBe(false);
     expect(canonicalTargetHost('Example.org:443', 'https')).toBe('example.org');
     expect(canonicalTargetHost('127.0.0.1:8080', 'http')).toBe('127.0.0.1:8080');
+  });
+
+  it("a target's canonical form of a normalized URL: the query cut unless walk_query_strings, as normalizeUrl cuts it", () => {
+    const cuts = new TargetRun(target({ host: 'h', walk_query_strings: false }));
+    const walks = new TargetRun(target({ host: 'h', walk_query_strings: true }));
+    for (const raw of ['http://h/a?x=1&y=2', 'http://h/list?page=2#top', 'http://h/p', 'http://h/', 'http://h/%3F?q']) {
+      const url = normalizeUrl(raw)!;
+      expect(cuts.canon(url)).toBe(normalizeUrl(url, undefined, { dropQuery: true }));
+      expect(walks.canon(url)).toBe(url);
+    }
+    expect(cuts.canon('http://h/a?x=1')).toBe('http://h/a');
   });
 });
 

@@ -5,7 +5,7 @@ import type { SharedClaim } from '../../model/shared-crawl.js';
 import { canonicalTargetHost, targetOrigin } from '../../model/site-urls.js';
 import { ALLOW_ALL, type RobotsRules } from '../robots.js';
 import type { TargetResult } from '../sink.js';
-import { compilePatterns, isPdfUrl, matchesAny, normalizeUrl } from '../urls.js';
+import { compilePatterns, isPdfUrl, matchesAny } from '../urls.js';
 import { FifoQueue } from './queue.js';
 import { UrlQueue } from './url-queue.js';
 import { UrlSet } from './url-set.js';
@@ -70,9 +70,14 @@ export class TargetRun {
     this.loops = Math.max(1, Math.min(config.concurrency, pageConcurrency));
   }
 
-  /** The canonical form of a URL of this target (walk_query_strings = false drops the query). */
+  /**
+   * The canonical form of a URL of this target (walk_query_strings = false drops the query). `url` is as
+   * normalizeUrl gives it (every caller's is: no fragment, and its query starts at the first '?'), so cutting the
+   * query is enough: no URL is parsed again (this runs for every link of every page, a replayed one's too).
+   */
   canon(url: string): string {
-    return this.config.walk_query_strings ? url : (normalizeUrl(url, undefined, { dropQuery: true }) ?? url);
+    const queryAt = this.config.walk_query_strings ? -1 : url.indexOf('?');
+    return queryAt < 0 ? url : url.slice(0, queryAt);
   }
 
   owns(url: string): boolean {
