@@ -1,7 +1,11 @@
 // Turns what a fetch came back with into a link outcome: reason, http_status, message, redirects_to.
 // PURE: the one place that decides the outcome of a fetch or link check (model/link-reasons says which are broken).
-import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { LinkOutcomeReason } from '../model/link-reasons.js';
+
+// Read off the CommonJS module: an ES import of node:http builds its facade, whose lazy exports load Node's own
+// copy of undici (tens of milliseconds of start-up a crawl does not need: it fetches with the undici package).
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 /** Why nothing usable came back. */
 export type FailureKind =
