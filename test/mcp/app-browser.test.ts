@@ -156,8 +156,14 @@ async function host(
     { hostContext: { theme: 'light', displayMode: 'inline' } },
   );
   bridge.onsizechange = ({ height }) => {
-    if (height)
-      void page.evaluate((h) => (globalThis as unknown as { setAppHeight(h: number): void }).setAppHeight(h), height);
+    if (!height || page.isClosed()) return;
+    // The App may report a new size while the test closes its page: that resize has nowhere to go; any other
+    // failure stays an unhandled rejection, which fails the run.
+    page
+      .evaluate((h) => (globalThis as unknown as { setAppHeight(h: number): void }).setAppHeight(h), height)
+      .catch((err: unknown) => {
+        if (!page.isClosed()) throw err;
+      });
   };
   let ready = false;
   bridge.oninitialized = () => {
