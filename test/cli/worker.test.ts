@@ -96,7 +96,9 @@ describe('svc worker, real processes', () => {
   afterEach(killWorkers);
   afterAll(() => site.close());
 
-  it('two workers on one database: each crawl (scheduled or queued by svc crawl --queue) runs once, in one of them; SIGTERM ends both with 0', async () => {
+  it('two workers on one database: each crawl (scheduled or queued by svc crawl --queue) runs once, in one of them; SIGTERM ends both with 0', {
+    timeout: 90_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-worker-'));
     const db = join(dir, 'data', 'svc.db');
     const config = writeJson(dir, 'svc.json', {
@@ -127,11 +129,20 @@ describe('svc worker, real processes', () => {
     const ids = queued.map((c) => c.id);
     // The schedule queues a crawl every second (one per tick across both processes): soon each worker has run some.
     const claimed = (w: SvcProcess) => w.logs.some((l) => l.msg === 'crawl claimed');
+    // What is still missing, named when the wait gives up (on a loaded machine this takes far longer than the ~8 s
+    // it takes alone, so the wait is long: it ends as soon as all four hold).
+    let seen = {};
     await until(
       'the queued crawls and two scheduled ones to complete, and each worker to claim one',
       async () => {
         const list = await crawlsIn(db, A);
         const done = (c: CrawlRecord) => c.status === 'completed';
+        seen = {
+          queuedDone: ids.filter((id) => list.some((c) => c.id === id && done(c))).length,
+          scheduledDone: list.filter((c) => c.trigger === 'schedule:full' && done(c)).length,
+          claimedByFirst: claimed(w1!),
+          claimedBySecond: claimed(w2!),
+        };
         return (
           ids.every((id) => list.some((c) => c.id === id && done(c))) &&
           list.filter((c) => c.trigger === 'schedule:full' && done(c)).length >= 2 &&
@@ -139,8 +150,10 @@ describe('svc worker, real processes', () => {
           claimed(w2!)
         );
       },
-      25_000,
-    );
+      60_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; seen ${JSON.stringify(seen)}`);
+    });
 
     w1!.child.kill('SIGTERM');
     w2!.child.kill('SIGTERM');
@@ -185,7 +198,7 @@ describe('svc worker, real processes', () => {
     }
     // Every page request of the test fell within some crawl: none came from a second process crawling alongside.
     for (const r of requests) expect(spans.some((s) => r.at >= s.from && r.at <= s.to)).toBe(true);
-  }, 45_000);
+  });
 
   it('--project runs only the projects named; an unknown one and a remote-backend config are one-line errors', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-worker-'));
