@@ -9,6 +9,9 @@ import { PgStore } from '../store/pg/store.js';
 import type { ServiceStore } from '../store/service-store.js';
 import type { Store } from '../store/sqlite/store.js';
 import { assembleApp } from './assemble-app.js';
+
+// While the tests and benchmarks move off openApp: they import loadApp from where App is.
+export { loadApp } from './assemble-app.js';
 import type { ProjectApp, ProjectOptions } from './project.js';
 
 export interface App {
