@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { openApp } from '../src/app/open-app.js';
+import { loadApp, type App } from '../src/app/open-app.js';
 import { addUser } from '../src/auth/users.js';
 import { saveOutcomes, savePages } from '../src/store/sqlite/writes.js';
 import { parseConfig } from '../src/cli/load-config.js';
@@ -58,7 +58,7 @@ const VOCAB = Array.from({ length: 800 }, () =>
 );
 const word = () => VOCAB[Math.floor(rand() * VOCAB.length)]!;
 
-function seed(app: ReturnType<typeof openApp>): void {
+function seed(app: App): void {
   const pages: PageWrite[] = [];
   const outcomes: OutcomeWrite[] = [];
   for (let i = 0; i < PAGES; i++) {
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
       log_level: 'warn',
     }),
   );
-  const app = openApp(
+  const app = await loadApp(
     parseConfig({
       data_dir: join(dir, 'data'),
       targets: [{ host: HOST, scheme: 'http', track_links: 'all' }],

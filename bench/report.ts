@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import { openApp, type App } from '../src/app/open-app.js';
+import { loadApp, type App } from '../src/app/open-app.js';
 import { createApiKey } from '../src/auth/keys.js';
 import { createV1Handler } from '../src/http/v1.js';
 import { createCrawl, setCrawlStatus } from '../src/store/crawls.js';
@@ -129,7 +129,7 @@ async function fill(app: App): Promise<{ pages: number; links: number; problemLi
 
 /** Child: serve the filled store with the /v1 facade only, and say where. */
 async function serveChild(dataDir: string): Promise<void> {
-  const app = openApp(parseConfig(configFor(dataDir)), { logger: silentLogger });
+  const app = await loadApp(parseConfig(configFor(dataDir)), { logger: silentLogger });
   const server = createHttpServer({ logger: app.logger, handlers: [createV1Handler(httpDeps(app))] });
   server.listen(0, '127.0.0.1', () => {
     const addr = server.address() as { port: number };
@@ -144,7 +144,7 @@ async function serveChild(dataDir: string): Promise<void> {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-report-'));
   const dataDir = join(dir, 'data');
-  const app = openApp(parseConfig(configFor(dataDir)), { logger: silentLogger });
+  const app = await loadApp(parseConfig(configFor(dataDir)), { logger: silentLogger });
   console.error('filling the store …');
   const filled = await fill(app);
   const key = (await createApiKey(app.store.sql, TOKEN, 'bench')).key;

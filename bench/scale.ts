@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { openApp, type App } from '../src/app/open-app.js';
+import { loadApp, type App } from '../src/app/open-app.js';
 import { parseConfig } from '../src/cli/load-config.js';
 import { silentLogger } from '../src/lib/log.js';
 import { linkSite } from './lib/link-site.js';
@@ -294,9 +294,12 @@ async function crashRun(databaseUrl: string): Promise<CrashResult> {
     const servers = [await serve(['--config', cfg('s1'), '--port', '0'], { ...env, SVC_LOG_LEVEL: 'info' })];
     servers.push(await serve(['--config', cfg('s2'), '--port', '0'], { ...env, SVC_LOG_LEVEL: 'info' }));
     for (const [i, s] of servers.entries()) procs.set(s.proc.pid!, { name: `s${i + 1}`, proc: s.proc });
-    app = openApp(parseConfig({ project: { public_token: BENCH_TOKEN }, data_dir: dir, database_url: databaseUrl }), {
-      logger: silentLogger,
-    });
+    app = await loadApp(
+      parseConfig({ project: { public_token: BENCH_TOKEN }, data_dir: dir, database_url: databaseUrl }),
+      {
+        logger: silentLogger,
+      },
+    );
     const queued = JSON.parse(
       (await svcOk(['crawl', 'full', '--queue', '--config', cfg('q')], env)).trim().split('\n').pop()!,
     ) as { id: number };

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openApp } from '../src/app/open-app.js';
+import { loadApp, type App } from '../src/app/open-app.js';
 import { parseConfig } from '../src/cli/load-config.js';
 import { silentLogger } from '../src/lib/log.js';
 import type { CrawlRecord } from '../src/model/types.js';
@@ -107,13 +107,13 @@ async function runOnce(n: number, databaseUrl: string, extraArgs: string[]): Pro
   const { site, counts } = await linkSite({ pages: PAGES, latencyMs: LATENCY_MS, workerHeader: WORKER_HEADER });
   const configs = Array.from({ length: n }, (_, i) => writeConfig(dir, databaseUrl, site.host, `w${i + 1}`));
   const workers: { proc: ChildProcess; stderr: string }[] = [];
-  let app: ReturnType<typeof openApp> | null = null;
+  let app: App | null = null;
   try {
     const queued = await svcAsync(['crawl', 'full', '--queue', '--config', configs[0]!]);
     if (queued.code !== 0) throw new Error(`svc crawl full --queue exited with ${queued.code}: ${queued.stderr}`);
     const id = (JSON.parse(queued.stdout.trim().split('\n').pop()!) as CrawlRecord).id;
     // Opened once the queueing command has migrated the database; only reads the crawl record.
-    app = openApp(
+    app = await loadApp(
       parseConfig({ project: { public_token: BENCH_TOKEN }, data_dir: join(dir, 'data'), database_url: databaseUrl }),
       { logger: silentLogger },
     );

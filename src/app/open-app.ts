@@ -1,15 +1,16 @@
 // The composition root: config → logger → store → backend, for every project of the config. Everything is built
 // here and handed down as plain dependencies; nothing below receives App. The host (abilities, MCP) is built on it
-// in host.ts, its posts in posts.ts, and its HTTP half, loaded only by `svc serve`, in http.ts. openApp has every
-// store's module loaded; the commands use loadApp (assemble-app.ts), which loads PostgreSQL's only when configured.
+// in host.ts, its posts in posts.ts, and its HTTP half, loaded only by `svc serve`, in http.ts. The PostgreSQL
+// store's module (and pg) is imported only when the config names a database_url, so a crawl on SQLite starts
+// without them; commands and tests open the app the same way, through loadApp.
+import { resolve } from 'node:path';
 import type { Backend } from '../backend/backend.js';
-import type { Logger } from '../lib/log.js';
-import type { Config } from '../model/config.js';
-import { PgStore } from '../store/pg/store.js';
+import { createLogger, type Logger } from '../lib/log.js';
+import { forProject, projectsOf, type Config } from '../model/config.js';
 import type { ServiceStore } from '../store/service-store.js';
+import { looseDirProblem } from '../store/private-files.js';
 import type { Store } from '../store/sqlite/store.js';
-import { assembleApp } from './assemble-app.js';
-import type { ProjectApp, ProjectOptions } from './project.js';
+import { openProject, type ProjectApp, type ProjectOptions } from './project.js';
 
 export interface App {
   config: Config;
@@ -57,9 +58,85 @@ export interface OpenAppOptions extends ProjectOptions {
 }
 
 /**
- * Opens every project of the config (one in the single form), each on its own database with its own backend. A
- * command that acts on one project opens the config forProject(config, token) gives it, so only that one opens.
+ * Opens every project of the config (one in the single form), each on its own database with its own backend, the
+ * PostgreSQL ones with the PostgreSQL store, loaded here only for a config with database_url. A command that acts on
+ * one project opens the config forProject(config, token) gives it, so only that one opens.
  */
-export function openApp(config: Config, opts: OpenAppOptions = {}): App {
-  return assembleApp(config, opts, PgStore);
+export async function loadApp(config: Config, opts: OpenAppOptions = {}): Promise<App> {
+  const pgStore = config.database_url ? (await import('../store/pg/store.js')).PgStore : null;
+  const logger = opts.logger ?? createLogger(config.log_level);
+  const dataDir = resolve(config.data_dir);
+  const projects: ProjectApp[] = [];
+  try {
+    for (const p of projectsOf(config)) {
+      const view = forProject(config, p.public_token) as Config;
+      // In the projects form every log line of a project says which one.
+      projects.push(
+        openProject(view, config.projects ? logger.child({ project: p.public_token }) : logger, opts, pgStore),
+      );
+    }
+  } catch (err) {
+    for (const p of projects) void p.close();
+    throw err;
+  }
+  const first = projects[0]!;
+  const loose = config.database_url || opts.readonly ? null : looseDirProblem(dataDir);
+  if (loose) logger.warn({ data_dir: dataDir }, loose);
+  let corruption: string | null = null;
+  return {
+    config,
+    logger,
+    store: first.store,
+    get sqlite() {
+      return first.sqlite;
+    },
+    backend: first.backend,
+    dataDir,
+    projects,
+    project: (token) => projects.find((p) => p.token === token) ?? null,
+    runUnattended() {
+      for (const p of projects) p.runUnattended();
+    },
+    health() {
+      if (corruption) return { status: 'degraded', error: corruption };
+      // A database server that stopped answering: requests and crawls wait for it.
+      for (const p of projects) {
+        const down = p.store.unavailable?.();
+        if (down)
+          return {
+            status: 'degraded',
+            error: `the database is not answering (${down.reason}); statements wait for it`,
+            since: new Date(down.since).toISOString(),
+          };
+      }
+      return { status: 'ok' };
+    },
+    noteError(err) {
+      const code = (err as { code?: unknown })?.code;
+      if (corruption || typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return;
+      corruption = `${code}: ${(err as Error).message}`;
+      const files = projects.map((p) => p.store.location);
+      if (files.length === 1)
+        logger.error(
+          { file: files[0], code },
+          `the database ${files[0]} is damaged: run \`svc repair\` (stop the server first; \`svc check\` lists the problems)`,
+        );
+      else
+        logger.error(
+          { files, code },
+          'the database of a project is damaged: run `svc check --project TOKEN` for each project to find it, then `svc repair --project TOKEN` (stop the server first)',
+        );
+    },
+    async startWebhookDeliveries() {
+      for (const p of projects) await p.startWebhookDeliveries();
+    },
+    async deliverWebhooksOnce() {
+      let sent = 0;
+      for (const p of projects) sent += await p.deliverWebhooksOnce();
+      return sent;
+    },
+    async close(why?: string) {
+      await Promise.all(projects.map((p) => p.close(why)));
+    },
+  };
 }

@@ -86,7 +86,7 @@ export async function openAppFrom(
 ): Promise<App> {
   const config = readProjectConfig(values);
   // The app (store, backend, crawler wiring) loads once the options are read: help and bad input answer at once.
-  const { loadApp } = await import('../app/assemble-app.js');
+  const { loadApp } = await import('../app/open-app.js');
   const logger = opts.logSink ? createLogger(config.log_level, opts.logSink) : undefined;
   try {
     return await loadApp(config, { logger });

@@ -17,7 +17,7 @@ export async function run(argv: string[]): Promise<number> {
   const config = readProjectConfig(values);
   // Loaded after the config is known good, in parallel: the SDK and the engine are the bulk of start-up.
   const [{ loadApp }, { createHost }, { serveStdio }] = await Promise.all([
-    import('../app/assemble-app.js'),
+    import('../app/open-app.js'),
     import('../app/host.js'),
     import('../mcp/stdio.js'),
   ]);

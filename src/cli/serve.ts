@@ -2,7 +2,7 @@
 // /healthz; every project's queued crawls, schedules and webhooks run in it. With no config at all (no --config,
 // SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
 import type { AddressInfo } from 'node:net';
-import { loadApp } from '../app/assemble-app.js';
+import { loadApp } from '../app/open-app.js';
 import { createHost } from '../app/host.js';
 import { DemoSiteError } from '../demo/site.js';
 import { isEmbeddedDefault, startEmbeddedDefault, type EmbeddedDefault } from '../demo/embedded-default.js';

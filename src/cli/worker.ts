@@ -1,7 +1,7 @@
 // `svc worker`: what `svc serve` does unattended, without the HTTP server — every project's (or the --project ones')
 // queued crawls in their turn, the schedules and the webhook outbox. Any number of workers and servers share one
 // database: each queued crawl is claimed by exactly one of them, in one write transaction.
-import { loadApp } from '../app/assemble-app.js';
+import { loadApp } from '../app/open-app.js';
 import { workerName } from '../backend/shared-crawl.js';
 import { createLogger } from '../lib/log.js';
 import { selectProjects } from '../model/config.js';

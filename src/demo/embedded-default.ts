@@ -131,7 +131,7 @@ export interface EmbeddedDefault {
   site: DemoSite;
   /** The config it runs with (the caller's defaults plus the demo target). */
   config: Config;
-  /** Loads posts, makes or re-finds the users (tokens, passwords) and the API key. Call after openApp. */
+  /** Loads posts, makes or re-finds the users (tokens, passwords) and the API key. Call after loadApp. */
   prepare(app: App): Promise<Credentials>;
   /** Writes credentials.json, starts the first crawl if needed and prints the banner. Call once listening. */
   announce(app: App, baseUrl: string, out?: NodeJS.WritableStream): Promise<Credentials>;

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CrawlTaskService, type CrawlTaskState } from '../../src/abilities/crawl-tasks.js';
 import type { Host } from '../../src/abilities/runtime.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { addUser } from '../../src/auth/users.js';
 import { CrawlTasks, newCrawlTaskId } from '../../src/backend/crawl-tasks.js';
 import { silentLogger } from '../../src/lib/log.js';
@@ -227,7 +227,7 @@ describe.each(DIALECTS)('crawl tasks on %s', (dialect) => {
     // Slow enough that the crawl is still running when its owner sees the stop (within a 2 s heartbeat).
     delayMs = 1000;
     const first = await start(kit);
-    const other = openApp(first.app.config, { logger: silentLogger });
+    const other = await loadApp(first.app.config, { logger: silentLogger });
     const { host: otherHost } = await makeHost(other);
     opened.push({ app: other, host: otherHost });
     const there = otherHost.tasks!;

@@ -14,7 +14,7 @@ let backend: FakeBackend;
 afterEach(async () => app.close());
 
 async function setup() {
-  ({ app, backend } = makeFakeApp());
+  ({ app, backend } = await makeFakeApp());
   const users = await addRoleUsers(app);
   await seedPosts(app);
   const { host } = await makeHost(app);

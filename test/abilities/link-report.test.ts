@@ -237,7 +237,7 @@ describe('svc/link-report cache', () => {
   afterEach(async () => app.close());
 
   async function setup() {
-    ({ app, backend } = makeFakeApp());
+    ({ app, backend } = await makeFakeApp());
     backend.report = structuredClone(REST);
     const users = await addRoleUsers(app);
     const { host, clock } = await makeHost(app);

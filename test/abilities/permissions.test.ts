@@ -19,7 +19,7 @@ let users: Record<Role, { user: User; token: string }>;
 function appOn(kit: StoreKit, per: 'test' | 'describe'): void {
   const [before, after] = per === 'test' ? [beforeEach, afterEach] : [beforeAll, afterAll];
   before(async () => {
-    ({ app, backend } = makeFakeApp({ database_url: await kit.databaseUrl() }));
+    ({ app, backend } = await makeFakeApp({ database_url: await kit.databaseUrl() }));
     users = await addRoleUsers(app);
     await seedPosts(app);
     ({ host } = await makeHost(app));

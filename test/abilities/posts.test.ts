@@ -144,14 +144,14 @@ describe('host.posts_file', () => {
   it('a bad posts file stops the host with the file, line and field named', async () => {
     const file = join(tempDir(), 'posts.ndjson');
     writeFileSync(file, `${JSON.stringify({ ...POST, status: 'live' })}\n`);
-    app = makeApp({ host: { posts_file: file } }, ONE_HOST);
+    app = await makeApp({ host: { posts_file: file } }, ONE_HOST);
     await expect(createHost(app)).rejects.toThrow(
       /host\.posts_file .*posts\.ndjson[\s\S]*line 1: status: must be one of/,
     );
   });
 
   it('a missing posts file is named', async () => {
-    app = makeApp({ host: { posts_file: '/nonexistent/posts.json' } }, ONE_HOST);
+    app = await makeApp({ host: { posts_file: '/nonexistent/posts.json' } }, ONE_HOST);
     await expect(createHost(app)).rejects.toThrow(/host\.posts_file: cannot read \/nonexistent\/posts\.json: ENOENT/);
   });
 });

@@ -27,7 +27,7 @@ let backend: FakeBackend;
 afterEach(async () => app?.close());
 
 async function setup(over = {}) {
-  ({ app, backend } = makeFakeApp(over));
+  ({ app, backend } = await makeFakeApp(over));
   const users = await addRoleUsers(app);
   const { host, clock } = await makeHost(app);
   return { host, clock, users, admin: { user: users.administrator.user } };
@@ -239,7 +239,7 @@ describe('version gate', () => {
     ['6.10', true],
     ['7', true],
   ])('host.version %s → abilities %s', async (version, enabled) => {
-    ({ app, backend } = makeFakeApp({ host: { version } }));
+    ({ app, backend } = await makeFakeApp({ host: { version } }));
     const users = await addRoleUsers(app);
     const host = await createHost(app);
     expect(host.abilitiesEnabled).toBe(enabled);

@@ -2,7 +2,7 @@
 // process ran it (here: a second app on the same database, as `svc crawl` next to `svc serve` would be); on SQLite
 // and on PostgreSQL.
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import { outcome, linkingPage as page } from '../support/writes.js';
@@ -24,7 +24,7 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         }>;
       expect((await report()).summary.not_found).toBe(0);
 
-      const other = openApp(app.config, { logger: silentLogger });
+      const other = await loadApp(app.config, { logger: silentLogger });
       await writeThrough(other.store, {
         pages: [page(`${SITE}/`, [`${SITE}/gone`])],
         outcomes: [outcome(`${SITE}/gone`, 'not_found')],

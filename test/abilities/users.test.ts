@@ -8,7 +8,7 @@ import { addUser, getUser, listUsers, resetUserToken, userByToken, UserError } f
 import { run as postsCli } from '../../src/cli/posts.js';
 import { run as usersCli } from '../../src/cli/users.js';
 import { CliError } from '../../src/cli/common.js';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { makeAppOn, ONE_HOST, tempDir } from '../support/app.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
@@ -91,7 +91,7 @@ describe.each(DIALECTS)('svc users / svc posts commands on %s', (dialect) => {
     expect(await usersCli(['add', 'alice', '--role', 'administrator', '--config', config])).toBe(0);
     expect(out).toHaveLength(1);
     expect(out[0]).toMatch(/^svc_user_[A-Za-z0-9_-]+\n$/);
-    app = openApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
+    app = await loadApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
     expect(await userByToken(app.store.sql, out[0]!.trim())).toEqual({ login: 'alice', role: 'administrator' });
   });
 
@@ -114,7 +114,7 @@ describe.each(DIALECTS)('svc users / svc posts commands on %s', (dialect) => {
     expect(await postsCli(['import', good, '--config', config])).toBe(0);
     expect(out.join('')).toMatch(/imported 1 post from/);
     await expect(postsCli(['import', bad, '--config', config])).rejects.toThrow(/line 1: author: is required/);
-    app = openApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
+    app = await loadApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
     expect(await getPost(app.store.sql, 5)).toMatchObject({ url: 'https://e.org/5' });
     expect(await getPost(app.store.sql, 6)).toBeNull();
   });

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { BackendError } from '../../src/model/errors.js';
 import { RemoteBackend, type RemoteBackendOptions } from '../../src/backend/remote.js';
@@ -240,7 +240,7 @@ describe('RemoteBackend', () => {
   });
 
   it('behind the /v1 facade, upstream errors keep their status: 409 stays 409, a 503 becomes 502', async () => {
-    const app = openApp(
+    const app = await loadApp(
       parseConfig({
         project: { public_token: 'local001:eu-north-1' },
         data_dir: tempDir(),
@@ -282,7 +282,7 @@ describe('RemoteBackend', () => {
   });
 
   it('against a real /v1 facade: page index state and the reasons filter answer as the embedded backend does', async () => {
-    const app = makeApp();
+    const app = await makeApp();
     await seedSmallSite(app);
     const f = await startFacade(app);
     const b = new RemoteBackend({ baseUrl: f.baseUrl, apiKey: f.key, publicToken: TOKEN, logger: silentLogger });

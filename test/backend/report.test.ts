@@ -240,7 +240,7 @@ describe('report rows kept ready by triggers (migration 2)', () => {
   afterEach(async () => app?.close());
 
   it('follow outcome changes, re-crawled pages, deleted pages and the full-crawl clearing', async () => {
-    app = makeApp();
+    app = await makeApp();
     await seedSmallSite(app);
     expectMaintained(app.sqlite);
     // A fixed link, a newly broken one, and a redirect that now fails.
@@ -271,7 +271,7 @@ describe('report rows kept ready by triggers (migration 2)', () => {
   });
 
   it('stay equal to a fresh computation after many random writes', async () => {
-    app = makeApp();
+    app = await makeApp();
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     const reasons = ['ok', 'skipped', 'not_found', 'forbidden', 'server_error', 'redirect', 'unknown'] as const;
@@ -320,7 +320,7 @@ describe('report rows kept ready by triggers (migration 2)', () => {
 
 describe('target hosts as the crawler stores them', () => {
   it('a target configured with its default port matches pages stored under the canonical host', async () => {
-    const app = makeApp({ targets: [{ host: 'c.example:443', scheme: 'https', track_links: 'all' }] });
+    const app = await makeApp({ targets: [{ host: 'c.example:443', scheme: 'https', track_links: 'all' }] });
     try {
       savePages(app.sqlite, [page('https://c.example/', ['https://c.example/gone'], { host: 'c.example' })]);
       const full = (await createCrawl(app.store.sql, TOKEN, 'full'))!;

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { run } from '../../src/cli/database.js';
 import { ConfigError, loadConfig, parseConfig } from '../../src/cli/load-config.js';
 import { problemsOf } from '../support/config-problems.js';
@@ -144,13 +144,13 @@ describe.skipIf(skip)('database_url on a real server: the password in no error o
       project: { public_token: 'dburl002:local' },
       targets: [{ host: '127.0.0.1:9', scheme: 'http' }],
     });
-    const first = openApp(config, { logger });
+    const first = await loadApp(config, { logger });
     // A crawl left running by a process that died: the next app to open the store marks it failed, and logs it.
     await first.store.sql.run(
       `INSERT INTO crawls (project, mode, status, started_at, owner_pid, heartbeat_at) VALUES ('dburl002:local', 'full', 'running', '2020-01-01T00:00:00.000Z', 1, 0)`,
     );
     await first.close();
-    const app = openApp(config, { logger });
+    const app = await loadApp(config, { logger });
     try {
       const crawls = await app.backend.listCrawls({ limit: 5, offset: 0 });
       expect(crawls).toEqual([expect.objectContaining({ status: 'failed' })]);

@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { run } from '../../src/cli/database.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { createHttpServer } from '../../src/http/http-server.js';
@@ -137,7 +137,7 @@ describe('/healthz', () => {
     const logger = silentLogger.child({});
     logger.error = ((obj: unknown, msg?: string) =>
       void logs.push(`${JSON.stringify(obj)} ${msg}`)) as typeof logger.error;
-    app = openApp(
+    app = await loadApp(
       parseConfig({ project: { public_token: 'dbcheck1:eu-north-1' }, data_dir: join(dir, 'health'), targets: [] }),
       { logger },
     );

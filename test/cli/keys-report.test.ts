@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { listApiKeys, verifyApiKey } from '../../src/auth/keys.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { run as keys } from '../../src/cli/keys.js';
@@ -44,8 +44,8 @@ async function capture(fn: () => Promise<number>): Promise<{ code: number; out: 
   }
 }
 
-async function withApp<T>(cfg: { path: string }, fn: (app: ReturnType<typeof openApp>) => T | Promise<T>): Promise<T> {
-  const app = openApp(parseConfig(JSON.parse(readFileSync(cfg.path, 'utf8'))), { logger: silentLogger });
+async function withApp<T>(cfg: { path: string }, fn: (app: App) => T | Promise<T>): Promise<T> {
+  const app = await loadApp(parseConfig(JSON.parse(readFileSync(cfg.path, 'utf8'))), { logger: silentLogger });
   try {
     return await fn(app);
   } finally {

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { createHost } from '../../src/app/host.js';
 import { run as posts } from '../../src/cli/posts.js';
 import { parseConfig } from '../../src/cli/load-config.js';
@@ -103,7 +103,7 @@ describe('live update', () => {
     const file = join(dir, 'posts.json');
     const config = parseConfig({ ...raw, host: { posts_file: file } });
     const start = async () => {
-      const app = openApp(config, { logger: silentLogger });
+      const app = await loadApp(config, { logger: silentLogger });
       const host = await createHost(app);
       // Queueing finishes after createHost returns (the posts themselves are written before).
       await new Promise((r) => setTimeout(r, 50));

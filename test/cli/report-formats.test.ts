@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { HOST_A, HOST_B, tempDir, TOKEN } from '../support/app.js';
@@ -36,7 +36,7 @@ async function seededConfig(): Promise<{ path: string; dir: string }> {
     log_level: 'silent',
   };
   writeFileSync(path, JSON.stringify(input));
-  const app = openApp(parseConfig(input), { logger: silentLogger });
+  const app = await loadApp(parseConfig(input), { logger: silentLogger });
   try {
     await seedSmallSite(app);
   } finally {

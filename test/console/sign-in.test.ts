@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpDeps, serveHandlers } from '../../src/app/http.js';
 import { createHost, type Host } from '../../src/app/host.js';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { setPassword } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
@@ -124,7 +124,7 @@ describe('the console with several projects', () => {
         { public_token: B, targets: [{ host: 'plantation.example' }] },
       ],
     });
-    app = openApp(config, { logger: silentLogger });
+    app = await loadApp(config, { logger: silentLogger });
     await addUser(app.store.sql, 'admin', 'administrator');
     await setPassword(app.store.sql, 'admin', PASSWORDS.admin);
     await addUser(app.store.sql, 'ed', 'editor');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { verifyApiKey } from '../../src/auth/keys.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { userByToken } from '../../src/auth/users.js';
@@ -39,7 +39,7 @@ async function runOnce(dataDir: string) {
   const demo = await startEmbeddedDefault(parseConfig({ data_dir: dataDir, log_level: 'silent' }), silentLogger, {
     firstPort: 0,
   });
-  const app = openApp(demo.config, { logger: silentLogger });
+  const app = await loadApp(demo.config, { logger: silentLogger });
   try {
     await demo.prepare(app);
     const out = sink();
@@ -127,7 +127,7 @@ describe('embedded default', () => {
     rmSync(join(dataDir, 'svc.db-shm'), { force: true });
     const second = await runOnce(dataDir);
     expect(second.creds.api_key).not.toBe(first.creds.api_key);
-    const app = openApp(second.config, { logger: silentLogger });
+    const app = await loadApp(second.config, { logger: silentLogger });
     try {
       expect((await verifyApiKey(app.store.sql, second.creds.api_key))?.project).toBe('demo1234:eu-north-1');
       for (const u of second.creds.users)
@@ -147,7 +147,7 @@ describe('embedded default', () => {
     const config = parseConfig({ data_dir: dataDir, log_level: 'silent' });
     // First start: crawl the demo site to the end.
     const demo1 = await startEmbeddedDefault(config, silentLogger, { firstPort: 0 });
-    const app1 = openApp(demo1.config, { logger: silentLogger });
+    const app1 = await loadApp(demo1.config, { logger: silentLogger });
     const oldHost = demo1.site.host;
     const oldPartner = new URL(demo1.site.partnerOrigin).host;
     const pagesOf = (app: typeof app1, host: string) =>
@@ -173,7 +173,7 @@ describe('embedded default', () => {
     await new Promise<void>((r) => squatter.listen(demo1.site.port, '127.0.0.1', r));
     try {
       const demo2 = await startEmbeddedDefault(config, silentLogger, { firstPort: 0 });
-      const app2 = openApp(demo2.config, { logger: silentLogger });
+      const app2 = await loadApp(demo2.config, { logger: silentLogger });
       try {
         expect(demo2.site.port).not.toBe(demo1.site.port);
         expect(demo2.config.targets[0]!.host).toBe(demo2.site.host);

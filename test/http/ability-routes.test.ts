@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 async function start(over: Partial<ConfigInput> = {}, root = '/wp-json'): Promise<void> {
-  ({ app, backend } = makeFakeApp(over));
+  ({ app, backend } = await makeFakeApp(over));
   tokens = Object.fromEntries(Object.entries(await addRoleUsers(app)).map(([r, v]) => [r, v.token])) as Record<
     Role,
     string

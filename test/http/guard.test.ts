@@ -24,7 +24,7 @@ let port: number;
 let anonymousToken: string;
 
 beforeAll(async () => {
-  app = makeApp();
+  app = await makeApp();
   host = await createHost(app);
   anonymousToken = await addUser(app.store.sql, 'reader', 'subscriber');
   const deps = httpDeps(app);

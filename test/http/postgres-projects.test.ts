@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { httpDeps } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { parseConfig } from '../../src/cli/load-config.js';
@@ -104,7 +104,7 @@ describe.skipIf(skip)('/v1 with two projects on PostgreSQL', () => {
         { public_token: B, targets: [target(siteB)] },
       ],
     });
-    app = openApp(config, { logger: silentLogger });
+    app = await loadApp(config, { logger: silentLogger });
     keyA = (await createApiKey(app.project(A)!.store.sql, A, 'a')).key;
     keyB = (await createApiKey(app.project(B)!.store.sql, B, 'b')).key;
     server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app))] });

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { projectDatabaseFile } from '../../src/app/project.js';
 import { httpDeps } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
@@ -106,7 +106,7 @@ describe('/v1 with two projects', () => {
         },
       ],
     });
-    app = openApp(config, { logger: silentLogger });
+    app = await loadApp(config, { logger: silentLogger });
     keyA = (await createApiKey(app.project(A)!.store.sql, A, 'a')).key;
     keyB = (await createApiKey(app.project(B)!.store.sql, B, 'b')).key;
     await app.startWebhookDeliveries();

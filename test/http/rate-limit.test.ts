@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { createHost, type Host } from '../../src/app/host.js';
 import { httpDeps, serveHandlers } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
@@ -31,7 +31,7 @@ interface Served {
 async function serve(over: Partial<ConfigInput>, opts: { app?: App } = {}): Promise<Served> {
   const app =
     opts.app ??
-    openApp(
+    (await loadApp(
       parseConfig({
         project: { public_token: TOKEN },
         data_dir: tempDir('svc-rate-'),
@@ -42,7 +42,7 @@ async function serve(over: Partial<ConfigInput>, opts: { app?: App } = {}): Prom
       {
         logger: silentLogger,
       },
-    );
+    ));
   const host = await createHost(app);
   // In the middle of an hour window, so a burst never straddles two windows.
   const clock = { now: 1_800_000_000_000 - (1_800_000_000_000 % HOUR) + HOUR / 2 };

@@ -63,7 +63,7 @@ describe('search limits over HTTP', () => {
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 
   beforeAll(async () => {
-    app = makeApp({ rate_limits: { enabled: false } });
+    app = await makeApp({ rate_limits: { enabled: false } });
     host = await createHost(app);
     user = await addUser(app.store.sql, 'reader', 'subscriber');
     server = createHttpServer({ logger: silentLogger, handlers: serveHandlers(httpDeps(app), host) });

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { toolInventory, TOOLS } from '../../src/tools/index.js';
 import { createMcpServer, serverInstructions } from '../../src/mcp/mcp-server.js';
@@ -13,7 +13,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import { createHost } from '../../src/app/host.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-schemas-'));
-const app = openApp(
+const app = await loadApp(
   parseConfig({ data_dir: dir, log_level: 'silent', targets: [{ host: 'example.org', track_links: 'all' }] }),
   { logger: silentLogger },
 );

@@ -9,7 +9,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/mcp-server.js';
@@ -17,7 +17,7 @@ import { createHost } from '../../src/app/host.js';
 import type { Host } from '../../src/abilities/runtime.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-server-'));
-const app = openApp(parseConfig({ data_dir: dir, log_level: 'silent' }), { logger: silentLogger });
+const app = await loadApp(parseConfig({ data_dir: dir, log_level: 'silent' }), { logger: silentLogger });
 const host = await createHost(app);
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import type { LinkReport } from '../../src/model/types.js';
@@ -73,7 +73,7 @@ beforeAll(async () => {
   };
   configFile = join(dir, 'svc.json');
   writeFileSync(configFile, JSON.stringify(raw));
-  app = openApp(parseConfig(raw), { logger: silentLogger });
+  app = await loadApp(parseConfig(raw), { logger: silentLogger });
   key = (await createApiKey(app.store.sql, TOKEN, 'conc')).key;
   server = createHttpServer({ logger: silentLogger, handlers: [createV1Handler(httpDeps(app))] });
   server.listen(0, '127.0.0.1');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { createHost } from '../../src/app/host.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { createApiKey } from '../../src/auth/keys.js';
@@ -153,7 +153,7 @@ beforeAll(async () => {
     // Anonymous MCP clients are part of the fuzz: /mcp lets a request without a token through, as no user.
     server: { max_body_bytes: 1024 * 1024, mcp_auth: 'optional' },
   });
-  app = openApp(config, { logger: silentLogger });
+  app = await loadApp(config, { logger: silentLogger });
   keyA = (await createApiKey(app.store.sql, TOKEN, 'a')).key;
   keyB = (await createApiKey(app.store.sql, OTHER, 'b')).key;
   adminToken = await addUser(app.store.sql, 'admin', 'administrator');

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { openApp } from '../../src/app/open-app.js';
+import { loadApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { backupTo } from '../../src/store/sqlite/maintenance.js';
@@ -18,7 +18,7 @@ withPermissiveUmask();
 describe('private data files', () => {
   it('makes a new data_dir 0700 and svc.db, -wal and -shm 0600', async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-modes-')), 'nested', 'data');
-    const app = openApp(parseConfig({ data_dir: dataDir, log_level: 'silent' }), { logger: silentLogger });
+    const app = await loadApp(parseConfig({ data_dir: dataDir, log_level: 'silent' }), { logger: silentLogger });
     try {
       expect(modeOf(dataDir)).toBe(0o700);
       expect(modeOf(join(dataDir, '..'))).toBe(0o700);
@@ -30,7 +30,7 @@ describe('private data files', () => {
 
   it("makes the projects form's projects/ 0700 and each project database 0600", async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-modes-')), 'data');
-    const app = openApp(
+    const app = await loadApp(
       parseConfig({
         data_dir: dataDir,
         log_level: 'silent',
@@ -54,7 +54,7 @@ describe('private data files', () => {
     chmodSync(join(dataDir, 'svc.db'), 0o644);
     const lines: { level: number; msg: string; data_dir?: string }[] = [];
     const logger = pino({ level: 'warn' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
-    const app = openApp(parseConfig({ data_dir: dataDir }), { logger });
+    const app = await loadApp(parseConfig({ data_dir: dataDir }), { logger });
     try {
       expect(modeOf(join(dataDir, 'svc.db'))).toBe(0o600);
       expect(modeOf(dataDir)).toBe(0o755);
@@ -73,7 +73,7 @@ describe('private data files', () => {
   it('says nothing about a private data_dir', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-modes-'));
     const lines: string[] = [];
-    const app = openApp(parseConfig({ data_dir: dataDir }), {
+    const app = await loadApp(parseConfig({ data_dir: dataDir }), {
       logger: pino({ level: 'warn' }, { write: (s: string) => void lines.push(s) }),
     });
     await app.close();

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { createHost, type Host } from '../../src/app/host.js';
 import { httpDeps } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
@@ -45,8 +45,8 @@ export function tempDir(prefix = 'svc-test-'): string {
 }
 
 /** An app on a new data_dir: `base` (TWO_HOSTS unless told), then `over` field by field. */
-export function makeApp(over: Partial<ConfigInput> = {}, base: Partial<ConfigInput> = TWO_HOSTS): App {
-  return openApp(parseConfig({ data_dir: tempDir(), log_level: 'silent', ...base, ...over }), { logger: silentLogger });
+export function makeApp(over: Partial<ConfigInput> = {}, base: Partial<ConfigInput> = TWO_HOSTS): Promise<App> {
+  return loadApp(parseConfig({ data_dir: tempDir(), log_level: 'silent', ...base, ...over }), { logger: silentLogger });
 }
 
 /** makeApp on a new, empty database of the kit's dialect (PostgreSQL: database_url; SQLite: the file in data_dir). */

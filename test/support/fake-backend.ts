@@ -141,8 +141,8 @@ export class FakeBackend implements Backend {
 }
 
 /** An ability-test app (ONE_HOST) whose backend is a FakeBackend (the store stays real). */
-export function makeFakeApp(over: Partial<ConfigInput> = {}): { app: App; backend: FakeBackend } {
-  const app = makeApp(over, ONE_HOST);
+export async function makeFakeApp(over: Partial<ConfigInput> = {}): Promise<{ app: App; backend: FakeBackend }> {
+  const app = await makeApp(over, ONE_HOST);
   const backend = new FakeBackend(app.config.project.public_token);
   const real = app.backend;
   app.backend = backend;

@@ -13,7 +13,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { join } from 'node:path';
-import { openApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App } from '../../src/app/open-app.js';
 import { createHost, type Host } from '../../src/app/host.js';
 import { setPassword } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
@@ -70,7 +70,7 @@ export async function startOAuthServer(opts: OAuthServerOptions = {}): Promise<O
     server: { mcp_auth: opts.mcpAuth ?? 'required' },
     oauth: { cimd_allow_hosts: opts.cimdAllowHosts ?? [] },
   });
-  const app = openApp(config, { logger: silentLogger });
+  const app = await loadApp(config, { logger: silentLogger });
   const tokens = {
     admin: await addUser(app.store.sql, 'admin', 'administrator'),
     reader: await addUser(app.store.sql, 'reader', 'subscriber'),

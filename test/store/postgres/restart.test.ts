@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApp, type App } from '../../../src/app/open-app.js';
+import { loadApp, type App } from '../../../src/app/open-app.js';
 import { parseConfig } from '../../../src/cli/load-config.js';
 import { createLogger } from '../../../src/lib/log.js';
 import { isConnectionLoss } from '../../../src/store/pg/outage.js';
@@ -72,7 +72,7 @@ describe.skipIf(skip)('a PostgreSQL restart during a crawl', () => {
     process.env.SVC_CRAWL_DEAD_AFTER_MS = '2000';
     process.env.SVC_SHARED_LEASE_MS = '2000';
     try {
-      app = openApp(config, { logger });
+      app = await loadApp(config, { logger });
     } finally {
       delete process.env.SVC_CRAWL_DEAD_AFTER_MS;
       delete process.env.SVC_SHARED_LEASE_MS;
