@@ -3,6 +3,7 @@
 // with a small young generation, a tighter heap growth and two malloc arenas: a crawl's resident memory is mostly
 // V8 and malloc slack otherwise (docs/crawling.md, "Memory"); flags only take effect when given at process start.
 import { CliError } from './cli/common.js';
+import { useCompileCache } from './lib/compile-cache.js';
 import { nodeVersionProblem, packageVersion } from './lib/package-version.js';
 
 type Run = (argv: string[]) => Promise<number>;
@@ -75,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`svc: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
+  useCompileCache();
   return (await cmd.load()).run(rest);
 }
 

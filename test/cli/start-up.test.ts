@@ -1,7 +1,8 @@
 // What a command loads before it works: `svc crawl --help` answers without the app (no database driver, no
 // backend), and a crawl on SQLite runs without the PostgreSQL store and `pg`, which only a config with
-// database_url needs. Checked with a load hook in the built `svc` that lists every module it loaded.
-import { mkdtempSync } from 'node:fs';
+// database_url needs. Checked with a load hook in the built `svc` that lists every module it loaded. What it compiled
+// is kept in Node's compile cache in the temp directory, so the next command compiles less.
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,5 +58,24 @@ describe('what svc loads at start', () => {
     for (const part of ['/node_modules/better-sqlite3/', '/src/backend/embedded.js', '/src/crawler/fetch.js'])
       expect(has(r.loaded, part), part).toBe(true);
     for (const part of ['/node_modules/pg/', '/src/store/pg/']) expect(has(r.loaded, part), part).toBe(false);
+  });
+
+  it("keeps the code it compiled in Node's compile cache under the temp directory; NODE_DISABLE_COMPILE_CACHE=1 keeps none", async () => {
+    const cached = (tmp: string): number => {
+      const dir = join(tmp, 'node-compile-cache');
+      if (!existsSync(dir)) return 0;
+      return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+    };
+    const on = mkdtempSync(join(tmpdir(), 'svc-cache-on-'));
+    const r = await runSvc(['crawl', 'full', '--config', config], { env: { TMPDIR: on } });
+    expect(r.status, r.stderr).toBe(0);
+    // One entry per module compiled: svc's, the crawler's and the store's, well over a hundred.
+    expect(cached(on)).toBeGreaterThan(100);
+    const off = mkdtempSync(join(tmpdir(), 'svc-cache-off-'));
+    const r2 = await runSvc(['crawl', 'full', '--config', config], {
+      env: { TMPDIR: off, NODE_DISABLE_COMPILE_CACHE: '1' },
+    });
+    expect(r2.status, r2.stderr).toBe(0);
+    expect(cached(off)).toBe(0);
   });
 });
