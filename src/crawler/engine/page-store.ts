@@ -64,7 +64,7 @@ export function keepPage(
     return false;
   }
   if (!found.html) ctx.fragments?.notHtmlPage(page.url);
-  if (found.links.length) handleLinks(ctx, page.run, found.links, found.nofollow);
+  if (found.links.length) handleLinks(ctx, page.run, found.links, found.nofollow, false);
   // A 304 may omit validators that still hold; a 200's own are the ones to ask with next time.
   const etag = responseHeader(page.res.headers, 'etag') ?? (kind === 'notModified' ? stored.etag : null);
   const lastModified =
