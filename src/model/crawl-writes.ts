@@ -133,6 +133,10 @@ export interface CrawlReader {
   pageAnchors(url: string): Promise<string[] | null>;
   /** Whether a link URL's stored outcome is ok and was checked at or after `since` (ISO 8601): the external link cache. */
   okCheckedSince(url: string, since: string): Promise<boolean>;
-  /** A stored page's validators, body hash, settings key and found links (what a conditional re-crawl needs), or null. */
-  revisit(url: string): Promise<StoredRevisit | null>;
+  /**
+   * The stored pages' validators, body hash, settings key and found links (what a conditional re-crawl needs), by
+   * URL, for many URLs in one query (the crawl reads them for its next queued pages at once); a URL with none is
+   * absent.
+   */
+  revisits(urls: readonly string[]): Promise<Map<string, StoredRevisit>>;
 }

@@ -98,9 +98,15 @@ export async function okCheckedSince(sql: Sql, url: string, since: string): Prom
   );
 }
 
-/** What a stored page offers a revisit: its validators, body hash, settings key and found links; null when it has none to replay. */
-export async function storedRevisit(sql: Sql, url: string): Promise<StoredRevisit | null> {
-  const row = await sql.get<{
+/**
+ * What the stored pages among `urls` offer a revisit (validators, body hash, settings key, found links), by URL, in
+ * one query: a page with none to replay is left out, and so is a URL not stored.
+ */
+export async function storedRevisits(sql: Sql, urls: readonly string[]): Promise<Map<string, StoredRevisit>> {
+  const unique = [...new Set(urls)];
+  if (!unique.length) return new Map();
+  const rows = await sql.all<{
+    url: string;
     etag: string | null;
     last_modified: string | null;
     body_hash: string | null;
@@ -108,18 +114,22 @@ export async function storedRevisit(sql: Sql, url: string): Promise<StoredRevisi
     found_links: string;
     http_status: number;
   }>(
-    'SELECT etag, last_modified, body_hash, revisit_key, found_links, http_status FROM pages WHERE url = ? AND found_links IS NOT NULL AND revisit_key IS NOT NULL',
-    [url],
+    `SELECT url, etag, last_modified, body_hash, revisit_key, found_links, http_status FROM pages WHERE url IN (${inList('u', unique.length)}) AND found_links IS NOT NULL AND revisit_key IS NOT NULL`,
+    inParams('u', unique),
   );
-  if (!row) return null;
-  return {
-    etag: row.etag,
-    lastModified: row.last_modified,
-    bodyHash: row.body_hash,
-    key: row.revisit_key,
-    found: row.found_links,
-    httpStatus: row.http_status,
-  };
+  return new Map(
+    rows.map((row) => [
+      row.url,
+      {
+        etag: row.etag,
+        lastModified: row.last_modified,
+        bodyHash: row.body_hash,
+        key: row.revisit_key,
+        found: row.found_links,
+        httpStatus: row.http_status,
+      },
+    ]),
+  );
 }
 
 /** The one statement that removes a stored page by URL (its tags, links and index entry follow by cascade and triggers). */
@@ -153,6 +163,6 @@ export function crawlReaderOf(sql: Sql): CrawlReader {
     sitemapLastmods: (host) => sitemapLastmods(sql, host),
     pageAnchors: (url) => pageAnchors(sql, url),
     okCheckedSince: (url, since) => okCheckedSince(sql, url, since),
-    revisit: (url) => storedRevisit(sql, url),
+    revisits: (urls) => storedRevisits(sql, urls),
   };
 }

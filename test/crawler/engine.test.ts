@@ -87,7 +87,7 @@ describe('crawl engine with a memory sink (no database)', () => {
     const reader: CrawlReader = {
       pageAnchors: async () => null,
       okCheckedSince: async () => false,
-      revisit: async () => null,
+      revisits: async () => new Map(),
       sitemapLastmods: async (host) => {
         asked.push(host);
         return new Map([

@@ -156,6 +156,33 @@ describe('redirects and manual crawls', () => {
   });
 });
 
+describe('stored rows read in batches', () => {
+  it('a re-crawl reads the stored rows of the pages queued next in one read, each page once, and keeps them all', async () => {
+    const pages = Object.fromEntries(
+      Array.from({ length: 100 }, (_, i) => [`/p${i}`, validated(`<p>page ${i}</p>`, { etag: `"p${i}"` })]),
+    );
+    const links = Object.keys(pages)
+      .map((p) => `<a href="${p}">${p}</a>`)
+      .join(' ');
+    const r = await startSite({ '/': validated(links, { etag: '"home"' }), ...pages });
+    try {
+      const mem = new MemoryStore();
+      await crawl(mem, 1, { host: r.host });
+      const firstReads = mem.revisitReads.length;
+      const second = await crawl(mem, 2, { host: r.host });
+      expect(second.stats).toMatchObject({ pages: 101, notModified: 101 });
+      const reads = mem.revisitReads.slice(firstReads);
+      // The home page alone (nothing is queued yet), then the 100 pages it links in batches of 64.
+      expect(reads.map((urls) => urls.length)).toEqual([1, 64, 36]);
+      const asked = reads.flat();
+      expect(new Set(asked).size).toBe(asked.length);
+      expect(asked.sort()).toEqual([r.url('/'), ...Object.keys(pages).map((p) => r.url(p))].sort());
+    } finally {
+      await r.close();
+    }
+  });
+});
+
 describe('settings a stored page was made under', () => {
   it('a crawl under other settings (here content_selector) sends no validators and parses every page again', async () => {
     const mem = new MemoryStore();

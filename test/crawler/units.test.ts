@@ -16,6 +16,7 @@ import { isPdfUrl, normalizeUrl, parseSrcset } from '../../src/crawler/urls.js';
 import { canonicalTargetHost } from '../../src/model/site-urls.js';
 import { target } from '../support/site.js';
 import { TargetRun } from '../../src/crawler/engine/target.js';
+import { FifoQueue } from '../../src/crawler/engine/queue.js';
 import { UrlQueue } from '../../src/crawler/engine/url-queue.js';
 import { UrlSet } from '../../src/crawler/engine/url-set.js';
 
@@ -119,6 +120,40 @@ describe('the compact URL queue', () => {
     expect(queue.shift()).toBeUndefined();
     queue.push('');
     expect(queue.shift()).toBe('');
+  });
+
+  it('peeks at the next URLs across its buffers without handing them out', () => {
+    const queue = new UrlQueue();
+    const long = `http://example.org/${'z'.repeat(1024 * 1024)}`;
+    const urls = [
+      'http://example.org/a',
+      'http://example.org/日本',
+      long,
+      'http://example.org/b',
+      'http://example.org/c',
+    ];
+    for (const url of urls) queue.push(url);
+    expect(queue.shift()).toBe(urls[0]);
+    expect(queue.peek(3)).toEqual(urls.slice(1, 4));
+    expect(queue.peek(10)).toEqual(urls.slice(1));
+    expect(queue.size).toBe(4);
+    queue.shift();
+    queue.shift();
+    // The first buffer is read through: the peek starts in the next one.
+    expect(queue.peek(1)).toEqual([urls[3]]);
+    expect(queue.takeAll()).toEqual(urls.slice(3));
+    expect(queue.peek(5)).toEqual([]);
+  });
+});
+
+describe('the first-in first-out queue', () => {
+  it('peeks at the next items without handing them out', () => {
+    const queue = new FifoQueue<number>();
+    for (let i = 0; i < 5; i++) queue.push(i);
+    queue.shift();
+    expect(queue.peek(2)).toEqual([1, 2]);
+    expect(queue.peek(9)).toEqual([1, 2, 3, 4]);
+    expect(queue.shift()).toBe(1);
   });
 });
 

@@ -1,7 +1,7 @@
 // A crawl sink and reader in memory, so crawler tests need no SQLite: pages and outcomes land in maps, and the
 // reader answers from them as the store would (anchors of stored pages, the external link cache).
 import type { CrawlReader, CrawlSink } from '../../src/crawler/sink.js';
-import type { OutcomeWrite, PageWrite } from '../../src/model/crawl-writes.js';
+import type { OutcomeWrite, PageWrite, StoredRevisit } from '../../src/model/crawl-writes.js';
 
 interface StoredOutcome extends OutcomeWrite {
   checkedAt: string;
@@ -16,6 +16,8 @@ export class MemoryStore {
   readonly kept: string[] = [];
   /** Pages written (parsed and stored), in order, over all crawls. */
   readonly written: string[] = [];
+  /** The URLs of each revisit read, in order (a crawl reads them for its next queued pages at once). */
+  readonly revisitReads: string[][] = [];
   /** Sinks closed so far (the engine closes its sink when the crawl ends). */
   closed = 0;
 
@@ -62,9 +64,14 @@ export class MemoryStore {
         const o = this.outcomes.get(url);
         return o !== undefined && o.reason === 'ok' && o.checkedAt >= since;
       },
-      revisit: async (url) => {
-        const p = this.pages.get(url);
-        return p?.revisit ? { ...p.revisit, httpStatus: p.httpStatus } : null;
+      revisits: async (urls) => {
+        this.revisitReads.push([...urls]);
+        const found = new Map<string, StoredRevisit>();
+        for (const url of urls) {
+          const p = this.pages.get(url);
+          if (p?.revisit) found.set(url, { ...p.revisit, httpStatus: p.httpStatus });
+        }
+        return found;
       },
     };
   }

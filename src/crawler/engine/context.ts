@@ -12,6 +12,7 @@ import { revisitKey } from '../revisit.js';
 import type { CrawlReader, CrawlSink } from '../sink.js';
 import { FragmentLinks } from './fragments.js';
 import { LinkCheckQueue } from './link-checks.js';
+import { RevisitReads } from './revisit-reads.js';
 import { SharedFrontier } from './shared-frontier.js';
 import { TargetRun } from './target.js';
 import { UrlSet } from './url-set.js';
@@ -60,6 +61,8 @@ export class CrawlContext {
   readonly logger: Logger;
   readonly writer: CrawlSink;
   readonly reader: CrawlReader;
+  /** The stored revisit rows of queued pages, read a batch at a time. */
+  readonly revisits: RevisitReads;
   readonly fetcher: Fetcher;
   readonly parser: ParsePool;
   /** Aborted by the caller's signal (a stop) or by a fatal error (e.g. the store cannot be written). */
@@ -97,6 +100,7 @@ export class CrawlContext {
     this.logger = options.logger;
     this.writer = options.sink;
     this.reader = options.reader;
+    this.revisits = new RevisitReads(options.reader);
     this.signal = this.aborter.signal;
     if (options.signal?.aborted) this.aborter.abort();
     else options.signal?.addEventListener('abort', () => this.aborter.abort(), { once: true });

@@ -9,15 +9,19 @@ import { decideOutcome, maxPagesMessage, skippedOutcome, unknownOutcome } from '
 import { checkEntry, encodeSeedNote } from './shared-frontier.js';
 import type { TargetRun } from './target.js';
 
-/** Walks (when allowed) and tracks the links of a crawled page of run; returns the ones to store with it. */
+/**
+ * Walks (when allowed) and tracks the links of a crawled page of run; returns the ones to store with it, unless
+ * `collect` is false (a kept page's links, replayed: stored with it already, so none are gathered).
+ */
 export function handleLinks(
   ctx: CrawlContext,
   run: TargetRun,
   links: readonly ExtractedLink[],
   nofollow: boolean,
+  collect = true,
 ): FoundLink[] {
   const out: FoundLink[] = [];
-  const stored = new Set<string>();
+  const stored = collect ? new Set<string>() : null;
   for (const link of links) {
     const owner = ctx.targetFor(link.url);
     const url = owner ? owner.canon(link.url) : link.url;
@@ -28,9 +32,11 @@ export function handleLinks(
     if (overlong) {
       // Refused alone (the page and its other links are kept): reported under a cut stand-in, never fetched.
       const stand = overlongStandIn(url);
-      if (tracked && !stored.has(stand)) {
-        stored.add(stand);
-        out.push({ url: stand, element: link.element, text: link.text });
+      if (tracked) {
+        if (stored && !stored.has(stand)) {
+          stored.add(stand);
+          out.push({ url: stand, element: link.element, text: link.text });
+        }
         decideOutcome(ctx, stand, unknownOutcome(overlong));
       }
       continue;
@@ -39,7 +45,7 @@ export function handleLinks(
       // A fragment is checked on links to a target's pages; the page itself gets its outcome as any link does.
       const fragment = link.fragment && owner && run.config.check_fragments ? link.fragment : '';
       const key = fragment ? `${url}#${fragment}` : url;
-      if (!stored.has(key)) {
+      if (stored && !stored.has(key)) {
         stored.add(key);
         out.push({ url: key, element: link.element, text: link.text });
       }

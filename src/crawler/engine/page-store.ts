@@ -10,6 +10,7 @@ import { xRobotsTag } from '../robots.js';
 import type { CrawlContext } from './context.js';
 import { handleLinks } from './links.js';
 import { isHtml } from './page-body.js';
+import { REVISIT_BATCH } from './revisit-reads.js';
 import type { TargetRun } from './target.js';
 
 /** A page this crawl fetched, and under which URL it is stored. */
@@ -22,9 +23,17 @@ export interface FetchedPage {
   res: FetchResult;
 }
 
-/** What the store holds of a page of run that this crawl may reuse (stored under the same settings), or null. */
-export async function revisitOf(ctx: CrawlContext, run: TargetRun, url: string): Promise<StoredRevisit | null> {
-  const stored = await ctx.reader.revisit(url);
+/**
+ * What the store holds of a page of run that this crawl may reuse (stored under the same settings), or null. Read
+ * with the rows of the pages queued next (`ahead`: a queued page's fetch; a redirect's end reads alone).
+ */
+export async function revisitOf(
+  ctx: CrawlContext,
+  run: TargetRun,
+  url: string,
+  ahead = true,
+): Promise<StoredRevisit | null> {
+  const stored = await ctx.revisits.take(url, () => (ahead ? run.upcoming(REVISIT_BATCH - 1) : []));
   return stored && stored.key === run.revisitKey ? stored : null;
 }
 
@@ -55,7 +64,7 @@ export function keepPage(
     return false;
   }
   if (!found.html) ctx.fragments?.notHtmlPage(page.url);
-  if (found.links.length) handleLinks(ctx, page.run, found.links, found.nofollow);
+  if (found.links.length) handleLinks(ctx, page.run, found.links, found.nofollow, false);
   // A 304 may omit validators that still hold; a 200's own are the ones to ask with next time.
   const etag = responseHeader(page.res.headers, 'etag') ?? (kind === 'notModified' ? stored.etag : null);
   const lastModified =

@@ -33,7 +33,7 @@ export async function crawlPage(ctx: CrawlContext, run: TargetRun, url: string, 
     // A redirect to a page this crawl has is not followed: that page is fetched once, as itself.
     known: (next) => crawlHas(ctx, run, url, next),
   });
-  if (body.redirectedTo !== null) body.before = await revisitOf(ctx, run, body.redirectedTo);
+  if (body.redirectedTo !== null) body.before = await revisitOf(ctx, run, body.redirectedTo, false);
   // A 304 to our own validators: the stored page stands, and so does its outcome.
   const notModified =
     prior !== null && validators !== undefined && res.ok && res.status === 304 && res.hops.length === 0;

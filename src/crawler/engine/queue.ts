@@ -25,6 +25,11 @@ export class FifoQueue<T> {
     return item;
   }
 
+  /** Up to n of the oldest waiting items, oldest first, left waiting. */
+  peek(n: number): T[] {
+    return this.items.slice(this.head, this.head + n);
+  }
+
   /** Everything still waiting; the queue is empty afterwards. */
   takeAll(): T[] {
     const rest = this.items.slice(this.head);

@@ -135,6 +135,14 @@ export class TargetRun {
     return url === undefined ? null : { url };
   }
 
+  /** The URLs next() hands out next, up to n of them, in that order (max_pages may cut them short), left queued. */
+  upcoming(n: number): string[] {
+    const room = this.claimed ? n : Math.min(n, this.config.max_pages - this.fetched);
+    if (room <= 0) return [];
+    const urls = this.claims.peek(room).map((item) => item.url);
+    return urls.length < room ? urls.concat(this.pages.peek(room - urls.length)) : urls;
+  }
+
   /** Queued but never fetched (max_pages, or a stop). */
   leftovers(): QueuedPage[] {
     return [...this.claims.takeAll(), ...this.pages.takeAll().map((url) => ({ url }))];

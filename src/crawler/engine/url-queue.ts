@@ -50,6 +50,23 @@ export class UrlQueue {
     return url;
   }
 
+  /** Up to n of the oldest waiting URLs, oldest first, left waiting. */
+  peek(n: number): string[] {
+    const out: string[] = [];
+    let at = this.readAt;
+    for (let c = 0; c < this.chunks.length && out.length < n && out.length < this.count; c++) {
+      const chunk = this.chunks[c]!;
+      const end = this.ends[c]!;
+      for (; at < end && out.length < n; ) {
+        const len = chunk.readUInt32LE(at);
+        out.push(chunk.toString('utf8', at + 4, at + 4 + len));
+        at += 4 + len;
+      }
+      at = 0;
+    }
+    return out;
+  }
+
   /** Everything still waiting; the queue is empty afterwards. */
   takeAll(): string[] {
     const rest: string[] = [];

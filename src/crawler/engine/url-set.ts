@@ -52,17 +52,33 @@ export class UrlSet {
   /** The slot holding url (≥ 0), or -(the free slot where it would go) - 1. */
   private find(url: string, hash: number): number {
     const mask = this.slots.length - 1;
-    let encoded = -1;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = this.slots[i]!;
       if (entry === EMPTY) return -i - 1;
       const n = entry - 1;
-      if (this.hashes[n] !== hash) continue;
-      if (encoded < 0) encoded = this.encode(url);
-      const start = this.starts[n]!;
-      const end = this.starts[n + 1]!;
-      if (end - start === encoded && this.bytes.compare(this.scratch, 0, encoded, start, end) === 0) return i;
+      if (this.hashes[n] === hash && this.holds(n, url)) return i;
     }
+  }
+
+  /**
+   * Whether URL number n is url. Most URLs are ASCII, one byte per code unit: those are compared code unit to byte
+   * here, with no encoding (this runs for every link of every page); any other is encoded and compared.
+   */
+  private holds(n: number, url: string): boolean {
+    const start = this.starts[n]!;
+    const length = this.starts[n + 1]! - start;
+    if (length < url.length) return false;
+    const bytes = this.bytes;
+    if (length === url.length) {
+      // Equal lengths: equal only when url is ASCII (any other code unit takes more than one byte), byte for byte.
+      for (let i = 0; i < length; i++) {
+        const unit = url.charCodeAt(i);
+        if (unit >= 0x80 || unit !== bytes[start + i]) return false;
+      }
+      return true;
+    }
+    const encoded = this.encode(url);
+    return encoded === length && bytes.compare(this.scratch, 0, encoded, start, start + length) === 0;
   }
 
   /** Writes url's bytes into the scratch buffer; returns their length. */

@@ -3,12 +3,13 @@
 import { Worker } from 'node:worker_threads';
 import { crawlStatsStatement } from '../crawls.js';
 import { keepPages, removePagesByUrl, saveOutcomes, savePages, touchPages } from './writes.js';
+import type { SqliteConnection } from './connection.js';
 import type { Store } from './store.js';
 import { WORKER_LIMITS, workerScript } from '../../lib/workers.js';
 import { BatchedCrawlWriter, type WriteBatch, type WriterLimits } from '../write-batches.js';
 
 /** One transaction for a whole batch. */
-export function writeBatch(store: Store, b: WriteBatch): void {
+export function writeBatch(store: SqliteConnection, b: WriteBatch): void {
   store.tx(() => {
     removePagesByUrl(store, b.removed);
     savePages(store, b.pages, b.deferIndex);

@@ -1,13 +1,10 @@
 // The SQLite store: one file, WAL, migrations at open, every multi-row write in one transaction.
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import { basename, join } from 'node:path';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawlsStatement } from '../crawls.js';
 import { APPLY_PENDING, DROP_PENDING, INDEX_CHUNK, MARK_LEFT_INDEXED, NEXT_PENDING_CHUNK } from '../pending-index.js';
 import { migrate } from './migrations/index.js';
-import { makeDatabaseFilesPrivate, makePrivateDir } from '../private-files.js';
-import { registerTermFunctions } from '../search-index/terms.js';
 import type { Sql } from '../sql.js';
 import { sqliteSql } from './sqlite-sql.js';
 import type { CrawlReader, CrawlSink } from '../../model/crawl-writes.js';
@@ -16,8 +13,9 @@ import { crawlReaderOf } from '../pages.js';
 import { searchPages, type SearchScope } from '../search-index/search.js';
 import type { CrawlWriterOptions, ServiceStore } from '../service-store.js';
 import { CrawlWriter } from './crawl-writer.js';
+import { SqliteConnection, type StoreConnectionOptions } from './connection.js';
 
-export type Db = Database.Database;
+export type { Db, StoreConnectionOptions } from './connection.js';
 
 export interface OpenStoreOptions {
   /** Path of the database file, or ':memory:'. */
@@ -28,52 +26,22 @@ export interface OpenStoreOptions {
   deadAfterMs?: number;
 }
 
-/** How a connection is opened: the defaults suit the process that owns the file (it migrates it). */
-export interface StoreConnectionOptions {
-  readonly?: boolean;
-  /** false: the file is already migrated by its owner (a writer thread's second connection). */
-  migrate?: boolean;
-  cacheKb?: number;
-  busyTimeoutMs?: number;
-  deadAfterMs?: number;
-  /** A private copy's directory, removed on close. */
-  removeDirOnClose?: string;
-}
-
 /**
  * The SQLite store (the embedded default). Besides the ServiceStore members it keeps the raw connection for what is
  * SQLite's own: PRAGMAs, migrations, the FTS5 search index, the writer thread's synchronous batches, maintenance.
  */
-export class Store implements ServiceStore {
+export class Store extends SqliteConnection implements ServiceStore {
   readonly dialect = 'sqlite' as const;
-  readonly db: Db;
   /** The asynchronous interface every store function is written against (one per connection). */
   readonly sql: Sql;
   /** Crawls found `running` or `queued` at open whose owner stopped beating 30 s ago or more: now `failed`. */
   readonly recoveredCrawls: number[];
-  readonly readonly: boolean;
   private readonly removeDirOnClose: string | null;
 
-  constructor(
-    readonly path: string,
-    opts: StoreConnectionOptions = {},
-  ) {
-    const onDisk = path !== ':memory:' && !opts.readonly;
-    if (onDisk) makePrivateDir(dirname(path));
-    this.db = new Database(path, { readonly: opts.readonly ?? false });
-    // Before WAL mode makes the -wal and -shm files: SQLite gives them the database file's mode.
-    if (onDisk) makeDatabaseFilesPrivate(path);
-    this.readonly = opts.readonly ?? false;
+  constructor(path: string, opts: StoreConnectionOptions = {}) {
+    super(path, opts);
     this.removeDirOnClose = opts.removeDirOnClose ?? null;
     this.sql = sqliteSql(this.db, (sql) => this.prepare(sql));
-    // A read-only connection cannot set the journal mode (the file already has it).
-    if (!this.readonly) this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
-    this.db.pragma(`cache_size = -${opts.cacheKb ?? 32000}`);
-    // The full-text index's triggers compute a page's stems in JS: every connection that may write pages needs them.
-    registerTermFunctions(this.db);
     this.recoveredCrawls = [];
     if (!opts.readonly && opts.migrate !== false) {
       migrate(this.db);
@@ -108,23 +76,6 @@ export class Store implements ServiceStore {
     this.db.prepare(MARK_LEFT_INDEXED).run(new Date().toISOString());
   }
 
-  private readonly statements = new Map<string, Database.Statement>();
-
-  /** A prepared statement, compiled once per connection: for queries on per-request paths. */
-  prepare(sql: string): Database.Statement {
-    let st = this.statements.get(sql);
-    if (!st) {
-      st = this.db.prepare(sql);
-      this.statements.set(sql, st);
-    }
-    return st;
-  }
-
-  /** Runs fn inside one transaction (IMMEDIATE: takes the write lock up front). */
-  tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
-  }
-
   get location(): string {
     return this.path;
   }
@@ -142,8 +93,8 @@ export class Store implements ServiceStore {
     return crawlReaderOf(this.sql);
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  override close(): void {
+    super.close();
     if (this.removeDirOnClose) rmSync(this.removeDirOnClose, { recursive: true, force: true });
   }
 }

@@ -1,12 +1,13 @@
-// Worker thread: commits a crawl's batches to SQLite on its own connection, beside the crawling thread.
+// Worker thread: commits a crawl's batches to SQLite on its own connection, beside the crawling thread. It opens a
+// bare connection (not the Store), so the search code and the schemas are never loaded here.
 import { parentPort, workerData } from 'node:worker_threads';
-import { Store } from './store.js';
+import { SqliteConnection } from './connection.js';
 import { writeBatch } from './crawl-writer.js';
 import type { WriteBatch } from '../write-batches.js';
 
 const { path } = workerData as { path: string };
 // A second connection to a file the crawling process already opened and migrated; a smaller page cache.
-const store = new Store(path, { migrate: false, cacheKb: 8000, busyTimeoutMs: 10_000 });
+const store = new SqliteConnection(path, { cacheKb: 8000, busyTimeoutMs: 10_000 });
 
 parentPort!.on('message', (m: { seq: number; batch?: WriteBatch; close?: true }) => {
   if (m.close) {

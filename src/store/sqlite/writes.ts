@@ -6,7 +6,7 @@ import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-write
 import { REMOVE_PAGE } from '../pages.js';
 import { SEARCHABLE_COLUMNS } from '../pending-index.js';
 import { pathWords } from '../search-index/path-words.js';
-import type { Store } from './store.js';
+import type { SqliteConnection } from './connection.js';
 
 /** The searchable columns of a page: while a crawl runs they wait in page_index_pending. */
 const INDEX_COLUMNS = new Set<string>(SEARCHABLE_COLUMNS);
@@ -52,7 +52,7 @@ function upsertPageSql(deferIndex: boolean): string {
 }
 
 /** What a deferred write needs: whether a page is stored already, and its pending row (full, or for a new page). */
-function pendingStatements(store: Store) {
+function pendingStatements(store: SqliteConnection) {
   return {
     stored: store.prepare('SELECT 1 FROM pages WHERE url = ?').pluck(),
     set: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh, title, language, tags, superwords, content, path_words)
@@ -68,7 +68,7 @@ function pendingStatements(store: Store) {
  * deferIndex (a crawl's writes): their searchable columns wait in page_index_pending until the crawl's report is
  * final, and search answers from the index as it was.
  */
-export function savePages(store: Store, pages: PageWrite[], deferIndex = false): void {
+export function savePages(store: SqliteConnection, pages: PageWrite[], deferIndex = false): void {
   if (!pages.length) return;
   const upsert = store.prepare(upsertPageSql(deferIndex));
   const pending = deferIndex ? pendingStatements(store) : null;
@@ -132,7 +132,7 @@ export function savePages(store: Store, pages: PageWrite[], deferIndex = false):
 }
 
 /** Records link outcomes (one row per URL; the newest wins). One transaction. */
-export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
+export function saveOutcomes(store: SqliteConnection, outcomes: OutcomeWrite[]): void {
   if (!outcomes.length) return;
   const stmt = store.prepare(`
     INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at, blocked)
@@ -153,7 +153,7 @@ export function saveOutcomes(store: Store, outcomes: OutcomeWrite[]): void {
  * Stored pages a crawl found unchanged (304, or the same body): seen by this crawl and checked now, with the
  * validators to ask with next time. Nothing indexed or linked is written, so neither the index nor the links move.
  */
-export function keepPages(store: Store, kept: KeepWrite[]): void {
+export function keepPages(store: SqliteConnection, kept: KeepWrite[]): void {
   if (!kept.length) return;
   const stmt =
     store.prepare(`UPDATE pages SET crawl_id = @crawlId, last_crawled = @now, sitemap_lastmod = COALESCE(@sitemapLastmod, sitemap_lastmod),
@@ -165,7 +165,7 @@ export function keepPages(store: Store, kept: KeepWrite[]): void {
 }
 
 /** Marks stored pages as seen by a crawl without rewriting them (e.g. a page the site asked us not to fetch right now). */
-export function touchPages(store: Store, urls: string[], crawlId: number): void {
+export function touchPages(store: SqliteConnection, urls: string[], crawlId: number): void {
   if (!urls.length) return;
   const stmt = store.prepare('UPDATE pages SET crawl_id = ? WHERE url = ?');
   store.tx(() => {
@@ -174,7 +174,7 @@ export function touchPages(store: Store, urls: string[], crawlId: number): void 
 }
 
 /** Removes stored pages by exact URL (a re-crawled page that is now gone or redirects elsewhere). */
-export function removePagesByUrl(store: Store, urls: string[]): number {
+export function removePagesByUrl(store: SqliteConnection, urls: string[]): number {
   if (!urls.length) return 0;
   const stmt = store.prepare(REMOVE_PAGE);
   return store.tx(() => urls.filter((u) => stmt.run(u).changes > 0).length);

@@ -1,0 +1,66 @@
+// One connection to the SQLite file with everything every connection needs, and no more: WAL, the PRAGMAs, the
+// functions the full-text index's triggers call, prepared statements kept per connection, immediate transactions.
+// The Store builds on it; the writer thread opens one alone, so it loads neither the search code nor the schemas.
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { makeDatabaseFilesPrivate, makePrivateDir } from '../private-files.js';
+import { registerTermFunctions } from '../search-index/terms.js';
+
+export type Db = Database.Database;
+
+/** How a connection is opened: the defaults suit the process that owns the file (it migrates it). */
+export interface StoreConnectionOptions {
+  readonly?: boolean;
+  /** false: the file is already migrated by its owner (a writer thread's second connection). */
+  migrate?: boolean;
+  cacheKb?: number;
+  busyTimeoutMs?: number;
+  deadAfterMs?: number;
+  /** A private copy's directory, removed on close. */
+  removeDirOnClose?: string;
+}
+
+export class SqliteConnection {
+  readonly db: Db;
+  readonly readonly: boolean;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(
+    readonly path: string,
+    opts: StoreConnectionOptions = {},
+  ) {
+    const onDisk = path !== ':memory:' && !opts.readonly;
+    if (onDisk) makePrivateDir(dirname(path));
+    this.db = new Database(path, { readonly: opts.readonly ?? false });
+    // Before WAL mode makes the -wal and -shm files: SQLite gives them the database file's mode.
+    if (onDisk) makeDatabaseFilesPrivate(path);
+    this.readonly = opts.readonly ?? false;
+    // A read-only connection cannot set the journal mode (the file already has it).
+    if (!this.readonly) this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+    this.db.pragma(`cache_size = -${opts.cacheKb ?? 32000}`);
+    // The full-text index's triggers compute a page's stems in JS: every connection that may write pages needs them.
+    registerTermFunctions(this.db);
+  }
+
+  /** A prepared statement, compiled once per connection: for queries on per-request paths. */
+  prepare(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
+  /** Runs fn inside one transaction (IMMEDIATE: takes the write lock up front). */
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
