@@ -270,7 +270,7 @@ describe.skipIf(skip)('a crawl a person starts outlives its instance, on Postgre
       30_000,
       { everyMs: 100 },
     );
-    expect(rec).toMatchObject({
+    expect(rec, JSON.stringify(rec)).toMatchObject({
       status: 'completed',
       stats: { pages: PAGES, links: PAGES + MISSING, errors: MISSING },
     });
@@ -305,7 +305,7 @@ describe.skipIf(skip)('a crawl a person starts outlives its instance, on Postgre
     );
     expect(task?.status, JSON.stringify(task)).toBe('completed');
     const result = task!.result as { structuredContent: { status: string; stats: CrawlRecord['stats'] } };
-    expect(result.structuredContent).toMatchObject({
+    expect(result.structuredContent, JSON.stringify(result.structuredContent)).toMatchObject({
       status: 'completed',
       stats: { pages: PAGES, links: PAGES + MISSING, errors: MISSING },
     });
@@ -315,7 +315,7 @@ describe.skipIf(skip)('a crawl a person starts outlives its instance, on Postgre
     const rec = (await (
       await fetch(api(survivor.baseUrl, `/${crawl.crawl}`), { headers: auth() })
     ).json()) as CrawlRecord;
-    expect(rec.stats).toMatchObject({ pages: PAGES, notModified: PAGES });
+    expect(rec.stats, JSON.stringify(rec)).toMatchObject({ pages: PAGES, notModified: PAGES });
     expectTakenOver(crawl.crawl!);
   }, 60_000);
 });
