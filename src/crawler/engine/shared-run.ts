@@ -40,7 +40,14 @@ export async function runShared(ctx: CrawlContext, frontier: SharedFrontier): Pr
     await Promise.all(ctx.runs.map((run) => prepareTarget(ctx, run, 'join')));
     for (const run of ctx.runs) run.walk = shared.plan?.targets[run.host]?.walk ?? false;
   }
-  const beat = setInterval(() => void heartbeat(ctx, frontier), shared.heartbeatMs);
+  // One heartbeat at a time (a slow database makes them overlap otherwise), and the last one awaited before the end:
+  // a lead's heartbeat brings the other workers' reports, which must not land after the end has counted the store.
+  let beating: Promise<void> | null = null;
+  const beat = setInterval(() => {
+    beating ??= heartbeat(ctx, frontier).finally(() => {
+      beating = null;
+    });
+  }, shared.heartbeatMs);
   const marking = setInterval(
     () => void flushDone(ctx, frontier).catch((err: unknown) => ctx.fail(err)),
     SHARED_DONE_MS,
@@ -57,6 +64,7 @@ export async function runShared(ctx: CrawlContext, frontier: SharedFrontier): Pr
     clearInterval(beat);
     clearInterval(marking);
     clearInterval(adding);
+    await beating;
   }
   if (ctx.signal.aborted) {
     // Stopped: what this worker holds goes back, and nothing more is handed out.
