@@ -2,7 +2,8 @@
 // The `svc` command: a short table of subcommands, each in its own file under src/cli. Its first line starts node
 // with a small young generation, a tighter heap growth and two malloc arenas: a crawl's resident memory is mostly
 // V8 and malloc slack otherwise (docs/crawling.md, "Memory"); flags only take effect when given at process start.
-import { CliError } from './cli/common.js';
+// It imports nothing that loads a library: what loads before useCompileCache() is compiled without the cache.
+import { CliError } from './cli/cli-error.js';
 import { useCompileCache } from './lib/compile-cache.js';
 import { nodeVersionProblem, packageVersion } from './lib/package-version.js';
 

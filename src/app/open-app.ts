@@ -1,8 +1,9 @@
 // The composition root: config → logger → store → backend, for every project of the config. Everything is built
 // here and handed down as plain dependencies; nothing below receives App. The host (abilities, MCP) is built on it
 // in host.ts, its posts in posts.ts, and its HTTP half, loaded only by `svc serve`, in http.ts. The PostgreSQL
-// store's module (and pg) is imported only when the config names a database_url, so a crawl on SQLite starts
-// without them; commands and tests open the app the same way, through loadApp.
+// store's module (and pg) is imported only when the config names a database_url, and the remote backend's only when it
+// names an api.base_url, so a crawl on SQLite starts without them; commands and tests open the app the same way,
+// through loadApp.
 import { resolve } from 'node:path';
 import type { Backend } from '../backend/backend.js';
 import { createLogger, type Logger } from '../lib/log.js';
@@ -64,6 +65,7 @@ export interface OpenAppOptions extends ProjectOptions {
  */
 export async function loadApp(config: Config, opts: OpenAppOptions = {}): Promise<App> {
   const pgStore = config.database_url ? (await import('../store/pg/store.js')).PgStore : null;
+  const remoteBackend = config.api.base_url ? (await import('../backend/remote.js')).RemoteBackend : null;
   const logger = opts.logger ?? createLogger(config.log_level);
   const dataDir = resolve(config.data_dir);
   const projects: ProjectApp[] = [];
@@ -72,7 +74,10 @@ export async function loadApp(config: Config, opts: OpenAppOptions = {}): Promis
       const view = forProject(config, p.public_token) as Config;
       // In the projects form every log line of a project says which one.
       projects.push(
-        openProject(view, config.projects ? logger.child({ project: p.public_token }) : logger, opts, pgStore),
+        openProject(view, config.projects ? logger.child({ project: p.public_token }) : logger, opts, {
+          pgStore,
+          remoteBackend,
+        }),
       );
     }
   } catch (err) {

@@ -1,10 +1,12 @@
 // One project of the config, opened for serving: its database (a SQLite file, or a schema of the PostgreSQL
-// database), its backend (embedded, or remote at api.base_url) and its webhook deliverer, wired together.
+// database), its backend (embedded, or remote at api.base_url) and its webhook deliverer, wired together. The remote
+// backend's module (and the /v1 contract's schemas it checks answers with) is loaded by loadApp only for a config
+// with api.base_url, as the PostgreSQL store only for one with database_url.
 import { join, resolve } from 'node:path';
 import type { Backend } from '../backend/backend.js';
 import { EmbeddedBackend } from '../backend/embedded.js';
 import type { ShareOptions } from '../backend/crawl-runs/run.js';
-import { RemoteBackend } from '../backend/remote.js';
+import type { RemoteBackend } from '../backend/remote.js';
 import type { WebhookDeliverer } from '../backend/webhooks/deliverer.js';
 import type { ReceiversContext } from '../backend/webhooks/receivers.js';
 import type { Logger } from '../lib/log.js';
@@ -109,12 +111,20 @@ function openProjectStore(
   return store;
 }
 
-/** Opens one project: `config` is its view (forProject); `pgStore` opens it when it names a database_url. */
+/** The modules a project's config may need beyond SQLite and the embedded backend, loaded by whoever opens the app. */
+export interface ProjectModules {
+  /** The PostgreSQL store: for a config with database_url. */
+  pgStore: typeof PgStore | null;
+  /** The remote backend: for a config with api.base_url. */
+  remoteBackend: typeof RemoteBackend | null;
+}
+
+/** Opens one project: `config` is its view (forProject); `modules` holds what its database_url or api.base_url needs. */
 export function openProject(
   config: Config,
   logger: Logger,
   opts: ProjectOptions,
-  pgStore: typeof PgStore | null,
+  { pgStore, remoteBackend }: ProjectModules,
 ): ProjectApp {
   const token = config.project.public_token;
   // How long a crawl's owner may stay silent before the crawl is dead (default 30 s).
@@ -135,7 +145,8 @@ export function openProject(
     if (base_url) {
       if (!api_key || !public_token)
         throw new Error('api.base_url needs api.api_key and api.public_token (SVC_API_KEY, SVC_PUBLIC_TOKEN)');
-      backend = new RemoteBackend({ baseUrl: base_url, apiKey: api_key, publicToken: public_token, logger });
+      if (!remoteBackend) throw new Error('api.base_url is set but the remote backend was not loaded');
+      backend = new remoteBackend({ baseUrl: base_url, apiKey: api_key, publicToken: public_token, logger });
     } else {
       backend = embedded = new EmbeddedBackend({
         config,

@@ -12,51 +12,21 @@ import {
   type LinkReport,
   type PageIndexState,
 } from '../model/types.js';
-import {
-  DELETE_URLS_MAX,
-  MANUAL_URLS_MAX,
-  REPORT_LIMIT,
-  SEARCH_TERMS_MAX_CHARS,
-  SEARCH_TERMS_MAX_WORDS,
-} from '../model/limits.js';
+import { DELETE_URLS_MAX, REPORT_LIMIT, SEARCH_TERMS_MAX_CHARS, SEARCH_TERMS_MAX_WORDS } from '../model/limits.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import { normalizeSince, SINCE_RULE, type CrawlChanges } from '../model/history.js';
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS, type WebhookDelivery } from '../model/webhooks.js';
+import { PageUrlSchema } from './crawl-request-schema.js';
 
-/** A full http(s) URL (whether it is on a configured target is checked against the config when it is used). */
-export const PageUrlSchema = z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL' });
+export { CrawlRequestSchema, PageUrlSchema } from './crawl-request-schema.js';
 
 const intRange = (min: number, max: number) => {
   const error = `must be an integer from ${min} to ${max}`;
   return z.int({ error }).min(min, { error }).max(max, { error });
 };
 
-// ---- requests -------------------------------------------------------------------------------------------
-
-export const CrawlRequestSchema = z
-  .object({
-    mode: z.enum(CRAWL_MODES, {
-      error: (iss) =>
-        iss.input === undefined ? 'is required: full, partial or manual' : 'must be one of full, partial, manual',
-    }),
-    urls: z
-      .array(PageUrlSchema, { error: 'must be an array of URLs' })
-      .min(1, { error: 'must list at least one URL' })
-      .max(MANUAL_URLS_MAX, { error: `must list at most ${MANUAL_URLS_MAX} URLs` })
-      .optional()
-      .meta({
-        description: 'Required with mode manual, and only allowed with it: full URLs of pages on a configured target.',
-      }),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    if (body.mode === 'manual' && body.urls === undefined)
-      ctx.addIssue({ code: 'custom', path: ['urls'], message: 'is required when mode is manual' });
-    if (body.mode !== 'manual' && body.urls !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['urls'], message: 'is only allowed with mode manual' });
-  })
-  .meta({ title: 'CrawlRequest' });
+// ---- requests (the crawl request's schema is in crawl-request-schema.ts) -----------------------------------
 
 export const CrawlListQuerySchema = z
   .object({

@@ -14,10 +14,10 @@ import {
   CRAWL_DEAD_AFTER_MS,
   failDeadCrawls,
   getCrawl,
-  hasDeadCrawls,
   latestEndedCrawlId,
   listCrawls,
   requestCrawlStop,
+  sweepDue,
 } from '../store/crawls.js';
 import { readSchedule, Scheduler } from './scheduler.js';
 import type { ScheduleInfo } from '../model/schedule.js';
@@ -105,18 +105,22 @@ export class EmbeddedBackend implements Backend {
           // Right after a database outage every owner's heartbeat is stale: a live one beats again within the limit.
           const back = opts.store.answeringAgainSince?.() ?? null;
           if (back !== null && back > before) return;
+          // One read says which steps have anything to do (most sweeps: none); each step reads again for itself.
+          const due = await sweepDue(sql, this.publicToken, before);
           // A shared crawl whose lead died goes on with a new lead (this process, when it serves the queue).
-          await this.runner.takeOverLeaderless(before);
-          // A read; the write lock only when there is something to fail.
-          if (await hasDeadCrawls(sql, before, this.publicToken)) {
+          if (due.leaderless) await this.runner.takeOverLeaderless(before);
+          // The write lock only when there is something to fail (a crawl taken over just now has beaten: not failed).
+          let failed = 0;
+          if (due.dead) {
             const ids = await sql.tx((t) => failDeadCrawls(t, before, this.publicToken));
+            failed = ids.length;
             if (ids.length)
               opts.logger.warn({ crawls: ids }, 'crawls whose owner stopped answering were marked failed');
             // A dead lead's shared crawl nobody alive took over: its frontier and host state go with it.
             for (const id of ids) await dropShared(sql, id);
           }
           // Crawls ended without their afterCrawl yet (failed here or by another process after its owner died): history, webhooks.
-          await runPendingAfterCrawls(this.afterCrawl);
+          if (due.pendingAfter || failed) await runPendingAfterCrawls(this.afterCrawl);
         } catch (err) {
           opts.logger.warn({ err }, 'dead-crawl sweep failed');
         }

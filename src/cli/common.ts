@@ -7,17 +7,9 @@ import { createLogger, type LogSink } from '../lib/log.js';
 import { BackendError } from '../model/errors.js';
 import { ConfigError, loadConfig } from './load-config.js';
 import { forProject, type Config } from '../model/config.js';
+import { CliError } from './cli-error.js';
 
-/** An error the CLI prints as one line (no stack) before exiting with exitCode. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 2,
-  ) {
-    super(message);
-    this.name = 'CliError';
-  }
-}
+export { CliError } from './cli-error.js';
 
 export const CONFIG_OPTIONS = {
   config: { type: 'string' },

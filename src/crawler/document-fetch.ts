@@ -2,7 +2,7 @@
 // client's metadata document at an address the client chose, so that fetch must not reach a private or loopback
 // address, must not wait long, and must not read much. No redirects are followed (the document must be at its
 // own URL). Each failure is an error whose message says why.
-import { Agent, type buildConnector } from 'undici';
+import { Agent, type buildConnector } from '../lib/undici-agent.js';
 import { readCapped } from '../lib/read-capped.js';
 import type { AddressPolicy } from './address-policy.js';
 import { DEFAULT_USER_AGENT, guardedConnector, type HostLookup } from './fetch.js';

@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector } from '../lib/undici-agent.js';
 import { bareHost, type AddressPolicy } from './address-policy.js';
 import { blockMarker, type FailureKind, type FetchSummary, type Hop } from './classify.js';
 import { AbortError, HostLimiter, type HostGate, type HostLimits } from './host-limiter.js';

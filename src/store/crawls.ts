@@ -9,6 +9,7 @@ import {
   type CrawlStatus,
   type CrawlTrigger,
 } from '../model/types.js';
+import { PENDING_AFTER_CRAWLS } from './history.js';
 import type { Sql } from './sql.js';
 
 interface CrawlRow {
@@ -135,14 +136,39 @@ export async function failDeadCrawls(sql: Sql, before: number, project?: string)
   return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
-/** Whether any owned queued or running crawl of the project has a heartbeat older than `before` (a read: no write lock). */
-export async function hasDeadCrawls(sql: Sql, before: number, project: string): Promise<boolean> {
-  return (
-    (await sql.get(
-      `SELECT 1 AS one FROM crawls WHERE ${OWNED} AND project = ? AND COALESCE(heartbeat_at, 0) < ? AND NOT ${HAS_LIVE_SHARER} LIMIT 1`,
-      [project, before, before],
-    )) !== undefined
+/**
+ * The project's owned queued or running crawls whose heartbeat is older than the bound and no live worker shares
+ * (parameters: the project, the bound, the bound again): what failDeadCrawls fails. A read: no write lock.
+ */
+const DEAD_CRAWLS = `FROM crawls WHERE ${OWNED} AND project = ? AND COALESCE(heartbeat_at, 0) < ? AND NOT ${HAS_LIVE_SHARER}`;
+
+/** The project's running shared crawls (c, with their frontier f) whose lead has not beaten since the bound (parameters: the project, the bound). */
+const LEADERLESS_CRAWLS = `FROM crawls c JOIN frontier_crawls f ON f.crawl_id = c.id
+  WHERE c.project = ? AND c.status = 'running' AND COALESCE(c.heartbeat_at, 0) < ? AND f.plan IS NOT NULL`;
+
+/** Which of the sweep's steps have something to do now; see sweepDue. */
+export interface SweepDue {
+  /** An owned crawl whose owner stopped beating (failDeadCrawls would fail it). */
+  dead: boolean;
+  /** A running shared crawl without a live lead (leaderlessCrawls). */
+  leaderless: boolean;
+  /** An ended crawl whose end is not recorded yet (pendingAfterCrawls). */
+  pendingAfter: boolean;
+}
+
+/**
+ * The sweep's three questions about the project's crawls (a dead owner, a shared crawl without a live lead, an ended
+ * crawl whose end is not recorded) in one read: the sweep runs every second, mostly to find nothing, and on SQLite
+ * each read after a writer's commit reads the changed pages again. The same conditions as failDeadCrawls,
+ * leaderlessCrawls and pendingAfterCrawls, which the steps then run.
+ */
+export async function sweepDue(sql: Sql, project: string, before: number): Promise<SweepDue> {
+  const row = await sql.get<{ dead: number | boolean; leaderless: number | boolean; pending: number | boolean }>(
+    `SELECT EXISTS (SELECT 1 ${DEAD_CRAWLS}) AS dead, EXISTS (SELECT 1 ${LEADERLESS_CRAWLS}) AS leaderless,
+       EXISTS (SELECT 1 ${PENDING_AFTER_CRAWLS}) AS pending`,
+    [project, before, before, project, before, project],
   );
+  return { dead: Boolean(row?.dead), leaderless: Boolean(row?.leaderless), pendingAfter: Boolean(row?.pending) };
 }
 
 /**
@@ -154,11 +180,7 @@ export async function leaderlessCrawls(
   project: string,
   before: number,
 ): Promise<{ crawlId: number; plan: string }[]> {
-  return sql.all(
-    `SELECT c.id AS "crawlId", f.plan FROM crawls c JOIN frontier_crawls f ON f.crawl_id = c.id
-      WHERE c.project = ? AND c.status = 'running' AND COALESCE(c.heartbeat_at, 0) < ? AND f.plan IS NOT NULL ORDER BY c.id`,
-    [project, before],
-  );
+  return sql.all(`SELECT c.id AS "crawlId", f.plan ${LEADERLESS_CRAWLS} ORDER BY c.id`, [project, before]);
 }
 
 /**

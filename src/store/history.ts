@@ -33,6 +33,9 @@ interface EpisodeRow {
 
 const ENDED = `('completed','stopped','failed')`;
 
+/** The project's ended crawls whose end is not recorded yet (one parameter: the project). */
+export const PENDING_AFTER_CRAWLS = `FROM crawls WHERE project = ? AND history_done = 0 AND status IN ${ENDED}`;
+
 /**
  * The crawl `id` of `project` when it has ended and its end is not recorded yet (then the caller records it in the
  * same transaction); null otherwise. Call inside a transaction.
@@ -51,12 +54,7 @@ export async function pendingAfterCrawl(
 
 /** Ended crawls of the project whose end is not recorded yet, oldest first. */
 export async function pendingAfterCrawls(sql: Sql, project: string): Promise<number[]> {
-  return (
-    await sql.all<{ id: number }>(
-      `SELECT id FROM crawls WHERE project = ? AND history_done = 0 AND status IN ${ENDED} ORDER BY id`,
-      [project],
-    )
-  ).map((r) => r.id);
+  return (await sql.all<{ id: number }>(`SELECT id ${PENDING_AFTER_CRAWLS} ORDER BY id`, [project])).map((r) => r.id);
 }
 
 /**

@@ -11,7 +11,15 @@ import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { BackendError } from '../../src/model/errors.js';
 import { crawlEnded, type CrawlRecord } from '../../src/model/types.js';
-import { claimQueuedCrawl, enqueueCrawl, failDeadCrawls, getCrawl, listCrawls } from '../../src/store/crawls.js';
+import {
+  claimQueuedCrawl,
+  enqueueCrawl,
+  failDeadCrawls,
+  getCrawl,
+  listCrawls,
+  sweepDue,
+} from '../../src/store/crawls.js';
+import { openFrontier, publishPlan } from '../../src/store/frontier.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
 import { html, startSite, type TestSite } from '../support/site.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
@@ -160,6 +168,38 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         expect(again.recoveredCrawls).toEqual([]);
         expect((await getCrawl(again.sql, PROJECT, waiting.id))!.status).toBe('queued');
         await again.close();
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("the sweep's one read says which of its steps has work: a dead owner, a shared crawl without a live lead, an unrecorded end", async () => {
+      const { store } = await kit.fresh();
+      try {
+        const now = Date.now();
+        const nothing = { dead: false, leaderless: false, pendingAfter: false };
+        // A crawl waiting unclaimed has no owner to die; one recorded at its end leaves nothing to record.
+        const waiting = await enqueueCrawl(store.sql, PROJECT, 'manual', ['http://x.example/'], 'live_update');
+        expect(await sweepDue(store.sql, PROJECT, now)).toEqual(nothing);
+        // Claimed by an owner gone silent: dead, and (frontier with a plan) a shared crawl without a lead.
+        await store.sql.run(
+          `UPDATE crawls SET status = 'running', owner_instance = 'gone', heartbeat_at = 1 WHERE id = ?`,
+          [waiting.id],
+        );
+        expect(await sweepDue(store.sql, PROJECT, now)).toEqual({ ...nothing, dead: true });
+        await openFrontier(store.sql, waiting.id, [{ target: 'x.example', maxPages: 10 }]);
+        await publishPlan(store.sql, waiting.id, '{}');
+        expect(await sweepDue(store.sql, PROJECT, now)).toEqual({ ...nothing, dead: true, leaderless: true });
+        // Its owner beats again: nothing; another project's crawls are not this sweep's.
+        await store.sql.run('UPDATE crawls SET heartbeat_at = ? WHERE id = ?', [now, waiting.id]);
+        expect(await sweepDue(store.sql, PROJECT, now)).toEqual(nothing);
+        expect(await sweepDue(store.sql, 'other123:eu-north-1', 0)).toEqual(nothing);
+        // Failed by the rule, its end is not recorded yet: the one step left.
+        await store.sql.run('UPDATE crawls SET heartbeat_at = 1 WHERE id = ?', [waiting.id]);
+        expect(await store.sql.tx((t) => failDeadCrawls(t, now))).toEqual([waiting.id]);
+        expect(await sweepDue(store.sql, PROJECT, now)).toEqual({ ...nothing, pendingAfter: true });
+        await store.sql.run('UPDATE crawls SET history_done = 1 WHERE id = ?', [waiting.id]);
+        expect(await sweepDue(store.sql, PROJECT, now)).toEqual(nothing);
       } finally {
         await store.close();
       }

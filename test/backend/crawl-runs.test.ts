@@ -2,6 +2,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrawlRunner } from '../../src/backend/crawl-runs/runner.js';
+import { WRITE_HERE_MAX_PAGES, writesBeside } from '../../src/backend/crawl-runs/run.js';
 import { buildLinkReport } from '../../src/backend/report/link-report.js';
 import { getCrawl } from '../../src/store/crawls.js';
 import type { Store } from '../../src/store/sqlite/store.js';
@@ -779,5 +780,16 @@ describe('one crawl at a time, stopping', () => {
     const done = await r.wait(rec.id);
     expect(done.stats.pages).toBe(40);
     expect(seen.length).toBeGreaterThan(3);
+  });
+});
+
+describe('where a crawl writes', () => {
+  it('a manual crawl of a few pages commits on the crawling thread; a full or partial crawl, or a long manual list, on a writer thread', () => {
+    const urls = (n: number) => Array.from({ length: n }, (_, i) => `http://x.example/p${i}`);
+    expect(writesBeside({ mode: 'manual', urls: urls(1) })).toBe(false);
+    expect(writesBeside({ mode: 'manual', urls: urls(WRITE_HERE_MAX_PAGES) })).toBe(false);
+    expect(writesBeside({ mode: 'manual', urls: urls(WRITE_HERE_MAX_PAGES + 1) })).toBe(true);
+    expect(writesBeside({ mode: 'full' })).toBe(true);
+    expect(writesBeside({ mode: 'partial' })).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 // What a command loads before it works: `svc crawl --help` answers without the app (no database driver, no
 // backend), and a crawl on SQLite runs without the PostgreSQL store and `pg`, which only a config with
-// database_url needs. Checked with a load hook in the built `svc` that lists every module it loaded. What it compiled
+// database_url needs, without the remote backend, which only one with api.base_url needs, and with undici's Agent
+// alone. Checked with a load hook in the built `svc` that lists every module it loaded. What it compiled
 // is kept in Node's compile cache in the temp directory, so the next command compiles less.
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,13 @@ describe('what svc loads at start', () => {
     await site?.close();
   });
 
+  it('svc --version: no library at all (what the entry loads is compiled before the compile cache is on)', async () => {
+    const r = await loadedBy(['--version']);
+    expect(r.status).toBe(0);
+    expect(has(r.loaded, '/src/server.js')).toBe(true);
+    expect(r.loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
+  });
+
   it('svc crawl --help: the usage, without the app, a database driver or the backend', async () => {
     const r = await loadedBy(['crawl', '--help']);
     expect(r.status).toBe(0);
@@ -52,12 +60,29 @@ describe('what svc loads at start', () => {
       expect(has(r.loaded, part), part).toBe(false);
   });
 
-  it('a crawl on SQLite: the crawler, the backend and better-sqlite3, not the PostgreSQL store or pg', async () => {
+  it("a crawl on SQLite: the crawler, the backend, better-sqlite3 and undici's Agent; not the PostgreSQL store, pg, the remote backend or the rest of undici", async () => {
     const r = await loadedBy(['crawl', 'full', '--config', config]);
     expect(r.status, r.stderr).toBe(0);
-    for (const part of ['/node_modules/better-sqlite3/', '/src/backend/embedded.js', '/src/crawler/fetch.js'])
+    for (const part of [
+      '/node_modules/better-sqlite3/',
+      '/src/backend/embedded.js',
+      '/src/crawler/fetch.js',
+      '/node_modules/undici/lib/dispatcher/agent.js',
+      '/src/backend/crawl-request-schema.js',
+    ])
       expect(has(r.loaded, part), part).toBe(true);
-    for (const part of ['/node_modules/pg/', '/src/store/pg/']) expect(has(r.loaded, part), part).toBe(false);
+    for (const part of [
+      '/node_modules/pg/',
+      '/src/store/pg/',
+      // Only a config with api.base_url needs the remote backend and the schemas of every /v1 answer it checks.
+      '/src/backend/remote.js',
+      '/src/backend/contract.js',
+      // undici's fetch, WebSocket, caches and mocks: its entry loads them, the crawler needs none.
+      '/node_modules/undici/index.js',
+      '/node_modules/undici/lib/web/',
+      '/node_modules/undici/lib/mock/',
+    ])
+      expect(has(r.loaded, part), part).toBe(false);
   });
 
   it("keeps the code it compiled in Node's compile cache under the temp directory; NODE_DISABLE_COMPILE_CACHE=1 keeps none", async () => {

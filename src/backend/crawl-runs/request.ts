@@ -6,7 +6,7 @@ import { MANUAL_URLS_MAX } from '../../model/limits.js';
 import { checkSiteUrl } from '../../model/site-urls.js';
 import type { CrawlMode } from '../../model/types.js';
 import { issuesMessage } from '../../lib/zod-issues.js';
-import { CrawlRequestSchema } from '../contract.js';
+import { CrawlRequestSchema } from '../crawl-request-schema.js';
 
 /**
  * The request as it came (REST body, ability input, CLI): the /v1 contract's schema, then every URL on a configured

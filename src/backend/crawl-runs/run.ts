@@ -193,6 +193,17 @@ export async function runShare(
   }
 }
 
+/** Pages a manual crawl may list and still write on this thread: a writer thread costs more to start than they do to write. */
+export const WRITE_HERE_MAX_PAGES = 32;
+
+/**
+ * Whether a crawl's writes are worth a thread of their own beside the crawling: not a manual crawl of a few pages
+ * (`svc crawl manual URL`, a live update), whose few batches commit here sooner than the thread would start.
+ */
+export function writesBeside(rec: Pick<CrawlRecord, 'mode' | 'urls'>): boolean {
+  return rec.mode !== 'manual' || (rec.urls?.length ?? 0) > WRITE_HERE_MAX_PAGES;
+}
+
 /** Runs the crawl engine on crawl rec (alone, or as one worker of a shared crawl). */
 async function crawlWithEngine(
   opts: RunOptions,
@@ -205,7 +216,7 @@ async function crawlWithEngine(
   // The engine (undici, htmlparser2, css-select) loads with the first crawl, not with every command.
   const { runCrawl } = await import('../../crawler/engine/index.js');
   return runCrawl({
-    sink: store.openCrawlWriter(rec.id, { threaded: opts.threads !== false, deferIndex: true }),
+    sink: store.openCrawlWriter(rec.id, { threaded: opts.threads !== false && writesBeside(rec), deferIndex: true }),
     reader: store.crawlReader(),
     threads: opts.threads,
     crawlId: rec.id,
