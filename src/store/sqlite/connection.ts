@@ -8,16 +8,11 @@ import { registerTermFunctions } from '../search-index/terms.js';
 
 export type Db = Database.Database;
 
-/** How a connection is opened: the defaults suit the process that owns the file (it migrates it). */
-export interface StoreConnectionOptions {
+/** How a connection is opened. */
+export interface SqliteConnectionOptions {
   readonly?: boolean;
-  /** false: the file is already migrated by its owner (a writer thread's second connection). */
-  migrate?: boolean;
   cacheKb?: number;
   busyTimeoutMs?: number;
-  deadAfterMs?: number;
-  /** A private copy's directory, removed on close. */
-  removeDirOnClose?: string;
 }
 
 export class SqliteConnection {
@@ -27,7 +22,7 @@ export class SqliteConnection {
 
   constructor(
     readonly path: string,
-    opts: StoreConnectionOptions = {},
+    opts: SqliteConnectionOptions = {},
   ) {
     const onDisk = path !== ':memory:' && !opts.readonly;
     if (onDisk) makePrivateDir(dirname(path));

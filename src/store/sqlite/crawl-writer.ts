@@ -9,16 +9,16 @@ import { WORKER_LIMITS, workerScript } from '../../lib/workers.js';
 import { BatchedCrawlWriter, type WriteBatch, type WriterLimits } from '../write-batches.js';
 
 /** One transaction for a whole batch. */
-export function writeBatch(store: SqliteConnection, b: WriteBatch): void {
-  store.tx(() => {
-    removePagesByUrl(store, b.removed);
-    savePages(store, b.pages, b.deferIndex);
-    keepPages(store, b.kept);
-    touchPages(store, b.touched, b.crawlId);
-    saveOutcomes(store, b.outcomes);
+export function writeBatch(conn: SqliteConnection, b: WriteBatch): void {
+  conn.tx(() => {
+    removePagesByUrl(conn, b.removed);
+    savePages(conn, b.pages, b.deferIndex);
+    keepPages(conn, b.kept);
+    touchPages(conn, b.touched, b.crawlId);
+    saveOutcomes(conn, b.outcomes);
     if (b.stats) {
       const st = crawlStatsStatement(b.crawlId, b.stats);
-      store.prepare(st.sql).run(...st.params);
+      conn.prepare(st.sql).run(...st.params);
     }
   });
 }

@@ -13,9 +13,18 @@ import { crawlReaderOf } from '../pages.js';
 import { searchPages, type SearchScope } from '../search-index/search.js';
 import type { CrawlWriterOptions, ServiceStore } from '../service-store.js';
 import { CrawlWriter } from './crawl-writer.js';
-import { SqliteConnection, type StoreConnectionOptions } from './connection.js';
+import { SqliteConnection, type SqliteConnectionOptions } from './connection.js';
 
-export type { Db, StoreConnectionOptions } from './connection.js';
+export type { Db } from './connection.js';
+
+/** How the store opens its file: the defaults suit the process that owns the file (it migrates it). */
+export interface StoreConnectionOptions extends SqliteConnectionOptions {
+  /** false: the file is already migrated by its owner. */
+  migrate?: boolean;
+  deadAfterMs?: number;
+  /** A private copy's directory, removed on close. */
+  removeDirOnClose?: string;
+}
 
 export interface OpenStoreOptions {
   /** Path of the database file, or ':memory:'. */

@@ -7,16 +7,16 @@ import type { WriteBatch } from '../write-batches.js';
 
 const { path } = workerData as { path: string };
 // A second connection to a file the crawling process already opened and migrated; a smaller page cache.
-const store = new SqliteConnection(path, { cacheKb: 8000, busyTimeoutMs: 10_000 });
+const conn = new SqliteConnection(path, { cacheKb: 8000, busyTimeoutMs: 10_000 });
 
 parentPort!.on('message', (m: { seq: number; batch?: WriteBatch; close?: true }) => {
   if (m.close) {
-    store.close();
+    conn.close();
     parentPort!.close();
     return;
   }
   try {
-    writeBatch(store, m.batch!);
+    writeBatch(conn, m.batch!);
     parentPort!.postMessage({ seq: m.seq });
   } catch (err) {
     parentPort!.postMessage({ seq: m.seq, error: err instanceof Error ? err.message : String(err) });

@@ -52,13 +52,13 @@ function upsertPageSql(deferIndex: boolean): string {
 }
 
 /** What a deferred write needs: whether a page is stored already, and its pending row (full, or for a new page). */
-function pendingStatements(store: SqliteConnection) {
+function pendingStatements(conn: SqliteConnection) {
   return {
-    stored: store.prepare('SELECT 1 FROM pages WHERE url = ?').pluck(),
-    set: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh, title, language, tags, superwords, content, path_words)
+    stored: conn.prepare('SELECT 1 FROM pages WHERE url = ?').pluck(),
+    set: conn.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh, title, language, tags, superwords, content, path_words)
       VALUES (@id, @indexed, @showInSearch, 0, @title, @language, @tags, @superwords, @content, @pathWords)`),
     // A page this crawl adds has its searchable columns in pages already (unsearchable): they are not written twice.
-    setFresh: store.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh)
+    setFresh: conn.prepare(`INSERT OR REPLACE INTO page_index_pending (page_id, indexed, show_in_search, fresh)
       VALUES (@id, @indexed, @showInSearch, 1)`),
   };
 }
@@ -68,26 +68,26 @@ function pendingStatements(store: SqliteConnection) {
  * deferIndex (a crawl's writes): their searchable columns wait in page_index_pending until the crawl's report is
  * final, and search answers from the index as it was.
  */
-export function savePages(store: SqliteConnection, pages: PageWrite[], deferIndex = false): void {
+export function savePages(conn: SqliteConnection, pages: PageWrite[], deferIndex = false): void {
   if (!pages.length) return;
-  const upsert = store.prepare(upsertPageSql(deferIndex));
-  const pending = deferIndex ? pendingStatements(store) : null;
-  const delTags = store.prepare('DELETE FROM page_tags WHERE page_id = ?');
-  const setHeadings = store.prepare('INSERT OR REPLACE INTO page_headings (page_id, headings) VALUES (?, ?)');
-  const delHeadings = store.prepare('DELETE FROM page_headings WHERE page_id = ?');
-  const addTag = store.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
-  const delLinks = store.prepare('DELETE FROM links WHERE page_id = ?');
-  const addLink = store.prepare('INSERT OR IGNORE INTO links (page_id, url, element, text) VALUES (?, ?, ?, ?)');
+  const upsert = conn.prepare(upsertPageSql(deferIndex));
+  const pending = deferIndex ? pendingStatements(conn) : null;
+  const delTags = conn.prepare('DELETE FROM page_tags WHERE page_id = ?');
+  const setHeadings = conn.prepare('INSERT OR REPLACE INTO page_headings (page_id, headings) VALUES (?, ?)');
+  const delHeadings = conn.prepare('DELETE FROM page_headings WHERE page_id = ?');
+  const addTag = conn.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
+  const delLinks = conn.prepare('DELETE FROM links WHERE page_id = ?');
+  const addLink = conn.prepare('INSERT OR IGNORE INTO links (page_id, url, element, text) VALUES (?, ?, ?, ?)');
   // The link report's ready rows (migration 2) follow the links just written: one set-based refresh per page
   // (a trigger per link row would double the cost of writing links). Every write of `links` goes through here.
-  const clearReport = store.prepare('DELETE FROM report_links WHERE page_id = ?');
-  const fillReport = store.prepare(`
+  const clearReport = conn.prepare('DELETE FROM report_links WHERE page_id = ?');
+  const fillReport = conn.prepare(`
     INSERT OR IGNORE INTO report_links (page_id, url, rank, page_url, host, element, text)
     SELECT l.page_id, l.url, rr.rank, p.url, p.host, l.element, l.text
     FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
     WHERE l.page_id = ?`);
   const now = new Date().toISOString();
-  store.tx(() => {
+  conn.tx(() => {
     for (const p of pages) {
       const row = {
         url: p.url,
@@ -132,18 +132,18 @@ export function savePages(store: SqliteConnection, pages: PageWrite[], deferInde
 }
 
 /** Records link outcomes (one row per URL; the newest wins). One transaction. */
-export function saveOutcomes(store: SqliteConnection, outcomes: OutcomeWrite[]): void {
+export function saveOutcomes(conn: SqliteConnection, outcomes: OutcomeWrite[]): void {
   if (!outcomes.length) return;
-  const stmt = store.prepare(`
+  const stmt = conn.prepare(`
     INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at, blocked)
     VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt, @blocked)
     ON CONFLICT(url) DO UPDATE SET http_status = excluded.http_status, reason = excluded.reason, message = excluded.message,
       redirects_to = excluded.redirects_to, crawl_id = excluded.crawl_id, checked_at = excluded.checked_at, blocked = excluded.blocked`);
-  const insertNew = store.prepare(`
+  const insertNew = conn.prepare(`
     INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at, blocked)
     VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt, @blocked) ON CONFLICT(url) DO NOTHING`);
   const checkedAt = new Date().toISOString();
-  store.tx(() => {
+  conn.tx(() => {
     for (const { onlyIfNew, blocked, ...o } of outcomes)
       (onlyIfNew ? insertNew : stmt).run({ ...o, blocked: blocked ? 1 : 0, checkedAt });
   });
@@ -153,29 +153,29 @@ export function saveOutcomes(store: SqliteConnection, outcomes: OutcomeWrite[]):
  * Stored pages a crawl found unchanged (304, or the same body): seen by this crawl and checked now, with the
  * validators to ask with next time. Nothing indexed or linked is written, so neither the index nor the links move.
  */
-export function keepPages(store: SqliteConnection, kept: KeepWrite[]): void {
+export function keepPages(conn: SqliteConnection, kept: KeepWrite[]): void {
   if (!kept.length) return;
   const stmt =
-    store.prepare(`UPDATE pages SET crawl_id = @crawlId, last_crawled = @now, sitemap_lastmod = COALESCE(@sitemapLastmod, sitemap_lastmod),
+    conn.prepare(`UPDATE pages SET crawl_id = @crawlId, last_crawled = @now, sitemap_lastmod = COALESCE(@sitemapLastmod, sitemap_lastmod),
     etag = @etag, last_modified = @lastModified, kept_crawl_id = @crawlId, kept_as = @kind WHERE url = @url`);
   const now = new Date().toISOString();
-  store.tx(() => {
+  conn.tx(() => {
     for (const k of kept) stmt.run({ ...k, now });
   });
 }
 
 /** Marks stored pages as seen by a crawl without rewriting them (e.g. a page the site asked us not to fetch right now). */
-export function touchPages(store: SqliteConnection, urls: string[], crawlId: number): void {
+export function touchPages(conn: SqliteConnection, urls: string[], crawlId: number): void {
   if (!urls.length) return;
-  const stmt = store.prepare('UPDATE pages SET crawl_id = ? WHERE url = ?');
-  store.tx(() => {
+  const stmt = conn.prepare('UPDATE pages SET crawl_id = ? WHERE url = ?');
+  conn.tx(() => {
     for (const u of urls) stmt.run(crawlId, u);
   });
 }
 
 /** Removes stored pages by exact URL (a re-crawled page that is now gone or redirects elsewhere). */
-export function removePagesByUrl(store: SqliteConnection, urls: string[]): number {
+export function removePagesByUrl(conn: SqliteConnection, urls: string[]): number {
   if (!urls.length) return 0;
-  const stmt = store.prepare(REMOVE_PAGE);
-  return store.tx(() => urls.filter((u) => stmt.run(u).changes > 0).length);
+  const stmt = conn.prepare(REMOVE_PAGE);
+  return conn.tx(() => urls.filter((u) => stmt.run(u).changes > 0).length);
 }
