@@ -22,7 +22,7 @@ import { silentLogger } from '../src/lib/log.js';
 import { printTable, summarize } from './lib/measure.js';
 import { mulberry32 } from './lib/random.js';
 import { serve, SVC } from './lib/services.js';
-import { createHost } from '../src/app/host.js';
+import { openAbilityHost } from '../src/app/ability-host.js';
 import type { OutcomeWrite, PageWrite } from '../src/model/crawl-writes.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 2000);
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
     `seeded ${PAGES} pages, ${Math.round(PAGES * 0.1)} problem links in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${CALLS} timed calls per cell after ${WARMUP} warm-up calls`,
   );
 
-  const host = await createHost(app);
+  const host = await openAbilityHost(app);
   const user = (await host.userByLogin('admin'))!;
   const results: Record<string, Record<string, number[]>> = { 'in-process': {}, stdio: {}, HTTP: {} };
 

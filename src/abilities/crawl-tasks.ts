@@ -5,7 +5,7 @@
 import { crawlEnded } from '../model/types.js';
 import type { User } from '../model/users.js';
 import type { CrawlTasks, CrawlTaskStatus, CrawlTaskView } from '../backend/crawl-tasks.js';
-import { userCan } from '../host/roles.js';
+import { userCan } from '../cms/roles.js';
 import { invalidInput, invalidPermissions, taskEnded, taskNotFound } from './errors.js';
 import { toAbilityCrawlRecord, type AbilityCrawlRecord } from './rest-to-ability.js';
 import type { AbilityRegistry, ExecuteContext } from './types.js';

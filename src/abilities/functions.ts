@@ -13,7 +13,7 @@ import type {
   SearchParams,
   SearchResults,
 } from '../model/types.js';
-import { pageMetaOfPost } from '../host/posts.js';
+import { pageMetaOfPost } from '../cms/posts.js';
 import { LinkReportCache } from './link-report-cache.js';
 import type { Post } from '../model/posts.js';
 import { REPORT_LIMIT } from '../model/limits.js';

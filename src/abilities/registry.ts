@@ -1,7 +1,7 @@
 // The ability registry, behaving like the host CMS's abilities API: register/get/list, categories, and execute
 // in the host's order — default input, input validation, permission check, the function, output validation.
 import { BackendError } from '../model/errors.js';
-import { userCan } from '../host/roles.js';
+import { userCan } from '../cms/roles.js';
 import type { AbilityDefinition, AbilityDeps } from './define.js';
 import { fromBackendError, inputIssues, invalidInput, invalidOutput, invalidPermissions } from './errors.js';
 import { AbilityError, type AbilityRegistry, type ExecuteContext, type RegisteredAbility } from './types.js';

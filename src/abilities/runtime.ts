@@ -3,8 +3,8 @@
 // only from 6.9 on.
 import type { Backend } from '../backend/backend.js';
 import type { CrawlTasks } from '../backend/crawl-tasks.js';
-import { ABILITIES_MIN_VERSION, hasAbilitiesApi } from '../host/version.js';
-import { userCan } from '../host/roles.js';
+import { ABILITIES_MIN_VERSION, hasAbilitiesApi } from '../cms/version.js';
+import { userCan } from '../cms/roles.js';
 import type { Logger } from '../lib/log.js';
 import type { TargetConfig } from '../model/config.js';
 import type { User } from '../model/users.js';
@@ -17,7 +17,7 @@ import { Registry } from './registry.js';
 import type { AbilityRegistry } from './types.js';
 import type { Post } from '../model/posts.js';
 
-export interface Host {
+export interface AbilityHost {
   /** host.version from the config. */
   version: string;
   /** The registry; empty (no abilities) when the host version is below 6.9. */
@@ -42,7 +42,7 @@ export interface Host {
   close(): void;
 }
 
-export interface HostDeps {
+export interface AbilityHostDeps {
   version: string;
   backend: Backend;
   targets: readonly TargetConfig[];
@@ -60,7 +60,7 @@ export interface HostDeps {
   now?: () => number;
 }
 
-export function createAbilityHost(deps: HostDeps): Host {
+export function createAbilityHost(deps: AbilityHostDeps): AbilityHost {
   const { version } = deps;
   const functions = createSvcFunctions({
     backend: deps.backend,

@@ -1,7 +1,7 @@
 // svc/get-page-meta: the page meta of one post; wraps svc_get_page_meta(). A post the user may not read is
 // answered exactly like a missing one.
 import { z } from 'zod';
-import { canReadPost } from '../host/roles.js';
+import { canReadPost } from '../cms/roles.js';
 import { defineAbility } from './define.js';
 import { postNotFound } from './errors.js';
 import { PageMetaSchema } from './schemas.js';

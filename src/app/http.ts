@@ -1,6 +1,6 @@
 // The HTTP half of the composition root, apart from open-app.ts so that only `svc serve` (and tests of HTTP) load
 // the HTTP stack, Express and the OAuth server: a crawl or a report from the CLI never does.
-import type { Host } from './host.js';
+import type { AbilityHost } from './ability-host.js';
 import type { App } from './open-app.js';
 import { ConsoleSessions } from '../auth/console-sessions.js';
 import { API_KEY_PREFIX, createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from '../auth/keys.js';
@@ -8,7 +8,7 @@ import { PasswordSignIn } from '../auth/password-sign-in.js';
 import { checkPasswordRules, setPassword } from '../auth/passwords.js';
 import { hashSecret } from '../auth/secrets.js';
 import { addUser, listUsers, USER_TOKEN_PREFIX } from '../auth/users.js';
-import { AuthorizationServer } from '../auth/oauth/provider.js';
+import { AuthorizationServer } from '../auth/oauth/authorization-server.js';
 import { addWebhookReceiver, listWebhookReceivers, removeWebhookReceiver } from '../backend/webhooks/receivers.js';
 import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.js';
 import { createDocumentFetch } from '../crawler/document-fetch.js';
@@ -141,7 +141,7 @@ function consoleDeps(app: App, passwordSignIn: PasswordSignIn, opts: HttpDepsOpt
  * The rate limit's key of a bearer token valid here (an API key of a project served here, a user token, an OAuth
  * access token): its hash, never the token. null for any other.
  */
-async function tokenKey(deps: HttpDeps, host: Host, token: string): Promise<string | null> {
+async function tokenKey(deps: HttpDeps, host: AbilityHost, token: string): Promise<string | null> {
   let valid: boolean;
   if (token.startsWith(API_KEY_PREFIX)) valid = (await deps.verifyApiKey(token)) !== null;
   else if (token.startsWith(USER_TOKEN_PREFIX)) valid = (await host.userByToken(token)) !== null;
@@ -156,7 +156,7 @@ async function tokenKey(deps: HttpDeps, host: Host, token: string): Promise<stri
 }
 
 /** The routes of `svc serve`, in order: the rate limit, /v1, the ability routes, the console, OAuth (when on), /mcp. */
-export function serveHandlers(deps: HttpDeps, host: Host): HttpHandler[] {
+export function serveHandlers(deps: HttpDeps, host: AbilityHost): HttpHandler[] {
   const handlers = [
     createRateLimitHandler({
       limits: deps.rateLimits,

@@ -2,8 +2,8 @@
 // store, then live update queues a crawl of the pages the change made stale.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { changedPostUrls } from '../host/live-update.js';
-import { parsePostsFile, PostsFileError } from '../host/posts.js';
+import { changedPostUrls } from '../cms/live-update.js';
+import { parsePostsFile, PostsFileError } from '../cms/posts.js';
 import type { Post } from '../model/posts.js';
 import { checkSiteUrl } from '../model/site-urls.js';
 import type { CrawlRecord } from '../model/types.js';

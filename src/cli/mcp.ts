@@ -2,7 +2,7 @@
 // answers ability_invalid_permissions (tools/list still works). Nothing but protocol reaches stdout.
 import { STOP_REASONS } from '../backend/crawl-runs/finish.js';
 import { CliError, parse, readProjectConfig } from './common.js';
-import type { Host } from '../abilities/runtime.js';
+import type { AbilityHost } from '../abilities/runtime.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parse(argv, {}, false);
@@ -16,15 +16,15 @@ export async function run(argv: string[]): Promise<number> {
   // The host side (posts, users, abilities, the tools) acts on the first project: only its database opens.
   const config = readProjectConfig(values);
   // Loaded after the config is known good, in parallel: the SDK and the engine are the bulk of start-up.
-  const [{ loadApp }, { createHost }, { serveStdio }] = await Promise.all([
+  const [{ loadApp }, { openAbilityHost }, { serveStdio }] = await Promise.all([
     import('../app/open-app.js'),
-    import('../app/host.js'),
+    import('../app/ability-host.js'),
     import('../mcp/stdio.js'),
   ]);
   const app = await loadApp(config);
-  let host: Host | undefined;
+  let host: AbilityHost | undefined;
   try {
-    host = await createHost(app);
+    host = await openAbilityHost(app);
     const login = process.env.SVC_USER?.trim() || null;
     const user = login ? await host.userByLogin(login) : null;
     if (login && !user)
@@ -32,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
         `SVC_USER: no user with login "${login}" (add one with: svc users add ${login} --role administrator)`,
         2,
       );
-    // Below host 6.9 createHost has already said why there are no abilities; the initialize or server/discover answer says it too.
+    // Below host 6.9 openAbilityHost has already said why there are no abilities; the initialize or server/discover answer says it too.
     app.logger.info(
       { user: user?.login ?? null, tools: host.abilitiesEnabled ? host.registry.list().length : 0 },
       'mcp stdio ready',

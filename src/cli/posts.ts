@@ -2,7 +2,7 @@
 // `svc posts list`. Import and delete queue the live update's crawl of the changed posts' URLs.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parsePostsFile, PostsFileError } from '../host/posts.js';
+import { parsePostsFile, PostsFileError } from '../cms/posts.js';
 import { CliError, intOption, parse, withApp } from './common.js';
 import { listPosts } from '../store/posts.js';
 import { applyPostChange, type PostChangeResult } from '../app/posts.js';

@@ -3,7 +3,7 @@
 // SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
 import type { AddressInfo } from 'node:net';
 import { loadApp } from '../app/open-app.js';
-import { createHost } from '../app/host.js';
+import { openAbilityHost } from '../app/ability-host.js';
 import { DemoSiteError } from '../demo/site.js';
 import { isEmbeddedDefault, startEmbeddedDefault, type EmbeddedDefault } from '../demo/embedded-default.js';
 import { createHttpServer } from '../http/http-server.js';
@@ -38,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const app = await loadApp(config, { logger });
   if (demo) await demo.prepare(app);
-  const host = await createHost(app);
+  const host = await openAbilityHost(app);
   // The routes are added once listening: the OAuth issuer is the address we listen on (unless server.public_url
   // says otherwise), and with --port 0 that is known only then. No request is read before they are in.
   const handlers: HttpHandler[] = [];

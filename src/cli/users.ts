@@ -1,7 +1,7 @@
 // `svc users add LOGIN --role R` (prints the new bearer token alone on one stdout line), `svc users list`,
 // `svc users reset-token LOGIN` (a new token; the old one stops working), `svc users set-password LOGIN` (the
 // sign-in password of the OAuth page, read from stdin), `svc users revoke-tokens LOGIN` (ends its OAuth tokens).
-import { revokeUserTokens } from '../auth/oauth/provider.js';
+import { revokeUserTokens } from '../auth/oauth/authorization-server.js';
 import { setPassword } from '../auth/passwords.js';
 import { addUser, getUser, listUsers, resetUserToken } from '../auth/users.js';
 import { ROLES } from '../model/users.js';

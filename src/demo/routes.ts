@@ -20,7 +20,7 @@ export interface DemoModel {
   /** The second loopback host the site links to. */
   partnerOrigin: string;
   posts: DemoPost[];
-  /** The host's page-meta implementation (src/host/posts.ts). */
+  /** The host's page-meta implementation (src/cms/posts.ts). */
   pageMetaOf: (post: Post) => PageMeta;
 }
 

@@ -2,7 +2,7 @@
 // federation's site) that it links to. Every answer comes from the pure routers in routes.ts.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
-import { pageMetaOfPost } from '../host/posts.js';
+import { pageMetaOfPost } from '../cms/posts.js';
 import { demoPosts, type DemoPost } from './content.js';
 import { createDemoRouter, createPartnerRouter, type DemoResponse } from './routes.js';
 

@@ -21,7 +21,7 @@ import {
   type HttpHandler,
 } from './io.js';
 import type { User } from '../model/users.js';
-import type { Host } from '../abilities/runtime.js';
+import type { AbilityHost } from '../abilities/runtime.js';
 import { SEARCH_BODY_MAX_BYTES } from '../model/limits.js';
 
 const RUN_PATH_RE = /^([^/]+\/[^/]+)\/run$/;
@@ -102,7 +102,7 @@ function allowedRunMethods(a: RegisteredAbility): string[] {
   return m;
 }
 
-export function createAbilityRoutesHandler(deps: HttpDeps, host: Host): HttpHandler {
+export function createAbilityRoutesHandler(deps: HttpDeps, host: AbilityHost): HttpHandler {
   const root = `${deps.restRoot}/abilities/v1`;
   const maxBytes = deps.server.max_body_bytes;
 

@@ -1,5 +1,5 @@
 // What the HTTP entries need, handed down by the composition root (src/app/).
-import type { AuthorizationServer } from '../auth/oauth/provider.js';
+import type { AuthorizationServer } from '../auth/oauth/authorization-server.js';
 import type { Backend } from '../backend/backend.js';
 import type { Logger } from '../lib/log.js';
 import type { Config } from '../model/config.js';

@@ -29,14 +29,14 @@ import {
   type McpHttpHandler,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
-import { MCP_SCOPE } from '../auth/oauth/provider.js';
+import { MCP_SCOPE } from '../auth/oauth/authorization-server.js';
 import { USER_TOKEN_PREFIX } from '../auth/users.js';
 import type { HttpDeps } from './deps.js';
 import type { User } from '../model/users.js';
 import { BEARER_HINT, headerValue, MCP_PATH, sendRpcError, type HttpHandler } from './io.js';
 import { resourceMetadataUrl } from './oauth.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
-import type { Host } from '../abilities/runtime.js';
+import type { AbilityHost } from '../abilities/runtime.js';
 
 /**
  * True when a 2025 answer may be an SSE stream. A client that accepts only JSON gets JSON (the transport's JSON
@@ -66,7 +66,7 @@ async function sendResponse(res: ServerResponse, answer: Response): Promise<void
  */
 function bearerCheck(
   deps: HttpDeps,
-  host: Host,
+  host: AbilityHost,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<AuthInfo | null> {
   const resource = deps.oauth?.provider.resource;
   const verifier: OAuthTokenVerifier = {
@@ -107,7 +107,7 @@ function bearerCheck(
 
 const userOf = (auth: AuthInfo | undefined): User | null => (auth?.extra?.user as User | undefined) ?? null;
 
-export function createMcpHttpHandler(deps: HttpDeps, host: Host): HttpHandler {
+export function createMcpHttpHandler(deps: HttpDeps, host: AbilityHost): HttpHandler {
   const cfg = deps.server;
   const log = deps.logger.child({ mcp: 'http' });
   const authenticate = bearerCheck(deps, host);

@@ -3,7 +3,7 @@
 // its own errors); this adapter only translates, so the sign-in itself needs nothing of the SDK.
 import { OAuthError as SdkOAuthError, OAuthErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
 import { OAuthError } from '../auth/oauth/errors.js';
-import type { AuthorizationServer } from '../auth/oauth/provider.js';
+import type { AuthorizationServer } from '../auth/oauth/authorization-server.js';
 
 export interface BearerVerifier {
   /** The protected resource: <public URL>/mcp. */

@@ -9,7 +9,11 @@
 // that follows, to the client's redirect URI).
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Response } from 'express';
-import { SCOPE_DESCRIPTIONS, type AuthorizationServer, type SignInRequest } from '../auth/oauth/provider.js';
+import {
+  SCOPE_DESCRIPTIONS,
+  type AuthorizationServer,
+  type SignInRequest,
+} from '../auth/oauth/authorization-server.js';
 import { escapeHtml } from '../lib/escape-html.js';
 import { parseCookies } from './cookies.js';
 

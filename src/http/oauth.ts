@@ -7,7 +7,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { AttemptLimiter } from '../auth/oauth/attempt-limiter.js';
 import { OAuthError } from '../auth/oauth/errors.js';
-import { MCP_SCOPE, type AuthorizationServer } from '../auth/oauth/provider.js';
+import { MCP_SCOPE, type AuthorizationServer } from '../auth/oauth/authorization-server.js';
 import type { Logger } from '../lib/log.js';
 import { sendJson, type HttpHandler } from './io.js';
 import { runExpress } from './express-step.js';

@@ -6,7 +6,7 @@
 // 2025 HTTP requests (stateless: no declared capabilities to read), get today's behaviour.
 import type { InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { CONFIRM_DELETE_INPUT, type DeleteConfirmer } from '../abilities/delete-confirmation.js';
-import type { Host } from '../abilities/runtime.js';
+import type { AbilityHost } from '../abilities/runtime.js';
 import { DELETE_URLS_MAX } from '../model/limits.js';
 import { errorResult } from '../tools/define.js';
 import type { ToolCallStep } from '../tools/index.js';
@@ -32,7 +32,7 @@ function urlsToConfirm(args: Record<string, unknown> | undefined): string[] | nu
 export interface ConfirmDeleteOptions {
   confirmer: DeleteConfirmer;
   /** Whether a user may delete (the tool's capability). */
-  can: Host['can'];
+  can: AbilityHost['can'];
   /** The server of this connection or request: a 2025 client declared its capabilities to it at initialize. */
   server: Server;
   now?: () => number;

@@ -17,7 +17,7 @@ import type { User } from '../model/users.js';
 import type { Logger } from '../lib/log.js';
 import { packageVersion } from '../lib/package-version.js';
 import { registerTools, type ToolCallStep } from '../tools/index.js';
-import type { Host } from '../abilities/runtime.js';
+import type { AbilityHost } from '../abilities/runtime.js';
 import { registerLinkReportApp } from './link-report-app.js';
 import { registerResourcesAndPrompts } from './resources.js';
 import { hostToolSteps } from './tool-steps.js';
@@ -55,7 +55,7 @@ const INSTRUCTIONS = [
 ].join(' ');
 
 export interface McpServerOptions {
-  host: Host;
+  host: AbilityHost;
   /** The current user (null: none; every tool then answers ability_invalid_permissions). */
   user: User | null;
   /** How a client of this transport sets a current user (stdio: SVC_USER; HTTP: the Authorization header). */
@@ -70,7 +70,7 @@ export interface McpServerOptions {
 }
 
 /** The instructions an initialize or server/discover answer carries: how to use the tools, or why there are none. */
-export function serverInstructions(host: Host): string {
+export function serverInstructions(host: AbilityHost): string {
   if (host.abilitiesEnabled) return INSTRUCTIONS;
   return `This server lists no tools: ${host.disabledReason ?? `host version ${host.version} has no abilities (they need 6.9 or newer)`}.`;
 }

@@ -10,7 +10,7 @@ import {
   type ReadResourceResult,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { Host } from '../abilities/runtime.js';
+import type { AbilityHost } from '../abilities/runtime.js';
 import { AbilityError } from '../abilities/types.js';
 import { protocolError, toolDescription } from '../tools/define.js';
 import type { User } from '../model/users.js';
@@ -23,7 +23,7 @@ const crawlUri = (id: number) => `svc://crawls/${id}`;
 const reportUri = (target: string) => `svc://link-report/${encodeURIComponent(target)}`;
 
 export interface ResourceOptions {
-  host: Host;
+  host: AbilityHost;
   user: User | null;
   signInHint?: string;
 }

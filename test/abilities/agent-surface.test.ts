@@ -6,7 +6,7 @@ import type { App } from '../../src/app/open-app.js';
 import { reportNotice, searchNotice, topLinks } from '../../src/abilities/rest-to-ability.js';
 import { crawlProgress } from '../../src/abilities/svc-get-crawl.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import type { Host } from '../../src/abilities/runtime.js';
+import type { AbilityHost } from '../../src/abilities/runtime.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
 import type { PageWrite } from '../../src/model/crawl-writes.js';
 import type { CrawlRecord } from '../../src/model/types.js';
@@ -15,7 +15,7 @@ import { addRoleUsers, makeAppOn, ONE_HOST, makeHost, seedPosts, SITE, TARGET_HO
 import { DIALECTS, storeKit, writeThrough, type StoreKit } from '../support/stores.js';
 
 let app: App;
-let host: Host;
+let host: AbilityHost;
 let users: Record<Role, { user: User; token: string }>;
 afterEach(async () => {
   host?.close();

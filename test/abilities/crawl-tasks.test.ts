@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CrawlTaskService, type CrawlTaskState } from '../../src/abilities/crawl-tasks.js';
-import type { Host } from '../../src/abilities/runtime.js';
+import type { AbilityHost } from '../../src/abilities/runtime.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { loadApp, type App } from '../../src/app/open-app.js';
 import { addUser } from '../../src/auth/users.js';
@@ -19,7 +19,7 @@ import { until } from '../support/wait.js';
 const PAGES = 6;
 let site: TestSite;
 let delayMs = 0;
-const opened: { app: App; host: Host }[] = [];
+const opened: { app: App; host: AbilityHost }[] = [];
 
 afterEach(async () => {
   for (const { app, host } of opened.splice(0)) {

@@ -7,11 +7,11 @@ import type { App } from '../../src/app/open-app.js';
 import type { Role, User } from '../../src/model/users.js';
 import { addRoleUsers, makeAppOn, ONE_HOST, makeHost } from '../support/app.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
-import type { Host } from '../../src/abilities/runtime.js';
+import type { AbilityHost } from '../../src/abilities/runtime.js';
 
 let server: Server;
 let app: App;
-let host: Host;
+let host: AbilityHost;
 let users: Record<Role, { user: User; token: string }>;
 let missingAnswer = 404;
 /** Delay of the page answers (ms), so a crawl lasts long enough to be followed. */

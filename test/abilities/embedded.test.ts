@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/open-app.js';
 import type { AbilityError } from '../../src/abilities/types.js';
 import { createCrawl, setCrawlStatus } from '../../src/store/crawls.js';
-import { pageMetaOfPost } from '../../src/host/posts.js';
+import { pageMetaOfPost } from '../../src/cms/posts.js';
 import type { Role, User } from '../../src/model/users.js';
 import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
 import {
@@ -17,12 +17,12 @@ import {
   SITE,
   TARGET_HOST,
 } from '../support/app.js';
-import type { Host } from '../../src/abilities/runtime.js';
+import type { AbilityHost } from '../../src/abilities/runtime.js';
 import { PostSchema } from '../../src/model/posts.js';
 import type { PageWrite } from '../../src/model/crawl-writes.js';
 
 let app: App;
-let host: Host;
+let host: AbilityHost;
 let users: Record<Role, { user: User; token: string }>;
 /** When the seeded crawl ended: every problem of the report is first seen then. */
 let firstSeen: string;

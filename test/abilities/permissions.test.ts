@@ -3,16 +3,16 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/open-app.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/host/roles.js';
+import { canReadPost, ROLE_CAPABILITIES, userCan } from '../../src/cms/roles.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
 import { addRoleUsers, makeHost, POSTS, seedPosts, SITE } from '../support/app.js';
 import { type FakeBackend, makeFakeApp } from '../support/fake-backend.js';
-import type { Host } from '../../src/abilities/runtime.js';
+import type { AbilityHost } from '../../src/abilities/runtime.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 
 let app: App;
 let backend: FakeBackend;
-let host: Host;
+let host: AbilityHost;
 let users: Record<Role, { user: User; token: string }>;
 
 /** For the describe it is called in, before each test or once before all: an app on the kit's store, users, posts, host. */

@@ -3,10 +3,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/open-app.js';
-import { pageMetaOfPost, parsePostsFile, PostsFileError } from '../../src/host/posts.js';
+import { pageMetaOfPost, parsePostsFile, PostsFileError } from '../../src/cms/posts.js';
 import { makeApp, makeAppOn, ONE_HOST, tempDir } from '../support/app.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
-import { createHost } from '../../src/app/host.js';
+import { openAbilityHost } from '../../src/app/ability-host.js';
 import { getPost, importPosts, listPosts } from '../../src/store/posts.js';
 import { PostSchema } from '../../src/model/posts.js';
 
@@ -145,14 +145,16 @@ describe('host.posts_file', () => {
     const file = join(tempDir(), 'posts.ndjson');
     writeFileSync(file, `${JSON.stringify({ ...POST, status: 'live' })}\n`);
     app = await makeApp({ host: { posts_file: file } }, ONE_HOST);
-    await expect(createHost(app)).rejects.toThrow(
+    await expect(openAbilityHost(app)).rejects.toThrow(
       /host\.posts_file .*posts\.ndjson[\s\S]*line 1: status: must be one of/,
     );
   });
 
   it('a missing posts file is named', async () => {
     app = await makeApp({ host: { posts_file: '/nonexistent/posts.json' } }, ONE_HOST);
-    await expect(createHost(app)).rejects.toThrow(/host\.posts_file: cannot read \/nonexistent\/posts\.json: ENOENT/);
+    await expect(openAbilityHost(app)).rejects.toThrow(
+      /host\.posts_file: cannot read \/nonexistent\/posts\.json: ENOENT/,
+    );
   });
 });
 
@@ -180,7 +182,7 @@ describe.each(DIALECTS)('the post store on %s', (dialect) => {
     writeFileSync(file, `${JSON.stringify(POST)}\n`);
     const app = await makeAppOn(kit, { host: { posts_file: file } }, ONE_HOST);
     try {
-      (await createHost(app)).close();
+      (await openAbilityHost(app)).close();
       expect(await getPost(app.store.sql, 104)).toMatchObject({ title: 'Volunteer weekend report' });
     } finally {
       await app.close();

@@ -6,10 +6,10 @@ import type { App } from '../../src/app/open-app.js';
 import { defineAbility, SVC_CATEGORY } from '../../src/abilities/define.js';
 import { Registry } from '../../src/abilities/registry.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import { compareVersions, hasAbilitiesApi } from '../../src/host/version.js';
+import { compareVersions, hasAbilitiesApi } from '../../src/cms/version.js';
 import { addRoleUsers, makeHost, SITE } from '../support/app.js';
 import { type FakeBackend, makeFakeApp } from '../support/fake-backend.js';
-import { createHost } from '../../src/app/host.js';
+import { openAbilityHost } from '../../src/app/ability-host.js';
 
 const NAMES = [
   'svc/search',
@@ -100,7 +100,7 @@ describe('registry', () => {
 
   it('refuses bad ability names, unknown categories and duplicates', async () => {
     await setup();
-    const r = new Registry({ fns: (await createHost(app)).functions, targets: [] });
+    const r = new Registry({ fns: (await openAbilityHost(app)).functions, targets: [] });
     const def = (name: string, category = SVC_CATEGORY) => ({
       ...defineAbility({
         name,
@@ -241,7 +241,7 @@ describe('version gate', () => {
   ])('host.version %s → abilities %s', async (version, enabled) => {
     ({ app, backend } = await makeFakeApp({ host: { version } }));
     const users = await addRoleUsers(app);
-    const host = await createHost(app);
+    const host = await openAbilityHost(app);
     expect(host.abilitiesEnabled).toBe(enabled);
     expect(host.registry.list()).toHaveLength(enabled ? 8 : 0);
     expect(hasAbilitiesApi(version)).toBe(enabled);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadApp } from '../../src/app/open-app.js';
-import { createHost } from '../../src/app/host.js';
+import { openAbilityHost } from '../../src/app/ability-host.js';
 import { run as posts } from '../../src/cli/posts.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
@@ -104,8 +104,8 @@ describe('live update', () => {
     const config = parseConfig({ ...raw, host: { posts_file: file } });
     const start = async () => {
       const app = await loadApp(config, { logger: silentLogger });
-      const host = await createHost(app);
-      // Queueing finishes after createHost returns (the posts themselves are written before).
+      const host = await openAbilityHost(app);
+      // Queueing finishes after openAbilityHost returns (the posts themselves are written before).
       await new Promise((r) => setTimeout(r, 50));
       const out = {
         posts: (await listPosts(app.store.sql)).length,

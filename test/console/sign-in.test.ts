@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpDeps, serveHandlers } from '../../src/app/http.js';
-import { createHost, type Host } from '../../src/app/host.js';
+import { openAbilityHost, type AbilityHost } from '../../src/app/ability-host.js';
 import { loadApp, type App } from '../../src/app/open-app.js';
 import { setPassword } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
@@ -106,7 +106,7 @@ describe('the console with several projects', () => {
   const A = 'orchard1:eu-north-1';
   const B = 'plantn02:us-east-1';
   let app: App;
-  let host: Host;
+  let host: AbilityHost;
   let server: Server;
   let base: string;
   let session: string;
@@ -129,7 +129,7 @@ describe('the console with several projects', () => {
     await setPassword(app.store.sql, 'admin', PASSWORDS.admin);
     await addUser(app.store.sql, 'ed', 'editor');
     await setPassword(app.store.sql, 'ed', PASSWORDS.reader);
-    host = await createHost(app);
+    host = await openAbilityHost(app);
     const handlers: HttpHandler[] = [];
     server = createHttpServer({ logger: silentLogger, handlers });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

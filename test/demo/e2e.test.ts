@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FAULTS } from '../../src/demo/routes.js';
-import { parsePostsFile } from '../../src/host/posts.js';
+import { parsePostsFile } from '../../src/cms/posts.js';
 import { runSvc, spawnSvc, type SvcProcess } from '../support/cli.js';
 import { SERVER_JS } from '../support/paths.js';
 import { until } from '../support/wait.js';

@@ -7,7 +7,7 @@ import { demoPosts, demoPostsFile } from '../../src/demo/content.js';
 import { makePdf } from '../../src/demo/pdf.js';
 import { CALENDAR_START, DEMO_FAULTS } from '../../src/demo/routes.js';
 import { isLoopbackHost, startDemoSite, type DemoSite } from '../../src/demo/site.js';
-import { pageMetaOfPost, parsePostsFile } from '../../src/host/posts.js';
+import { pageMetaOfPost, parsePostsFile } from '../../src/cms/posts.js';
 
 let site: DemoSite;
 

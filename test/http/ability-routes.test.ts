@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/open-app.js';
-import { createHost } from '../../src/app/host.js';
+import { openAbilityHost } from '../../src/app/ability-host.js';
 import type { ConfigInput } from '../../src/model/config.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
@@ -35,7 +35,7 @@ async function start(over: Partial<ConfigInput> = {}, root = '/wp-json'): Promis
     string
   >;
   await seedPosts(app);
-  const host = await createHost(app);
+  const host = await openAbilityHost(app);
   server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${root}/abilities/v1`;
@@ -388,7 +388,7 @@ describe.each(DIALECTS)('svc/get-crawl over the route (real embedded backend) on
       Role,
       string
     >;
-    const host = await createHost(app);
+    const host = await openAbilityHost(app);
     server = createHttpServer({ logger: app.logger, handlers: [createAbilityRoutesHandler(httpDeps(app), host)] });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/wp-json/abilities/v1`;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/open-app.js';
-import { createHost, type Host } from '../../src/app/host.js';
+import { openAbilityHost, type AbilityHost } from '../../src/app/ability-host.js';
 import { addUser } from '../../src/auth/users.js';
 import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
 import { createMcpHttpHandler } from '../../src/http/mcp.js';
@@ -18,14 +18,14 @@ import { makeApp, TOKEN } from '../support/app.js';
 import { httpDeps } from '../../src/app/http.js';
 
 let app: App;
-let host: Host;
+let host: AbilityHost;
 let server: Server;
 let port: number;
 let anonymousToken: string;
 
 beforeAll(async () => {
   app = await makeApp();
-  host = await createHost(app);
+  host = await openAbilityHost(app);
   anonymousToken = await addUser(app.store.sql, 'reader', 'subscriber');
   const deps = httpDeps(app);
   server = createHttpServer({

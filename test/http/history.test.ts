@@ -4,9 +4,9 @@
 // PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/open-app.js';
-import { createHost } from '../../src/app/host.js';
+import { openAbilityHost } from '../../src/app/ability-host.js';
 import { addUser } from '../../src/auth/users.js';
-import type { Host } from '../../src/abilities/runtime.js';
+import type { AbilityHost } from '../../src/abilities/runtime.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import { startSite, type TestSite } from '../support/site.js';
 import { makeAppOn, startFacade, type Facade } from '../support/app.js';
@@ -21,7 +21,7 @@ describe.each(DIALECTS)('history on %s', (dialect) => {
   let site: TestSite;
   let app: App;
   let api: Facade;
-  let host: Host;
+  let host: AbilityHost;
   let broken = ['/gone1'];
 
   beforeAll(async () => {
@@ -36,7 +36,7 @@ describe.each(DIALECTS)('history on %s', (dialect) => {
       webhooks: [{ url: `http://127.0.0.1:9/hook?token=abc`, secret: SECRET, allow_private: true }],
     });
     api = await startFacade(app);
-    host = await createHost(app);
+    host = await openAbilityHost(app);
     await addUser(app.store.sql, 'admin', 'administrator');
   });
 

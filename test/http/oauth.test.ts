@@ -1,7 +1,7 @@
 // svc as the OAuth 2.1 authorization server of its /mcp, in-process on loopback with a clock the test moves:
 // metadata, registration, the sign-in page over plain HTTP, codes and tokens, and every way it must say no.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeUserTokens } from '../../src/auth/oauth/provider.js';
+import { revokeUserTokens } from '../../src/auth/oauth/authorization-server.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { setPasswordHash, userWithPasswordHash } from '../../src/store/oauth.js';
 import { scryptHashWith } from '../support/legacy-hash.js';

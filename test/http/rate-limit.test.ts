@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadApp, type App } from '../../src/app/open-app.js';
-import { createHost, type Host } from '../../src/app/host.js';
+import { openAbilityHost, type AbilityHost } from '../../src/app/ability-host.js';
 import { httpDeps, serveHandlers } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { addUser } from '../../src/auth/users.js';
@@ -21,7 +21,7 @@ const HOUR = 3_600_000;
 
 interface Served {
   app: App;
-  host: Host;
+  host: AbilityHost;
   base: string;
   /** The test's clock (ms): every request is counted at this time. */
   clock: { now: number };
@@ -43,7 +43,7 @@ async function serve(over: Partial<ConfigInput>, opts: { app?: App } = {}): Prom
         logger: silentLogger,
       },
     ));
-  const host = await createHost(app);
+  const host = await openAbilityHost(app);
   // In the middle of an hour window, so a burst never straddles two windows.
   const clock = { now: 1_800_000_000_000 - (1_800_000_000_000 % HOUR) + HOUR / 2 };
   const server: Server = createHttpServer({

@@ -5,7 +5,7 @@ import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/open-app.js';
-import { createHost, type Host } from '../../src/app/host.js';
+import { openAbilityHost, type AbilityHost } from '../../src/app/ability-host.js';
 import { httpDeps, serveHandlers } from '../../src/app/http.js';
 import { addUser } from '../../src/auth/users.js';
 import { CliError } from '../../src/cli/common.js';
@@ -54,7 +54,7 @@ describe('the terms limit', () => {
 
 describe('search limits over HTTP', () => {
   let app: App;
-  let host: Host;
+  let host: AbilityHost;
   let server: Server;
   let base: string;
   let user: string;
@@ -64,7 +64,7 @@ describe('search limits over HTTP', () => {
 
   beforeAll(async () => {
     app = await makeApp({ rate_limits: { enabled: false } });
-    host = await createHost(app);
+    host = await openAbilityHost(app);
     user = await addUser(app.store.sql, 'reader', 'subscriber');
     server = createHttpServer({ logger: silentLogger, handlers: serveHandlers(httpDeps(app), host) });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

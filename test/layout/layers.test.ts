@@ -15,12 +15,12 @@ const LAYERS: Record<string, readonly string[]> = {
   // The link report's one renderer (pure data -> HTML), for the report file, the console and the MCP App.
   'report-view': ['lib', 'model'],
   backend: ['lib', 'model', 'store', 'crawler', 'report-view'],
-  host: ['lib', 'model'],
-  auth: ['lib', 'model', 'store', 'host'],
-  abilities: ['lib', 'model', 'backend', 'host', 'auth'],
+  cms: ['lib', 'model'],
+  auth: ['lib', 'model', 'store', 'cms'],
+  abilities: ['lib', 'model', 'backend', 'cms', 'auth'],
   tools: ['lib', 'model', 'abilities'],
   mcp: ['lib', 'model', 'abilities', 'tools', 'report-view'],
-  http: ['lib', 'model', 'backend', 'host', 'auth', 'abilities', 'mcp'],
+  http: ['lib', 'model', 'backend', 'cms', 'auth', 'abilities', 'mcp'],
   // The top: the composition root, the commands and the demo build everything.
   app: ['*'],
   cli: ['*'],

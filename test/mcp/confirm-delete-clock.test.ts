@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { deleteConfirmer } from '../../src/abilities/delete-confirmation.js';
-import { userCan } from '../../src/host/roles.js';
+import { userCan } from '../../src/cms/roles.js';
 import { confirmDeleteStep } from '../../src/mcp/confirm-delete.js';
 import type { User } from '../../src/model/users.js';
 import { svcDeletePages } from '../../src/tools/svc-delete-pages.js';

@@ -10,14 +10,14 @@ import { parseConfig } from '../../src/cli/load-config.js';
 import { toolInventory, TOOLS } from '../../src/tools/index.js';
 import { createMcpServer, serverInstructions } from '../../src/mcp/mcp-server.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { createHost } from '../../src/app/host.js';
+import { openAbilityHost } from '../../src/app/ability-host.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-schemas-'));
 const app = await loadApp(
   parseConfig({ data_dir: dir, log_level: 'silent', targets: [{ host: 'example.org', track_links: 'all' }] }),
   { logger: silentLogger },
 );
-const host = await createHost(app);
+const host = await openAbilityHost(app);
 
 afterAll(async () => {
   host.close();

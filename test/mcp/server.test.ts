@@ -13,12 +13,12 @@ import { loadApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/mcp-server.js';
-import { createHost } from '../../src/app/host.js';
-import type { Host } from '../../src/abilities/runtime.js';
+import { openAbilityHost } from '../../src/app/ability-host.js';
+import type { AbilityHost } from '../../src/abilities/runtime.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-server-'));
 const app = await loadApp(parseConfig({ data_dir: dir, log_level: 'silent' }), { logger: silentLogger });
-const host = await createHost(app);
+const host = await openAbilityHost(app);
 
 afterAll(async () => {
   host.close();
@@ -26,7 +26,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function connect(h: Host, lines: string[], beforeToolCall?: McpServerOptions['beforeToolCall']): Promise<Client> {
+async function connect(
+  h: AbilityHost,
+  lines: string[],
+  beforeToolCall?: McpServerOptions['beforeToolCall'],
+): Promise<Client> {
   const logger = pino({ level: 'debug' }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
   const server = createMcpServer({ host: h, user: { login: 'root', role: 'administrator' }, logger, beforeToolCall });
   const [a, b] = InMemoryTransport.createLinkedPair();
@@ -37,7 +41,7 @@ async function connect(h: Host, lines: string[], beforeToolCall?: McpServerOptio
 }
 
 /** The host with its registry's execute replaced (the rest of the registry stays the real one). */
-function withExecute(execute: Host['registry']['execute']): Host {
+function withExecute(execute: AbilityHost['registry']['execute']): AbilityHost {
   return {
     ...host,
     registry: { ...host.registry, list: () => host.registry.list(), get: (n) => host.registry.get(n), execute },

@@ -11,17 +11,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadApp, type App } from '../../src/app/open-app.js';
-import { createHost } from '../../src/app/host.js';
+import { openAbilityHost } from '../../src/app/ability-host.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
-import { parsePostsFile } from '../../src/host/posts.js';
+import { parsePostsFile } from '../../src/cms/posts.js';
 import { createAbilityRoutesHandler } from '../../src/http/ability-routes.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { createMcpHttpHandler } from '../../src/http/mcp.js';
-import type { Host } from '../../src/abilities/runtime.js';
+import type { AbilityHost } from '../../src/abilities/runtime.js';
 import { importPosts } from '../../src/store/posts.js';
 import { httpDeps } from '../../src/app/http.js';
 
@@ -127,7 +127,7 @@ const RAW_BODIES = [
 
 let site: Server;
 let app: App;
-let host: Host;
+let host: AbilityHost;
 let server: Server;
 let base: string;
 let keyA: string;
@@ -181,7 +181,7 @@ beforeAll(async () => {
       ]),
     ),
   );
-  host = await createHost(app);
+  host = await openAbilityHost(app);
   server = createHttpServer({
     logger: silentLogger,
     handlers: [

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadApp, type App } from '../../src/app/open-app.js';
-import { createHost, type Host } from '../../src/app/host.js';
+import { openAbilityHost, type AbilityHost } from '../../src/app/ability-host.js';
 import { httpDeps } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { addUser } from '../../src/auth/users.js';
@@ -130,7 +130,7 @@ export async function seedPosts(app: App, posts: PostInput[] = POSTS): Promise<v
 }
 
 /** A host over the app, with a clock the test moves. */
-export async function makeHost(app: App): Promise<{ host: Host; clock: { t: number } }> {
+export async function makeHost(app: App): Promise<{ host: AbilityHost; clock: { t: number } }> {
   const clock = { t: 1_000_000 };
-  return { host: await createHost(app, { now: () => clock.t }), clock };
+  return { host: await openAbilityHost(app, { now: () => clock.t }), clock };
 }

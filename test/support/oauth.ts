@@ -14,7 +14,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { join } from 'node:path';
 import { loadApp, type App } from '../../src/app/open-app.js';
-import { createHost, type Host } from '../../src/app/host.js';
+import { openAbilityHost, type AbilityHost } from '../../src/app/ability-host.js';
 import { setPassword } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
@@ -28,7 +28,7 @@ export const PASSWORDS = { admin: 'correct horse battery', reader: 'reader passw
 
 export interface OAuthServer {
   app: App;
-  host: Host;
+  host: AbilityHost;
   deps: HttpDeps;
   baseUrl: string;
   mcpUrl: string;
@@ -77,7 +77,7 @@ export async function startOAuthServer(opts: OAuthServerOptions = {}): Promise<O
   };
   await setPassword(app.store.sql, 'admin', PASSWORDS.admin);
   await setPassword(app.store.sql, 'reader', PASSWORDS.reader);
-  const host = await createHost(app);
+  const host = await openAbilityHost(app);
   let offset = 0;
   const now = () => Date.now() + offset;
   const handlers: HttpHandler[] = [];

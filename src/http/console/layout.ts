@@ -1,6 +1,6 @@
 // The frame of every console page: the project switcher, the pages this user may open, who is signed in and the
 // sign-out form, then the page itself. Every value is escaped here or by the page that made the text.
-import { userCan } from '../../host/roles.js';
+import { userCan } from '../../cms/roles.js';
 import { escapeHtml as e } from '../../lib/escape-html.js';
 import type { User } from '../../model/users.js';
 

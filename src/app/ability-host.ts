@@ -1,6 +1,6 @@
 // The host of the abilities (what MCP and the ability routes run on), built on an opened app: its backend, its
 // users and its posts, with host.posts_file loaded first.
-import { createAbilityHost, type Host } from '../abilities/runtime.js';
+import { createAbilityHost, type AbilityHost } from '../abilities/runtime.js';
 import { requestStateKey } from '../auth/request-state-key.js';
 import { getUser, userByToken } from '../auth/users.js';
 import { CrawlTasks } from '../backend/crawl-tasks.js';
@@ -8,9 +8,9 @@ import { getPost } from '../store/posts.js';
 import type { App } from './open-app.js';
 import { loadPostsFile } from './posts.js';
 
-export type { Host };
+export type { AbilityHost };
 
-export interface CreateHostOptions {
+export interface OpenAbilityHostOptions {
   /** Clock of the link-report cache (ms); tests move it. */
   now?: () => number;
 }
@@ -26,7 +26,7 @@ async function confirmationKey(app: App): Promise<Buffer | undefined> {
 }
 
 /** The host of the abilities on this app's store and backend (posts_file loaded first). */
-export async function createHost(app: App, opts: CreateHostOptions = {}): Promise<Host> {
+export async function openAbilityHost(app: App, opts: OpenAbilityHostOptions = {}): Promise<AbilityHost> {
   await loadPostsFile(app);
   return createAbilityHost({
     version: app.config.host.version,

@@ -1,6 +1,6 @@
 // Live update's diff: which page URLs a change of the posts makes stale.
 import { describe, expect, it } from 'vitest';
-import { changedPostUrls } from '../../src/host/live-update.js';
+import { changedPostUrls } from '../../src/cms/live-update.js';
 import { PostSchema, type Post, type PostInput } from '../../src/model/posts.js';
 
 const post = (over: Partial<PostInput> & { id: number }): Post =>
