@@ -5,7 +5,8 @@
 import { Agent, type buildConnector } from '../lib/undici-agent.js';
 import { readCapped } from '../lib/read-capped.js';
 import type { AddressPolicy } from './address-policy.js';
-import { DEFAULT_USER_AGENT, guardedConnector, type HostLookup } from './fetch.js';
+import { DEFAULT_USER_AGENT } from './fetcher.js';
+import { guardedConnector, type HostLookup } from './guarded-connector.js';
 
 export interface DocumentFetchOptions {
   policy: AddressPolicy;

@@ -4,7 +4,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TargetConfig } from '../model/config.js';
-import { header } from './fetch.js';
+import { header } from './fetcher.js';
 import type { ExtractedLink, StoredRevisit } from '../model/crawl-writes.js';
 
 /** Bump when extraction changes what a page yields (text, links): every stored page is then fetched and parsed again. */

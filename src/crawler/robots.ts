@@ -1,7 +1,7 @@
 // robots.txt (robots-parser) with its Sitemap: lines, and the robots directives of <meta name="robots">
 // and X-Robots-Tag. Parsing is pure; loadRobots is the one fetch.
 import robotsParserModule from 'robots-parser';
-import type { Fetcher } from './fetch.js';
+import type { Fetcher } from './fetcher.js';
 
 /** The product token robots.txt groups and robots meta names are matched against. */
 // robots-parser is CommonJS (module.exports = fn) while its types claim an ES default export.

@@ -4,7 +4,8 @@
 import { TextDecoder } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { Parser } from 'htmlparser2';
-import type { BodySink, Fetcher } from './fetch.js';
+import type { Fetcher } from './fetcher.js';
+import type { BodySink } from './response-body.js';
 
 export interface SitemapEntry {
   url: string;

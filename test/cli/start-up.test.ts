@@ -66,7 +66,7 @@ describe('what svc loads at start', () => {
     for (const part of [
       '/node_modules/better-sqlite3/',
       '/src/backend/embedded.js',
-      '/src/crawler/fetch.js',
+      '/src/crawler/fetcher.js',
       '/node_modules/undici/lib/dispatcher/agent.js',
       '/src/backend/crawl-request-schema.js',
     ])

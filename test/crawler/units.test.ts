@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { addressClassText, createAddressPolicy, classifyAddress } from '../../src/crawler/address-policy.js';
 import { classify, reasonForStatus } from '../../src/crawler/classify.js';
-import { parseRetryAfter } from '../../src/crawler/fetch.js';
+import { parseRetryAfter } from '../../src/crawler/fetcher.js';
 import { sniffCharset } from '../../src/crawler/html/charset.js';
 import { extractHtml } from '../../src/crawler/html/extractor.js';
 import { HtmlSink } from '../../src/crawler/html/sink.js';

@@ -125,7 +125,7 @@ describe('layers', () => {
     expect(
       checkImports(
         'crawler/crawl.ts',
-        `import { Fetcher } from './fetch.js';\nimport type { X } from '../model/types.js';`,
+        `import { Fetcher } from './fetcher.js';\nimport type { X } from '../model/types.js';`,
       ),
     ).toEqual([]);
   });

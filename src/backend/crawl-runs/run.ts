@@ -4,7 +4,7 @@
 import type { TargetConfig } from '../../model/config.js';
 import { createAddressPolicy, targetEndpoint } from '../../crawler/address-policy.js';
 import type { CrawlResult } from '../../crawler/engine/index.js';
-import type { FetcherOptions } from '../../crawler/fetch.js';
+import type { FetcherOptions } from '../../crawler/fetcher.js';
 import type { Logger } from '../../lib/log.js';
 import type { SharedCrawl, SharedPlan } from '../../model/shared-crawl.js';
 import { crawlEnded, type CrawlProgress, type CrawlRecord } from '../../model/types.js';

@@ -1,7 +1,7 @@
 // Sends the webhook outbox: claims due deliveries (with a lease, so a process that dies mid-send loses nothing),
 // POSTs each with undici through the address policy, and records delivered, a later retry, or failed.
 import { Agent } from '../../lib/undici-agent.js';
-import { guardedConnector } from '../../crawler/fetch.js';
+import { guardedConnector } from '../../crawler/guarded-connector.js';
 import type { Logger } from '../../lib/log.js';
 import type { WebhookConfig } from '../../model/config.js';
 import { claimDueDeliveries, recordAttempt, type ClaimedDelivery } from '../../store/webhooks.js';

@@ -6,7 +6,7 @@ import type { Logger } from '../../lib/log.js';
 import type { TargetConfig } from '../../model/config.js';
 import type { SharedCrawl } from '../../model/shared-crawl.js';
 import type { CrawlMode, CrawlProgress } from '../../model/types.js';
-import { Fetcher, type FetcherOptions } from '../fetch.js';
+import { Fetcher, type FetcherOptions } from '../fetcher.js';
 import { ParsePool } from '../parse-pool.js';
 import { revisitKey } from '../revisit.js';
 import type { CrawlReader, CrawlSink } from '../sink.js';

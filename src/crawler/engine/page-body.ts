@@ -3,7 +3,8 @@
 // stylesheet of a target that checks CSS, collected up to a cap for its links. Nothing else is read.
 import type { Hash } from 'node:crypto';
 import type { StoredRevisit } from '../../model/crawl-writes.js';
-import type { BodySink, ResponseInfo } from '../fetch.js';
+import type { ResponseInfo } from '../fetcher.js';
+import type { BodySink } from '../response-body.js';
 import type { ExtractOptions } from '../html/extractor.js';
 import { HtmlSink } from '../html/sink.js';
 import { bodyHasher } from '../revisit.js';

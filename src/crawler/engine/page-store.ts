@@ -2,7 +2,7 @@
 // image, stylesheet…) kept as seen but never searched, or a stored page kept as it was (304, or the same body),
 // each with what the next crawl needs to revisit it.
 import type { ExtractedLink, PageRevisit, PageWrite, StoredRevisit } from '../../model/crawl-writes.js';
-import { header as responseHeader, type FetchResult } from '../fetch.js';
+import { header as responseHeader, type FetchResult } from '../fetcher.js';
 import type { ExtractedPage } from '../html/extractor.js';
 import { buildPageMeta } from '../page-meta.js';
 import { decodeFound, encodeFound } from '../revisit.js';

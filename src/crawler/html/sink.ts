@@ -1,7 +1,7 @@
 // Where a page's body bytes meet the extractor: decoded by the charset the header, a BOM or a <meta> names, and
 // parsed as they come (from the fetch layer) or all at once (on a parser thread).
 import type { TextDecoder } from 'node:util';
-import type { BodySink } from '../fetch.js';
+import type { BodySink } from '../response-body.js';
 import { charsetOf, decoderFor, sniffCharset } from './charset.js';
 import { HtmlExtractor, type ExtractedPage, type ExtractOptions } from './extractor.js';
 

@@ -3,7 +3,9 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressPolicy } from '../../src/crawler/address-policy.js';
-import { Fetcher, type BodySink, type HostLookup } from '../../src/crawler/fetch.js';
+import { Fetcher } from '../../src/crawler/fetcher.js';
+import type { HostLookup } from '../../src/crawler/guarded-connector.js';
+import type { BodySink } from '../../src/crawler/response-body.js';
 import { HostLimiter } from '../../src/crawler/host-limiter.js';
 import { hang, html, redirect, send, startSite, type TestSite } from '../support/site.js';
 

@@ -1,19 +1,17 @@
 // The one way the crawler talks HTTP: one undici Agent (keep-alive) per crawl, per-host politeness, a time
-// limit covering headers and body, capped (and gzip-bomb-safe) bodies, redirects followed by hand with every
-// hop recorded, and "slow down" answers (429, 503 + Retry-After) waited out and retried a bounded number of times.
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+// limit covering headers and body, redirects followed by hand with every hop recorded, and "slow down" answers
+// (429, 503 + Retry-After) waited out and retried a bounded number of times. How a failure is named lives in
+// fetch-errors.ts, the connect-time address guard in guarded-connector.ts, the capped body read in response-body.ts.
 import type { IncomingHttpHeaders } from 'node:http';
-import { isIP } from 'node:net';
-import type { Readable, Transform } from 'node:stream';
-import zlib from 'node:zlib';
-import { Agent, buildConnector } from '../lib/undici-agent.js';
-import { bareHost, type AddressPolicy } from './address-policy.js';
+import { Agent } from '../lib/undici-agent.js';
+import type { AddressPolicy } from './address-policy.js';
 import { blockMarker, type FailureKind, type FetchSummary, type Hop } from './classify.js';
+import { describeError, errorCode, TimeoutError } from './fetch-errors.js';
+import { guardedConnector, type HostLookup } from './guarded-connector.js';
 import { AbortError, HostLimiter, type HostGate, type HostLimits } from './host-limiter.js';
+import { type BodySink, DEFAULT_MAX_BODY_BYTES, discard, pump } from './response-body.js';
 
 export const DEFAULT_USER_AGENT = 'svc-crawler/0.1 (+https://github.com/svc-mcp/svc)';
-/** Decoded bytes kept of one page; the rest is cut off (a 50 MB page or an endless body stops here). */
-export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export interface FetcherOptions {
   userAgent?: string;
@@ -34,12 +32,6 @@ export interface FetcherOptions {
   lookup?: HostLookup;
 }
 
-export type HostLookup = (
-  hostname: string,
-  options: { all: true },
-  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
-) => void;
-
 export interface HostSettings extends HostLimits {
   /** Sent on every request to this host (target request_headers); never to other hosts. */
   headers?: Record<string, string>;
@@ -50,12 +42,6 @@ export interface ResponseInfo {
   status: number;
   headers: IncomingHttpHeaders;
   contentType: string | null;
-}
-
-/** Receives the decoded body of the final answer, chunk by chunk. */
-export interface BodySink {
-  write(chunk: Buffer): void;
-  end(): void;
 }
 
 export interface FetchOptions {
@@ -85,14 +71,6 @@ export type FetchResult = FetchSummary & {
   requests: number;
 };
 
-class BlockedError extends Error {
-  readonly code = 'SVC_ADDRESS_BLOCKED';
-}
-
-class TimeoutError extends Error {
-  readonly code = 'SVC_TIMEOUT';
-}
-
 /** A response header's (first) value. */
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
@@ -107,109 +85,6 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   const at = Date.parse(v);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);
-}
-
-/** The system error code of a transport error (undici wraps some: in `errors` or `cause`). */
-function errorCode(err: unknown): string {
-  const e = err as { code?: string; errors?: { code?: string }[]; cause?: { code?: string } } | null;
-  return e?.code ?? e?.errors?.find((x) => x?.code)?.code ?? e?.cause?.code ?? '';
-}
-
-/** Maps a transport error to a failure kind with a short detail. */
-export function describeError(err: unknown, timeoutMs: number): { failure: FailureKind; detail: string } {
-  const e = err as {
-    code?: string;
-    message?: string;
-    errors?: { code?: string }[];
-    cause?: { code?: string; message?: string };
-  };
-  if (err instanceof TimeoutError) return { failure: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
-  if (err instanceof BlockedError) return { failure: 'blocked', detail: err.message };
-  if (err instanceof AbortError) return { failure: 'aborted', detail: '' };
-  const code = errorCode(err);
-  switch (code) {
-    case 'ECONNREFUSED':
-      return { failure: 'refused', detail: '' };
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'EAI_FAIL':
-    case 'EAI_NONAME':
-      return { failure: 'dns', detail: '' };
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'ETIMEDOUT':
-      return { failure: 'timeout', detail: `no complete answer within ${timeoutMs} ms` };
-    case 'ECONNRESET':
-    case 'EPIPE':
-    case 'UND_ERR_SOCKET':
-    case 'ERR_STREAM_PREMATURE_CLOSE':
-      return { failure: 'reset', detail: '' };
-    case 'EHOSTUNREACH':
-      return { failure: 'network', detail: 'host unreachable' };
-    case 'ENETUNREACH':
-      return { failure: 'network', detail: 'network unreachable' };
-    default:
-      if (
-        /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code) ||
-        /certificate|TLS|SSL/i.test(e?.message ?? '')
-      ) {
-        return { failure: 'tls', detail: code || (e?.message ?? '') };
-      }
-      if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR' || code.startsWith('ERR__'))
-        return { failure: 'network', detail: 'the body could not be decoded' };
-      return { failure: 'network', detail: code || (e?.message ?? String(err)).slice(0, 200) };
-  }
-}
-
-/**
- * A connector that resolves the name itself, asks the policy about every address, and connects to the one it
- * checked. `tls`: more options of the TLS connection (a test's own CA, say).
- */
-export function guardedConnector(
-  policy: AddressPolicy,
-  connectTimeoutMs: number,
-  lookup: HostLookup = dnsLookup,
-  tls: buildConnector.BuildOptions = {},
-): buildConnector.connector {
-  const base = buildConnector({ ...tls, timeout: connectTimeoutMs });
-  return (opts, callback) => {
-    const name = bareHost(opts.hostname);
-    const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
-    const go = (addresses: { address: string; family: number }[]) => {
-      for (const a of addresses) {
-        const why = policy.check(name, port, a.address);
-        if (why) return callback(new BlockedError(why), null);
-      }
-      if (!addresses.length)
-        return callback(Object.assign(new Error(`cannot resolve ${name}`), { code: 'ENOTFOUND' }), null);
-      // Connect to a checked address (no second lookup to race), the next one when it cannot be reached;
-      // TLS still uses the name for SNI.
-      const attempt = (i: number) => {
-        base(
-          { ...opts, hostname: addresses[i]!.address, servername: opts.servername ?? (isIP(name) ? undefined : name) },
-          (err, socket) => {
-            const code = (err as { code?: string } | null)?.code;
-            if (
-              err &&
-              i + 1 < addresses.length &&
-              (code === 'ECONNREFUSED' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL')
-            )
-              return attempt(i + 1);
-            if (err) return callback(err, null);
-            callback(null, socket!);
-          },
-        );
-      };
-      attempt(0);
-    };
-    const family = isIP(name);
-    if (family) return go([{ address: name, family }]);
-    lookup(name, { all: true }, (err, addresses) => {
-      if (err) return callback(err, null);
-      go(addresses);
-    });
-  };
 }
 
 const NO_HEADERS: IncomingHttpHeaders = {};
@@ -470,76 +345,4 @@ export class Fetcher {
       }
     }
   }
-}
-
-/** Reads a small body to keep the connection reusable; a big one closes it instead. */
-async function discard(body: Readable & { dump?: (o?: { limit: number }) => Promise<void> }): Promise<void> {
-  try {
-    if (body.dump) await body.dump({ limit: 64 * 1024 });
-    else body.destroy();
-  } catch {
-    body.destroy();
-  }
-}
-
-function decoderFor(encoding: string | undefined): Transform | null {
-  const enc = (encoding ?? '').trim().toLowerCase();
-  // finishFlush: a truncated stream yields what it has instead of an error.
-  if (enc === 'gzip' || enc === 'x-gzip') return zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
-  if (enc === 'deflate') return zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
-  if (enc === 'br') return zlib.createBrotliDecompress();
-  return null;
-}
-
-/** Streams the (decoded) body into the sink; stops at maxBytes of either raw or decoded data. Resolves with whether it cut. */
-function pump(body: Readable, encoding: string | undefined, sink: BodySink, maxBytes: number): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const decoder = decoderFor(encoding);
-    const source: Readable = decoder ?? body;
-    let raw = 0;
-    let bytes = 0;
-    let done = false;
-    const finish = (err: unknown, truncated = false) => {
-      if (done) return;
-      done = true;
-      source.off('data', onData);
-      if (truncated) {
-        body.destroy();
-        decoder?.destroy();
-      }
-      if (err) return reject(err);
-      try {
-        sink.end();
-      } catch (e) {
-        return reject(e);
-      }
-      resolve(truncated);
-    };
-    const onData = (c: Buffer) => {
-      if (done) return;
-      try {
-        if (bytes + c.length > maxBytes) {
-          if (maxBytes > bytes) sink.write(c.subarray(0, maxBytes - bytes));
-          bytes = maxBytes;
-          return finish(null, true);
-        }
-        bytes += c.length;
-        sink.write(c);
-        if (raw > maxBytes) finish(null, true);
-      } catch (e) {
-        finish(e, true);
-      }
-    };
-    if (decoder) {
-      body.on('data', (c: Buffer) => void (raw += c.length));
-      body.on('error', (e) => decoder.destroy(e));
-      body.pipe(decoder);
-    }
-    source.on('data', onData);
-    source.once('end', () => finish(null));
-    source.once('error', (e) => finish(e));
-    source.once('close', () =>
-      finish(Object.assign(new Error('the body ended early'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
-    );
-  });
 }
