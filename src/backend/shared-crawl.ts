@@ -23,15 +23,12 @@ import {
   frontierUrls,
   markDone,
   openFrontier,
-  publishPlan,
   releaseClaims,
   releaseExpired,
   renewClaims,
-  reportWorker,
-  sharedOutcomeCounts,
   takeUrl,
-  workerReports,
 } from '../store/frontier.js';
+import { publishPlan, reportWorker, sharedOutcomeCounts, workerReports } from '../store/crawl-plan.js';
 import { effectiveLimits } from '../model/host-pace.js';
 import {
   acquireHostSlot,

@@ -46,10 +46,14 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   });
 }
 
+/** The media type of a request's body, lower-cased, without its parameters ('' when none is named). */
+export function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
 /** Reads a JSON body: 415 unless Content-Type is application/json, 400 when it does not parse. */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') {
+  if (mediaType(req) !== 'application/json') {
     req.resume();
     throw new HttpError(400, 'invalid_content_type', 'Content-Type must be application/json');
   }

@@ -8,7 +8,7 @@
 // answers once). The page runs no script, may not be framed, and may post only to us (and, through the redirect
 // that follows, to the client's redirect URI).
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   SCOPE_DESCRIPTIONS,
   type AuthorizationServer,
@@ -22,8 +22,17 @@ const COOKIE = 'svc_signin';
 /** Forms remembered as answered at most (each for its 10 minutes); past that the oldest are forgotten first. */
 const MAX_USED_FORMS = 100_000;
 
-/** Renders the sign-in and consent page for an authorization request (GET), or handles its form (POST). */
-export type AuthorizePage = (server: AuthorizationServer, request: SignInRequest, res: Response) => Promise<void>;
+/**
+ * Renders the sign-in and consent page for an authorization request (GET), or handles its form (POST): `form` is
+ * the posted form's parameters.
+ */
+export type AuthorizePage = (
+  server: AuthorizationServer,
+  request: SignInRequest,
+  req: IncomingMessage,
+  res: ServerResponse,
+  form: Record<string, unknown>,
+) => Promise<void>;
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1d2327}
 h1{font-size:1.4rem}label{display:block;margin:.8rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}
@@ -84,10 +93,17 @@ export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
     return true;
   }
 
-  function render(res: Response, request: SignInRequest, status: number, message: string | null, login = ''): void {
+  function render(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: SignInRequest,
+    status: number,
+    message: string | null,
+    login = '',
+  ): void {
     const secure = new URL(request.resource).protocol === 'https:';
     // The browser's nonce is kept when it has one, so two sign-in tabs do not spoil each other's forms.
-    const had = parseCookies(res.req.headers.cookie)[COOKIE];
+    const had = parseCookies(req.headers.cookie)[COOKIE];
     const nonce = had && /^[\w-]{24}$/.test(had) ? had : randomBytes(18).toString('base64url');
     const c = request.client;
     const name = c.client_name?.trim() || 'An application';
@@ -125,8 +141,7 @@ ${Object.entries(hidden)
 <button type="submit" name="decision" value="deny" id="deny" formnovalidate>Cancel</button>
 </form>
 </main></body></html>`;
-    res.status(status);
-    res.set({
+    res.writeHead(status, {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
       'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self' ${redirectTarget(request.redirectUri)}; frame-ancestors 'none'; base-uri 'none'`,
@@ -136,18 +151,23 @@ ${Object.entries(hidden)
       // (with no-referrer a browser sends "Origin: null", which the server-wide guard refuses).
       'referrer-policy': 'same-origin',
       'set-cookie': `${COOKIE}=${nonce}; Path=/authorize; HttpOnly; SameSite=Strict; Max-Age=${FORM_TTL_MS / 1000}${secure ? '; Secure' : ''}`,
+      'content-length': Buffer.byteLength(html),
     });
-    res.send(html);
+    res.end(html);
   }
 
-  return async (server: AuthorizationServer, request: SignInRequest, res: Response) => {
-    const req = res.req;
-    if (req.method !== 'POST') return render(res, request, 200, null);
-    const body = (req.body ?? {}) as Record<string, unknown>;
+  const redirect = (res: ServerResponse, location: string) => {
+    res.writeHead(302, { location, 'cache-control': 'no-store' });
+    res.end();
+  };
+
+  return async (server, request, req, res, body) => {
+    if (req.method !== 'POST') return render(req, res, request, 200, null);
     const login = typeof body.login === 'string' ? body.login.trim() : '';
     const formId = validFormId(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], request);
     if (!formId)
       return render(
+        req,
         res,
         request,
         400,
@@ -155,17 +175,18 @@ ${Object.entries(hidden)
         login,
       );
     if (!answerOnce(formId))
-      return render(res, request, 400, 'This form was already sent once. Please sign in again.', login);
+      return render(req, res, request, 400, 'This form was already sent once. Please sign in again.', login);
     if (body.decision === 'deny') {
-      res.redirect(302, server.denied(request));
+      redirect(res, server.denied(request));
       return;
     }
     const password = typeof body.password === 'string' ? body.password : '';
     const result = await server.signIn(login, password, req.socket.remoteAddress ?? 'unknown');
     if ('error' in result) {
       if (result.error === 'rate_limited') {
-        res.set('retry-after', String(result.retryAfter));
+        res.setHeader('retry-after', String(result.retryAfter));
         return render(
+          req,
           res,
           request,
           429,
@@ -173,8 +194,8 @@ ${Object.entries(hidden)
           login,
         );
       }
-      return render(res, request, 401, 'Wrong login or password.', login);
+      return render(req, res, request, 401, 'Wrong login or password.', login);
     }
-    res.redirect(302, await server.issueCode(request, result.user));
+    redirect(res, await server.issueCode(request, result.user));
   };
 }

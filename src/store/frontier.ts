@@ -5,9 +5,9 @@
 // target are ever handed out, the rest are `cut`. Exactly one worker sees the frontier finished.
 //
 // Each read-decide-write runs in one transaction that takes the write lock up front (SQLite: BEGIN IMMEDIATE;
-// PostgreSQL: the rows it decides on are locked, pending URLs with FOR UPDATE SKIP LOCKED).
-import { isBroken, type LinkOutcomeReason } from '../model/link-reasons.js';
-import type { Sql, SqlValue } from './sql.js';
+// PostgreSQL: the rows it decides on are locked, pending URLs with FOR UPDATE SKIP LOCKED; adders and claimers share
+// the crawl's row, only finishing takes it alone). The lead's plan and the workers' reports are in crawl-plan.ts.
+import { rowLock, type Sql, type SqlValue } from './sql.js';
 
 export type FrontierUrlState = 'pending' | 'claimed' | 'done' | 'cut';
 
@@ -72,9 +72,6 @@ const INSERT_CHUNK = 200;
 
 const forUpdate = (sql: Sql, skipLocked = false) =>
   sql.dialect === 'pg' ? (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE') : '';
-/** PostgreSQL row locks: `share` lets adders and claimers run side by side; only finishing takes the crawl's row alone. */
-const lockFor = (sql: Sql, mode: 'share' | 'update') =>
-  sql.dialect !== 'pg' ? '' : mode === 'share' ? ' FOR SHARE' : ' FOR UPDATE';
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /** Starts (or joins: every worker may call it) the frontier of a crawl with its targets' max_pages. */
@@ -109,7 +106,7 @@ async function targetRows(
   mode: 'share' | 'update',
 ): Promise<Map<string, { maxPages: number; handed: number }>> {
   const rows = await tx.all<{ target: string; maxPages: number; handed: number }>(
-    `SELECT target, max_pages AS "maxPages", handed FROM frontier_targets WHERE crawl_id = ? AND target IN (${marks(targets.length)}) ORDER BY target${lockFor(tx, mode)}`,
+    `SELECT target, max_pages AS "maxPages", handed FROM frontier_targets WHERE crawl_id = ? AND target IN (${marks(targets.length)}) ORDER BY target${rowLock(tx, mode)}`,
     [crawlId, ...targets],
   );
   const out = new Map(rows.map((r) => [r.target, { maxPages: r.maxPages, handed: r.handed }]));
@@ -123,7 +120,7 @@ async function targetRows(
 
 async function crawlRow(tx: Sql, crawlId: number, mode: 'share' | 'update'): Promise<{ finishedAt: number | null }> {
   const row = await tx.get<{ finishedAt: number | null }>(
-    `SELECT finished_at AS "finishedAt" FROM frontier_crawls WHERE crawl_id = ?${lockFor(tx, mode)}`,
+    `SELECT finished_at AS "finishedAt" FROM frontier_crawls WHERE crawl_id = ?${rowLock(tx, mode)}`,
     [crawlId],
   );
   if (!row) throw new Error(`crawl ${crawlId} has no frontier: openFrontier first`);
@@ -439,21 +436,6 @@ export async function closeFrontier(sql: Sql, crawlId: number, worker: string, n
   );
 }
 
-/** The lead's plan for the crawl (JSON), published once its seeds are in: from then on other workers may join. */
-export async function publishPlan(sql: Sql, crawlId: number, plan: string): Promise<void> {
-  await sql.rowTx((tx) => tx.run('UPDATE frontier_crawls SET plan = ? WHERE crawl_id = ?', [plan, crawlId]));
-}
-
-/** A running crawl of the project whose frontier is open and planned (oldest first): one a worker may join. */
-export async function joinableCrawl(sql: Sql, project: string): Promise<{ crawlId: number; plan: string } | null> {
-  const row = await sql.get<{ crawlId: number; plan: string }>(
-    `SELECT f.crawl_id AS "crawlId", f.plan FROM frontier_crawls f JOIN crawls c ON c.id = f.crawl_id
-      WHERE c.project = ? AND c.status = 'running' AND f.finished_at IS NULL AND f.plan IS NOT NULL ORDER BY f.crawl_id LIMIT 1`,
-    [project],
-  );
-  return row ?? null;
-}
-
 /** Whether the frontier has finished (or was closed, or dropped). */
 export async function frontierFinished(sql: Sql, crawlId: number): Promise<boolean> {
   const row = await sql.get<{ finishedAt: number | null }>(
@@ -461,37 +443,6 @@ export async function frontierFinished(sql: Sql, crawlId: number): Promise<boole
     [crawlId],
   );
   return !row || row.finishedAt !== null;
-}
-
-/**
- * A worker's report on its share of the crawl (JSON), replaced with each heartbeat. Nothing once the frontier is
- * dropped (the crawl has ended): the crawl's row, held while the report is written, keeps a late report out.
- */
-export async function reportWorker(
-  sql: Sql,
-  o: { crawlId: number; worker: string; report: string; now?: number },
-): Promise<void> {
-  await sql.rowTx(async (tx) => {
-    if (!(await tx.get(`SELECT 1 AS open FROM frontier_crawls WHERE crawl_id = ?${lockFor(tx, 'share')}`, [o.crawlId])))
-      return;
-    await tx.run(
-      `INSERT INTO frontier_workers (crawl_id, worker, report, seen_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (crawl_id, worker) DO UPDATE SET report = excluded.report, seen_at = excluded.seen_at`,
-      [o.crawlId, o.worker, o.report, o.now ?? Date.now()],
-    );
-  });
-}
-
-/** Every worker's last report on the crawl, but the one named (the caller's own). */
-export async function workerReports(
-  sql: Sql,
-  crawlId: number,
-  except = '',
-): Promise<{ worker: string; report: string }[]> {
-  return sql.all('SELECT worker, report FROM frontier_workers WHERE crawl_id = ? AND worker <> ? ORDER BY worker', [
-    crawlId,
-    except,
-  ]);
 }
 
 /** Forgets a crawl's frontier (once the crawl has ended and its results are recorded). */
@@ -503,33 +454,4 @@ export async function dropFrontier(sql: Sql, crawlId: number): Promise<void> {
     await tx.run('DELETE FROM frontier WHERE crawl_id = ?', [crawlId]);
     await tx.run('DELETE FROM frontier_targets WHERE crawl_id = ?', [crawlId]);
   });
-}
-
-/**
- * The links and errors of a shared crawl, counted in the store: every outcome the crawl wrote counts once, however
- * many workers fetched its URL (a worker that died after writing and before marking its claim done leaves it to
- * another), as the crawl's own counters count them (`skipped` is no check; a bot block is no error). A link check
- * answered from the external link cache wrote nothing: its done claim in the lane counts it.
- */
-export async function sharedOutcomeCounts(
-  sql: Sql,
-  crawlId: number,
-  checks: { lane: string; prefix: string },
-): Promise<{ links: number; errors: number }> {
-  const rows = await sql.all<{ reason: LinkOutcomeReason; blocked: number; n: number }>(
-    'SELECT reason, blocked, count(*) AS n FROM link_outcomes WHERE crawl_id = ? GROUP BY reason, blocked',
-    [crawlId],
-  );
-  let links = 0;
-  let errors = 0;
-  for (const r of rows) {
-    if (r.reason !== 'skipped') links += Number(r.n);
-    if (isBroken(r.reason) && !r.blocked) errors += Number(r.n);
-  }
-  const cached = await sql.get<{ n: number }>(
-    `SELECT count(*) AS n FROM frontier f WHERE f.crawl_id = ? AND f.target = ? AND f.state = 'done'
-       AND NOT EXISTS (SELECT 1 FROM link_outcomes o WHERE o.url = substr(f.url, ?) AND o.crawl_id = f.crawl_id)`,
-    [crawlId, checks.lane, checks.prefix.length + 1],
-  );
-  return { links: links + Number(cached?.n ?? 0), errors };
 }

@@ -46,6 +46,14 @@ export interface Sql {
 }
 
 /**
+ * The row lock a PostgreSQL SELECT takes (` FOR SHARE` or ` FOR UPDATE`); nothing on SQLite, whose transaction holds
+ * the write lock already.
+ */
+export function rowLock(sql: Sql, mode: 'share' | 'update'): string {
+  return sql.dialect !== 'pg' ? '' : mode === 'share' ? ' FOR SHARE' : ' FOR UPDATE';
+}
+
+/**
  * `@p0, @p1, …`: the placeholders of a list of `n` values bound as p0, p1, … (what `IN (…)` takes in both dialects;
  * a JSON array with json_each would be SQLite's alone). Lists are short (hosts, reasons): few statement shapes.
  */

@@ -19,7 +19,8 @@ import {
   listCrawls,
   sweepDue,
 } from '../../src/store/crawls.js';
-import { openFrontier, publishPlan } from '../../src/store/frontier.js';
+import { publishPlan } from '../../src/store/crawl-plan.js';
+import { openFrontier } from '../../src/store/frontier.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
 import { html, startSite, type TestSite } from '../support/site.js';
 import { DIALECTS, storeKit } from '../support/stores.js';

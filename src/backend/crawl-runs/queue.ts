@@ -12,7 +12,7 @@ import {
   setWaitingCrawlRequest,
   waitingCrawl,
 } from '../../store/crawls.js';
-import { joinableCrawl } from '../../store/frontier.js';
+import { joinableCrawl } from '../../store/crawl-plan.js';
 import type { ServiceStore } from '../../store/service-store.js';
 import { checkCrawlUrls, mergeQueuedUrls, requireTargets, validateCrawlRequest } from './request.js';
 

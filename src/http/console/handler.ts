@@ -10,7 +10,7 @@ import { UserError } from '../../auth/users.js';
 import type { Logger } from '../../lib/log.js';
 import type { User } from '../../model/users.js';
 import { parseCookies } from '../cookies.js';
-import { headerValue, readBody, sendJson, type HttpHandler } from '../io.js';
+import { headerValue, mediaType, readBody, sendJson, type HttpHandler } from '../io.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import type { ConsoleDeps, ConsoleProject } from './deps.js';
 import {
@@ -121,8 +121,7 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
   }
 
   async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/x-www-form-urlencoded') {
+    if (mediaType(req) !== 'application/x-www-form-urlencoded') {
       req.resume();
       return null;
     }
