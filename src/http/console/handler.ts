@@ -83,6 +83,11 @@ function redirect(res: ServerResponse, to: string, headers: Record<string, strin
   res.end();
 }
 
+/** The console session's secret a request carries in its cookie, or null. */
+export function consoleSessionSecret(req: IncomingMessage): string | null {
+  return parseCookies(req.headers.cookie)[SESSION_COOKIE] || null;
+}
+
 /** Why a form post may not be taken, or null: its Origin, when sent, must be this server as the browser reached it. */
 export function foreignOrigin(origin: string | undefined, host: string | undefined): string | null {
   if (origin === undefined) return null;
