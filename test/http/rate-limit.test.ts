@@ -187,7 +187,7 @@ describe('the rate limit on SQLite (counted in memory)', () => {
     // api: 4 a window for the user, not 4 per token.
     expect(seen).toEqual([200, 200, 200, 200, 429, 429]);
     // The console's pages count for the same user: search in `search`, its posts in `api`.
-    const sessions = new ConsoleSessions(s.app.store.sql);
+    const sessions = new ConsoleSessions(s.app.store.sql, { now: () => s.clock.now });
     const cookie = { cookie: `svc_console=${(await sessions.start('many')).secret}` };
     const consoleSearch = () =>
       fetch(`${s.base}/console/p/${encodeURIComponent(TOKEN)}/search?q=apple`, { headers: cookie, redirect: 'manual' });
