@@ -1,6 +1,6 @@
 // Asking before svc/delete-pages deletes, for a client that can show a form: what is asked (a message listing the
 // URLs and one boolean `confirm`), how the answer is read (only an accepted `confirm: true` deletes), and the signed
-// state that ties the retry to the call that asked (same user, same tool, same URL set, within 10 minutes). Shapes
+// state that ties the retry to the call that asked (same user, same tool, same URL set, within 10 minutes, once). Shapes
 // are MCP's elicitation ones, plain data, so the protocol layer returns them as they are: inside an `input_required`
 // result (2026-07-28) or as an `elicitation/create` request (2025 over stdio), and reads either answer the same way.
 import { z } from 'zod';
@@ -110,13 +110,24 @@ export interface DeleteConfirmer {
     requestState: unknown;
     answer: unknown;
   }): ConfirmationDecision;
+  /**
+   * Spends a state that `decide` let delete: true the first time, false after (one confirmation, one deletion).
+   * Without a store to keep spent states, always true.
+   */
+  spend(requestState: string, now: number): Promise<boolean>;
 }
+
+/** What a retry with a spent state is told. */
+export const SPENT_STATE_MESSAGE = `${NOTHING}: requestState was already used for a deletion; call the tool again to be asked again.`;
 
 /**
  * Confirmations for one tool, signed with `key`. `project` (the project token, when one data directory or database
  * serves several) is bound with the user, so a state made for one project's user is no good in another's.
  */
-export function deleteConfirmer(key: Buffer, opts: { tool: string; project?: string }): DeleteConfirmer {
+export function deleteConfirmer(
+  key: Buffer,
+  opts: { tool: string; project?: string; spend?: (requestState: string, now: number) => Promise<boolean> },
+): DeleteConfirmer {
   const who = (user: User) => JSON.stringify([opts.project ?? '', user.login]);
   return {
     ask({ user, urls, now }) {
@@ -143,5 +154,6 @@ export function deleteConfirmer(key: Buffer, opts: { tool: string; project?: str
         };
       return interpretDeleteConfirmation(answer);
     },
+    spend: (requestState, now) => (opts.spend ? opts.spend(requestState, now) : Promise.resolve(true)),
   };
 }

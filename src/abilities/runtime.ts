@@ -54,6 +54,8 @@ export interface AbilityHostDeps {
   crawlTasks?: CrawlTasks;
   /** The key that signs a confirmation's requestState (shared by every process on the store). */
   requestStateKey?: Buffer;
+  /** Spends a confirmation's state for its one deletion (false when spent before); without it, states are not kept. */
+  spendRequestState?: (requestState: string, now: number) => Promise<boolean>;
   /** The project's public token, bound into each confirmation so one project's cannot serve another's. */
   project?: string;
   /** Clock of the link-report cache (ms); tests move it. */
@@ -85,7 +87,11 @@ export function createAbilityHost(deps: AbilityHostDeps): AbilityHost {
     tasks: abilitiesEnabled && deps.crawlTasks ? new CrawlTaskService(registry, deps.crawlTasks) : null,
     deleteConfirmer:
       abilitiesEnabled && deps.requestStateKey
-        ? deleteConfirmer(deps.requestStateKey, { tool: 'svc/delete-pages', project: deps.project })
+        ? deleteConfirmer(deps.requestStateKey, {
+            tool: 'svc/delete-pages',
+            project: deps.project,
+            spend: deps.spendRequestState,
+          })
         : null,
     userByLogin: deps.userByLogin,
     userByToken: deps.userByToken,

@@ -1,7 +1,7 @@
 // The host of the abilities (what MCP and the ability routes run on), built on an opened app: its backend, its
 // users and its posts, with host.posts_file loaded first.
 import { createAbilityHost, type AbilityHost } from '../abilities/runtime.js';
-import { requestStateKey } from '../auth/request-state-key.js';
+import { requestStateKey, spendRequestState } from '../auth/request-state-key.js';
 import { getUser, userByToken } from '../auth/users.js';
 import { CrawlTasks } from '../backend/crawl-tasks.js';
 import { getPost } from '../store/posts.js';
@@ -38,6 +38,7 @@ export async function openAbilityHost(app: App, opts: OpenAbilityHostOptions = {
     userByToken: (token) => userByToken(app.store.sql, token),
     crawlTasks: new CrawlTasks({ sql: app.store.sql, backend: app.backend }),
     requestStateKey: await confirmationKey(app),
+    spendRequestState: (state, now) => spendRequestState(app.store.sql, state, now),
     project: app.backend.publicToken,
     now: opts.now,
   });

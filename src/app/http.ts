@@ -6,7 +6,6 @@ import { ConsoleSessions } from '../auth/console-sessions.js';
 import { API_KEY_PREFIX, createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from '../auth/keys.js';
 import { PasswordSignIn } from '../auth/password-sign-in.js';
 import { checkPasswordRules, setPassword } from '../auth/passwords.js';
-import { hashSecret } from '../auth/secrets.js';
 import { addUser, listUsers, USER_TOKEN_PREFIX } from '../auth/users.js';
 import { AuthorizationServer } from '../auth/oauth/authorization-server.js';
 import { addWebhookReceiver, listWebhookReceivers, removeWebhookReceiver } from '../backend/webhooks/receivers.js';
@@ -15,7 +14,7 @@ import { createDocumentFetch } from '../crawler/document-fetch.js';
 import { createRateLimitHandler } from '../http/rate-limit.js';
 import { memoryRateCounter, sqlRateCounter } from '../store/rate-limits.js';
 import { createAbilityRoutesHandler } from '../http/ability-routes.js';
-import { createConsoleHandler } from '../http/console/handler.js';
+import { consoleSessionSecret, createConsoleHandler } from '../http/console/handler.js';
 import type { ConsoleDeps } from '../http/console/deps.js';
 import type { HttpDeps } from '../http/deps.js';
 import { MCP_PATH, type HttpHandler } from '../http/io.js';
@@ -138,21 +137,23 @@ function consoleDeps(app: App, passwordSignIn: PasswordSignIn, opts: HttpDepsOpt
 }
 
 /**
- * The rate limit's key of a bearer token valid here (an API key of a project served here, a user token, an OAuth
- * access token): its hash, never the token. null for any other.
+ * The rate limit's key of a bearer token valid here: its subject, so that a user's many tokens (a static one, an
+ * OAuth access token per sign-in or refresh) share one budget. A user token or an OAuth access token counts as
+ * its user; an API key (a project's, no user's) as that key. null for a token valid for nothing here.
  */
 async function tokenKey(deps: HttpDeps, host: AbilityHost, token: string): Promise<string | null> {
-  let valid: boolean;
-  if (token.startsWith(API_KEY_PREFIX)) valid = (await deps.verifyApiKey(token)) !== null;
-  else if (token.startsWith(USER_TOKEN_PREFIX)) valid = (await host.userByToken(token)) !== null;
-  else
-    valid = deps.oauth
-      ? await deps.oauth.provider.verifyAccessToken(token).then(
-          () => true,
-          () => false,
-        )
-      : false;
-  return valid ? `token:${hashSecret(token)}` : null;
+  if (token.startsWith(API_KEY_PREFIX)) {
+    const key = await deps.verifyApiKey(token);
+    return key ? `key:${key.project}:${key.id}` : null;
+  }
+  if (token.startsWith(USER_TOKEN_PREFIX)) {
+    const user = await host.userByToken(token);
+    return user ? `user:${user.login}` : null;
+  }
+  if (!deps.oauth) return null;
+  const grant = await deps.oauth.provider.verifyAccessToken(token).catch(() => null);
+  const user = grant?.extra?.user as { login: string } | undefined;
+  return user ? `user:${user.login}` : null;
 }
 
 /** The routes of `svc serve`, in order: the rate limit, /v1, the ability routes, the console, OAuth (when on), /mcp. */
@@ -163,6 +164,11 @@ export function serveHandlers(deps: HttpDeps, host: AbilityHost): HttpHandler[] 
       counter: deps.rateCounter,
       abilitiesRoot: `${deps.restRoot}/abilities/v1`,
       tokenKey: (token) => tokenKey(deps, host, token),
+      sessionKey: async (req) => {
+        const secret = consoleSessionSecret(req);
+        const user = secret ? await deps.console.sessions.user(secret) : null;
+        return user ? `user:${user.login}` : null;
+      },
       logger: deps.logger,
       now: deps.now,
     }),

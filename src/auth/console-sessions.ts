@@ -19,7 +19,7 @@ export const CONSOLE_SESSION_PREFIX = 'svc_cs_';
 export const CONSOLE_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 const SECRET_RE = /^svc_cs_[A-Za-z0-9_-]{43}$/;
 
-/** The CSRF token of the forms of the holder of `secret` (a session's, or a sign-in form's nonce). */
+/** The CSRF token of the forms of the session whose secret is `secret`. */
 export function csrfTokenFor(secret: string): string {
   return createHash('sha256').update(`svc console csrf\n${secret}`).digest('base64url');
 }

@@ -1,7 +1,15 @@
 // Users of the host: a login, a role, and a bearer token that is shown once and stored only as its sha256 hash.
 import { ROLES, type Role, type User } from '../model/users.js';
 import type { Sql } from '../store/sql.js';
-import { getUser, insertUser, listUsers, loginInAnyCase, setUserTokenHash, userByTokenHash } from '../store/users.js';
+import {
+  deleteUser,
+  getUser,
+  insertUser,
+  listUsers,
+  loginInAnyCase,
+  setUserTokenHash,
+  userByTokenHash,
+} from '../store/users.js';
 import { hashSecret, newSecret, sameHash } from './secrets.js';
 
 export const LOGIN_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,59}$/;
@@ -42,11 +50,21 @@ export async function addUser(sql: Sql, login: string, role: Role | string): Pro
   return token;
 }
 
-/** Gives an existing user a new token (the old one stops working) and returns it. */
+/** Gives an existing user a new token (the old one stops working, and so do their console sessions) and returns it. */
 export async function resetUserToken(sql: Sql, login: string): Promise<string> {
   const token = newSecret(USER_TOKEN_PREFIX);
   if (!(await setUserTokenHash(sql, login, hashSecret(token)))) throw new UserError(`login "${login}": no such user`);
   return token;
+}
+
+/**
+ * Removes a user with everything of theirs: console sessions, OAuth codes and tokens (the bearer token and the
+ * password go with the row). A login added again later starts with nothing. The counts of what was ended.
+ */
+export async function removeUser(sql: Sql, login: string): Promise<{ sessions: number; tokens: number }> {
+  const ended = await deleteUser(sql, login);
+  if (!ended) throw new UserError(`login "${login}": no such user`);
+  return ended;
 }
 
 export { getUser, listUsers };

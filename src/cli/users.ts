@@ -1,9 +1,11 @@
 // `svc users add LOGIN --role R` (prints the new bearer token alone on one stdout line), `svc users list`,
 // `svc users reset-token LOGIN` (a new token; the old one stops working), `svc users set-password LOGIN` (the
-// sign-in password of the OAuth page, read from stdin), `svc users revoke-tokens LOGIN` (ends its OAuth tokens).
+// sign-in password of the OAuth page, read from stdin), `svc users revoke-tokens LOGIN` (ends its OAuth tokens),
+// `svc users remove LOGIN` (the user with their sessions, tokens and grants). A changed password or token, revoked
+// tokens and a removal all end the user's console sessions.
 import { revokeUserTokens } from '../auth/oauth/authorization-server.js';
 import { setPassword } from '../auth/passwords.js';
-import { addUser, getUser, listUsers, resetUserToken } from '../auth/users.js';
+import { addUser, getUser, listUsers, removeUser, resetUserToken } from '../auth/users.js';
 import { ROLES } from '../model/users.js';
 import { CliError, parse, sayWhereWritten, withApp } from './common.js';
 
@@ -12,6 +14,7 @@ const USAGE = `usage: svc users add LOGIN --role ROLE    add a user; prints its 
        svc users reset-token LOGIN       replace a user's token; prints the new one once
        svc users set-password LOGIN      set the password of the OAuth sign-in page, read from stdin
        svc users revoke-tokens LOGIN     end every OAuth token the user's sign-ins issued
+       svc users remove LOGIN            remove a user with their console sessions and OAuth tokens
 roles: ${ROLES.join(', ')}
 `;
 
@@ -57,6 +60,16 @@ export async function run(argv: string[]): Promise<number> {
       if (!(await getUser(app.store.sql, login))) throw new CliError(`login "${login}": no such user`, 1);
       const n = await revokeUserTokens(app.store.sql, login);
       process.stderr.write(`${n} OAuth token(s) of "${login}" revoked\n`);
+    });
+    return 0;
+  }
+  if (sub === 'remove') {
+    if (!login) throw new CliError(`users remove: LOGIN is required\n${USAGE}`);
+    await withApp(values, async (app) => {
+      const ended = await removeUser(app.store.sql, login);
+      process.stderr.write(
+        `removed "${login}" with ${ended.sessions} console session(s) and ${ended.tokens} OAuth token(s)\n`,
+      );
     });
     return 0;
   }

@@ -1,7 +1,7 @@
 // One small document fetched under the address policy, as the crawler fetches pages: the sign-in asks for a
 // client's metadata document at an address the client chose, so that fetch must not reach a private or loopback
 // address, must not wait long, and must not read much. No redirects are followed (the document must be at its
-// own URL). Each failure is an error whose message says why.
+// own URL). Each failure is an error whose message says why, without naming an address.
 import { Agent, type buildConnector } from '../lib/undici-agent.js';
 import { readCapped } from '../lib/read-capped.js';
 import type { AddressPolicy } from './address-policy.js';
@@ -23,6 +23,13 @@ export interface FetchedDocument {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
+}
+
+/** A network error's text without the IP addresses (and ports) it names, e.g. "connect ECONNREFUSED 10.0.0.5:443". */
+export function withoutAddresses(text: string): string {
+  return text
+    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '<address>')
+    .replace(/\[?(?:[0-9a-f]{0,4}:){2,}[0-9a-f]{0,4}\]?(?::\d+)?/gi, '<address>');
 }
 
 /** A fetch of one https document; close() ends its connections. */
@@ -61,14 +68,20 @@ export function createDocumentFetch(
     } catch (err) {
       if (signal.aborted) throw new Error(`no answer within ${timeoutMs / 1000} s`);
       const e = err as Error & { code?: string };
-      if (e.code === 'SVC_ADDRESS_BLOCKED') throw new Error(`the address is not allowed: ${e.message}`);
+      // The messages go to whoever asked for the sign-in page, signed in or not: they name no address a name
+      // resolves to, and no address of a failed connection, so this fetch cannot map the server's network.
+      if (e.code === 'SVC_ADDRESS_BLOCKED')
+        throw new Error(
+          'its host is not one svc may fetch from (public addresses only, unless oauth.cimd_allow_hosts lists it)',
+        );
       if (
         e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
         e.code === 'UND_ERR_BODY_TIMEOUT' ||
         e.code === 'UND_ERR_CONNECT_TIMEOUT'
       )
         throw new Error(`no answer within ${timeoutMs / 1000} s`);
-      throw new Error(e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : e.message);
+      const text = withoutAddresses(e.message);
+      throw new Error(e.code && !text.includes(e.code) ? `${e.code}: ${text}` : text);
     }
   };
   return Object.assign(fetchDocument, { close: () => agent.close() });

@@ -39,6 +39,17 @@ export function ambiguity(req: IncomingMessage, url: URL): string | null {
   return null;
 }
 
+/** Whether an error is the client's closing of the connection before its request was read or answered. */
+function abandoned(req: IncomingMessage, err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return (
+    code === 'ECONNRESET' ||
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    (req.destroyed && !req.complete) ||
+    (err instanceof Error && err.message === 'aborted')
+  );
+}
+
 export function createHttpServer(opts: HttpServerOptions): Server {
   const guard = createOriginGuard({ allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
   const server = createServer(async (req, res) => {
@@ -77,6 +88,12 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       }
       sendJson(res, 404, { error: { code: 'not_found', message: `no route for ${req.method} ${url.pathname}` } });
     } catch (err) {
+      if (abandoned(req, err)) {
+        // The client went away mid-request: nothing failed here, and no one is left to answer.
+        opts.logger.info({ method: req.method, path: url.pathname }, 'request abandoned by the client');
+        res.destroy();
+        return;
+      }
       if (res.headersSent) {
         res.destroy();
         return;

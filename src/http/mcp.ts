@@ -10,7 +10,7 @@
 //   logging notifications ride on it before the result), plain JSON otherwise (curl, scripts), which the
 //   transport allows but then sends no notifications. No session id is issued, so GET and DELETE get 405.
 // Order of checks: Host/Origin (403, the server's guard) → method (405) → bearer token (401) → body size and
-// shape (SDK: 413/415/400). The bearer check is the SDK's resource-server helper: it takes a user's static token
+// shape (SDK: 413/415/400; a JSON-RPC batch: 400 with -32600, as 2025-06-18 and later have none). The bearer check is the SDK's resource-server helper: it takes a user's static token
 // (`svc_user_…`) or an OAuth access token issued for this /mcp, and its 401 names the protected resource
 // metadata, from which an MCP client finds where to sign in. Without a token the request runs as no user, unless
 // server.mcp_auth is "required".
@@ -105,6 +105,25 @@ function bearerCheck(
   };
 }
 
+/**
+ * A JSON-RPC batch (the body is an array) is refused: the revisions svc speaks (2025-06-18 and later) have none,
+ * and one request carrying a hundred calls would count once against the request rate limit.
+ */
+async function isBatch(request: Request): Promise<boolean> {
+  const text = await request.clone().text();
+  return /^\s*\[/.test(text);
+}
+
+const BATCH_REFUSED = {
+  jsonrpc: '2.0',
+  id: null,
+  error: {
+    code: -32600,
+    message:
+      'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 and later have none); send one message per request',
+  },
+} as const;
+
 const userOf = (auth: AuthInfo | undefined): User | null => (auth?.extra?.user as User | undefined) ?? null;
 
 export function createMcpHttpHandler(deps: HttpDeps, host: AbilityHost): HttpHandler {
@@ -187,10 +206,12 @@ export function createMcpHttpHandler(deps: HttpDeps, host: AbilityHost): HttpHan
     const sse = acceptsSse(req);
     const serve = toNodeHandler(
       {
-        fetch: async (request, options) =>
-          (await isLegacyRequest(request, undefined, { maxRequestBodySize: cfg.max_body_bytes }))
+        fetch: async (request, options) => {
+          if (await isBatch(request)) return Response.json(BATCH_REFUSED, { status: 400 });
+          return (await isLegacyRequest(request, undefined, { maxRequestBodySize: cfg.max_body_bytes }))
             ? legacy(request, options, sse, res)
-            : modernFor(sse).fetch(request, options),
+            : modernFor(sse).fetch(request, options);
+        },
       },
       { onerror, maxRequestBodySize: cfg.max_body_bytes },
     );

@@ -2,25 +2,25 @@
 // publishes its metadata document when it has one, where it sends the answer), what for (the scopes), a login
 // and password. The form posts back to /authorize, where the authorization server checks the request again, and
 // comes here with the answer.
-// CSRF: each form carries a token that is an HMAC over the authorization request it was made for, an expiry, a
+// CSRF: each form carries a token (src/auth/sign-in-forms.ts) that is an HMAC over the authorization request it was made for, an expiry, a
 // form id, and a random nonce also set as a SameSite=Strict cookie; a post whose token does not match the
 // request, the cookie or the clock is refused, and so is a second post of one form (allow or deny: a form
 // answers once). The page runs no script, may not be framed, and may post only to us (and, through the redirect
 // that follows, to the client's redirect URI).
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   SCOPE_DESCRIPTIONS,
   type AuthorizationServer,
   type SignInRequest,
 } from '../auth/oauth/authorization-server.js';
+import { signInLimitMessage } from '../auth/password-sign-in.js';
+import { FORM_NONCE_RE, newFormNonce, SignInForms } from '../auth/sign-in-forms.js';
 import { escapeHtml } from '../lib/escape-html.js';
 import { parseCookies } from './cookies.js';
 
 const FORM_TTL_MS = 10 * 60 * 1000;
 const COOKIE = 'svc_signin';
-/** Forms remembered as answered at most (each for its 10 minutes); past that the oldest are forgotten first. */
-const MAX_USED_FORMS = 100_000;
 
 /**
  * Renders the sign-in and consent page for an authorization request (GET), or handles its form (POST): `form` is
@@ -59,39 +59,7 @@ export interface SignInPageOptions {
 }
 
 export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
-  const key = randomBytes(32);
-  const now = opts.now ?? Date.now;
-  const mac = (expires: number, formId: string, nonce: string, digest: string) =>
-    createHmac('sha256', key).update(`${expires}.${formId}.${nonce}.${digest}`).digest('base64url');
-  /** Form ids already answered, with when their forms expire (insertion order is expiry order). */
-  const used = new Map<string, number>();
-
-  function formToken(request: SignInRequest, nonce: string): string {
-    const expires = now() + FORM_TTL_MS;
-    const formId = randomBytes(12).toString('base64url');
-    return `${expires}.${formId}.${mac(expires, formId, nonce, requestDigest(request))}`;
-  }
-
-  /** The form's id when its token is good for this request, cookie and time, else null. */
-  function validFormId(token: unknown, nonce: string | undefined, request: SignInRequest): string | null {
-    if (typeof token !== 'string' || !nonce) return null;
-    const m = /^(\d{1,15})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/.exec(token);
-    if (!m || Number(m[1]) < now()) return null;
-    const want = Buffer.from(mac(Number(m[1]), m[2]!, nonce, requestDigest(request)));
-    const got = Buffer.from(m[3]!);
-    return want.length === got.length && timingSafeEqual(want, got) ? m[2]! : null;
-  }
-
-  /** Marks a form answered; false when it already was. */
-  function answerOnce(formId: string): boolean {
-    for (const [id, expires] of used) {
-      if (expires >= now() && used.size < MAX_USED_FORMS) break;
-      used.delete(id);
-    }
-    if (used.has(formId)) return false;
-    used.set(formId, now() + FORM_TTL_MS);
-    return true;
-  }
+  const forms = new SignInForms({ ttlMs: FORM_TTL_MS, now: opts.now });
 
   function render(
     req: IncomingMessage,
@@ -104,7 +72,7 @@ export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
     const secure = new URL(request.resource).protocol === 'https:';
     // The browser's nonce is kept when it has one, so two sign-in tabs do not spoil each other's forms.
     const had = parseCookies(req.headers.cookie)[COOKIE];
-    const nonce = had && /^[\w-]{24}$/.test(had) ? had : randomBytes(18).toString('base64url');
+    const nonce = had && FORM_NONCE_RE.test(had) ? had : newFormNonce();
     const c = request.client;
     const name = c.client_name?.trim() || 'An application';
     const documentHost = 'metadata_document_host' in c ? c.metadata_document_host : null;
@@ -118,7 +86,7 @@ export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
       state: request.state,
       scope: request.scopes.join(' '),
       resource: request.resource,
-      csrf_token: formToken(request, nonce),
+      csrf_token: forms.issue(nonce, requestDigest(request)),
     };
     const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -164,8 +132,8 @@ ${Object.entries(hidden)
   return async (server, request, req, res, body) => {
     if (req.method !== 'POST') return render(req, res, request, 200, null);
     const login = typeof body.login === 'string' ? body.login.trim() : '';
-    const formId = validFormId(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], request);
-    if (!formId)
+    const form = forms.take(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], requestDigest(request));
+    if (form === 'invalid')
       return render(
         req,
         res,
@@ -174,7 +142,7 @@ ${Object.entries(hidden)
         'This form expired or did not come from this page. Please sign in again.',
         login,
       );
-    if (!answerOnce(formId))
+    if (form === 'used')
       return render(req, res, request, 400, 'This form was already sent once. Please sign in again.', login);
     if (body.decision === 'deny') {
       redirect(res, server.denied(request));
@@ -185,14 +153,7 @@ ${Object.entries(hidden)
     if ('error' in result) {
       if (result.error === 'rate_limited') {
         res.setHeader('retry-after', String(result.retryAfter));
-        return render(
-          req,
-          res,
-          request,
-          429,
-          `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfter / 60)} minute(s).`,
-          login,
-        );
+        return render(req, res, request, 429, signInLimitMessage(result), login);
       }
       return render(req, res, request, 401, 'Wrong login or password.', login);
     }

@@ -24,6 +24,8 @@ export interface RateLimitOptions {
    * count of its own: a made-up one counts on the address, so new tokens buy no new requests.
    */
   tokenKey(token: string): Promise<string | null>;
+  /** Who a console session (its cookie) names, as a counter key, or null when the request carries no live one. */
+  sessionKey?(req: IncomingMessage): Promise<string | null>;
   logger: Logger;
   /** Clock (ms); tests move it. */
   now?: () => number;
@@ -39,7 +41,10 @@ function clientAddress(req: IncomingMessage): string {
 function refuse(res: ServerResponse, path: string, message: string, retryAfterSeconds: number): void {
   const headers = { 'retry-after': String(retryAfterSeconds) };
   if (path === MCP_PATH) sendRpcError(res, 429, `Too many requests: ${message}`, headers);
-  else if (path === '/v1' || path.startsWith('/v1/'))
+  else if (path.startsWith('/console/')) {
+    res.writeHead(429, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers });
+    res.end(`Too many requests: ${message}`);
+  } else if (path === '/v1' || path.startsWith('/v1/'))
     sendJson(res, 429, { error: { code: 'rate_limited', message } }, headers);
   else sendJson(res, 429, { code: 'rest_too_many_requests', message, data: { status: 429 } }, headers);
 }
@@ -55,7 +60,8 @@ export function createRateLimitHandler(opts: RateLimitOptions): HttpHandler {
   async function clientKey(req: IncomingMessage): Promise<string> {
     const token = bearerToken(req);
     const byToken = token ? await opts.tokenKey(token) : null;
-    return byToken ?? `addr:${clientAddress(req)}`;
+    const bySession = byToken ?? (opts.sessionKey ? await opts.sessionKey(req) : null);
+    return bySession ?? `addr:${clientAddress(req)}`;
   }
 
   return async (req, res, url) => {
@@ -75,7 +81,7 @@ export function createRateLimitHandler(opts: RateLimitOptions): HttpHandler {
     const decision = decide(hits, limit, start, windowMs, t);
     if (decision.allowed) return false;
     req.resume();
-    const message = `at most ${limit} ${GROUP_NAMES[group]} requests per ${limits.window} from one client (its API key or user token, else its address): try again in ${decision.retryAfterSeconds} s`;
+    const message = `at most ${limit} ${GROUP_NAMES[group]} requests per ${limits.window} from one client (its user or API key, else its address): try again in ${decision.retryAfterSeconds} s`;
     refuse(res, url.pathname, message, decision.retryAfterSeconds);
     return true;
   };

@@ -1,11 +1,12 @@
 // Asking a person before svc-delete-pages deletes, for clients that can show a form. The first call answers
 // input_required with the form and a signed requestState; the retry carries the answer and the state, and deletes
-// only when the state verifies for this user and URL list and the answer is an accepted confirm: true. A 2025
+// only when the state verifies for this user and URL list and the answer is an accepted confirm: true, and only once
+// per state. A 2025
 // client on stdio that declared elicitation gets the same round as an elicitation/create request (the SDK turns
 // the input_required answer into one and calls this step again with the reply). Clients without elicitation, and
 // 2025 HTTP requests (stateless: no declared capabilities to read), get today's behaviour.
 import type { InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
-import { CONFIRM_DELETE_INPUT, type DeleteConfirmer } from '../abilities/delete-confirmation.js';
+import { CONFIRM_DELETE_INPUT, SPENT_STATE_MESSAGE, type DeleteConfirmer } from '../abilities/delete-confirmation.js';
 import type { AbilityHost } from '../abilities/runtime.js';
 import { DELETE_URLS_MAX } from '../model/limits.js';
 import { errorResult } from '../tools/define.js';
@@ -54,8 +55,13 @@ export function confirmDeleteStep(opts: ConfirmDeleteOptions): ToolCallStep {
       return { resultType: 'input_required', ...asked } satisfies InputRequiredResult;
     }
     const answer = ctx.mcpReq.inputResponses?.[CONFIRM_DELETE_INPUT];
-    const decision = opts.confirmer.decide({ user, urls, now: now(), requestState, answer });
-    if (decision.delete) return undefined;
+    const at = now();
+    const decision = opts.confirmer.decide({ user, urls, now: at, requestState, answer });
+    if (decision.delete) {
+      // Verified, so a string: spent now, so the same state and answer never delete twice.
+      if (await opts.confirmer.spend(requestState as string, at)) return undefined;
+      return errorResult('svc_invalid_request_state', SPENT_STATE_MESSAGE);
+    }
     return errorResult(
       decision.outcome === 'invalid_state' ? 'svc_invalid_request_state' : 'svc_delete_not_confirmed',
       decision.message,

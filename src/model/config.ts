@@ -112,7 +112,12 @@ export const TargetSchema = z
  */
 export const WebhookSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/, error: 'must be a full http(s) URL, e.g. https://hooks.example.org/svc' }),
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be a full http(s) URL, e.g. https://hooks.example.org/svc' })
+      .refine((u) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(u), {
+        error:
+          'must not carry a user name or password (they would be shown wherever the URL is; the receiver checks webhook-signature instead)',
+      }),
     secret: z
       .string({
         error: 'is required: a shared secret of at least 16 characters (the receiver checks webhook-signature with it)',

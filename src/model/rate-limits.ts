@@ -2,7 +2,7 @@
 // the fixed window it falls in, and whether a count is over its limit (with the Retry-After to send).
 import { z } from 'zod';
 
-/** What a request counts against: public search, MCP, or the rest of /v1 and the ability routes. */
+/** What a request counts against: public search (the console's too), MCP, or the rest of /v1, the ability routes and the console's forms. */
 export const RATE_GROUPS = ['search', 'mcp', 'api'] as const;
 export type RateGroup = (typeof RATE_GROUPS)[number];
 
@@ -28,8 +28,8 @@ const perWindow = (group: string) =>
     .nullable();
 
 /**
- * Requests one client (its API key or user token when the request carries a valid one, else its address) may make
- * per window, per group; over it, 429 with Retry-After. enabled false: no limit at all.
+ * Requests one client (the user of a valid user token, OAuth token or console session; a valid API key; else its
+ * address) may make per window, per group; over it, 429 with Retry-After. enabled false: no limit at all.
  */
 export const RateLimitsSchema = z
   .object({
@@ -74,6 +74,9 @@ export function decide(hits: number, limit: number, start: number, windowMs: num
  */
 export function rateGroupOf(method: string, path: string, abilitiesRoot: string): RateGroup | null {
   if (path === '/mcp') return method === 'POST' ? 'mcp' : null;
+  // The console: its search page runs the public search; its forms are API calls by another door.
+  if (/^\/console\/p\/[^/]+\/search\/?$/.test(path)) return 'search';
+  if (path.startsWith('/console/')) return method === 'POST' ? 'api' : null;
   if (path === '/v1' || path.startsWith('/v1/'))
     return /^\/v1\/projects\/[^/]+\/search\/?$/.test(path) ? 'search' : 'api';
   if (path === abilitiesRoot || path.startsWith(`${abilitiesRoot}/`)) {

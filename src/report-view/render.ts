@@ -109,9 +109,9 @@ export function byLinkHtml(d: ViewData, now: number, actions: boolean): string {
       .join('');
     return (
       `<tr data-reason="${esc(l.reason)}"><td>${urlHtml(l.link, d.base)}</td>` +
-      `<td data-sort="${rank(l.reason)}">${badgesHtml(d, l)}</td>` +
-      `<td class="num" data-label="Status" data-sort="${l.http_status}">${l.http_status || '—'}</td><td>${esc(message)}</td>` +
-      `<td class="num" data-label="Pages">${g.length}</td><td><ul class="in">${pages}</ul></td></tr>`
+      `<td data-sort="${esc(String(rank(l.reason)))}">${badgesHtml(d, l)}</td>` +
+      `<td class="num" data-label="Status" data-sort="${esc(String(l.http_status))}">${esc(String(l.http_status || '—'))}</td><td>${esc(message)}</td>` +
+      `<td class="num" data-label="Pages">${esc(String(g.length))}</td><td><ul class="in">${pages}</ul></td></tr>`
     );
   });
   return (
@@ -142,10 +142,10 @@ export function byPageHtml(d: ViewData, now: number, actions: boolean): string {
     const links = g
       .map(
         (row) =>
-          `<li>${badgesHtml(d, row)} <span class="badge">${row.http_status || '—'}</span> ${urlHtml(row.link, d.base)}${sourceHtml(row, now)}</li>`,
+          `<li>${badgesHtml(d, row)} <span class="badge">${esc(String(row.http_status || '—'))}</span> ${urlHtml(row.link, d.base)}${sourceHtml(row, now)}</li>`,
       )
       .join('');
-    return `<tr><td>${urlHtml(page, d.base)}${actionsHtml(page, actions)}</td><td class="num" data-label="Problems">${g.length}</td><td class="num" data-label="Broken">${n}</td><td><ul class="in">${links}</ul></td></tr>`;
+    return `<tr><td>${urlHtml(page, d.base)}${actionsHtml(page, actions)}</td><td class="num" data-label="Problems">${esc(String(g.length))}</td><td class="num" data-label="Broken">${esc(String(n))}</td><td><ul class="in">${links}</ul></td></tr>`;
   });
   return (
     `<table class="sortable" id="pages-table">` +
@@ -169,15 +169,15 @@ export function reportHtml(d: ViewData, now: number, actions: boolean): string {
   const cards = d.reasons
     .map(
       (r) =>
-        `<li class="r-${esc(r.reason)}" data-reason="${esc(r.reason)}" title="${esc(r.description)}"><span class="n">${r.count}</span><span class="label">${esc(r.title)}</span></li>`,
+        `<li class="r-${esc(r.reason)}" data-reason="${esc(r.reason)}" title="${esc(r.description)}"><span class="n">${esc(String(r.count))}</span><span class="label">${esc(r.title)}</span></li>`,
     )
     .concat(
-      `<li class="r-total" data-reason="total"><span class="n">${total}</span><span class="label">Total</span></li>`,
+      `<li class="r-total" data-reason="total"><span class="n">${esc(String(total))}</span><span class="label">Total</span></li>`,
     )
     .concat(
       blocked
         ? [
-            `<li data-reason="blocked"><span class="n">${blocked}</span><span class="label">Blocked (not failing)</span></li>`,
+            `<li data-reason="blocked"><span class="n">${esc(String(blocked))}</span><span class="label">Blocked (not failing)</span></li>`,
           ]
         : [],
     )
@@ -192,11 +192,11 @@ export function reportHtml(d: ViewData, now: number, actions: boolean): string {
   const version = d.tool_version ? ` · svc ${esc(d.tool_version)}` : '';
   const notice = d.notice ? `<p class="note notice">${esc(d.notice)}</p>` : '';
   const truncated = d.truncated
-    ? `<p class="note">Showing ${d.rows.length} of ${total} problem links: the report was cut at its limit (raise the limit, or pick one target).</p>`
+    ? `<p class="note">Showing ${esc(String(d.rows.length))} of ${esc(String(total))} problem links: the report was cut at its limit (raise the limit, or pick one target).</p>`
     : '';
   const options = d.reasons
     .filter((r) => r.count > 0)
-    .map((r) => `<option value="${esc(r.reason)}">${esc(r.title)} (${r.count})</option>`)
+    .map((r) => `<option value="${esc(r.reason)}">${esc(r.title)} (${esc(String(r.count))})</option>`)
     .join('');
   const views =
     d.rows.length === 0

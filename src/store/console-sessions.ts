@@ -35,3 +35,8 @@ export async function deleteConsoleSession(sql: Sql, idHash: string): Promise<vo
 export async function deleteExpiredConsoleSessions(sql: Sql, now: number): Promise<number> {
   return (await sql.run('DELETE FROM console_sessions WHERE expires_at <= ?', [now])).changes;
 }
+
+/** Ends every session of a user (their password or token changed, their tokens were revoked, they were removed). */
+export async function deleteUserConsoleSessions(sql: Sql, login: string): Promise<number> {
+  return (await sql.run('DELETE FROM console_sessions WHERE login = ?', [login])).changes;
+}

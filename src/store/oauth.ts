@@ -1,11 +1,17 @@
 // Rows of the OAuth sign-in: users' password hashes, registered clients, authorization codes and tokens.
 // Codes and tokens are stored only as sha256 hashes; times are Unix seconds.
+import { deleteUserConsoleSessions } from './console-sessions.js';
 import type { User } from '../model/users.js';
 import type { Sql } from './sql.js';
 
 /** Sets a user's password hash; false when there is no such user. */
 export async function setPasswordHash(sql: Sql, login: string, passwordHash: string | null): Promise<boolean> {
-  return (await sql.run('UPDATE users SET password_hash = ? WHERE login = ?', [passwordHash, login])).changes > 0;
+  // A new password ends the user's console sessions: whoever signed in with the old one is out.
+  return sql.tx(async (t) => {
+    const set = (await t.run('UPDATE users SET password_hash = ? WHERE login = ?', [passwordHash, login])).changes > 0;
+    if (set) await deleteUserConsoleSessions(t, login);
+    return set;
+  });
 }
 
 /** Replaces a user's password hash only while it is still `was`; false when it is not (or there is no such user). */
@@ -153,6 +159,7 @@ export async function deleteGrantTokens(sql: Sql, grantId: string): Promise<numb
 export async function deleteUserTokens(sql: Sql, login: string): Promise<number> {
   return sql.tx(async (t) => {
     await t.run('DELETE FROM oauth_codes WHERE login = ?', [login]);
+    await deleteUserConsoleSessions(t, login);
     return (await t.run('DELETE FROM oauth_tokens WHERE login = ?', [login])).changes;
   });
 }

@@ -49,6 +49,39 @@ describe('client metadata rules', () => {
     expect(redirectUriProblem(' https://app.example/cb')?.message).toMatch(/spaces or control/);
   });
 
+  it('takes https, http on loopback and private-use (reverse domain) schemes only, and names the rule', () => {
+    for (const ok of [
+      'com.example.app:/cb',
+      'io.github.someone.tool:/oauth',
+      'https://app.example/cb',
+      'http://localhost:1/cb',
+    ])
+      expect(redirectUriProblem(ok), ok).toBeNull();
+    for (const bad of [
+      'ftp://files.example/cb',
+      'ws://app.example/cb',
+      'wss://app.example/cb',
+      'gopher://x.example/cb',
+      'mailto:a@b.example',
+      'myapp://cb',
+      'ftp://127.0.0.1/cb',
+    ]) {
+      const problem = redirectUriProblem(bad);
+      expect(problem?.code, bad).toBe('invalid_redirect_uri');
+      expect(problem?.message, bad).toMatch(
+        /https, http on a loopback address, or an app's own scheme in reverse domain form/,
+      );
+    }
+  });
+
+  it('refuses invisible and format characters in names: zero-width, word joiner, BOM, tags, line and paragraph separators', () => {
+    for (const c of ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u{E0041}', '\u2028', '\u2029', '\u00AD']) {
+      const problem = clientNameProblem(`Clau${c}de`);
+      expect(problem?.message, JSON.stringify(c)).toMatch(/invisible or format characters/);
+    }
+    expect(clientNameProblem('Zoë & Łukasz 日本 🚀')).toBeNull();
+  });
+
   it('refuses bidi and control characters and overlong names', () => {
     expect(clientNameProblem('Claude (Anthropic) — ünïcode ok')).toBeNull();
     expect(clientNameProblem('a\u202Eb')?.message).toMatch(/bidirectional/);

@@ -30,16 +30,18 @@ describe('CSV report of a crawled formula', () => {
     store.close();
   });
 
-  it('prefixes the cell with a quote inside its quotes; ordinary text is left as it is', async () => {
+  it('prefixes the cell with a quote inside its quotes; ordinary text is quoted as it is', async () => {
     const targets = [target({ host: site.host })];
     const runner = new CrawlRunner({ store, project: PROJECT, targets, logger: silentLogger, addressPolicy: null });
     await runner.wait((await runner.start({ mode: 'full' })).id);
     const csv = formatCsv(await buildLinkReport(store.sql, PROJECT, targets, { limit: 1000 }));
     expect(csv).toContain(
-      `not_found,${site.origin}/,${site.origin}/gone,404,404 Not Found,,a,"'=HYPERLINK(""http://x"",""y"")",,`,
+      `"not_found","${site.origin}/","${site.origin}/gone",404,"404 Not Found","","a","'=HYPERLINK(""http://x"",""y"")",,`,
     );
-    expect(csv).toContain(`not_found,${site.origin}/,${site.origin}/minus,404,404 Not Found,,a,"'-1",,`);
-    expect(csv).toContain(`not_found,${site.origin}/,${site.origin}/plain,404,404 Not Found,,a,Plain text,,`);
+    expect(csv).toContain(`"not_found","${site.origin}/","${site.origin}/minus",404,"404 Not Found","","a","'-1",,`);
+    expect(csv).toContain(
+      `"not_found","${site.origin}/","${site.origin}/plain",404,"404 Not Found","","a","Plain text",,`,
+    );
     expect(csv).not.toMatch(/,=HYPERLINK/);
   });
 });

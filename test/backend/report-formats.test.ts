@@ -177,22 +177,32 @@ describe('JUnit', () => {
 });
 
 describe('CSV', () => {
-  it('quotes per RFC 4180: CRLF lines, quotes doubled, commas and line breaks inside quotes', () => {
-    expect(csvField('plain')).toBe('plain');
+  it('quotes per RFC 4180 and quotes every text field: CRLF lines, quotes doubled, safe with , and ; separators', () => {
+    expect(csvField('plain')).toBe('"plain"');
     expect(csvField('a,b')).toBe('"a,b"');
     expect(csvField('say "hi"')).toBe('"say ""hi"""');
     expect(csvField('two\nlines')).toBe('"two\nlines"');
+    // A spreadsheet that splits on ; (Excel in many locales) would start a cell at =1+1 were it not quoted.
+    expect(csvField('Docs;=1+1')).toBe('"Docs;=1+1"');
     const csv = formatCsv(sampleReport());
     expect(csv.endsWith('\r\n')).toBe(true);
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe('reason,page,link,http_status,message,redirects_to,element,text,blocked,first_seen');
-    expect(lines[1]).toBe(`not_found,${SITE}/,${SITE}/gone,404,404 Not Found,,a,Gone page,,2026-11-01T10:00:00.000Z`);
-    expect(lines[2]).toBe(
-      `not_found,${SITE}/,${SITE}/img/logo.png,404,404 Not Found,,img,"${HOSTILE_TEXT.replace(/"/g, '""')}",,`,
+    expect(lines[1]).toBe(
+      `"not_found","${SITE}/","${SITE}/gone",404,"404 Not Found","","a","Gone page",,"2026-11-01T10:00:00.000Z"`,
     );
-    expect(lines[3]).toBe(`not_found,"${SITE}/blog/a,b",${SITE}/gone,404,404 Not Found,,a,again,,`);
-    expect(csv).toContain(',https://linkedin.example/in/x,999,blocked: 999 (bot block),,a,Profile,true,\r\n');
-    expect(csv).toContain(`redirect,${SITE}/docs,${SITE}/old,301,301 Moved Permanently,${SITE}/new,a,Old,,\r\n`);
+    expect(lines[2]).toBe(
+      `"not_found","${SITE}/","${SITE}/img/logo.png",404,"404 Not Found","","img","${HOSTILE_TEXT.replace(/"/g, '""')}",,""`,
+    );
+    expect(lines[3]).toBe(`"not_found","${SITE}/blog/a,b","${SITE}/gone",404,"404 Not Found","","a","again",,""`);
+    expect(csv).toContain(
+      ',"https://linkedin.example/in/x",999,"blocked: 999 (bot block)","","a","Profile",true,""\r\n',
+    );
+    expect(csv).toContain(
+      `"redirect","${SITE}/docs","${SITE}/old",301,"301 Moved Permanently","${SITE}/new","a","Old",,""\r\n`,
+    );
+    // Every data line: text fields quoted, the status and blocked columns bare.
+    for (const line of lines.slice(1, -1)) expect(line, line).toMatch(/^"[a-z_]+","/);
     // 1 header + 8 rows + the empty string after the last CRLF (the hostile text's bare LF stays inside its quotes).
     expect(lines.length).toBe(1 + TOTAL + 1);
     expect(formatCsv(emptyReport())).toBe(
@@ -209,9 +219,9 @@ describe('CSV', () => {
     expect(csvField('\t=1')).toBe('"\'\t=1"');
     expect(csvField('\r=1')).toBe('"\'\r=1"');
     // Only the first character counts.
-    expect(csvField('a=1')).toBe('a=1');
-    expect(csvField(' =1')).toBe(' =1');
-    expect(csvField('1-2')).toBe('1-2');
+    expect(csvField('a=1')).toBe('"a=1"');
+    expect(csvField(' =1')).toBe('" =1"');
+    expect(csvField('1-2')).toBe('"1-2"');
   });
 });
 

@@ -121,6 +121,11 @@ describe.each(DIALECTS)('on %s', (dialect) => {
         code: 'invalid_input',
         message: 'url: 127.0.0.1 is a loopback address: set "allow_private": true on this webhook to send to it',
       });
+      expect(await refusal({ ...ok, url: 'https://me:secret@hooks.example.org/svc' })).toEqual({
+        code: 'invalid_input',
+        message:
+          'url: must not carry a user name or password (they would be shown wherever the URL is; the receiver checks webhook-signature instead)',
+      });
       expect(await refusal({ ...ok, events: [] })).toMatchObject({
         code: 'invalid_input',
         message: expect.stringMatching(/^events: must list at least one event/),

@@ -98,6 +98,11 @@ describe('webhook config', () => {
     expect(problems([{ url: 'https://h.example/a' }])).toEqual([
       expect.stringMatching(/^webhooks\[0\]\.secret: is required/),
     ]);
+    // Credentials in the URL would be shown in the console and listed on /v1: refused, never echoed.
+    for (const url of ['https://user:pass@h.example/a', 'https://token@h.example/a', 'https://:pw@h.example/a'])
+      expect(problems([{ url, secret: 'a secret of 16 chars' }]), url).toEqual([
+        'webhooks[0].url: must not carry a user name or password (they would be shown wherever the URL is; the receiver checks webhook-signature instead)',
+      ]);
     expect(
       problems([
         { url: 'https://h.example/a', secret: SECRET },

@@ -8,7 +8,11 @@ import {
   csrfTokenFor,
   csrfTokenMatches,
 } from '../../src/auth/console-sessions.js';
-import { addUser } from '../../src/auth/users.js';
+import { revokeUserTokens } from '../../src/auth/oauth/authorization-server.js';
+import { setPassword } from '../../src/auth/passwords.js';
+import { addUser, removeUser, resetUserToken } from '../../src/auth/users.js';
+import { insertClient, insertTokens } from '../../src/store/oauth.js';
+import type { Sql } from '../../src/store/sql.js';
 import { foreignOrigin } from '../../src/http/console/handler.js';
 import { safeHighlight } from '../../src/http/console/pages/search.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
@@ -53,6 +57,78 @@ describe.each(DIALECTS)('console sessions on %s', (dialect) => {
     await store.sql.run("DELETE FROM users WHERE login = 'alice'");
     expect(await sessions.user(c.secret)).toBeNull();
   });
+});
+
+describe.each(DIALECTS)("a user's sessions and grants on %s", (dialect) => {
+  const kit = storeKit(dialect);
+  afterAll(() => kit.stop());
+
+  /** An OAuth token row of `login` (as a sign-in stores one); its count is read back below. */
+  async function grantTo(sql: Sql, login: string): Promise<void> {
+    const clientId = `client-${Math.random()}`;
+    await insertClient(sql, clientId, JSON.stringify({ client_id: clientId, redirect_uris: ['http://127.0.0.1/cb'] }));
+    await insertTokens(sql, [
+      {
+        tokenHash: `hash-${Math.random()}`,
+        kind: 'access',
+        grantId: `grant-${Math.random()}`,
+        clientId,
+        login,
+        scopes: 'mcp',
+        resource: 'http://127.0.0.1/mcp',
+        expiresAt: Math.floor(Date.now() / 1000) + 3600,
+      },
+    ]);
+  }
+  const tokensOf = async (sql: Sql, login: string) =>
+    (await sql.all('SELECT token_hash FROM oauth_tokens WHERE login = ?', [login])).length;
+
+  it('end when the password is set, the token reset or the OAuth tokens revoked', async () => {
+    const { store } = await kit.fresh();
+    await addUser(store.sql, 'dora', 'editor');
+    const sessions = new ConsoleSessions(store.sql);
+    const a = await sessions.start('dora');
+    await setPassword(store.sql, 'dora', 'a new password 1');
+    expect(await sessions.user(a.secret)).toBeNull();
+    const b = await sessions.start('dora');
+    await resetUserToken(store.sql, 'dora');
+    expect(await sessions.user(b.secret)).toBeNull();
+    const c = await sessions.start('dora');
+    await revokeUserTokens(store.sql, 'dora');
+    expect(await sessions.user(c.secret)).toBeNull();
+  });
+
+  it('removeUser ends everything of the user, and a login added again revives nothing of the old one', async () => {
+    const { store } = await kit.fresh();
+    await addUser(store.sql, 'eve', 'subscriber');
+    const sessions = new ConsoleSessions(store.sql);
+    const old = await sessions.start('eve');
+    await grantTo(store.sql, 'eve');
+    expect(await removeUser(store.sql, 'eve')).toEqual({ sessions: 1, tokens: 1 });
+    expect(await sessions.user(old.secret)).toBeNull();
+    expect(await tokensOf(store.sql, 'eve')).toBe(0);
+    await expect(removeUser(store.sql, 'eve')).rejects.toThrow(/login "eve": no such user/);
+    await addUser(store.sql, 'eve', 'administrator');
+    expect(await sessions.user(old.secret)).toBeNull();
+  });
+
+  it.runIf(dialect === 'sqlite')(
+    'a login re-added after its row was deleted by hand (no cascade) revives nothing',
+    async () => {
+      const { store } = await kit.fresh();
+      await addUser(store.sql, 'fay', 'subscriber');
+      const sessions = new ConsoleSessions(store.sql);
+      const old = await sessions.start('fay');
+      await grantTo(store.sql, 'fay');
+      // As the sqlite3 shell does by default: foreign keys off, so nothing cascades.
+      await store.sql.exec('PRAGMA foreign_keys = OFF');
+      await store.sql.run("DELETE FROM users WHERE login = 'fay'");
+      await store.sql.exec('PRAGMA foreign_keys = ON');
+      await addUser(store.sql, 'fay', 'administrator');
+      expect(await sessions.user(old.secret)).toBeNull();
+      expect(await tokensOf(store.sql, 'fay')).toBe(0);
+    },
+  );
 });
 
 describe('console form rules', () => {

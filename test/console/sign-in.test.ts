@@ -82,13 +82,35 @@ describe('the console sign-in', () => {
     expect(json.status).toBe(400);
   }, 30_000);
 
-  it('limits failed sign-ins as the OAuth page does, and together with it', async () => {
+  it('takes each sign-in form once: a second post of the same form changes nothing', async () => {
     const form = await signInForm(srv.baseUrl);
+    expect((await post(srv.baseUrl, form, 'nobody', 'wrong password')).status).toBe(401);
+    const again = await post(srv.baseUrl, form, 'admin', PASSWORDS.admin);
+    expect(again.status).toBe(403);
+    expect(again.text).toContain('nothing was changed');
+    expect(again.headers.getSetCookie().some((c) => c.startsWith('svc_console='))).toBe(false);
+  }, 30_000);
+
+  it('counts sign-ins sent together: 30 parallel guesses of one login get at most 5 checks', async () => {
+    const forms = await Promise.all(Array.from({ length: 30 }, () => signInForm(srv.baseUrl)));
+    const answers = await Promise.all(forms.map((f, i) => post(srv.baseUrl, f, 'admin', `wrong guess ${i}`)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    // The right password is refused too, now that the login is locked from this address.
+    const right = await post(srv.baseUrl, await signInForm(srv.baseUrl), 'admin', PASSWORDS.admin);
+    expect(right.status).toBe(429);
+    srv.advance(15 * 60 + 1);
+    expect((await post(srv.baseUrl, await signInForm(srv.baseUrl), 'admin', PASSWORDS.admin)).status).toBe(303);
+  }, 120_000);
+
+  it('limits failed sign-ins as the OAuth page does, and together with it', async () => {
     for (let i = 0; i < 5; i++) {
-      const r = await post(srv.baseUrl, form, 'reader', 'wrong password');
+      const r = await post(srv.baseUrl, await signInForm(srv.baseUrl), 'reader', 'wrong password');
       expect(r.status).toBe(401);
       expect(r.text).toContain('Wrong login or password.');
     }
+    const form = await signInForm(srv.baseUrl);
     const locked = await post(srv.baseUrl, form, 'reader', PASSWORDS.reader);
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -98,7 +120,7 @@ describe('the console sign-in', () => {
       error: 'rate_limited',
     });
     // Another login from this address still signs in.
-    expect((await post(srv.baseUrl, form, 'admin', PASSWORDS.admin)).status).toBe(303);
+    expect((await post(srv.baseUrl, await signInForm(srv.baseUrl), 'admin', PASSWORDS.admin)).status).toBe(303);
   }, 60_000);
 });
 

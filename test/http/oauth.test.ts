@@ -617,4 +617,24 @@ describe('rate limits', () => {
     lim.advance(15 * 60 + 1);
     expect((await signIn(url(), 'reader', PASSWORDS.reader)).status).toBe(302);
   });
+
+  it('counts sign-ins sent together: 30 parallel guesses of one login get at most 5 checks', {
+    timeout: 120_000,
+  }, async () => {
+    lim.advance(15 * 60 + 1);
+    const forms = await Promise.all(Array.from({ length: 30 }, () => fetchForm(url())));
+    const answers = await Promise.all(
+      forms.map((f, i) =>
+        postForm(
+          lim.baseUrl,
+          { ...f.fields, login: 'reader', password: `wrong guess ${i}`, decision: 'allow' },
+          f.cookie,
+        ),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    expect((await signIn(url(), 'reader', PASSWORDS.reader)).status).toBe(429);
+  });
 });

@@ -3,6 +3,7 @@
 // key or user token counts apart from the address and a made-up one does not, /healthz is never counted, and the
 // limit can be turned off. On PostgreSQL two services on one database count together. The clock is the test's.
 import type { Server } from 'node:http';
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadApp, type App } from '../../src/app/open-app.js';
@@ -11,6 +12,10 @@ import { httpDeps, serveHandlers } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
+import { ConsoleSessions } from '../../src/auth/console-sessions.js';
+import { getUser } from '../../src/store/users.js';
+import type { HttpDeps } from '../../src/http/deps.js';
+import type { HttpHandler } from '../../src/http/io.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { ConfigInput } from '../../src/model/config.js';
@@ -22,6 +27,7 @@ const HOUR = 3_600_000;
 interface Served {
   app: App;
   host: AbilityHost;
+  deps: HttpDeps;
   base: string;
   /** The test's clock (ms): every request is counted at this time. */
   clock: { now: number };
@@ -46,16 +52,18 @@ async function serve(over: Partial<ConfigInput>, opts: { app?: App } = {}): Prom
   const host = await openAbilityHost(app);
   // In the middle of an hour window, so a burst never straddles two windows.
   const clock = { now: 1_800_000_000_000 - (1_800_000_000_000 % HOUR) + HOUR / 2 };
-  const server: Server = createHttpServer({
-    logger: silentLogger,
-    handlers: serveHandlers(httpDeps(app, { now: () => clock.now }), host),
-    health: () => app.health(),
-  });
+  const handlers: HttpHandler[] = [];
+  const server: Server = createHttpServer({ logger: silentLogger, handlers, health: () => app.health() });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // With a public URL, so OAuth is on and its access tokens are valid bearer tokens here.
+  const deps = httpDeps(app, { now: () => clock.now, publicUrl: base });
+  handlers.push(...serveHandlers(deps, host));
   return {
     app,
     host,
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    deps,
+    base,
     clock,
     async close() {
       server.closeAllConnections();
@@ -141,6 +149,64 @@ describe('the rate limit on SQLite (counted in memory)', () => {
     expect((await fetch(`${s.base}/v1/openapi.json`)).status).toBe(429);
     // A user token on a public search is a client of its own as well.
     expect(await statuses(4, () => search(s, bearer(user)))).toEqual([200, 200, 200, 429]);
+  });
+
+  it("counts a user's requests together, whatever token or session they come with", async () => {
+    s.clock.now += HOUR;
+    const server = s.deps.oauth!.server;
+    const staticToken = await addUser(s.app.store.sql, 'many', 'subscriber');
+    const user = (await getUser(s.app.store.sql, 'many'))!;
+    const client = await server.register({ redirect_uris: ['http://127.0.0.1:9/cb'] });
+    /** A fresh OAuth access token of the user (as each sign-in or refresh gives one). */
+    const accessToken = async () => {
+      const verifier = 'v'.repeat(43);
+      const challenge = createHash('sha256').update(verifier).digest('base64url');
+      const redirect = await server.issueCode(
+        {
+          client,
+          redirectUri: client.redirect_uris[0]!,
+          codeChallenge: challenge,
+          scopes: ['mcp'],
+          resource: server.resource,
+        },
+        user,
+      );
+      const code = new URL(redirect).searchParams.get('code')!;
+      const t = await server.token({
+        client_id: client.client_id,
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+      });
+      return t.access_token;
+    };
+    const tokens = [staticToken, await accessToken(), await accessToken()];
+    const openapi = (token: string) => () => fetch(`${s.base}/v1/openapi.json`, { headers: bearer(token) });
+    const seen: number[] = [];
+    for (let i = 0; i < 6; i++) seen.push(...(await statuses(1, openapi(tokens[i % 3]!))));
+    // api: 4 a window for the user, not 4 per token.
+    expect(seen).toEqual([200, 200, 200, 200, 429, 429]);
+    // The console's pages count for the same user: search in `search`, its posts in `api`.
+    const sessions = new ConsoleSessions(s.app.store.sql, { now: () => s.clock.now });
+    const cookie = { cookie: `svc_console=${(await sessions.start('many')).secret}` };
+    const consoleSearch = () =>
+      fetch(`${s.base}/console/p/${encodeURIComponent(TOKEN)}/search?q=apple`, { headers: cookie, redirect: 'manual' });
+    expect(await statuses(4, consoleSearch)).toEqual([200, 200, 200, 429]);
+    const consolePost = () =>
+      fetch(`${s.base}/console/p/${encodeURIComponent(TOKEN)}/crawls`, {
+        method: 'POST',
+        headers: { ...cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'csrf=forged',
+        redirect: 'manual',
+      });
+    expect((await consolePost()).status).toBe(429);
+    // Another session of another user has budgets of its own.
+    await addUser(s.app.store.sql, 'other', 'subscriber');
+    const other = { cookie: `svc_console=${(await sessions.start('other')).secret}` };
+    const otherSearch = await fetch(`${s.base}/console/p/${encodeURIComponent(TOKEN)}/search?q=apple`, {
+      headers: other,
+    });
+    expect(otherSearch.status).toBe(200);
   });
 
   it('answers 429 on /mcp before the transport, in the JSON-RPC shape', async () => {

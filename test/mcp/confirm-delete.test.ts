@@ -134,6 +134,10 @@ describe(`delete confirmations over HTTP (${MODERN})`, () => {
     const accepted = await retry([url], asked.requestState, yes);
     expect(accepted.body.result).toMatchObject({ structuredContent: { deleted: [url], not_found: [] } });
     expect(accepted.body.result).not.toHaveProperty('isError');
+    // One confirmation, one deletion: the same state and answer again delete nothing, whatever was indexed since.
+    const again = await retry([url], asked.requestState, yes);
+    expect(again.body.result).toMatchObject({ isError: true });
+    expect(textOfRaw(again)).toMatch(/^svc_invalid_request_state: Nothing was deleted: requestState was already used/);
   });
 
   it('deletes at once for a client that declares no elicitation, as before', async () => {

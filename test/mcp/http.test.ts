@@ -141,6 +141,30 @@ describe('svc serve /mcp (Streamable HTTP)', () => {
     }
   });
 
+  it('refuses a JSON-RPC batch with -32600, on either leg and either answer form', async () => {
+    const search = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'svc-search', arguments: { search_params: { query: 'anything' } } },
+    });
+    for (const accept of ['application/json, text/event-stream', 'application/json']) {
+      for (const batch of [
+        [INIT, search(2)],
+        [search(1), search(2), search(3)],
+      ]) {
+        const r = await post({ accept, authorization: `Bearer ${fx.tokens.sub}` }, batch);
+        expect(r.status, r.text).toBe(400);
+        const body = JSON.parse(r.text) as { error: { code: number; message: string }; id: null };
+        expect(body.error.code).toBe(-32600);
+        expect(body.error.message).toMatch(/batch/i);
+        expect(body.id).toBeNull();
+      }
+    }
+    // Whitespace before the array is still a batch.
+    expect((await post({}, `  \n[${JSON.stringify(INIT)}]`)).status).toBe(400);
+  });
+
   it('limits the request body (413)', async () => {
     const big = JSON.stringify({
       ...INIT,

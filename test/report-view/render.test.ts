@@ -67,3 +67,20 @@ describe('the App document', () => {
     expect(doc).toContain('const APP_VERSION = "9.9.9";');
   });
 });
+
+describe('escaping', () => {
+  it('escapes every value it puts into HTML, numbers included (the App renders data a client passed along)', () => {
+    const view = viewOfReport(sampleReport());
+    const evil = '<img src=x onerror=alert(1)>';
+    // A view whose number fields were replaced on the way: as the App's renderer may receive it.
+    const hostile = {
+      ...view,
+      reasons: view.reasons.map((r) => ({ ...r, count: evil as unknown as number })),
+      rows: view.rows.map((r) => ({ ...r, http_status: evil as unknown as number })),
+    };
+    for (const html of [reportHtml(hostile, NOW, false), reportHtml(hostile, NOW, true)]) {
+      expect(html).not.toContain('<img');
+      expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    }
+  });
+});

@@ -1,5 +1,7 @@
 // A small in-memory limiter of failed sign-ins: at most `max` failures per key in a sliding window. Keys are
-// logins and client addresses; the map is bounded, the oldest key leaving first, so a flood cannot grow it.
+// logins and client addresses; the map is bounded, the oldest key leaving first, so a flood cannot grow it. A
+// sign-in counts as a failure before its password is checked and is forgiven when it succeeds, so attempts sent
+// together cannot all pass the check of the count.
 
 export interface AttemptLimiterOptions {
   max: number;
@@ -37,13 +39,25 @@ export class AttemptLimiter {
     return Math.max(1, Math.ceil((list[list.length - this.opts.max]! + this.opts.windowMs - this.now()) / 1000));
   }
 
-  fail(key: string): void {
+  /** Counts a failure of the key now; returns its time, for `forgive`. */
+  fail(key: string): number {
+    const at = this.now();
     const list = this.recent(key);
-    list.push(this.now());
+    list.push(at);
     this.failures.delete(key); // re-inserted last: the map's order is the eviction order
     this.failures.set(key, list);
     const limit = this.opts.maxKeys ?? 10_000;
     while (this.failures.size > limit) this.failures.delete(this.failures.keys().next().value!);
+    return at;
+  }
+
+  /** Takes back one failure counted at `at` (an attempt counted ahead that turned out not to be one). */
+  forgive(key: string, at: number): void {
+    const list = this.failures.get(key);
+    const i = list?.indexOf(at) ?? -1;
+    if (i < 0) return;
+    list!.splice(i, 1);
+    if (!list!.length) this.failures.delete(key);
   }
 
   /** Forgets a key's failures (after a successful sign-in of that login). */

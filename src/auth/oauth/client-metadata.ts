@@ -33,6 +33,13 @@ const UNSAFE_SCHEMES = ['javascript:', 'data:', 'vbscript:', 'file:', 'blob:'];
 /** Bidi embedding, override and isolate controls and marks: they make a name read as something else. */
 const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 const CONTROL_CHARS = /\p{Cc}/u;
+/**
+ * Format characters (zero-width spaces and joiners, the word joiner, BOM, soft hyphen, tags) and the line and
+ * paragraph separators: invisible, so "Clau\u200Bde" would show as "Claude".
+ */
+const INVISIBLE_CHARS = /[\p{Cf}\p{Zl}\p{Zp}]/u;
+/** RFC 8252 section 7.1: an app's own scheme is a reverse domain name of its maker ("com.example.app"). */
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(?:\.[a-z0-9+-]+)+:$/;
 
 const text = (max: number) => z.string().max(max);
 const MetadataSchema = z
@@ -73,6 +80,11 @@ export function redirectUriProblem(uri: string): OAuthError | null {
   if (uri.includes('#')) return bad('invalid_redirect_uri', 'must not have a fragment');
   if (u.protocol === 'http:' && !LOOPBACK_HOSTS.includes(u.hostname))
     return bad('invalid_redirect_uri', 'must use https (http only on a loopback address)');
+  if (u.protocol !== 'https:' && u.protocol !== 'http:' && !PRIVATE_USE_SCHEME.test(u.protocol))
+    return bad(
+      'invalid_redirect_uri',
+      `must use https, http on a loopback address, or an app's own scheme in reverse domain form (e.g. com.example.app:/callback), not ${u.protocol}`,
+    );
   return null;
 }
 
@@ -83,6 +95,8 @@ export function clientNameProblem(name: string): OAuthError | null {
   if (BIDI_CONTROLS.test(name))
     return bad('must not contain bidirectional control characters (they make a name read as another)');
   if (CONTROL_CHARS.test(name)) return bad('must not contain control characters');
+  if (INVISIBLE_CHARS.test(name))
+    return bad('must not contain invisible or format characters (zero-width, joiners, tags, line separators)');
   return null;
 }
 

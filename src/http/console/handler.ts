@@ -3,9 +3,10 @@
 // refused without it, or when its Origin is not this server's: nothing changes and the person is told why. Pages
 // are checked against the user's capabilities on every request (the role is read from the store each time), and
 // every action calls the backend or the auth functions /v1 and the CLI call.
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CONSOLE_SESSION_TTL_MS, csrfTokenFor, csrfTokenMatches } from '../../auth/console-sessions.js';
+import { signInLimitMessage } from '../../auth/password-sign-in.js';
+import { FORM_NONCE_RE, newFormNonce, SignInForms } from '../../auth/sign-in-forms.js';
 import { UserError } from '../../auth/users.js';
 import type { Logger } from '../../lib/log.js';
 import type { User } from '../../model/users.js';
@@ -38,7 +39,8 @@ import { addWebhook, removeWebhook, webhooksPage } from './pages/webhooks.js';
 const SESSION_COOKIE = 'svc_console';
 const FORM_COOKIE = 'svc_console_form';
 const FORM_BODY_MAX = 64 * 1024;
-const NONCE_RE = /^[A-Za-z0-9_-]{24}$/;
+/** How long a sign-in form may be posted (its cookie lasts as long). */
+const SIGN_IN_FORM_TTL_S = 3600;
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -81,6 +83,11 @@ function redirect(res: ServerResponse, to: string, headers: Record<string, strin
   res.end();
 }
 
+/** The console session's secret a request carries in its cookie, or null. */
+export function consoleSessionSecret(req: IncomingMessage): string | null {
+  return parseCookies(req.headers.cookie)[SESSION_COOKIE] || null;
+}
+
 /** Why a form post may not be taken, or null: its Origin, when sent, must be this server as the browser reached it. */
 export function foreignOrigin(origin: string | undefined, host: string | undefined): string | null {
   if (origin === undefined) return null;
@@ -100,12 +107,13 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
   const cookie = (name: string, value: string, maxAgeS: number) =>
     `${name}=${value}; Path=${CONSOLE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`;
   const clearSession = cookie(SESSION_COOKIE, '', 0);
+  const signInForms = new SignInForms({ ttlMs: SIGN_IN_FORM_TTL_S * 1000 });
 
   function projectOf(token: string): ConsoleProject | null {
     return deps.projects.find((p) => p.token === token) ?? null;
   }
 
-  /** The sign-in page, with a form nonce (kept when the browser has one) whose hash is the form's CSRF token. */
+  /** The sign-in page, with a form cookie (kept when the browser has one) and a one-use form token bound to it. */
   function signInPage(
     req: IncomingMessage,
     res: ServerResponse,
@@ -114,9 +122,9 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
     extra: string[] = [],
   ): void {
     const had = parseCookies(req.headers.cookie)[FORM_COOKIE];
-    const nonce = had && NONCE_RE.test(had) ? had : randomBytes(18).toString('base64url');
-    sendHtml(res, status, renderSignIn(csrfTokenFor(nonce), msg), {
-      'set-cookie': [cookie(FORM_COOKIE, nonce, 3600), ...extra],
+    const nonce = had && FORM_NONCE_RE.test(had) ? had : newFormNonce();
+    sendHtml(res, status, renderSignIn(signInForms.issue(nonce), msg), {
+      'set-cookie': [cookie(FORM_COOKIE, nonce, SIGN_IN_FORM_TTL_S), ...extra],
     });
   }
 
@@ -130,17 +138,14 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
 
   async function signIn(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<void> {
     const login = (form.get('login') ?? '').trim();
-    const nonce = parseCookies(req.headers.cookie)[FORM_COOKIE];
-    if (!nonce || !NONCE_RE.test(nonce) || !csrfTokenMatches(nonce, form.get('csrf')))
+    // Each form is taken once: a guess needs a page of its own.
+    if (signInForms.take(form.get('csrf'), parseCookies(req.headers.cookie)[FORM_COOKIE]) !== 'ok')
       return signInPage(req, res, 403, { error: STALE_FORM, login });
     const result = await deps.signIn(login, form.get('password') ?? '', req.socket.remoteAddress ?? 'unknown');
     if ('error' in result) {
       if (result.error === 'rate_limited') {
         res.setHeader('retry-after', String(result.retryAfter));
-        return signInPage(req, res, 429, {
-          error: `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfter / 60)} minute(s).`,
-          login,
-        });
+        return signInPage(req, res, 429, { error: signInLimitMessage(result), login });
       }
       return signInPage(req, res, 401, { error: 'Wrong login or password.', login });
     }
