@@ -7,7 +7,7 @@
 // reads lazily. Lookups are cached until the index changes.
 import type Database from 'better-sqlite3';
 import type { Store } from '../sqlite/store.js';
-import { stemWord, stemmable } from './stems.js';
+import { stemWord, stemmable } from '../search/stems.js';
 
 /** A prefix stands for at most this many of its completions, the most frequent ones. */
 export const MAX_COMPLETIONS = 64;
@@ -57,13 +57,6 @@ function cacheOf(store: Store): Cache {
     caches.set(store, c);
   }
   return c;
-}
-
-const NON_ASCII = /[^\x00-\x7f]/;
-/** Case and diacritics folded as the index's tokenizer (unicode61 remove_diacritics 2) folds them. */
-export function foldWord(word: string): string {
-  // ASCII has no marks to strip: most text skips the normalization.
-  return (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '') : word).toLowerCase();
 }
 
 /** The smallest string greater than every string that starts with `prefix`. */
