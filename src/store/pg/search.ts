@@ -13,8 +13,16 @@
 // alone with its own index, is the title tier. Highlights come from ts_headline in the page's configuration, with
 // markers that are then turned into <em> around HTML-escaped text, about highlight_length characters long.
 import { escapeHtml } from '../../lib/escape-html.js';
-import type { CustomField, SearchParams, SearchResults } from '../../model/types.js';
-import type { EngineQuery, SearchEngine, SearchFilters, StoredHit, TextRanked } from '../search/engine.js';
+import type { CustomField, FacetCount, SearchParams, SearchResults } from '../../model/types.js';
+import type { SearchFacetName } from '../../model/search-params.js';
+import {
+  FACET_VALUES,
+  type EngineQuery,
+  type SearchEngine,
+  type SearchFilters,
+  type StoredHit,
+  type TextRanked,
+} from '../search/engine.js';
 import type { QueryPart } from '../search/query.js';
 import { parseMeta, RANK_ALL, RANK_BLOCK, runAsync, searchSteps, timed, type SearchScope } from '../search/pipeline.js';
 import type { Ranked, TitleFacts } from '../search/title-tiers.js';
@@ -28,6 +36,11 @@ const WEIGHTS = `{${TS_RANK_WEIGHTS.join(', ')}}`;
 const NORMALIZATION = 1;
 /** ts_rank_cd is a few hundredths to about one; scaled so the title's own score (TITLE_BOOST) weighs as on SQLite. */
 const RANK_SCALE = 10;
+/** A page's address path: its URL from the first '/' after the scheme's. */
+const PATH_SQL = `substr(p.url, strpos(substr(p.url, 9), '/') + 8)`;
+/** The facet value of a page's address: its first folder ("/docs/"), or "/" for a page at the root. */
+const FOLDER_SQL = `CASE WHEN strpos(substr(${PATH_SQL}, 2), '/') > 0
+  THEN substr(${PATH_SQL}, 1, strpos(substr(${PATH_SQL}, 2), '/') + 1) ELSE '/' END`;
 /** A word's pages are counted up to this many: past it, a word is common and its exact rarity matters little. */
 const FREQUENCY_CAP = 10_000;
 
@@ -198,6 +211,10 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
     where.push('p.host IN (SELECT json_array_elements_text(@hosts::json))');
     bind.hosts = JSON.stringify(filters.hosts);
   }
+  if (filters.pathPrefix !== undefined) {
+    where.push(`starts_with(${PATH_SQL}, @pathPrefix::text)`);
+    bind.pathPrefix = filters.pathPrefix;
+  }
   const matches = `FROM pages p WHERE ${where.join(' AND ')}`;
   const RANK = `ts_rank_cd('${WEIGHTS}', p.search_vector, @q::tsquery, ${NORMALIZATION})`;
   const IN_TITLE = '(p.search_title @@ @q::tsquery)';
@@ -266,6 +283,23 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
       }
       return out;
     },
+    async facets(names) {
+      const out: Partial<Record<SearchFacetName, FacetCount[]>> = {};
+      for (const name of names) {
+        const sql =
+          name === 'tags'
+            ? `SELECT t.tag AS value, count(*)::int AS count FROM page_tags t JOIN pages p ON p.id = t.page_id WHERE ${where.join(' AND ')}`
+            : `SELECT ${name === 'lang' ? 'lower(p.language)' : FOLDER_SQL} AS value, count(*)::int AS count ${matches}${name === 'lang' ? ' AND p.language IS NOT NULL' : ''}`;
+        out[name] = (
+          await s.all<{ value: string; count: number }>(
+            `${sql} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${FACET_VALUES}`,
+            bind,
+          )
+        ).map((r) => ({ value: r.value, count: Number(r.count) }));
+      }
+      return out;
+    },
+    // ts_headline marks the words of the tsquery (HighlightWords is SQLite's: see engine.ts).
     async hits(ids, highlightLength) {
       const rows = await s.all<{
         id: number;
@@ -308,7 +342,8 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
 
 /** The tsvector index of a database as the pipeline's engine, on one snapshot's connection. */
 export function pgEngine(s: Sql): SearchEngine {
-  return { open: (parts, filters) => openQuery(s, parts, filters) };
+  // No vocabulary of the words as written is kept (the vector holds stems): no typo is corrected (engine.ts).
+  return { open: (parts, filters) => openQuery(s, parts, filters), vocabulary: () => [] };
 }
 
 /** Searches the pages (store/search/pipeline.ts) on one snapshot. Throws invalid_input for bad terms or params. */

@@ -123,6 +123,21 @@ export function completions(store: Store, prefix: string): Completions {
   return found;
 }
 
+/**
+ * Words of the index starting with `prefix` (folded) and their pages, in the vocabulary's order, at most `limit`: the
+ * candidates of a typo's correction (store/search/near-words.ts). One range of the vocabulary, read on demand.
+ */
+export function vocabulary(store: Store, prefix: string, limit: number): { term: string; pages: number }[] {
+  const c = fresh(store);
+  const out: { term: string; pages: number }[] = [];
+  if (!prefix) return out;
+  for (const [term, pages] of c.vocab.iterate(prefix, upperBound(prefix)) as Iterable<[string, number]>) {
+    out.push({ term, pages });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
 /** Pages holding `term` (already folded) in any column; 0 when it is not in the index. Call inside the search's read transaction. */
 export function documentFrequency(store: Store, term: string): number {
   const c = fresh(store);

@@ -8,14 +8,23 @@
 // page, so a broad answer is ranked a block at a time (pipeline.ts).
 import type Database from 'better-sqlite3';
 import type { Store } from '../sqlite/store.js';
-import type { CustomField, SearchParams, SearchResults } from '../../model/types.js';
-import { makeHighlight, matcher, withoutRegion } from '../search/highlight.js';
-import { completions, documentFrequency, indexedPages, joinedForms, stemForms } from './completions.js';
+import type { CustomField, FacetCount, SearchParams, SearchResults } from '../../model/types.js';
+import { makeHighlight, matcher, withoutRegion, type Range } from '../search/highlight.js';
+import { MAX_CANDIDATES } from '../search/near-words.js';
+import type { SearchFacetName } from '../../model/search-params.js';
+import { completions, documentFrequency, indexedPages, joinedForms, stemForms, vocabulary } from './completions.js';
 import { foldWord } from '../search/fold.js';
 import { toExpression, type QueryPart } from '../search/query.js';
 import type { Ranked, TitleFacts } from '../search/title-tiers.js';
 import { algorithmFor } from '../search/stems.js';
-import type { EngineQuery, SearchEngine, SearchFilters, StoredHit, TextRanked } from '../search/engine.js';
+import {
+  FACET_VALUES,
+  type EngineQuery,
+  type SearchEngine,
+  type SearchFilters,
+  type StoredHit,
+  type TextRanked,
+} from '../search/engine.js';
 import { parseMeta, RANK_ALL, RANK_BLOCK, runSync, searchSteps, timed, type SearchScope } from '../search/pipeline.js';
 import { BM25_WEIGHTS, TITLE_BM25_WEIGHTS } from '../search/weights.js';
 
@@ -29,7 +38,15 @@ interface Filters {
   tagCount: number;
   /** Only pages of the hosts in @hosts (a JSON array). */
   hosts: boolean;
+  /** Only pages whose address path starts with @pathPrefix. */
+  pathPrefix: boolean;
 }
+
+/** A page's address path: its URL from the first '/' after the scheme's. */
+const PATH_SQL = `substr(p.url, instr(substr(p.url, 9), '/') + 8)`;
+/** The facet value of a page's address: its first folder ("/docs/"), or "/" for a page at the root. */
+const FOLDER_SQL = `CASE WHEN instr(substr(${PATH_SQL}, 2), '/') > 0
+  THEN substr(${PATH_SQL}, 1, instr(substr(${PATH_SQL}, 2), '/') + 1) ELSE '/' END`;
 
 interface IndexStatements {
   count: Database.Statement;
@@ -83,6 +100,8 @@ function filterSql(f: Filters): string {
     sql += ` AND EXISTS (SELECT 1 FROM page_tags t WHERE t.tag = @tag${i} AND t.page_id = f.rowid)`;
   if (f.hosts)
     sql += ` AND EXISTS (SELECT 1 FROM pages p WHERE p.id = f.rowid AND p.host IN (SELECT value FROM json_each(@hosts)))`;
+  if (f.pathPrefix)
+    sql += ` AND EXISTS (SELECT 1 FROM pages p WHERE p.id = f.rowid AND substr(${PATH_SQL}, 1, length(@pathPrefix)) = @pathPrefix)`;
   return sql;
 }
 
@@ -114,7 +133,7 @@ function indexStatements(db: Database.Database, index: Index, f: Filters): Index
 
 function statementsFor(store: Store, f: Filters): Record<Index, IndexStatements> {
   const s = statements(store);
-  const key = `${f.lang ? 'l' : ''}${f.hosts ? 'h' : ''}${f.tagCount}`;
+  const key = `${f.lang ? 'l' : ''}${f.hosts ? 'h' : ''}${f.pathPrefix ? 'p' : ''}${f.tagCount}`;
   let shape = s.byShape.get(key);
   if (!shape) {
     shape = {
@@ -270,7 +289,14 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
   });
   const byHost = filters.hosts !== undefined && hasOtherHosts(store, filters.hosts);
   if (byHost) bind.hosts = JSON.stringify(filters.hosts);
-  const st = statementsFor(store, { lang: lang !== undefined, tagCount: tags.length, hosts: byHost });
+  if (filters.pathPrefix !== undefined) bind.pathPrefix = filters.pathPrefix;
+  const shape: Filters = {
+    lang: lang !== undefined,
+    tagCount: tags.length,
+    hosts: byHost,
+    pathPrefix: filters.pathPrefix !== undefined,
+  };
+  const st = statementsFor(store, shape);
   const s = statements(store);
   // The query's words are stemmed as the pages they may find were: in the filtered language's stemmer, or in each
   // stemmer the index uses.
@@ -286,7 +312,6 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
   const firstIds = () => (first ??= main.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[]);
   let titleTotal: number | null = null;
   const countTitles = () => (titleTotal ??= titles.count.get(bind) as number);
-  const last = parts.at(-1)!;
   return {
     algorithms,
     frequencies: (words) => {
@@ -341,13 +366,27 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
       }
       return out;
     },
-    hits: (ids, highlightLength) => {
+    facets: (names) => {
+      const out: Partial<Record<SearchFacetName, FacetCount[]>> = {};
+      const where = `pages_fts MATCH @q${filterSql(shape)}`;
+      for (const name of names) {
+        const sql =
+          name === 'tags'
+            ? `SELECT t.tag AS value, count(*) AS count FROM pages_fts f JOIN page_tags t ON t.page_id = f.rowid WHERE ${where}`
+            : `SELECT ${name === 'lang' ? 'lower(p.language)' : FOLDER_SQL} AS value, count(*) AS count
+               FROM pages_fts f JOIN pages p ON p.id = f.rowid WHERE ${where}${name === 'lang' ? ' AND p.language IS NOT NULL' : ''}`;
+        out[name] = store
+          .prepare(`${sql} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${FACET_VALUES}`)
+          .all(bind) as FacetCount[];
+      }
+      return out;
+    },
+    hits: (ids, highlightLength, marks) => {
       // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.
-      const prefix = last.prefix ? foldWord(last.words.at(-1)!) : null;
-      const find = matcher(
-        parts.flatMap((part) => (part === last && prefix ? part.words.slice(0, -1) : part.words)).map(foldWord),
-        prefix,
-      );
+      const find = matcher(marks.words, marks.prefix);
+      const rarest = new Set(marks.rarest);
+      // A match of the rarest word weighs as many as the window can hold: the window is centred on it.
+      const weight = (text: string) => (r: Range) => (rarest.has(foldWord(text.slice(r[0], r[1]))) ? 100 : 1);
       const out = new Map<number, StoredHit>();
       for (const id of ids) {
         const page = s.page.get(id) as PageRow;
@@ -358,7 +397,7 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
           title: page.title,
           url: page.url,
           language: page.language,
-          highlight: makeHighlight(shown.text, shown.matches, highlightLength),
+          highlight: makeHighlight(shown.text, shown.matches, highlightLength, weight(shown.text)),
           tags: s.tags.all(id) as string[],
           created: page.created,
           modified: page.modified,
@@ -372,7 +411,10 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
 
 /** The FTS5 index of a store as the pipeline's engine. */
 export function sqliteEngine(store: Store): SearchEngine {
-  return { open: (parts, filters) => openQuery(store, parts, filters) };
+  return {
+    open: (parts, filters) => openQuery(store, parts, filters),
+    vocabulary: (prefix) => vocabulary(store, prefix, MAX_CANDIDATES),
+  };
 }
 
 /**

@@ -9,7 +9,9 @@
 //   (`proxy pass` → proxypass) and a last word's completions in the index's vocabulary; PostgreSQL matches the
 //   stems of each configuration in use, and a stop word of a page's language is not required there;
 // - the highlight: a window of the page's text chosen in JavaScript (highlight.ts) against ts_headline's fragment.
-import type { CustomField } from '../../model/types.js';
+import type { CustomField, FacetCount } from '../../model/types.js';
+import type { SearchFacetName } from '../../model/search-params.js';
+import type { VocabularyWord } from './near-words.js';
 import type { QueryPart } from './query.js';
 import type { Ranked, TitleFacts } from './title-tiers.js';
 
@@ -23,6 +25,8 @@ export interface SearchFilters {
   tags: readonly string[];
   /** Only pages of these hosts (the configured targets). */
   hosts?: readonly string[];
+  /** Only pages whose address path starts with this ("/docs/"). */
+  pathPrefix?: string;
 }
 
 /** A match ranked by its text score, and whether its title or superwords hold every word of the query. */
@@ -40,6 +44,17 @@ export interface StoredHit {
   created: string | null;
   modified: string | null;
   customFields: Record<string, CustomField>;
+}
+
+/**
+ * What a highlight marks, folded: the query's words but those on most pages (a word like "the" marked everywhere
+ * tells nothing), the last one maybe as a prefix; the window is centred on `rarest` (the query's rarest word)
+ * where the page has it. PostgreSQL's ts_headline marks the words of its tsquery instead.
+ */
+export interface HighlightWords {
+  words: string[];
+  prefix: string | null;
+  rarest: string[];
 }
 
 /** One query opened on the index. Every call is answered from the same snapshot of it. */
@@ -65,11 +80,21 @@ export interface EngineQuery {
    * given (the query is one identifier), else null.
    */
   titleFacts(ids: readonly number[], definition: RegExp | null): Awaitable<Map<number, TitleFacts>>;
-  /** The hits of these pages, each with its highlight of about `highlightLength` characters. */
-  hits(ids: readonly number[], highlightLength: number): Awaitable<Map<number, StoredHit>>;
+  /** The hits of these pages, each with its highlight of about `highlightLength` characters (see HighlightWords). */
+  hits(ids: readonly number[], highlightLength: number, marks: HighlightWords): Awaitable<Map<number, StoredHit>>;
+  /** The matches counted by each facet asked: the FACET_VALUES most frequent values, most frequent first. */
+  facets(names: readonly SearchFacetName[]): Awaitable<Partial<Record<SearchFacetName, FacetCount[]>>>;
 }
+
+/** A facet lists at most this many values. */
+export const FACET_VALUES = 20;
 
 export interface SearchEngine {
   /** Opens the parsed query; null when the index reads no word in it (every word a stop word): no match. */
   open(parts: QueryPart[], filters: SearchFilters): Awaitable<EngineQuery | null>;
+  /**
+   * Words of the index beginning with `prefix` (folded) and the pages each is on, at most MAX_CANDIDATES (the
+   * candidates of a typo's correction, near-words.ts). PostgreSQL keeps no vocabulary: it lists none.
+   */
+  vocabulary(prefix: string): Awaitable<VocabularyWord[]>;
 }

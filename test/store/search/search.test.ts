@@ -92,6 +92,8 @@ const PAGES: PageWrite[] = [
   ...Array.from({ length: 25 }, (_, i) =>
     page(`/common/${i}`, { title: `Common page ${i}`, content: `shared plentiful words number ${i}` }),
   ),
+  // A rare word one letter from a frequent one ("shared", on 25 pages).
+  page('/typo', { title: 'Misprint', content: 'A shred of evidence.' }),
 ];
 
 const urls = (r: SearchResults) => r.hits.map((h) => h.url.slice(BASE.length));
@@ -155,12 +157,16 @@ describe.each(DIALECTS)('search (%s)', (dialect) => {
     expect(urls(await search('reclai'))).toEqual(['/vacuum']);
     expect(urls(await search('housek'))).toEqual(['/superwords']);
     expect(urls(await search('garbage rec'))).toEqual(['/vacuum']); // 3 letters: the shortest prefix
-    expect((await search('garbage re')).total).toBe(0); // 2 letters: a whole word only
-    expect((await search('reclai garbage')).total).toBe(0); // only the last word is a prefix
+    // 2 letters: a whole word only; no page holds "re", so the pages holding "garbage" follow as the fallback.
+    expect((await search('garbage re')).hits.every((h) => h.matched_terms?.join() === 'garbage')).toBe(true);
+    // Only the last word is a prefix: no page holds both, those holding "garbage" follow as the fallback.
+    expect((await search('reclai garbage')).hits.every((h) => h.matched_terms?.join() === 'garbage')).toBe(true);
     expect(urls(await search('"reclaims storage"'))).toEqual(['/vacuum']);
     expect((await search('"storage reclaims"')).total).toBe(0);
     expect(urls(await search('"free space" map'))).toEqual(['/storage']);
-    expect((await search('vacuum nonexistentword')).total).toBe(0);
+    const most = await search('vacuum nonexistentword');
+    expect(most.hits.length).toBeGreaterThan(0);
+    expect(most.hits.every((h) => h.matched_terms?.join() === 'vacuum')).toBe(true);
   });
 
   it('folds case and diacritics both ways', async () => {
@@ -245,16 +251,75 @@ describe.each(DIALECTS)('search (%s)', (dialect) => {
       const r = await search(input);
       expect(r.total, JSON.stringify(input.slice(0, 40))).toBeGreaterThanOrEqual(0);
     }
-    expect((await search('NEAR(vacuum tuples)')).total).toBe(0);
-    // "or" is a stop word of English: PostgreSQL does not require it, SQLite requires every word.
-    expect(urls(await search('vacuum OR tuples'))).toEqual(dialect === 'pg' ? ['/vacuum'] : []);
+    expect((await search('NEAR(vacuum tuples)')).hits.map((h) => h.matched_terms)).toEqual([['vacuum', 'tuples']]);
+    // "or" is a stop word of English: PostgreSQL does not require it; SQLite requires every word, then falls back.
+    const or = await search('vacuum OR tuples');
+    expect(urls(or)).toEqual(['/vacuum']);
+    expect(or.hits[0]!.matched_terms).toEqual(dialect === 'pg' ? undefined : ['vacuum', 'tuples']);
     expect(urls(await search('(vacuum) AND: ^tuples*'))).toEqual(['/vacuum']);
     expect(urls(await search('-vacuum: "command'))).toEqual(['/vacuum']);
     expect((await search('*')).total).toBe(0);
     for (const [input, message] of OVERSIZE) expect(await invalid(search(input))).toBe(message);
   });
 
+  it('counts the matches by language, tag and first folder when asked, and filters by path prefix', async () => {
+    const r = await search('vacuum', { facets: ['lang', 'tags', 'path'] });
+    expect(r.facets!.lang).toContainEqual({ value: 'en-us', count: 1 });
+    expect(r.facets!.lang).toContainEqual({ value: 'fi', count: 1 });
+    expect(r.facets!.lang!.reduce((n, f) => n + f.count, 0)).toBe(r.total);
+    expect(r.facets!.tags).toContainEqual({ value: 'public', count: 4 });
+    expect(r.facets!.path).toEqual([{ value: '/', count: r.total }]);
+    expect(Object.keys((await search('plentiful', { facets: ['path'] })).facets!)).toEqual(['path']);
+    expect((await search('plentiful', { facets: ['path'] })).facets!.path).toEqual([{ value: '/common/', count: 25 }]);
+    expect((await search('vacuum')).facets).toBeUndefined();
+    expect((await search('plentiful', { path_prefix: '/common/' })).total).toBe(25);
+    expect((await search('plentiful', { path_prefix: '/common/1' })).total).toBe(11); // 1, 10–19
+    expect((await search('plentiful', { path_prefix: '/rank/' })).total).toBe(0);
+    expect(urls(await search('locks', { path_prefix: '/rank/e' }))).toEqual(['/rank/exact']);
+  });
+
+  it('falls back to the pages holding most of the words, after every full match, marked with matched_terms', async () => {
+    const r = await search('advisory locks qqzzxxvv');
+    expect(r.total).toBeGreaterThanOrEqual(4);
+    expect(urls(r).slice(0, 4)).toEqual(['/rank/exact', '/rank/heading', '/rank/words', '/rank/body']);
+    for (const h of r.hits) expect(h.matched_terms).toEqual(['advisory', 'locks']);
+    // Full matches carry no matched_terms.
+    expect((await search('advisory locks')).hits.every((h) => h.matched_terms === undefined)).toBe(true);
+    // A query of only words in no page finds nothing, and says so plainly.
+    expect(await search('qqzzxxvv wwyyuu')).toMatchObject({ total: 0, hits: [] });
+  });
+
+  it('corrects a word in no page to the nearest word of the index (SQLite), and suggests a frequent near word', async () => {
+    const r = await search('garbaje');
+    if (dialect === 'sqlite') {
+      expect(r.corrected_terms).toEqual([{ from: 'garbaje', to: 'garbage' }]);
+      expect(urls(r)).toEqual(['/vacuum']);
+      const d = await search('shred');
+      expect(urls(d)).toEqual(['/typo']);
+      expect(d.did_you_mean).toBe('shared');
+    } else {
+      // PostgreSQL keeps no vocabulary of words as written: nothing is corrected (docs/postgresql.md).
+      expect(r).toMatchObject({ total: 0, hits: [] });
+      expect(r.corrected_terms).toBeUndefined();
+    }
+    expect((await search('vacuum')).corrected_terms).toBeUndefined();
+  });
+
+  it('answers a query of only common or stop words without error', async () => {
+    for (const terms of ['the', 'the of and', 'a']) expect((await search(terms)).total).toBeGreaterThanOrEqual(0);
+  });
+
   it('refuses empty terms and bad params, naming the key and the rule', async () => {
+    expect(await invalid(search('x', { facets: ['color' as 'lang'] }))).toBe(
+      'facets[0]: must be one of lang, tags, path',
+    );
+    expect(await invalid(search('x', { facets: 'lang' as unknown as ['lang'] }))).toMatch(
+      /^facets: must be an array of facet names \(lang, tags, path\)/,
+    );
+    expect(await invalid(search('x', { path_prefix: 'docs' }))).toBe(
+      'path_prefix: must be a path starting with / (such as /docs/), without spaces, ? or #',
+    );
+    expect(await invalid(search('x', { path_prefix: '/a b' }))).toMatch(/^path_prefix: /);
     expect(await invalid(search(''))).toBe('terms: must not be empty');
     expect(await invalid(search(' \t\n'))).toBe('terms: must not be empty');
     expect(await invalid(store.searchPages(42 as unknown as string, {}))).toBe('terms: must be a string');
