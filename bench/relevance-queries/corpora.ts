@@ -3,5 +3,6 @@ import { APACHE } from './apache.js';
 import type { Corpus } from './known-item.js';
 import { POSTGRESQL } from './postgresql.js';
 import { PYTHON } from './python.js';
+import { SQLITE } from './sqlite.js';
 
-export const CORPORA: Corpus[] = [POSTGRESQL, APACHE, PYTHON];
+export const CORPORA: Corpus[] = [POSTGRESQL, APACHE, PYTHON, SQLITE];

@@ -12,10 +12,11 @@ export const svcSearch = defineAbility({
   label: 'Search the site',
   description:
     'Full-text search over the pages of this site that the crawler has indexed (titles, text, tags and superwords; ranked by relevance). ' +
-    'Use it to find pages about a topic, or to check whether a page is in the search index. Words are combined with AND; the last word also ' +
-    'matches as a prefix; "quoted phrases" match exactly. Returns {success, results: {total, duration, hits}}, each hit with title, url, a ' +
+    'Use it to find pages about a topic, or to check whether a page is in the search index. Words are combined with AND; when no page holds them all, ' +
+    'the pages holding most of them are returned, each with matched_terms; a word in no page is corrected to a near word of the index (corrected_terms); ' +
+    'the last word also matches as a prefix; "quoted phrases" match exactly. Returns {success, results: {total, duration, hits}}, each hit with title, url, a ' +
     'highlight (matches wrapped in <em>), tags and dates. At most 100 hits per call (search_params.size, default 10); page with search_params.from. ' +
-    'Filter with search_params.lang and search_params.tags (all must match). Pages hidden from search and unpublished posts are never returned. When nothing is found because no crawl has filled the ' +
+    'Filter with search_params.lang, search_params.tags (all must match) and search_params.path_prefix ("/docs/"); search_params.facets ["lang","tags","path"] adds counts of the matches. Pages hidden from search and unpublished posts are never returned. When nothing is found because no crawl has filled the ' +
     'index yet (or one is still running), notice says so and what to run.',
   capability: 'read',
   annotations: { readonly: true, destructive: false, idempotent: true },
@@ -25,7 +26,7 @@ export const svcSearch = defineAbility({
         `The words to search for (at most ${SEARCH_TERMS_MAX_CHARS} characters and ${SEARCH_TERMS_MAX_WORDS} words).`,
       ),
       search_params: SearchParamsSchema.optional().describe(
-        'Paging and filters: size, from, lang, tags, highlight_length.',
+        'Paging, filters and counts: size, from, lang, tags, path_prefix, facets, highlight_length.',
       ),
     })
     .strict(),

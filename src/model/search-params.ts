@@ -10,6 +10,11 @@ export const HIGHLIGHT_LENGTH_MAX = 1000;
 export const HIGHLIGHT_LENGTH_DEFAULT = 200;
 /** More tag filters than this cannot all match a real page; refusing keeps the query small. */
 export const SEARCH_TAGS_MAX = 20;
+/** What a search can count its matches by: language, tag, and the first segment of the address's path. */
+export const SEARCH_FACETS = ['lang', 'tags', 'path'] as const;
+export type SearchFacetName = (typeof SEARCH_FACETS)[number];
+export const PATH_PREFIX_MAX = 1000;
+const PATH_RULE = 'must be a path starting with / (such as /docs/), without spaces, ? or #';
 
 const wholeNumber = (min: number, max: number) => {
   const rule =
@@ -39,11 +44,26 @@ export const SearchParamsSchema = z
       .max(SEARCH_TAGS_MAX, { error: `must hold at most ${SEARCH_TAGS_MAX} tags` })
       .optional()
       .describe('Only pages carrying every one of these tags, e.g. ["post_type/post"].'),
+    facets: z
+      .array(z.enum(SEARCH_FACETS, { error: `must be one of ${SEARCH_FACETS.join(', ')}` }), {
+        error: `must be an array of facet names (${SEARCH_FACETS.join(', ')})`,
+      })
+      .max(SEARCH_FACETS.length, { error: `must hold at most ${SEARCH_FACETS.length} facet names` })
+      .optional()
+      .describe(
+        'Count the matches by these: "lang" (page language), "tags", "path" (first folder of the address, e.g. "/docs/"; "/" for pages at the root). The answer then has facets, the most frequent 20 values of each.',
+      ),
+    path_prefix: z
+      .string({ error: PATH_RULE })
+      .max(PATH_PREFIX_MAX, { error: PATH_RULE })
+      .regex(/^\/[^\s?#]*$/u, { error: PATH_RULE })
+      .optional()
+      .describe('Only pages whose address path starts with this, e.g. "/docs/" (a value of the "path" facet).'),
     highlight_length: wholeNumber(HIGHLIGHT_LENGTH_MIN, HIGHLIGHT_LENGTH_MAX)
       .default(HIGHLIGHT_LENGTH_DEFAULT)
       .describe("Approximate length in characters of each hit's highlight (default 200)."),
   })
-  .describe('Paging and filters of a search: size, from, lang, tags, highlight_length.');
+  .describe('Paging, filters and counts of a search: size, from, lang, tags, path_prefix, facets, highlight_length.');
 
 export type SearchParamsInput = z.input<typeof SearchParamsSchema>;
 export type ResolvedSearchParams = z.output<typeof SearchParamsSchema>;

@@ -22,6 +22,24 @@ export const SearchResultsSchema = z.object({
       created: z.string().nullable(),
       modified: z.string().nullable(),
       customFields: z.record(z.string(), CustomFieldSchema),
+      matched_terms: z
+        .array(z.string())
+        .optional()
+        .describe(
+          'Only on a hit holding some of the words, not all (these come after every hit holding all): the words it holds.',
+        ),
     }),
   ),
+  corrected_terms: z
+    .array(z.object({ from: z.string(), to: z.string() }))
+    .optional()
+    .describe('Words in no page, each searched as the nearest word of the index instead ("showing results for").'),
+  did_you_mean: z
+    .string()
+    .optional()
+    .describe('When the query finds little: the query with a rare word replaced by a more frequent near word.'),
+  facets: z
+    .partialRecord(z.enum(['lang', 'tags', 'path']), z.array(z.object({ value: z.string(), count: z.number().int() })))
+    .optional()
+    .describe('With search_params.facets: per facet, the most frequent values among the matches and their counts.'),
 }) satisfies z.ZodType<SearchResults>;

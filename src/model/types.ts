@@ -181,6 +181,10 @@ export interface SearchParams {
   from?: number;
   lang?: string;
   tags?: string[];
+  /** Only pages whose address path starts with this ("/docs/"). */
+  path_prefix?: string;
+  /** Count the matches by these (SEARCH_FACETS). */
+  facets?: ('lang' | 'tags' | 'path')[];
   highlight_length?: number;
 }
 
@@ -194,6 +198,23 @@ export interface SearchHit {
   created: string | null;
   modified: string | null;
   customFields: Record<string, CustomField>;
+  /**
+   * Only on a hit that holds some of the query's words, not all (listed after every hit that holds all): the
+   * words it holds, as searched.
+   */
+  matched_terms?: string[];
+}
+
+/** One value of a facet and how many matches have it. */
+export interface FacetCount {
+  value: string;
+  count: number;
+}
+
+/** A word of the query that is in no page, and the word of the index it was searched as. */
+export interface CorrectedTerm {
+  from: string;
+  to: string;
 }
 
 export interface SearchResults {
@@ -201,6 +222,12 @@ export interface SearchResults {
   /** Milliseconds spent answering. */
   duration: number;
   hits: SearchHit[];
+  /** Words of the query that are in no page, each searched as the nearest word of the index ("showing results for"). */
+  corrected_terms?: CorrectedTerm[];
+  /** When the query finds little: the same query with a rare word replaced by a more frequent near word. */
+  did_you_mean?: string;
+  /** With search_params.facets: per facet asked, the most frequent values among the matches. */
+  facets?: Partial<Record<'lang' | 'tags' | 'path', FacetCount[]>>;
 }
 
 export interface DeletePagesResult {

@@ -4,7 +4,7 @@
 // engine does its own way is a member here: full-text search, the crawl writer, the store's own lifecycle.
 import type { CrawlReader, CrawlSink } from '../model/crawl-writes.js';
 import type { SearchParams, SearchResults } from '../model/types.js';
-import type { SearchScope } from './search-index/search.js';
+import type { SearchScope } from './search/pipeline.js';
 import type { Dialect, Sql } from './sql.js';
 
 export type { SearchScope };

@@ -85,6 +85,41 @@ describe('svc search', () => {
     );
     await expect(run(['--config', config])).rejects.toBeInstanceOf(CliError);
     await expect(run(['x', '--lang', '', '--config', config])).rejects.toThrow(/^lang: /);
+    await expect(run(['x', '--facet', 'color', '--config', config])).rejects.toThrow(
+      '--facet: must be one of lang, tags, path (not "color")',
+    );
+    await expect(run(['x', '--path', 'docs', '--config', config])).rejects.toThrow(/^path_prefix: must be a path/);
+  });
+
+  it('shows corrections, suggestions, partial matches and facets', () => {
+    const hit = {
+      score: 1,
+      title: 'T',
+      url: 'http://h/a',
+      language: null,
+      highlight: '',
+      tags: [],
+      created: null,
+      modified: null,
+      customFields: {},
+      matched_terms: ['garbage'],
+    };
+    const out = formatResults(
+      'garbaje x',
+      {
+        total: 1,
+        duration: 0.1,
+        hits: [hit],
+        corrected_terms: [{ from: 'garbaje', to: 'garbage' }],
+        did_you_mean: 'garbage y',
+        facets: { path: [{ value: '/docs/', count: 1 }] },
+      },
+      0,
+    );
+    expect(out).toContain('Showing results for: garbage (not garbaje)');
+    expect(out).toContain('Did you mean: garbage y');
+    expect(out).toContain('matches only garbage');
+    expect(out).toContain('path: /docs/ (1)');
   });
 
   it('renders highlights for a terminal', () => {

@@ -3,7 +3,7 @@
 // same words. The vector's trigger swaps only its B part, so this is cheap; several processes opening the store at
 // once fill the same rows to the same value.
 import type { Sql } from '../sql.js';
-import { pathWords } from '../search-index/path-words.js';
+import { pathWords } from '../search/path-words.js';
 
 /** Pages filled per statement. */
 const FILL_CHUNK = 1000;

@@ -7,7 +7,7 @@ import type { CrawlStats } from '../../model/types.js';
 import type { Sql } from '../sql.js';
 import { SEARCHABLE_COLUMNS } from '../pending-index.js';
 import { pgText } from './pg-sql.js';
-import { pathWords } from '../search-index/path-words.js';
+import { pathWords } from '../search/path-words.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /**

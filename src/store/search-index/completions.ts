@@ -7,7 +7,7 @@
 // reads lazily. Lookups are cached until the index changes.
 import type Database from 'better-sqlite3';
 import type { Store } from '../sqlite/store.js';
-import { stemWord, stemmable } from './stems.js';
+import { stemWord, stemmable } from '../search/stems.js';
 
 /** A prefix stands for at most this many of its completions, the most frequent ones. */
 export const MAX_COMPLETIONS = 64;
@@ -57,13 +57,6 @@ function cacheOf(store: Store): Cache {
     caches.set(store, c);
   }
   return c;
-}
-
-const NON_ASCII = /[^\x00-\x7f]/;
-/** Case and diacritics folded as the index's tokenizer (unicode61 remove_diacritics 2) folds them. */
-export function foldWord(word: string): string {
-  // ASCII has no marks to strip: most text skips the normalization.
-  return (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '') : word).toLowerCase();
 }
 
 /** The smallest string greater than every string that starts with `prefix`. */
@@ -128,6 +121,21 @@ export function completions(store: Store, prefix: string): Completions {
   if (c.entries.size >= CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
   c.entries.set(prefix, found);
   return found;
+}
+
+/**
+ * Words of the index starting with `prefix` (folded) and their pages, in the vocabulary's order, at most `limit`: the
+ * candidates of a typo's correction (store/search/near-words.ts). One range of the vocabulary, read on demand.
+ */
+export function vocabulary(store: Store, prefix: string, limit: number): { term: string; pages: number }[] {
+  const c = fresh(store);
+  const out: { term: string; pages: number }[] = [];
+  if (!prefix) return out;
+  for (const [term, pages] of c.vocab.iterate(prefix, upperBound(prefix)) as Iterable<[string, number]>) {
+    out.push({ term, pages });
+    if (out.length >= limit) break;
+  }
+  return out;
 }
 
 /** Pages holding `term` (already folded) in any column; 0 when it is not in the index. Call inside the search's read transaction. */

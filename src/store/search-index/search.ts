@@ -1,35 +1,33 @@
-// Full-text search over the FTS5 index: match count, ranking, highlights, filters, paging.
+// Full-text search over SQLite's FTS5 index: the search engine (store/search/engine.ts) the shared pipeline
+// (store/search/pipeline.ts) runs on, in one read transaction.
 //
-// Ranking. A query matching up to RANK_ALL pages is ranked by bm25 over all of them (title and superwords
-// weighted far above the body). bm25 costs about two microseconds per matching page, so a broad query
-// (thousands of matches on a large site) is ranked in bounded work instead: first the pages whose title or
-// superwords hold every word (found in the small titles index pages_title_fts, ranked by bm25 there), then
-// the other matches, ranked by bm25 within consecutive blocks of RANK_BLOCK pages in index (rowid) order.
-// `total` is always the exact number of matching pages, and the order is the same on every page of results.
+// Matching. A whole word is searched with the index's words of its stem (stemForms), two words in a row also as
+// one (`proxy pass`: proxypass), the last word typed as the index's words it begins (completions.ts); pages_fts
+// holds every searchable page, pages_title_fts their titles and superwords alone (the title tier). The text score
+// is bm25 over the columns, weighted as store/search/weights.ts says. bm25 costs about two microseconds per matching
+// page, so a broad answer is ranked a block at a time (pipeline.ts).
 import type Database from 'better-sqlite3';
 import type { Store } from '../sqlite/store.js';
-import type { CustomField, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
-import { makeHighlight, matcher, withoutRegion } from './highlight.js';
-import { checkTerms, parseSearchParams } from '../../model/search-params.js';
-import { completions, documentFrequency, foldWord, indexedPages, joinedForms, stemForms } from './completions.js';
-import { parseTerms, toExpression, type QueryPart } from './query.js';
-import { definitionPattern, queryUnits, type RankWord } from './terms.js';
-import { withTitles, type Ranked, type TitleFacts, type TitleQuery } from './title-tiers.js';
-import { algorithmFor } from './stems.js';
+import type { CustomField, FacetCount, SearchParams, SearchResults } from '../../model/types.js';
+import { makeHighlight, matcher, withoutRegion, type Range } from '../search/highlight.js';
+import { MAX_CANDIDATES } from '../search/near-words.js';
+import type { SearchFacetName } from '../../model/search-params.js';
+import { completions, documentFrequency, indexedPages, joinedForms, stemForms, vocabulary } from './completions.js';
+import { foldWord } from '../search/fold.js';
+import { toExpression, type QueryPart } from '../search/query.js';
+import type { Ranked, TitleFacts } from '../search/title-tiers.js';
+import { algorithmFor } from '../search/stems.js';
+import {
+  FACET_VALUES,
+  type EngineQuery,
+  type SearchEngine,
+  type SearchFilters,
+  type StoredHit,
+  type TextRanked,
+} from '../search/engine.js';
+import { parseMeta, RANK_ALL, RANK_BLOCK, runSync, searchSteps, timed, type SearchScope } from '../search/pipeline.js';
+import { BM25_WEIGHTS, TITLE_BM25_WEIGHTS } from '../search/weights.js';
 
-/**
- * bm25 column weights of pages_fts (title, superwords, tags, content, path_words): a word in the title or superwords
- * counts most; the address's words (path-words.ts) name the page less surely than its title and more than its text:
- * 0.4 of the title's and 4 times the text's, as PostgreSQL's B weight (headings and address) stands to its A and D.
- * (On the tuning corpus any weight from 0 to 40 ranks the same: its answers are decided by the title tiers.)
- */
-export const BM25_WEIGHTS = [10, 20, 2, 1, 4] as const;
-/** bm25 column weights of pages_title_fts (title, superwords). */
-const TITLE_WEIGHTS = [10, 20] as const;
-/** Answers of up to this many matches are ranked whole, by bm25 over all of them. */
-export const RANK_ALL = 1000;
-/** Broader answers are ranked this many matches at a time (see above). */
-export const RANK_BLOCK = 100;
 /** Rowids read per step while finding where a block starts and ends. */
 const CHUNK = 2000;
 
@@ -40,7 +38,15 @@ interface Filters {
   tagCount: number;
   /** Only pages of the hosts in @hosts (a JSON array). */
   hosts: boolean;
+  /** Only pages whose address path starts with @pathPrefix. */
+  pathPrefix: boolean;
 }
+
+/** A page's address path: its URL from the first '/' after the scheme's. */
+const PATH_SQL = `substr(p.url, instr(substr(p.url, 9), '/') + 8)`;
+/** The facet value of a page's address: its first folder ("/docs/"), or "/" for a page at the root. */
+const FOLDER_SQL = `CASE WHEN instr(substr(${PATH_SQL}, 2), '/') > 0
+  THEN substr(${PATH_SQL}, 1, instr(substr(${PATH_SQL}, 2), '/') + 1) ELSE '/' END`;
 
 interface IndexStatements {
   count: Database.Statement;
@@ -94,6 +100,8 @@ function filterSql(f: Filters): string {
     sql += ` AND EXISTS (SELECT 1 FROM page_tags t WHERE t.tag = @tag${i} AND t.page_id = f.rowid)`;
   if (f.hosts)
     sql += ` AND EXISTS (SELECT 1 FROM pages p WHERE p.id = f.rowid AND p.host IN (SELECT value FROM json_each(@hosts)))`;
+  if (f.pathPrefix)
+    sql += ` AND EXISTS (SELECT 1 FROM pages p WHERE p.id = f.rowid AND substr(${PATH_SQL}, 1, length(@pathPrefix)) = @pathPrefix)`;
   return sql;
 }
 
@@ -102,7 +110,7 @@ function filterSql(f: Filters): string {
 // row by row after a scan of every match instead of seeking to it.
 function indexStatements(db: Database.Database, index: Index, f: Filters): IndexStatements {
   const where = `${index} MATCH @q${filterSql(f)}`;
-  const weights = (index === 'pages_fts' ? BM25_WEIGHTS : TITLE_WEIGHTS).map((w) => w.toFixed(1)).join(', ');
+  const weights = (index === 'pages_fts' ? BM25_WEIGHTS : TITLE_BM25_WEIGHTS).map((w) => w.toFixed(1)).join(', ');
   return {
     count: db.prepare(`SELECT count(*) FROM ${index} f WHERE ${where}`).pluck(),
     ids: db
@@ -125,7 +133,7 @@ function indexStatements(db: Database.Database, index: Index, f: Filters): Index
 
 function statementsFor(store: Store, f: Filters): Record<Index, IndexStatements> {
   const s = statements(store);
-  const key = `${f.lang ? 'l' : ''}${f.hosts ? 'h' : ''}${f.tagCount}`;
+  const key = `${f.lang ? 'l' : ''}${f.hosts ? 'h' : ''}${f.pathPrefix ? 'p' : ''}${f.tagCount}`;
   let shape = s.byShape.get(key);
   if (!shape) {
     shape = {
@@ -192,81 +200,6 @@ function blockIds(
   return ids;
 }
 
-/**
- * The hits at positions [from, from + size) of the ranked list of a broad answer (more than RANK_ALL matches).
- * `firstIds`: the first RANK_BLOCK matches in rowid order, already read.
- */
-function rankBroad(
-  st: Record<Index, IndexStatements>,
-  bind: Record<string, unknown>,
-  rankBind: Record<string, unknown>,
-  from: number,
-  size: number,
-  firstIds: number[],
-  titleRanking: TitleRanking,
-): Ranked[] {
-  const main = st.pages_fts;
-  const titles = st.pages_title_fts;
-  const titleTotal = titles.count.get(bind) as number;
-  const tier2Block = (k: number): Ranked[] => {
-    const ids = k === 0 && titleTotal === 0 ? firstIds : blockIds(main, titles, bind, k);
-    return ids.length ? rank(main, rankBind, ids[0]!, ids.at(-1)!, ids) : [];
-  };
-  const titleBlock = (k: number): Ranked[] => {
-    // The titles index is small: its full expression ranks cheaply. Every title there holds every word; the best
-    // TITLE_CHECKS of them by the titles' bm25 (short titles first: the exact title among them) are read.
-    if (titleTotal <= RANK_BLOCK)
-      return withTitles(
-        rank(titles, bind, ALL.lo, ALL.hi),
-        () => true,
-        (r) => titleRanking.facts(r.id),
-        titleRanking,
-        0,
-      );
-    const ids = blockIds(titles, null, bind, k);
-    return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
-  };
-  const out: Ranked[] = [];
-  const end = from + size;
-  let pos = from;
-  while (pos < end) {
-    const inTitles = pos < titleTotal;
-    const tierPos = inTitles ? pos : pos - titleTotal;
-    const k = Math.floor(tierPos / RANK_BLOCK);
-    const block = inTitles ? titleBlock(k) : tier2Block(k);
-    const offset = tierPos - k * RANK_BLOCK;
-    const take = block.slice(offset, offset + Math.min(end - pos, (inTitles ? titleTotal : Infinity) - pos));
-    if (!take.length) break; // past the last match
-    out.push(...take);
-    pos += take.length;
-  }
-  return out;
-}
-
-/** The query's title ranking, and what is read of a page whose title is checked. */
-interface TitleRanking extends TitleQuery {
-  facts: (id: number) => TitleFacts;
-}
-
-/** bm25's inverse document frequency of a folded query word; a word still being typed counts as its completions. */
-function inverseFrequency(store: Store, word: string, prefix: boolean): number {
-  const n = indexedPages(store);
-  let df = documentFrequency(store, word);
-  if (!df && prefix) df = Math.min(n, completions(store, word).pages);
-  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-}
-
-/** A stored page's meta JSON (an unreadable one as none). */
-export function parseMeta(json: string | null): Partial<PageMeta> {
-  if (!json) return {};
-  try {
-    const v = JSON.parse(json) as unknown;
-    return v && typeof v === 'object' ? (v as Partial<PageMeta>) : {};
-  } catch {
-    return {};
-  }
-}
-
 /** A prefix whose completions are on this share of the index is "broad" (see queryExpressions). */
 const BROAD_PREFIX_SHARE = 0.25;
 
@@ -323,17 +256,6 @@ function queryExpressions(
   };
 }
 
-const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-/**
- * Searches the index. `terms`: words (all must match), "quoted phrases", the last word also as a prefix.
- * Throws BackendError invalid_input for empty terms or bad params.
- */
-export interface SearchScope {
-  /** Only pages of these hosts (the configured targets): pages of a host no longer configured stay out. */
-  hosts?: readonly string[];
-}
-
 /**
  * Whether the store holds pages of a host outside `hosts` (only then does a search need the host filter). Steps
  * through the distinct hosts on the host index, a seek each: a NOT IN over the pages read every page on every search.
@@ -347,6 +269,158 @@ function hasOtherHosts(store: Store, hosts: readonly string[]): boolean {
   return false;
 }
 
+type PageRow = {
+  url: string;
+  title: string;
+  language: string | null;
+  meta: string | null;
+  created: string | null;
+  modified: string | null;
+  content: string;
+};
+
+/** The query opened on FTS5: its MATCH expressions bound, read in the store's transaction. */
+function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): EngineQuery {
+  const { lang, tags } = filters;
+  const bind: Record<string, unknown> = {};
+  if (lang !== undefined) bind.lang = lang;
+  tags.forEach((t, i) => {
+    bind[`tag${i}`] = t;
+  });
+  const byHost = filters.hosts !== undefined && hasOtherHosts(store, filters.hosts);
+  if (byHost) bind.hosts = JSON.stringify(filters.hosts);
+  if (filters.pathPrefix !== undefined) bind.pathPrefix = filters.pathPrefix;
+  const shape: Filters = {
+    lang: lang !== undefined,
+    tagCount: tags.length,
+    hosts: byHost,
+    pathPrefix: filters.pathPrefix !== undefined,
+  };
+  const st = statementsFor(store, shape);
+  const s = statements(store);
+  // The query's words are stemmed as the pages they may find were: in the filtered language's stemmer, or in each
+  // stemmer the index uses.
+  const filtered = lang === undefined ? null : algorithmFor(lang);
+  const algorithms = lang === undefined ? (s.stemmers.all() as string[]) : filtered ? [filtered] : [];
+  const { expression, rankExpression, broadRankExpression, sameMatches } = queryExpressions(store, parts, algorithms);
+  bind.q = expression;
+  const rankBind = { ...bind, q: rankExpression };
+  const main = st.pages_fts;
+  const titles = st.pages_title_fts;
+  // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
+  let first: number[] | null = null;
+  const firstIds = () => (first ??= main.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[]);
+  let titleTotal: number | null = null;
+  const countTitles = () => (titleTotal ??= titles.count.get(bind) as number);
+  return {
+    algorithms,
+    frequencies: (words) => {
+      const pages = indexedPages(store);
+      const df = words.map(({ word, prefix }) => {
+        const n = documentFrequency(store, word);
+        // A word still being typed counts as its completions.
+        return !n && prefix ? Math.min(pages, completions(store, word).pages) : n;
+      });
+      return { pages, df };
+    },
+    count: () => {
+      const ids = firstIds();
+      return ids.length <= RANK_BLOCK ? ids.length : (main.count.get(bind) as number);
+    },
+    rankAll: () => {
+      // The rank statement over every rowid returns every match: no list of them is needed first.
+      let all: Ranked[];
+      if (sameMatches) all = rank(main, rankBind, ALL.lo, ALL.hi);
+      else {
+        const ids =
+          firstIds().length <= RANK_BLOCK
+            ? firstIds()
+            : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
+        all = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids);
+      }
+      // The pages whose title (or superwords) holds every word, from the small titles index.
+      const inTitle = new Set(titles.idsIn.all({ ...bind, ...ALL }) as number[]);
+      return all.map((r): TextRanked => ({ ...r, inTitle: inTitle.has(r.id) }));
+    },
+    titleCount: countTitles,
+    // The titles index is small: its full expression ranks cheaply.
+    rankTitles: () => rank(titles, bind, ALL.lo, ALL.hi),
+    titleBlock: (k) => {
+      const ids = blockIds(titles, null, bind, k);
+      return ids.length ? rank(titles, bind, ids[0]!, ids.at(-1)!) : [];
+    },
+    otherBlock: (k) => {
+      const ids = k === 0 && countTitles() === 0 ? firstIds().slice(0, RANK_BLOCK) : blockIds(main, titles, bind, k);
+      return ids.length ? rank(main, { ...bind, q: broadRankExpression }, ids[0]!, ids.at(-1)!, ids) : [];
+    },
+    titleFacts: (ids, definition) => {
+      const out = new Map<number, TitleFacts>();
+      for (const id of ids) {
+        const [title, headings, url] = s.title.get(id) as [string, string | null, string];
+        out.set(id, {
+          title,
+          headings,
+          url,
+          defines: definition ? () => definition.test((s.content.get(id) as string | undefined) ?? '') : null,
+        });
+      }
+      return out;
+    },
+    facets: (names) => {
+      const out: Partial<Record<SearchFacetName, FacetCount[]>> = {};
+      const where = `pages_fts MATCH @q${filterSql(shape)}`;
+      for (const name of names) {
+        const sql =
+          name === 'tags'
+            ? `SELECT t.tag AS value, count(*) AS count FROM pages_fts f JOIN page_tags t ON t.page_id = f.rowid WHERE ${where}`
+            : `SELECT ${name === 'lang' ? 'lower(p.language)' : FOLDER_SQL} AS value, count(*) AS count
+               FROM pages_fts f JOIN pages p ON p.id = f.rowid WHERE ${where}${name === 'lang' ? ' AND p.language IS NOT NULL' : ''}`;
+        out[name] = store
+          .prepare(`${sql} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${FACET_VALUES}`)
+          .all(bind) as FacetCount[];
+      }
+      return out;
+    },
+    hits: (ids, highlightLength, marks) => {
+      // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.
+      const find = matcher(marks.words, marks.prefix);
+      const rarest = new Set(marks.rarest);
+      // A match of the rarest word weighs as many as the window can hold: the window is centred on it.
+      const weight = (text: string) => (r: Range) => (rarest.has(foldWord(text.slice(r[0], r[1]))) ? 100 : 1);
+      const out = new Map<number, StoredHit>();
+      for (const id of ids) {
+        const page = s.page.get(id) as PageRow;
+        const meta = parseMeta(page.meta);
+        let shown = { text: page.content, matches: find(page.content) };
+        if (meta.contentNoHighlight) shown = withoutRegion(shown.text, shown.matches, meta.contentNoHighlight);
+        out.set(id, {
+          title: page.title,
+          url: page.url,
+          language: page.language,
+          highlight: makeHighlight(shown.text, shown.matches, highlightLength, weight(shown.text)),
+          tags: s.tags.all(id) as string[],
+          created: page.created,
+          modified: page.modified,
+          customFields: (meta.customFields ?? {}) as Record<string, CustomField>,
+        });
+      }
+      return out;
+    },
+  };
+}
+
+/** The FTS5 index of a store as the pipeline's engine. */
+export function sqliteEngine(store: Store): SearchEngine {
+  return {
+    open: (parts, filters) => openQuery(store, parts, filters),
+    vocabulary: (prefix) => vocabulary(store, prefix, MAX_CANDIDATES),
+  };
+}
+
+/**
+ * Searches the index (store/search/pipeline.ts) in one read transaction: every statement sees the same snapshot,
+ * even while a crawl writes. Throws BackendError invalid_input for empty terms or bad params.
+ */
 export function searchPages(
   store: Store,
   terms: string,
@@ -354,125 +428,6 @@ export function searchPages(
   scope: SearchScope = {},
 ): SearchResults {
   const started = performance.now();
-  const text = checkTerms(terms);
-  const p = parseSearchParams(params);
-  const parts = parseTerms(text);
-  if (!parts.length) return { total: 0, duration: round(performance.now() - started, 3), hits: [] };
-
-  const tags = [...new Set(p.tags ?? [])];
-  const lang = p.lang?.toLowerCase();
-  const bind: Record<string, unknown> = {};
-  if (lang !== undefined) bind.lang = lang;
-  tags.forEach((t, i) => {
-    bind[`tag${i}`] = t;
-  });
-  const byHost = scope.hosts !== undefined && hasOtherHosts(store, scope.hosts);
-  if (byHost) bind.hosts = JSON.stringify(scope.hosts);
-  const st = statementsFor(store, { lang: lang !== undefined, tagCount: tags.length, hosts: byHost });
-  const s = statements(store);
-
-  // One read transaction: every statement below sees the same snapshot, even while a crawl writes.
-  const { total, hits } = store.db.transaction(() => {
-    // The query's words are stemmed as the pages they may find were: in the filtered language's stemmer, or in each
-    // stemmer the index uses.
-    const filtered = lang === undefined ? null : algorithmFor(lang);
-    const algorithms = lang === undefined ? (s.stemmers.all() as string[]) : filtered ? [filtered] : [];
-    const { expression, rankExpression, broadRankExpression, sameMatches } = queryExpressions(store, parts, algorithms);
-    const last = parts.at(-1)!;
-    const words: RankWord[] = parts.flatMap((part) =>
-      part.words.map((w, i) => {
-        const word = foldWord(w);
-        const prefix = part.prefix && i === part.words.length - 1;
-        return { word, prefix, idf: inverseFrequency(store, word, prefix) };
-      }),
-    );
-    // A snake_case name only: a dotted one (`os.environ(`, `subprocess.run([`) is as often a call in an example.
-    const one = parts.length === 1 ? parts[0]! : null;
-    const identifier =
-      one?.identifier && /^[^.\-/'\u2019]*$/u.test(one.typed ?? '') ? definitionPattern(one.words) : null;
-    const titleRanking: TitleRanking = {
-      words,
-      units: queryUnits(parts),
-      algorithms,
-      facts: (id) => {
-        const [title, headings, url] = s.title.get(id) as [string, string | null, string];
-        return {
-          title,
-          headings,
-          url,
-          defines: identifier ? () => identifier.test((s.content.get(id) as string | undefined) ?? '') : null,
-        };
-      },
-    };
-    bind.q = expression;
-    const rankBind = { ...bind, q: rankExpression };
-    // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
-    const main = st.pages_fts;
-    const firstIds = main.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[];
-    const total = firstIds.length <= RANK_BLOCK ? firstIds.length : (main.count.get(bind) as number);
-    let ranked: Ranked[] = [];
-    if (p.from < total) {
-      if (total <= RANK_ALL) {
-        // The rank statement over every rowid returns every match: no list of them is needed first.
-        let all: Ranked[];
-        if (sameMatches) all = rank(main, rankBind, ALL.lo, ALL.hi);
-        else {
-          const ids =
-            total === firstIds.length ? firstIds : (main.ids.all({ ...bind, after: 0, limit: RANK_ALL }) as number[]);
-          all = rank(main, rankBind, ids[0]!, ids.at(-1)!, ids);
-        }
-        // The pages whose title (or superwords) holds every word, from the small titles index.
-        const inTitle = new Set(st.pages_title_fts.idsIn.all({ ...bind, ...ALL }) as number[]);
-        ranked = withTitles(
-          all,
-          (r) => inTitle.has(r.id),
-          (r) => titleRanking.facts(r.id),
-          titleRanking,
-        ).slice(p.from, p.from + p.size);
-      } else {
-        ranked = rankBroad(
-          st,
-          bind,
-          { ...bind, q: broadRankExpression },
-          p.from,
-          p.size,
-          firstIds.slice(0, RANK_BLOCK),
-          titleRanking,
-        );
-      }
-    }
-    // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.
-    const prefix = last.prefix ? foldWord(last.words.at(-1)!) : null;
-    const find = matcher(
-      parts.flatMap((part) => (part === last && prefix ? part.words.slice(0, -1) : part.words)).map(foldWord),
-      prefix,
-    );
-    const hits: SearchHit[] = ranked.map(({ id, score }) => {
-      const page = s.page.get(id) as {
-        url: string;
-        title: string;
-        language: string | null;
-        meta: string | null;
-        created: string | null;
-        modified: string | null;
-        content: string;
-      };
-      const meta = parseMeta(page.meta);
-      let shown = { text: page.content, matches: find(page.content) };
-      if (meta.contentNoHighlight) shown = withoutRegion(shown.text, shown.matches, meta.contentNoHighlight);
-      return {
-        score: round(score, 6),
-        title: page.title,
-        url: page.url,
-        language: page.language,
-        highlight: makeHighlight(shown.text, shown.matches, p.highlight_length),
-        tags: s.tags.all(id) as string[],
-        created: page.created,
-        modified: page.modified,
-        customFields: (meta.customFields ?? {}) as Record<string, CustomField>,
-      };
-    });
-    return { total, hits };
-  })();
-  return { total, duration: round(performance.now() - started, 3), hits };
+  const answer = store.db.transaction(() => runSync(searchSteps(sqliteEngine(store), terms, params, scope)))();
+  return timed(started, answer);
 }

@@ -5,7 +5,7 @@
 import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-writes.js';
 import { REMOVE_PAGE } from '../pages.js';
 import { SEARCHABLE_COLUMNS } from '../pending-index.js';
-import { pathWords } from '../search-index/path-words.js';
+import { pathWords } from '../search/path-words.js';
 import type { SqliteConnection } from './connection.js';
 
 /** The searchable columns of a page: while a crawl runs they wait in page_index_pending. */

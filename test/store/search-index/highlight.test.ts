@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findMatches, makeHighlight, withoutRegion } from '../../../src/store/search-index/highlight.js';
+import { findMatches, makeHighlight, withoutRegion } from '../../../src/store/search/highlight.js';
 
 const visible = (html: string) => html.replace(/<\/?em>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, 'x');
 const words = (text: string, found: [number, number][]) => found.map(([s, e]) => text.slice(s, e));

@@ -1,7 +1,7 @@
 // The URL path as a search field, on both stores: a word a person types that only a page's address holds finds that
 // page first, and the address never outranks a title that is the query. pathWords itself: what an address's words are.
 import { describe, expect, it } from 'vitest';
-import { pathWords } from '../../../src/store/search-index/path-words.js';
+import { pathWords } from '../../../src/store/search/path-words.js';
 import { DIALECTS, rankingCorpus } from '../../support/stores.js';
 import { BASE, searchPage as page } from '../../support/writes.js';
 

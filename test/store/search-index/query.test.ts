@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { buildQuery, MAX_QUERY_WORDS, parseTerms } from '../../../src/store/search-index/query.js';
+import { buildQuery, MAX_QUERY_WORDS, parseTerms } from '../../../src/store/search/query.js';
 import { HOSTILE } from '../../support/search-input.js';
 
 describe('query builder', () => {

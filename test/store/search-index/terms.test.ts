@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { distinctWords, extraTerms } from '../../../src/store/search-index/terms.js';
 import {
   definitionPattern,
-  distinctWords,
   exactTitleLevel,
-  extraTerms,
   headingLevel,
   pathHolds,
   queryUnits,
@@ -11,9 +10,9 @@ import {
   titleSegments,
   titleScore,
   type RankWord,
-} from '../../../src/store/search-index/terms.js';
-import { algorithmFor, stemmable, stemWord } from '../../../src/store/search-index/stems.js';
-import { buildQuery, parseTerms, toExpression } from '../../../src/store/search-index/query.js';
+} from '../../../src/store/search/titles.js';
+import { algorithmFor, stemmable, stemWord } from '../../../src/store/search/stems.js';
+import { buildQuery, parseTerms, toExpression } from '../../../src/store/search/query.js';
 
 const terms = (text: string, lang: string | null) => extraTerms(text, lang).split(' ').filter(Boolean).sort();
 const w = (word: string, prefix = false): RankWord => ({ word, prefix, idf: 1 });

@@ -93,23 +93,35 @@ const isSpace = (c: string | undefined) =>
   c === undefined || c === ' ' || c === '\n' || c === '\t' || c === '\r' || /\s/.test(c);
 
 /**
- * About `length` characters of the text around its densest run of matches, as safe HTML with the matches in
+ * About `length` characters of the text around its run of matches of most weight (by default the densest), as safe HTML with the matches in
  * <em>; whitespace collapsed. Without any match (the page matched on its title or tags), the start of the text.
  */
-export function makeHighlight(text: string, matches: Range[], length: number): string {
+export function makeHighlight(
+  text: string,
+  matches: Range[],
+  length: number,
+  weight: (r: Range) => number = () => 1,
+): string {
   if (!text) return '';
   let start = 0;
   if (matches.length) {
-    // The window starting at match i holds matches i..j while match j ends within `length`.
+    // The window starting at match i holds matches i..j while match j ends within `length`; the best holds the
+    // most weight (a match of the query's rarest word weighs most).
+    const w = matches.map(weight);
     let best = 0;
     let bestCount = 0;
-    for (let i = 0, j = 0; i < matches.length; i++) {
-      if (j < i) j = i;
-      while (j + 1 < matches.length && matches[j + 1]![1] - matches[i]![0] <= length) j++;
-      if (j - i + 1 > bestCount) {
-        bestCount = j - i + 1;
+    let sum = 0;
+    for (let i = 0, j = -1; i < matches.length; i++) {
+      if (j < i) {
+        j = i;
+        sum = w[i]!;
+      }
+      while (j + 1 < matches.length && matches[j + 1]![1] - matches[i]![0] <= length) sum += w[++j]!;
+      if (sum > bestCount) {
+        bestCount = sum;
         best = i;
       }
+      sum -= w[i]!;
     }
     const anchor = matches[best]![0];
     // Some context before the first match, started at a word boundary but never past the match; near the end

@@ -8,7 +8,7 @@ import {
   titleScore,
   titleSegments,
   type RankWord,
-} from './terms.js';
+} from './titles.js';
 
 /**
  * Tiers above the score: a page whose title is the query word for word (or its leading part before " - ", " | ",

@@ -1,0 +1,8 @@
+// A word folded as both indexes fold it (case and diacritics), so the query's words compare with the index's.
+
+const NON_ASCII = /[^\x00-\x7f]/;
+/** Case and diacritics folded as the index's tokenizer (unicode61 remove_diacritics 2) folds them. */
+export function foldWord(word: string): string {
+  // ASCII has no marks to strip: most text skips the normalization.
+  return (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '') : word).toLowerCase();
+}
