@@ -16,8 +16,7 @@ const BURST = 40;
 const PASSWORD = 'the user password 1';
 
 // Idle sockets are dropped before the server's keep-alive timeout (5 s) could close one under a new request.
-const from = (localAddress: string) =>
-  new Agent({ connect: { localAddress }, keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
+const from = (localAddress: string) => new Agent({ localAddress, keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
 const burstAgent = from('127.0.0.1');
 const userAgent = from('127.0.0.2');
 

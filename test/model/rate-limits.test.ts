@@ -17,6 +17,11 @@ describe('rate limit decisions', () => {
     expect(rateGroupOf('GET', '/v1/openapi.json', ROOT)).toBe('api');
     expect(rateGroupOf('POST', `${ROOT}/abilities/svc/full-crawl/run`, ROOT)).toBe('api');
     expect(rateGroupOf('GET', '/healthz', ROOT)).toBeNull();
+    // The console: its search page counts as search, its form posts as API, its other pages not at all.
+    expect(rateGroupOf('GET', '/console/p/demo1234%3Aeu-north-1/search', ROOT)).toBe('search');
+    expect(rateGroupOf('POST', '/console/p/demo1234%3Aeu-north-1/keys', ROOT)).toBe('api');
+    expect(rateGroupOf('POST', '/console/sign-in', ROOT)).toBe('api');
+    expect(rateGroupOf('GET', '/console/p/demo1234%3Aeu-north-1/crawls', ROOT)).toBeNull();
     expect(rateGroupOf('POST', '/token', ROOT)).toBeNull();
     expect(rateGroupOf('GET', '/v1x', ROOT)).toBeNull();
   });
