@@ -1,6 +1,7 @@
 // One target's share of a crawl: its settings compiled once, what robots.txt and the sitemaps said, the pages it
 // has seen and queued, and how far it got. The engine's parts read and update it; its own rules stay here.
 import { DEFAULT_EXTERNAL_CACHE_MAX_AGE, parseDuration, type TargetConfig } from '../../model/config.js';
+import { compileLinkRules, type LinkRules } from '../../model/link-rules.js';
 import type { SharedClaim } from '../../model/shared-crawl.js';
 import { canonicalTargetHost, targetOrigin } from '../../model/site-urls.js';
 import { ALLOW_ALL, type RobotsRules } from '../robots.js';
@@ -28,6 +29,8 @@ export class TargetRun {
   readonly externalCacheMs: number;
   /** Pages of this target this process fetches at once. */
   readonly loops: number;
+  /** remap, accept and retries, compiled. */
+  readonly rules: LinkRules;
   robots: RobotsRules = ALLOW_ALL;
   /** Sitemap URL → lastmod (when sitemaps were read). */
   sitemap: Map<string, string | null> | null = null;
@@ -68,6 +71,7 @@ export class TargetRun {
     this.css = config.check_css && config.track_links === 'all';
     this.externalCacheMs = parseDuration(config.external_cache_max_age ?? DEFAULT_EXTERNAL_CACHE_MAX_AGE) ?? 0;
     this.loops = Math.max(1, Math.min(config.concurrency, pageConcurrency));
+    this.rules = compileLinkRules(config);
   }
 
   /**
