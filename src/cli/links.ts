@@ -12,10 +12,10 @@ import { REPORT_LIMIT } from '../model/limits.js';
 import type { CrawlRecord } from '../model/types.js';
 import { REPORT_REASONS } from '../model/link-reasons.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
-import { REPORT_FORMATS } from '../backend/report/formats/index.js';
+import { REPORT_FORMATS, type ReportFormat } from '../backend/report/formats/index.js';
 import { CliError, intOption, parse, readProjectConfig, toCliError } from './common.js';
 import { brokenPairs, crawlExitCode, followCrawl, ProgressDisplay, summary } from './crawl.js';
-import { emitReport, parseFailOn, parseFormat } from './report.js';
+import { failOnStatus, parseFailOn, parseFormat, writeReport } from './report.js';
 
 const USAGE = `usage: svc links <DIR|URL> [--base-url URL] [--format F] [--output FILE] [--fail-on REASONS]
                  [--config F | --data-dir DIR] [--limit N]
@@ -28,7 +28,8 @@ full crawl, and prints the link report.
   URL                 an http(s) URL: the site is crawled from there
   --base-url URL      the site's own origin (e.g. https://example.org/): its absolute links are checked in the folder
   --format F          ${REPORT_FORMATS.join(', ')} (default text)
-  --output FILE       write the report to FILE instead of standard output
+  --output FILE       write the report to FILE instead of standard output; several reports: repeat the pair
+                      (--format markdown --output links.md --format sarif --output links.sarif)
   --fail-on REASONS   exit 1 when the report holds a link of one of these reasons (comma-separated:
                       ${REPORT_REASONS.join(', ')})
   --limit N           most links shown, 1 to 5000 (default 1000); counts are always complete
@@ -39,6 +40,25 @@ full crawl, and prints the link report.
 Progress goes to stderr. Exit status: 0 when the crawl completed and no --fail-on reason is present, 1 on a
 --fail-on reason or a site that could not be crawled, 2 on bad input.
 `;
+
+/**
+ * The reports to write: each --format with the --output at its place (`--format markdown --output a.md --format
+ * sarif --output b.sarif`); one format may go to stdout, with no --output.
+ */
+export function reportOutputs(
+  formats: string[],
+  outputs: string[],
+  json: boolean,
+): { format: ReportFormat; output: string | undefined }[] {
+  if (outputs.some((o) => o === '')) throw new CliError('--output: give a file name');
+  if (formats.length <= 1 && outputs.length <= 1)
+    return [{ format: parseFormat(formats[0], json), output: outputs[0] }];
+  if (formats.length !== outputs.length)
+    throw new CliError(
+      `--format/--output: give each report its own pair (${formats.length} --format, ${outputs.length} --output)`,
+    );
+  return formats.map((f, i) => ({ format: parseFormat(f, json), output: outputs[i] }));
+}
 
 /** What a run checks: a folder (served on loopback) or a live URL. */
 type Subject = { kind: 'folder'; dir: string } | { kind: 'url'; url: URL };
@@ -132,9 +152,9 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
     'base-url': { type: 'string' },
     'data-dir': { type: 'string' },
-    format: { type: 'string' },
+    format: { type: 'string', multiple: true },
     json: { type: 'boolean' },
-    output: { type: 'string' },
+    output: { type: 'string', multiple: true },
     'fail-on': { type: 'string' },
     limit: { type: 'string' },
   });
@@ -144,11 +164,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (values.site !== undefined) throw new CliError('--site: svc links takes the site as its argument: svc links URL');
   if (positionals.length !== 1) throw new CliError(`give one folder or URL\n\n${USAGE}`);
-  const format = parseFormat(typeof values.format === 'string' ? values.format : undefined, values.json === true);
+  const outputs = reportOutputs(values.format ?? [], values.output ?? [], values.json === true);
   const failOn = parseFailOn(typeof values['fail-on'] === 'string' ? values['fail-on'] : undefined);
   const limit = intOption('limit', values.limit, REPORT_LIMIT.min, REPORT_LIMIT.max) ?? REPORT_LIMIT.default;
-  const output = typeof values.output === 'string' ? values.output : undefined;
-  if (output === '') throw new CliError('--output: give a file name');
   const dataDirOption = values['data-dir'];
   if (dataDirOption === '') throw new CliError('--data-dir: give a folder');
   const subject = await subjectOf(positionals[0]!);
@@ -205,7 +223,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     display.done(summary(final, await brokenPairs(app.backend)));
     const report = await app.backend.linkReport({ limit });
-    const failed = emitReport(report, { format, output, failOn }, 'svc links');
+    for (const out of outputs) writeReport(report, { ...out, failOn });
+    const failed = failOnStatus(report, failOn, 'svc links');
     return Math.max(failed, crawlExitCode(final));
   } finally {
     await app?.close();

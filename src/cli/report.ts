@@ -81,18 +81,15 @@ export async function run(argv: string[]): Promise<number> {
     (app) => app.backend.linkReport({ target, limit, ...(since ? { since } : {}) }),
     { readOnlyOk: true },
   );
-  return emitReport(report, { format, output, failOn }, 'svc report');
+  writeReport(report, { format, output, failOn });
+  return failOnStatus(report, failOn, 'svc report');
 }
 
-/**
- * Writes the report in its format to --output or stdout; 1 when it holds a --fail-on reason (said on stderr,
- * after `command`), else 0. `svc report` and `svc links` end here.
- */
-export function emitReport(
+/** Writes the report in its format to --output or stdout. `svc report` and `svc links` write through it. */
+export function writeReport(
   report: LinkReport,
   opts: { format: ReportFormat; output: string | undefined; failOn: LinkReason[] },
-  command: string,
-): number {
+): void {
   const { format, output, failOn } = opts;
   const text = formatLinkReport(format, report, {
     toolVersion: packageVersion(),
@@ -106,6 +103,10 @@ export function emitReport(
       throw new CliError(`--output: cannot write ${output}: ${(err as Error).message}`, 1);
     }
   }
+}
+
+/** 1 when the report holds a --fail-on reason (said on stderr, after `command`), else 0. */
+export function failOnStatus(report: LinkReport, failOn: LinkReason[], command: string): number {
   const failing = failingReasons(report, failOn);
   if (!failing.length) return 0;
   const list = failing.map((f) => `${f.reason} (${f.links} link${f.links === 1 ? '' : 's'})`).join(', ');
