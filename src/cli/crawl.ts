@@ -84,7 +84,9 @@ export function summary(rec: CrawlRecord, brokenOnPages: number | null): string 
       (Number.isFinite(secs) ? ` in ${secs.toFixed(1)} s` : '') +
       (cut.length ? ` (max_pages cut: ${cut.join(', ')})` : ''),
   ];
-  if (rec.status !== 'completed' && rec.error) lines.push(`  ${rec.error}`);
+  // A crawl that failed because its targets were unreachable says so once, in the lines of those targets.
+  const saidBelow = targets.some(([, t]) => t.unreachable && t.error && rec.error?.includes(t.error));
+  if (rec.status !== 'completed' && rec.error && !saidBelow) lines.push(`  ${rec.error}`);
   for (const [host, t] of targets)
     if (t.unreachable)
       lines.push(`  ${host} was unreachable: ${t.error ?? 'no page answered'} (nothing of it was cleared or removed)`);

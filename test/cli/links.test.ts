@@ -66,7 +66,7 @@ function writeConfig(
   return { path, dataDir };
 }
 
-describe('svc links on a folder', () => {
+describe('svc links on a folder', { timeout: 120_000 }, () => {
   let site: string;
   beforeAll(() => {
     site = writeSite();
@@ -140,7 +140,7 @@ describe('svc links on a folder', () => {
   });
 });
 
-describe('svc links on a URL: accept and retries', () => {
+describe('svc links on a URL: accept and retries', { timeout: 120_000 }, () => {
   let site: TestSite;
   let flakyHits = 0;
   beforeAll(async () => {
@@ -182,7 +182,21 @@ describe('svc links on a URL: accept and retries', () => {
   });
 });
 
-describe('svc links: bad input exits 2 naming the field and the rule, and stores nothing', () => {
+describe('svc links: a plain-HTTP site given as https', { timeout: 60_000 }, () => {
+  it('names scheme: "http" once, and exits 1', async () => {
+    const site = await startSite({ '/': html('<p>plain</p>') });
+    try {
+      const r = await svc(['links', `https://${site.host}/`]);
+      expect(r.status).toBe(1);
+      expect(r.stderr.split('scheme: "http"').length - 1, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/WRONG_VERSION_NUMBER/);
+    } finally {
+      await site.close();
+    }
+  });
+});
+
+describe('svc links: bad input exits 2 naming the field and the rule, and stores nothing', { timeout: 60_000 }, () => {
   const cases: [string, () => { args: string[]; dataDir?: string }, RegExp][] = [
     ['a folder that does not exist', () => ({ args: ['links', '/nonexistent/svc-links'] }), /DIR: .* does not exist/],
     [
@@ -234,7 +248,7 @@ describe('svc links: bad input exits 2 naming the field and the rule, and stores
   });
 });
 
-describe('svc links: a retry that never answers ends', () => {
+describe('svc links: a retry that never answers ends', { timeout: 60_000 }, () => {
   it('a link that always times out is tried count+1 times and reported, not waited for forever', async () => {
     const site = await startSite({ '/': html('<a href="/slow">Slow</a>'), '/slow': hang });
     try {
@@ -252,5 +266,5 @@ describe('svc links: a retry that never answers ends', () => {
     } finally {
       await site.close();
     }
-  }, 30_000);
+  });
 });

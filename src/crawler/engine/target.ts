@@ -11,6 +11,16 @@ import { FifoQueue } from './queue.js';
 import { UrlQueue } from './url-queue.js';
 import { UrlSet } from './url-set.js';
 
+/**
+ * A TLS handshake answered by a server that speaks plain HTTP fails with "wrong version number": the target most
+ * likely wants `scheme: "http"` (a target given by host only is https), which the failure then says, once.
+ */
+export function withSchemeHint(failure: string | null, scheme: 'http' | 'https'): string | null {
+  if (failure === null || scheme !== 'https' || !/WRONG_VERSION_NUMBER|wrong version number/i.test(failure))
+    return failure;
+  return `${failure} (the server answers plain HTTP, not TLS: set scheme: "http" on this target; a target given by host only is https)`;
+}
+
 /** A page waiting to be fetched. */
 export interface QueuedPage {
   url: string;
@@ -101,7 +111,7 @@ export class TargetRun {
 
   /** How this target's share ended: unreachable when nothing of the site answered (a stop says nothing). */
   result(stopped: boolean): TargetResult {
-    const failure = this.failure ?? this.robotsFailure;
+    const failure = withSchemeHint(this.failure ?? this.robotsFailure, this.config.scheme);
     const unreachable = !stopped && !this.seedReached && failure !== null;
     return {
       host: this.host,
