@@ -18,6 +18,8 @@ const TIME = '/usr/bin/time';
 interface Run {
   tool: string;
   wallS: number;
+  /** user + sys: on a loaded machine, what the work cost where the wall time says how long a user waited. */
+  cpuS: number;
   peakMb: number;
   /** Broken links inside the folder, as paths from its root (no fragment). */
   broken: Set<string>;
@@ -29,10 +31,13 @@ function timed(
   cmd: string,
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ stdout: string; stderr: string; code: number | null; wallS: number; peakMb: number }> {
+): Promise<{ stdout: string; stderr: string; code: number | null; wallS: number; cpuS: number; peakMb: number }> {
   const out = join(mkdtempSync(join(tmpdir(), 'svc-bench-time-')), 'time');
   return new Promise((done, fail) => {
-    const child = spawn(TIME, ['-f', '%e %M', '-o', out, cmd, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TIME, ['-f', '%e %M %U %S', '-o', out, cmd, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -42,8 +47,8 @@ function timed(
       // The last line: a command that exits non-zero makes time write "Command exited with non-zero status N" first.
       const line = readFileSync(out, 'utf8').trim().split('\n').at(-1) ?? '';
       rmSync(dirname(out), { recursive: true, force: true });
-      const [wall, kb] = line.split(' ').map(Number);
-      done({ stdout, stderr, code, wallS: wall!, peakMb: kb! / 1024 });
+      const [wall, kb, user, sys] = line.split(' ').map(Number);
+      done({ stdout, stderr, code, wallS: wall!, cpuS: user! + sys!, peakMb: kb! / 1024 });
     });
   });
 }
@@ -82,7 +87,7 @@ async function runSvc(): Promise<Run> {
         const p = folderPath(l.url, /^http:\/\/127\.0\.0\.1:\d+/);
         if (p) broken.add(p);
       }
-  return { tool: 'svc links', wallS: r.wallS, peakMb: r.peakMb, broken, exit: r.code };
+  return { tool: 'svc links', wallS: r.wallS, cpuS: r.cpuS, peakMb: r.peakMb, broken, exit: r.code };
 }
 
 async function runLinkinator(): Promise<Run> {
@@ -108,7 +113,7 @@ async function runLinkinator(): Promise<Run> {
     const p = folderPath(l.url, inFolder);
     if (p) broken.add(p);
   }
-  return { tool: 'linkinator 8.1 (folder mode)', wallS: r.wallS, peakMb: r.peakMb, broken, exit: r.code };
+  return { tool: 'linkinator 8.1 (folder mode)', wallS: r.wallS, cpuS: r.cpuS, peakMb: r.peakMb, broken, exit: r.code };
 }
 
 async function runLinkChecker(): Promise<Run> {
@@ -124,7 +129,14 @@ async function runLinkChecker(): Promise<Run> {
     const p = folderPath(cols[7] ?? '', fileUrl);
     if (p) broken.add(p);
   }
-  return { tool: `LinkChecker ${linkCheckerVersion()}`, wallS: r.wallS, peakMb: r.peakMb, broken, exit: r.code };
+  return {
+    tool: `LinkChecker ${linkCheckerVersion()}`,
+    wallS: r.wallS,
+    cpuS: r.cpuS,
+    peakMb: r.peakMb,
+    broken,
+    exit: r.code,
+  };
 }
 
 function linkCheckerVersion(): string {
@@ -132,7 +144,7 @@ function linkCheckerVersion(): string {
   return /LinkChecker (\S+)/.exec(`${out.stdout}${out.stderr}`)?.[1] ?? '';
 }
 
-function median(runs: Run[], key: 'wallS' | 'peakMb'): number {
+function median(runs: Run[], key: 'wallS' | 'cpuS' | 'peakMb'): number {
   const s = runs.map((r) => r[key]).sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) / 2)]!;
 }
@@ -143,6 +155,16 @@ function few(urls: Iterable<string>): string {
   return list.slice(0, 6).join(', ') + (list.length > 6 ? ` and ${list.length - 6} more` : '');
 }
 
+const RUNNERS: Record<string, () => Promise<Run>> = {
+  svc: runSvc,
+  linkinator: runLinkinator,
+  linkchecker: runLinkChecker,
+};
+/** Which to run (comma-separated: svc, linkinator, linkchecker; default all); svc is always among them. */
+const TOOLS = [...new Set(['svc', ...(process.env.BENCH_TOOLS ?? 'svc,linkinator,linkchecker').split(',')])].filter(
+  (t) => RUNNERS[t.trim()],
+);
+
 async function main(): Promise<void> {
   if (!existsSync(join(DIR, 'index.html')))
     throw new Error(`${DIR}/index.html is missing: install Debian's apache2-doc (or set BENCH_LINKS_DIR)`);
@@ -150,12 +172,12 @@ async function main(): Promise<void> {
   const runs: Run[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     // Alternating, so each tool meets the same load as the others across rounds.
-    const order = [runSvc, runLinkinator, runLinkChecker];
+    const order = TOOLS.map((t) => RUNNERS[t]!);
     for (let i = 0; i < order.length; i++) {
       const run = await order[(i + round - 1) % order.length]!();
       runs.push(run);
       process.stderr.write(
-        `round ${round}: ${run.tool}: ${run.wallS.toFixed(2)} s, ${run.peakMb.toFixed(0)} MB, ${run.broken.size} broken\n`,
+        `round ${round}: ${run.tool}: ${run.wallS.toFixed(2)} s, CPU ${run.cpuS.toFixed(1)} s, ${run.peakMb.toFixed(0)} MB, ${run.broken.size} broken\n`,
       );
     }
   }
@@ -165,23 +187,24 @@ async function main(): Promise<void> {
     const mine = runs.filter((r) => r.tool === tool);
     const wall = median(mine, 'wallS');
     const peak = median(mine, 'peakMb');
+    const svcWall = median(
+      runs.filter((r) => r.tool === 'svc links'),
+      'wallS',
+    );
     return [
       tool,
       mine.length,
       wall.toFixed(2),
-      (
-        wall /
-        median(
-          runs.filter((r) => r.tool === 'svc links'),
-          'wallS',
-        )
-      ).toFixed(2),
+      (wall / svcWall).toFixed(2),
+      median(mine, 'cpuS').toFixed(1),
       peak.toFixed(0),
       mine[0]!.broken.size,
     ];
   });
-  console.log(`\n${DIR}: ${ROUNDS} rounds, alternating; medians of wall time and peak RSS (/usr/bin/time)\n`);
-  printTable(['tool', 'runs', 'wall s', '× svc', 'peak RSS MB', 'broken links (distinct paths)'], rows);
+  console.log(
+    `\n${DIR}: ${ROUNDS} rounds, alternating; medians of wall time, CPU (user + sys) and peak RSS (/usr/bin/time)\n`,
+  );
+  printTable(['tool', 'runs', 'wall s', '× svc', 'CPU s', 'peak RSS MB', 'broken links (distinct paths)'], rows);
   console.log('\nBroken internal links compared with svc links (first run of each):\n');
   for (const tool of tools) {
     if (tool === 'svc links') continue;
