@@ -18,6 +18,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run
   mcp: { summary: 'MCP over stdio (current user from SVC_USER)', load: () => import('./cli/mcp.js') },
   crawl: { summary: 'crawl full|partial|manual [URL…] in the foreground', load: () => import('./cli/crawl.js') },
   report: { summary: 'print the link report', load: () => import('./cli/report.js') },
+  links: {
+    summary: 'links <DIR|URL>: check every link of a built folder or a site, print the report (for CI)',
+    load: () => import('./cli/links.js'),
+  },
   changes: {
     summary: 'changes [ID]: problems new and fixed by a crawl (default: the latest)',
     load: () => import('./cli/changes.js'),

@@ -121,6 +121,7 @@ const CrawlStatsSchema = z.object({
   errors: count(),
   notModified: count().optional(),
   unchanged: count().optional(),
+  retries: count().optional(),
   targets: z
     .record(
       z.string(),

@@ -84,7 +84,9 @@ export function summary(rec: CrawlRecord, brokenOnPages: number | null): string 
       (Number.isFinite(secs) ? ` in ${secs.toFixed(1)} s` : '') +
       (cut.length ? ` (max_pages cut: ${cut.join(', ')})` : ''),
   ];
-  if (rec.status !== 'completed' && rec.error) lines.push(`  ${rec.error}`);
+  // A crawl that failed because its targets were unreachable says so once, in the lines of those targets.
+  const saidBelow = targets.some(([, t]) => t.unreachable && t.error && rec.error?.includes(t.error));
+  if (rec.status !== 'completed' && rec.error && !saidBelow) lines.push(`  ${rec.error}`);
   for (const [host, t] of targets)
     if (t.unreachable)
       lines.push(`  ${host} was unreachable: ${t.error ?? 'no page answered'} (nothing of it was cleared or removed)`);
@@ -162,30 +164,7 @@ export async function run(argv: string[]): Promise<number> {
     } catch (err) {
       throw toCliError(err);
     }
-    // Ctrl-C or SIGTERM stop the crawl (here, or in the remote service), and we wait for it to settle.
-    const onInt = () => void app.backend.stopCrawl(rec.id, STOP_REASONS.interrupt).catch(() => {});
-    const onTerm = () => void app.backend.stopCrawl(rec.id, STOP_REASONS.terminate).catch(() => {});
-    process.once('SIGINT', onInt);
-    process.once('SIGTERM', onTerm);
-    try {
-      final = await app.backend.waitForCrawl(rec.id, {
-        onProgress: (p: CrawlProgress) =>
-          display.update(
-            formatProgress({
-              mode: rec.mode,
-              id: rec.id,
-              pagesDone: p.pagesDone,
-              pagesTotal: progressTotal(rec, p),
-              queued: p.queued,
-              errors: p.errors,
-              elapsedMs: p.elapsedMs,
-            }),
-          ),
-      });
-    } finally {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-    }
+    final = await followCrawl(app.backend, rec, display);
     brokenOnPages = await brokenPairs(app.backend);
     // The crawl's webhook deliveries are in the outbox: one try now; a server on this database retries the rest.
     await app.deliverWebhooksOnce().catch(() => 0);
@@ -195,6 +174,33 @@ export async function run(argv: string[]): Promise<number> {
   display.done(summary(final, brokenOnPages));
   process.stdout.write(`${JSON.stringify(final)}\n`);
   return crawlExitCode(final);
+}
+
+/** Waits for a started crawl, its progress on the display; Ctrl-C or SIGTERM stop it (here or in the remote service). */
+export async function followCrawl(backend: Backend, rec: CrawlRecord, display: ProgressDisplay): Promise<CrawlRecord> {
+  const onInt = () => void backend.stopCrawl(rec.id, STOP_REASONS.interrupt).catch(() => {});
+  const onTerm = () => void backend.stopCrawl(rec.id, STOP_REASONS.terminate).catch(() => {});
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+  try {
+    return await backend.waitForCrawl(rec.id, {
+      onProgress: (p: CrawlProgress) =>
+        display.update(
+          formatProgress({
+            mode: rec.mode,
+            id: rec.id,
+            pagesDone: p.pagesDone,
+            pagesTotal: progressTotal(rec, p),
+            queued: p.queued,
+            errors: p.errors,
+            elapsedMs: p.elapsedMs,
+          }),
+        ),
+    });
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
 }
 
 /** `svc crawl … --queue`: the crawl waits in the database for svc serve or svc worker; prints its record. */
@@ -211,7 +217,7 @@ async function queue(req: CrawlRequest, values: Parameters<typeof openAppFrom>[0
 }
 
 /** (page, link) pairs of broken links the report now holds; null when it cannot be read. */
-async function brokenPairs(backend: Backend): Promise<number | null> {
+export async function brokenPairs(backend: Backend): Promise<number | null> {
   try {
     const r = await backend.linkReport({ limit: 1 });
     return r.notFound.count + r.forbidden.count + r.serverError.count;

@@ -10,6 +10,7 @@ import {
 } from '../backend/report/formats/index.js';
 import { packageVersion } from '../lib/package-version.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
+import type { LinkReport } from '../model/types.js';
 import { REPORT_LIMIT } from '../model/limits.js';
 import { normalizeSince, SINCE_RULE } from '../model/history.js';
 import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
@@ -80,6 +81,16 @@ export async function run(argv: string[]): Promise<number> {
     (app) => app.backend.linkReport({ target, limit, ...(since ? { since } : {}) }),
     { readOnlyOk: true },
   );
+  writeReport(report, { format, output, failOn });
+  return failOnStatus(report, failOn, 'svc report');
+}
+
+/** Writes the report in its format to --output or stdout. `svc report` and `svc links` write through it. */
+export function writeReport(
+  report: LinkReport,
+  opts: { format: ReportFormat; output: string | undefined; failOn: LinkReason[] },
+): void {
+  const { format, output, failOn } = opts;
   const text = formatLinkReport(format, report, {
     toolVersion: packageVersion(),
     ...(failOn.length ? { failOn } : {}),
@@ -92,9 +103,13 @@ export async function run(argv: string[]): Promise<number> {
       throw new CliError(`--output: cannot write ${output}: ${(err as Error).message}`, 1);
     }
   }
+}
+
+/** 1 when the report holds a --fail-on reason (said on stderr, after `command`), else 0. */
+export function failOnStatus(report: LinkReport, failOn: LinkReason[], command: string): number {
   const failing = failingReasons(report, failOn);
   if (!failing.length) return 0;
   const list = failing.map((f) => `${f.reason} (${f.links} link${f.links === 1 ? '' : 's'})`).join(', ');
-  process.stderr.write(`svc report: failing on ${list}\n`);
+  process.stderr.write(`${command}: failing on ${list}\n`);
   return 1;
 }

@@ -4,6 +4,7 @@
 // fetch-errors.ts, the connect-time address guard in guarded-connector.ts, the capped body read in response-body.ts.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent } from '../lib/undici-agent.js';
+import { retryDelayMs, type RetryPolicy } from '../model/link-rules.js';
 import type { AddressPolicy } from './address-policy.js';
 import { blockMarker, type FailureKind, type FetchSummary, type Hop } from './classify.js';
 import { describeError, errorCode, TimeoutError } from './fetch-errors.js';
@@ -60,6 +61,8 @@ export interface FetchOptions {
    * chain ends there without asking for it, as a redirect that leads to it (`known` in the result).
    */
   known?: (url: string) => boolean | Promise<boolean>;
+  /** Timeouts, resets and 5xx answers tried again (per URL of the chain), with backoff; none when absent. */
+  retry?: RetryPolicy;
 }
 
 export type FetchResult = FetchSummary & {
@@ -69,7 +72,29 @@ export type FetchResult = FetchSummary & {
   truncated: boolean;
   /** Requests this fetch made (hops and retries included). */
   requests: number;
+  /** Of `requests`: those sent again after a timeout, a reset or a 5xx (FetchOptions.retry). */
+  retries: number;
 };
+
+/** Failures that may pass when tried again (FetchOptions.retry). */
+function mayPass(failure: FailureKind): boolean {
+  return failure === 'timeout' || failure === 'reset';
+}
+
+/** Waits ms (true), or until the signal aborts (false). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(ok);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 /** A response header's (first) value. */
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -106,6 +131,8 @@ export class Fetcher {
   private readonly unresolved = new Map<string, string>();
   /** Requests sent (every hop and retry). */
   requests = 0;
+  /** Of them, requests sent again after a timeout, a reset or a 5xx (FetchOptions.retry). */
+  retries = 0;
 
   constructor(opts: FetcherOptions = {}) {
     this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
@@ -154,6 +181,7 @@ export class Fetcher {
     const visited = new Set<string>([url]);
     let current = url;
     let requests = 0;
+    let retries = 0;
     // A failure at the URL reached so far, with the status it answered (0 when it did not).
     const fail = (failure: FailureKind, detail: string, status: number | undefined): FetchResult => ({
       ok: false,
@@ -167,15 +195,17 @@ export class Fetcher {
       contentType: null,
       truncated: false,
       requests,
+      retries,
     });
     // An answer at the URL reached so far: the final one, or a redirect to a URL the caller has (known).
     const reached = (
       status: number,
       rest: Pick<FetchResult, 'headers' | 'contentType' | 'truncated'> & { known?: true },
-    ): FetchResult => ({ ok: true, url, finalUrl: current, status, hops, ...rest, requests });
+    ): FetchResult => ({ ok: true, url, finalUrl: current, status, hops, ...rest, requests, retries });
     for (;;) {
       const step = await this.requestOnce(current, opts, current === url ? opts.headers : undefined);
       requests += step.requests;
+      retries += step.retries;
       if (step.kind === 'failure') return fail(step.failure, step.detail, step.status);
       if (step.kind === 'final')
         return reached(step.status, {
@@ -208,14 +238,19 @@ export class Fetcher {
    * A link check: HEAD, falling back to GET (body not read) when the server does not do HEAD (405, 501)
    * or the HEAD failed in a way a GET might not.
    */
-  async check(url: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<FetchResult> {
+  async check(
+    url: string,
+    opts: { timeoutMs: number; signal?: AbortSignal; retry?: RetryPolicy },
+  ): Promise<FetchResult> {
     const head = await this.fetch(url, { ...opts, method: 'HEAD' });
-    const retry = head.ok
+    const again = head.ok
       ? head.status === 405 || head.status === 501
       : head.failure === 'reset' || head.failure === 'timeout' || head.failure === 'network';
-    if (!retry) return head;
-    const get = await this.fetch(url, { ...opts, method: 'GET' });
-    return { ...get, requests: get.requests + head.requests };
+    if (!again) return head;
+    // The GET has what the HEAD left of the link's retries: `count` bounds them per link, not per method.
+    const retry = opts.retry && { ...opts.retry, count: Math.max(0, opts.retry.count - head.retries) };
+    const get = await this.fetch(url, { ...opts, method: 'GET', retry });
+    return { ...get, requests: get.requests + head.requests, retries: get.retries + head.retries };
   }
 
   async close(): Promise<void> {
@@ -228,8 +263,8 @@ export class Fetcher {
     opts: FetchOptions,
     extraHeaders?: Record<string, string>,
   ): Promise<
-    | { kind: 'failure'; failure: FailureKind; detail: string; status?: number; requests: number }
-    | { kind: 'redirect'; status: number; location: string; requests: number }
+    | { kind: 'failure'; failure: FailureKind; detail: string; status?: number; requests: number; retries: number }
+    | { kind: 'redirect'; status: number; location: string; requests: number; retries: number }
     | {
         kind: 'final';
         status: number;
@@ -237,6 +272,7 @@ export class Fetcher {
         contentType: string | null;
         truncated: boolean;
         requests: number;
+        retries: number;
       }
   > {
     const u = new URL(url);
@@ -250,25 +286,39 @@ export class Fetcher {
       ...extraHeaders,
     };
     let requests = 0;
-    for (let attempt = 0; ; attempt++) {
+    let retries = 0;
+    let slowDowns = 0;
+    const retry = opts.retry;
+    // A failure that may pass (a timeout, a reset, a 5xx): waits and returns true when it is to be tried again.
+    const tryAgain = async (retryAfterMs?: number): Promise<boolean> => {
+      if (!retry || retries >= retry.count || opts.signal?.aborted) return false;
+      const wait = retryDelayMs(retry, retries, retryAfterMs, this.maxRetryWaitMs);
+      retries++;
+      this.retries++;
+      return sleep(wait, opts.signal);
+    };
+    for (;;) {
       let release: () => void;
       try {
         release = await limiter.acquire(opts.signal);
       } catch {
-        return { kind: 'failure', failure: 'aborted', detail: '', requests };
+        return { kind: 'failure', failure: 'aborted', detail: '', requests, retries };
       }
       // Looked at after the wait: requests queued behind the one that found the name missing need not ask again.
       const unresolved = this.unresolved.get(u.hostname);
       if (unresolved !== undefined) {
         release();
-        return { kind: 'failure', failure: 'dns', detail: unresolved, requests };
+        return { kind: 'failure', failure: 'dns', detail: unresolved, requests, retries };
       }
       // One controller per request: the time limit covers headers and body; the crawl's signal stops it too.
       const ac = new AbortController();
       const timer = setTimeout(() => ac.abort(new TimeoutError('timeout')), opts.timeoutMs);
       const onParentAbort = () => ac.abort(new AbortError());
       opts.signal?.addEventListener('abort', onParentAbort, { once: true });
+      let cleaned = false;
       const cleanup = () => {
+        if (cleaned) return;
+        cleaned = true;
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onParentAbort);
         release();
@@ -293,31 +343,43 @@ export class Fetcher {
         // Only a name that does not exist: a resolver that is slow or down now (EAI_AGAIN) may answer the next time.
         if (failure.failure === 'dns' && errorCode(reason) === 'ENOTFOUND')
           this.unresolved.set(u.hostname, failure.detail);
-        return { kind: 'failure', ...failure, requests };
+        if (mayPass(failure.failure) && (await tryAgain())) continue;
+        return { kind: 'failure', ...failure, requests, retries };
       }
       const status = res.statusCode;
       const resHeaders = res.headers;
+      let failed: { failure: FailureKind; detail: string; status: number };
+      // A body already handed in part to the caller's sink cannot be read again from the start.
+      let sunk = false;
       try {
         const retryAfter = parseRetryAfter(header(resHeaders, 'retry-after'));
         // A challenge page does not go away by waiting: it is the answer.
         if ((status === 429 || (status === 503 && retryAfter !== undefined)) && !blockMarker(status, resHeaders)) {
           await discard(res.body);
-          if (attempt >= this.maxRetries)
+          if (slowDowns >= this.maxRetries)
             return {
               kind: 'failure',
               failure: 'rate_limited',
-              detail: `${status} after ${attempt + 1} tries`,
+              detail: `${status} after ${slowDowns + 1} tries`,
               status,
               requests,
+              retries,
             };
-          const wait = Math.min(this.maxRetryWaitMs, retryAfter ?? 1000 * 2 ** attempt);
+          const wait = Math.min(this.maxRetryWaitMs, retryAfter ?? 1000 * 2 ** slowDowns);
+          slowDowns++;
           limiter.slowDown(wait);
           continue; // the limiter holds every request to this host until the wait is over
         }
         const location = header(resHeaders, 'location');
         if (status >= 300 && status < 400 && status !== 304 && location) {
           await discard(res.body);
-          return { kind: 'redirect', status, location, requests };
+          return { kind: 'redirect', status, location, requests, retries };
+        }
+        if (status >= 500 && retry && retries < retry.count && !opts.signal?.aborted) {
+          await discard(res.body);
+          cleanup();
+          if (await tryAgain(retryAfter)) continue;
+          return { kind: 'failure', failure: 'aborted', detail: '', status, requests, retries };
         }
         const contentType = header(resHeaders, 'content-type') ?? null;
         const sink =
@@ -326,6 +388,7 @@ export class Fetcher {
             : opts.onResponse?.({ url, status, headers: resHeaders, contentType }) || undefined;
         let truncated = false;
         if (sink) {
+          sunk = true;
           truncated = await pump(
             res.body,
             header(resHeaders, 'content-encoding'),
@@ -335,14 +398,17 @@ export class Fetcher {
         } else {
           await discard(res.body);
         }
-        return { kind: 'final', status, headers: resHeaders, contentType, truncated, requests };
+        return { kind: 'final', status, headers: resHeaders, contentType, truncated, requests, retries };
       } catch (err) {
         res.body.destroy();
         const reason = ac.signal.aborted ? ac.signal.reason : err;
-        return { kind: 'failure', ...describeError(reason, opts.timeoutMs), status, requests };
+        failed = { ...describeError(reason, opts.timeoutMs), status };
       } finally {
         cleanup();
       }
+      // A body that broke off or timed out: tried again like a request that did, once the request is cleaned up.
+      if (!sunk && mayPass(failed.failure) && (await tryAgain())) continue;
+      return { kind: 'failure', ...failed, requests, retries };
     }
   }
 }

@@ -5,6 +5,7 @@ import { cronProblem } from './schedule.js';
 import { STANDARD_SECRET_MIN_BYTES, WEBHOOK_EVENTS, webhookSigningKey } from './webhooks.js';
 import { databaseUrlProblem } from './database-url.js';
 import { RateLimitsSchema } from './rate-limits.js';
+import { AcceptSchema, RemapSchema, RetriesSchema } from './link-rules.js';
 
 /** host or host:port, no scheme, no path. */
 const HOST_RE = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
@@ -92,6 +93,12 @@ export const TargetSchema = z
     check_css: z.boolean().default(true),
     /** How long an ok result of an external link is reused; unset: the top-level setting. */
     external_cache_max_age: duration.optional(),
+    /** Ordered [regex, replacement] pairs: a link is fetched at the first one's replacement (model/link-rules.ts). */
+    remap: RemapSchema,
+    /** Host pattern → status codes or ranges that count as fine, e.g. {"github.com": [429]}. */
+    accept: AcceptSchema,
+    /** Timeouts, resets and 5xx tried again, at most `count` times, with exponential backoff from `base_ms`. */
+    retries: RetriesSchema,
   })
   .strict()
   .superRefine((t, ctx) => {

@@ -32,6 +32,8 @@ export interface WorkerReport {
   errors: number;
   notModified: number;
   unchanged: number;
+  /** Requests this worker sent again (a target's `retries`); absent from older workers. */
+  retries?: number;
   targets: Record<string, { pages: number; seedReached: boolean; failure: string | null }>;
 }
 

@@ -39,6 +39,8 @@ export interface CrawlStats {
   notModified?: number;
   /** Of `pages`: stored pages fetched again with the same body (not parsed or indexed again, links replayed). */
   unchanged?: number;
+  /** Requests sent again after a timeout, a reset or a 5xx (a target's `retries`); absent when none were. */
+  retries?: number;
   /** Per target host; present once the crawl has started. */
   targets?: Record<string, CrawlTargetStats>;
 }

@@ -27,6 +27,7 @@ interface CrawlRow {
   triggered_by: CrawlTrigger;
   not_modified: number;
   unchanged: number;
+  retries: number | null;
   report_ready_at: string | null;
   indexed_at: string | null;
 }
@@ -36,6 +37,7 @@ function toRecord(r: CrawlRow): CrawlRecord {
   // Only crawls that kept stored pages say so (older records and first crawls look as they always did).
   if (r.not_modified) stats.notModified = r.not_modified;
   if (r.unchanged) stats.unchanged = r.unchanged;
+  if (r.retries) stats.retries = r.retries;
   if (r.stats) stats.targets = JSON.parse(r.stats) as CrawlStats['targets'];
   const rec: CrawlRecord = {
     id: r.id,
@@ -277,13 +279,14 @@ export function crawlStatsStatement(
   stats: CrawlStats,
 ): { sql: string; params: (string | number | null)[] } {
   return {
-    sql: 'UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, stats = ?, heartbeat_at = ? WHERE id = ?',
+    sql: 'UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, retries = ?, stats = ?, heartbeat_at = ? WHERE id = ?',
     params: [
       stats.pages,
       stats.links,
       stats.errors,
       stats.notModified ?? 0,
       stats.unchanged ?? 0,
+      stats.retries ?? 0,
       stats.targets ? JSON.stringify(stats.targets) : null,
       Date.now(),
       id,

@@ -293,3 +293,37 @@ describe('Fetcher', () => {
     await f.close();
   });
 });
+
+describe('Fetcher retries (a target’s retries)', () => {
+  it('tries a 5xx again until it answers, and a timeout at most count times; HEAD and GET share the count', async () => {
+    let flaky = 0;
+    const site = await startSite({
+      '/flaky': (_req, res) => {
+        flaky++;
+        if (flaky <= 2) res.writeHead(500).end('oops');
+        else res.writeHead(200).end('ok');
+      },
+      '/reset': (req) => void req.socket.destroy(),
+      '/slow': hang,
+    });
+    const f = new Fetcher();
+    try {
+      const ok = await f.check(site.url('/flaky'), { timeoutMs: 2000, retry: { count: 3, baseMs: 5 } });
+      expect(ok).toMatchObject({ ok: true, status: 200, retries: 2, requests: 3 });
+      flaky = 0;
+      const short = await f.check(site.url('/flaky'), { timeoutMs: 2000, retry: { count: 1, baseMs: 5 } });
+      expect(short).toMatchObject({ ok: true, status: 500, retries: 1 });
+      const reset = await f.check(site.url('/reset'), { timeoutMs: 2000, retry: { count: 2, baseMs: 5 } });
+      expect(reset).toMatchObject({ ok: false, failure: 'reset', retries: 2 });
+      const slow = await f.check(site.url('/slow'), { timeoutMs: 200, retry: { count: 2, baseMs: 5 } });
+      // HEAD, two retries, then the GET fallback with no retries left.
+      expect(slow).toMatchObject({ ok: false, failure: 'timeout', retries: 2, requests: 4 });
+      expect(site.hitCount('/slow', 'HEAD')).toBe(3);
+      expect(site.hitCount('/slow', 'GET')).toBe(1);
+      expect(f.retries).toBe(7);
+    } finally {
+      await f.close();
+      await site.close();
+    }
+  });
+});

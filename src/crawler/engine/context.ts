@@ -4,6 +4,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from '../../lib/log.js';
 import type { TargetConfig } from '../../model/config.js';
+import { mergeLinkRules, type LinkRules } from '../../model/link-rules.js';
 import type { SharedCrawl } from '../../model/shared-crawl.js';
 import type { CrawlMode, CrawlProgress } from '../../model/types.js';
 import { Fetcher, type FetcherOptions } from '../fetcher.js';
@@ -91,6 +92,8 @@ export class CrawlContext {
   readonly checks: LinkCheckQueue;
   /** A crawl run together with other workers (null: this process alone). */
   readonly shared: SharedFrontier | null;
+  /** The rules of links no target owns: every target's together, in target order. */
+  private readonly externalRules: LinkRules;
 
   constructor(options: CrawlEngineOptions) {
     const checksFragments = options.targets.some((target) => target.check_fragments);
@@ -114,6 +117,12 @@ export class CrawlContext {
     this.parser = new ParsePool(options.threads === false ? 0 : undefined);
     this.checks = new LinkCheckQueue(options.linkCheckConcurrency ?? 32, this.signal);
     this.shared = options.shared ? new SharedFrontier(options.shared) : null;
+    this.externalRules = mergeLinkRules(this.runs.map((run) => run.rules));
+  }
+
+  /** The remap, accept and retries that hold for a URL: its target's, else every target's together. */
+  rulesFor(url: string): LinkRules {
+    return this.targetFor(url)?.rules ?? this.externalRules;
   }
 
   /** Stops the crawl for a failure of the crawl itself; the first one is what the crawl throws. */

@@ -3,7 +3,8 @@
 // answers first where it may.
 import { classify } from '../classify.js';
 import type { CrawlContext } from './context.js';
-import { recordOutcome, unknownOutcome } from './outcomes.js';
+import { normalizeUrl } from '../urls.js';
+import { recordOutcome, remapLink, unknownOutcome, withAccept } from './outcomes.js';
 import { FifoQueue } from './queue.js';
 
 export interface LinkCheck {
@@ -79,11 +80,30 @@ function pumpLinkChecks(ctx: CrawlContext): void {
   }
 }
 
-/** Checks one link now and records its outcome. */
+/**
+ * Checks one link now and records its outcome, under the link as written: fetched where `remap` sends it (the
+ * message then says where), tried again as `retries` allows, and counted fine when `accept` says so.
+ */
 export async function checkLink(ctx: CrawlContext, check: LinkCheck): Promise<void> {
   try {
-    const res = await ctx.fetcher.check(check.url, { timeoutMs: check.timeoutMs, signal: ctx.signal });
-    recordOutcome(ctx, check.url, classify(res));
+    const mapped = remapLink(ctx, check.url);
+    if (mapped !== null && normalizeUrl(mapped) === null) {
+      recordOutcome(ctx, check.url, unknownOutcome(`not checked: remap gives ${mapped}, which is not an http(s) URL`));
+      return;
+    }
+    const fetchUrl = mapped ?? check.url;
+    const rules = ctx.rulesFor(fetchUrl);
+    const res = await ctx.fetcher.check(fetchUrl, {
+      timeoutMs: check.timeoutMs,
+      signal: ctx.signal,
+      retry: rules.retry.count ? rules.retry : undefined,
+    });
+    const outcome = withAccept(ctx, res.finalUrl, classify(res));
+    recordOutcome(
+      ctx,
+      check.url,
+      mapped === null ? outcome : { ...outcome, message: `${outcome.message} (checked at ${mapped})` },
+    );
   } catch (err) {
     ctx.logger.error({ err, url: check.url }, 'link check failed unexpectedly');
   }

@@ -5,7 +5,7 @@ import type { ExtractedLink, FoundLink } from '../../model/crawl-writes.js';
 import { matchesAny, overlongStandIn, overlongUrl } from '../urls.js';
 import type { CrawlContext } from './context.js';
 import { queueExternalLinkCheck, queueLinkCheck } from './link-checks.js';
-import { decideOutcome, maxPagesMessage, skippedOutcome, unknownOutcome } from './outcomes.js';
+import { decideOutcome, maxPagesMessage, remapLink, skippedOutcome, unknownOutcome } from './outcomes.js';
 import { checkEntry, encodeSeedNote } from './shared-frontier.js';
 import type { TargetRun } from './target.js';
 
@@ -39,6 +39,26 @@ export function handleLinks(
         }
         decideOutcome(ctx, stand, unknownOutcome(overlong));
       }
+      continue;
+    }
+    const mapped = remapLink(ctx, url);
+    if (mapped !== null) {
+      // Remapped: stored and reported as written, checked where it maps to; a page of this target it maps to is
+      // walked as that page. The link as written is never fetched as a page.
+      if (tracked && stored && !stored.has(url)) {
+        stored.add(url);
+        out.push({ url, element: link.element, text: link.text });
+      }
+      const target = ctx.targetFor(mapped);
+      if (
+        target === run &&
+        run.walk &&
+        link.walkable &&
+        !nofollow &&
+        !(link.nofollow && run.config.respect_robots_meta)
+      )
+        offerPage(ctx, run, run.canon(mapped));
+      if (tracked && !ctx.decided.has(url)) queueCheck(ctx, url, run.config.request_timeout_ms, 0);
       continue;
     }
     if (tracked) {
@@ -110,13 +130,17 @@ function ensureOutcome(ctx: CrawlContext, url: string, owner: TargetRun | undefi
     }
     if (owner.seen.has(url)) return; // queued: its page fetch records it
   }
+  queueCheck(ctx, url, (owner ?? from).config.request_timeout_ms, owner ? 0 : from.externalCacheMs);
+}
+
+/** Has url checked as a link, once for the crawl (cacheMs: how long an external link's ok result is reused). */
+function queueCheck(ctx: CrawlContext, url: string, timeoutMs: number, cacheMs: number): void {
   ctx.decided.add(url);
-  const timeoutMs = (owner ?? from).config.request_timeout_ms;
   if (ctx.shared) {
     // Checked by whichever worker claims it (once for the crawl), the external link cache asked there.
-    ctx.shared.found(checkEntry(url, { timeoutMs, cacheMs: owner ? 0 : from.externalCacheMs }));
-  } else if (!owner && from.externalCacheMs > 0) {
-    queueExternalLinkCheck(ctx, { url, timeoutMs }, from.externalCacheMs);
+    ctx.shared.found(checkEntry(url, { timeoutMs, cacheMs }));
+  } else if (cacheMs > 0) {
+    queueExternalLinkCheck(ctx, { url, timeoutMs }, cacheMs);
   } else {
     queueLinkCheck(ctx, { url, timeoutMs });
   }

@@ -1,6 +1,8 @@
 // Every link gets one outcome per crawl: recorded here, so the sink, the counters and what fragments need
 // of it all stay in step.
 import { isBroken } from '../../model/link-reasons.js';
+import { acceptedBy, remapUrl } from '../../model/link-rules.js';
+import { normalizeUrl } from '../urls.js';
 import type { Classification } from '../classify.js';
 import type { CrawlContext } from './context.js';
 
@@ -29,6 +31,38 @@ export function decideOutcome(ctx: CrawlContext, url: string, outcome: Classific
   if (ctx.decided.has(url)) return;
   ctx.decided.add(url);
   recordOutcome(ctx, url, outcome);
+}
+
+/**
+ * An answer the rules of the URL that gave it accept (`accept`: host pattern → codes) counts as fine: `ok`, its
+ * status kept, the message naming the rule.
+ */
+export function withAccept(ctx: CrawlContext, answeredUrl: string, outcome: Classification): Classification {
+  if (outcome.reason === 'ok' || outcome.httpStatus === 0) return outcome;
+  let host: string;
+  try {
+    host = new URL(answeredUrl).hostname;
+  } catch {
+    return outcome;
+  }
+  const by = acceptedBy(ctx.rulesFor(answeredUrl), host, outcome.httpStatus);
+  if (by === null) return outcome;
+  return {
+    reason: 'ok',
+    httpStatus: outcome.httpStatus,
+    message: `accepted (accept "${by}"): ${outcome.message}`,
+    redirectsTo: outcome.redirectsTo,
+  };
+}
+
+/**
+ * Where a link as written is fetched (`remap`): the normalized replacement, or null when no pair matches. A
+ * replacement that is not an http(s) URL comes back as written, for the check to say so.
+ */
+export function remapLink(ctx: CrawlContext, url: string): string | null {
+  const mapped = remapUrl(ctx.rulesFor(url), url);
+  if (mapped === null || mapped === url) return null;
+  return normalizeUrl(mapped) ?? mapped;
 }
 
 /** The outcome of a URL this crawl found but never fetched or checked. */

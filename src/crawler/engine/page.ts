@@ -7,7 +7,7 @@ import type { ExtractedPage } from '../html/extractor.js';
 import { conditionalHeaders } from '../revisit.js';
 import { normalizeUrl, overlongUrl } from '../urls.js';
 import type { CrawlContext } from './context.js';
-import { recordOutcome } from './outcomes.js';
+import { recordOutcome, withAccept } from './outcomes.js';
 import { PageBody } from './page-body.js';
 import { keepPage, revisitOf, storeDocument, storeHtmlPage, type FetchedPage } from './page-store.js';
 import type { TargetRun } from './target.js';
@@ -32,6 +32,7 @@ export async function crawlPage(ctx: CrawlContext, run: TargetRun, url: string, 
     onResponse: body.onResponse,
     // A redirect to a page this crawl has is not followed: that page is fetched once, as itself.
     known: (next) => crawlHas(ctx, run, url, next),
+    retry: run.rules.retry.count ? run.rules.retry : undefined,
   });
   if (body.redirectedTo !== null) body.before = await revisitOf(ctx, run, body.redirectedTo, false);
   // A 304 to our own validators: the stored page stands, and so does its outcome.
@@ -39,7 +40,7 @@ export async function crawlPage(ctx: CrawlContext, run: TargetRun, url: string, 
     prior !== null && validators !== undefined && res.ok && res.status === 304 && res.hops.length === 0;
   const outcome: Classification = notModified
     ? { reason: 'ok', httpStatus: prior.httpStatus, message: statusText(prior.httpStatus), redirectsTo: null }
-    : classify(res);
+    : withAccept(ctx, res.finalUrl, classify(res));
   if (run.tracks(url)) recordOutcome(ctx, url, outcome);
   const aborted = !res.ok && res.failure === 'aborted';
   if (run.seeds.has(url) && !aborted) {

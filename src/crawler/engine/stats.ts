@@ -23,6 +23,7 @@ export function crawlStats(ctx: CrawlContext): CrawlStats {
     errors: counts.errors,
     notModified: counts.notModified,
     unchanged: counts.unchanged,
+    retries: ctx.fetcher.retries,
   };
   // The lead of a shared crawl speaks for every worker.
   for (const worker of ctx.shared?.others ?? []) {
@@ -31,12 +32,14 @@ export function crawlStats(ctx: CrawlContext): CrawlStats {
     own.errors += worker.errors;
     own.notModified += worker.notModified;
     own.unchanged += worker.unchanged;
+    own.retries += worker.retries ?? 0;
     for (const [host, theirs] of Object.entries(worker.targets)) {
       const mine = targets[host];
       if (mine) mine.pages += theirs.pages;
     }
   }
-  return { ...own, targets };
+  const { retries, ...rest } = own;
+  return { ...rest, ...(retries ? { retries } : {}), targets };
 }
 
 /** This worker's share of a shared crawl. */
@@ -51,6 +54,7 @@ export function workerReport(ctx: CrawlContext): WorkerReport {
     errors: counts.errors,
     notModified: counts.notModified,
     unchanged: counts.unchanged,
+    retries: ctx.fetcher.retries,
     targets,
   };
 }

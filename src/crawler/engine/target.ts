@@ -1,6 +1,7 @@
 // One target's share of a crawl: its settings compiled once, what robots.txt and the sitemaps said, the pages it
 // has seen and queued, and how far it got. The engine's parts read and update it; its own rules stay here.
 import { DEFAULT_EXTERNAL_CACHE_MAX_AGE, parseDuration, type TargetConfig } from '../../model/config.js';
+import { compileLinkRules, type LinkRules } from '../../model/link-rules.js';
 import type { SharedClaim } from '../../model/shared-crawl.js';
 import { canonicalTargetHost, targetOrigin } from '../../model/site-urls.js';
 import { ALLOW_ALL, type RobotsRules } from '../robots.js';
@@ -9,6 +10,16 @@ import { compilePatterns, isPdfUrl, matchesAny } from '../urls.js';
 import { FifoQueue } from './queue.js';
 import { UrlQueue } from './url-queue.js';
 import { UrlSet } from './url-set.js';
+
+/**
+ * A TLS handshake answered by a server that speaks plain HTTP fails with "wrong version number": the target most
+ * likely wants `scheme: "http"` (a target given by host only is https), which the failure then says, once.
+ */
+export function withSchemeHint(failure: string | null, scheme: 'http' | 'https'): string | null {
+  if (failure === null || scheme !== 'https' || !/WRONG_VERSION_NUMBER|wrong version number/i.test(failure))
+    return failure;
+  return `${failure} (the server answers plain HTTP, not TLS: set scheme: "http" on this target; a target given by host only is https)`;
+}
 
 /** A page waiting to be fetched. */
 export interface QueuedPage {
@@ -28,6 +39,8 @@ export class TargetRun {
   readonly externalCacheMs: number;
   /** Pages of this target this process fetches at once. */
   readonly loops: number;
+  /** remap, accept and retries, compiled. */
+  readonly rules: LinkRules;
   robots: RobotsRules = ALLOW_ALL;
   /** Sitemap URL → lastmod (when sitemaps were read). */
   sitemap: Map<string, string | null> | null = null;
@@ -68,6 +81,7 @@ export class TargetRun {
     this.css = config.check_css && config.track_links === 'all';
     this.externalCacheMs = parseDuration(config.external_cache_max_age ?? DEFAULT_EXTERNAL_CACHE_MAX_AGE) ?? 0;
     this.loops = Math.max(1, Math.min(config.concurrency, pageConcurrency));
+    this.rules = compileLinkRules(config);
   }
 
   /**
@@ -97,7 +111,7 @@ export class TargetRun {
 
   /** How this target's share ended: unreachable when nothing of the site answered (a stop says nothing). */
   result(stopped: boolean): TargetResult {
-    const failure = this.failure ?? this.robotsFailure;
+    const failure = withSchemeHint(this.failure ?? this.robotsFailure, this.config.scheme);
     const unreachable = !stopped && !this.seedReached && failure !== null;
     return {
       host: this.host,

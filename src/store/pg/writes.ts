@@ -262,13 +262,14 @@ export async function removePagesByUrl(sql: Sql, urls: string[]): Promise<number
 /** The crawl's live stats and heartbeat (as crawls.ts updateCrawlStats). */
 export async function updateCrawlStats(sql: Sql, id: number, stats: CrawlStats): Promise<void> {
   await sql.run(
-    'UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, stats = ?, heartbeat_at = ? WHERE id = ?',
+    'UPDATE crawls SET pages = ?, links = ?, errors = ?, not_modified = ?, unchanged = ?, retries = ?, stats = ?, heartbeat_at = ? WHERE id = ?',
     [
       stats.pages,
       stats.links,
       stats.errors,
       stats.notModified ?? 0,
       stats.unchanged ?? 0,
+      stats.retries ?? 0,
       stats.targets ? json(stats.targets) : null,
       Date.now(),
       id,

@@ -23,6 +23,7 @@ import { migration as webhookReceivers } from './012-webhook-receivers.js';
 import { migration as searchUrlPath } from './013-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './014-kept-pages-of-a-crawl.js';
 import { migration as spentRequestStates } from './030-spent-request-states.js';
+import { migration as crawlRetries } from './047-crawl-retries.js';
 
 export interface PgMigration {
   version: number;
@@ -44,6 +45,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   searchUrlPath,
   keptPagesOfACrawl,
   spentRequestStates,
+  crawlRetries,
 ];
 
 /** The latest version the migrations reach. */

@@ -25,6 +25,7 @@ import { migration as webhookReceivers } from './022-webhook-receivers.js';
 import { migration as searchUrlPath } from './023-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './024-kept-pages-of-a-crawl.js';
 import { migration as spentRequestStates } from './030-spent-request-states.js';
+import { migration as crawlRetries } from './047-crawl-retries.js';
 
 export interface Migration {
   version: number;
@@ -56,6 +57,7 @@ export const MIGRATIONS: Migration[] = [
   searchUrlPath,
   keptPagesOfACrawl,
   spentRequestStates,
+  crawlRetries,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
