@@ -138,6 +138,21 @@ export async function shoot(page: Page, name: string, shots: boolean): Promise<v
   expect(existsSync(join(SHOTS, `${name}-narrow.png`))).toBe(true);
 }
 
+/** At 390 px, no status or time in a table is broken across lines (no "compl eted", no "19:19:4 0 UTC"). */
+export async function expectNoMidWordBreaks(page: Page, table: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const broken = (await page.evaluate(
+      `Array.from(document.querySelectorAll(${JSON.stringify(`${table} time, ${table} .status`)}))
+        .filter((el) => el.getClientRects().length > 1).map((el) => el.textContent)`,
+    )) as string[];
+    expect(await page.locator(`${table} time`).count()).toBeGreaterThan(0);
+    expect(broken).toEqual([]);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+}
+
 export async function signIn(page: Page, base: string, login: string, password: string): Promise<void> {
   // A fresh start: no session left over from an earlier test.
   await page.context().clearCookies();
@@ -171,6 +186,13 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
   try {
     await page.goto(`${base}/console/`);
     expect(await page.title()).toBe('Sign in · svc console');
+    // The banner names where to go, whatever the config; the browser's icon is there.
+    expect(svc.serve.stderr()).toContain(`console      ${base}/console/`);
+    expect(svc.serve.stderr()).toContain(`MCP (HTTP)   ${base}/mcp`);
+    const icon = await fetch(`${base}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toContain('<svg');
     await page.fill('#login', 'admin');
     await page.fill('#password', 'not the password');
     await page.click('#sign-in');
@@ -204,8 +226,18 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
       new RegExp(`^Crawl ${crawlId} completed: \\d+ pages, \\d+ links, 1 problems$`),
     );
     expect(await page.getAttribute('#crawl-bar', 'value')).toBe('1');
+    // The table and the message follow without a reload: the row says completed, its Stop is gone, and the
+    // "started" message says how the crawl ended.
+    const row = page.locator(`#crawls tr:has(#crawl-${crawlId})`);
+    await page.waitForSelector(`#crawls tr[data-ended="true"]`);
+    expect(await row.locator('.status').textContent()).toBe('completed');
+    expect(await row.locator('.errors').textContent()).toBe('1');
+    expect(await row.locator('time').count()).toBe(2);
+    expect(await page.locator(`#stop-${crawlId}`).count()).toBe(0);
+    expect(await page.textContent('#notice')).toBe(`Crawl ${crawlId} completed.`);
     await page.reload();
     expect(await page.textContent('#crawls')).toContain('completed');
+    await expectNoMidWordBreaks(page, '#crawls');
     // A manual crawl of an address off the targets (with markup in it) is refused, naming the URL, as /v1 does.
     await page.check('#mode-manual');
     await page.fill('#urls', 'http://elsewhere.example/<b>x</b>');
@@ -246,15 +278,38 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     const key = (await page.textContent('#new-key'))!;
     expect(key).toMatch(/^svc_key_/);
     await shoot(page, 'keys-created', shots);
+    // The copy button (shown by the script) puts the key on the clipboard.
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.click('#copy-key');
+    await page.waitForFunction("document.getElementById('copy-note').textContent === 'Copied.'");
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     expect(await v1Status(base, key)).toBe(200);
     await page.goto(projectUrl(base, 'keys'));
     expect(await page.content()).not.toContain(key);
-    expect(await page.textContent('#keys')).toContain('deploy <script>window.__xss=1</script>');
+    const keyRow = page.locator('#keys tbody tr').last();
+    expect(await keyRow.textContent()).toContain('deploy <script>window.__xss=1</script>');
+    // Told apart by its first characters; used once by the /v1 call above.
+    expect(await keyRow.locator('.key-prefix').textContent()).toBe(`${key.slice(0, 12)}…`);
+    expect(await keyRow.locator('td').nth(4).locator('time').count()).toBe(1);
     await shoot(page, 'keys', shots);
-    const revoke = page.locator('#keys button.danger').last();
-    await Promise.all([page.waitForURL(/notice=key-revoked/), revoke.click()]);
+    // Revoke asks first; Cancel changes nothing.
+    await keyRow.locator('a.danger').click();
+    expect(await page.textContent('#confirm-text')).toContain(`${key.slice(0, 12)}…`);
+    await page.click('#cancel-revoke');
+    expect(await v1Status(base, key)).toBe(200);
+    await page.locator('#keys tbody tr').last().locator('a.danger').click();
+    const confirmCsrf = await csrfOf(page);
+    const revokeUrl = page.url();
+    await Promise.all([page.waitForURL(/notice=key-revoked/), page.click('#confirm-revoke')]);
     expect(await page.textContent('#notice')).toContain('revoked');
     expect(await v1Status(base, key)).toBe(401);
+    // The same revoke again (a second tab's form): said so, nothing changed.
+    const twice = (await page.evaluate(
+      `fetch(${JSON.stringify(revokeUrl)}, { method: 'POST', body: new URLSearchParams({ csrf: ${JSON.stringify(confirmCsrf)} }) })
+        .then(async (r) => ({ status: r.status, text: await r.text() }))`,
+    )) as { status: number; text: string };
+    expect(twice.status).toBe(409);
+    expect(twice.text).toMatch(/Key \d+ was already revoked/);
 
     // Webhooks: a refused receiver is named and nothing is added (its URL shown back as text); one added shows its
     // secret once; removed, it is gone.

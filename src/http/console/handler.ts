@@ -11,7 +11,7 @@ import type { Logger } from '../../lib/log.js';
 import type { User } from '../../model/users.js';
 import { parseCookies } from '../cookies.js';
 import { headerValue, mediaType, readBody, sendJson, type HttpHandler } from '../io.js';
-import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { CONSOLE_CSS, CONSOLE_JS, FAVICON_SVG } from './assets.js';
 import type { ConsoleDeps, ConsoleProject } from './deps.js';
 import {
   CONSOLE_PATH,
@@ -27,7 +27,7 @@ import {
   type PageSlug,
 } from './layout.js';
 import { crawlProgress, crawlsPage, startCrawl, stopCrawl } from './pages/crawls.js';
-import { createKey, keysPage, revokeKey } from './pages/keys.js';
+import { confirmRevokePage, createKey, keysPage, revokeKey } from './pages/keys.js';
 import { overviewPage } from './pages/overview.js';
 import type { ActionOutcome, PageCtx } from './pages/page.js';
 import { reportDocument, reportPage } from './pages/report.js';
@@ -224,6 +224,7 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
         return sendJson(res, 200, p);
       }
       if (slug === 'keys' && third === 'revoke' && post) return outcome(res, ctx, slug, await revokeKey(ctx, id));
+      if (slug === 'keys' && third === 'revoke') return outcome(res, ctx, slug, await confirmRevokePage(ctx, id));
       if (slug === 'webhooks' && third === 'remove' && post)
         return outcome(res, ctx, slug, await removeWebhook(ctx, id));
     }
@@ -378,6 +379,19 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
   }
 
   return async (req, res, url) => {
+    if (
+      (url.pathname === '/favicon.ico' || url.pathname === `${CONSOLE_PATH}/assets/favicon.svg`) &&
+      req.method === 'GET'
+    ) {
+      res.writeHead(200, {
+        'content-type': 'image/svg+xml',
+        'content-length': Buffer.byteLength(FAVICON_SVG),
+        'cache-control': 'public, max-age=86400',
+        'x-content-type-options': 'nosniff',
+      });
+      res.end(FAVICON_SVG);
+      return true;
+    }
     if (url.pathname !== CONSOLE_PATH && !url.pathname.startsWith(`${CONSOLE_PATH}/`)) return false;
     await handle(req, res, url);
     return true;

@@ -62,6 +62,7 @@ function document(title: string, inner: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="same-origin"><title>${e(title)} · svc console</title>
+<link rel="icon" type="image/svg+xml" href="${CONSOLE_PATH}/assets/favicon.svg">
 <link rel="stylesheet" href="${CONSOLE_PATH}/assets/console.css"></head>
 <body>${inner}<script src="${CONSOLE_PATH}/assets/console.js"></script></body></html>`;
 }
