@@ -37,7 +37,8 @@ a.button{display:inline-block;padding:.3rem .8rem;border:1px solid var(--accent)
 progress{width:100%;height:1.3rem}
 .live{border:1px solid var(--line);padding:.8rem;border-radius:4px;margin:.5rem 0 1rem}
 .hit{margin:0 0 1rem}.hit a{font-size:1.1rem}.hit .url{color:var(--ok);font-size:.9rem;overflow-wrap:anywhere}.hit em{font-style:normal;font-weight:700}
-iframe.report{width:100%;height:75vh;border:1px solid var(--line)}
+iframe.report{width:100%;height:75vh;border:1px solid var(--line);display:block}main.wide{max-width:none}
+figure.chart{margin:.5rem 0}svg.chart{width:100%;max-width:48rem;height:auto;display:block}ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem;margin:.3rem 0}svg.sparkline{vertical-align:middle}
 .signin{max-width:24rem;margin:3rem auto}
 .signin .field{margin:.6rem 0}
 @media (max-width:40rem){main{padding:.6rem}th,td{padding:.3rem}.field{min-width:100%}}
@@ -52,7 +53,7 @@ export const CONSOLE_JS = `(function () {
     sel.addEventListener('change', function () { sw.submit(); });
   }
   function when(iso) {
-    return iso ? iso.replace('T', ' ').replace(/.d+Z$|Z$/, ' UTC') : '–';
+    return iso.replace('T', ' ').replace(/\\.\\d+Z$|Z$/, ' UTC');
   }
   // A crawl's row in a table, brought up to date; once it has ended its Stop button goes and the row stops polling.
   function updateRow(p) {
@@ -67,7 +68,13 @@ export const CONSOLE_JS = `(function () {
     if (p.ended) {
       var st = row.querySelector('.status');
       if (st) st.removeAttribute('data-progress-url');
-      set('.finished', when(p.finishedAt));
+      var fin = row.querySelector('.finished');
+      if (fin && p.finishedAt) {
+        var t = document.createElement('time');
+        t.setAttribute('datetime', p.finishedAt);
+        t.textContent = when(p.finishedAt);
+        fin.replaceChildren(t);
+      }
       var stop = row.querySelector('form.inline');
       if (stop) stop.remove();
       row.setAttribute('data-ended', 'true');
@@ -109,6 +116,23 @@ export const CONSOLE_JS = `(function () {
         });
       });
     })(copies[c]);
+  }
+  // The report's frame takes the height of the report, so the page scrolls and not a box inside it.
+  var frame = document.getElementById('report-frame');
+  if (frame) {
+    var fit = function () {
+      try {
+        var doc = frame.contentDocument;
+        if (!doc || !doc.documentElement) return;
+        frame.style.height = Math.max(doc.documentElement.scrollHeight, 300) + 'px';
+        frame.setAttribute('data-fitted', 'true');
+      } catch (err) { /* another origin: keep the default height */ }
+    };
+    frame.addEventListener('load', function () {
+      fit();
+      if (window.ResizeObserver && frame.contentDocument) new ResizeObserver(fit).observe(frame.contentDocument.body);
+    });
+    window.addEventListener('resize', fit);
   }
   var live = document.getElementById('crawl-live');
   var liveUrl = live ? live.getAttribute('data-progress-url') : null;
