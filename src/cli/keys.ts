@@ -4,8 +4,8 @@ import { API_KEY_NAME_MAX } from '../model/limits.js';
 import { CliError, intOption, parse, PROJECT_OPTION, sayWhereWritten, withApp } from './common.js';
 
 const USAGE = `usage: svc keys create [--name N]   make a /v1 API key; prints it once, alone on one line
-       svc keys list                list keys (id, name, created) — never the keys themselves
-       svc keys revoke ID           remove a key
+       svc keys list                list keys (id, created, name, first characters, last used) — never the keys
+       svc keys revoke ID           revoke a key (refused by /v1 from then on)
 options: --config F, --site URL, --project TOKEN (the project the key is for; default: the first)
 `;
 
@@ -35,12 +35,16 @@ export async function run(argv: string[]): Promise<number> {
     } else if (action === 'list') {
       const keys = await listApiKeys(app.store.sql, project);
       if (!keys.length) process.stdout.write(`no API keys for ${project}\n`);
-      for (const k of keys) process.stdout.write(`${k.id}\t${k.createdAt}\t${k.name}\n`);
+      for (const k of keys)
+        process.stdout.write(
+          `${k.id}\t${k.createdAt}\t${k.name}\t${k.prefix ? `${k.prefix}…` : '-'}\t${k.lastUsedAt ?? 'never used'}\n`,
+        );
     } else {
       if (rest.length !== 1) throw new CliError('keys revoke: give exactly one key id (see svc keys list)');
       const id = intOption('id', rest[0], 1, Number.MAX_SAFE_INTEGER)!;
-      if (!(await revokeApiKey(app.store.sql, project, id)))
-        throw new CliError(`keys revoke: no key ${id} for ${project}`, 1);
+      const done = await revokeApiKey(app.store.sql, project, id);
+      if (done === 'not_found') throw new CliError(`keys revoke: no key ${id} for ${project}`, 1);
+      if (done === 'already_revoked') throw new CliError(`keys revoke: key ${id} was already revoked`, 1);
       app.logger.info({ id, project }, 'API key revoked');
     }
   });

@@ -111,6 +111,13 @@ export async function run(argv: string[]): Promise<number> {
     );
   }
   if (demo) await demo.announce(app, baseUrl);
+  else
+    process.stderr.write(
+      serveBanner(
+        baseUrl,
+        app.projects.map((p) => p.token),
+      ),
+    );
   // Queued crawls (schedules, live update, svc crawl --queue, and those queued while no server ran), the schedules and
   // the webhook outbox run from now on, until a signal.
   return runUnattendedUntilSignal(app, {
@@ -123,4 +130,17 @@ export async function run(argv: string[]): Promise<number> {
       await demo?.close();
     },
   });
+}
+
+/** The few lines a person reads when the server is up (the demo prints its own, longer one): where to go. */
+export function serveBanner(baseUrl: string, projects: readonly string[]): string {
+  return [
+    '',
+    'svc is running.',
+    `  console      ${baseUrl}/console/`,
+    `  MCP (HTTP)   ${baseUrl}/mcp`,
+    ...projects.map((t, i) => `${i === 0 ? '  /v1 API      ' : '               '}${baseUrl}/v1/projects/${t}/`),
+    '',
+    '',
+  ].join('\n');
 }

@@ -16,4 +16,11 @@ export interface ApiKeyInfo {
   project: string;
   name: string;
   createdAt: string;
+  /** The key's first characters (shown to tell keys apart; far too short to guess the rest), '' for older keys. */
+  prefix: string;
+  /** When /v1 last accepted it (to the minute), null if never. */
+  lastUsedAt: string | null;
 }
+
+/** What revoking a key did. */
+export type RevokeOutcome = 'revoked' | 'already_revoked' | 'not_found';

@@ -72,18 +72,26 @@ describe('svc keys', () => {
     expect(readFileSync(join(cfg.dataDir, 'svc.db')).includes(Buffer.from(key))).toBe(false);
   });
 
-  it('list shows ids and names, never keys; revoke removes one', async () => {
+  it('list shows ids, names, first characters and last use, never keys; revoke refuses one, and says so twice', async () => {
     const cfg = configFile();
     const made = (await capture(() => keys(['create', '--config', cfg.path]))).out.trim();
     await capture(() => keys(['create', '--name', 'second', '--config', cfg.path]));
     const listed = (await capture(() => keys(['list', '--config', cfg.path]))).out;
-    expect(listed).toMatch(/^1\t\S+\t\n2\t\S+\tsecond\n$/);
+    expect(listed).toMatch(
+      /^1\t\S+\t\tsvc_key_[A-Za-z0-9_-]{4}…\tnever used\n2\t\S+\tsecond\tsvc_key_\S{4}…\tnever used\n$/,
+    );
+    expect(listed).toContain(`\t${made.slice(0, 12)}…\t`);
     expect(listed).not.toContain(made);
+    await withApp(cfg, async (app) => {
+      expect(await verifyApiKey(app.store.sql, made)).not.toBeNull();
+      expect((await listApiKeys(app.store.sql, TOKEN))[0]!.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    });
     await capture(() => keys(['revoke', '1', '--config', cfg.path]));
     await withApp(cfg, async (app) => {
       expect(await verifyApiKey(app.store.sql, made)).toBeNull();
       expect((await listApiKeys(app.store.sql, TOKEN)).map((k) => k.name)).toEqual(['second']);
     });
+    await expect(keys(['revoke', '1', '--config', cfg.path])).rejects.toThrow(/key 1 was already revoked/);
     await expect(keys(['revoke', '99', '--config', cfg.path])).rejects.toThrow(/no key 99/);
     await expect(keys(['rotate', '--config', cfg.path])).rejects.toThrow(/unknown action "rotate"/);
   });

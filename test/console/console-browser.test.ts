@@ -32,7 +32,7 @@ describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
   beforeAll(async () => {
     svc = await startConsoleService();
     browser = await launchBrowser(svc.dir);
-  }, 90_000);
+  }, 240_000);
 
   afterAll(async () => {
     await browser?.close();

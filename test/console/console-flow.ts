@@ -2,6 +2,7 @@
 // running), a real `svc serve` on it (SQLite or PostgreSQL) with an administrator and a subscriber made by the
 // CLI, Debian's headless Chromium, and the flow a site owner goes through, asserted step by step.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -9,10 +10,11 @@ import { expect } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
 import { runSvc, spawnSvc, type ServeProcess } from '../support/cli.js';
 import { ROOT } from '../support/paths.js';
-import { article, closedPort, startSite, writeJson, type TestSite } from '../support/site.js';
+import { article, closedPort, type Handler, html, startSite, writeJson, type TestSite } from '../support/site.js';
 import { until } from '../support/wait.js';
 
 export const TOKEN = 'console1:eu-north-1';
+const ROWS = Array.from({ length: 11 }, (_, i) => i + 1);
 export const PASSWORDS = { admin: 'admin password 1', reader: 'reader password 1', temp: 'temp password 1' };
 /**
  * Where screenshots go: a temporary folder, or CONSOLE_SCREENSHOTS (relative to the repository) to refresh the
@@ -82,7 +84,20 @@ export async function startConsoleService(opts: { databaseUrl?: string } = {}): 
         .writeHead(200, { 'content-type': 'text/html' })
         .end(article('Orchard home', 'Apples and pears from the orchard.', ['/about', '/slow', '/missing'])),
     '/about': (_q, r) =>
-      void r.writeHead(200, { 'content-type': 'text/html' }).end(article('About the orchard', 'Pruning in winter.')),
+      void r.writeHead(200, { 'content-type': 'text/html' }).end(
+        article(
+          'About the orchard',
+          'Pruning in winter.',
+          ROWS.map((n) => `/row/${n}`),
+        ),
+      ),
+    // Eleven more pages about the orchard: with the home and About, more than one page of search hits.
+    ...Object.fromEntries(
+      ROWS.map((n): [string, Handler] => [
+        `/row/${n}`,
+        html(`<h1>Orchard row ${n}</h1><p>Trees of row ${n}.</p>`, { title: `Orchard row ${n}`, lang: 'en' }),
+      ]),
+    ),
     '/slow': async (_q, r) => {
       await new Promise((res) => setTimeout(res, slowMs.value));
       if (!r.destroyed) r.writeHead(200, { 'content-type': 'text/html' }).end(article('Slow page', 'Cider press.'));
@@ -138,6 +153,21 @@ export async function shoot(page: Page, name: string, shots: boolean): Promise<v
   expect(existsSync(join(SHOTS, `${name}-narrow.png`))).toBe(true);
 }
 
+/** At 390 px, no status or time in a table is broken across lines (no "compl eted", no "19:19:4 0 UTC"). */
+export async function expectNoMidWordBreaks(page: Page, table: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const broken = (await page.evaluate(
+      `Array.from(document.querySelectorAll(${JSON.stringify(`${table} time, ${table} .status`)}))
+        .filter((el) => el.getClientRects().length > 1).map((el) => el.textContent)`,
+    )) as string[];
+    expect(await page.locator(`${table} time`).count()).toBeGreaterThan(0);
+    expect(broken).toEqual([]);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+}
+
 export async function signIn(page: Page, base: string, login: string, password: string): Promise<void> {
   // A fresh start: no session left over from an earlier test.
   await page.context().clearCookies();
@@ -171,6 +201,13 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
   try {
     await page.goto(`${base}/console/`);
     expect(await page.title()).toBe('Sign in · svc console');
+    // The banner names where to go, whatever the config; the browser's icon is there.
+    expect(svc.serve.stderr()).toContain(`console      ${base}/console/`);
+    expect(svc.serve.stderr()).toContain(`MCP (HTTP)   ${base}/mcp`);
+    const icon = await fetch(`${base}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toContain('<svg');
     await page.fill('#login', 'admin');
     await page.fill('#password', 'not the password');
     await page.click('#sign-in');
@@ -184,6 +221,11 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     const cookies = await browser.cookies(`${base}/console/`);
     const session = cookies.find((c) => c.name === 'svc_console')!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' });
+
+    // Before any crawl, an export says there is nothing to export (a page, not an empty file).
+    const early = await page.goto(`${projectUrl(base, 'report/export')}?format=csv`);
+    expect(early!.status()).toBe(409);
+    expect(await page.textContent('#error')).toContain('There is no crawl yet');
 
     // Start a full crawl; a second start while it runs is refused with a message and starts nothing.
     await page.click('nav.pages >> text=Crawls');
@@ -204,8 +246,18 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
       new RegExp(`^Crawl ${crawlId} completed: \\d+ pages, \\d+ links, 1 problems$`),
     );
     expect(await page.getAttribute('#crawl-bar', 'value')).toBe('1');
+    // The table and the message follow without a reload: the row says completed, its Stop is gone, and the
+    // "started" message says how the crawl ended.
+    const row = page.locator(`#crawls tr:has(#crawl-${crawlId})`);
+    await page.waitForSelector(`#crawls tr[data-ended="true"]`);
+    expect(await row.locator('.status').textContent()).toBe('completed');
+    expect(await row.locator('.errors').textContent()).toBe('1');
+    expect(await row.locator('time').count()).toBe(2);
+    expect(await page.locator(`#stop-${crawlId}`).count()).toBe(0);
+    expect(await page.textContent('#notice')).toBe(`Crawl ${crawlId} completed.`);
     await page.reload();
     expect(await page.textContent('#crawls')).toContain('completed');
+    await expectNoMidWordBreaks(page, '#crawls');
     // A manual crawl of an address off the targets (with markup in it) is refused, naming the URL, as /v1 does.
     await page.check('#mode-manual');
     await page.fill('#urls', 'http://elsewhere.example/<b>x</b>');
@@ -215,8 +267,20 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     expect(await page.locator('#crawls tbody tr').count()).toBe(1);
     await shoot(page, 'crawls', shots);
 
+    // Changes: the first full crawl's problems are all new; one crawl is a sentence, not an empty chart.
+    await page.click('nav.pages >> text=Changes');
+    expect(await page.textContent('#changes-since')).toContain(`Crawl ${crawlId} compared with nothing before it`);
+    expect(await page.textContent('#changes-new')).toMatch(/not_found.*\/missing/s);
+    expect(await page.isVisible('#changes-fixed-empty')).toBe(true);
+    expect(await page.textContent('#trend-none')).toContain(
+      `One completed full crawl so far (crawl ${crawlId}, 1 problem link)`,
+    );
+    expect(await page.locator('svg.chart').count()).toBe(0);
+    await shoot(page, 'changes', shots);
+
     await page.click('nav.pages >> text=Overview');
     expect(await page.textContent('#last-crawls')).toContain('completed');
+    expect(await page.textContent('#trend-summary')).toContain('1 problem link after the only completed full crawl.');
     await shoot(page, 'overview', shots);
 
     // The report: the same view `svc report --format html` writes, in a frame.
@@ -225,6 +289,37 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     await frame.locator('h1').waitFor();
     expect(await frame.locator('h1').textContent()).toBe('Link report');
     expect(await frame.locator('body').textContent()).toContain('/missing');
+    // Full width, and the frame as tall as the report: the page scrolls, not a box inside it; nothing clipped at 390 px.
+    await page.waitForSelector('#report-frame[data-fitted="true"]');
+    const fits = `(() => { const f = document.getElementById('report-frame'); const d = f.contentDocument.documentElement;
+      return { frame: f.clientHeight, report: d.scrollHeight, reportWide: d.scrollWidth, frameWide: f.clientWidth,
+        page: document.documentElement.scrollWidth, window: window.innerWidth }; })()`;
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.waitForTimeout(200);
+      const m = (await page.evaluate(fits)) as Record<string, number>;
+      expect(m.frame).toBeGreaterThanOrEqual(m.report! - 2);
+      expect(m.reportWide).toBeLessThanOrEqual(m.frameWide! + 1);
+      expect(m.page).toBeLessThanOrEqual(m.window!);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    // An export in every format for the filter shown: a file, named for the project, with the broken link in it.
+    await page.selectOption('#report-reason', 'not_found');
+    await Promise.all([page.waitForURL(/reason=not_found/), page.click('#report-apply')]);
+    expect(await page.getAttribute('#report-frame', 'src')).toContain('reason=not_found');
+    for (const format of ['csv', 'markdown', 'sarif', 'junit', 'json', 'html', 'text']) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`#export-${format}`)]);
+      expect(download.url()).toContain(`format=${format}`);
+      expect(download.url()).toContain('reason=not_found');
+      expect(download.suggestedFilename()).toMatch(/^link-report-console1-eu-north-1\.\w+$/);
+      const body = await readFile((await download.path())!, 'utf8');
+      expect(body).toContain('/missing');
+    }
+    const badFilter = await page.goto(`${projectUrl(base, 'report')}?since=yesterday`);
+    expect(badFilter!.status()).toBe(400);
+    expect(await page.textContent('#error')).toContain('since:');
+    expect(await page.inputValue('#report-since')).toBe('yesterday');
+    await page.goto(projectUrl(base, 'report'));
     await shoot(page, 'report', shots);
 
     // Search, and script in a query stays text.
@@ -233,6 +328,14 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     await Promise.all([page.waitForURL(/q=orchard/), page.click('#search')]);
     expect(await page.textContent('#hits')).toContain('Orchard home');
     expect(await page.innerHTML('#hits')).toContain('<em>');
+    // 13 pages match: ten here, the other three on the next page.
+    expect(await page.textContent('#hit-count')).toMatch(/^13 pages match \(\d+ ms\); 1–10 shown\.$/);
+    expect(await page.locator('#hits li').count()).toBe(10);
+    await Promise.all([page.waitForURL(/page=2/), page.click('#next-page')]);
+    expect(await page.locator('#hits li').count()).toBe(3);
+    expect(await page.textContent('#hit-count')).toContain('11–13 shown');
+    expect(await page.locator('#next-page').count()).toBe(0);
+    await Promise.all([page.waitForURL((u) => !u.search.includes('page=')), page.click('#prev-page')]);
     await shoot(page, 'search', shots);
     await page.fill('#q', '"><img src=x onerror="window.__xss=1">');
     await page.click('#search');
@@ -246,15 +349,38 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     const key = (await page.textContent('#new-key'))!;
     expect(key).toMatch(/^svc_key_/);
     await shoot(page, 'keys-created', shots);
+    // The copy button (shown by the script) puts the key on the clipboard.
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.click('#copy-key');
+    await page.waitForFunction("document.getElementById('copy-note').textContent === 'Copied.'");
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     expect(await v1Status(base, key)).toBe(200);
     await page.goto(projectUrl(base, 'keys'));
     expect(await page.content()).not.toContain(key);
-    expect(await page.textContent('#keys')).toContain('deploy <script>window.__xss=1</script>');
+    const keyRow = page.locator('#keys tbody tr').last();
+    expect(await keyRow.textContent()).toContain('deploy <script>window.__xss=1</script>');
+    // Told apart by its first characters; used once by the /v1 call above.
+    expect(await keyRow.locator('.key-prefix').textContent()).toBe(`${key.slice(0, 12)}…`);
+    expect(await keyRow.locator('td').nth(4).locator('time').count()).toBe(1);
     await shoot(page, 'keys', shots);
-    const revoke = page.locator('#keys button.danger').last();
-    await Promise.all([page.waitForURL(/notice=key-revoked/), revoke.click()]);
+    // Revoke asks first; Cancel changes nothing.
+    await keyRow.locator('a.danger').click();
+    expect(await page.textContent('#confirm-text')).toContain(`${key.slice(0, 12)}…`);
+    await page.click('#cancel-revoke');
+    expect(await v1Status(base, key)).toBe(200);
+    await page.locator('#keys tbody tr').last().locator('a.danger').click();
+    const confirmCsrf = await csrfOf(page);
+    const revokeUrl = page.url();
+    await Promise.all([page.waitForURL(/notice=key-revoked/), page.click('#confirm-revoke')]);
     expect(await page.textContent('#notice')).toContain('revoked');
     expect(await v1Status(base, key)).toBe(401);
+    // The same revoke again (a second tab's form): said so, nothing changed.
+    const twice = (await page.evaluate(
+      `fetch(${JSON.stringify(revokeUrl)}, { method: 'POST', body: new URLSearchParams({ csrf: ${JSON.stringify(confirmCsrf)} }) })
+        .then(async (r) => ({ status: r.status, text: await r.text() }))`,
+    )) as { status: number; text: string };
+    expect(twice.status).toBe(409);
+    expect(twice.text).toMatch(/Key \d+ was already revoked/);
 
     // Webhooks: a refused receiver is named and nothing is added (its URL shown back as text); one added shows its
     // secret once; removed, it is gone.
@@ -313,6 +439,7 @@ export async function subscriberView(browser: BrowserContext, svc: ConsoleServic
     await page.fill('#q', 'pruning');
     await Promise.all([page.waitForURL(/q=pruning/), page.click('#search')]);
     expect(await page.textContent('main')).toContain('About the orchard');
+    expect(await page.textContent('#hit-count')).toMatch(/^1 page matches \(/);
     await shoot(page, 'subscriber-search', shots);
     for (const slug of ['', 'crawls', 'keys', 'report/view']) {
       const r = await page.goto(projectUrl(svc.base, slug));

@@ -1,6 +1,7 @@
 // The console's only style sheet and script, served from /console/assets/ (the pages' CSP allows 'self' and
 // nothing else: no inline code, no other host). The script is small and optional: the project switcher submits
-// on change, and a running crawl's bar is refreshed by polling, which keeps trying while the server restarts.
+// on change, and a running crawl's bar and the rows of crawls not ended are refreshed by polling, which keeps
+// trying while the server restarts.
 
 export const CONSOLE_CSS = `:root{color-scheme:light;--fg:#1d2327;--muted:#50575e;--line:#c3c4c7;--bg:#f6f7f7;--accent:#2271b1;--bad:#b32d2e;--ok:#00703c}
 *{box-sizing:border-box}
@@ -21,7 +22,7 @@ h1{font-size:1.5rem;margin:.5rem 0 1rem}h2{font-size:1.15rem;margin:1.5rem 0 .5r
 .secret{font-family:ui-monospace,monospace;background:var(--bg);border:1px solid var(--line);padding:.5rem;overflow-wrap:anywhere;display:block}
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.4rem .5rem;border-bottom:1px solid var(--line)}
-th{background:var(--bg)}td{overflow-wrap:anywhere}
+th{background:var(--bg)}td{overflow-wrap:break-word}td code,td .url{overflow-wrap:anywhere}time,.status{white-space:nowrap}
 form.inline{display:inline;margin:0}td button{white-space:nowrap;overflow-wrap:normal}
 .row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:.5rem 0}
 .field{display:flex;flex-direction:column;gap:.2rem;min-width:12rem;flex:1}
@@ -31,11 +32,13 @@ textarea{min-height:5rem}
 fieldset{border:1px solid var(--line);border-radius:4px;margin:.5rem 0;padding:.4rem .8rem}fieldset label{font-weight:400;margin-right:1rem;white-space:nowrap}
 button{font:inherit;padding:.45rem 1rem;border:1px solid var(--accent);background:#fff;color:var(--accent);border-radius:3px;cursor:pointer}
 button.primary{background:var(--accent);color:#fff}button.danger{border-color:var(--bad);color:var(--bad)}
+a.button{display:inline-block;padding:.3rem .8rem;border:1px solid var(--accent);border-radius:3px;text-decoration:none;white-space:nowrap}a.button.danger{border-color:var(--bad);color:var(--bad)}
 .muted{color:var(--muted)}
 progress{width:100%;height:1.3rem}
 .live{border:1px solid var(--line);padding:.8rem;border-radius:4px;margin:.5rem 0 1rem}
 .hit{margin:0 0 1rem}.hit a{font-size:1.1rem}.hit .url{color:var(--ok);font-size:.9rem;overflow-wrap:anywhere}.hit em{font-style:normal;font-weight:700}
-iframe.report{width:100%;height:75vh;border:1px solid var(--line)}
+iframe.report{width:100%;height:75vh;border:1px solid var(--line);display:block}main.wide{max-width:none}
+figure.chart{margin:.5rem 0}svg.chart{width:100%;max-width:48rem;height:auto;display:block}ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem;margin:.3rem 0}svg.sparkline{vertical-align:middle}
 .signin{max-width:24rem;margin:3rem auto}
 .signin .field{margin:.6rem 0}
 @media (max-width:40rem){main{padding:.6rem}th,td{padding:.3rem}.field{min-width:100%}}
@@ -49,14 +52,100 @@ export const CONSOLE_JS = `(function () {
     if (btn) btn.hidden = true;
     sel.addEventListener('change', function () { sw.submit(); });
   }
+  function when(iso) {
+    return iso.replace('T', ' ').replace(/\\.\\d+Z$|Z$/, ' UTC');
+  }
+  // A crawl's row in a table, brought up to date; once it has ended its Stop button goes and the row stops polling.
+  function updateRow(p) {
+    var cell = document.getElementById('crawl-' + p.id);
+    var row = cell && cell.closest('tr');
+    if (!row) return;
+    var set = function (sel, v) { var el = row.querySelector(sel); if (el) el.textContent = String(v); };
+    set('.status', p.status);
+    set('.pages', p.pagesDone);
+    set('.links', p.links);
+    set('.errors', p.errors);
+    if (p.ended) {
+      var st = row.querySelector('.status');
+      if (st) st.removeAttribute('data-progress-url');
+      var fin = row.querySelector('.finished');
+      if (fin && p.finishedAt) {
+        var t = document.createElement('time');
+        t.setAttribute('datetime', p.finishedAt);
+        t.textContent = when(p.finishedAt);
+        fin.replaceChildren(t);
+      }
+      var stop = row.querySelector('form.inline');
+      if (stop) stop.remove();
+      row.setAttribute('data-ended', 'true');
+    }
+  }
+  function follow(url, onUpdate, onTrouble) {
+    var wait = 1000;
+    function poll() {
+      fetch(url, { credentials: 'same-origin', cache: 'no-store' }).then(function (r) {
+        if (r.status === 401 || r.status === 403) { onTrouble('Your session ended: sign in again to follow this crawl.'); return null; }
+        if (!r.ok) throw new Error('HTTP ' + r.status);
+        return r.json();
+      }).then(function (p) {
+        if (!p) return;
+        wait = 1000;
+        onUpdate(p);
+        updateRow(p);
+        if (!p.ended) setTimeout(poll, wait);
+      }).catch(function () {
+        onTrouble('The server does not answer; trying again…');
+        wait = Math.min(wait * 2, 5000);
+        setTimeout(poll, wait);
+      });
+    }
+    poll();
+  }
+  // A secret shown once gets a copy button (hidden without script: the text can still be selected).
+  var copies = document.querySelectorAll('button[data-copy]');
+  for (var c = 0; c < copies.length; c++) {
+    (function (btn) {
+      btn.hidden = false;
+      btn.addEventListener('click', function () {
+        var src = document.getElementById(btn.getAttribute('data-copy'));
+        var note = document.getElementById('copy-note');
+        navigator.clipboard.writeText(src.textContent).then(function () {
+          if (note) note.textContent = 'Copied.';
+        }, function () {
+          if (note) note.textContent = 'Copying was refused: select the key and copy it.';
+        });
+      });
+    })(copies[c]);
+  }
+  // The report's frame takes the height of the report, so the page scrolls and not a box inside it.
+  var frame = document.getElementById('report-frame');
+  if (frame) {
+    var fit = function () {
+      try {
+        var doc = frame.contentDocument;
+        if (!doc || !doc.documentElement) return;
+        frame.style.height = Math.max(doc.documentElement.scrollHeight, 300) + 'px';
+        frame.setAttribute('data-fitted', 'true');
+      } catch (err) { /* another origin: keep the default height */ }
+    };
+    frame.addEventListener('load', function () {
+      fit();
+      if (window.ResizeObserver && frame.contentDocument) new ResizeObserver(fit).observe(frame.contentDocument.body);
+    });
+    window.addEventListener('resize', fit);
+  }
   var live = document.getElementById('crawl-live');
+  var liveUrl = live ? live.getAttribute('data-progress-url') : null;
+  var rows = document.querySelectorAll('.status[data-progress-url]');
+  for (var i = 0; i < rows.length; i++) {
+    var u = rows[i].getAttribute('data-progress-url');
+    if (u !== liveUrl) follow(u, function () {}, function () {});
+  }
   if (!live) return;
-  var url = live.getAttribute('data-progress-url');
   var bar = document.getElementById('crawl-bar');
   var text = document.getElementById('crawl-text');
   var note = document.getElementById('crawl-note');
-  var wait = 1000;
-  function show(p) {
+  follow(liveUrl, function (p) {
     live.setAttribute('data-status', p.status);
     if (p.ended) {
       bar.max = 1; bar.value = 1;
@@ -67,24 +156,15 @@ export const CONSOLE_JS = `(function () {
     }
     text.textContent = 'Crawl ' + p.id + ' ' + p.status + ': ' + p.pagesDone + ' pages, ' + p.links + ' links, ' + p.errors + ' problems';
     note.textContent = '';
-  }
-  function poll() {
-    fetch(url, { credentials: 'same-origin', cache: 'no-store' }).then(function (r) {
-      if (r.status === 401 || r.status === 403) { note.textContent = 'Your session ended: sign in again to follow this crawl.'; return null; }
-      if (!r.ok) throw new Error('HTTP ' + r.status);
-      return r.json();
-    }).then(function (p) {
-      if (!p) return;
-      wait = 1000;
-      show(p);
-      if (p.ended) { live.setAttribute('data-done', 'true'); return; }
-      setTimeout(poll, wait);
-    }).catch(function () {
-      note.textContent = 'The server does not answer; trying again…';
-      wait = Math.min(wait * 2, 5000);
-      setTimeout(poll, wait);
-    });
-  }
-  poll();
+    if (p.ended) {
+      // "The crawl has started." is no longer true: say how it ended instead.
+      var notice = document.getElementById('notice');
+      if (notice) notice.textContent = 'Crawl ' + p.id + ' ' + p.status + (p.error ? ' (' + p.error + ')' : '') + '.';
+      live.setAttribute('data-done', 'true');
+    }
+  }, function (msg) { note.textContent = msg; });
 })();
 `;
+
+/** The icon of every svc page (also answered at /favicon.ico): a link checked, on the console's accent colour. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#2271b1"/><path d="M8 17l5 5 11-12" fill="none" stroke="#fff" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>`;

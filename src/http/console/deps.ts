@@ -4,7 +4,7 @@ import type { ConsoleSessions } from '../../auth/console-sessions.js';
 import type { SignInResult } from '../../auth/password-sign-in.js';
 import type { Backend } from '../../backend/backend.js';
 import type { TargetConfig } from '../../model/config.js';
-import type { ApiKeyInfo, Role, User } from '../../model/users.js';
+import type { ApiKeyInfo, RevokeOutcome, Role, User } from '../../model/users.js';
 import type { NewReceiverInput, WebhookReceiverInfo } from '../../backend/webhooks/receivers.js';
 import type { WebhookEvent } from '../../model/webhooks.js';
 
@@ -26,7 +26,7 @@ export interface ConsoleProject {
   keys: {
     create(name: string): Promise<{ key: string; info: ApiKeyInfo }>;
     list(): Promise<ApiKeyInfo[]>;
-    revoke(id: number): Promise<boolean>;
+    revoke(id: number): Promise<RevokeOutcome>;
   };
 }
 

@@ -12,7 +12,7 @@ import type { Logger } from '../../lib/log.js';
 import type { User } from '../../model/users.js';
 import { parseCookies } from '../cookies.js';
 import { headerValue, mediaType, readBody, sendJson, type HttpHandler } from '../io.js';
-import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { CONSOLE_CSS, CONSOLE_JS, FAVICON_SVG } from './assets.js';
 import type { ConsoleDeps, ConsoleProject } from './deps.js';
 import {
   CONSOLE_PATH,
@@ -27,11 +27,12 @@ import {
   type PageContent,
   type PageSlug,
 } from './layout.js';
+import { changesPage } from './pages/changes.js';
 import { crawlProgress, crawlsPage, startCrawl, stopCrawl } from './pages/crawls.js';
-import { createKey, keysPage, revokeKey } from './pages/keys.js';
+import { confirmRevokePage, createKey, keysPage, revokeKey } from './pages/keys.js';
 import { overviewPage } from './pages/overview.js';
 import type { ActionOutcome, PageCtx } from './pages/page.js';
-import { reportDocument, reportPage } from './pages/report.js';
+import { reportDocument, reportExport, reportPage } from './pages/report.js';
 import { searchPage } from './pages/search.js';
 import { usersPage } from './pages/users.js';
 import { addWebhook, removeWebhook, webhooksPage } from './pages/webhooks.js';
@@ -205,7 +206,14 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
       if (slug === '') return show(res, ctx, token, slug, 200, await overviewPage(ctx));
       if (slug === 'crawls')
         return show(res, ctx, token, slug, 200, await crawlsPage(ctx, { notice: notice ?? undefined }));
-      if (slug === 'report') return show(res, ctx, token, slug, 200, reportPage(ctx));
+      if (slug === 'report') {
+        const r = reportPage(ctx);
+        return show(res, ctx, token, slug, r.status, r.page);
+      }
+      if (slug === 'changes') {
+        const r = await changesPage(ctx);
+        return show(res, ctx, token, slug, r.status, r.page);
+      }
       if (slug === 'search') {
         const r = await searchPage(ctx);
         return show(res, ctx, token, slug, r.status, r.page);
@@ -229,8 +237,22 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
         return sendJson(res, 200, p);
       }
       if (slug === 'keys' && third === 'revoke' && post) return outcome(res, ctx, slug, await revokeKey(ctx, id));
+      if (slug === 'keys' && third === 'revoke') return outcome(res, ctx, slug, await confirmRevokePage(ctx, id));
       if (slug === 'webhooks' && third === 'remove' && post)
         return outcome(res, ctx, slug, await removeWebhook(ctx, id));
+    }
+    if (slug === 'report' && rest.length === 2 && second === 'export' && !post) {
+      const r = await reportExport(ctx, deps.toolVersion);
+      if (!('file' in r)) return show(res, ctx, token, slug, r.status, r.page);
+      res.writeHead(200, {
+        'content-type': r.file.type,
+        'content-length': Buffer.byteLength(r.file.body),
+        'content-disposition': `attachment; filename="${r.file.name}"`,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      });
+      res.end(r.file.body);
+      return;
     }
     if (slug === 'report' && rest.length === 2 && second === 'view' && !post) {
       const html = await reportDocument(ctx, deps.toolVersion);
@@ -383,6 +405,19 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
   }
 
   return async (req, res, url) => {
+    if (
+      (url.pathname === '/favicon.ico' || url.pathname === `${CONSOLE_PATH}/assets/favicon.svg`) &&
+      req.method === 'GET'
+    ) {
+      res.writeHead(200, {
+        'content-type': 'image/svg+xml',
+        'content-length': Buffer.byteLength(FAVICON_SVG),
+        'cache-control': 'public, max-age=86400',
+        'x-content-type-options': 'nosniff',
+      });
+      res.end(FAVICON_SVG);
+      return true;
+    }
     if (url.pathname !== CONSOLE_PATH && !url.pathname.startsWith(`${CONSOLE_PATH}/`)) return false;
     await handle(req, res, url);
     return true;

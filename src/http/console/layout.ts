@@ -11,6 +11,7 @@ export const PROJECT_PAGES = [
   { slug: '', label: 'Overview', need: 'manage_options' },
   { slug: 'crawls', label: 'Crawls', need: 'manage_options' },
   { slug: 'report', label: 'Link report', need: 'manage_options' },
+  { slug: 'changes', label: 'Changes', need: 'manage_options' },
   { slug: 'search', label: 'Search', need: 'read' },
   { slug: 'keys', label: 'API keys', need: 'manage_options' },
   { slug: 'webhooks', label: 'Webhooks', need: 'manage_options' },
@@ -62,6 +63,7 @@ function document(title: string, inner: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="same-origin"><title>${e(title)} · svc console</title>
+<link rel="icon" type="image/svg+xml" href="${CONSOLE_PATH}/assets/favicon.svg">
 <link rel="stylesheet" href="${CONSOLE_PATH}/assets/console.css"></head>
 <body>${inner}<script src="${CONSOLE_PATH}/assets/console.js"></script></body></html>`;
 }
@@ -94,7 +96,7 @@ export function renderFrame(f: Frame, page: PageContent): string {
 <span id="who">${e(f.user.login)} <span class="muted">(${e(f.user.role)})</span></span>
 <form method="post" action="${CONSOLE_PATH}/sign-out">${hiddenCsrf(f.csrf)}<button type="submit" id="sign-out">Sign out</button></form></header>
 <nav class="pages" aria-label="Pages">${links.join('')}</nav>
-<main id="main"><h1>${e(page.title)}</h1>${messages(page)}${page.body}</main>`,
+<main id="main"${f.current === 'report' ? ' class="wide"' : ''}><h1>${e(page.title)}</h1>${messages(page)}${page.body}</main>`,
   );
 }
 

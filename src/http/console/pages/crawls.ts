@@ -13,12 +13,13 @@ export function crawlRows(ctx: PageCtx, crawls: readonly CrawlRecord[], actions 
   return crawls.map((c) => [
     `<span id="crawl-${c.id}">${c.id}</span>`,
     e(c.mode),
-    `<span class="status">${e(c.status)}</span>${c.error ? ` <span class="muted">${e(c.error)}</span>` : ''}`,
+    // A crawl that has not ended carries where its progress is read: the script keeps the row live until it ends.
+    `<span class="status"${crawlEnded(c.status) ? '' : ` data-progress-url="${projectPath(ctx.project.token, `crawls/${c.id}/progress`)}"`}>${e(c.status)}</span>${c.error ? ` <span class="muted">${e(c.error)}</span>` : ''}`,
     when(c.startedAt),
-    when(c.finishedAt),
-    String(c.stats.pages),
-    String(c.stats.links),
-    String(c.stats.errors),
+    `<span class="finished">${when(c.finishedAt)}</span>`,
+    `<span class="pages">${c.stats.pages}</span>`,
+    `<span class="links">${c.stats.links}</span>`,
+    `<span class="errors">${c.stats.errors}</span>`,
     actions && !crawlEnded(c.status)
       ? `<form class="inline" method="post" action="${projectPath(ctx.project.token, `crawls/${c.id}/stop`)}">${hiddenCsrf(ctx.csrf)}<button type="submit" class="danger" id="stop-${c.id}">Stop</button></form>`
       : '',
@@ -97,6 +98,8 @@ export async function crawlProgress(ctx: PageCtx, id: number): Promise<object | 
     id: record.id,
     status: record.status,
     ended: crawlEnded(record.status),
+    finishedAt: record.finishedAt,
+    error: record.error,
     pagesDone: p?.pagesDone ?? record.stats.pages,
     pagesKnown: p?.pagesQueued === undefined ? null : p.pagesDone + p.pagesQueued,
     links: p?.linksChecked ?? record.stats.links,

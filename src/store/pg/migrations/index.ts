@@ -24,6 +24,7 @@ import { migration as searchUrlPath } from './013-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './014-kept-pages-of-a-crawl.js';
 import { migration as spentRequestStates } from './030-spent-request-states.js';
 import { migration as crawlRetries } from './047-crawl-retries.js';
+import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 
 export interface PgMigration {
   version: number;
@@ -46,6 +47,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   keptPagesOfACrawl,
   spentRequestStates,
   crawlRetries,
+  apiKeyPrefixLastUsed,
 ];
 
 /** The latest version the migrations reach. */

@@ -26,6 +26,7 @@ import { migration as searchUrlPath } from './023-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './024-kept-pages-of-a-crawl.js';
 import { migration as spentRequestStates } from './030-spent-request-states.js';
 import { migration as crawlRetries } from './047-crawl-retries.js';
+import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 
 export interface Migration {
   version: number;
@@ -58,6 +59,7 @@ export const MIGRATIONS: Migration[] = [
   keptPagesOfACrawl,
   spentRequestStates,
   crawlRetries,
+  apiKeyPrefixLastUsed,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
