@@ -3,6 +3,7 @@
 // using them directly must check capabilities itself. They answer in the backend's REST forms.
 import type { Backend } from '../backend/backend.js';
 import type { FollowOptions } from '../backend/follow.js';
+import type { PageContent, PageContentQuery, PageList, PageListQuery } from '../backend/page-contract.js';
 import type { LinkReason } from '../model/link-reasons.js';
 import type {
   CrawlRecord,
@@ -40,6 +41,10 @@ export interface SvcFunctions {
   svc_get_crawl(id: number | null): Promise<CrawlRecord | null>;
   /** Follows crawl `id` until it ends or the wait is over; answers its record then. */
   svc_wait_for_crawl(id: number, opts: FollowOptions): Promise<CrawlRecord>;
+  /** One stored page as Markdown (a chunk, or a section); in_search: only a page search shows. */
+  svc_get_page(query: PageContentQuery): Promise<PageContent>;
+  /** The stored pages under a prefix, paged by cursor; in_search: only pages search shows. */
+  svc_list_pages(query: PageListQuery): Promise<PageList>;
   /** What the search index holds of a page URL. */
   svc_page_index_state(url: string): Promise<PageIndexState>;
   svc_full_crawl(): Promise<CrawlRecord>;
@@ -98,6 +103,8 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
     },
     svc_wait_for_crawl: (id, follow) => backend.waitForCrawl(id, follow),
     svc_page_index_state: (url) => backend.pageIndexState(url),
+    svc_get_page: (query) => backend.getPage(query),
+    svc_list_pages: (query) => backend.listPages(query),
     svc_full_crawl: () => backend.startCrawl({ mode: 'full' }),
     svc_partial_crawl: () => backend.startCrawl({ mode: 'partial' }),
     svc_manual_crawl: (urls) => backend.startCrawl({ mode: 'manual', urls }),

@@ -299,3 +299,10 @@ export const PageIndexStateSchema = z
 export const ErrorSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .meta({ title: 'Error' });
+
+export {
+  PageContentQuerySchema,
+  PageContentSchema,
+  PageListQuerySchema,
+  PageListSchema,
+} from './page-contract.js';

@@ -22,6 +22,13 @@ export const SearchResultsSchema = z.object({
       created: z.string().nullable(),
       modified: z.string().nullable(),
       customFields: z.record(z.string(), CustomFieldSchema),
+      section: z
+        .object({ heading: z.string(), anchor: z.string() })
+        .nullable()
+        .optional()
+        .describe(
+          "The page's section that best matches the query: read it with svc/get-page {url, section: anchor}; null when none does.",
+        ),
     }),
   ),
 }) satisfies z.ZodType<SearchResults>;

@@ -194,6 +194,8 @@ export interface SearchHit {
   created: string | null;
   modified: string | null;
   customFields: Record<string, CustomField>;
+  /** The section of the page that best matches the query (null when none does); absent from an older service. */
+  section?: { heading: string; anchor: string } | null;
 }
 
 export interface SearchResults {

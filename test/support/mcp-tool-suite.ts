@@ -15,6 +15,8 @@ import { until } from './wait.js';
 
 export const TOOL_NAMES = [
   'svc-search',
+  'svc-get-page',
+  'svc-list-pages',
   'svc-get-page-meta',
   'svc-link-report',
   'svc-full-crawl',
@@ -28,6 +30,8 @@ const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true,
 const CRAWL = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 export const HINTS: Record<string, Record<string, boolean>> = {
   'svc-search': READ,
+  'svc-get-page': READ,
+  'svc-list-pages': READ,
   'svc-get-page-meta': READ,
   'svc-link-report': READ,
   'svc-full-crawl': CRAWL,
