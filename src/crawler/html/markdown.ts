@@ -10,6 +10,7 @@ const MAX_OUTLINE = 500;
 /** A <br>: kept through whitespace collapsing, then made a line break. */
 const BR = '\uE001';
 const BR_RE = /\s*\uE001\s*/g;
+const NON_SPACE = /\S/;
 /** A heading's trailing permalink sign (e.g. "Title #"), which is navigation, not its text. */
 const PERMALINK_TAIL = /\s*[#¶§🔗]$/u;
 const HEADING_LEVEL: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
@@ -223,7 +224,7 @@ export class MarkdownBuilder {
       return;
     }
     this.inline += data;
-    if (this.pendingId !== null && /\S/.test(data)) this.pendingId = null;
+    if (this.pendingId !== null && NON_SPACE.test(data)) this.pendingId = null;
   }
 
   end(): PageMarkdownResult {
@@ -239,12 +240,15 @@ export class MarkdownBuilder {
     this.link = null;
     if (!link) return;
     const raw = this.inline.slice(link.start);
-    const text = collapseWhitespace(raw.replaceAll(BR, ' '));
+    // Trimmed only: the paragraph's own collapsing evens out the white space inside.
+    let text = raw.trim();
     if (!text) return;
+    if (text.includes(BR)) text = text.replaceAll(BR, ' ');
+    if (text.includes('[') || text.includes(']')) text = text.replace(/[[\]]/g, '\\$&');
     // The spaces around the text stay outside the brackets.
-    const lead = /^\s/.test(raw) ? ' ' : '';
-    const trail = /\s$/.test(raw) ? ' ' : '';
-    this.inline = `${this.inline.slice(0, link.start)}${lead}[${text.replace(/[[\]]/g, '\\$&')}](${link.href})${trail}`;
+    const lead = raw.length > 0 && raw.charCodeAt(0) <= 32 ? ' ' : '';
+    const trail = raw.charCodeAt(raw.length - 1) <= 32 ? ' ' : '';
+    this.inline = `${this.inline.slice(0, link.start)}${lead}[${text}](${link.href})${trail}`;
   }
 
   private endCode(): void {
@@ -252,10 +256,14 @@ export class MarkdownBuilder {
     const start = this.codeStart;
     this.codeStart = -1;
     const code = this.inline.slice(start + 1);
+    const first = code.search(NON_SPACE);
+    if (first < 0) {
+      this.inline = this.inline.slice(0, start) + code;
+      return;
+    }
     // Code that is one link: the link around the code (a link inside backticks would be read as code).
-    const link = /^\s*\[(.*)\]\((\S*)\)\s*$/s.exec(code);
-    if (!code.trim()) this.inline = this.inline.slice(0, start) + code;
-    else if (link) this.inline = `${this.inline.slice(0, start)}[\`${link[1]}\`](${link[2]})`;
+    const link = code.charCodeAt(first) === 91 /* [ */ ? /^\s*\[(.*)\]\((\S*)\)\s*$/s.exec(code) : null;
+    if (link) this.inline = `${this.inline.slice(0, start)}[\`${link[1]}\`](${link[2]})`;
     else this.inline += '`';
   }
 
@@ -350,7 +358,8 @@ export class MarkdownBuilder {
     this.endLink();
     this.endCode();
     if (!this.inline) return;
-    const text = collapseWhitespace(this.inline).replace(BR_RE, '\n');
+    let text = collapseWhitespace(this.inline);
+    if (text.includes(BR)) text = text.replace(BR_RE, '\n');
     this.inline = '';
     if (text) this.emit(text);
   }
