@@ -28,6 +28,8 @@ export interface LinkReportOptions {
   since?: string;
   /** Read the backend instead of the cache (and store the fresh result). */
   refresh?: boolean;
+  /** next_cursor of the previous page. */
+  cursor?: string;
 }
 
 export interface SvcFunctions {
@@ -77,7 +79,13 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
     },
     async svc_get_link_report(o = {}) {
       const reasons = o.reasons?.length ? [...o.reasons] : null;
-      const key = { target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default, reasons, since: o.since ?? null };
+      const key = {
+        target: o.target ?? null,
+        limit: o.limit ?? REPORT_LIMIT.default,
+        reasons,
+        since: o.since ?? null,
+        cursor: o.cursor ?? null,
+      };
       // A crawl that ended in another process on the same database makes every cached report stale.
       const version = await backend.reportVersion();
       if (version !== seenVersion) {
@@ -93,6 +101,7 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
         limit: key.limit,
         ...(reasons ? { reasons } : {}),
         ...(o.since ? { since: o.since } : {}),
+        ...(o.cursor ? { cursor: o.cursor } : {}),
       });
       cache.set(key, report);
       return report;

@@ -202,6 +202,7 @@ export class RemoteBackend implements Backend {
         limit: query.limit,
         reasons: query.reasons?.length ? query.reasons.join(',') : undefined,
         since: query.since,
+        cursor: query.cursor,
       },
       schema: LinkReportSchema,
       retry: true,

@@ -2,6 +2,8 @@
 
 /** The link report's `limit`: links returned across all sections. */
 export const REPORT_LIMIT = { min: 1, max: 5000, default: 1000 } as const;
+/** Links svc/link-report answers when not told: a page of the report sized for an assistant's context. */
+export const REPORT_TOOL_LIMIT_DEFAULT = 25;
 /** URLs one page deletion may list. */
 export const DELETE_URLS_MAX = 50;
 /** Characters of an API key's name. */

@@ -134,6 +134,8 @@ export interface LinkReport {
   targets: ReportTarget[];
   truncated: boolean;
   lastFullCrawl: string | null;
+  /** Give it back as the query's cursor for the links after these; null on the last page (absent from an older service). */
+  next_cursor?: string | null;
 }
 
 export interface LinkReportQuery {
@@ -144,6 +146,8 @@ export interface LinkReportQuery {
   reasons?: readonly LinkReason[];
   /** Only problems first seen after this time (ISO 8601); all when absent. */
   since?: string;
+  /** next_cursor of the previous page: the links after those. */
+  cursor?: string;
 }
 
 /** What the search index holds of one URL. */

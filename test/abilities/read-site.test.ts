@@ -9,7 +9,7 @@ import type { App } from '../../src/app/open-app.js';
 import type { AbilityHost } from '../../src/abilities/runtime.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import type { Role, User } from '../../src/model/users.js';
-import { addRoleUsers, makeAppOn, makeHost, ONE_HOST } from '../support/app.js';
+import { addRoleUsers, makeAppOn, makeHost, ONE_HOST, startFacade } from '../support/app.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 
 const GUIDE = `<!doctype html><html lang="en"><head><title>Install guide</title></head><body>
@@ -88,7 +88,7 @@ async function start(kit: StoreKit): Promise<void> {
     const pages: Record<string, string> = {
       '/': page(
         'Home',
-        `<h1>Home</h1><a href="/guide">guide</a> <a href="/other">other</a> <a href="/hidden">hidden</a> ${[...extra.keys()].map((p) => `<a href="${p}">${p}</a>`).join(' ')}`,
+        `<h1>Home</h1><a href="/guide">guide</a> <a href="/other">other</a> <a href="/hidden">hidden</a> <a href="/gone1">1</a> <a href="/gone2">2</a> <a href="/gone3">3</a> ${[...extra.keys()].map((p) => `<a href="${p}">${p}</a>`).join(' ')}`,
       ),
       '/guide': GUIDE,
       '/other': page('Other', '<h1>Other</h1><p>Nothing about a zebra here.</p>'),
@@ -292,5 +292,79 @@ describe.each(DIALECTS)('reading the site on %s', (dialect) => {
     expect(subCursor.message).toMatch(/cursor: belongs to another listing/);
     const big = await errorOf(run('svc/get-page', { url: `${site}/guide`, max_length: 60_000 }));
     expect(big.message).toMatch(/max_length: must be an integer from 100 to 50000/);
+  });
+
+  it('answers the same over /v1, with clear 4xx errors, and pages the link report by cursor', async () => {
+    await start(kit);
+    const facade = await startFacade(app);
+    try {
+      const get = async (path: string) => {
+        const res = await fetch(`${facade.api}${path}`, { headers: { authorization: `Bearer ${facade.key}` } });
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      };
+      const q = (o: Record<string, string | number>) =>
+        new URLSearchParams(Object.entries(o).map(([k, v]): [string, string] => [k, String(v)]));
+      const page = await get(`/pages/content?${q({ url: `${site}/guide`, max_length: 200 })}`);
+      expect(page.status).toBe(200);
+      expect(page.body).toEqual(await run('svc/get-page', { url: `${site}/guide`, max_length: 200 }));
+      expect((await get(`/pages/content?${q({ url: `${site}/hidden`, in_search: 'true' })}`)).status).toBe(404);
+      const list = await get(`/pages?${q({ prefix: '/', limit: 3 })}`);
+      expect(list.body).toMatchObject({ total: 4, next_cursor: expect.any(String) });
+      const rest = await get(`/pages?${q({ prefix: '/', limit: 3, cursor: list.body.next_cursor as string })}`);
+      expect(rest.body).toMatchObject({ total: 4, next_cursor: null, pages: [{ url: `${site}/other` }] });
+      // The page state by url is still there.
+      expect((await get(`/pages?${q({ url: `${site}/guide` })}`)).body).toMatchObject({
+        indexed: true,
+        inSearch: true,
+      });
+      for (const [path, status, message] of [
+        [`/pages/content?${q({ url: `${site}/nope` })}`, 404, /no stored page at .*svc\/list-pages/],
+        [
+          `/pages/content?${q({ url: 'https://elsewhere.example/x' })}`,
+          400,
+          /url: host elsewhere\.example is not a configured target/,
+        ],
+        [`/pages/content?${q({ url: `${site}/guide`, section: 'nope' })}`, 400, /its anchors: top, requirements/],
+        [`/pages/content?${q({ url: `${site}/guide`, start_index: -1 })}`, 400, /start_index/],
+        [`/pages?${q({ cursor: '%%%' })}`, 400, /cursor: is not a cursor svc gave/],
+        [`/pages?${q({ prefix: 'ftp://x' })}`, 400, /prefix: must be a path/],
+        [`/link-report?${q({ cursor: 'bm9wZQ' })}`, 400, /cursor: is not a cursor svc gave/],
+      ] as const) {
+        const r = await get(path);
+        expect(r.status, path).toBe(status);
+        expect(JSON.stringify(r.body), path).toMatch(message);
+      }
+      const past = await get(`/pages/content?${q({ url: `${site}/guide`, start_index: 5000 })}`);
+      expect(past.body).toMatchObject({ markdown: '', next_start_index: null });
+      // The link report's three missing links, one a page, by cursor: the same rows as one answer.
+      const whole = await get(`/link-report?${q({ limit: 100 })}`);
+      expect(whole.body).toMatchObject({ truncated: false, next_cursor: null });
+      const rows = (r: Record<string, unknown>) =>
+        (r.notFound as { pages: { url: string; links: { url: string }[] }[] }).pages.flatMap((p) =>
+          p.links.map((l) => `${p.url} ${l.url}`),
+        );
+      expect(rows(whole.body)).toHaveLength(3);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const r = await get(`/link-report?${q({ limit: 1, ...(cursor ? { cursor } : {}) })}`);
+        expect(r.status).toBe(200);
+        seen.push(...rows(r.body));
+        expect((r.body.notFound as { count: number }).count).toBe(3);
+        cursor = r.body.next_cursor as string | null;
+        expect(r.body.truncated).toBe(cursor !== null);
+        pages++;
+      } while (cursor);
+      expect(pages).toBe(3);
+      expect(seen).toEqual(rows(whole.body));
+      const foreign = await get(
+        `/link-report?${q({ limit: 1, reasons: 'redirect', cursor: (await get(`/link-report?${q({ limit: 1 })}`)).body.next_cursor as string })}`,
+      );
+      expect(foreign.status).toBe(400);
+      expect(JSON.stringify(foreign.body)).toMatch(/cursor: belongs to another report/);
+    } finally {
+      await facade.close();
+    }
   });
 });
