@@ -135,7 +135,7 @@ describe('list and describe', () => {
       category: 'svc',
       meta: { annotations: { readonly: true, destructive: false } },
     });
-    expect(encoded.body.input_schema.properties.limit).toMatchObject({ maximum: 5000, default: 1000 });
+    expect(encoded.body.input_schema.properties.limit).toMatchObject({ maximum: 5000, default: 25 });
     expect((await call('/abilities/svc%2flink-report')).body).toEqual(encoded.body);
     expect((await call('/abilities/svc/link-report')).body).toEqual(encoded.body);
   });
