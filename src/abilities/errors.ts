@@ -69,6 +69,11 @@ export function postNotFound(postId: number): AbilityError {
   return new AbilityError('svc_post_not_found', `no post ${postId} that you can read`, 404);
 }
 
+/** No stored page at a URL (or one the caller may not read): the backend's message names where to find pages. */
+export function pageNotFound(err: BackendError): AbilityError {
+  return new AbilityError('svc_page_not_found', err.message, 404);
+}
+
 /** An unknown crawl id, or no crawl at all yet: says what to call instead. */
 export function crawlNotFound(id: number | null, latest: number | null): AbilityError {
   const message =

@@ -3,6 +3,7 @@
 // using them directly must check capabilities itself. They answer in the backend's REST forms.
 import type { Backend } from '../backend/backend.js';
 import type { FollowOptions } from '../backend/follow.js';
+import type { PageContent, PageContentQuery, PageList, PageListQuery } from '../backend/page-contract.js';
 import type { LinkReason } from '../model/link-reasons.js';
 import type {
   CrawlRecord,
@@ -27,6 +28,8 @@ export interface LinkReportOptions {
   since?: string;
   /** Read the backend instead of the cache (and store the fresh result). */
   refresh?: boolean;
+  /** next_cursor of the previous page. */
+  cursor?: string;
 }
 
 export interface SvcFunctions {
@@ -40,6 +43,10 @@ export interface SvcFunctions {
   svc_get_crawl(id: number | null): Promise<CrawlRecord | null>;
   /** Follows crawl `id` until it ends or the wait is over; answers its record then. */
   svc_wait_for_crawl(id: number, opts: FollowOptions): Promise<CrawlRecord>;
+  /** One stored page as Markdown (a chunk, or a section); in_search: only a page search shows. */
+  svc_get_page(query: PageContentQuery): Promise<PageContent>;
+  /** The stored pages under a prefix, paged by cursor; in_search: only pages search shows. */
+  svc_list_pages(query: PageListQuery): Promise<PageList>;
   /** What the search index holds of a page URL. */
   svc_page_index_state(url: string): Promise<PageIndexState>;
   svc_full_crawl(): Promise<CrawlRecord>;
@@ -72,7 +79,13 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
     },
     async svc_get_link_report(o = {}) {
       const reasons = o.reasons?.length ? [...o.reasons] : null;
-      const key = { target: o.target ?? null, limit: o.limit ?? REPORT_LIMIT.default, reasons, since: o.since ?? null };
+      const key = {
+        target: o.target ?? null,
+        limit: o.limit ?? REPORT_LIMIT.default,
+        reasons,
+        since: o.since ?? null,
+        cursor: o.cursor ?? null,
+      };
       // A crawl that ended in another process on the same database makes every cached report stale.
       const version = await backend.reportVersion();
       if (version !== seenVersion) {
@@ -88,6 +101,7 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
         limit: key.limit,
         ...(reasons ? { reasons } : {}),
         ...(o.since ? { since: o.since } : {}),
+        ...(o.cursor ? { cursor: o.cursor } : {}),
       });
       cache.set(key, report);
       return report;
@@ -98,6 +112,8 @@ export function createSvcFunctions(opts: SvcFunctionsOptions): SvcFunctions {
     },
     svc_wait_for_crawl: (id, follow) => backend.waitForCrawl(id, follow),
     svc_page_index_state: (url) => backend.pageIndexState(url),
+    svc_get_page: (query) => backend.getPage(query),
+    svc_list_pages: (query) => backend.listPages(query),
     svc_full_crawl: () => backend.startCrawl({ mode: 'full' }),
     svc_partial_crawl: () => backend.startCrawl({ mode: 'partial' }),
     svc_manual_crawl: (urls) => backend.startCrawl({ mode: 'manual', urls }),

@@ -1,5 +1,5 @@
 // The link report's local cache: the report only changes when the site is crawled, so a
-// result is reused for up to 15 minutes per (target, limit, reasons, since). One cache serves one project's functions. Only
+// result is reused for up to 15 minutes per (target, limit, reasons, since, cursor). One cache serves one project's functions. Only
 // successes are stored.
 import { LRUCache } from 'lru-cache';
 import type { LinkReport } from '../model/types.js';
@@ -20,6 +20,8 @@ export interface LinkReportKey {
   reasons?: readonly string[] | null;
   /** The since filter; null for none. */
   since?: string | null;
+  /** The page's cursor; null for the first. */
+  cursor?: string | null;
 }
 
 export class LinkReportCache {
@@ -37,7 +39,13 @@ export class LinkReportCache {
   }
 
   private static key(k: LinkReportKey): string {
-    return JSON.stringify([k.target, k.limit, k.reasons ? [...k.reasons].sort() : null, k.since ?? null]);
+    return JSON.stringify([
+      k.target,
+      k.limit,
+      k.reasons ? [...k.reasons].sort() : null,
+      k.since ?? null,
+      k.cursor ?? null,
+    ]);
   }
 
   get(k: LinkReportKey): LinkReport | undefined {

@@ -53,6 +53,7 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
       last_crawl_error: t.lastCrawlError,
     })),
     truncated: report.truncated,
+    next_cursor: report.next_cursor ?? null,
     last_full_crawl: report.lastFullCrawl,
   };
 }

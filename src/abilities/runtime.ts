@@ -7,6 +7,7 @@ import { ABILITIES_MIN_VERSION, hasAbilitiesApi } from '../cms/version.js';
 import { userCan } from '../cms/roles.js';
 import type { Logger } from '../lib/log.js';
 import type { TargetConfig } from '../model/config.js';
+import { targetOrigin } from '../model/site-urls.js';
 import type { User } from '../model/users.js';
 import { CrawlTaskService } from './crawl-tasks.js';
 import { deleteConfirmer, type DeleteConfirmer } from './delete-confirmation.js';
@@ -36,6 +37,8 @@ export interface AbilityHost {
   userByToken(token: string): Promise<User | null>;
   /** The configured target hosts (host or host:port), in config order. */
   targetHosts: readonly string[];
+  /** The configured targets' origins (scheme://host[:port]), in config order: where the pages svc can read live. */
+  targetOrigins: readonly string[];
   /** Whether the user holds the capability (what the abilities check before they run). */
   can(user: User | null, capability: 'read' | 'manage_options'): boolean;
   /** Stops listening to the backend (crawl ends). */
@@ -96,6 +99,7 @@ export function createAbilityHost(deps: AbilityHostDeps): AbilityHost {
     userByLogin: deps.userByLogin,
     userByToken: deps.userByToken,
     targetHosts: deps.targets.map((t) => t.host),
+    targetOrigins: deps.targets.map((t) => targetOrigin(t.host, t.scheme)),
     can: (user, capability) => userCan(user, capability),
     close: () => functions.close(),
   };

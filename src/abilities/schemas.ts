@@ -143,6 +143,10 @@ export const AbilityLinkReportSchema = z.object({
       `Up to ${TOP_LINKS_MAX} distinct problem URLs, most pages first: fixing these first fixes the most pages. Counted over the links in this answer (raise limit when truncated).`,
     ),
   truncated: z.boolean(),
+  next_cursor: z
+    .string()
+    .nullable()
+    .describe('Give it as cursor (with the same target, reasons and since) for the next links; null on the last page.'),
   last_full_crawl: z.string().nullable(),
   notice: z
     .string()

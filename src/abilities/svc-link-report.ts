@@ -6,7 +6,7 @@ import { reportNotice, toAbilityLinkReport } from './rest-to-ability.js';
 import { AbilityLinkReportSchema, LinkReasonSchema } from './schemas.js';
 import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import { latestCrawlOrNull } from './svc-get-crawl.js';
-import { REPORT_LIMIT } from '../model/limits.js';
+import { REPORT_LIMIT, REPORT_TOOL_LIMIT_DEFAULT } from '../model/limits.js';
 import { normalizeSince, SINCE_RULE } from '../model/history.js';
 
 export const svcLinkReport = defineAbility({
@@ -20,7 +20,8 @@ export const svcLinkReport = defineAbility({
     'last_full_crawl (when the last completed full crawl finished), and a notice with the next step when no full crawl has ' +
     'completed yet or one is still running. Each link has first_seen: when the crawl that first found the problem ended. Filter with reasons, ' +
     'e.g. ["not_found"], and with since (ISO time) for the problems first seen after it. Reading it sends no requests to the site. At most `limit` links ' +
-    `(${REPORT_LIMIT.min}-${REPORT_LIMIT.max}, default ${REPORT_LIMIT.default}); truncated is true when there were more. Filter to one host with target. Cached up to 15 minutes; pass ` +
+    `(${REPORT_LIMIT.min}-${REPORT_LIMIT.max}, default ${REPORT_TOOL_LIMIT_DEFAULT}) in report order; summary counts them all. When next_cursor is not null, call again with ` +
+    'cursor set to it (and the same target, reasons and since) for the next links. Filter to one host with target. Cached up to 15 minutes; pass ' +
     'refresh: true for fresh data (e.g. right after a crawl). To tell a site without broken links from a target that does not track ' +
     'all links, check targets[].link_tracking: only "all" reports every link ("pdf" tracks only PDF links).',
   capability: 'manage_options',
@@ -38,8 +39,14 @@ export const svcLinkReport = defineAbility({
         .int('must be a whole number')
         .min(REPORT_LIMIT.min, `must be at least ${REPORT_LIMIT.min}`)
         .max(REPORT_LIMIT.max, `must be at most ${REPORT_LIMIT.max}`)
-        .default(REPORT_LIMIT.default)
+        .default(REPORT_TOOL_LIMIT_DEFAULT)
         .describe(`Maximum number of links returned, ${REPORT_LIMIT.min}-${REPORT_LIMIT.max}.`),
+      cursor: z
+        .string({ error: 'must be a string' })
+        .min(1, 'must not be empty')
+        .max(4000, 'must be at most 4000 characters')
+        .optional()
+        .describe('next_cursor of the previous answer: the links after those.'),
       refresh: z
         .boolean({ error: 'must be true or false' })
         .optional()
@@ -61,7 +68,7 @@ export const svcLinkReport = defineAbility({
         ),
     })
     .strict()
-    .default({ limit: REPORT_LIMIT.default }),
+    .default({ limit: REPORT_TOOL_LIMIT_DEFAULT }),
   outputSchema: AbilityLinkReportSchema,
   checkInput(input, deps, check) {
     if (input.target === undefined || !deps.targets.length || findTarget(input.target, deps.targets)) return [];
@@ -77,6 +84,7 @@ export const svcLinkReport = defineAbility({
       refresh: input.refresh,
       reasons,
       since,
+      cursor: input.cursor,
     });
     const out = toAbilityLinkReport(report);
     const notice = reportNotice(report.lastFullCrawl, await latestCrawlOrNull(deps));

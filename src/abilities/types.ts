@@ -9,6 +9,7 @@ export type AbilityErrorCode =
   | 'ability_not_found' // no ability of that name
   | 'svc_post_not_found' // missing post, or a non-public post the user may not read: indistinguishable
   | 'svc_crawl_not_found' // no crawl of that id (or none at all yet)
+  | 'svc_page_not_found' // no stored page at that URL, or one hidden from search for a caller who may only search
   | 'svc_task_not_found' // no task of that id that belongs to the caller (another user's looks the same), or it expired
   | 'svc_task_ended' // a cancel of a task whose crawl has already ended
   | 'svc_api_error'; // the backend (or upstream /v1 service) failed; data.upstream_status when there was one

@@ -1,6 +1,7 @@
 // The Backend interface: what the plain functions and the /v1 facade call. Two forms: embedded (this process
 // crawls and stores) and remote (an undici client of another service's /v1 API). Both throw BackendError.
 import type { FollowOptions } from './follow.js';
+import type { PageContent, PageContentQuery, PageList, PageListQuery } from './page-contract.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import type { CrawlChanges } from '../model/history.js';
 import type { WebhookDelivery } from '../model/webhooks.js';
@@ -59,6 +60,10 @@ export interface Backend {
   listWebhookDeliveries(opts: { limit: number; offset: number }): Promise<WebhookDelivery[]>;
   search(terms: string, params: SearchParams): Promise<SearchResults>;
   deletePages(urls: string[]): Promise<DeletePagesResult>;
+  /** One stored page as Markdown (a chunk, or one section): from the store, never the site. */
+  getPage(query: PageContentQuery): Promise<PageContent>;
+  /** The stored pages under a prefix, paged by cursor. */
+  listPages(query: PageListQuery): Promise<PageList>;
   /** What the search index holds of one URL (as given, or in its canonical form). */
   pageIndexState(url: string): Promise<PageIndexState>;
   /**

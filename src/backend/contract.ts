@@ -63,6 +63,12 @@ export const LinkReportQuerySchema = z
       .meta({
         description: 'Only problems first seen after this time (ISO 8601); section counts then count only those.',
       }),
+    cursor: z
+      .string()
+      .min(1)
+      .max(4000)
+      .optional()
+      .meta({ description: 'next_cursor of the previous answer: the links after those (counts stay the totals).' }),
   })
   .strict();
 
@@ -235,6 +241,10 @@ export const LinkReportSchema = z
       .string()
       .nullable()
       .meta({ description: 'When the last completed full crawl finished (ISO 8601).' }),
+    next_cursor: z.string().nullable().optional().meta({
+      description:
+        'Give it as cursor (with the same target, reasons and since) for the links after these; null on the last page.',
+    }),
   })
   .meta({ title: 'LinkReport' }) satisfies z.ZodType<LinkReport>;
 
@@ -300,3 +310,10 @@ export const PageIndexStateSchema = z
 export const ErrorSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .meta({ title: 'Error' });
+
+export {
+  PageContentQuerySchema,
+  PageContentSchema,
+  PageListQuerySchema,
+  PageListSchema,
+} from './page-contract.js';

@@ -35,6 +35,8 @@ import {
   type SearchResults,
 } from '../model/types.js';
 import { pageIndexState } from '../store/pages.js';
+import { listPages, readPage, withSections } from './page-reading.js';
+import type { PageContent, PageContentQuery, PageList, PageListQuery } from './page-contract.js';
 import { normalizeUrl } from '../crawler/urls.js';
 import { runAfterCrawl, runPendingAfterCrawls, type AfterCrawlContext } from './after-crawl.js';
 import { crawlChanges } from './history/changes.js';
@@ -237,7 +239,16 @@ export class EmbeddedBackend implements Backend {
   }
 
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
-    return this.store.searchPages(terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
+    const results = await this.store.searchPages(terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
+    return withSections(this.store.sql, terms, results);
+  }
+
+  async getPage(query: PageContentQuery): Promise<PageContent> {
+    return readPage(this.store.sql, this.config.targets, query);
+  }
+
+  async listPages(query: PageListQuery): Promise<PageList> {
+    return listPages(this.store.sql, this.publicToken, this.config.targets, query);
   }
 
   async deletePages(urls: string[]): Promise<DeletePagesResult> {

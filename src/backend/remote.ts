@@ -8,6 +8,14 @@ import { readCapped } from '../lib/read-capped.js';
 import { MANUAL_URLS_MAX } from '../model/limits.js';
 import type { Logger } from '../lib/log.js';
 import type { Backend } from './backend.js';
+import {
+  PageContentSchema,
+  PageListSchema,
+  type PageContent,
+  type PageContentQuery,
+  type PageList,
+  type PageListQuery,
+} from './page-contract.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { BackendError, type BackendErrorCode } from '../model/errors.js';
 import {
@@ -194,6 +202,7 @@ export class RemoteBackend implements Backend {
         limit: query.limit,
         reasons: query.reasons?.length ? query.reasons.join(',') : undefined,
         since: query.since,
+        cursor: query.cursor,
       },
       schema: LinkReportSchema,
       retry: true,
@@ -253,6 +262,37 @@ export class RemoteBackend implements Backend {
       body: { urls },
       schema: DeletePagesResultSchema,
       retry: false,
+    });
+  }
+
+  async getPage(query: PageContentQuery): Promise<PageContent> {
+    return this.call({
+      method: 'GET',
+      path: '/pages/content',
+      query: {
+        url: query.url,
+        start_index: query.start_index,
+        max_length: query.max_length,
+        section: query.section,
+        in_search: query.in_search === undefined ? undefined : String(query.in_search),
+      },
+      schema: PageContentSchema,
+      retry: true,
+    });
+  }
+
+  async listPages(query: PageListQuery): Promise<PageList> {
+    return this.call({
+      method: 'GET',
+      path: '/pages',
+      query: {
+        prefix: query.prefix,
+        cursor: query.cursor,
+        limit: query.limit,
+        in_search: query.in_search === undefined ? undefined : String(query.in_search),
+      },
+      schema: PageListSchema,
+      retry: true,
     });
   }
 

@@ -11,7 +11,11 @@ import {
   ErrorSchema,
   LinkReportQuerySchema,
   LinkReportSchema,
+  PageContentQuerySchema,
+  PageContentSchema,
   PageIndexStateSchema,
+  PageListQuerySchema,
+  PageListSchema,
   PageStateQuerySchema,
   ScheduleSchema,
   SearchRequestSchema,
@@ -157,12 +161,36 @@ export function openApiDocument(): JsonSchema {
       '/v1/projects/{publicToken}/pages': {
         parameters: [tokenParam],
         get: {
-          operationId: 'pageIndexState',
+          operationId: 'pages',
           summary:
-            'What the search index holds of one URL: whether a crawl indexed it, whether it can appear in search, when it was last crawled',
-          parameters: queryParameters(PageStateQuerySchema),
+            'With url: what the search index holds of that URL (whether a crawl indexed it, whether it can appear in search, when it was last crawled). Without url: the stored pages under prefix in address order, limit at a time, with the total; next_cursor, given back as cursor, reads on.',
+          parameters: [
+            ...queryParameters(PageStateQuerySchema).map((p) => ({ ...p, required: false })),
+            ...queryParameters(PageListQuerySchema),
+          ],
           responses: {
-            '200': answer('The page state (all false and null for a URL no crawl has stored)', PageIndexStateSchema),
+            '200': {
+              description:
+                'With url: the page state (all false and null for a URL no crawl has stored). Without: a page of the list.',
+              content: {
+                'application/json': {
+                  schema: { oneOf: [jsonSchema(PageIndexStateSchema, 'output'), jsonSchema(PageListSchema, 'output')] },
+                },
+              },
+            },
+            ...errors(400, 401, 404),
+          },
+        },
+      },
+      '/v1/projects/{publicToken}/pages/content': {
+        parameters: [tokenParam],
+        get: {
+          operationId: 'pageContent',
+          summary:
+            'One stored page as Markdown with its outline, max_length characters from start_index (next_start_index reads on), or one section by anchor. From stored data only.',
+          parameters: queryParameters(PageContentQuerySchema),
+          responses: {
+            '200': answer('A chunk of the page', PageContentSchema),
             ...errors(400, 401, 404),
           },
         },

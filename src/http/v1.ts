@@ -12,6 +12,8 @@ import {
   CrawlListQuerySchema,
   DeletePagesRequestSchema,
   LinkReportQuerySchema,
+  PageContentQuerySchema,
+  PageListQuerySchema,
   PageStateQuerySchema,
   SearchRequestSchema,
   WebhookDeliveryListQuerySchema,
@@ -162,9 +164,24 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
     {
       path: ['pages'],
       methods: {
+        // With url: one page's index state; without: the stored pages under a prefix.
         GET: async ({ res, url, backend }) => {
+          if (!url.searchParams.has('url')) {
+            const q = parseInput(PageListQuerySchema, queryInput(url, ['limit']), 'query');
+            sendJson(res, 200, await backend.listPages(q));
+            return;
+          }
           const q = parseInput(PageStateQuerySchema, queryInput(url, []), 'query');
           sendJson(res, 200, await backend.pageIndexState(q.url));
+        },
+      },
+    },
+    {
+      path: ['pages', 'content'],
+      methods: {
+        GET: async ({ res, url, backend }) => {
+          const q = parseInput(PageContentQuerySchema, queryInput(url, ['start_index', 'max_length']), 'query');
+          sendJson(res, 200, await backend.getPage(q));
         },
       },
     },

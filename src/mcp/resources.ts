@@ -1,5 +1,6 @@
-// MCP resources and prompts over the abilities: a crawl record (svc://crawls/{id}) and a target's link report
-// (svc://link-report/{target}) as JSON, and the prompt audit-broken-links. Everything is read through the
+// MCP resources and prompts over the abilities: a crawl record (svc://crawls/{id}), a target's link report
+// (svc://link-report/{target}) and a stored page (its own http(s) URL, as svc-search links it) as JSON, and the
+// prompt audit-broken-links. Everything is read through the
 // registry as the connection's user, so resources show exactly what the tools would; a user without
 // manage_options is listed no resource and completed no target.
 import {
@@ -38,7 +39,9 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
     } catch (err) {
       if (!(err instanceof AbilityError)) throw err;
       const code =
-        err.code === 'svc_crawl_not_found' ? ProtocolErrorCode.ResourceNotFound : ProtocolErrorCode.InvalidParams;
+        err.code === 'svc_crawl_not_found' || err.code === 'svc_page_not_found'
+          ? ProtocolErrorCode.ResourceNotFound
+          : ProtocolErrorCode.InvalidParams;
       throw protocolError(code, `${uri}: ${err.code}: ${toolDescription(err.message)}`);
     }
   };
@@ -116,6 +119,22 @@ export function registerResourcesAndPrompts(mcp: McpServer, opts: ResourceOption
       return run('svc/link-report', { target }, uri.href);
     },
   );
+
+  // The pages of each target, by their own address: what svc-search's resource links point at. Not listed (a site
+  // has too many pages for a list; svc-list-pages pages through them).
+  host.targetOrigins.forEach((origin, i) => {
+    mcp.registerResource(
+      `page-${i + 1}`,
+      new ResourceTemplate(`${origin}{+path}`, { list: undefined }),
+      {
+        title: `A stored page of ${origin}`,
+        description:
+          'A page of the site as the last crawl stored it, as svc-get-page answers it (outline, markdown from start_index 0, next_start_index): read on with svc-get-page.',
+        mimeType: 'application/json',
+      },
+      async (uri) => run('svc/get-page', { url: uri.href }, uri.href),
+    );
+  });
 
   mcp.registerPrompt(
     AUDIT_PROMPT,

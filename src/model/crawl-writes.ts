@@ -1,5 +1,6 @@
 // What a crawl hands to its sink: pages with the links found on them, and link outcomes.
 import type { LinkOutcomeReason } from './link-reasons.js';
+import type { OutlineEntry } from './page-content.js';
 import type { CrawlStats, PageMeta } from './types.js';
 
 export interface FoundLink {
@@ -86,6 +87,9 @@ export interface PageWrite {
   revisit?: PageRevisit | null;
   /** The text of the page's headings (h1–h6), in order; none when absent. Search ranks a page whose heading is the query high. */
   headings?: string[];
+  /** The page as Markdown with its outline, for reading it back (HTML pages); none: nothing to read but its text. */
+  markdown?: string;
+  outline?: OutlineEntry[];
 }
 
 export interface OutcomeWrite {

@@ -2,6 +2,8 @@
 
 /** The link report's `limit`: links returned across all sections. */
 export const REPORT_LIMIT = { min: 1, max: 5000, default: 1000 } as const;
+/** Links svc/link-report answers when not told: a page of the report sized for an assistant's context. */
+export const REPORT_TOOL_LIMIT_DEFAULT = 25;
 /** URLs one page deletion may list. */
 export const DELETE_URLS_MAX = 50;
 /** Characters of an API key's name. */
@@ -39,3 +41,7 @@ export function termsLimitProblem(terms: string): string | null {
   if (words > SEARCH_TERMS_MAX_WORDS) return `must be at most ${SEARCH_TERMS_MAX_WORDS} words (got ${words})`;
   return null;
 }
+/** Characters of Markdown one read of a stored page answers (svc/get-page, GET …/pages/content). */
+export const PAGE_CHUNK = { min: 100, max: 50_000, default: 8000 } as const;
+/** Pages one answer of the page list holds (svc/list-pages, GET …/pages?prefix=). */
+export const PAGE_LIST_LIMIT = { min: 1, max: 200, default: 50 } as const;

@@ -28,6 +28,13 @@ export const SearchResultsSchema = z.object({
         .describe(
           'Only on a hit holding some of the words, not all (these come after every hit holding all): the words it holds.',
         ),
+      section: z
+        .object({ heading: z.string(), anchor: z.string() })
+        .nullable()
+        .optional()
+        .describe(
+          "The page's section that best matches the query: read it with svc/get-page {url, section: anchor}; null when none does.",
+        ),
     }),
   ),
   corrected_terms: z

@@ -136,6 +136,8 @@ export interface LinkReport {
   targets: ReportTarget[];
   truncated: boolean;
   lastFullCrawl: string | null;
+  /** Give it back as the query's cursor for the links after these; null on the last page (absent from an older service). */
+  next_cursor?: string | null;
 }
 
 export interface LinkReportQuery {
@@ -146,6 +148,8 @@ export interface LinkReportQuery {
   reasons?: readonly LinkReason[];
   /** Only problems first seen after this time (ISO 8601); all when absent. */
   since?: string;
+  /** next_cursor of the previous page: the links after those. */
+  cursor?: string;
 }
 
 /** What the search index holds of one URL. */
@@ -205,6 +209,8 @@ export interface SearchHit {
    * words it holds, as searched.
    */
   matched_terms?: string[];
+  /** The section of the page that best matches the query (null when none does); absent from an older service. */
+  section?: { heading: string; anchor: string } | null;
 }
 
 /** One value of a facet and how many matches have it. */

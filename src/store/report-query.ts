@@ -42,6 +42,8 @@ export interface ReportRead {
   ranks: readonly number[] | null;
   /** Only problems first seen after this time (ISO 8601 as toISOString writes it), and those not recorded yet; null for all. */
   since: string | null;
+  /** Only rows after this one in report order (the last row of the previous page); null from the start. */
+  after?: { rank: number; pageUrl: string; url: string } | null;
 }
 
 // element and text are in the order indexes (migration 6): the rows are read from the index alone.
@@ -76,9 +78,11 @@ function reportSql(dialect: Sql['dialect'], read: ReportRead): { rows: string; c
   // A problem not recorded yet (its crawl has not ended) is newer than any time given.
   const since = read.since === null ? '' : ' AND (h.first_seen IS NULL OR h.first_seen > @since)';
   const indexed = dialect === 'sqlite' ? ` INDEXED BY ${one ? 'report_links_host' : 'report_links_order'}` : '';
+  // A row value compared in report order: the next page starts right after the last row of the previous one.
+  const after = read.after ? ' AND (r.rank, r.page_url, r.url) > (@afterRank, @afterPage, @afterUrl)' : '';
   return {
     // Pages of hosts no longer configured stay in the store but out of every answer.
-    rows: `SELECT ${ROW_COLUMNS} FROM report_links r${indexed} JOIN link_outcomes o ON o.url = r.url ${HISTORY} WHERE ${hosts}${ranks}${since} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
+    rows: `SELECT ${ROW_COLUMNS} FROM report_links r${indexed} JOIN link_outcomes o ON o.url = r.url ${HISTORY} WHERE ${hosts}${ranks}${since}${after} ORDER BY r.rank, r.page_url, r.url LIMIT @limit`,
     // With since, the kept counts do not apply: the matching rows are counted.
     counts:
       read.since === null
@@ -107,7 +111,17 @@ export async function readReportSnapshot(sql: Sql, read: ReportRead): Promise<Re
   const ranks: Record<string, SqlValue> = read.ranks === null ? {} : inParams('k', read.ranks);
   const since: Record<string, SqlValue> = read.since === null ? {} : { since: read.since };
   return sql.snapshot(async (t): Promise<ReportSnapshot> => {
-    const raw = await t.all<RawRow>(q.rows, { ...hosts, ...ranks, ...since, project: read.project, limit: read.limit });
+    const after: Record<string, SqlValue> = read.after
+      ? { afterRank: read.after.rank, afterPage: read.after.pageUrl, afterUrl: read.after.url }
+      : {};
+    const raw = await t.all<RawRow>(q.rows, {
+      ...hosts,
+      ...ranks,
+      ...since,
+      ...after,
+      project: read.project,
+      limit: read.limit,
+    });
     const rows = raw.map(
       (r): ReportRow => ({
         rank: r.rank,

@@ -64,7 +64,7 @@ export abstract class BatchedCrawlWriter {
 
   page(p: PageWrite): void {
     this.batch.pages.push(p);
-    this.contentChars += p.content.length;
+    this.contentChars += p.content.length + (p.markdown?.length ?? 0);
     if (this.batch.pages.length >= this.maxPages || this.contentChars >= this.maxContent) this.flush();
   }
 

@@ -18,7 +18,9 @@ import { svcGetCrawl } from './svc-get-crawl.js';
 import { callTool, errorResult, protocolError, type ToolSpec, toolDefinition } from './define.js';
 import { svcDeletePages } from './svc-delete-pages.js';
 import { svcFullCrawl } from './svc-full-crawl.js';
+import { svcGetPage } from './svc-get-page.js';
 import { svcGetPageMeta } from './svc-get-page-meta.js';
+import { svcListPages } from './svc-list-pages.js';
 import { svcLinkReport } from './svc-link-report.js';
 import { svcManualCrawl } from './svc-manual-crawl.js';
 import { svcPartialCrawl } from './svc-partial-crawl.js';
@@ -26,6 +28,8 @@ import { svcSearch } from './svc-search.js';
 
 export const TOOLS: readonly ToolSpec[] = [
   svcSearch,
+  svcGetPage,
+  svcListPages,
   svcGetPageMeta,
   svcLinkReport,
   svcFullCrawl,

@@ -189,6 +189,7 @@ describe('toAbilityLinkReport (pure)', () => {
         { host: 'other.example', link_tracking: 'pdf', walk_links: true, last_crawl_error: null },
       ],
       truncated: true,
+      next_cursor: null,
       last_full_crawl: '2026-10-04T08:00:00.000Z',
     });
     expect(AbilityLinkReportSchema.safeParse(out).success).toBe(true);
@@ -264,16 +265,16 @@ describe('svc/link-report cache', () => {
   it('keys entries by target and limit', async () => {
     const { run } = await setup();
     await run({});
-    await run({ limit: 1000 }); // the default: same entry
+    await run({ limit: 25 }); // the default: same entry
     expect(backend.count('linkReport')).toBe(1);
     await run({ limit: 10 });
     await run({ target: TARGET_HOST });
     await run({ target: TARGET_HOST.toUpperCase() }); // host names fold case: same entry
     expect(backend.count('linkReport')).toBe(3);
     expect(backend.calls.map((c) => c.args[0])).toEqual([
-      { target: undefined, limit: 1000 },
+      { target: undefined, limit: 25 },
       { target: undefined, limit: 10 },
-      { target: TARGET_HOST, limit: 1000 },
+      { target: TARGET_HOST, limit: 25 },
     ]);
   });
 

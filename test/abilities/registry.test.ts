@@ -13,6 +13,8 @@ import { openAbilityHost } from '../../src/app/ability-host.js';
 
 const NAMES = [
   'svc/search',
+  'svc/get-page',
+  'svc/list-pages',
   'svc/get-page-meta',
   'svc/link-report',
   'svc/full-crawl',
@@ -44,7 +46,7 @@ async function errorOf(p: Promise<unknown>): Promise<AbilityError> {
 }
 
 describe('registry', () => {
-  it('registers the eight svc abilities in the category svc, with names namespace/name', async () => {
+  it('registers the ten svc abilities in the category svc, with names namespace/name', async () => {
     const { host } = await setup();
     const list = host.registry.list();
     expect(list.map((a) => a.name)).toEqual(NAMES);
@@ -68,6 +70,8 @@ describe('registry', () => {
       return [a.capability, a.annotations.readonly, a.annotations.destructive];
     };
     expect(row('svc/search')).toEqual(['read', true, false]);
+    expect(row('svc/get-page')).toEqual(['read', true, false]);
+    expect(row('svc/list-pages')).toEqual(['read', true, false]);
     expect(row('svc/get-page-meta')).toEqual(['read', true, false]);
     expect(row('svc/link-report')).toEqual(['manage_options', true, false]);
     expect(row('svc/full-crawl')).toEqual(['manage_options', false, false]);
@@ -82,7 +86,7 @@ describe('registry', () => {
       properties: Record<string, Record<string, unknown>>;
       required?: string[];
     };
-    expect(report.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 5000, default: 1000 });
+    expect(report.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 5000, default: 25 });
     expect(report.required ?? []).toEqual([]);
     const del = host.registry.get('svc/delete-pages')!.inputJsonSchema as {
       properties: Record<string, Record<string, unknown>>;
@@ -95,7 +99,15 @@ describe('registry', () => {
       'post_id',
     ]);
     const out = host.registry.get('svc/link-report')!.outputJsonSchema as { required: string[] };
-    expect(out.required).toEqual(['summary', 'links', 'targets', 'top_links', 'truncated', 'last_full_crawl']);
+    expect(out.required).toEqual([
+      'summary',
+      'links',
+      'targets',
+      'top_links',
+      'truncated',
+      'next_cursor',
+      'last_full_crawl',
+    ]);
   });
 
   it('refuses bad ability names, unknown categories and duplicates', async () => {
@@ -145,7 +157,7 @@ describe('execute order', () => {
     });
     await expect(host.registry.execute('svc/partial-crawl', null, admin)).resolves.toMatchObject({ mode: 'partial' });
     await host.registry.execute('svc/link-report', undefined, admin);
-    expect(backend.calls.at(-1)).toEqual({ method: 'linkReport', args: [{ target: undefined, limit: 1000 }] });
+    expect(backend.calls.at(-1)).toEqual({ method: 'linkReport', args: [{ target: undefined, limit: 25 }] });
   });
 
   it('an absent input where the schema has no default is an input error naming the required field', async () => {
@@ -243,7 +255,7 @@ describe('version gate', () => {
     const users = await addRoleUsers(app);
     const host = await openAbilityHost(app);
     expect(host.abilitiesEnabled).toBe(enabled);
-    expect(host.registry.list()).toHaveLength(enabled ? 8 : 0);
+    expect(host.registry.list()).toHaveLength(enabled ? 10 : 0);
     expect(hasAbilitiesApi(version)).toBe(enabled);
     if (enabled) {
       expect(host.disabledReason).toBeNull();

@@ -75,9 +75,11 @@ describe('list and describe', () => {
     await start();
     const all = await call('/abilities');
     expect(all.status).toBe(200);
-    expect(all.headers.get('x-wp-total')).toBe('8');
+    expect(all.headers.get('x-wp-total')).toBe('10');
     expect(all.body.map((a: { name: string }) => a.name)).toEqual([
       'svc/search',
+      'svc/get-page',
+      'svc/list-pages',
       'svc/get-page-meta',
       'svc/link-report',
       'svc/full-crawl',
@@ -100,10 +102,14 @@ describe('list and describe', () => {
     expect(item.input_schema).toMatchObject({ type: 'object', required: ['terms'] });
 
     const page3 = await call('/abilities?per_page=3&page=3');
-    expect(page3.body.map((a: { name: string }) => a.name)).toEqual(['svc/delete-pages', 'svc/get-crawl']);
-    expect(page3.headers.get('x-wp-totalpages')).toBe('3');
+    expect(page3.body.map((a: { name: string }) => a.name)).toEqual([
+      'svc/partial-crawl',
+      'svc/manual-crawl',
+      'svc/delete-pages',
+    ]);
+    expect(page3.headers.get('x-wp-totalpages')).toBe('4');
     expect((await call('/abilities?per_page=3&page=9')).body).toEqual([]);
-    expect((await call('/abilities?category=svc')).body).toHaveLength(8);
+    expect((await call('/abilities?category=svc')).body).toHaveLength(10);
     expect((await call('/abilities?category=other')).body).toEqual([]);
   });
 
@@ -129,7 +135,7 @@ describe('list and describe', () => {
       category: 'svc',
       meta: { annotations: { readonly: true, destructive: false } },
     });
-    expect(encoded.body.input_schema.properties.limit).toMatchObject({ maximum: 5000, default: 1000 });
+    expect(encoded.body.input_schema.properties.limit).toMatchObject({ maximum: 5000, default: 25 });
     expect((await call('/abilities/svc%2flink-report')).body).toEqual(encoded.body);
     expect((await call('/abilities/svc/link-report')).body).toEqual(encoded.body);
   });
@@ -369,12 +375,12 @@ describe('version gate and rest_root', () => {
 
   it('host 6.10 has the abilities', async () => {
     await start({ host: { version: '6.10' } });
-    expect((await call('/abilities')).body).toHaveLength(8);
+    expect((await call('/abilities')).body).toHaveLength(10);
   });
 
   it('honours host.rest_root', async () => {
     await start({ host: { rest_root: '/api' } }, '/api');
-    expect((await call('/abilities')).body).toHaveLength(8);
+    expect((await call('/abilities')).body).toHaveLength(10);
   });
 });
 

@@ -105,6 +105,7 @@ const SMALL_SITE_REPORT: LinkReport = {
   ],
   truncated: false,
   lastFullCrawl: null,
+  next_cursor: null,
 };
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;

@@ -96,7 +96,7 @@ for (const transport of ['http', 'stdio'] as const) {
           expect(completion.completion.values).toEqual([fx.site.host]);
 
           const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
-          expect(templates).toEqual(['svc://crawls/{id}', 'svc://link-report/{target}']);
+          expect(templates).toEqual(['svc://crawls/{id}', 'svc://link-report/{target}', `${fx.site.origin}{+path}`]);
           const reportUri = `svc://link-report/${encodeURIComponent(fx.site.host)}`;
           expect((await client.listResources()).resources.map((r) => r.uri)).toContain(reportUri);
           const report = await client.readResource({ uri: reportUri });
@@ -121,6 +121,21 @@ for (const transport of ['http', 'stdio'] as const) {
           expect((await client.readResource({ uri: `svc://crawls/${id}` })).contents[0]).toMatchObject({
             mimeType: 'application/json',
           });
+          // Search, then read: the hit's section by svc-get-page, the hit's URL by resources/read.
+          const found = (await client.callTool({
+            name: 'svc-search',
+            arguments: { terms: 'wombat census' },
+          })) as CallToolResult;
+          const hit = (found.structuredContent as { results: { hits: { url: string; section: { anchor: string } }[] } })
+            .results.hits[0]!;
+          const page = (await client.callTool({
+            name: 'svc-get-page',
+            arguments: { url: hit.url, section: hit.section.anchor },
+          })) as CallToolResult;
+          expect(page.isError, text(page)).toBeFalsy();
+          expect(page.structuredContent).toMatchObject({ url: hit.url, section: hit.section.anchor });
+          const resource = await client.readResource({ uri: hit.url });
+          expect(JSON.parse((resource.contents[0] as { text: string }).text)).toMatchObject({ url: hit.url });
         } finally {
           await client.close();
         }

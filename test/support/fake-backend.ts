@@ -2,6 +2,7 @@
 // backend was reached at all, or need it to fail.
 import type { App } from '../../src/app/open-app.js';
 import type { Backend } from '../../src/backend/backend.js';
+import type { PageContent, PageContentQuery, PageList, PageListQuery } from '../../src/backend/page-contract.js';
 import type { ConfigInput } from '../../src/model/config.js';
 import { BackendError } from '../../src/model/errors.js';
 import type { CrawlChanges } from '../../src/model/history.js';
@@ -115,6 +116,14 @@ export class FakeBackend implements Backend {
   async deletePages(urls: string[]): Promise<DeletePagesResult> {
     this.hit('deletePages', [urls]);
     return { deleted: urls.slice(0, 1), notFound: urls.slice(1) };
+  }
+  async getPage(query: PageContentQuery): Promise<PageContent> {
+    this.hit('getPage', [query]);
+    throw new BackendError('not_found', `no stored page at ${query.url}`);
+  }
+  async listPages(query: PageListQuery): Promise<PageList> {
+    this.hit('listPages', [query]);
+    return { prefix: query.prefix, pages: [], total: 0, next_cursor: null };
   }
   async pageIndexState(url: string): Promise<PageIndexState> {
     this.hit('pageIndexState', [url]);

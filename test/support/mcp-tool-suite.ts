@@ -15,6 +15,8 @@ import { until } from './wait.js';
 
 export const TOOL_NAMES = [
   'svc-search',
+  'svc-get-page',
+  'svc-list-pages',
   'svc-get-page-meta',
   'svc-link-report',
   'svc-full-crawl',
@@ -28,6 +30,8 @@ const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true,
 const CRAWL = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 export const HINTS: Record<string, Record<string, boolean>> = {
   'svc-search': READ,
+  'svc-get-page': READ,
+  'svc-list-pages': READ,
   'svc-get-page-meta': READ,
   'svc-link-report': READ,
   'svc-full-crawl': CRAWL,
@@ -92,7 +96,7 @@ async function startCrawl(
 export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn: RegExp }): void {
   let tools: Tool[] = [];
 
-  it('lists the eight tools with title, description, all four hints and object schemas', async () => {
+  it('lists the ten tools with title, description, all four hints and object schemas', async () => {
     const { clients } = get();
     tools = (await clients.none.listTools()).tools;
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
@@ -125,6 +129,8 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     const { clients, fx } = get();
     const valid: Record<string, Record<string, unknown>> = {
       'svc-search': { terms: 'quokka' },
+      'svc-get-page': { url: fx.site.url('/about') },
+      'svc-list-pages': {},
       'svc-get-page-meta': { post_id: 101 },
       'svc-link-report': {},
       'svc-full-crawl': {},
@@ -248,6 +254,65 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     }
   });
 
+  it('searches, then reads the page found: its best section, the page by chunks, the list, and resources/read', async () => {
+    const { clients, fx } = get();
+    const found = await call(clients.sub, tools, 'svc-search', { terms: 'wombat census' });
+    const hit = (found.structuredContent!.results as { hits: { url: string; section: { anchor: string } | null }[] })
+      .hits[0]!;
+    expect(hit.url).toBe(fx.site.url('/news/one'));
+    expect(hit.section).toEqual({ heading: 'Wombat census results', anchor: 'wombat-census-results' });
+    const read = await call(clients.sub, tools, 'svc-get-page', { url: hit.url, section: hit.section!.anchor });
+    expect(read.structuredContent).toMatchObject({
+      url: hit.url,
+      title: 'Wombat census results',
+      section: 'wombat-census-results',
+      next_start_index: null,
+    });
+    expect(read.structuredContent!.markdown).toMatch(
+      /^# Wombat census results\n\nThis year the wombat census found forty burrows\./,
+    );
+    const chunk = await call(clients.sub, tools, 'svc-get-page', { url: hit.url, max_length: 100 });
+    expect(chunk.structuredContent).toMatchObject({ start_index: 0, next_start_index: 100 });
+    const list = await call(clients.sub, tools, 'svc-list-pages', { prefix: '/news/' });
+    expect(list.structuredContent).toMatchObject({
+      total: 1,
+      next_cursor: null,
+      pages: [{ url: hit.url, in_search: true }],
+    });
+    const resource = await clients.sub.readResource({ uri: hit.url });
+    const content = resource.contents[0] as { uri: string; mimeType: string; text: string };
+    expect(content).toMatchObject({ uri: hit.url, mimeType: 'application/json' });
+    expect(JSON.parse(content.text)).toEqual(
+      (await call(clients.sub, tools, 'svc-get-page', { url: hit.url })).structuredContent,
+    );
+    const missing = await call(clients.sub, tools, 'svc-get-page', { url: fx.site.url('/nowhere') });
+    expect(textOf(missing)).toMatch(/^svc_page_not_found: no stored page at .*svc-search.*svc-list-pages/);
+    await expect(clients.sub.readResource({ uri: fx.site.url('/nowhere') })).rejects.toThrow(/svc_page_not_found/);
+  });
+
+  it('pages the link report by cursor: three pages make the whole report', async () => {
+    const { clients } = get();
+    const whole = await call(clients.admin, tools, 'svc-link-report', { refresh: true, limit: 100 });
+    const all = (whole.structuredContent!.links as { page: string; link: string }[]).map((l) => `${l.page} ${l.link}`);
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    const size = Math.ceil(all.length / 3);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await call(clients.admin, tools, 'svc-link-report', { limit: size, ...(cursor ? { cursor } : {}) });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      seen.push(...(r.structuredContent!.links as { page: string; link: string }[]).map((l) => `${l.page} ${l.link}`));
+      expect(r.structuredContent!.summary).toEqual(whole.structuredContent!.summary);
+      cursor = (r.structuredContent!.next_cursor as string | null) ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(all);
+    const bad = await call(clients.admin, tools, 'svc-link-report', { cursor: 'bm9wZQ' });
+    expect(textOf(bad)).toMatch(/^ability_invalid_input: .*cursor: is not a cursor svc gave/);
+  });
+
   it('returns page meta by the post visibility rules', async () => {
     const { clients, fx } = get();
     const pub = await call(clients.sub, tools, 'svc-get-page-meta', { post_id: 101 });
@@ -316,7 +381,9 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
   it('lists a resource for the latest crawl and one link report per target, and reads them', async () => {
     const { clients, fx } = get();
     const templates = (await clients.admin.listResourceTemplates()).resourceTemplates;
-    expect(templates.map((t) => t.uriTemplate).sort()).toEqual(['svc://crawls/{id}', 'svc://link-report/{target}']);
+    expect(templates.map((t) => t.uriTemplate).sort()).toEqual(
+      [`${fx.site.origin}{+path}`, 'svc://crawls/{id}', 'svc://link-report/{target}'].sort(),
+    );
     expect(templates.every((t) => t.mimeType === 'application/json')).toBe(true);
     const listed = (await clients.admin.listResources()).resources;
     const crawl = listed.find((r) => r.uri.startsWith('svc://crawls/'));

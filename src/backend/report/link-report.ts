@@ -48,16 +48,18 @@ export async function buildLinkReport(
     }
     shown = [match];
   }
-  // Only configured targets: pages of a host crawled under an older config stay out of the answer.
-  const snap = await readReportSnapshot(sql, {
-    project,
-    hosts: canonicalTargetHosts(shown),
-    limit,
-    ranks: query.reasons?.length ? query.reasons.map((r) => REPORT_REASONS.indexOf(r)) : null,
-    since,
-  });
-  return assembleLinkReport({
-    rows: snap.rows,
+  const ranks = query.reasons?.length ? query.reasons.map((r) => REPORT_REASONS.indexOf(r)) : null;
+  const hosts = canonicalTargetHosts(shown);
+  const key = reportCursorKey(project, hosts, ranks, since);
+  const after = query.cursor === undefined ? null : decodeReportCursor(query.cursor, key);
+  // Only configured targets: pages of a host crawled under an older config stay out of the answer. One row more
+  // than asked tells whether another page follows.
+  const snap = await readReportSnapshot(sql, { project, hosts, limit: limit + 1, ranks, since, after });
+  const more = snap.rows.length > limit;
+  const rows = more ? snap.rows.slice(0, limit) : snap.rows;
+  const last = rows[rows.length - 1];
+  const report = assembleLinkReport({
+    rows,
     counts: snap.counts,
     lastFullCrawl: snap.lastFullCrawl,
     targets: shown.map((t) => ({
@@ -67,4 +69,41 @@ export async function buildLinkReport(
       lastCrawlError: snap.unreachable.get(canonical(t)) ?? null,
     })),
   });
+  return {
+    ...report,
+    truncated: more,
+    next_cursor: more && last ? encodeReportCursor(key, last) : null,
+  };
+}
+
+/** What a cursor is good for: the project, hosts, reasons and since of the report it came from. */
+function reportCursorKey(
+  project: string,
+  hosts: readonly string[],
+  ranks: readonly number[] | null,
+  since: string | null,
+): string {
+  return JSON.stringify([project, hosts, ranks, since]);
+}
+
+function encodeReportCursor(key: string, row: { rank: number; pageUrl: string; url: string }): string {
+  return Buffer.from(JSON.stringify({ k: key, r: row.rank, p: row.pageUrl, u: row.url })).toString('base64url');
+}
+
+function decodeReportCursor(raw: string, key: string): { rank: number; pageUrl: string; url: string } {
+  const bad = (why: string) =>
+    new BackendError(
+      'invalid_input',
+      `cursor: ${why}; give the next_cursor of the previous answer with the same target, reasons and since, or no cursor to start again`,
+    );
+  let c: { k?: unknown; r?: unknown; p?: unknown; u?: unknown };
+  try {
+    c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as typeof c;
+  } catch {
+    throw bad('is not a cursor svc gave');
+  }
+  if (typeof c?.k !== 'string' || typeof c.r !== 'number' || typeof c.p !== 'string' || typeof c.u !== 'string')
+    throw bad('is not a cursor svc gave');
+  if (c.k !== key) throw bad('belongs to another report (another target, reasons, since or project)');
+  return { rank: c.r, pageUrl: c.p, url: c.u };
 }

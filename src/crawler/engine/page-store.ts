@@ -109,6 +109,8 @@ const EMPTY_PAGE: ExtractedPage = {
   robots: { noindex: false, nofollow: false },
   baseUrl: '',
   headings: [],
+  markdown: '',
+  outline: [],
 };
 
 /**
@@ -200,6 +202,8 @@ export function storeHtmlPage(
     anchors: extracted.anchors ?? null,
     revisit: bodyHash ? pageRevisit(page, bodyHash, extracted.links, nofollow, true) : null,
     headings: extracted.headings,
+    markdown: extracted.markdown,
+    outline: extracted.outline,
   };
   ctx.writer.page(write);
   countStored(ctx, run);

@@ -1,4 +1,4 @@
-// HTML → {title, text, meta, links, robots}, in one streaming pass with htmlparser2.
+// HTML → {title, text, meta, links, robots, Markdown}, in one streaming pass with htmlparser2.
 // Pure (no I/O): `extractHtml(html, {url})` works on any string — the search benchmark uses it on the
 // PostgreSQL manual; the crawler feeds the same extractor chunk by chunk through `HtmlSink` (sink.ts).
 import { DomHandler } from 'domhandler';
@@ -8,6 +8,8 @@ import { parseRobotsDirectives, ROBOTS_AGENT, type RobotsDirectives } from '../r
 import { normalizeUrl, parseSrcset } from '../urls.js';
 import { META_SCRIPT_ID, MAX_META_JSON, parseEmbeddedMeta, type EmbeddedMeta } from './embedded-meta.js';
 import { LinkCollector, linkText, type RawLink } from './links.js';
+import { MarkdownBuilder } from './markdown.js';
+import type { OutlineEntry } from '../../model/page-content.js';
 import { selectedText, type Selectors } from './selectors.js';
 import { collapseWhitespace, INLINE, NO_TEXT } from './text.js';
 
@@ -22,6 +24,8 @@ export interface ExtractOptions extends Selectors {
   anchors?: boolean;
   /** Find links in <style> blocks and style="" attributes (check_css). */
   css?: boolean;
+  /** Build the page's Markdown (default true): what an assistant reads of a stored page. */
+  markdown?: boolean;
 }
 
 export interface ExtractedPage {
@@ -46,6 +50,9 @@ export interface ExtractedPage {
    * as the definition of a term.)
    */
   headings: string[];
+  /** The page as Markdown ('' when not built), and its headings with where each starts in it. */
+  markdown: string;
+  outline: OutlineEntry[];
 }
 
 /** Headings kept per page, and characters kept of each. */
@@ -97,11 +104,14 @@ export class HtmlExtractor {
   private heading: string | null = null;
   private headingTag = '';
   private readonly headings: string[] = [];
+  private readonly md: MarkdownBuilder | null;
+  private baseHref: URL | null = null;
 
   constructor(private readonly opts: ExtractOptions) {
     this.maxText = opts.maxTextChars ?? 1_000_000;
     this.links = new LinkCollector(opts.maxLinks ?? 10_000);
     this.anchors = opts.anchors ? new Set() : null;
+    this.md = opts.markdown === false ? null : new MarkdownBuilder(this.maxText * 2, (href) => this.markdownHref(href));
     this.dom = opts.contentSelector || opts.titleSelector ? new DomHandler(null, { withStartIndices: false }) : null;
     const dom = this.dom;
     const handler: Partial<Handler> = {
@@ -150,6 +160,7 @@ export class HtmlExtractor {
     const links = this.links.resolve(baseUrl, this.anchors !== null);
     const streamed = { title: collapseWhitespace(this.title), text: collapseWhitespace(this.text) };
     const { title, text } = this.dom ? selectedText(this.dom.root, this.opts, this.maxText, streamed) : streamed;
+    const md = this.md?.end() ?? { markdown: '', outline: [] };
     return {
       title,
       text,
@@ -161,7 +172,21 @@ export class HtmlExtractor {
       baseUrl,
       ...(this.anchors ? { anchors: [...this.anchors] } : {}),
       headings: this.headings,
+      markdown: md.markdown,
+      outline: md.outline,
     };
+  }
+
+  /** A link's address in the Markdown: absolute, against the base known so far (a <base> comes in <head>). */
+  private markdownHref(href: string): string | null {
+    const raw = href.trim();
+    if (!raw || /^(javascript|data|vbscript):/i.test(raw)) return null;
+    try {
+      this.baseHref ??= new URL(this.resolveBase());
+      return new URL(raw, this.baseHref).href;
+    } catch {
+      return null;
+    }
   }
 
   private resolveBase(): string {
@@ -184,7 +209,10 @@ export class HtmlExtractor {
         if (attrs.lang && !this.lang) this.lang = attrs.lang.trim() || null;
         break;
       case 'base':
-        if (attrs.href !== undefined && this.base === null) this.base = attrs.href;
+        if (attrs.href !== undefined && this.base === null) {
+          this.base = attrs.href;
+          this.baseHref = null;
+        }
         break;
       case 'title':
         if (!this.titleDone && this.noTextDepth === 0) this.inTitle = true;
@@ -274,6 +302,7 @@ export class HtmlExtractor {
       this.heading = '';
       this.headingTag = name;
     }
+    if (this.md && this.noTextDepth === 0 && !NO_TEXT.has(name)) this.md.open(name, attrs);
     if (NO_TEXT.has(name)) this.noTextDepth++;
     else if (!INLINE.has(name)) this.separatorOwed = true;
   }
@@ -297,7 +326,10 @@ export class HtmlExtractor {
       this.heading = null;
     }
     if (NO_TEXT.has(name)) this.noTextDepth = Math.max(0, this.noTextDepth - 1);
-    else if (!INLINE.has(name)) this.separatorOwed = true;
+    else {
+      if (this.md && this.noTextDepth === 0) this.md.close(name);
+      if (!INLINE.has(name)) this.separatorOwed = true;
+    }
   }
 
   /** The open <a> ends: its text (else its aria-label or title) becomes its link's text. */
@@ -324,6 +356,7 @@ export class HtmlExtractor {
     }
     if (this.noTextDepth === 0) {
       this.pushText(data);
+      this.md?.text(data);
       if (this.heading !== null && this.heading.length < MAX_HEADING_CHARS * 2) this.heading += data;
     }
   }

@@ -155,6 +155,20 @@ export async function savePages(sql: Sql, pages: PageWrite[], deferIndex = false
     );
   }
 
+  const contents = saved
+    .filter(({ page }) => page.markdown)
+    .map(({ id, page }) => ({ page_id: id, markdown: page.markdown, outline: json(page.outline ?? []) }));
+  await sql.run(`DELETE FROM page_content WHERE page_id ${IN_IDS}`, [
+    json(saved.filter(({ page }) => !page.markdown).map((s) => s.id)),
+  ]);
+  if (contents.length) {
+    await sql.run(
+      `INSERT INTO page_content (page_id, markdown, outline) SELECT x.page_id, x.markdown, x.outline FROM json_to_recordset(?::json) AS x(page_id bigint, markdown text, outline text)
+       ON CONFLICT (page_id) DO UPDATE SET markdown = excluded.markdown, outline = excluded.outline`,
+      [json(contents)],
+    );
+  }
+
   await sql.run(`DELETE FROM links WHERE page_id ${IN_IDS}`, [ids]);
   const links = saved.flatMap(({ id, page }) =>
     page.links.map((l) => ({ page_id: id, url: l.url, element: l.element, text: l.text })),

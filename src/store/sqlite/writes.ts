@@ -1,4 +1,4 @@
-// What a crawl found, written to SQLite: pages with their tags, headings and links, the report's ready rows of each
+// What a crawl found, written to SQLite: pages with their tags, headings, Markdown and links, the report's ready rows of each
 // page, link outcomes, kept/touched/removed pages. Synchronous, on one connection, as the writer thread commits a
 // batch (crawl-writer.ts); each is one transaction, or a savepoint of the batch's. The full-text index and the
 // report's other rows follow through the schema's triggers (migrations/).
@@ -75,6 +75,8 @@ export function savePages(conn: SqliteConnection, pages: PageWrite[], deferIndex
   const delTags = conn.prepare('DELETE FROM page_tags WHERE page_id = ?');
   const setHeadings = conn.prepare('INSERT OR REPLACE INTO page_headings (page_id, headings) VALUES (?, ?)');
   const delHeadings = conn.prepare('DELETE FROM page_headings WHERE page_id = ?');
+  const setContent = conn.prepare('INSERT OR REPLACE INTO page_content (page_id, markdown, outline) VALUES (?, ?, ?)');
+  const delContent = conn.prepare('DELETE FROM page_content WHERE page_id = ?');
   const addTag = conn.prepare('INSERT OR IGNORE INTO page_tags (page_id, tag) VALUES (?, ?)');
   const delLinks = conn.prepare('DELETE FROM links WHERE page_id = ?');
   const addLink = conn.prepare('INSERT OR IGNORE INTO links (page_id, url, element, text) VALUES (?, ?, ?, ?)');
@@ -123,6 +125,8 @@ export function savePages(conn: SqliteConnection, pages: PageWrite[], deferIndex
       for (const t of p.tags) addTag.run(id, t);
       if (p.headings?.length) setHeadings.run(id, p.headings.join('\n'));
       else delHeadings.run(id);
+      if (p.markdown) setContent.run(id, p.markdown, JSON.stringify(p.outline ?? []));
+      else delContent.run(id);
       delLinks.run(id);
       for (const l of p.links) addLink.run(id, l.url, l.element, l.text);
       clearReport.run(id);

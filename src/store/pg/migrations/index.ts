@@ -25,6 +25,7 @@ import { migration as keptPagesOfACrawl } from './014-kept-pages-of-a-crawl.js';
 import { migration as spentRequestStates } from './030-spent-request-states.js';
 import { migration as crawlRetries } from './047-crawl-retries.js';
 import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
+import { migration as pageContent } from './035-page-content.js';
 
 export interface PgMigration {
   version: number;
@@ -48,6 +49,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   spentRequestStates,
   crawlRetries,
   apiKeyPrefixLastUsed,
+  pageContent,
 ];
 
 /** The latest version the migrations reach. */

@@ -27,6 +27,7 @@ import { migration as keptPagesOfACrawl } from './024-kept-pages-of-a-crawl.js';
 import { migration as spentRequestStates } from './030-spent-request-states.js';
 import { migration as crawlRetries } from './047-crawl-retries.js';
 import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
+import { migration as pageContent } from './035-page-content.js';
 
 export interface Migration {
   version: number;
@@ -60,6 +61,7 @@ export const MIGRATIONS: Migration[] = [
   spentRequestStates,
   crawlRetries,
   apiKeyPrefixLastUsed,
+  pageContent,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
