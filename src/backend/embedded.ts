@@ -41,6 +41,7 @@ import { crawlChanges } from './history/changes.js';
 import type { CrawlChanges } from '../model/history.js';
 import type { WebhookDelivery } from '../model/webhooks.js';
 import { listDeliveries } from '../store/webhooks.js';
+import { observe } from '../model/observations.js';
 
 export interface EmbeddedBackendOptions {
   config: Config;
@@ -237,7 +238,16 @@ export class EmbeddedBackend implements Backend {
   }
 
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
-    return this.store.searchPages(terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
+    // Every surface's search comes through here: its latency is observed once, for /metrics.
+    const started = performance.now();
+    let ok = false;
+    try {
+      const results = await this.store.searchPages(terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
+      ok = true;
+      return results;
+    } finally {
+      observe('searchAnswered', { project: this.publicToken, seconds: (performance.now() - started) / 1000, ok });
+    }
   }
 
   async deletePages(urls: string[]): Promise<DeletePagesResult> {
