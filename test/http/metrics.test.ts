@@ -55,7 +55,7 @@ describe('/metrics after a crawl (SQLite)', () => {
       },
     });
     serve = await startServe(fx);
-  });
+  }, 180_000);
   afterAll(async () => {
     await serve?.stop();
     await fx?.cleanup();
@@ -138,7 +138,7 @@ describe('/metrics off by default', () => {
   beforeAll(async () => {
     fx = await makeFixture();
     serve = await startServe(fx);
-  });
+  }, 180_000);
   afterAll(async () => {
     await serve?.stop();
     await fx?.cleanup();
