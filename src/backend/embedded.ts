@@ -43,6 +43,7 @@ import { crawlChanges } from './history/changes.js';
 import type { CrawlChanges } from '../model/history.js';
 import type { WebhookDelivery } from '../model/webhooks.js';
 import { listDeliveries } from '../store/webhooks.js';
+import { observe } from '../model/observations.js';
 
 export interface EmbeddedBackendOptions {
   config: Config;
@@ -239,8 +240,16 @@ export class EmbeddedBackend implements Backend {
   }
 
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
-    const results = await this.store.searchPages(terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
-    return withSections(this.store.sql, terms, results);
+    // Every surface's search comes through here: its latency is observed once, for /metrics.
+    const started = performance.now();
+    let ok = false;
+    try {
+      const results = await this.store.searchPages(terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
+      ok = true;
+      return await withSections(this.store.sql, terms, results);
+    } finally {
+      observe('searchAnswered', { project: this.publicToken, seconds: (performance.now() - started) / 1000, ok });
+    }
   }
 
   async getPage(query: PageContentQuery): Promise<PageContent> {

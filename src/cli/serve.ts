@@ -1,6 +1,7 @@
-// `svc serve`: one HTTP server with /v1 for every project of the config, the host's ability routes, MCP at /mcp and
-// /healthz; every project's queued crawls, schedules and webhooks run in it. With no config at all (no --config,
-// SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the demo site.
+// `svc serve`: one HTTP server with /v1 for every project of the config, the host's ability routes, MCP at /mcp,
+// /healthz, /readyz and (metrics.enabled) /metrics; every project's queued crawls, schedules and webhooks run in it.
+// With no config at all (no --config, SVC_CONFIG, --site or remote /v1 service) it runs the embedded default on the
+// demo site.
 import type { AddressInfo } from 'node:net';
 import { loadApp } from '../app/open-app.js';
 import { openAbilityHost } from '../app/ability-host.js';
@@ -11,6 +12,9 @@ import { createLogger } from '../lib/log.js';
 import type { HttpHandler } from '../http/io.js';
 import { CliError, intOption, parse, readConfig } from './common.js';
 import { httpDeps, serveHandlers } from '../app/http.js';
+import { createMetrics } from '../app/metrics.js';
+import { appReadiness } from '../app/readiness.js';
+import { createOperationsHandler } from '../http/operations.js';
 import { runUnattendedUntilSignal } from './unattended.js';
 
 export async function run(argv: string[]): Promise<number> {
@@ -81,7 +85,14 @@ export async function run(argv: string[]): Promise<number> {
   const hostPart = address.includes(':') ? `[${address}]` : address;
   const baseUrl = `http://${hostPart}:${addr.port}`;
   const deps = httpDeps(app, { publicUrl: config.server.public_url ?? baseUrl });
-  handlers.push(...serveHandlers(deps, host));
+  const metrics = config.metrics.enabled ? createMetrics(app) : null;
+  handlers.push(
+    createOperationsHandler({
+      ready: () => appReadiness(app),
+      metrics: metrics && { token: config.metrics.token, render: () => metrics.render() },
+    }),
+    ...serveHandlers(deps, host),
+  );
   app.logger.info(
     {
       base_url: baseUrl,
@@ -122,6 +133,7 @@ export async function run(argv: string[]): Promise<number> {
   // the webhook outbox run from now on, until a signal.
   return runUnattendedUntilSignal(app, {
     beforeClose: () => {
+      metrics?.close();
       server.close();
       server.closeAllConnections();
       host.close();

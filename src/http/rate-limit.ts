@@ -12,6 +12,7 @@ import {
   type RateGroup,
   type RateLimitsConfig,
 } from '../model/rate-limits.js';
+import { observe } from '../model/observations.js';
 import { bearerToken, MCP_PATH, sendJson, sendRpcError, type HttpHandler } from './io.js';
 
 export interface RateLimitOptions {
@@ -81,6 +82,7 @@ export function createRateLimitHandler(opts: RateLimitOptions): HttpHandler {
     const decision = decide(hits, limit, start, windowMs, t);
     if (decision.allowed) return false;
     req.resume();
+    observe('rateLimited', { group });
     const message = `at most ${limit} ${GROUP_NAMES[group]} requests per ${limits.window} from one client (its user or API key, else its address): try again in ${decision.retryAfterSeconds} s`;
     refuse(res, url.pathname, message, decision.retryAfterSeconds);
     return true;

@@ -21,6 +21,7 @@ import type { AbilityHost } from '../abilities/runtime.js';
 import { registerLinkReportApp } from './link-report-app.js';
 import { registerResourcesAndPrompts } from './resources.js';
 import { hostToolSteps } from './tool-steps.js';
+import { observe } from '../model/observations.js';
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -141,6 +142,10 @@ export function createMcpServer(opts: McpServerOptions): Server {
     signInHint: opts.signInHint,
     before: opts.beforeToolCall ?? hostToolSteps(server, opts),
     onCall: async ({ tool, ms, result, error }, ctx) => {
+      observe('mcpCallAnswered', {
+        tool,
+        result: error !== undefined ? 'internal_error' : result.isError ? 'error' : 'ok',
+      });
       const duration_ms = Math.round(ms * 100) / 100;
       let level: LoggingLevel;
       let text: string;

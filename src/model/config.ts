@@ -296,6 +296,19 @@ export const ConfigSchema = z
     webhooks: WebhookListSchema.optional(),
     /** Requests per client and window on /v1, the ability routes and /mcp (svc serve). */
     rate_limits: RateLimitsSchema.prefault({}),
+    /** GET /metrics of svc serve: Prometheus text; with a token, only for `Authorization: Bearer <token>`. */
+    metrics: z
+      .object({
+        enabled: z.boolean({ error: 'must be true or false' }).default(false),
+        token: z
+          .string({ error: 'must be a string of at least 16 characters, or null' })
+          .min(16, { error: 'must be at least 16 characters' })
+          .max(1024, { error: 'must be at most 1024 characters' })
+          .nullable()
+          .default(null),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .superRefine((c, ctx) => {

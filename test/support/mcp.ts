@@ -80,6 +80,8 @@ export interface FixtureOptions {
   server?: Record<string, unknown>;
   /** A PostgreSQL database for the store instead of SQLite in the data directory. */
   databaseUrl?: string;
+  /** More top-level sections of the config (metrics, rate_limits, …). */
+  config?: Record<string, unknown>;
 }
 
 export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
@@ -112,6 +114,7 @@ export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
       // The anonymous-client cases of the suite need /mcp to let a request without a token through (as no user).
       server: { host: '127.0.0.1', port: 0, max_body_bytes: 65536, mcp_auth: 'optional', ...opts.server },
       log_level: 'warn',
+      ...opts.config,
     }),
   );
   const add = async (login: string, role: string) =>

@@ -8,7 +8,15 @@ import type { FetcherOptions } from '../../crawler/fetcher.js';
 import type { Logger } from '../../lib/log.js';
 import type { SharedCrawl, SharedPlan } from '../../model/shared-crawl.js';
 import { crawlEnded, type CrawlProgress, type CrawlRecord } from '../../model/types.js';
-import { crawlControl, finishCrawl, markReportReady, setCrawlStatus, updateCrawlStats } from '../../store/crawls.js';
+import {
+  crawlControl,
+  finishCrawl,
+  getCrawl,
+  markReportReady,
+  setCrawlStatus,
+  updateCrawlStats,
+} from '../../store/crawls.js';
+import { isObserved, observe } from '../../model/observations.js';
 import { finishPendingIndex } from '../../store/pending-index.js';
 import type { ServiceStore } from '../../store/service-store.js';
 import type { Sql } from '../../store/sql.js';
@@ -270,9 +278,26 @@ function watchCrawl(
  * (opts.afterCrawl, in a savepoint of its own).
  */
 async function writeFinish(opts: RunOptions, id: number, finish: CrawlFinish): Promise<void> {
-  await opts.store.sql.tx(async (t) => {
-    if (await finishCrawl(t, id, finish.status, finish.error)) await runAfterCrawl(opts, t, id);
-    else opts.logger.warn({ crawl: id, status: finish.status }, LEFT_ALONE);
+  const written = await opts.store.sql.tx(async (t) => {
+    if (!(await finishCrawl(t, id, finish.status, finish.error))) return false;
+    await runAfterCrawl(opts, t, id);
+    return true;
+  });
+  if (!written) opts.logger.warn({ crawl: id, status: finish.status }, LEFT_ALONE);
+  else if (isObserved('crawlEnded')) await observeCrawlEnd(opts, id);
+}
+
+/** Tells the observers (metrics) of a crawl this process ended, as its record now says. Never rejects. */
+async function observeCrawlEnd(opts: RunOptions, id: number): Promise<void> {
+  const rec = await getCrawl(opts.store.sql, opts.project, id).catch(() => null);
+  if (!rec) return;
+  const span = rec.startedAt && rec.finishedAt ? Date.parse(rec.finishedAt) - Date.parse(rec.startedAt) : Number.NaN;
+  observe('crawlEnded', {
+    project: opts.project,
+    mode: rec.mode,
+    status: rec.status,
+    seconds: Number.isFinite(span) ? Math.max(0, span) / 1000 : null,
+    pages: rec.stats.pages,
   });
 }
 
