@@ -43,6 +43,7 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
     }
   }
   return {
+    status: report.status,
     summary,
     links,
     top_links: topLinks(links),
@@ -51,6 +52,7 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
       link_tracking: t.linkTracking,
       walk_links: t.walkLinks,
       last_crawl_error: t.lastCrawlError,
+      pages: t.pages,
     })),
     truncated: report.truncated,
     last_full_crawl: report.lastFullCrawl,
@@ -128,11 +130,20 @@ export function searchNotice(latest: CrawlRecord | null): string | null {
   return null;
 }
 
-/** What to do next when the report cannot be complete yet: no completed full crawl, or a crawl still running. */
-export function reportNotice(lastFullCrawl: string | null, latest: CrawlRecord | null): string | null {
+/**
+ * What to do next when the report cannot be complete yet: no crawl stored anything of the targets, no completed
+ * full crawl, or a crawl still running.
+ */
+export function reportNotice(
+  lastFullCrawl: string | null,
+  latest: CrawlRecord | null,
+  status: LinkReport['status'] = 'ready',
+): string | null {
   if (latest && !crawlEnded(latest.status)) {
     return `Crawl ${latest.id} (${latest.mode}) is still ${latest.status}: this report will change when it ends; ${WAIT}, then read the report with refresh: true.`;
   }
+  if (status === 'not_crawled')
+    return `Not crawled yet: no crawl has stored a page of the targets, so the empty report says nothing about the site (it is not an all-clear). To fill it, ${RUN_FULL}.`;
   if (lastFullCrawl !== null) return null;
   if (!latest) return `No crawl has run yet, so the report is empty. To fill it, ${RUN_FULL}.`;
   return `No full crawl has completed yet (the latest, crawl ${latest.id} (${latest.mode}), ended ${latest.status}${latest.error ? `: ${latest.error}` : ''}): the report holds only what partial or manual crawls found. For a complete report, ${RUN_FULL}.`;

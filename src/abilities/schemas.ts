@@ -1,6 +1,6 @@
 // The zod schemas the abilities share. Written once; every published JSON Schema is z.toJSONSchema of these.
 import { z } from 'zod';
-import { CRAWL_MODES, CRAWL_STATUSES } from '../model/types.js';
+import { CRAWL_MODES, CRAWL_STATUSES, REPORT_STATUSES } from '../model/types.js';
 
 /** search_params: the one schema the search engine itself validates with. */
 export { SearchParamsSchema } from '../model/search-params.js';
@@ -82,6 +82,11 @@ export const LinkReasonSchema = z.enum(REPORT_REASONS as [string, ...string[]]);
 
 /** The link report, ability form. */
 export const AbilityLinkReportSchema = z.object({
+  status: z
+    .enum(REPORT_STATUSES)
+    .describe(
+      'ready, or not_crawled: no crawl has stored a page of the targets (nor found them unreachable), so an empty report says nothing about the site.',
+    ),
   summary: z
     .object({
       not_found: countSchema(),
@@ -127,6 +132,9 @@ export const AbilityLinkReportSchema = z.object({
         .string()
         .nullable()
         .describe('Why the latest crawl could not reach this target (e.g. connection refused), or null.'),
+      pages: countSchema()
+        .nullable()
+        .describe('Pages of this target stored now (null when a remote service does not say).'),
     }),
   ),
   top_links: z

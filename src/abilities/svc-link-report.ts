@@ -13,7 +13,7 @@ export const svcLinkReport = defineAbility({
   name: 'svc/link-report',
   label: 'Get the broken-link report',
   description:
-    'Lists the problem links the crawler found on this site: links answered as missing (not_found), forbidden, failing (server_error), ' +
+    'Lists the problem links the crawler found on this site (status not_crawled: no crawl has stored a page of the targets yet, so an empty answer is not an all-clear): links answered as missing (not_found), forbidden, failing (server_error), ' +
     'redirected (with redirects_to, the final URL), or not fetched because a crawl stopped early (unknown). Returns a summary count per ' +
     'reason, a flat list of links (page, link, http_status, reason, message, redirects_to), top_links (up to 20 distinct problem URLs ' +
     'with the number of pages carrying each, most pages first: fix those first), the crawler targets, truncated, ' +
@@ -79,7 +79,7 @@ export const svcLinkReport = defineAbility({
       since,
     });
     const out = toAbilityLinkReport(report);
-    const notice = reportNotice(report.lastFullCrawl, await latestCrawlOrNull(deps));
+    const notice = reportNotice(report.lastFullCrawl, await latestCrawlOrNull(deps), report.status);
     return notice ? { ...out, notice } : out;
   },
 });

@@ -7,6 +7,7 @@ import {
   CRAWL_MODES,
   CRAWL_STATUSES,
   CRAWL_TRIGGERS,
+  REPORT_STATUSES,
   type CrawlRecord,
   type DeletePagesResult,
   type LinkReport,
@@ -211,6 +212,11 @@ const ReportSectionSchema = z.object({
 
 export const LinkReportSchema = z
   .object({
+    // An older service does not send it: ready then (it had no other answer).
+    status: z.enum(REPORT_STATUSES).default('ready').meta({
+      description:
+        'ready, or not_crawled: no crawl has stored a page of the targets (nor found them unreachable), so the empty sections say nothing about the site.',
+    }),
     notFound: ReportSectionSchema,
     forbidden: ReportSectionSchema,
     serverError: ReportSectionSchema,
@@ -227,6 +233,11 @@ export const LinkReportSchema = z
           .nullable()
           .default(null)
           .describe('Why the latest crawl could not reach this target, or null.'),
+        // An older service does not send it: null then (not known).
+        pages: count()
+          .nullable()
+          .default(null)
+          .meta({ description: 'Pages of this target stored now (null from an older service, which does not say).' }),
       }),
     ),
     truncated: z.boolean().meta({ description: 'True when links were left out because of the limit.' }),

@@ -122,10 +122,20 @@ export interface ReportTarget {
   walkLinks: boolean;
   /** Why the latest crawl could not reach this target (one line), or null. */
   lastCrawlError: string | null;
+  /** Pages of this target the store holds now (what its crawls stored); null from an older service, which does not say. */
+  pages: number | null;
 }
+
+/**
+ * Whether the report speaks of the site: `not_crawled` when no crawl has stored a page of its targets nor found
+ * them unreachable (never crawled, or no target at all) — an empty report then means nothing, not "no problems".
+ */
+export const REPORT_STATUSES = ['ready', 'not_crawled'] as const;
+export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
 /** Link report, REST form. */
 export interface LinkReport {
+  status: ReportStatus;
   notFound: ReportSection;
   forbidden: ReportSection;
   serverError: ReportSection;

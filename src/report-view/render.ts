@@ -199,14 +199,16 @@ export function reportHtml(d: ViewData, now: number, actions: boolean): string {
     .map((r) => `<option value="${esc(r.reason)}">${esc(r.title)} (${r.count})</option>`)
     .join('');
   const views =
-    d.rows.length === 0
-      ? '<p class="empty">No problem links found.</p>'
-      : `<div class="toolbar"><div class="tabs" role="tablist"><button type="button" role="tab" data-view="by-link" aria-selected="true">By link</button>` +
-        `<button type="button" role="tab" data-view="by-page" aria-selected="false">By page</button></div>` +
-        `<select id="reason" aria-label="Reason"><option value="">All reasons</option>${options}</select>` +
-        `<input type="search" id="q" placeholder="Filter by URL, page, text, status…" aria-label="Filter"><span id="shown"></span></div>\n` +
-        `<section class="view" id="by-link"><h2>Problems by link</h2>${byLinkHtml(d, now, actions)}</section>\n` +
-        `<section class="view" id="by-page"><h2>Problems by page</h2>${byPageHtml(d, now, actions)}</section>`;
+    d.status === 'not_crawled'
+      ? '<p class="empty not-crawled">Not crawled yet: no crawl has stored a page of this site, so this report says nothing about it. Run a full crawl first.</p>'
+      : d.rows.length === 0
+        ? '<p class="empty">No problem links found.</p>'
+        : `<div class="toolbar"><div class="tabs" role="tablist"><button type="button" role="tab" data-view="by-link" aria-selected="true">By link</button>` +
+          `<button type="button" role="tab" data-view="by-page" aria-selected="false">By page</button></div>` +
+          `<select id="reason" aria-label="Reason"><option value="">All reasons</option>${options}</select>` +
+          `<input type="search" id="q" placeholder="Filter by URL, page, text, status…" aria-label="Filter"><span id="shown"></span></div>\n` +
+          `<section class="view" id="by-link"><h2>Problems by link</h2>${byLinkHtml(d, now, actions)}</section>\n` +
+          `<section class="view" id="by-page"><h2>Problems by page</h2>${byPageHtml(d, now, actions)}</section>`;
   return (
     `<header><h1>Link report</h1><p class="meta">Last full crawl: ${last}${version}</p>${targets}${notice}</header>\n` +
     `<ul class="counts" aria-label="Problem links per reason">${cards}</ul>\n${truncated}\n${views}`
@@ -225,6 +227,7 @@ export function trackingNote(host: string, linkTracking: string): string | null 
  */
 export function fromAbilityReport(
   out: {
+    status?: string;
     summary: Record<string, number>;
     links: ViewRow[];
     targets: { host: string; link_tracking: string; walk_links: boolean }[];
@@ -241,6 +244,7 @@ export function fromAbilityReport(
     note: trackingNote(t.host, t.link_tracking),
   }));
   return {
+    status: out.status ?? 'ready',
     reasons: reasons.map((r) => ({ ...r, count: out.summary[r.reason] ?? 0 })),
     rows: out.links,
     targets,

@@ -36,6 +36,8 @@ export interface ViewTarget {
 }
 
 export interface ViewData {
+  /** ready, or not_crawled: nothing of the site is stored, so no count means anything yet. */
+  status: string;
   reasons: ViewReason[];
   /** Report order: reason, page, link. */
   rows: ViewRow[];
@@ -96,6 +98,13 @@ export function viewOfReport(r: LinkReport, toolVersion?: string): ViewData {
   );
   const summary = Object.fromEntries(LINK_REASONS.map(({ reason, section }) => [reason, r[section].count]));
   const targets = r.targets.map((t) => ({ host: t.host, link_tracking: t.linkTracking, walk_links: t.walkLinks }));
-  const out = { summary, links: rows, targets, truncated: r.truncated, last_full_crawl: r.lastFullCrawl };
+  const out = {
+    status: r.status,
+    summary,
+    links: rows,
+    targets,
+    truncated: r.truncated,
+    last_full_crawl: r.lastFullCrawl,
+  };
   return { ...fromAbilityReport(out, [...REASON_TEXT]), tool_version: toolVersion ?? null };
 }

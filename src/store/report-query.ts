@@ -31,6 +31,8 @@ export interface ReportSnapshot {
   walkedLinks: Map<string, boolean>;
   /** Per host: why the latest ended crawl could not reach it. */
   unreachable: Map<string, string>;
+  /** Per host: the pages stored now (hosts with none are absent). */
+  pages: Map<string, number>;
 }
 
 export interface ReportRead {
@@ -100,6 +102,7 @@ export async function readReportSnapshot(sql: Sql, read: ReportRead): Promise<Re
       lastFullCrawl: lastFull?.finished_at ?? null,
       walkedLinks: walkedLinks(lastFull?.stats ?? null),
       unreachable: unreachableHosts(latest),
+      pages: new Map(),
     };
   }
   const q = reportSql(sql.dialect, read);
@@ -135,8 +138,18 @@ export async function readReportSnapshot(sql: Sql, read: ReportRead): Promise<Re
       lastFullCrawl: lastFull?.finished_at ?? null,
       walkedLinks: walkedLinks(lastFull?.stats ?? null),
       unreachable: unreachableHosts(latest),
+      pages: await storedPages(t, read.hosts),
     };
   });
+}
+
+/** Pages stored per host (the pages_host index answers it). */
+async function storedPages(sql: Sql, hosts: readonly string[]): Promise<Map<string, number>> {
+  const rows = await sql.all<{ host: string; n: number }>(
+    `SELECT host, COUNT(*) AS n FROM pages WHERE host IN (${inList('h', hosts.length)}) GROUP BY host`,
+    inParams('h', hosts),
+  );
+  return new Map(rows.map((r) => [r.host, Number(r.n)]));
 }
 
 function unreachableHosts(stats: string | null): Map<string, string> {

@@ -223,13 +223,16 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     it('the report before any crawl says so and names the crawl to run', async () => {
       await setup(kit);
       const out = (await run('svc/link-report', {})) as {
+        status: string;
         notice?: string;
         last_full_crawl: string | null;
         top_links: unknown[];
       };
+      // Not an all-clear: a status of its own, and a notice naming the crawl to run.
+      expect(out.status).toBe('not_crawled');
       expect(out.last_full_crawl).toBeNull();
       expect(out.top_links).toEqual([]);
-      expect(out.notice).toMatch(/No crawl has run yet.*svc\/full-crawl.*svc\/get-crawl/);
+      expect(out.notice).toMatch(/Not crawled yet.*not an all-clear.*svc\/full-crawl.*svc\/get-crawl/);
     });
   });
 
@@ -327,6 +330,8 @@ describe('notices (pure)', () => {
   it('report: running, never crawled, no full crawl completed, or nothing to say', () => {
     expect(reportNotice('2026-01-01T00:00:00Z', rec({ status: 'queued' }))).toMatch(/still queued.*refresh: true/);
     expect(reportNotice(null, null)).toMatch(/No crawl has run yet/);
+    expect(reportNotice(null, null, 'not_crawled')).toMatch(/^Not crawled yet/);
+    expect(reportNotice(null, rec({ status: 'running' }), 'not_crawled')).toMatch(/still running/);
     expect(reportNotice(null, rec({ mode: 'partial', status: 'failed', error: 'boom' }))).toMatch(
       /No full crawl has completed yet.*ended failed: boom.*svc\/full-crawl/,
     );

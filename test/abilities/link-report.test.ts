@@ -89,8 +89,8 @@ const REST = emptyReport({
     ],
   },
   targets: [
-    { host: TARGET_HOST, linkTracking: 'all', walkLinks: false, lastCrawlError: null },
-    { host: 'other.example', linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+    { host: TARGET_HOST, linkTracking: 'all', walkLinks: false, lastCrawlError: null, pages: 3 },
+    { host: 'other.example', linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: 3 },
   ],
   truncated: true,
   lastFullCrawl: '2026-10-04T08:00:00.000Z',
@@ -100,6 +100,7 @@ describe('toAbilityLinkReport (pure)', () => {
   it('maps the REST form to the ability form', () => {
     const out = toAbilityLinkReport(REST);
     expect(out).toEqual({
+      status: 'ready',
       summary: { not_found: 3, forbidden: 1, server_error: 1, redirect: 1, unknown: 2 },
       links: [
         {
@@ -185,8 +186,8 @@ describe('toAbilityLinkReport (pure)', () => {
         { link: `${SITE}/later`, reason: 'unknown', http_status: 0, pages: 1 },
       ],
       targets: [
-        { host: TARGET_HOST, link_tracking: 'all', walk_links: false, last_crawl_error: null },
-        { host: 'other.example', link_tracking: 'pdf', walk_links: true, last_crawl_error: null },
+        { host: TARGET_HOST, link_tracking: 'all', walk_links: false, last_crawl_error: null, pages: 3 },
+        { host: 'other.example', link_tracking: 'pdf', walk_links: true, last_crawl_error: null, pages: 3 },
       ],
       truncated: true,
       last_full_crawl: '2026-10-04T08:00:00.000Z',

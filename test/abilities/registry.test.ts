@@ -95,7 +95,15 @@ describe('registry', () => {
       'post_id',
     ]);
     const out = host.registry.get('svc/link-report')!.outputJsonSchema as { required: string[] };
-    expect(out.required).toEqual(['summary', 'links', 'targets', 'top_links', 'truncated', 'last_full_crawl']);
+    expect(out.required).toEqual([
+      'status',
+      'summary',
+      'links',
+      'targets',
+      'top_links',
+      'truncated',
+      'last_full_crawl',
+    ]);
   });
 
   it('refuses bad ability names, unknown categories and duplicates', async () => {

@@ -233,10 +233,12 @@ describe('Markdown', () => {
     expect(md).not.toContain('<script>');
     expect(md).not.toContain('<b>');
     expect(mdCell('a|b <i>x</i>\n[l](u)')).toBe('a\\|b \\<i\\>x\\</i\\> \\[l\\]\\(u\\)');
-    expect(formatMarkdown(emptyReport())).toContain('No problem links found.');
+    expect(formatMarkdown(emptyReport({ targets: sampleReport().targets }))).toContain('No problem links found.');
+    // A report of nothing is never an all-clear.
+    expect(formatMarkdown(emptyReport({ status: 'not_crawled' }))).toContain('No report: not crawled yet');
     // A target that checks only PDF links says so, in every readable format.
     const pdf = sampleReport();
-    pdf.targets.push({ host: 'docs.example', linkTracking: 'pdf', walkLinks: false, lastCrawlError: null });
+    pdf.targets.push({ host: 'docs.example', linkTracking: 'pdf', walkLinks: false, lastCrawlError: null, pages: 3 });
     const note =
       'docs.example tracks only links to PDF documents (track_links = pdf); set track_links to "all" to check every link.';
     expect(formatMarkdown(pdf)).toContain(`> Note: ${mdCell(note)}`);

@@ -144,8 +144,8 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
     expect(r.truncated).toBe(false);
     expect(r.lastFullCrawl).toBeNull();
     expect(r.targets).toEqual([
-      { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
-      { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+      { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
+      { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
     ]);
   });
 
@@ -336,7 +336,13 @@ describe('target hosts as the crawler stores them', () => {
         const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 10, target });
         expect(flat(r)).toEqual(['notFound https://c.example/ https://c.example/gone']);
         expect(r.targets).toEqual([
-          { host: 'c.example:443', linkTracking: 'all', walkLinks: false, lastCrawlError: null },
+          {
+            host: 'c.example:443',
+            linkTracking: 'all',
+            walkLinks: false,
+            lastCrawlError: null,
+            pages: expect.any(Number),
+          },
         ]);
       }
     } finally {

@@ -22,6 +22,7 @@ const b = `http://${HOST_B}`;
 
 /** The small site's report, as both backends must give it (firstSeen: see below). */
 const SMALL_SITE_REPORT: LinkReport = {
+  status: 'ready',
   notFound: {
     count: 3,
     pages: [
@@ -100,8 +101,8 @@ const SMALL_SITE_REPORT: LinkReport = {
     ],
   },
   targets: [
-    { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
-    { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+    { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: 3 },
+    { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: 3 },
   ],
   truncated: false,
   lastFullCrawl: null,

@@ -144,6 +144,7 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
         'notFound',
         'redirect',
         'serverError',
+        'status',
         'targets',
         'truncated',
         'unknown',
@@ -158,8 +159,8 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
         text: '',
       });
       expect(a.body.targets).toEqual([
-        { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
-        { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+        { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
+        { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
       ]);
       expect(a.body.truncated).toBe(false);
     });
@@ -647,7 +648,9 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
           },
         ]);
         expect(down.body.lastFullCrawl).toBe(rec.finishedAt);
-        expect(down.body.targets).toEqual([{ host, linkTracking: 'all', walkLinks: true, lastCrawlError: null }]);
+        expect(down.body.targets).toEqual([
+          { host, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
+        ]);
       } finally {
         site.closeAllConnections();
         site.close();

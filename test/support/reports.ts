@@ -16,6 +16,7 @@ function link(path: string, httpStatus: number, message: string, more: Partial<R
 
 export function sampleReport(): LinkReport {
   return {
+    status: 'ready',
     notFound: section([
       {
         url: `${SITE}/`,
@@ -58,7 +59,7 @@ export function sampleReport(): LinkReport {
     unknown: section([
       { url: `${SITE}/docs`, links: [link('/later', 0, 'not fetched: max_pages (10) reached', { element: 'css' })] },
     ]),
-    targets: [{ host: 'site.example', linkTracking: 'all', walkLinks: true, lastCrawlError: null }],
+    targets: [{ host: 'site.example', linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: 3 }],
     truncated: false,
     lastFullCrawl: '2026-11-20T08:00:00.000Z',
   };
@@ -71,6 +72,7 @@ export const SAMPLE_COUNTS = { not_found: 3, forbidden: 2, server_error: 1, redi
 export function emptyReport(over: Partial<LinkReport> = {}): LinkReport {
   const section = () => ({ count: 0, pages: [] });
   return {
+    status: 'ready',
     notFound: section(),
     forbidden: section(),
     serverError: section(),

@@ -2,7 +2,7 @@
 import type { TargetConfig } from '../../model/config.js';
 import { SECTION_KEYS } from '../../model/link-reasons.js';
 import type { ReportRow } from '../../store/report-query.js';
-import type { LinkReport, ReportPage, ReportSection, ReportTarget } from '../../model/types.js';
+import type { LinkReport, ReportPage, ReportSection, ReportStatus, ReportTarget } from '../../model/types.js';
 import { REPORT_REASONS } from '../../model/link-reasons.js';
 
 export interface ReportInput {
@@ -24,6 +24,14 @@ export function targetWalksLinks(
   walkedLinks: boolean | undefined,
 ): boolean {
   return target.walk_links ?? (!target.use_sitemap || (walkedLinks ?? true));
+}
+
+/**
+ * A report speaks of the site once a crawl stored a page of one of its targets, or found one unreachable (that is
+ * news too); before that it is `not_crawled`, never an empty all-clear.
+ */
+export function reportStatus(targets: readonly Pick<ReportTarget, 'pages' | 'lastCrawlError'>[]): ReportStatus {
+  return targets.some((t) => t.pages === null || t.pages > 0 || t.lastCrawlError !== null) ? 'ready' : 'not_crawled';
 }
 
 /** Groups sorted rows by section, then by the page they were found on; `truncated` when counts exceed the rows. */
@@ -53,6 +61,7 @@ export function assembleLinkReport(input: ReportInput): LinkReport {
   }
   const total = sections.reduce((n, s) => n + s.count, 0);
   return {
+    status: reportStatus(input.targets),
     notFound: sections[0]!,
     forbidden: sections[1]!,
     serverError: sections[2]!,

@@ -65,6 +65,7 @@ export async function buildLinkReport(
       linkTracking: t.track_links,
       walkLinks: targetWalksLinks(t, snap.walkedLinks.get(canonical(t))),
       lastCrawlError: snap.unreachable.get(canonical(t)) ?? null,
+      pages: snap.pages.get(canonical(t)) ?? 0,
     })),
   });
 }

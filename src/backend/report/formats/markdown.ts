@@ -1,5 +1,6 @@
 // GitHub-flavoured Markdown: counts per reason, then one table per reason (pull-request comments, job summaries).
 import type { LinkReport } from '../../../model/types.js';
+import { nothingChecked } from '../fail-on.js';
 import { reasonCounts, reportRows, totalCount, trackingNote } from './shared.js';
 
 /**
@@ -37,6 +38,8 @@ export function formatMarkdown(r: LinkReport): string {
     }
     if (c.shown < c.count) out.push('', `… ${c.count - c.shown} more not shown (over the limit).`);
   }
-  if (totalCount(r) === 0) out.push('', 'No problem links found.');
+  const nothing = nothingChecked(r);
+  if (nothing) out.push('', `No report: ${mdCell(nothing)}.`);
+  else if (totalCount(r) === 0) out.push('', 'No problem links found.');
   return `${out.join('\n')}\n`;
 }

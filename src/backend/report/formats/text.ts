@@ -1,6 +1,7 @@
 // The readable report for a terminal: by reason, then by the page the links were found on.
 import { REPORT_LIMIT } from '../../../model/limits.js';
 import type { LinkReport, ReportLink } from '../../../model/types.js';
+import { nothingChecked } from '../fail-on.js';
 import { describeSource, REASONS, totalCount, trackingNote } from './shared.js';
 
 const HEADING_NOTE: Partial<Record<string, string>> = { unknown: 'found but not fetched: the crawl stopped early' };
@@ -44,7 +45,9 @@ export function formatText(r: LinkReport): string {
   }
   out.push('');
   const total = totalCount(r);
-  if (total === 0) out.push('No problem links found.');
+  const nothing = nothingChecked(r);
+  if (nothing) out.push(`No report: ${nothing}.`);
+  else if (total === 0) out.push('No problem links found.');
   else if (r.truncated)
     out.push(
       `Showing ${shown} of ${total} problem links (truncated: raise --limit up to ${REPORT_LIMIT.max}, or use --target).`,
