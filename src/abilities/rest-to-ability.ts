@@ -42,11 +42,22 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
       }
     }
   }
+  const tally = (t: { problemLinks: number; occurrences: number }) => ({
+    problem_links: t.problemLinks,
+    occurrences: t.occurrences,
+  });
   return {
     status: report.status,
+    counts: {
+      pages: report.counts.pages,
+      ...tally(report.counts),
+      reasons: Object.fromEntries(REPORT_REASONS.map((r) => [r, tally(report.counts.reasons[r])])),
+    },
     summary,
     links,
-    top_links: topLinks(links),
+    top_links: report.topLinks
+      .slice(0, TOP_LINKS_MAX)
+      .map((l) => ({ link: l.url, reason: l.reason, http_status: l.httpStatus, pages: l.pages })),
     targets: report.targets.map((t) => ({
       host: t.host,
       link_tracking: t.linkTracking,
@@ -57,36 +68,6 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
     truncated: report.truncated,
     last_full_crawl: report.lastFullCrawl,
   };
-}
-
-/**
- * The distinct problem URLs of a flat link list with the number of pages carrying each, most pages first (then in
- * report order, then by URL), at most TOP_LINKS_MAX: the links whose fix helps the most pages.
- */
-export function topLinks(links: readonly AbilityLinkReport['links'][number][]): AbilityLinkReport['top_links'] {
-  const byUrl = new Map<
-    string,
-    { link: string; reason: string; http_status: number; pages: Set<string>; rank: number }
-  >();
-  for (const l of links) {
-    let e = byUrl.get(l.link);
-    if (!e)
-      byUrl.set(
-        l.link,
-        (e = {
-          link: l.link,
-          reason: l.reason,
-          http_status: l.http_status,
-          pages: new Set(),
-          rank: REPORT_REASONS.indexOf(l.reason as never),
-        }),
-      );
-    e.pages.add(l.page);
-  }
-  return [...byUrl.values()]
-    .sort((a, b) => b.pages.size - a.pages.size || a.rank - b.rank || (a.link < b.link ? -1 : a.link > b.link ? 1 : 0))
-    .slice(0, TOP_LINKS_MAX)
-    .map((e) => ({ link: e.link, reason: e.reason, http_status: e.http_status, pages: e.pages.size }));
 }
 
 /** A post's page meta with what the index holds of its URL. */
@@ -104,7 +85,13 @@ export function toAbilityCrawlRecord(r: CrawlRecord): AbilityCrawlRecord {
     finished_at: r.finishedAt,
     report_ready_at: r.reportReadyAt ?? null,
     indexed_at: r.indexedAt ?? null,
-    stats: { pages: r.stats.pages, links: r.stats.links, errors: r.stats.errors },
+    stats: {
+      pages: r.stats.pages,
+      links: r.stats.links,
+      errors: r.stats.errors,
+      problem_links: r.stats.problemLinks ?? null,
+      occurrences: r.stats.occurrences ?? null,
+    },
     error: r.error ?? null,
   };
   if (r.stats.targets) {

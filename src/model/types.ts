@@ -1,5 +1,6 @@
 // The data shapes the backend hands upward (REST form, camelCase). The ability layer maps them to its
 // snake_case forms; nothing below the backend knows about abilities.
+import type { ProblemCounts, ProblemTally } from './counts.js';
 import type { LinkReason } from './link-reasons.js';
 
 export const CRAWL_MODES = ['full', 'partial', 'manual'] as const;
@@ -41,6 +42,15 @@ export interface CrawlStats {
   unchanged?: number;
   /** Per target host; present once the crawl has started. */
   targets?: Record<string, CrawlTargetStats>;
+  /**
+   * Distinct link URLs the link report held with a problem reason when this crawl's report was final (of every
+   * configured target, not only what this crawl fetched); absent until then, and from older records.
+   */
+  problemLinks?: number;
+  /** The (page, link) pairs of those problem links. */
+  occurrences?: number;
+  /** problemLinks and occurrences per reason. */
+  reasons?: Record<LinkReason, ProblemTally>;
 }
 
 export interface CrawlRecord {
@@ -133,9 +143,25 @@ export interface ReportTarget {
 export const REPORT_STATUSES = ['ready', 'not_crawled'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
+/** The report's counts (docs/index.md's glossary): pages stored of its targets, and its problems. */
+export interface ReportCounts extends ProblemCounts {
+  pages: number;
+}
+
+/** A problem link with the number of pages carrying it, counted over the whole report (not the rows shown). */
+export interface ReportTopLink {
+  url: string;
+  reason: LinkReason;
+  httpStatus: number;
+  pages: number;
+}
+
 /** Link report, REST form. */
 export interface LinkReport {
   status: ReportStatus;
+  counts: ReportCounts;
+  /** The problem links on the most pages, most first, whatever the limit (at most 100). */
+  topLinks: ReportTopLink[];
   notFound: ReportSection;
   forbidden: ReportSection;
   serverError: ReportSection;

@@ -86,8 +86,12 @@ export function headHtml(cols: [string, boolean][]): string {
   return `<thead><tr>${cols.map((c) => `<th${c[1] ? ' class="num"' : ''}><button type="button">${esc(c[0])}</button></th>`).join('')}</tr></thead>`;
 }
 
-/** One row per problem link, worst first (most pages, then report order), with the pages it is on. */
+/**
+ * One row per problem link, worst first (most pages, then report order), with the pages it is on. A link's page
+ * count is the whole report's when the answer says it (top_links), not only the rows shown.
+ */
 export function byLinkHtml(d: ViewData, now: number, actions: boolean): string {
+  const known = new Map(d.top_links.map((t) => [`${t.reason}\n${t.link}`, t.pages]));
   const groups: ViewRow[][] = [];
   const index = new Map<string, number>();
   for (const row of d.rows) {
@@ -98,20 +102,23 @@ export function byLinkHtml(d: ViewData, now: number, actions: boolean): string {
       groups.push([row]);
     } else groups[i]!.push(row);
   }
-  const order = groups.map((g, i) => [g, i] as const).sort((a, b) => b[0].length - a[0].length || a[1] - b[1]);
+  const pagesOf = (g: ViewRow[]) => Math.max(g.length, known.get(`${g[0]!.reason}\n${g[0]!.link}`) ?? 0);
+  const order = groups.map((g, i) => [g, i] as const).sort((a, b) => pagesOf(b[0]) - pagesOf(a[0]) || a[1] - b[1]);
   const rank = (reason: string) => d.reasons.findIndex((r) => r.reason === reason);
   const body = order.map(([g]) => {
     const l = g[0]!;
     const message =
       l.redirects_to && !l.message.includes(l.redirects_to) ? `${l.message} → ${l.redirects_to}` : l.message;
-    const pages = g
-      .map((row) => `<li>${urlHtml(row.page, d.base)}${sourceHtml(row, now)}${actionsHtml(row.page, actions)}</li>`)
-      .join('');
+    const total = pagesOf(g);
+    const pages =
+      g
+        .map((row) => `<li>${urlHtml(row.page, d.base)}${sourceHtml(row, now)}${actionsHtml(row.page, actions)}</li>`)
+        .join('') + (total > g.length ? `<li class="more">and ${total - g.length} more</li>` : '');
     return (
       `<tr data-reason="${esc(l.reason)}"><td>${urlHtml(l.link, d.base)}</td>` +
       `<td data-sort="${rank(l.reason)}">${badgesHtml(d, l)}</td>` +
       `<td class="num" data-label="Status" data-sort="${l.http_status}">${l.http_status || '—'}</td><td>${esc(message)}</td>` +
-      `<td class="num" data-label="Pages">${g.length}</td><td><ul class="in">${pages}</ul></td></tr>`
+      `<td class="num" data-label="Pages">${total}</td><td><ul class="in">${pages}</ul></td></tr>`
     );
   });
   return (
@@ -166,13 +173,16 @@ export function byPageHtml(d: ViewData, now: number, actions: boolean): string {
 export function reportHtml(d: ViewData, now: number, actions: boolean): string {
   const total = d.reasons.reduce((n, r) => n + r.count, 0);
   const blocked = d.rows.filter((row) => row.blocked).length;
+  // Cards count problem links (distinct URLs), each with its occurrences: the same numbers as every surface.
+  const times = (n: number) => `${n} occurrence${n === 1 ? '' : 's'}`;
+  const links = d.totals ? d.totals.links : total;
   const cards = d.reasons
     .map(
       (r) =>
-        `<li class="r-${esc(r.reason)}" data-reason="${esc(r.reason)}" title="${esc(r.description)}"><span class="n">${r.count}</span><span class="label">${esc(r.title)}</span></li>`,
+        `<li class="r-${esc(r.reason)}" data-reason="${esc(r.reason)}" title="${esc(r.description)}"><span class="n">${r.links}</span><span class="label">${esc(r.title)}</span><span class="label">${times(r.count)}</span></li>`,
     )
     .concat(
-      `<li class="r-total" data-reason="total"><span class="n">${total}</span><span class="label">Total</span></li>`,
+      `<li class="r-total" data-reason="total"><span class="n">${links}</span><span class="label">Problem links</span><span class="label">${times(total)}${d.totals ? ` on ${d.totals.pages} page${d.totals.pages === 1 ? '' : 's'}` : ''}</span></li>`,
     )
     .concat(
       blocked
@@ -192,7 +202,7 @@ export function reportHtml(d: ViewData, now: number, actions: boolean): string {
   const version = d.tool_version ? ` · svc ${esc(d.tool_version)}` : '';
   const notice = d.notice ? `<p class="note notice">${esc(d.notice)}</p>` : '';
   const truncated = d.truncated
-    ? `<p class="note">Showing ${d.rows.length} of ${total} problem links: the report was cut at its limit (raise the limit, or pick one target).</p>`
+    ? `<p class="note">Showing ${d.rows.length} of ${times(total)}: the report was cut at its limit (raise the limit, or pick one target).</p>`
     : '';
   const options = d.reasons
     .filter((r) => r.count > 0)
@@ -228,14 +238,21 @@ export function trackingNote(host: string, linkTracking: string): string | null 
 export function fromAbilityReport(
   out: {
     status?: string;
+    counts?: {
+      pages: number;
+      problem_links: number;
+      occurrences: number;
+      reasons: Record<string, { problem_links: number; occurrences: number }>;
+    };
     summary: Record<string, number>;
+    top_links?: { link: string; reason: string; http_status: number; pages: number }[];
     links: ViewRow[];
     targets: { host: string; link_tracking: string; walk_links: boolean }[];
     truncated: boolean;
     last_full_crawl: string | null;
     notice?: string;
   },
-  reasons: Omit<ViewData['reasons'][number], 'count'>[],
+  reasons: Omit<ViewData['reasons'][number], 'count' | 'links'>[],
 ): ViewData {
   const targets = out.targets.map((t) => ({
     host: t.host,
@@ -245,7 +262,15 @@ export function fromAbilityReport(
   }));
   return {
     status: out.status ?? 'ready',
-    reasons: reasons.map((r) => ({ ...r, count: out.summary[r.reason] ?? 0 })),
+    top_links: out.top_links ?? [],
+    totals: out.counts
+      ? { pages: out.counts.pages, links: out.counts.problem_links, occurrences: out.counts.occurrences }
+      : null,
+    reasons: reasons.map((r) => ({
+      ...r,
+      count: out.summary[r.reason] ?? 0,
+      links: out.counts ? (out.counts.reasons[r.reason]?.problem_links ?? 0) : (out.summary[r.reason] ?? 0),
+    })),
     rows: out.links,
     targets,
     base: targets.length === 1 ? targets[0]!.host : null,

@@ -99,8 +99,21 @@ const REST = emptyReport({
 describe('toAbilityLinkReport (pure)', () => {
   it('maps the REST form to the ability form', () => {
     const out = toAbilityLinkReport(REST);
-    expect(out).toEqual({
+    expect(out.counts).toEqual({
+      pages: 6,
+      problem_links: 6,
+      occurrences: 8,
+      reasons: {
+        not_found: { problem_links: 2, occurrences: 3 },
+        forbidden: { problem_links: 1, occurrences: 1 },
+        server_error: { problem_links: 1, occurrences: 1 },
+        redirect: { problem_links: 1, occurrences: 1 },
+        unknown: { problem_links: 1, occurrences: 2 },
+      },
+    });
+    expect({ ...out, counts: undefined }).toEqual({
       status: 'ready',
+      counts: undefined,
       summary: { not_found: 3, forbidden: 1, server_error: 1, redirect: 1, unknown: 2 },
       links: [
         {
@@ -223,7 +236,14 @@ describe('toAbilityLinkReport (pure)', () => {
       urls: ['u'],
       started_at: 's',
       finished_at: null,
-      stats: { pages: 1, links: 2, errors: 0, targets: { h: { pages: 1, cut_by_max_pages: true } } },
+      stats: {
+        pages: 1,
+        links: 2,
+        errors: 0,
+        problem_links: null,
+        occurrences: null,
+        targets: { h: { pages: 1, cut_by_max_pages: true } },
+      },
       error: null,
       // A record written before the report/index times existed has neither.
       report_ready_at: null,

@@ -119,7 +119,7 @@ describe('svc report', () => {
     expect(out).toContain('last full crawl: none completed yet');
     expect(out).toContain(`note: ${HOST_B} tracks only links to PDF documents`);
     expect(out).toMatch(
-      /Not found — 3 links\n {2}on http:\/\/b\.example:8080\/\n {4}404 {2}http:\/\/b\.example:8080\/doc\.pdf/,
+      /Not found — 3 occurrences\n {2}on http:\/\/b\.example:8080\/\n {4}404 {2}http:\/\/b\.example:8080\/doc\.pdf/,
     );
     expect(out).toContain(`301  https://${HOST_A}/old → https://${HOST_A}/new`);
     expect(out.indexOf('Not found')).toBeLessThan(out.indexOf('Forbidden'));

@@ -139,6 +139,7 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
       const a = await call(`${f.api}/link-report`, { headers: auth });
       expect(a.status).toBe(200);
       expect(Object.keys(a.body).sort()).toEqual([
+        'counts',
         'forbidden',
         'lastFullCrawl',
         'notFound',
@@ -146,6 +147,7 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
         'serverError',
         'status',
         'targets',
+        'topLinks',
         'truncated',
         'unknown',
       ]);

@@ -49,16 +49,13 @@ export async function buildLinkReport(
     shown = [match];
   }
   // Only configured targets: pages of a host crawled under an older config stay out of the answer.
-  const snap = await readReportSnapshot(sql, {
-    project,
-    hosts: canonicalTargetHosts(shown),
-    limit,
-    ranks: query.reasons?.length ? query.reasons.map((r) => REPORT_REASONS.indexOf(r)) : null,
-    since,
-  });
+  const ranks = query.reasons?.length ? query.reasons.map((r) => REPORT_REASONS.indexOf(r)) : null;
+  const snap = await readReportSnapshot(sql, { project, hosts: canonicalTargetHosts(shown), limit, ranks, since });
   return assembleLinkReport({
+    tallies: snap.tallies,
+    topLinks: snap.topLinks,
+    ranks,
     rows: snap.rows,
-    counts: snap.counts,
     lastFullCrawl: snap.lastFullCrawl,
     targets: shown.map((t) => ({
       host: t.host,

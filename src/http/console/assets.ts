@@ -65,7 +65,7 @@ export const CONSOLE_JS = `(function () {
     } else {
       bar.removeAttribute('value');
     }
-    text.textContent = 'Crawl ' + p.id + ' ' + p.status + ': ' + p.pagesDone + ' pages, ' + p.links + ' links, ' + p.errors + ' problems';
+    text.textContent = p.text;
     note.textContent = '';
   }
   function poll() {

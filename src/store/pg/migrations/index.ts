@@ -22,6 +22,7 @@ import { migration as consoleSessions } from './009-console-sessions.js';
 import { migration as webhookReceivers } from './012-webhook-receivers.js';
 import { migration as searchUrlPath } from './013-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './014-kept-pages-of-a-crawl.js';
+import { migration as crawlProblemCounts } from './045-crawl-problem-counts.js';
 
 export interface PgMigration {
   version: number;
@@ -42,6 +43,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   webhookReceivers,
   searchUrlPath,
   keptPagesOfACrawl,
+  crawlProblemCounts,
 ];
 
 /** The latest version the migrations reach. */

@@ -24,6 +24,7 @@ import { migration as consoleSessions } from './019-console-sessions.js';
 import { migration as webhookReceivers } from './022-webhook-receivers.js';
 import { migration as searchUrlPath } from './023-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './024-kept-pages-of-a-crawl.js';
+import { migration as crawlProblemCounts } from './045-crawl-problem-counts.js';
 
 export interface Migration {
   version: number;
@@ -54,6 +55,7 @@ export const MIGRATIONS: Migration[] = [
   webhookReceivers,
   searchUrlPath,
   keptPagesOfACrawl,
+  crawlProblemCounts,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
