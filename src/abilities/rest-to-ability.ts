@@ -42,50 +42,33 @@ export function toAbilityLinkReport(report: LinkReport): AbilityLinkReport {
       }
     }
   }
+  const tally = (t: { problemLinks: number; occurrences: number }) => ({
+    problem_links: t.problemLinks,
+    occurrences: t.occurrences,
+  });
   return {
+    status: report.status,
+    counts: {
+      pages: report.counts.pages,
+      ...tally(report.counts),
+      reasons: Object.fromEntries(REPORT_REASONS.map((r) => [r, tally(report.counts.reasons[r])])),
+    },
     summary,
     links,
-    top_links: topLinks(links),
+    top_links: report.topLinks
+      .slice(0, TOP_LINKS_MAX)
+      .map((l) => ({ link: l.url, reason: l.reason, http_status: l.httpStatus, pages: l.pages })),
     targets: report.targets.map((t) => ({
       host: t.host,
       link_tracking: t.linkTracking,
       walk_links: t.walkLinks,
       last_crawl_error: t.lastCrawlError,
+      pages: t.pages,
     })),
     truncated: report.truncated,
     next_cursor: report.next_cursor ?? null,
     last_full_crawl: report.lastFullCrawl,
   };
-}
-
-/**
- * The distinct problem URLs of a flat link list with the number of pages carrying each, most pages first (then in
- * report order, then by URL), at most TOP_LINKS_MAX: the links whose fix helps the most pages.
- */
-export function topLinks(links: readonly AbilityLinkReport['links'][number][]): AbilityLinkReport['top_links'] {
-  const byUrl = new Map<
-    string,
-    { link: string; reason: string; http_status: number; pages: Set<string>; rank: number }
-  >();
-  for (const l of links) {
-    let e = byUrl.get(l.link);
-    if (!e)
-      byUrl.set(
-        l.link,
-        (e = {
-          link: l.link,
-          reason: l.reason,
-          http_status: l.http_status,
-          pages: new Set(),
-          rank: REPORT_REASONS.indexOf(l.reason as never),
-        }),
-      );
-    e.pages.add(l.page);
-  }
-  return [...byUrl.values()]
-    .sort((a, b) => b.pages.size - a.pages.size || a.rank - b.rank || (a.link < b.link ? -1 : a.link > b.link ? 1 : 0))
-    .slice(0, TOP_LINKS_MAX)
-    .map((e) => ({ link: e.link, reason: e.reason, http_status: e.http_status, pages: e.pages.size }));
 }
 
 /** A post's page meta with what the index holds of its URL. */
@@ -103,7 +86,13 @@ export function toAbilityCrawlRecord(r: CrawlRecord): AbilityCrawlRecord {
     finished_at: r.finishedAt,
     report_ready_at: r.reportReadyAt ?? null,
     indexed_at: r.indexedAt ?? null,
-    stats: { pages: r.stats.pages, links: r.stats.links, errors: r.stats.errors },
+    stats: {
+      pages: r.stats.pages,
+      links: r.stats.links,
+      errors: r.stats.errors,
+      problem_links: r.stats.problemLinks ?? null,
+      occurrences: r.stats.occurrences ?? null,
+    },
     error: r.error ?? null,
   };
   if (r.stats.targets) {
@@ -129,11 +118,20 @@ export function searchNotice(latest: CrawlRecord | null): string | null {
   return null;
 }
 
-/** What to do next when the report cannot be complete yet: no completed full crawl, or a crawl still running. */
-export function reportNotice(lastFullCrawl: string | null, latest: CrawlRecord | null): string | null {
+/**
+ * What to do next when the report cannot be complete yet: no crawl stored anything of the targets, no completed
+ * full crawl, or a crawl still running.
+ */
+export function reportNotice(
+  lastFullCrawl: string | null,
+  latest: CrawlRecord | null,
+  status: LinkReport['status'] = 'ready',
+): string | null {
   if (latest && !crawlEnded(latest.status)) {
     return `Crawl ${latest.id} (${latest.mode}) is still ${latest.status}: this report will change when it ends; ${WAIT}, then read the report with refresh: true.`;
   }
+  if (status === 'not_crawled')
+    return `Not crawled yet: no crawl has stored a page of the targets, so the empty report says nothing about the site (it is not an all-clear). To fill it, ${RUN_FULL}.`;
   if (lastFullCrawl !== null) return null;
   if (!latest) return `No crawl has run yet, so the report is empty. To fill it, ${RUN_FULL}.`;
   return `No full crawl has completed yet (the latest, crawl ${latest.id} (${latest.mode}), ended ${latest.status}${latest.error ? `: ${latest.error}` : ''}): the report holds only what partial or manual crawls found. For a complete report, ${RUN_FULL}.`;

@@ -1,6 +1,6 @@
 // The zod schemas the abilities share. Written once; every published JSON Schema is z.toJSONSchema of these.
 import { z } from 'zod';
-import { CRAWL_MODES, CRAWL_STATUSES } from '../model/types.js';
+import { CRAWL_MODES, CRAWL_STATUSES, REPORT_STATUSES } from '../model/types.js';
 
 /** search_params: the one schema the search engine itself validates with. */
 export { SearchParamsSchema } from '../model/search-params.js';
@@ -70,9 +70,15 @@ export const CrawlRecordSchema = z.object({
     .nullable()
     .describe('When its pages were in the search index; search answers from the previous index until then.'),
   stats: z.object({
-    pages: countSchema().describe('Pages fetched.'),
-    links: countSchema().describe('Link outcomes recorded.'),
-    errors: countSchema().describe('Broken links found.'),
+    pages: countSchema().describe('Pages the crawl stored.'),
+    links: countSchema().describe('Distinct link URLs the crawl gave an outcome.'),
+    errors: countSchema().describe('Of links: the broken ones (not_found, forbidden, server_error), blocks left out.'),
+    problem_links: countSchema()
+      .nullable()
+      .describe(
+        'Distinct link URLs the link report held with a problem reason when this crawl made it final; null until then.',
+      ),
+    occurrences: countSchema().nullable().describe('The (page, link) pairs of those problem links; null until then.'),
     targets: z.record(z.string(), z.object({ pages: countSchema(), cut_by_max_pages: z.boolean() })).optional(),
   }),
   error: z.string().nullable().describe('Why it failed or stopped, when known.'),
@@ -81,7 +87,25 @@ export const CrawlRecordSchema = z.object({
 export const LinkReasonSchema = z.enum(REPORT_REASONS as [string, ...string[]]);
 
 /** The link report, ability form. */
+const TallySchema = z.object({
+  problem_links: countSchema().describe('Distinct link URLs.'),
+  occurrences: countSchema().describe('Their (page, link) pairs.'),
+});
+
 export const AbilityLinkReportSchema = z.object({
+  status: z
+    .enum(REPORT_STATUSES)
+    .describe(
+      'ready, or not_crawled: no crawl has stored a page of the targets (nor found them unreachable), so an empty report says nothing about the site.',
+    ),
+  counts: TallySchema.extend({
+    pages: countSchema().describe('Pages of the targets stored now.'),
+    reasons: z.object(
+      Object.fromEntries(REPORT_REASONS.map((r) => [r, TallySchema])) as Record<string, typeof TallySchema>,
+    ),
+  }).describe(
+    'pages; problem_links (distinct problem link URLs) and occurrences (their page, link pairs), in total and per reason, whatever the limit.',
+  ),
   summary: z
     .object({
       not_found: countSchema(),
@@ -91,7 +115,7 @@ export const AbilityLinkReportSchema = z.object({
       unknown: countSchema(),
     })
     .describe(
-      'Problem links (page, link pairs) per reason, whatever the limit; 0 for reasons left out by the reasons filter; with since, only those first seen after it.',
+      'Occurrences (page, link pairs) per reason, whatever the limit (counts.reasons has the distinct links too); 0 for reasons left out by the reasons filter; with since, only those first seen after it.',
     ),
   links: z.array(
     z.object({
@@ -127,6 +151,9 @@ export const AbilityLinkReportSchema = z.object({
         .string()
         .nullable()
         .describe('Why the latest crawl could not reach this target (e.g. connection refused), or null.'),
+      pages: countSchema()
+        .nullable()
+        .describe('Pages of this target stored now (null when a remote service does not say).'),
     }),
   ),
   top_links: z
@@ -135,12 +162,12 @@ export const AbilityLinkReportSchema = z.object({
         link: z.string().describe('The problem URL.'),
         reason: LinkReasonSchema,
         http_status: countSchema().describe('0 when no response came.'),
-        pages: countSchema().min(1).describe('How many pages in this answer carry the link.'),
+        pages: countSchema().min(1).describe('How many pages carry the link (the whole report, whatever the limit).'),
       }),
     )
     .max(TOP_LINKS_MAX)
     .describe(
-      `Up to ${TOP_LINKS_MAX} distinct problem URLs, most pages first: fixing these first fixes the most pages. Counted over the links in this answer (raise limit when truncated).`,
+      `Up to ${TOP_LINKS_MAX} distinct problem URLs, most pages first: fixing these first fixes the most pages. Counted over the whole report, whatever the limit.`,
     ),
   truncated: z.boolean(),
   next_cursor: z

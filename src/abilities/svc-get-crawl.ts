@@ -2,6 +2,7 @@
 // reports progress meanwhile. How a caller sees a crawl it started through: every crawl ability answers at once.
 import { z } from 'zod';
 import { crawlEnded, type CrawlProgress, type CrawlRecord } from '../model/types.js';
+import { countsPhrase } from '../model/counts.js';
 import { defineAbility, type AbilityDeps } from './define.js';
 import { crawlNotFound } from './errors.js';
 import { toAbilityCrawlRecord } from './rest-to-ability.js';
@@ -20,12 +21,18 @@ export async function latestCrawlOrNull(deps: AbilityDeps): Promise<CrawlRecord 
   }
 }
 
-/** A crawl's live progress as the caller hears it: pages done of pages done + queued, and one line. */
-export function crawlProgress(id: number, p: CrawlProgress): AbilityProgress {
+/**
+ * A crawl's live progress as the caller hears it, in the record's units: pages stored so far, or for a manual crawl
+ * the URLs done of its URLs (a total only when it is known, and never passed); and one line.
+ */
+export function crawlProgress(rec: Pick<CrawlRecord, 'id' | 'mode' | 'urls'>, p: CrawlProgress): AbilityProgress {
+  const total = rec.mode === 'manual' ? (rec.urls?.length ?? null) : null;
+  const of = total === null ? '' : `${Math.min(p.pagesDone, total)} of ${total} URLs, `;
   return {
-    done: p.pagesDone,
+    done: total === null ? p.stats.pages : Math.min(p.pagesDone, total),
+    total,
     queued: p.queued,
-    message: `crawl ${id}: ${p.pagesDone} pages done, ${p.queued} queued, ${p.errors} broken links so far (${Math.round(p.elapsedMs / 1000)} s)`,
+    message: `crawl ${rec.id}: ${of}${countsPhrase(p.stats)} so far, ${p.queued} queued (${Math.round(p.elapsedMs / 1000)} s)`,
   };
 }
 
@@ -37,7 +44,7 @@ export const svcGetCrawl = defineAbility({
     '(pages, links, errors) and error. Without id: the latest crawl. With wait_seconds (up to 60) it waits until the crawl ends or the ' +
     'time is up, whichever comes first, and answers the record then: call it again while status is still queued or running. Use it ' +
     'right after svc/full-crawl, svc/partial-crawl or svc/manual-crawl to see when the crawl is done, then read svc/link-report with ' +
-    'refresh: true. While it waits it sends progress notifications (pages done, pages queued) when the request carries a progress token.',
+    'refresh: true. While it waits it sends progress notifications (pages stored so far; a total only for a manual crawl, its URLs) when the request carries a progress token.',
   capability: 'manage_options',
   annotations: { readonly: true, destructive: false, idempotent: true },
   inputSchema: z
@@ -70,11 +77,11 @@ export const svcGetCrawl = defineAbility({
       );
     const waitMs = Math.round((input.wait_seconds ?? 0) * 1000);
     if (waitMs > 0 && !crawlEnded(rec.status) && !signal?.aborted) {
-      const id = rec.id;
-      rec = await deps.fns.svc_wait_for_crawl(id, {
+      const started = rec;
+      rec = await deps.fns.svc_wait_for_crawl(rec.id, {
         timeoutMs: waitMs,
         signal,
-        onProgress: onProgress && ((p) => onProgress(crawlProgress(id, p))),
+        onProgress: onProgress && ((p) => onProgress(crawlProgress(started, p))),
       });
     }
     return toAbilityCrawlRecord(rec);

@@ -13,10 +13,10 @@ export const svcLinkReport = defineAbility({
   name: 'svc/link-report',
   label: 'Get the broken-link report',
   description:
-    'Lists the problem links the crawler found on this site: links answered as missing (not_found), forbidden, failing (server_error), ' +
+    'Lists the problem links the crawler found on this site (status not_crawled: no crawl has stored a page of the targets yet, so an empty answer is not an all-clear): links answered as missing (not_found), forbidden, failing (server_error), ' +
     'redirected (with redirects_to, the final URL), or not fetched because a crawl stopped early (unknown). Returns a summary count per ' +
     'reason, a flat list of links (page, link, http_status, reason, message, redirects_to), top_links (up to 20 distinct problem URLs ' +
-    'with the number of pages carrying each, most pages first: fix those first), the crawler targets, truncated, ' +
+    'with the number of pages carrying each over the whole report, most pages first: fix those first), counts (pages, problem_links, occurrences), the crawler targets, truncated, ' +
     'last_full_crawl (when the last completed full crawl finished), and a notice with the next step when no full crawl has ' +
     'completed yet or one is still running. Each link has first_seen: when the crawl that first found the problem ended. Filter with reasons, ' +
     'e.g. ["not_found"], and with since (ISO time) for the problems first seen after it. Reading it sends no requests to the site. At most `limit` links ' +
@@ -87,7 +87,7 @@ export const svcLinkReport = defineAbility({
       cursor: input.cursor,
     });
     const out = toAbilityLinkReport(report);
-    const notice = reportNotice(report.lastFullCrawl, await latestCrawlOrNull(deps));
+    const notice = reportNotice(report.lastFullCrawl, await latestCrawlOrNull(deps), report.status);
     return notice ? { ...out, notice } : out;
   },
 });

@@ -52,8 +52,10 @@ export interface Ability {
 
 /** How far a long-running ability has got (svc/get-crawl while it waits for a crawl's end). */
 export interface AbilityProgress {
-  /** Units done (pages fetched). */
+  /** Units done: pages stored, or of a known total, the URLs done (never more than the total). */
   done: number;
+  /** The units there will be, when known before the end (a manual crawl's URLs); null when not known. */
+  total: number | null;
   /** Units still waiting (pages and link checks queued). */
   queued: number;
   /** One line a person can read. */

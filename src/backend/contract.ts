@@ -7,6 +7,7 @@ import {
   CRAWL_MODES,
   CRAWL_STATUSES,
   CRAWL_TRIGGERS,
+  REPORT_STATUSES,
   type CrawlRecord,
   type DeletePagesResult,
   type LinkReport,
@@ -121,10 +122,36 @@ export const DeletePagesRequestSchema = z
 /** A count or an id: never negative. */
 const count = () => z.int().min(0);
 
+const ProblemTallySchema = z.object({
+  problemLinks: count().meta({ description: 'Distinct link URLs with this outcome.' }),
+  occurrences: count().meta({ description: 'The (page, link) pairs of those links.' }),
+});
+
+/** The counts of docs/index.md's glossary: pages, problem links and occurrences, per reason and in total. */
+export const ReportCountsSchema = ProblemTallySchema.extend({
+  pages: count().meta({ description: 'Pages of the shown targets stored now.' }),
+  reasons: z.object(
+    Object.fromEntries(REPORT_REASONS.map((r) => [r, ProblemTallySchema])) as Record<
+      LinkReason,
+      typeof ProblemTallySchema
+    >,
+  ),
+});
+
 const CrawlStatsSchema = z.object({
-  pages: count(),
-  links: count(),
-  errors: count(),
+  pages: count().meta({ description: 'Pages the crawl stored.' }),
+  links: count().meta({ description: 'Distinct link URLs the crawl gave an outcome.' }),
+  errors: count().meta({
+    description: 'Of links: the broken ones (not_found, forbidden, server_error), blocks left out.',
+  }),
+  problemLinks: count().optional().meta({
+    description:
+      'Distinct link URLs the link report held with a problem reason when this crawl made it final (every configured target); absent until then.',
+  }),
+  occurrences: count().optional().meta({ description: 'The (page, link) pairs of those problem links.' }),
+  reasons: ReportCountsSchema.shape.reasons
+    .optional()
+    .meta({ description: 'problemLinks and occurrences per reason.' }),
   notModified: count().optional(),
   unchanged: count().optional(),
   retries: count().optional(),
@@ -218,6 +245,31 @@ const ReportSectionSchema = z.object({
 
 export const LinkReportSchema = z
   .object({
+    // An older service does not send it: ready then (it had no other answer).
+    status: z.enum(REPORT_STATUSES).default('ready').meta({
+      description:
+        'ready, or not_crawled: no crawl has stored a page of the targets (nor found them unreachable), so the empty sections say nothing about the site.',
+    }),
+    // An older service does not send them: the remote client counts what the answer holds.
+    counts: ReportCountsSchema.optional().meta({
+      description:
+        'pages, problemLinks (distinct link URLs with a problem reason) and occurrences (their page–link pairs), in total and per reason, whatever the limit; with since, only the problems first seen after it.',
+    }),
+    // An older service does not send them: the remote client counts what the answer holds.
+    topLinks: z
+      .array(
+        z.object({
+          url: z.string(),
+          reason: z.enum(REPORT_REASONS as [LinkReason, ...LinkReason[]]),
+          httpStatus: count(),
+          pages: count().meta({ description: 'Pages carrying the link, over the whole report.' }),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          'The problem links on the most pages, most first (then report order, then URL), counted over the whole report whatever the limit; at most 100.',
+      }),
     notFound: ReportSectionSchema,
     forbidden: ReportSectionSchema,
     serverError: ReportSectionSchema,
@@ -234,6 +286,11 @@ export const LinkReportSchema = z
           .nullable()
           .default(null)
           .describe('Why the latest crawl could not reach this target, or null.'),
+        // An older service does not send it: null then (not known).
+        pages: count()
+          .nullable()
+          .default(null)
+          .meta({ description: 'Pages of this target stored now (null from an older service, which does not say).' }),
       }),
     ),
     truncated: z.boolean().meta({ description: 'True when links were left out because of the limit.' }),
@@ -246,7 +303,9 @@ export const LinkReportSchema = z
         'Give it as cursor (with the same target, reasons and since) for the links after these; null on the last page.',
     }),
   })
-  .meta({ title: 'LinkReport' }) satisfies z.ZodType<LinkReport>;
+  .meta({ title: 'LinkReport' }) satisfies z.ZodType<
+  Omit<LinkReport, 'counts' | 'topLinks'> & Partial<Pick<LinkReport, 'counts' | 'topLinks'>>
+>;
 
 const ChangeLinkSchema = ReportLinkSchema.extend({
   page: z.string().meta({ description: 'The page the link is on.' }),

@@ -3,6 +3,7 @@
 // long it lives; the crawl record, read through the backend each time, says how it goes and how it ended.
 import { randomBytes } from 'node:crypto';
 import { BackendError } from '../model/errors.js';
+import { countsPhrase } from '../model/counts.js';
 import { crawlEnded, type CrawlRecord } from '../model/types.js';
 import type { Capability } from '../model/users.js';
 import type { Sql } from '../store/sql.js';
@@ -52,7 +53,7 @@ export function crawlTaskStatus(crawl: CrawlRecord | null, cancelled: boolean): 
 }
 
 function counts(c: CrawlRecord): string {
-  return `${c.stats.pages} pages, ${c.stats.links} links, ${c.stats.errors} problems`;
+  return countsPhrase(c.stats);
 }
 
 /** One line for the client: what the crawl has done so far, or how it ended. */

@@ -18,6 +18,8 @@ import {
 } from './page-contract.js';
 import { pollCrawl, type FollowOptions } from './follow.js';
 import { BackendError, type BackendErrorCode } from '../model/errors.js';
+import { problemCounts } from '../model/counts.js';
+import { LINK_REASONS } from '../model/link-reasons.js';
 import {
   CrawlChangesSchema,
   WebhookDeliveryListSchema,
@@ -194,7 +196,7 @@ export class RemoteBackend implements Backend {
   }
 
   async linkReport(query: LinkReportQuery): Promise<LinkReport> {
-    return this.call({
+    const r = await this.call({
       method: 'GET',
       path: '/link-report',
       query: {
@@ -207,6 +209,7 @@ export class RemoteBackend implements Backend {
       schema: LinkReportSchema,
       retry: true,
     });
+    return { ...r, counts: r.counts ?? countsOfAnOlderAnswer(r), topLinks: r.topLinks ?? [] };
   }
 
   async crawlChanges(id: number): Promise<CrawlChanges> {
@@ -429,4 +432,17 @@ async function readAnswer(body: Dispatcher.ResponseData['body']): Promise<string
     return Object.assign(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`), { code: 'answer_too_large' });
   });
   return bytes.toString('utf8');
+}
+
+/**
+ * The counts of a report from an older service, which does not send them: occurrences from its sections' counts,
+ * problem links from the links it lists (all of them unless truncated), pages from its targets when it says.
+ */
+function countsOfAnOlderAnswer(r: Omit<LinkReport, 'counts' | 'topLinks'>): LinkReport['counts'] {
+  const tallies = LINK_REASONS.map(({ section }, rank) => ({
+    rank,
+    problemLinks: new Set(r[section].pages.flatMap((p) => p.links.map((l) => l.url))).size,
+    occurrences: r[section].count,
+  }));
+  return { pages: r.targets.reduce((n, t) => n + (t.pages ?? 0), 0), ...problemCounts(tallies) };
 }

@@ -12,6 +12,8 @@ const USAGE = `usage: svc changes [ID] [--json] [--config F | --site URL] [--pro
 
 New: problems in the report after the crawl that were not in it after the previous completed full crawl.
 Fixed: problems that were in it then and are gone now.
+
+Exit status: 0 answered, 1 no such crawl, 2 bad input, no target, or nothing crawled yet.
 `;
 
 function line(l: ChangeLink, when: string): string {
@@ -45,7 +47,7 @@ async function latestEnded(backend: Backend): Promise<CrawlRecord> {
     if (ended) return ended;
     if (page.length < 100) break;
   }
-  throw new CliError('no crawl has ended yet: run svc crawl full first', 1);
+  throw new CliError('changes: not crawled yet: no crawl has ended; crawl first: svc crawl full', 2);
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -64,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
       const changes = await app.backend.crawlChanges(crawl.id);
       return values.json ? `${JSON.stringify(changes)}\n` : formatChanges(crawl, changes);
     },
-    { readOnlyOk: true },
+    { readOnlyOk: true, needsTarget: 'changes' },
   );
   process.stdout.write(text);
   return 0;

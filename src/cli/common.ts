@@ -1,10 +1,13 @@
 // What every command shares: option parsing, config loading with readable errors, opening the app.
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { App } from '../app/open-app.js';
 import { UserError } from '../auth/users.js';
 import { createLogger, type LogSink } from '../lib/log.js';
 import { BackendError } from '../model/errors.js';
+import { nothingChecked } from '../backend/report/fail-on.js';
+import type { LinkReport } from '../model/types.js';
 import { ConfigError, loadConfig } from './load-config.js';
 import { forProject, type Config } from '../model/config.js';
 import { CliError } from './cli-error.js';
@@ -74,9 +77,10 @@ const CANNOT_WRITE = /^(SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM)/;
  */
 export async function openAppFrom(
   values: ConfigValues,
-  opts: { readOnlyOk?: boolean; logSink?: LogSink } = {},
+  opts: { readOnlyOk?: boolean; logSink?: LogSink; needsTarget?: string } = {},
 ): Promise<App> {
   const config = readProjectConfig(values);
+  if (opts.needsTarget) requireTarget(config, opts.needsTarget);
   // The app (store, backend, crawler wiring) loads once the options are read: help and bad input answer at once.
   const { loadApp } = await import('../app/open-app.js');
   const logger = opts.logSink ? createLogger(config.log_level, opts.logSink) : undefined;
@@ -91,6 +95,32 @@ export async function openAppFrom(
       1,
     );
   }
+}
+
+/**
+ * The commands that read what a crawl of a target found (report, search, changes) refuse a config that names no
+ * target: with none, the answer would be about nothing, and an empty answer reads as an all-clear. A remote backend
+ * has its targets on the other side.
+ */
+export function requireTarget(config: Config, command: string): void {
+  if (config.targets.length || config.api.base_url) return;
+  const demo = join(config.data_dir, 'demo-config.json');
+  const hint = existsSync(demo) ? `; the data of svc serve's demo: --config ${demo}` : '';
+  throw new CliError(
+    `${command}: no target: give the site with --site URL (the URL you crawled, e.g. svc ${command} --site https://example.org/), or a config naming "targets" with --config FILE or SVC_CONFIG${hint}`,
+    2,
+  );
+}
+
+/** "not crawled yet: …; run svc crawl full …" with the options the user gave, so the next command is right there. */
+export function notCrawledHint(report: LinkReport, values: { config?: unknown; site?: unknown }): string {
+  const given =
+    typeof values.site === 'string'
+      ? ` --site ${values.site}`
+      : typeof values.config === 'string'
+        ? ` --config ${values.config}`
+        : '';
+  return `${nothingChecked(report) ?? 'not crawled yet'}; crawl it first: svc crawl full${given}`;
 }
 
 /** Parses a whole number option, naming the option when it is not one. */
@@ -118,7 +148,7 @@ export function toCliError(err: unknown): unknown {
 export async function withApp<T>(
   values: ConfigValues,
   fn: (app: App) => T | Promise<T>,
-  opts: { readOnlyOk?: boolean } = {},
+  opts: { readOnlyOk?: boolean; needsTarget?: string } = {},
 ): Promise<T> {
   const app = await openAppFrom(values, opts);
   try {

@@ -1,11 +1,12 @@
 // `svc crawl full|partial|manual [URL…]`: runs one crawl in the foreground with a progress display on
 // stderr (a live line on a terminal, plain lines otherwise) and prints the final crawl record as one JSON line.
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
-import type { Backend } from '../backend/backend.js';
 import { STOP_REASONS } from '../backend/crawl-runs/finish.js';
+import type { Backend } from '../backend/backend.js';
 import { CliError, intOption, openAppFrom, parse, PROJECT_OPTION, toCliError, withApp } from './common.js';
 import type { CrawlProgress } from '../model/types.js';
 import { prettyLogLine } from '../lib/log.js';
+import { plural, problemPhrase, reasonsPhrase } from '../model/counts.js';
 
 const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL] [--project TOKEN] [--queue]
        svc crawl stop [ID]        stop the running crawl (or crawl ID), wherever it runs; a queued one never runs
@@ -28,62 +29,73 @@ const MODES = ['full', 'partial', 'manual'];
 export interface ProgressLine {
   mode: string;
   id: number;
-  pagesDone: number;
-  /** Pages the crawl will fetch, when known before it ends (a manual crawl's URLs); null when not. */
-  pagesTotal: number | null;
+  /** Pages stored so far. */
+  pages: number;
+  /** Distinct link URLs given an outcome so far, and how many of those are broken. */
+  links: number;
+  broken: number;
+  /** URLs done of a known total (a manual crawl's); the total is null when not known. */
+  done: number;
+  total: number | null;
   queued: number;
-  errors: number;
   elapsedMs: number;
 }
 
 /**
- * The pages a crawl is known to fetch: a manual crawl's URLs, otherwise the pages done and waiting (the sitemap's
- * pages from the start, and those found since), which grows while links are walked. null when not told.
+ * The URLs a crawl will fetch when that is known before it ends: a manual crawl's. A full or partial crawl finds
+ * its pages as it goes (links walked, redirects followed), so it has no total and no percentage.
  */
-export function progressTotal(
-  rec: Pick<CrawlRecord, 'mode' | 'urls'>,
-  p: Pick<CrawlProgress, 'pagesDone' | 'pagesQueued'>,
-): number | null {
-  if (rec.mode === 'manual') return rec.urls?.length ?? null;
-  return p.pagesQueued === undefined ? null : p.pagesDone + p.pagesQueued;
+export function progressTotal(rec: Pick<CrawlRecord, 'mode' | 'urls'>): number | null {
+  return rec.mode === 'manual' ? (rec.urls?.length ?? null) : null;
 }
 
-/** "1 error", "2 errors", "0 errors". */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
+/** The progress line's numbers from a crawl's progress: the record's units, the done count never above its total. */
+export function progressLine(rec: Pick<CrawlRecord, 'id' | 'mode' | 'urls'>, p: CrawlProgress): ProgressLine {
+  const total = progressTotal(rec);
+  return {
+    mode: rec.mode,
+    id: rec.id,
+    pages: p.stats.pages,
+    links: p.stats.links,
+    broken: p.stats.errors,
+    done: total === null ? p.pagesDone : Math.min(p.pagesDone, total),
+    total,
+    queued: p.queued,
+    elapsedMs: p.elapsedMs,
+  };
 }
 
-/** "crawl 3 (manual) · 120 of 400 pages (30%) · 45 queued · 1 error · 85.2 pages/s · 12.3 s" */
+/** "crawl 4 (manual) · 3 of 8 URLs (37%) · 3 pages · 12 links (1 broken) · 5 queued · 2.0 pages/s · 1.5 s" */
 export function formatProgress(p: ProgressLine): string {
   const secs = p.elapsedMs / 1000;
-  const rate = secs > 0 ? p.pagesDone / secs : 0;
-  // A total is a promise the crawl may outgrow (redirects, retries): the percentage never says more than 100.
-  const pages =
-    p.pagesTotal !== null && p.pagesTotal > 0
-      ? `${p.pagesDone} of ${plural(p.pagesTotal, 'page')} (${Math.min(100, Math.floor((100 * p.pagesDone) / p.pagesTotal))}%)`
-      : plural(p.pagesDone, 'page');
-  return `crawl ${p.id} (${p.mode}) · ${pages} · ${p.queued} queued · ${plural(p.errors, 'error')} · ${rate.toFixed(1)} pages/s · ${secs.toFixed(1)} s`;
+  const rate = secs > 0 ? p.pages / secs : 0;
+  const done = Math.min(p.done, p.total ?? p.done);
+  const of =
+    p.total !== null && p.total > 0
+      ? `${done} of ${plural(p.total, 'URL')} (${Math.floor((100 * done) / p.total)}%) · `
+      : '';
+  return `crawl ${p.id} (${p.mode}) · ${of}${plural(p.pages, 'page')} · ${plural(p.links, 'link')} (${p.broken} broken) · ${p.queued} queued · ${rate.toFixed(1)} pages/s · ${secs.toFixed(1)} s`;
 }
 
 /**
- * The closing lines: how it ended (stopped and by what; failed and why), pages, links, and broken links counted
- * both ways — (page, link) pairs as the report lists them and distinct URLs — then each unreachable target.
+ * The closing lines: how it ended (stopped and by what; failed and why), then the counts of docs/index.md's
+ * glossary — pages, links (and the broken ones), problem links and occurrences, per reason — then each
+ * unreachable target. The problem counts are the record's, which every other surface shows too.
  */
-export function summary(rec: CrawlRecord, brokenOnPages: number | null): string {
+export function summary(rec: CrawlRecord): string {
   const secs = rec.startedAt && rec.finishedAt ? (Date.parse(rec.finishedAt) - Date.parse(rec.startedAt)) / 1000 : NaN;
   const targets = Object.entries(rec.stats.targets ?? {});
   const cut = rec.status === 'stopped' ? [] : targets.filter(([, t]) => t.cutByMaxPages).map(([h]) => h);
-  const broken =
-    brokenOnPages === null
-      ? `${rec.stats.errors} broken (distinct ${rec.stats.errors === 1 ? 'URL' : 'URLs'})`
-      : `${brokenOnPages} broken ${brokenOnPages === 1 ? 'link' : 'links'} on pages (${plural(rec.stats.errors, 'distinct URL', 'distinct URLs')})`;
-  const { notModified = 0, unchanged = 0 } = rec.stats;
+  const { notModified = 0, unchanged = 0, problemLinks, occurrences } = rec.stats;
   const kept = notModified || unchanged ? ` (${notModified} not modified, ${unchanged} unchanged: kept as stored)` : '';
+  const problems =
+    problemLinks === undefined || occurrences === undefined ? '' : `, ${problemPhrase({ problemLinks, occurrences })}`;
   const lines = [
-    `crawl ${rec.id} ${rec.status}: ${plural(rec.stats.pages, 'page')}${kept}, ${plural(rec.stats.links, 'link')} checked, ${broken}` +
+    `crawl ${rec.id} ${rec.status}: ${plural(rec.stats.pages, 'page')}${kept}, ${plural(rec.stats.links, 'link')} (${rec.stats.errors} broken)${problems}` +
       (Number.isFinite(secs) ? ` in ${secs.toFixed(1)} s` : '') +
       (cut.length ? ` (max_pages cut: ${cut.join(', ')})` : ''),
   ];
+  if (rec.stats.reasons && problemLinks) lines.push(`  by reason: ${reasonsPhrase({ reasons: rec.stats.reasons })}`);
   // A crawl that failed because its targets were unreachable says so once, in the lines of those targets.
   const saidBelow = targets.some(([, t]) => t.unreachable && t.error && rec.error?.includes(t.error));
   if (rec.status !== 'completed' && rec.error && !saidBelow) lines.push(`  ${rec.error}`);
@@ -156,7 +168,6 @@ export async function run(argv: string[]): Promise<number> {
   // On a terminal the logs go through the display; elsewhere they stay JSON lines on stderr, for machines.
   const app = await openAppFrom(values, tty ? { logSink: { write: (line) => display.log(line) } } : {});
   let final: CrawlRecord;
-  let brokenOnPages: number | null = null;
   try {
     let rec: CrawlRecord;
     try {
@@ -165,13 +176,12 @@ export async function run(argv: string[]): Promise<number> {
       throw toCliError(err);
     }
     final = await followCrawl(app.backend, rec, display);
-    brokenOnPages = await brokenPairs(app.backend);
     // The crawl's webhook deliveries are in the outbox: one try now; a server on this database retries the rest.
     await app.deliverWebhooksOnce().catch(() => 0);
   } finally {
     await app.close();
   }
-  display.done(summary(final, brokenOnPages));
+  display.done(summary(final));
   process.stdout.write(`${JSON.stringify(final)}\n`);
   return crawlExitCode(final);
 }
@@ -184,18 +194,7 @@ export async function followCrawl(backend: Backend, rec: CrawlRecord, display: P
   process.once('SIGTERM', onTerm);
   try {
     return await backend.waitForCrawl(rec.id, {
-      onProgress: (p: CrawlProgress) =>
-        display.update(
-          formatProgress({
-            mode: rec.mode,
-            id: rec.id,
-            pagesDone: p.pagesDone,
-            pagesTotal: progressTotal(rec, p),
-            queued: p.queued,
-            errors: p.errors,
-            elapsedMs: p.elapsedMs,
-          }),
-        ),
+      onProgress: (p: CrawlProgress) => display.update(formatProgress(progressLine(rec, p))),
     });
   } finally {
     process.off('SIGINT', onInt);
@@ -214,16 +213,6 @@ async function queue(req: CrawlRequest, values: Parameters<typeof openAppFrom>[0
   );
   process.stdout.write(`${JSON.stringify(rec)}\n`);
   return 0;
-}
-
-/** (page, link) pairs of broken links the report now holds; null when it cannot be read. */
-export async function brokenPairs(backend: Backend): Promise<number | null> {
-  try {
-    const r = await backend.linkReport({ limit: 1 });
-    return r.notFound.count + r.forbidden.count + r.serverError.count;
-  } catch {
-    return null;
-  }
 }
 
 /** `svc crawl stop [ID]`: asks the crawl (default: the running one) to stop and waits up to 30 s for it to end. */

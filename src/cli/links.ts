@@ -14,7 +14,7 @@ import { REPORT_REASONS } from '../model/link-reasons.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { REPORT_FORMATS, type ReportFormat } from '../backend/report/formats/index.js';
 import { CliError, intOption, parse, readProjectConfig, toCliError } from './common.js';
-import { brokenPairs, crawlExitCode, followCrawl, ProgressDisplay, summary } from './crawl.js';
+import { crawlExitCode, followCrawl, ProgressDisplay, summary } from './crawl.js';
 import { failOnStatus, parseFailOn, parseFormat, writeReport } from './report.js';
 
 const USAGE = `usage: svc links <DIR|URL> [--base-url URL] [--format F] [--output FILE] [--fail-on REASONS]
@@ -221,7 +221,7 @@ export async function run(argv: string[]): Promise<number> {
     } catch (err) {
       throw toCliError(err);
     }
-    display.done(summary(final, await brokenPairs(app.backend)));
+    display.done(summary(final));
     const report = await app.backend.linkReport({ limit });
     for (const out of outputs) writeReport(report, { ...out, failOn });
     const failed = failOnStatus(report, failOn, 'svc links');

@@ -1,7 +1,7 @@
 // `svc report [--target H] [--limit N] [--format F] [--output FILE] [--fail-on REASONS]`: the link report from the
 // backend (embedded or remote), in one of the report formats; exits 1 when a --fail-on reason is present.
 import { writeFileSync } from 'node:fs';
-import { failingReasons } from '../backend/report/fail-on.js';
+import { failingReasons, nothingChecked } from '../backend/report/fail-on.js';
 import {
   formatLinkReport,
   isReportFormat,
@@ -13,7 +13,7 @@ import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import type { LinkReport } from '../model/types.js';
 import { REPORT_LIMIT } from '../model/limits.js';
 import { normalizeSince, SINCE_RULE } from '../model/history.js';
-import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
+import { CliError, intOption, notCrawledHint, parse, PROJECT_OPTION, withApp } from './common.js';
 
 const USAGE = `usage: svc report [--target H] [--limit N] [--since TIME] [--format F] [--output FILE] [--fail-on REASONS] [--config F | --site URL] [--project TOKEN]
   --target H          only pages of this configured target host
@@ -23,7 +23,11 @@ const USAGE = `usage: svc report [--target H] [--limit N] [--since TIME] [--form
   --json              the same as --format json (the REST form of /v1/…/link-report)
   --output FILE       write the report to FILE instead of standard output
   --fail-on REASONS   exit 1 when the report holds a link of one of these reasons (comma-separated:
-                      ${REPORT_REASONS.join(', ')}); blocked answers never fail
+                      ${REPORT_REASONS.join(', ')}); blocked answers never fail; a report of nothing (no
+                      page of the targets stored) fails too
+
+Exit status: 0 report written, 1 a --fail-on reason (or nothing checked), 2 bad input, no target, or a target
+never crawled ("not crawled yet").
 `;
 
 export function parseFormat(value: string | undefined, json: boolean): ReportFormat {
@@ -79,8 +83,10 @@ export async function run(argv: string[]): Promise<number> {
   const report = await withApp(
     values,
     (app) => app.backend.linkReport({ target, limit, ...(since ? { since } : {}) }),
-    { readOnlyOk: true },
+    { readOnlyOk: true, needsTarget: 'report' },
   );
+  // Never an empty report of a site nothing has checked: that would read as an all-clear.
+  if (report.status === 'not_crawled') throw new CliError(`report: ${notCrawledHint(report, values)}`, 2);
   writeReport(report, { format, output, failOn });
   return failOnStatus(report, failOn, 'svc report');
 }
@@ -105,8 +111,13 @@ export function writeReport(
   }
 }
 
-/** 1 when the report holds a --fail-on reason (said on stderr, after `command`), else 0. */
+/** 1 when the report holds a --fail-on reason or checked nothing (said on stderr, after `command`), else 0. */
 export function failOnStatus(report: LinkReport, failOn: LinkReason[], command: string): number {
+  const nothing = failOn.length ? nothingChecked(report) : null;
+  if (nothing) {
+    process.stderr.write(`${command}: failing: ${nothing}\n`);
+    return 1;
+  }
   const failing = failingReasons(report, failOn);
   if (!failing.length) return 0;
   const list = failing.map((f) => `${f.reason} (${f.links} link${f.links === 1 ? '' : 's'})`).join(', ');

@@ -3,7 +3,7 @@ import { unescapeHtml } from '../lib/escape-html.js';
 import { SEARCH_FACETS, SEARCH_SIZE_MAX, type SearchFacetName } from '../model/search-params.js';
 import { SEARCH_TERMS_MAX_CHARS, SEARCH_TERMS_MAX_WORDS, termsLimitProblem } from '../model/limits.js';
 import type { SearchParams, SearchResults } from '../model/types.js';
-import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
+import { CliError, intOption, notCrawledHint, parse, PROJECT_OPTION, withApp } from './common.js';
 
 const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--path P] [--facet F]… [--size N] [--from N] [--json] [--config F | --site URL] [--project TOKEN]
   TERMS        words (all must match); "quoted phrases"; the last word also matches as a prefix
@@ -15,6 +15,8 @@ const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--path P] [--
   --size N     hits to show, 1 to ${SEARCH_SIZE_MAX} (default 10)
   --from N     skip the first N hits (paging)
   --json       print the results object {total, duration, hits}
+
+Exit status: 0 answered (hits or none), 2 bad input, no target, or a target never crawled ("not crawled yet").
 `;
 
 /** A highlight (HTML with <em> around matches) as terminal text: matches bold on a TTY, *starred* otherwise. */
@@ -23,8 +25,7 @@ export function highlightForTerminal(html: string, tty: boolean): string {
   return unescapeHtml(html.replace(/<em>/g, on).replace(/<\/em>/g, off));
 }
 
-/** `emptyIndex`: no crawl has run yet, so nothing can match. */
-export function formatResults(terms: string, r: SearchResults, from: number, tty = false, emptyIndex = false): string {
+export function formatResults(terms: string, r: SearchResults, from: number, tty = false): string {
   const out: string[] = [];
   const shown = r.hits.length ? `, showing ${from + 1}–${from + r.hits.length}` : '';
   out.push(`${r.total} result${r.total === 1 ? '' : 's'} for ${JSON.stringify(terms)}${shown} (${r.duration} ms)`);
@@ -47,9 +48,7 @@ export function formatResults(terms: string, r: SearchResults, from: number, tty
   });
   for (const [name, counts] of Object.entries(r.facets ?? {}))
     out.push('', `${name}: ${counts.map((c) => `${c.value} (${c.count})`).join(', ') || 'none'}`);
-  if (!r.total && emptyIndex)
-    out.push('', 'The search index is empty: no crawl has run yet. Fill it with: svc crawl full');
-  else if (!r.total) out.push('', 'No page matches any of the words. Fewer or shorter words find more.');
+  if (!r.total) out.push('', 'No page matches any of the words. Fewer or shorter words find more.');
   else if (from + r.hits.length < r.total && r.hits.length) out.push('', `More: --from ${from + r.hits.length}`);
   return `${out.join('\n')}\n`;
 }
@@ -92,17 +91,18 @@ export async function run(argv: string[]): Promise<number> {
     values,
     async (app) => {
       const results = await app.backend.search(terms, params);
-      const emptyIndex =
-        results.total === 0 &&
-        !values.json &&
-        (await app.backend.listCrawls({ limit: 1, offset: 0 }).catch(() => [null])).length === 0;
+      // No hit from a target nothing has crawled is not an answer: say so (exit 2) rather than "no match".
+      if (results.total === 0) {
+        const report = await app.backend.linkReport({ limit: 1 }).catch(() => null);
+        if (report?.status === 'not_crawled') throw new CliError(`search: ${notCrawledHint(report, values)}`, 2);
+      }
       process.stdout.write(
         values.json
           ? `${JSON.stringify(results, null, 2)}\n`
-          : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true, emptyIndex),
+          : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true),
       );
     },
-    { readOnlyOk: true },
+    { readOnlyOk: true, needsTarget: 'search' },
   );
   return 0;
 }

@@ -1,5 +1,6 @@
 // The data shapes the backend hands upward (REST form, camelCase). The ability layer maps them to its
 // snake_case forms; nothing below the backend knows about abilities.
+import type { ProblemCounts, ProblemTally } from './counts.js';
 import type { LinkReason } from './link-reasons.js';
 
 export const CRAWL_MODES = ['full', 'partial', 'manual'] as const;
@@ -43,6 +44,15 @@ export interface CrawlStats {
   retries?: number;
   /** Per target host; present once the crawl has started. */
   targets?: Record<string, CrawlTargetStats>;
+  /**
+   * Distinct link URLs the link report held with a problem reason when this crawl's report was final (of every
+   * configured target, not only what this crawl fetched); absent until then, and from older records.
+   */
+  problemLinks?: number;
+  /** The (page, link) pairs of those problem links. */
+  occurrences?: number;
+  /** problemLinks and occurrences per reason. */
+  reasons?: Record<LinkReason, ProblemTally>;
 }
 
 export interface CrawlRecord {
@@ -124,10 +134,36 @@ export interface ReportTarget {
   walkLinks: boolean;
   /** Why the latest crawl could not reach this target (one line), or null. */
   lastCrawlError: string | null;
+  /** Pages of this target the store holds now (what its crawls stored); null from an older service, which does not say. */
+  pages: number | null;
+}
+
+/**
+ * Whether the report speaks of the site: `not_crawled` when no crawl has stored a page of its targets nor found
+ * them unreachable (never crawled, or no target at all) — an empty report then means nothing, not "no problems".
+ */
+export const REPORT_STATUSES = ['ready', 'not_crawled'] as const;
+export type ReportStatus = (typeof REPORT_STATUSES)[number];
+
+/** The report's counts (docs/index.md's glossary): pages stored of its targets, and its problems. */
+export interface ReportCounts extends ProblemCounts {
+  pages: number;
+}
+
+/** A problem link with the number of pages carrying it, counted over the whole report (not the rows shown). */
+export interface ReportTopLink {
+  url: string;
+  reason: LinkReason;
+  httpStatus: number;
+  pages: number;
 }
 
 /** Link report, REST form. */
 export interface LinkReport {
+  status: ReportStatus;
+  counts: ReportCounts;
+  /** The problem links on the most pages, most first, whatever the limit (at most 100). */
+  topLinks: ReportTopLink[];
   notFound: ReportSection;
   forbidden: ReportSection;
   serverError: ReportSection;

@@ -86,8 +86,12 @@ export function headHtml(cols: [string, boolean][]): string {
   return `<thead><tr>${cols.map((c) => `<th${c[1] ? ' class="num"' : ''}><button type="button">${esc(c[0])}</button></th>`).join('')}</tr></thead>`;
 }
 
-/** One row per problem link, worst first (most pages, then report order), with the pages it is on. */
+/**
+ * One row per problem link, worst first (most pages, then report order), with the pages it is on. A link's page
+ * count is the whole report's when the answer says it (top_links), not only the rows shown.
+ */
 export function byLinkHtml(d: ViewData, now: number, actions: boolean): string {
+  const known = new Map(d.top_links.map((t) => [`${t.reason}\n${t.link}`, t.pages]));
   const groups: ViewRow[][] = [];
   const index = new Map<string, number>();
   for (const row of d.rows) {
@@ -98,20 +102,23 @@ export function byLinkHtml(d: ViewData, now: number, actions: boolean): string {
       groups.push([row]);
     } else groups[i]!.push(row);
   }
-  const order = groups.map((g, i) => [g, i] as const).sort((a, b) => b[0].length - a[0].length || a[1] - b[1]);
+  const pagesOf = (g: ViewRow[]) => Math.max(g.length, known.get(`${g[0]!.reason}\n${g[0]!.link}`) ?? 0);
+  const order = groups.map((g, i) => [g, i] as const).sort((a, b) => pagesOf(b[0]) - pagesOf(a[0]) || a[1] - b[1]);
   const rank = (reason: string) => d.reasons.findIndex((r) => r.reason === reason);
   const body = order.map(([g]) => {
     const l = g[0]!;
     const message =
       l.redirects_to && !l.message.includes(l.redirects_to) ? `${l.message} → ${l.redirects_to}` : l.message;
-    const pages = g
-      .map((row) => `<li>${urlHtml(row.page, d.base)}${sourceHtml(row, now)}${actionsHtml(row.page, actions)}</li>`)
-      .join('');
+    const total = pagesOf(g);
+    const pages =
+      g
+        .map((row) => `<li>${urlHtml(row.page, d.base)}${sourceHtml(row, now)}${actionsHtml(row.page, actions)}</li>`)
+        .join('') + (total > g.length ? `<li class="more">and ${total - g.length} more</li>` : '');
     return (
       `<tr data-reason="${esc(l.reason)}"><td>${urlHtml(l.link, d.base)}</td>` +
       `<td data-sort="${esc(String(rank(l.reason)))}">${badgesHtml(d, l)}</td>` +
       `<td class="num" data-label="Status" data-sort="${esc(String(l.http_status))}">${esc(String(l.http_status || '—'))}</td><td>${esc(message)}</td>` +
-      `<td class="num" data-label="Pages">${esc(String(g.length))}</td><td><ul class="in">${pages}</ul></td></tr>`
+      `<td class="num" data-label="Pages">${esc(String(total))}</td><td><ul class="in">${pages}</ul></td></tr>`
     );
   });
   return (
@@ -166,13 +173,16 @@ export function byPageHtml(d: ViewData, now: number, actions: boolean): string {
 export function reportHtml(d: ViewData, now: number, actions: boolean): string {
   const total = d.reasons.reduce((n, r) => n + r.count, 0);
   const blocked = d.rows.filter((row) => row.blocked).length;
+  // Cards count problem links (distinct URLs), each with its occurrences: the same numbers as every surface.
+  const times = (n: number) => `${n} occurrence${n === 1 ? '' : 's'}`;
+  const links = d.totals ? d.totals.links : total;
   const cards = d.reasons
     .map(
       (r) =>
-        `<li class="r-${esc(r.reason)}" data-reason="${esc(r.reason)}" title="${esc(r.description)}"><span class="n">${esc(String(r.count))}</span><span class="label">${esc(r.title)}</span></li>`,
+        `<li class="r-${esc(r.reason)}" data-reason="${esc(r.reason)}" title="${esc(r.description)}"><span class="n">${esc(String(r.links))}</span><span class="label">${esc(r.title)}</span><span class="label">${esc(times(r.count))}</span></li>`,
     )
     .concat(
-      `<li class="r-total" data-reason="total"><span class="n">${esc(String(total))}</span><span class="label">Total</span></li>`,
+      `<li class="r-total" data-reason="total"><span class="n">${esc(String(links))}</span><span class="label">Problem links</span><span class="label">${esc(times(total))}${d.totals ? ` on ${esc(String(d.totals.pages))} page${d.totals.pages === 1 ? '' : 's'}` : ''}</span></li>`,
     )
     .concat(
       blocked
@@ -192,21 +202,23 @@ export function reportHtml(d: ViewData, now: number, actions: boolean): string {
   const version = d.tool_version ? ` · svc ${esc(d.tool_version)}` : '';
   const notice = d.notice ? `<p class="note notice">${esc(d.notice)}</p>` : '';
   const truncated = d.truncated
-    ? `<p class="note">Showing ${esc(String(d.rows.length))} of ${esc(String(total))} problem links: the report was cut at its limit (raise the limit, or pick one target).</p>`
+    ? `<p class="note">Showing ${esc(String(d.rows.length))} of ${esc(times(total))}: the report was cut at its limit (raise the limit, or pick one target).</p>`
     : '';
   const options = d.reasons
     .filter((r) => r.count > 0)
     .map((r) => `<option value="${esc(r.reason)}">${esc(r.title)} (${esc(String(r.count))})</option>`)
     .join('');
   const views =
-    d.rows.length === 0
-      ? '<p class="empty">No problem links found.</p>'
-      : `<div class="toolbar"><div class="tabs" role="tablist"><button type="button" role="tab" data-view="by-link" aria-selected="true">By link</button>` +
-        `<button type="button" role="tab" data-view="by-page" aria-selected="false">By page</button></div>` +
-        `<select id="reason" aria-label="Reason"><option value="">All reasons</option>${options}</select>` +
-        `<input type="search" id="q" placeholder="Filter by URL, page, text, status…" aria-label="Filter"><span id="shown"></span></div>\n` +
-        `<section class="view" id="by-link"><h2>Problems by link</h2>${byLinkHtml(d, now, actions)}</section>\n` +
-        `<section class="view" id="by-page"><h2>Problems by page</h2>${byPageHtml(d, now, actions)}</section>`;
+    d.status === 'not_crawled'
+      ? '<p class="empty not-crawled">Not crawled yet: no crawl has stored a page of this site, so this report says nothing about it. Run a full crawl first.</p>'
+      : d.rows.length === 0
+        ? '<p class="empty">No problem links found.</p>'
+        : `<div class="toolbar"><div class="tabs" role="tablist"><button type="button" role="tab" data-view="by-link" aria-selected="true">By link</button>` +
+          `<button type="button" role="tab" data-view="by-page" aria-selected="false">By page</button></div>` +
+          `<select id="reason" aria-label="Reason"><option value="">All reasons</option>${options}</select>` +
+          `<input type="search" id="q" placeholder="Filter by URL, page, text, status…" aria-label="Filter"><span id="shown"></span></div>\n` +
+          `<section class="view" id="by-link"><h2>Problems by link</h2>${byLinkHtml(d, now, actions)}</section>\n` +
+          `<section class="view" id="by-page"><h2>Problems by page</h2>${byPageHtml(d, now, actions)}</section>`;
   return (
     `<header><h1>Link report</h1><p class="meta">Last full crawl: ${last}${version}</p>${targets}${notice}</header>\n` +
     `<ul class="counts" aria-label="Problem links per reason">${cards}</ul>\n${truncated}\n${views}`
@@ -225,14 +237,22 @@ export function trackingNote(host: string, linkTracking: string): string | null 
  */
 export function fromAbilityReport(
   out: {
+    status?: string;
+    counts?: {
+      pages: number;
+      problem_links: number;
+      occurrences: number;
+      reasons: Record<string, { problem_links: number; occurrences: number }>;
+    };
     summary: Record<string, number>;
+    top_links?: { link: string; reason: string; http_status: number; pages: number }[];
     links: ViewRow[];
     targets: { host: string; link_tracking: string; walk_links: boolean }[];
     truncated: boolean;
     last_full_crawl: string | null;
     notice?: string;
   },
-  reasons: Omit<ViewData['reasons'][number], 'count'>[],
+  reasons: Omit<ViewData['reasons'][number], 'count' | 'links'>[],
 ): ViewData {
   const targets = out.targets.map((t) => ({
     host: t.host,
@@ -241,7 +261,16 @@ export function fromAbilityReport(
     note: trackingNote(t.host, t.link_tracking),
   }));
   return {
-    reasons: reasons.map((r) => ({ ...r, count: out.summary[r.reason] ?? 0 })),
+    status: out.status ?? 'ready',
+    top_links: out.top_links ?? [],
+    totals: out.counts
+      ? { pages: out.counts.pages, links: out.counts.problem_links, occurrences: out.counts.occurrences }
+      : null,
+    reasons: reasons.map((r) => ({
+      ...r,
+      count: out.summary[r.reason] ?? 0,
+      links: out.counts ? (out.counts.reasons[r.reason]?.problem_links ?? 0) : (out.summary[r.reason] ?? 0),
+    })),
     rows: out.links,
     targets,
     base: targets.length === 1 ? targets[0]!.host : null,

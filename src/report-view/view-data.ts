@@ -10,8 +10,10 @@ export interface ViewReason {
   title: string;
   description: string;
   broken: boolean;
-  /** The reason's full number of problem links, whatever the limit. */
+  /** The reason's full number of occurrences (page, link pairs), whatever the limit. */
   count: number;
+  /** The reason's distinct problem links, whatever the limit. */
+  links: number;
 }
 
 export interface ViewRow {
@@ -35,7 +37,21 @@ export interface ViewTarget {
   note: string | null;
 }
 
+/** A problem link with the pages carrying it over the whole report (not only the rows shown). */
+export interface ViewTopLink {
+  link: string;
+  reason: string;
+  http_status: number;
+  pages: number;
+}
+
 export interface ViewData {
+  /** The problem links on the most pages, counted over the whole report; [] when not told. */
+  top_links: ViewTopLink[];
+  /** Pages stored, distinct problem links and occurrences in total, whatever the limit (null from an older answer). */
+  totals: { pages: number; links: number; occurrences: number } | null;
+  /** ready, or not_crawled: nothing of the site is stored, so no count means anything yet. */
+  status: string;
   reasons: ViewReason[];
   /** Report order: reason, page, link. */
   rows: ViewRow[];
@@ -70,11 +86,13 @@ const TEXT: Record<LinkReason, { title: string; description: string }> = {
 };
 
 /** The reasons in section order with their titles, for people. */
-export const REASON_TEXT: readonly (Omit<ViewReason, 'count'> & { reason: LinkReason })[] = LINK_REASONS.map((r) => ({
-  reason: r.reason,
-  broken: r.broken,
-  ...TEXT[r.reason],
-}));
+export const REASON_TEXT: readonly (Omit<ViewReason, 'count' | 'links'> & { reason: LinkReason })[] = LINK_REASONS.map(
+  (r) => ({
+    reason: r.reason,
+    broken: r.broken,
+    ...TEXT[r.reason],
+  }),
+);
 
 /** The REST form of the report as the view model. */
 export function viewOfReport(r: LinkReport, toolVersion?: string): ViewData {
@@ -96,6 +114,28 @@ export function viewOfReport(r: LinkReport, toolVersion?: string): ViewData {
   );
   const summary = Object.fromEntries(LINK_REASONS.map(({ reason, section }) => [reason, r[section].count]));
   const targets = r.targets.map((t) => ({ host: t.host, link_tracking: t.linkTracking, walk_links: t.walkLinks }));
-  const out = { summary, links: rows, targets, truncated: r.truncated, last_full_crawl: r.lastFullCrawl };
+  const tally = (t: { problemLinks: number; occurrences: number }) => ({
+    problem_links: t.problemLinks,
+    occurrences: t.occurrences,
+  });
+  const counts = {
+    pages: r.counts.pages,
+    ...tally(r.counts),
+    reasons: Object.fromEntries(LINK_REASONS.map(({ reason }) => [reason, tally(r.counts.reasons[reason])])),
+  };
+  // As the ability answers them: at most 20 (TOP_LINKS_MAX there), so the App and the file render alike.
+  const top_links = r.topLinks
+    .slice(0, 20)
+    .map((l) => ({ link: l.url, reason: l.reason, http_status: l.httpStatus, pages: l.pages }));
+  const out = {
+    status: r.status,
+    counts,
+    top_links,
+    summary,
+    links: rows,
+    targets,
+    truncated: r.truncated,
+    last_full_crawl: r.lastFullCrawl,
+  };
   return { ...fromAbilityReport(out, [...REASON_TEXT]), tool_version: toolVersion ?? null };
 }

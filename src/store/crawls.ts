@@ -9,6 +9,7 @@ import {
   type CrawlStatus,
   type CrawlTrigger,
 } from '../model/types.js';
+import type { ProblemCounts } from '../model/counts.js';
 import { PENDING_AFTER_CRAWLS } from './history.js';
 import type { Sql } from './sql.js';
 
@@ -30,6 +31,8 @@ interface CrawlRow {
   retries: number | null;
   report_ready_at: string | null;
   indexed_at: string | null;
+  /** Migration 45: the problem counts of its final report (JSON), or null. */
+  problems?: string | null;
 }
 
 function toRecord(r: CrawlRow): CrawlRecord {
@@ -39,6 +42,12 @@ function toRecord(r: CrawlRow): CrawlRecord {
   if (r.unchanged) stats.unchanged = r.unchanged;
   if (r.retries) stats.retries = r.retries;
   if (r.stats) stats.targets = JSON.parse(r.stats) as CrawlStats['targets'];
+  if (r.problems) {
+    const p = JSON.parse(r.problems) as ProblemCounts;
+    stats.problemLinks = p.problemLinks;
+    stats.occurrences = p.occurrences;
+    stats.reasons = p.reasons;
+  }
   const rec: CrawlRecord = {
     id: r.id,
     mode: r.mode,
@@ -235,9 +244,16 @@ export async function setCrawlStatus(sql: Sql, id: number, status: CrawlStatus, 
   );
 }
 
-/** The crawl's link report is final (its outcomes and the full crawl's clearing are written); its index may not be. */
-export async function markReportReady(sql: Sql, id: number): Promise<void> {
-  await sql.run('UPDATE crawls SET report_ready_at = ? WHERE id = ?', [new Date().toISOString(), id]);
+/**
+ * The crawl's link report is final (its outcomes and the full crawl's clearing are written); its index may not be.
+ * Its problem counts are the report's at this moment, kept with the record.
+ */
+export async function markReportReady(sql: Sql, id: number, problems: ProblemCounts): Promise<void> {
+  await sql.run('UPDATE crawls SET report_ready_at = ?, problems = ? WHERE id = ?', [
+    new Date().toISOString(),
+    JSON.stringify(problems),
+    id,
+  ]);
 }
 
 /**

@@ -2,6 +2,7 @@
 import { lastFullCrawlRow, latestEndedCrawlStats } from './crawls.js';
 import { inList, inParams, type Sql, type SqlValue } from './sql.js';
 import { REPORT_REASONS } from '../model/link-reasons.js';
+import type { RankTally } from '../model/counts.js';
 
 /** A problem link where a page has it: what the report and the problem history both keep of it. */
 export interface ProblemLinkRow {
@@ -31,7 +32,24 @@ export interface ReportSnapshot {
   walkedLinks: Map<string, boolean>;
   /** Per host: why the latest ended crawl could not reach it. */
   unreachable: Map<string, string>;
+  /** Per host: the pages stored now (hosts with none are absent). */
+  pages: Map<string, number>;
+  /** Per rank: distinct problem link URLs and their (page, link) pairs, as `counts` filters them (since). */
+  tallies: RankTally[];
+  /** The problem links carried by the most pages, whatever the limit (at most TOP_LINKS of them). */
+  topLinks: TopLinkRow[];
 }
+
+/** A problem link and the number of pages carrying it, counted over all the report's rows. */
+export interface TopLinkRow {
+  url: string;
+  rank: number;
+  httpStatus: number;
+  pages: number;
+}
+
+/** Problem links a report names with their full page counts: the worst first. */
+export const TOP_LINKS = 100;
 
 export interface ReportRead {
   project: string;
@@ -104,6 +122,9 @@ export async function readReportSnapshot(sql: Sql, read: ReportRead): Promise<Re
       lastFullCrawl: lastFull?.finished_at ?? null,
       walkedLinks: walkedLinks(lastFull?.stats ?? null),
       unreachable: unreachableHosts(latest),
+      pages: new Map(),
+      tallies: [],
+      topLinks: [],
     };
   }
   const q = reportSql(sql.dialect, read);
@@ -149,8 +170,67 @@ export async function readReportSnapshot(sql: Sql, read: ReportRead): Promise<Re
       lastFullCrawl: lastFull?.finished_at ?? null,
       walkedLinks: walkedLinks(lastFull?.stats ?? null),
       unreachable: unreachableHosts(latest),
+      pages: await storedPages(t, read.hosts),
+      tallies: await readProblemTallies(t, read),
+      topLinks: await readTopLinks(t, read),
     };
   });
+}
+
+/** The problem links on the most pages (then report order, then URL), counted over every row the read selects. */
+async function readTopLinks(sql: Sql, read: ReportRead): Promise<TopLinkRow[]> {
+  const since = read.since === null ? '' : ' AND (h.first_seen IS NULL OR h.first_seen > @since)';
+  const history = read.since === null ? '' : ` ${HISTORY}`;
+  const ranks =
+    read.ranks === null ? '' : ` AND r.rank IN (${read.ranks.length ? inList('k', read.ranks.length) : 'NULL'})`;
+  const rows = await sql.all<{ url: string; rank: number; http_status: number; pages: number }>(
+    `SELECT r.url AS url, r.rank AS rank, MAX(o.http_status) AS http_status, COUNT(*) AS pages
+      FROM report_links r JOIN link_outcomes o ON o.url = r.url${history}
+      WHERE r.host IN (${inList('h', read.hosts.length)})${ranks}${since}
+      GROUP BY r.url, r.rank ORDER BY COUNT(*) DESC, r.rank, r.url LIMIT ${TOP_LINKS}`,
+    {
+      ...inParams('h', read.hosts),
+      ...(read.ranks === null ? {} : inParams('k', read.ranks)),
+      ...(read.since === null ? {} : { since: read.since, project: read.project }),
+    },
+  );
+  return rows.map((r) => ({
+    url: r.url,
+    rank: Number(r.rank),
+    httpStatus: Number(r.http_status),
+    pages: Number(r.pages),
+  }));
+}
+
+/**
+ * Per rank: the distinct problem link URLs of the hosts' pages and the (page, link) pairs they make — the one count
+ * of problems, read for the report and for a crawl's record alike. With `since`, only problems first seen after it.
+ */
+export async function readProblemTallies(
+  sql: Sql,
+  read: Pick<ReportRead, 'project' | 'hosts' | 'since'>,
+): Promise<RankTally[]> {
+  if (!read.hosts.length) return [];
+  const since = read.since === null ? '' : ' AND (h.first_seen IS NULL OR h.first_seen > @since)';
+  const history = read.since === null ? '' : ` ${HISTORY}`;
+  const rows = await sql.all<{ rank: number; links: number; pairs: number }>(
+    `SELECT r.rank AS rank, COUNT(DISTINCT r.url) AS links, COUNT(*) AS pairs FROM report_links r${history}
+      WHERE r.host IN (${inList('h', read.hosts.length)})${since} GROUP BY r.rank`,
+    {
+      ...inParams('h', read.hosts),
+      ...(read.since === null ? {} : { since: read.since, project: read.project }),
+    },
+  );
+  return rows.map((r) => ({ rank: Number(r.rank), problemLinks: Number(r.links), occurrences: Number(r.pairs) }));
+}
+
+/** Pages stored per host (the pages_host index answers it). */
+async function storedPages(sql: Sql, hosts: readonly string[]): Promise<Map<string, number>> {
+  const rows = await sql.all<{ host: string; n: number }>(
+    `SELECT host, COUNT(*) AS n FROM pages WHERE host IN (${inList('h', hosts.length)}) GROUP BY host`,
+    inParams('h', hosts),
+  );
+  return new Map(rows.map((r) => [r.host, Number(r.n)]));
 }
 
 function unreachableHosts(stats: string | null): Map<string, string> {

@@ -103,6 +103,7 @@ export const PROGRESS_KEEPALIVE_MS = 1000;
 /**
  * An ability's progress → notifications/progress for one request's token. The protocol wants `progress` to grow
  * with every notification: when the pages done have not moved since the last one, a keep-alive adds a thousandth.
+ * A total is sent only when the ability knows it, and progress never passes it (no keep-alive at the total).
  */
 export function progressNotifier(
   progressToken: string | number,
@@ -113,14 +114,16 @@ export function progressNotifier(
   let lastAt = -Infinity;
   return (p) => {
     const t = now();
-    const moved = p.done > last;
+    const done = p.total === null ? p.done : Math.min(p.done, p.total);
+    const moved = done > last;
     if (t - lastAt < (moved ? PROGRESS_MIN_MS : PROGRESS_KEEPALIVE_MS)) return;
-    const progress = moved ? p.done : Math.round((last + 0.001) * 1000) / 1000;
+    const progress = moved ? done : Math.round((last + 0.001) * 1000) / 1000;
+    if (p.total !== null && progress > p.total) return;
     last = progress;
     lastAt = t;
     void send({
       method: 'notifications/progress',
-      params: { progressToken, progress, total: Math.max(progress, p.done + p.queued), message: p.message },
+      params: { progressToken, progress, ...(p.total === null ? {} : { total: p.total }), message: p.message },
     }).catch(() => {});
   };
 }

@@ -3,7 +3,7 @@
 // step, and the pure pieces behind them. The store-backed ones on SQLite and on PostgreSQL.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/open-app.js';
-import { reportNotice, searchNotice, topLinks } from '../../src/abilities/rest-to-ability.js';
+import { reportNotice, searchNotice } from '../../src/abilities/rest-to-ability.js';
 import { crawlProgress } from '../../src/abilities/svc-get-crawl.js';
 import { AbilityError } from '../../src/abilities/types.js';
 import type { AbilityHost } from '../../src/abilities/runtime.js';
@@ -171,20 +171,26 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       expect((await errorOf(run('svc/get-crawl', {}, 'subscriber'))).code).toBe('ability_invalid_permissions');
     });
 
-    it('maps live progress to done / queued and a readable line', () => {
-      const p = crawlProgress(4, {
-        pagesDone: 12,
+    it("maps live progress to the record's units: pages stored, no total unless known, done never past it", () => {
+      const live = {
+        pagesDone: 14,
         queued: 30,
         errors: 2,
         linksChecked: 40,
         requests: 50,
         elapsedMs: 3400,
         stats: { pages: 12, links: 40, errors: 2 },
-      });
-      expect(p).toEqual({
+      };
+      expect(crawlProgress({ id: 4, mode: 'full' }, live)).toEqual({
         done: 12,
+        total: null,
         queued: 30,
-        message: 'crawl 4: 12 pages done, 30 queued, 2 broken links so far (3 s)',
+        message: 'crawl 4: 12 pages, 40 links (2 broken) so far, 30 queued (3 s)',
+      });
+      expect(crawlProgress({ id: 5, mode: 'manual', urls: ['a', 'b'] }, live)).toMatchObject({
+        done: 2,
+        total: 2,
+        message: expect.stringMatching(/^crawl 5: 2 of 2 URLs, 12 pages/),
       });
     });
   });
@@ -223,13 +229,16 @@ describe.each(DIALECTS)('on %s', (dialect) => {
     it('the report before any crawl says so and names the crawl to run', async () => {
       await setup(kit);
       const out = (await run('svc/link-report', {})) as {
+        status: string;
         notice?: string;
         last_full_crawl: string | null;
         top_links: unknown[];
       };
+      // Not an all-clear: a status of its own, and a notice naming the crawl to run.
+      expect(out.status).toBe('not_crawled');
       expect(out.last_full_crawl).toBeNull();
       expect(out.top_links).toEqual([]);
-      expect(out.notice).toMatch(/No crawl has run yet.*svc\/full-crawl.*svc\/get-crawl/);
+      expect(out.notice).toMatch(/Not crawled yet.*not an all-clear.*svc\/full-crawl.*svc\/get-crawl/);
     });
   });
 
@@ -257,25 +266,13 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       expect(e.message).toMatch(/reasons\[0\]/);
     });
 
-    it('topLinks counts distinct pages and keeps at most 20', () => {
-      const links = Array.from({ length: 30 }, (_, i) => ({
-        page: `p${i % 3}`,
-        link: `l${i % 25}`,
-        http_status: 404,
-        reason: 'not_found',
-        message: '',
-        redirects_to: null,
-        element: 'a',
-        text: '',
-        blocked: false,
-        first_seen: null,
-      }));
-      links.push({ ...links[0]! }); // the same pair twice counts once
-      const top = topLinks(links);
-      expect(top).toHaveLength(20);
-      expect(top[0]).toEqual({ link: 'l0', reason: 'not_found', http_status: 404, pages: 2 });
-      expect(top.slice(0, 5).every((t) => t.pages === 2)).toBe(true);
-      expect(top.slice(5).every((t) => t.pages === 1)).toBe(true);
+    it('top_links counts pages over the whole report, not the links of the answer, and keeps at most 20', async () => {
+      await setup(kit);
+      await seedReport();
+      const cut = (await run('svc/link-report', { limit: 1 })) as Record<string, any>;
+      expect(cut.links).toHaveLength(1);
+      expect(cut.top_links[0]).toEqual({ link: `${SITE}/missing`, reason: 'not_found', http_status: 404, pages: 3 });
+      expect(cut.top_links.length).toBeLessThanOrEqual(20);
     });
   });
 
@@ -327,6 +324,8 @@ describe('notices (pure)', () => {
   it('report: running, never crawled, no full crawl completed, or nothing to say', () => {
     expect(reportNotice('2026-01-01T00:00:00Z', rec({ status: 'queued' }))).toMatch(/still queued.*refresh: true/);
     expect(reportNotice(null, null)).toMatch(/No crawl has run yet/);
+    expect(reportNotice(null, null, 'not_crawled')).toMatch(/^Not crawled yet/);
+    expect(reportNotice(null, rec({ status: 'running' }), 'not_crawled')).toMatch(/still running/);
     expect(reportNotice(null, rec({ mode: 'partial', status: 'failed', error: 'boom' }))).toMatch(
       /No full crawl has completed yet.*ended failed: boom.*svc\/full-crawl/,
     );

@@ -1,6 +1,7 @@
 // Crawl abilities run as tasks, over the real embedded backend and crawler against a slow site on loopback, on
 // SQLite and on PostgreSQL: who sees a task, what it says while the crawl runs, that its end is the plain call's
 // answer, cancel and who may cancel, expiry, and another app on the same database answering for it.
+import { plural } from '../../src/model/counts.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CrawlTaskService, type CrawlTaskState } from '../../src/abilities/crawl-tasks.js';
@@ -132,7 +133,7 @@ describe.each(DIALECTS)('crawl tasks on %s', (dialect) => {
       const s = await tasks.get(admin, t.taskId);
       return (
         s.status === 'working' &&
-        /is running: [1-9]\d* pages, \d+ links, \d+ problems so far$/.test(s.statusMessage) &&
+        /is running: [1-9]\d* pages?, \d+ links? \(\d+ broken\) so far$/.test(s.statusMessage) &&
         s
       );
     });
@@ -150,7 +151,7 @@ describe.each(DIALECTS)('crawl tasks on %s', (dialect) => {
     expect(done.result).toEqual(plain);
     expect(done.result).toMatchObject({ status: 'completed', stats: { pages: PAGES, errors: 1 } });
     expect(done.statusMessage).toBe(
-      `crawl ${t.crawlId} completed: ${PAGES} pages, ${final.stats.links} links, 1 problems`,
+      `crawl ${t.crawlId} completed: ${PAGES} pages, ${final.stats.links} links (1 broken), ${plural(final.stats.problemLinks!, 'problem link')} (${plural(final.stats.occurrences!, 'occurrence')})`,
     );
     expect(await failure(tasks.cancel(admin, t.taskId))).toMatchObject({
       code: 'svc_task_ended',

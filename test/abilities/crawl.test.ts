@@ -128,7 +128,9 @@ describe.each(DIALECTS)('crawl abilities (embedded) on %s', (dialect) => {
         stats: { pages: 2 },
       });
       expect(heard.length).toBeGreaterThanOrEqual(1);
-      expect(heard.at(-1)!.message).toMatch(new RegExp(`^crawl ${full.id}: \\d+ pages done, \\d+ queued`));
+      expect(heard.at(-1)!.message).toMatch(
+        new RegExp(`^crawl ${full.id}: \\d+ pages?, \\d+ links? \\(\\d+ broken\\) so far, \\d+ queued`),
+      );
       // A caller that goes away stops the wait, not the crawl.
       const again = (await host.registry.execute(
         'svc/manual-crawl',

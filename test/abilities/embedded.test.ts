@@ -168,7 +168,13 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       );
       expect(out.links).toHaveLength(3);
       expect(out.targets).toEqual([
-        { host: TARGET_HOST, link_tracking: 'all', walk_links: expect.any(Boolean), last_crawl_error: null },
+        {
+          host: TARGET_HOST,
+          link_tracking: 'all',
+          walk_links: expect.any(Boolean),
+          last_crawl_error: null,
+          pages: expect.any(Number),
+        },
       ]);
       expect(out.truncated).toBe(false);
       expect(out.last_full_crawl).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));

@@ -89,8 +89,8 @@ const REST = emptyReport({
     ],
   },
   targets: [
-    { host: TARGET_HOST, linkTracking: 'all', walkLinks: false, lastCrawlError: null },
-    { host: 'other.example', linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+    { host: TARGET_HOST, linkTracking: 'all', walkLinks: false, lastCrawlError: null, pages: 3 },
+    { host: 'other.example', linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: 3 },
   ],
   truncated: true,
   lastFullCrawl: '2026-10-04T08:00:00.000Z',
@@ -99,7 +99,21 @@ const REST = emptyReport({
 describe('toAbilityLinkReport (pure)', () => {
   it('maps the REST form to the ability form', () => {
     const out = toAbilityLinkReport(REST);
-    expect(out).toEqual({
+    expect(out.counts).toEqual({
+      pages: 6,
+      problem_links: 6,
+      occurrences: 8,
+      reasons: {
+        not_found: { problem_links: 2, occurrences: 3 },
+        forbidden: { problem_links: 1, occurrences: 1 },
+        server_error: { problem_links: 1, occurrences: 1 },
+        redirect: { problem_links: 1, occurrences: 1 },
+        unknown: { problem_links: 1, occurrences: 2 },
+      },
+    });
+    expect({ ...out, counts: undefined }).toEqual({
+      status: 'ready',
+      counts: undefined,
       summary: { not_found: 3, forbidden: 1, server_error: 1, redirect: 1, unknown: 2 },
       links: [
         {
@@ -185,8 +199,8 @@ describe('toAbilityLinkReport (pure)', () => {
         { link: `${SITE}/later`, reason: 'unknown', http_status: 0, pages: 1 },
       ],
       targets: [
-        { host: TARGET_HOST, link_tracking: 'all', walk_links: false, last_crawl_error: null },
-        { host: 'other.example', link_tracking: 'pdf', walk_links: true, last_crawl_error: null },
+        { host: TARGET_HOST, link_tracking: 'all', walk_links: false, last_crawl_error: null, pages: 3 },
+        { host: 'other.example', link_tracking: 'pdf', walk_links: true, last_crawl_error: null, pages: 3 },
       ],
       truncated: true,
       next_cursor: null,
@@ -223,7 +237,14 @@ describe('toAbilityLinkReport (pure)', () => {
       urls: ['u'],
       started_at: 's',
       finished_at: null,
-      stats: { pages: 1, links: 2, errors: 0, targets: { h: { pages: 1, cut_by_max_pages: true } } },
+      stats: {
+        pages: 1,
+        links: 2,
+        errors: 0,
+        problem_links: null,
+        occurrences: null,
+        targets: { h: { pages: 1, cut_by_max_pages: true } },
+      },
       error: null,
       // A record written before the report/index times existed has neither.
       report_ready_at: null,

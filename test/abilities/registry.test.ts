@@ -100,6 +100,8 @@ describe('registry', () => {
     ]);
     const out = host.registry.get('svc/link-report')!.outputJsonSchema as { required: string[] };
     expect(out.required).toEqual([
+      'status',
+      'counts',
       'summary',
       'links',
       'targets',

@@ -37,23 +37,23 @@ describe('crawl task status', () => {
 
   it('says the counts while working and how it ended after', () => {
     expect(crawlTaskStatusMessage(7, crawl('running'), 'working')).toBe(
-      'crawl 7 is running: 12 pages, 40 links, 3 problems so far',
+      'crawl 7 is running: 12 pages, 40 links (3 broken) so far',
     );
     expect(crawlTaskStatusMessage(7, crawl('queued'), 'working')).toBe('crawl 7 is queued');
     expect(crawlTaskStatusMessage(7, crawl('completed'), 'completed')).toBe(
-      'crawl 7 completed: 12 pages, 40 links, 3 problems',
+      'crawl 7 completed: 12 pages, 40 links (3 broken)',
     );
     expect(crawlTaskStatusMessage(7, crawl('failed', { error: 'disk full' }), 'failed')).toBe(
-      'crawl 7 failed after 12 pages, 40 links, 3 problems: disk full',
+      'crawl 7 failed after 12 pages, 40 links (3 broken): disk full',
     );
     expect(crawlTaskStatusMessage(7, crawl('stopped', { error: 'server stopping' }), 'failed')).toBe(
-      'crawl 7 was stopped after 12 pages, 40 links, 3 problems: server stopping',
+      'crawl 7 was stopped after 12 pages, 40 links (3 broken): server stopping',
     );
     expect(crawlTaskStatusMessage(7, crawl('running'), 'cancelled')).toBe(
-      'cancelled: crawl 7 is stopping after 12 pages, 40 links, 3 problems',
+      'cancelled: crawl 7 is stopping after 12 pages, 40 links (3 broken)',
     );
     expect(crawlTaskStatusMessage(7, crawl('stopped'), 'cancelled')).toBe(
-      'cancelled: crawl 7 ended (stopped) after 12 pages, 40 links, 3 problems',
+      'cancelled: crawl 7 ended (stopped) after 12 pages, 40 links (3 broken)',
     );
     expect(crawlTaskStatusMessage(7, null, 'failed')).toBe('crawl 7 no longer exists');
   });

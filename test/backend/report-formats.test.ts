@@ -228,8 +228,8 @@ describe('CSV', () => {
 describe('Markdown', () => {
   it('counts per reason, then one table per reason with a row per (page, link), cells escaped', () => {
     const md = formatMarkdown(sampleReport());
-    expect(md).toContain('| Not found | 3 |');
-    expect(md).toContain('| **Total** | **8** |');
+    expect(md).toContain('| Not found | 2 | 3 |');
+    expect(md).toContain('| **Total** (3 pages) | **7** | **8** |');
     const sectionOf = (title: string) => md.split(`## ${title}`)[1]!.split('\n## ')[0]!;
     const rowsOf = (title: string) =>
       sectionOf(title)
@@ -243,10 +243,12 @@ describe('Markdown', () => {
     expect(md).not.toContain('<script>');
     expect(md).not.toContain('<b>');
     expect(mdCell('a|b <i>x</i>\n[l](u)')).toBe('a\\|b \\<i\\>x\\</i\\> \\[l\\]\\(u\\)');
-    expect(formatMarkdown(emptyReport())).toContain('No problem links found.');
+    expect(formatMarkdown(emptyReport({ targets: sampleReport().targets }))).toContain('No problem links found.');
+    // A report of nothing is never an all-clear.
+    expect(formatMarkdown(emptyReport({ status: 'not_crawled' }))).toContain('No report: not crawled yet');
     // A target that checks only PDF links says so, in every readable format.
     const pdf = sampleReport();
-    pdf.targets.push({ host: 'docs.example', linkTracking: 'pdf', walkLinks: false, lastCrawlError: null });
+    pdf.targets.push({ host: 'docs.example', linkTracking: 'pdf', walkLinks: false, lastCrawlError: null, pages: 3 });
     const note =
       'docs.example tracks only links to PDF documents (track_links = pdf); set track_links to "all" to check every link.';
     expect(formatMarkdown(pdf)).toContain(`> Note: ${mdCell(note)}`);
@@ -257,15 +259,52 @@ describe('Markdown', () => {
 });
 
 describe('text and json', () => {
-  it('text shows where a link is and since when; json is the REST form unchanged', () => {
+  it('text leads with the counts and the problem links by link (most pages first), then by page, times short', () => {
     const text = formatText(sampleReport());
-    expect(text).toContain(
-      `    404  ${SITE}/gone  (404 Not Found)  in <a> "Gone page"  since 2026-11-01T10:00:00.000Z`,
+    const counts = text.indexOf('7 problem links (8 occurrences) on 3 pages:');
+    const links = text.indexOf('Problem links, most pages first:');
+    const pages = text.indexOf('By page:');
+    expect(counts).toBeGreaterThan(0);
+    expect(links).toBeGreaterThan(counts);
+    expect(pages).toBeGreaterThan(links);
+    // /gone is on two pages: it comes first, with its count and its pages.
+    expect(text.slice(links)).toMatch(
+      new RegExp(
+        `^Problem links, most pages first:\n  404  ${SITE}/gone  Not found · on 2 pages\n {9}${SITE}/, ${SITE}/blog/a,b\n`,
+      ),
     );
-    expect(text).toContain('Unknown (found but not fetched: the crawl stopped early) — 1 link');
-    expect(text).toContain('8 problem links.');
+    expect(text).toContain(`    404  ${SITE}/gone  (404 Not Found)  in <a> "Gone page"  since 2026-11-01 10:00 UTC`);
+    expect(text).not.toMatch(/\d\d:\d\d:\d\d\.\d{3}Z/);
+    expect(text).toContain('Unknown — 1 occurrence');
     expect(JSON.parse(formatLinkReport('json', sampleReport()))).toEqual(sampleReport());
     expect(REPORT_FORMATS).toEqual(['text', 'json', 'csv', 'markdown', 'junit', 'sarif', 'html']);
+  });
+
+  it('text counts pages per link from the whole report: "and N more", and the links left out in one line', () => {
+    const r = sampleReport();
+    // The report lists the favicon on one page, but the store counts it on 243 (the limit cut the rest).
+    r.topLinks = [
+      { url: `${SITE}/favicon.ico`, reason: 'not_found', httpStatus: 404, pages: 243 },
+      ...Array.from({ length: 24 }, (_, i) => ({
+        url: `${SITE}/x${i}`,
+        reason: 'not_found' as const,
+        httpStatus: 404,
+        pages: 1,
+      })),
+    ];
+    r.notFound.pages[0]!.links.push({
+      url: `${SITE}/favicon.ico`,
+      httpStatus: 404,
+      message: '',
+      element: 'link',
+      text: '',
+    });
+    r.counts = { ...r.counts, problemLinks: 30 };
+    const text = formatText(r);
+    expect(text).toContain(`  404  ${SITE}/favicon.ico  Not found · on 243 pages\n         ${SITE}/ and 242 more\n`);
+    expect(text).toContain('  and 10 more problem links (--format html or json lists them all)');
+    // 1000 occurrences of one missing asset are one line, not 1000.
+    expect(text.split('\n').filter((l) => l.includes('favicon.ico')).length).toBe(2);
   });
 });
 
@@ -300,8 +339,17 @@ describe('HTML', () => {
 
   it('renders the counts per reason and a row per link and per page; an empty report says so', () => {
     const html = formatHtml(sampleReport());
+    // Each card: problem links, with their occurrences; the total card the same as every surface.
+    const links = { not_found: 2, forbidden: 2, server_error: 1, redirect: 1, unknown: 1 };
     for (const [reason, n] of Object.entries(SAMPLE_COUNTS))
-      expect(html).toMatch(new RegExp(`data-reason="${reason}"[^>]*><span class="n">${n}</span>`));
+      expect(html).toMatch(
+        new RegExp(
+          `data-reason="${reason}"[^>]*><span class="n">${links[reason as keyof typeof links]}</span><span class="label">[^<]+</span><span class="label">${n} occurrences?</span>`,
+        ),
+      );
+    expect(html).toContain(
+      '<span class="n">7</span><span class="label">Problem links</span><span class="label">8 occurrences on 3 pages</span>',
+    );
     // 7 distinct links (one found on two pages), 3 pages.
     expect(
       /<table class="sortable" id="links-table">[\s\S]*?<\/table>/.exec(html)![0].match(/<tr data-reason/g),

@@ -61,7 +61,13 @@ describe('assembleLinkReport (pure)', () => {
   it('groups sorted rows by section, then by page, and keeps counts whatever the rows', () => {
     const r = assembleLinkReport({
       rows: [row(0, 'p1', 'x'), row(0, 'p1', 'y'), row(0, 'p2', 'x'), row(3, 'p1', 'z', 'z2'), row(4, 'p1', 'w')],
-      counts: [3, 0, 0, 1, 1],
+      tallies: [
+        { rank: 0, problemLinks: 2, occurrences: 3 },
+        { rank: 3, problemLinks: 1, occurrences: 1 },
+        { rank: 4, problemLinks: 1, occurrences: 1 },
+      ],
+      ranks: null,
+      topLinks: [],
       targets: [],
       lastFullCrawl: null,
     });
@@ -81,12 +87,17 @@ describe('assembleLinkReport (pure)', () => {
     expect(r.redirect.pages[0]!.links[0]!.redirectsTo).toBe('z2');
     expect(r.unknown.pages[0]!.links[0]).not.toHaveProperty('redirectsTo');
     expect(r.truncated).toBe(false);
+    // One computation: the counts and the sections' counts come from the same tallies.
+    expect(r.counts).toMatchObject({ pages: 0, problemLinks: 4, occurrences: 5 });
+    expect(r.counts.reasons.not_found).toEqual({ problemLinks: 2, occurrences: 3 });
   });
 
   it('is truncated when the counts exceed the rows', () => {
     const r = assembleLinkReport({
       rows: [row(0, 'p', 'x')],
-      counts: [2, 0, 0, 0, 0],
+      tallies: [{ rank: 0, problemLinks: 1, occurrences: 2 }],
+      ranks: null,
+      topLinks: [],
       targets: [],
       lastFullCrawl: null,
     });
@@ -144,8 +155,8 @@ describe.each(DIALECTS)('buildLinkReport on %s', (dialect) => {
     expect(r.truncated).toBe(false);
     expect(r.lastFullCrawl).toBeNull();
     expect(r.targets).toEqual([
-      { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
-      { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+      { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
+      { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
     ]);
   });
 
@@ -336,7 +347,13 @@ describe('target hosts as the crawler stores them', () => {
         const r = await buildLinkReport(app.store.sql, TOKEN, app.config.targets, { limit: 10, target });
         expect(flat(r)).toEqual(['notFound https://c.example/ https://c.example/gone']);
         expect(r.targets).toEqual([
-          { host: 'c.example:443', linkTracking: 'all', walkLinks: false, lastCrawlError: null },
+          {
+            host: 'c.example:443',
+            linkTracking: 'all',
+            walkLinks: false,
+            lastCrawlError: null,
+            pages: expect.any(Number),
+          },
         ]);
       }
     } finally {

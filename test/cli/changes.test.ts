@@ -41,8 +41,8 @@ const svc = (...args: string[]) => runSvc([...args, '--config', configPath]);
 
 it('svc changes prints what a crawl broke and mended; --json is the REST form; report --since filters', async () => {
   const none = await svc('changes');
-  expect(none.status).toBe(1);
-  expect(none.stderr).toMatch(/no crawl has ended yet: run svc crawl full/);
+  expect(none.status).toBe(2);
+  expect(none.stderr).toMatch(/not crawled yet: no crawl has ended; crawl first: svc crawl full/);
 
   const first = JSON.parse((await svc('crawl', 'full')).stdout) as { id: number; finishedAt: string };
   links = ['/ok', '/gone2'];

@@ -3,7 +3,15 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { formatProgress, ProgressDisplay, progressTotal, run, summary } from '../../src/cli/crawl.js';
+import {
+  formatProgress,
+  ProgressDisplay,
+  progressLine,
+  progressTotal,
+  run,
+  summary,
+  type ProgressLine,
+} from '../../src/cli/crawl.js';
 import { CliError } from '../../src/cli/common.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import { html, send, startSite, writeJson, type TestSite } from '../support/site.js';
@@ -51,7 +59,9 @@ describe('svc crawl', () => {
     expect(out).toHaveLength(1);
     const rec = JSON.parse(out[0]!) as { status: string; mode: string; stats: { pages: number; errors: number } };
     expect(rec).toMatchObject({ status: 'completed', mode: 'full', stats: { pages: 2, errors: 1 } });
-    expect(err.join('')).toMatch(/crawl \d+ completed: 2 pages, \d+ links checked, 1 broken/);
+    expect(err.join('')).toMatch(
+      /crawl \d+ completed: 2 pages, \d+ links \(1 broken\), \d+ problem links? \(\d+ occurrences?\)/,
+    );
     const store = new Store(join(dir, 'data', 'svc.db'));
     expect((store.db.prepare('SELECT count(*) AS n FROM pages').get() as { n: number }).n).toBe(2);
     store.close();
@@ -88,42 +98,62 @@ describe('svc crawl', () => {
     );
   });
 
-  it('formats the progress line', () => {
-    expect(
-      formatProgress({ mode: 'full', id: 3, pagesDone: 120, pagesTotal: null, queued: 45, errors: 3, elapsedMs: 2000 }),
-    ).toBe('crawl 3 (full) · 120 pages · 45 queued · 3 errors · 60.0 pages/s · 2.0 s');
+  const line = (over: Partial<ProgressLine>): ProgressLine => ({
+    mode: 'full',
+    id: 3,
+    pages: 120,
+    links: 300,
+    broken: 3,
+    done: 130,
+    total: null,
+    queued: 45,
+    elapsedMs: 2000,
+    ...over,
   });
 
-  it('says "1 page" and "1 error", and "0 errors"', () => {
-    expect(
-      formatProgress({ mode: 'full', id: 1, pagesDone: 1, pagesTotal: null, queued: 0, errors: 1, elapsedMs: 1000 }),
-    ).toBe('crawl 1 (full) · 1 page · 0 queued · 1 error · 1.0 pages/s · 1.0 s');
-    expect(
-      formatProgress({ mode: 'full', id: 1, pagesDone: 0, pagesTotal: null, queued: 2, errors: 0, elapsedMs: 0 }),
-    ).toBe('crawl 1 (full) · 0 pages · 2 queued · 0 errors · 0.0 pages/s · 0.0 s');
+  it('formats the progress line in the units of the record: pages stored, links (broken), no total when unknown', () => {
+    expect(formatProgress(line({}))).toBe(
+      'crawl 3 (full) · 120 pages · 300 links (3 broken) · 45 queued · 60.0 pages/s · 2.0 s',
+    );
+    expect(formatProgress(line({ id: 1, pages: 1, links: 1, broken: 0, queued: 0, elapsedMs: 1000 }))).toBe(
+      'crawl 1 (full) · 1 page · 1 link (0 broken) · 0 queued · 1.0 pages/s · 1.0 s',
+    );
   });
 
-  it('shows the total and a percentage when the total is known, never above 100%', () => {
-    expect(
-      formatProgress({ mode: 'manual', id: 4, pagesDone: 3, pagesTotal: 8, queued: 5, errors: 2, elapsedMs: 1500 }),
-    ).toBe('crawl 4 (manual) · 3 of 8 pages (37%) · 5 queued · 2 errors · 2.0 pages/s · 1.5 s');
-    expect(
-      formatProgress({ mode: 'manual', id: 4, pagesDone: 1, pagesTotal: 1, queued: 0, errors: 0, elapsedMs: 1000 }),
-    ).toContain('· 1 of 1 page (100%) ·');
-    expect(
-      formatProgress({ mode: 'manual', id: 4, pagesDone: 3, pagesTotal: 2, queued: 0, errors: 0, elapsedMs: 1000 }),
-    ).toContain('· 3 of 2 pages (100%) ·');
-    expect(
-      formatProgress({ mode: 'manual', id: 4, pagesDone: 0, pagesTotal: 0, queued: 0, errors: 0, elapsedMs: 1000 }),
-    ).toContain('· 0 pages ·');
+  it('shows a total and a percentage only when the total is known, and the done count never above it', () => {
+    expect(formatProgress(line({ mode: 'manual', id: 4, pages: 3, done: 3, total: 8, elapsedMs: 1500 }))).toMatch(
+      /^crawl 4 \(manual\) · 3 of 8 URLs \(37%\) · 3 pages ·/,
+    );
+    expect(formatProgress(line({ mode: 'manual', done: 1, total: 1 }))).toContain('· 1 of 1 URL (100%) ·');
+    // A redirect followed or a retry: more fetches than URLs given — never "3 of 2".
+    expect(formatProgress(line({ mode: 'manual', done: 3, total: 2 }))).toContain('· 2 of 2 URLs (100%) ·');
+    expect(formatProgress(line({ mode: 'manual', done: 0, total: 0 }))).not.toMatch(/ of /);
+    expect(formatProgress(line({ done: 202, total: null }))).not.toMatch(/ of |%/);
   });
 
-  it("takes the total from a manual crawl's URLs, or from the pages done and waiting (the sitemap seeds them)", () => {
-    expect(progressTotal({ mode: 'manual', urls: ['a', 'b', 'c'] }, { pagesDone: 1, pagesQueued: 9 })).toBe(3);
-    expect(progressTotal({ mode: 'full' }, { pagesDone: 40, pagesQueued: 60 })).toBe(100);
-    expect(progressTotal({ mode: 'partial' }, { pagesDone: 0, pagesQueued: 0 })).toBe(0);
-    // A service that does not tell its waiting pages: no total, no percentage.
-    expect(progressTotal({ mode: 'full' }, { pagesDone: 5 })).toBeNull();
+  it("takes the total from a manual crawl's URLs only; progressLine keeps done ≤ total", () => {
+    expect(progressTotal({ mode: 'manual', urls: ['a', 'b', 'c'] })).toBe(3);
+    // A full or partial crawl finds its pages as it goes: its size is not known.
+    expect(progressTotal({ mode: 'full' })).toBeNull();
+    expect(progressTotal({ mode: 'partial' })).toBeNull();
+    const p = {
+      pagesDone: 5,
+      queued: 0,
+      pagesQueued: 0,
+      errors: 0,
+      linksChecked: 9,
+      requests: 6,
+      elapsedMs: 10,
+      stats: { pages: 4, links: 9, errors: 1 },
+    };
+    expect(progressLine({ id: 1, mode: 'manual', urls: ['a', 'b'] }, p)).toMatchObject({
+      done: 2,
+      total: 2,
+      pages: 4,
+      links: 9,
+      broken: 1,
+    });
+    expect(progressLine({ id: 1, mode: 'full' }, p)).toMatchObject({ done: 5, total: null, pages: 4 });
   });
 
   it('on a terminal prints each log line readable above the live line, then draws the live line again', () => {
@@ -153,9 +183,19 @@ describe('svc crawl', () => {
       finishedAt: null,
       stats: { pages: 1, links: 1, errors: 1 },
     } as const;
-    expect(summary(rec, 1)).toBe('crawl 2 completed: 1 page, 1 link checked, 1 broken link on pages (1 distinct URL)');
-    expect(summary({ ...rec, stats: { pages: 2, links: 3, errors: 2 } }, null)).toBe(
-      'crawl 2 completed: 2 pages, 3 links checked, 2 broken (distinct URLs)',
+    expect(summary(rec)).toBe('crawl 2 completed: 1 page, 1 link (1 broken)');
+    const reasons = {
+      not_found: { problemLinks: 1, occurrences: 2 },
+      forbidden: { problemLinks: 0, occurrences: 0 },
+      server_error: { problemLinks: 0, occurrences: 0 },
+      redirect: { problemLinks: 1, occurrences: 1 },
+      unknown: { problemLinks: 0, occurrences: 0 },
+    };
+    expect(
+      summary({ ...rec, stats: { pages: 2, links: 3, errors: 1, problemLinks: 2, occurrences: 3, reasons } }),
+    ).toBe(
+      'crawl 2 completed: 2 pages, 3 links (1 broken), 2 problem links (3 occurrences)\n' +
+        '  by reason: not_found 1 (2 occurrences), redirect 1 (1 occurrence)',
     );
   });
 });
@@ -188,9 +228,11 @@ describe('svc crawl from the build (worker threads)', () => {
         stderr,
       } = await runSvc(['crawl', 'full', '--config', config], { env: { SVC_LOG_LEVEL: undefined } });
       expect(code, stderr).toBe(0);
+      // A full crawl's size is not known while it runs: no "N of M", no percentage.
       expect(stderr).toMatch(
-        /^crawl \d+ \(full\) · \d+ of \d+ pages? \(\d+%\) · \d+ queued · \d+ errors? · [\d.]+ pages\/s · [\d.]+ s$/m,
+        /^crawl \d+ \(full\) · \d+ pages? · \d+ links? \(\d+ broken\) · \d+ queued · [\d.]+ pages\/s · [\d.]+ s$/m,
       );
+      expect(stderr).not.toMatch(/ of \d+|%/);
       expect(stderr).not.toContain('\r');
       expect(JSON.parse(stdout.trim())).toMatchObject({ status: 'completed', stats: { pages: 31, errors: 1 } });
       const store = new Store(join(dir, 'data', 'svc.db'), { readonly: true });

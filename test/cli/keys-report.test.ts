@@ -108,8 +108,8 @@ describe('svc report', () => {
     const r = JSON.parse(out);
     expect(r.notFound.count).toBe(3);
     expect(r.targets).toEqual([
-      { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
-      { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+      { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: 2 },
+      { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: 1 },
     ]);
     const one = JSON.parse(
       (await capture(() => report(['--json', '--limit', '1', '--target', HOST_A, '--config', cfg.path]))).out,
@@ -127,20 +127,20 @@ describe('svc report', () => {
     expect(out).toContain('last full crawl: none completed yet');
     expect(out).toContain(`note: ${HOST_B} tracks only links to PDF documents`);
     expect(out).toMatch(
-      /Not found — 3 links\n {2}on http:\/\/b\.example:8080\/\n {4}404 {2}http:\/\/b\.example:8080\/doc\.pdf/,
+      /Not found — 3 occurrences\n {2}on http:\/\/b\.example:8080\/\n {4}404 {2}http:\/\/b\.example:8080\/doc\.pdf/,
     );
     expect(out).toContain(`301  https://${HOST_A}/old → https://${HOST_A}/new`);
     expect(out.indexOf('Not found')).toBeLessThan(out.indexOf('Forbidden'));
     expect(out.indexOf('Redirect')).toBeLessThan(out.indexOf('Unknown'));
-    expect(out).toContain('8 problem links.');
+    expect(out).toContain('6 problem links (8 occurrences) on 3 pages:');
   });
 
   it('says when the report is truncated; refuses bad --limit and unknown --target', async () => {
     const cfg = configFile();
     await withApp(cfg, (app) => seedMany(app, 10, 5));
     const cut = (await capture(() => report(['--limit', '7', '--config', cfg.path]))).out;
-    expect(cut).toContain('Showing 7 of 50 problem links (truncated');
-    expect(cut).toContain('Not found — 10 links');
+    expect(cut).toContain('Showing 7 of 50 occurrences by page (truncated');
+    expect(cut).toContain('Not found — 10 occurrences');
     expect(cut).toContain('… 3 more not shown (over the limit)');
     expect(cut).toContain('… 10 more not shown (over the limit)');
     await expect(report(['--limit', '0', '--config', cfg.path])).rejects.toThrow(

@@ -167,7 +167,7 @@ describe('svc with two projects, real processes', () => {
       since: null,
       new: [expect.objectContaining({ url: `${siteB.origin}/gone-b` })],
     });
-    expect((await runSvc(['changes', '--config', config])).stderr).toMatch(/no crawl has ended yet/);
+    expect((await runSvc(['changes', '--config', config])).stderr).toMatch(/not crawled yet: no crawl has ended/);
 
     expect((await runSvc(['keys', 'create', '--name', 'ci', '--config', config, '--project', B])).status).toBe(0);
     expect((await runSvc(['keys', 'list', '--config', config, '--project', B])).stdout).toMatch(/^1\t\S+\tci$/m);

@@ -84,7 +84,7 @@ describe('svc report from the build', () => {
     const several = await svc(['report', '--fail-on', 'server_error,redirect', '--config', cfg.path]);
     expect(several.code).toBe(1);
     expect(several.stderr).toBe('svc report: failing on server_error (1 link), redirect (2 links)\n');
-    expect(several.stdout).toContain('Not found — 3 links');
+    expect(several.stdout).toContain('Not found — 3 occurrences');
 
     expect((await svc(['report', '--config', cfg.path])).code).toBe(0);
   });

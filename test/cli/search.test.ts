@@ -126,9 +126,5 @@ describe('svc search', () => {
     expect(highlightForTerminal('a <em>b</em> &lt;c&gt;', true)).toBe('a \x1b[1mb\x1b[22m <c>');
     expect(formatResults('q', { total: 0, duration: 0.1, hits: [] }, 0)).toContain('0 results for "q"');
     expect(formatResults('q', { total: 0, duration: 0.1, hits: [] }, 0)).toContain('Fewer or shorter words find more.');
-    // An index no crawl has filled says so, and what to run.
-    expect(formatResults('q', { total: 0, duration: 0.1, hits: [] }, 0, false, true)).toContain(
-      'The search index is empty: no crawl has run yet. Fill it with: svc crawl full',
-    );
   });
 });

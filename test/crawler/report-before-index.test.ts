@@ -1,6 +1,7 @@
 // The link report before the search index: what a crawl writes is in the report at once, while search answers from
 // the index as it was until the crawl finishes the index; a process that dies in between leaves a store the next
 // open finishes; a crawl run says when each was ready. On both stores.
+import { problemCounts } from '../../src/model/counts.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,7 +97,7 @@ describe.each(DIALECTS)('report before index on %s', (dialect) => {
   it('the process dies between the final report and the index: the next open finishes the index', async () => {
     const { store, reopen, crawlId } = await earlierCrawl();
     await writeDeferred(store, crawlId, changed(crawlId));
-    await markReportReady(store.sql, crawlId);
+    await markReportReady(store.sql, crawlId, problemCounts([]));
     // What kill -9 leaves: the crawl running with a heartbeat that stops, its pages pending, no indexedAt.
     await store.sql.run('UPDATE crawls SET heartbeat_at = 0 WHERE id = ?', [crawlId]);
     expect(await found(store, 'newword')).toEqual([]);

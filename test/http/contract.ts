@@ -9,6 +9,7 @@ import { writeThrough } from '../support/stores.js';
 import type { LinkReport } from '../../src/model/types.js';
 import { HOST_A, HOST_B, runPendingAfterCrawls, TOKEN } from '../support/app.js';
 import { linkingPage as page, seedSmallSite } from '../support/writes.js';
+import { withCounts } from '../support/reports.js';
 
 export interface Harness {
   backend: Backend;
@@ -21,7 +22,8 @@ const a = `https://${HOST_A}`;
 const b = `http://${HOST_B}`;
 
 /** The small site's report, as both backends must give it (firstSeen: see below). */
-const SMALL_SITE_REPORT: LinkReport = {
+const SMALL_SITE_REPORT: LinkReport = withCounts({
+  status: 'ready',
   notFound: {
     count: 3,
     pages: [
@@ -100,13 +102,13 @@ const SMALL_SITE_REPORT: LinkReport = {
     ],
   },
   targets: [
-    { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
-    { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+    { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: 2 },
+    { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: 1 },
   ],
   truncated: false,
   lastFullCrawl: null,
   next_cursor: null,
-};
+});
 
 const SECTIONS = ['notFound', 'forbidden', 'serverError', 'redirect', 'unknown'] as const;
 

@@ -139,13 +139,16 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
       const a = await call(`${f.api}/link-report`, { headers: auth });
       expect(a.status).toBe(200);
       expect(Object.keys(a.body).sort()).toEqual([
+        'counts',
         'forbidden',
         'lastFullCrawl',
         'next_cursor',
         'notFound',
         'redirect',
         'serverError',
+        'status',
         'targets',
+        'topLinks',
         'truncated',
         'unknown',
       ]);
@@ -159,8 +162,8 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
         text: '',
       });
       expect(a.body.targets).toEqual([
-        { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null },
-        { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null },
+        { host: HOST_A, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
+        { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
       ]);
       expect(a.body.truncated).toBe(false);
     });
@@ -653,7 +656,9 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
           },
         ]);
         expect(down.body.lastFullCrawl).toBe(rec.finishedAt);
-        expect(down.body.targets).toEqual([{ host, linkTracking: 'all', walkLinks: true, lastCrawlError: null }]);
+        expect(down.body.targets).toEqual([
+          { host, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: expect.any(Number) },
+        ]);
       } finally {
         site.closeAllConnections();
         site.close();

@@ -75,12 +75,14 @@ describe('crawls as tasks', () => {
     expect(working.body, JSON.stringify(working.body)).toHaveProperty('result');
     expect(working.body.result).toMatchObject({ resultType: 'complete', taskId, status: 'working' });
     expect(working.body.result!.statusMessage).toMatch(
-      /^crawl \d+ (is queued|is running: \d+ pages, \d+ links, \d+ problems so far)$/,
+      /^crawl \d+ (is queued|is running: \d+ pages?, \d+ links? \(\d+ broken\) so far)$/,
     );
 
     const done = await ended(onSecond, taskId);
     expect(done.status).toBe('completed');
-    expect(done.statusMessage).toMatch(/^crawl \d+ completed: \d+ pages, \d+ links, [1-9]\d* problems$/);
+    expect(done.statusMessage).toMatch(
+      /^crawl \d+ completed: \d+ pages, \d+ links \([1-9]\d* broken\), \d+ problem links? \(\d+ occurrences?\)$/,
+    );
     const result = done.result as { structuredContent: Record<string, unknown>; content: { text: string }[] };
     expect(result.structuredContent).toMatchObject({ status: 'completed', mode: 'full' });
     expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);

@@ -28,7 +28,7 @@ export class FakeBackend implements Backend {
   readonly publicToken: string;
   failWith: BackendError | null = null;
   report: LinkReport = emptyReport({
-    targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: true, lastCrawlError: null }],
+    targets: [{ host: TARGET_HOST, linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: 3 }],
   });
   private nextId = 1;
   private listeners = new Set<(r: CrawlRecord) => void>();

@@ -1,10 +1,39 @@
 // Link reports built by hand: an empty one, and for the format tests a sample with every reason, a page with
 // several problems, a link found on two pages, a blocked answer, the optional fields, and hostile text (markup,
 // quotes, commas, line breaks, control characters) where a crawled site could put it.
+import { problemCounts } from '../../src/model/counts.js';
+import { LINK_REASONS } from '../../src/model/link-reasons.js';
 import type { LinkReport, ReportLink, ReportPage } from '../../src/model/types.js';
 
 export const SITE = 'https://site.example';
 export const HOSTILE_TEXT = `Read "more", <b>now</b> | & </script><script>alert(1)</script>\nline two\u0007`;
+
+/**
+ * A hand-built report with its counts as the store would count them: problem links are the distinct URLs listed per
+ * reason, occurrences the sections' counts, pages the targets'.
+ */
+export function withCounts(r: Omit<LinkReport, 'counts' | 'topLinks'> & Partial<LinkReport>): LinkReport {
+  const tallies = LINK_REASONS.map(({ section }, rank) => ({
+    rank,
+    problemLinks: new Set(r[section].pages.flatMap((p) => p.links.map((l) => l.url))).size,
+    occurrences: r[section].count,
+  }));
+  if (r.counts && r.topLinks) return r as LinkReport;
+  // Pages per problem link, most first, then report order, then URL: as the store orders them.
+  const byUrl = new Map<string, { top: LinkReport['topLinks'][number]; rank: number }>();
+  for (const [rank, { reason, section }] of LINK_REASONS.entries())
+    for (const p of r[section].pages)
+      for (const l of p.links) {
+        const e = byUrl.get(l.url) ?? { top: { url: l.url, reason, httpStatus: l.httpStatus, pages: 0 }, rank };
+        e.top.pages++;
+        byUrl.set(l.url, e);
+      }
+  const topLinks = [...byUrl.values()]
+    .sort((a, b) => b.top.pages - a.top.pages || a.rank - b.rank || (a.top.url < b.top.url ? -1 : 1))
+    .map((e) => e.top);
+  const pages = r.targets.reduce((n, t) => n + (t.pages ?? 0), 0);
+  return { ...r, topLinks: r.topLinks ?? topLinks, counts: r.counts ?? { pages, ...problemCounts(tallies) } };
+}
 
 function section(pages: ReportPage[], extra = 0) {
   return { count: pages.reduce((n, p) => n + p.links.length, 0) + extra, pages };
@@ -15,7 +44,8 @@ function link(path: string, httpStatus: number, message: string, more: Partial<R
 }
 
 export function sampleReport(): LinkReport {
-  return {
+  return withCounts({
+    status: 'ready',
     notFound: section([
       {
         url: `${SITE}/`,
@@ -58,10 +88,10 @@ export function sampleReport(): LinkReport {
     unknown: section([
       { url: `${SITE}/docs`, links: [link('/later', 0, 'not fetched: max_pages (10) reached', { element: 'css' })] },
     ]),
-    targets: [{ host: 'site.example', linkTracking: 'all', walkLinks: true, lastCrawlError: null }],
+    targets: [{ host: 'site.example', linkTracking: 'all', walkLinks: true, lastCrawlError: null, pages: 3 }],
     truncated: false,
     lastFullCrawl: '2026-11-20T08:00:00.000Z',
-  };
+  });
 }
 
 /** Problem (page, link) pairs in sampleReport, per reason. */
@@ -70,7 +100,8 @@ export const SAMPLE_COUNTS = { not_found: 3, forbidden: 2, server_error: 1, redi
 /** A report with no problem link and no target, or with the fields given. */
 export function emptyReport(over: Partial<LinkReport> = {}): LinkReport {
   const section = () => ({ count: 0, pages: [] });
-  return {
+  return withCounts({
+    status: 'ready',
     notFound: section(),
     forbidden: section(),
     serverError: section(),
@@ -80,5 +111,5 @@ export function emptyReport(over: Partial<LinkReport> = {}): LinkReport {
     truncated: false,
     lastFullCrawl: null,
     ...over,
-  };
+  });
 }

@@ -18,6 +18,9 @@ import {
 } from '../../store/crawls.js';
 import { isObserved, observe } from '../../model/observations.js';
 import { finishPendingIndex } from '../../store/pending-index.js';
+import { readProblemTallies } from '../../store/report-query.js';
+import { problemCounts } from '../../model/counts.js';
+import { canonicalTargetHosts } from '../../model/site-urls.js';
 import type { ServiceStore } from '../../store/service-store.js';
 import type { Sql } from '../../store/sql.js';
 import { applyFullCrawlClearing } from '../clearing.js';
@@ -123,8 +126,13 @@ async function endHere(opts: RunOptions, rec: CrawlRecord, result: CrawlResult, 
   // Only a target whose crawl reached its end decides what is forgotten (a stop or an unreachable site does not).
   if (rec.mode === 'full' && !result.stopped) await applyFullCrawlClearing(store.sql, rec.id, result.targets, logger);
   await updateCrawlStats(store.sql, rec.id, result.stats);
-  // The link report is final: it says so before the search index is built from the pages the crawl wrote.
-  await markReportReady(store.sql, rec.id);
+  // The link report is final: it says so, with its counts, before the search index is built from the crawl's pages.
+  const tallies = await readProblemTallies(store.sql, {
+    project: opts.project,
+    hosts: canonicalTargetHosts(opts.targets),
+    since: null,
+  });
+  await markReportReady(store.sql, rec.id, problemCounts(tallies));
   // Its stats are its heartbeat while the index is built, as they were while it crawled.
   const indexed = await finishPendingIndex(store.sql, () => updateCrawlStats(store.sql, rec.id, result.stats));
   logger.debug({ crawl: rec.id, pages: indexed }, 'search index built');

@@ -1,15 +1,19 @@
 // Pure decisions of the link report: rows in report order → the REST form, and the walkLinks rule.
 import type { TargetConfig } from '../../model/config.js';
-import { SECTION_KEYS } from '../../model/link-reasons.js';
-import type { ReportRow } from '../../store/report-query.js';
-import type { LinkReport, ReportPage, ReportSection, ReportTarget } from '../../model/types.js';
+import type { ReportRow, TopLinkRow } from '../../store/report-query.js';
+import type { LinkReport, ReportPage, ReportSection, ReportStatus, ReportTarget } from '../../model/types.js';
 import { REPORT_REASONS } from '../../model/link-reasons.js';
+import { problemCounts, type RankTally } from '../../model/counts.js';
 
 export interface ReportInput {
+  /** Per rank: distinct problem link URLs and their (page, link) pairs (readProblemTallies). */
+  tallies: readonly RankTally[];
+  /** The ranks the report keeps (its reasons filter); null for all. */
+  ranks: readonly number[] | null;
+  /** The problem links on the most pages, counted over all the rows (readTopLinks). */
+  topLinks: readonly TopLinkRow[];
   /** Sorted by rank, then page URL, then link URL; at most `limit` of them. */
   rows: ReportRow[];
-  /** Full number of (page, link) pairs per section, by rank, whatever the limit. */
-  counts: number[];
   targets: ReportTarget[];
   lastFullCrawl: string | null;
 }
@@ -26,9 +30,23 @@ export function targetWalksLinks(
   return target.walk_links ?? (!target.use_sitemap || (walkedLinks ?? true));
 }
 
-/** Groups sorted rows by section, then by the page they were found on; `truncated` when counts exceed the rows. */
+/**
+ * A report speaks of the site once a crawl stored a page of one of its targets, or found one unreachable (that is
+ * news too); before that it is `not_crawled`, never an empty all-clear.
+ */
+export function reportStatus(targets: readonly Pick<ReportTarget, 'pages' | 'lastCrawlError'>[]): ReportStatus {
+  return targets.some((t) => t.pages === null || t.pages > 0 || t.lastCrawlError !== null) ? 'ready' : 'not_crawled';
+}
+
+/**
+ * Groups sorted rows by section, then by the page they were found on; `truncated` when counts exceed the rows. A
+ * section's `count` is its occurrences, from the same tallies as `counts`: one computation for every number.
+ */
 export function assembleLinkReport(input: ReportInput): LinkReport {
-  const sections = SECTION_KEYS.map((_, rank): ReportSection => ({ count: input.counts[rank] ?? 0, pages: [] }));
+  const problems = problemCounts(input.tallies, input.ranks);
+  const sections = REPORT_REASONS.map(
+    (reason): ReportSection => ({ count: problems.reasons[reason].occurrences, pages: [] }),
+  );
   let page: ReportPage | null = null;
   let pageRank = -1;
   for (const row of input.rows) {
@@ -51,15 +69,22 @@ export function assembleLinkReport(input: ReportInput): LinkReport {
     if (row.firstSeen !== null) link.firstSeen = row.firstSeen;
     page.links.push(link);
   }
-  const total = sections.reduce((n, s) => n + s.count, 0);
   return {
+    status: reportStatus(input.targets),
+    counts: { pages: input.targets.reduce((n, t) => n + (t.pages ?? 0), 0), ...problems },
+    topLinks: input.topLinks.map((l) => ({
+      url: l.url,
+      reason: REPORT_REASONS[l.rank]!,
+      httpStatus: l.httpStatus,
+      pages: l.pages,
+    })),
     notFound: sections[0]!,
     forbidden: sections[1]!,
     serverError: sections[2]!,
     redirect: sections[3]!,
     unknown: sections[4]!,
     targets: input.targets,
-    truncated: input.rows.length < total,
+    truncated: input.rows.length < problems.occurrences,
     lastFullCrawl: input.lastFullCrawl,
   };
 }

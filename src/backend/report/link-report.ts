@@ -59,14 +59,17 @@ export async function buildLinkReport(
   const rows = more ? snap.rows.slice(0, limit) : snap.rows;
   const last = rows[rows.length - 1];
   const report = assembleLinkReport({
+    tallies: snap.tallies,
+    topLinks: snap.topLinks,
+    ranks,
     rows,
-    counts: snap.counts,
     lastFullCrawl: snap.lastFullCrawl,
     targets: shown.map((t) => ({
       host: t.host,
       linkTracking: t.track_links,
       walkLinks: targetWalksLinks(t, snap.walkedLinks.get(canonical(t))),
       lastCrawlError: snap.unreachable.get(canonical(t)) ?? null,
+      pages: snap.pages.get(canonical(t)) ?? 0,
     })),
   });
   return {

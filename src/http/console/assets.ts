@@ -65,6 +65,7 @@ export const CONSOLE_JS = `(function () {
     set('.pages', p.pagesDone);
     set('.links', p.links);
     set('.errors', p.errors);
+    if (p.problemLinksText) set('.problem-links', p.problemLinksText);
     if (p.ended) {
       var st = row.querySelector('.status');
       if (st) st.removeAttribute('data-progress-url');
@@ -154,7 +155,7 @@ export const CONSOLE_JS = `(function () {
     } else {
       bar.removeAttribute('value');
     }
-    text.textContent = 'Crawl ' + p.id + ' ' + p.status + ': ' + p.pagesDone + ' pages, ' + p.links + ' links, ' + p.errors + ' problems';
+    text.textContent = p.text;
     note.textContent = '';
     if (p.ended) {
       // "The crawl has started." is no longer true: say how it ended instead.

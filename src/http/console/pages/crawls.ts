@@ -3,10 +3,11 @@
 // a crawl runs); the bar polls the progress answer below, so it goes on after a restart of the server.
 import { escapeHtml as e } from '../../../lib/escape-html.js';
 import { crawlEnded, CRAWL_MODES, type CrawlProgress, type CrawlRecord } from '../../../model/types.js';
+import { countsPhrase, plural } from '../../../model/counts.js';
 import { hiddenCsrf, projectPath, type PageContent } from '../layout.js';
 import { refusalMessage, table, when, type ActionOutcome, type PageCtx } from './page.js';
 
-export const CRAWL_HEAD = ['Crawl', 'Mode', 'Status', 'Started', 'Finished', 'Pages', 'Links', 'Problems', ''];
+export const CRAWL_HEAD = ['Crawl', 'Mode', 'Status', 'Started', 'Finished', 'Pages', 'Links', 'Problem links', ''];
 
 /** Rows of a crawl table; with `actions`, a stop button on each crawl that has not ended. */
 export function crawlRows(ctx: PageCtx, crawls: readonly CrawlRecord[], actions = true): string[][] {
@@ -18,8 +19,12 @@ export function crawlRows(ctx: PageCtx, crawls: readonly CrawlRecord[], actions 
     when(c.startedAt),
     `<span class="finished">${when(c.finishedAt)}</span>`,
     `<span class="pages">${c.stats.pages}</span>`,
-    `<span class="links">${c.stats.links}</span>`,
-    `<span class="errors">${c.stats.errors}</span>`,
+    `<span class="links">${c.stats.links}</span> <span class="muted">(<span class="errors">${c.stats.errors}</span> broken)</span>`,
+    `<span class="problem-links">${
+      c.stats.problemLinks === undefined
+        ? '—'
+        : `${c.stats.problemLinks} <span class="muted">(${plural(c.stats.occurrences ?? 0, 'occurrence')})</span>`
+    }</span>`,
     actions && !crawlEnded(c.status)
       ? `<form class="inline" method="post" action="${projectPath(ctx.project.token, `crawls/${c.id}/stop`)}">${hiddenCsrf(ctx.csrf)}<button type="submit" class="danger" id="stop-${c.id}">Stop</button></form>`
       : '',
@@ -34,7 +39,7 @@ export async function crawlsPage(ctx: PageCtx, msg: { notice?: string; error?: s
     ? `<section class="live" id="crawl-live" aria-live="polite" data-status="${e(live.status)}" data-progress-url="${projectPath(ctx.project.token, `crawls/${live.id}/progress`)}">
 <label for="crawl-bar">Crawl ${live.id} (${e(live.mode)})</label>
 <progress id="crawl-bar"${crawlEnded(live.status) ? ' max="1" value="1"' : ''}></progress>
-<p id="crawl-text">Crawl ${live.id} ${e(live.status)}: ${live.stats.pages} pages, ${live.stats.links} links, ${live.stats.errors} problems</p>
+<p id="crawl-text">Crawl ${live.id} ${e(live.status)}: ${e(countsPhrase(live.stats))}</p>
 <p id="crawl-note" class="muted"></p>
 <p><a href="${projectPath(ctx.project.token, 'report')}">Open the link report</a></p></section>`
     : '';
@@ -94,15 +99,26 @@ export async function crawlProgress(ctx: PageCtx, id: number): Promise<object | 
     ? first
     : await backend.waitForCrawl(id, { timeoutMs: 800, onProgress: (p) => (progress = p) });
   const p = progress as CrawlProgress | null;
+  const stats = p?.stats ?? record.stats;
+  // A total only when it is known (a manual crawl's URLs), and the bar never past it.
+  const total = record.mode === 'manual' ? (record.urls?.length ?? null) : null;
+  const done = p?.pagesDone ?? stats.pages;
   return {
     id: record.id,
     status: record.status,
     ended: crawlEnded(record.status),
     finishedAt: record.finishedAt,
     error: record.error,
-    pagesDone: p?.pagesDone ?? record.stats.pages,
-    pagesKnown: p?.pagesQueued === undefined ? null : p.pagesDone + p.pagesQueued,
-    links: p?.linksChecked ?? record.stats.links,
-    errors: p?.errors ?? record.stats.errors,
+    pagesDone: total === null ? done : Math.min(done, total),
+    pagesKnown: total,
+    pages: stats.pages,
+    links: stats.links,
+    errors: stats.errors,
+    // Known once the crawl's report is final: the row's problem-links cell is filled from it.
+    problemLinksText:
+      crawlEnded(record.status) && record.stats.problemLinks !== undefined
+        ? `${record.stats.problemLinks} (${plural(record.stats.occurrences ?? 0, 'occurrence')})`
+        : null,
+    text: `Crawl ${record.id} ${record.status}: ${countsPhrase(crawlEnded(record.status) ? record.stats : stats)}`,
   };
 }

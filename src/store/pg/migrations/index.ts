@@ -26,6 +26,7 @@ import { migration as spentRequestStates } from './030-spent-request-states.js';
 import { migration as crawlRetries } from './047-crawl-retries.js';
 import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 import { migration as pageContent } from './035-page-content.js';
+import { migration as crawlProblemCounts } from './045-crawl-problem-counts.js';
 
 export interface PgMigration {
   version: number;
@@ -50,6 +51,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   crawlRetries,
   apiKeyPrefixLastUsed,
   pageContent,
+  crawlProblemCounts,
 ];
 
 /** The latest version the migrations reach. */

@@ -28,6 +28,7 @@ import { migration as spentRequestStates } from './030-spent-request-states.js';
 import { migration as crawlRetries } from './047-crawl-retries.js';
 import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 import { migration as pageContent } from './035-page-content.js';
+import { migration as crawlProblemCounts } from './045-crawl-problem-counts.js';
 
 export interface Migration {
   version: number;
@@ -62,6 +63,7 @@ export const MIGRATIONS: Migration[] = [
   crawlRetries,
   apiKeyPrefixLastUsed,
   pageContent,
+  crawlProblemCounts,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
