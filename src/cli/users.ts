@@ -2,7 +2,6 @@
 // `svc users reset-token LOGIN` (a new token; the old one stops working), `svc users set-password LOGIN` (the
 // sign-in password of the OAuth page, read from stdin), `svc users revoke-tokens LOGIN` (ends its OAuth tokens).
 import { revokeUserTokens } from '../auth/oauth/authorization-server.js';
-import { setPassword } from '../auth/passwords.js';
 import { addUser, getUser, listUsers, resetUserToken } from '../auth/users.js';
 import { ROLES } from '../model/users.js';
 import { CliError, parse, sayWhereWritten, withApp } from './common.js';
@@ -46,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!login) throw new CliError(`users set-password: LOGIN is required\n${USAGE}`);
     const password = await readPassword();
     await withApp(values, async (app) => {
-      await setPassword(app.store.sql, login, password);
+      await app.passwords.set(app.store.sql, login, password);
       process.stderr.write(`password of "${login}" set\n`);
     });
     return 0;
