@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { launchChromium } from '../support/chromium.js';
-import { runSvc, spawnSvc, type ServeProcess } from '../support/cli.js';
-import { ROOT } from '../support/paths.js';
-import { article, closedPort, startSite, writeJson, type TestSite } from '../support/site.js';
-import { until } from '../support/wait.js';
+import { launchChromium } from './chromium.js';
+import { runSvc, spawnSvc, type ServeProcess } from './cli.js';
+import { ROOT } from './paths.js';
+import { article, closedPort, startSite, writeJson, type TestSite } from './site.js';
+import { until } from './wait.js';
 
 export const TOKEN = 'console1:eu-north-1';
 export const PASSWORDS = { admin: 'admin password 1', reader: 'reader password 1', temp: 'temp password 1' };
