@@ -2,10 +2,11 @@ import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { ALL_TESTS, E2E, UNIT } from './test/support/projects.js';
 
-// One temp directory for the run, removed at its end (the root's globalSetup: it runs once whichever projects run).
-// The projects that run svc or PostgreSQL add a fresh dist/ (rebuilt when a source is newer) and the run's one
-// PostgreSQL cluster with its migrated template database; each runs once however many projects list it.
-const BUILD_AND_POSTGRES = ['test/support/build.ts', 'test/support/pg-template.ts'];
+// One temp directory for the run, removed at its end; for the projects that run svc or PostgreSQL, a fresh dist/
+// (rebuilt when a source is newer) and the run's one PostgreSQL cluster with its migrated template database. vitest
+// runs each project's global setup (the root's last): each of these runs once however many projects list it.
+const TEMP_ROOT = 'test/support/temp-root.ts';
+const BUILD_AND_POSTGRES = [TEMP_ROOT, 'test/support/build.ts', 'test/support/pg-template.ts'];
 
 export default defineConfig({
   test: {
@@ -15,11 +16,11 @@ export default defineConfig({
     // Most files wait on servers, child processes and browsers they start, not on their own CPU: two at a time even
     // on two cores (vitest's default there is one) takes about a third off the run.
     maxWorkers: Math.max(2, availableParallelism()),
-    globalSetup: ['test/support/temp-root.ts'],
+    globalSetup: [TEMP_ROOT],
     // Which project a file runs in: test/support/projects.ts (integration unless listed; checked by
     // test/layout/projects.test.ts). `npm run test:unit` is the edit loop.
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, isolate: false } },
+      { extends: true, test: { name: 'unit', include: UNIT, isolate: false, globalSetup: [TEMP_ROOT] } },
       {
         extends: true,
         test: {
