@@ -11,7 +11,7 @@ import { httpDeps } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
 import type { PasswordCost } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
-import { loadConfig, parseConfig } from '../../src/cli/load-config.js';
+import { parseConfig } from '../../src/cli/load-config.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
@@ -54,19 +54,6 @@ export const TEST_PASSWORD_COST: PasswordCost = { N: 1024, r: 8, p: 1 };
 /** loadApp as a command calls it, silent, with TEST_PASSWORD_COST. */
 export function openApp(config: Config, opts: OpenAppOptions = {}): Promise<App> {
   return loadApp(config, { logger: silentLogger, passwordCost: TEST_PASSWORD_COST, ...opts });
-}
-
-/**
- * The app of a config file as svc's commands open it (none of this process's SVC_* settings), open for `fn`: the
- * setup an e2e test needs before it starts svc (users, keys), without a process of its own for each step.
- */
-export async function withConfigApp<T>(configPath: string, fn: (app: App) => Promise<T>): Promise<T> {
-  const app = await openApp(loadConfig({ configPath, env: {} }));
-  try {
-    return await fn(app);
-  } finally {
-    await app.close();
-  }
 }
 
 /** An app on a new data_dir: `base` (TWO_HOSTS unless told), then `over` field by field. */

@@ -1,16 +1,13 @@
 // Shared by the console's browser tests: a test site with a slow page (so a crawl runs long enough to be seen
-// running), a real `svc serve` on it (SQLite or PostgreSQL) with an administrator and a subscriber made on its
-// config's app in-process, Debian's headless Chromium, and the flow a site owner goes through, asserted step by step.
+// running), a real `svc serve` on it (SQLite or PostgreSQL) with an administrator and a subscriber made by the
+// CLI, Debian's headless Chromium, and the flow a site owner goes through, asserted step by step.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { launchChromium } from './chromium.js';
-import { addUser } from '../../src/auth/users.js';
-import type { Role } from '../../src/model/users.js';
-import { withConfigApp } from './app.js';
-import { spawnSvc, type ServeProcess } from './cli.js';
+import { runSvc, spawnSvc, type ServeProcess } from './cli.js';
 import { ROOT } from './paths.js';
 import { article, closedPort, startSite, writeJson, type TestSite } from './site.js';
 import { until } from './wait.js';
@@ -73,17 +70,11 @@ async function serveOn(config: string, port: number): Promise<ServeProcess> {
   };
 }
 
-/**
- * The users in-process, at the tests' small scrypt cost (svc rehashes at its own at each one's first sign-in): what
- * these tests run is svc serve and the browser, not svc users.
- */
-async function addUsers(config: string, users: [login: string, role: Role, password: string][]): Promise<void> {
-  await withConfigApp(config, async (app) => {
-    for (const [login, role, password] of users) {
-      await addUser(app.store.sql, login, role);
-      await app.passwords.set(app.store.sql, login, password);
-    }
-  });
+async function addUser(config: string, login: string, role: string, password: string): Promise<void> {
+  const add = await runSvc(['users', 'add', login, '--role', role, '--config', config]);
+  if (add.status !== 0) throw new Error(add.stderr);
+  const set = await runSvc(['users', 'set-password', login, '--config', config], { input: `${password}\n` });
+  if (set.status !== 0) throw new Error(set.stderr);
 }
 
 export async function startConsoleService(opts: { databaseUrl?: string } = {}): Promise<ConsoleService> {
@@ -108,11 +99,9 @@ export async function startConsoleService(opts: { databaseUrl?: string } = {}): 
     targets: [{ host: site.host, scheme: 'http', track_links: 'all', use_sitemap: false, request_timeout_ms: 20_000 }],
     rate_limits: { enabled: false },
   });
-  await addUsers(config, [
-    ['admin', 'administrator', PASSWORDS.admin],
-    ['reader', 'subscriber', PASSWORDS.reader],
-    ['temp', 'administrator', PASSWORDS.temp],
-  ]);
+  await addUser(config, 'admin', 'administrator', PASSWORDS.admin);
+  await addUser(config, 'reader', 'subscriber', PASSWORDS.reader);
+  await addUser(config, 'temp', 'administrator', PASSWORDS.temp);
   const port = await closedPort();
   const svc: ConsoleService = {
     dir,

@@ -1,6 +1,6 @@
 // What the MCP tests run against: the built `svc` (dist/src/server.js), a config in a temp dir, a tiny loopback
-// site the test serves itself, users added in-process (on the app the commands open), and a posts file. Processes
-// are real: `svc mcp` over stdio, `svc serve` over HTTP.
+// site the test serves itself, users added with `svc users add`, and a posts file. Processes are real: `svc mcp`
+// over stdio, `svc serve` over HTTP.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { addUser } from '../../src/auth/users.js';
-import { withConfigApp } from './app.js';
-import { serveSvc, type ServeProcess } from './cli.js';
+import { serveSvc, svcOutput, type ServeProcess } from './cli.js';
 import { SERVER_JS } from './paths.js';
 import { article, startSite, type TestSite } from './site.js';
 
@@ -116,12 +114,13 @@ export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
       log_level: 'warn',
     }),
   );
-  // The users in-process (what the tests run is svc serve or svc mcp, not svc users add).
-  const tokens = await withConfigApp(configPath, async (app) => ({
-    admin: await addUser(app.store.sql, 'admin', 'administrator'),
-    sub: await addUser(app.store.sql, 'sub', 'subscriber'),
-    alice: await addUser(app.store.sql, 'alice', 'author'),
-  }));
+  const add = async (login: string, role: string) =>
+    (await svcOutput(['users', 'add', login, '--role', role, '--config', configPath])).trim();
+  const tokens = {
+    admin: await add('admin', 'administrator'),
+    sub: await add('sub', 'subscriber'),
+    alice: await add('alice', 'author'),
+  };
   return {
     dir,
     configPath,
