@@ -1,18 +1,36 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { ALL_TESTS, E2E, UNIT } from './test/support/projects.js';
+
+// One temp directory for the run, removed at its end; for the projects that run svc or PostgreSQL, a fresh dist/
+// (rebuilt when a source is newer) and the run's one PostgreSQL cluster with its migrated template database. vitest
+// runs each project's global setup (the root's last): each of these runs once however many projects list it.
+const TEMP_ROOT = 'test/support/temp-root.ts';
+const BUILD_AND_POSTGRES = [TEMP_ROOT, 'test/support/build.ts', 'test/support/pg-template.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // Most files wait on servers, child processes and browsers they start, not on their own CPU: two at a time even
     // on two cores (vitest's default there is one) takes about a third off the run.
     maxWorkers: Math.max(2, availableParallelism()),
-    // One temp directory for the run, removed at its end; a fresh dist/ for the suites that run the built svc
-    // (rebuilt when a source is newer); one initdb for the run, every test file's PostgreSQL cluster starting from a
-    // copy of it.
-    globalSetup: ['test/support/temp-root.ts', 'test/support/build.ts', 'test/support/pg-template.ts'],
+    globalSetup: [TEMP_ROOT],
+    // Which project a file runs in: test/support/projects.ts (integration unless listed; checked by
+    // test/layout/projects.test.ts). `npm run test:unit` is the edit loop.
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT, isolate: false, globalSetup: [TEMP_ROOT] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: [ALL_TESTS],
+          exclude: [...configDefaults.exclude, ...UNIT, ...E2E],
+          globalSetup: BUILD_AND_POSTGRES,
+        },
+      },
+      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: BUILD_AND_POSTGRES } },
+    ],
   },
 });

@@ -5,7 +5,8 @@ import type { App } from './open-app.js';
 import { ConsoleSessions } from '../auth/console-sessions.js';
 import { API_KEY_PREFIX, createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from '../auth/keys.js';
 import { PasswordSignIn } from '../auth/password-sign-in.js';
-import { checkPasswordRules, setPassword } from '../auth/passwords.js';
+import { checkPasswordRules } from '../auth/passwords.js';
+import { hashSecret } from '../auth/secrets.js';
 import { addUser, listUsers, USER_TOKEN_PREFIX } from '../auth/users.js';
 import { AuthorizationServer } from '../auth/oauth/authorization-server.js';
 import { addWebhookReceiver, listWebhookReceivers, removeWebhookReceiver } from '../backend/webhooks/receivers.js';
@@ -49,7 +50,7 @@ export function issuerProblem(url: URL): string | null {
 export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
   let oauth: HttpDeps['oauth'] = null;
   // One password check for the OAuth page and the console: failed attempts on either count for both.
-  const passwordSignIn = new PasswordSignIn({ sql: app.store.sql, now: opts.now });
+  const passwordSignIn = new PasswordSignIn({ sql: app.store.sql, passwords: app.passwords, now: opts.now });
   if (opts.publicUrl) {
     const issuer = new URL(opts.publicUrl);
     const problem = issuerProblem(issuer);
@@ -128,7 +129,7 @@ function consoleDeps(app: App, passwordSignIn: PasswordSignIn, opts: HttpDepsOpt
         // The password's rules first, so a refused one leaves no user without a password behind.
         checkPasswordRules(password);
         await addUser(sql, login, role);
-        await setPassword(sql, login, password);
+        await app.passwords.set(sql, login, password);
       },
     },
     secureCookies: opts.publicUrl ? new URL(opts.publicUrl).protocol === 'https:' : false,

@@ -5,6 +5,7 @@
 // names an api.base_url, so a crawl on SQLite starts without them; commands and tests open the app the same way,
 // through loadApp.
 import { resolve } from 'node:path';
+import { PasswordHasher, type PasswordCost } from '../auth/passwords.js';
 import type { Backend } from '../backend/backend.js';
 import { createLogger, type Logger } from '../lib/log.js';
 import { forProject, projectsOf, type Config } from '../model/config.js';
@@ -26,6 +27,8 @@ export interface App {
   /** The first project's backend: the one the abilities and MCP act on. */
   backend: Backend;
   dataDir: string;
+  /** How sign-in passwords are hashed and checked: at OWASP's cost unless opened with another (tests). */
+  passwords: PasswordHasher;
   /** Every project of the config, in its order (one in the single form); the first is store/backend above. */
   projects: ProjectApp[];
   /** The project with this public token, or null when none here has it. */
@@ -56,6 +59,11 @@ export interface App {
 
 export interface OpenAppOptions extends ProjectOptions {
   logger?: Logger;
+  /**
+   * scrypt's cost for sign-in passwords (default SCRYPT_PARAMS, OWASP's). No command sets it and no config or
+   * environment reaches it: only tests that sign in many times open an app with a smaller one.
+   */
+  passwordCost?: PasswordCost;
 }
 
 /**
@@ -97,6 +105,7 @@ export async function loadApp(config: Config, opts: OpenAppOptions = {}): Promis
     },
     backend: first.backend,
     dataDir,
+    passwords: new PasswordHasher(opts.passwordCost),
     projects,
     project: (token) => projects.find((p) => p.token === token) ?? null,
     runUnattended() {

@@ -9,7 +9,7 @@ import type { User } from '../model/users.js';
 import type { Sql } from '../store/sql.js';
 import { CheckSlots } from './check-slots.js';
 import { AttemptLimiter } from './oauth/attempt-limiter.js';
-import { verifyPassword } from './passwords.js';
+import { PasswordHasher } from './passwords.js';
 
 const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 /** Failures of one login (from anywhere) before each further try of it is slowed, and the longest slowdown. */
@@ -30,6 +30,8 @@ export type SignInResult =
 
 export interface PasswordSignInOptions {
   sql: Sql;
+  /** How passwords are checked (default: at OWASP's cost). */
+  passwords?: PasswordHasher;
   /** Clock in ms (tests move it). */
   now?: () => number;
   /** Failed sign-ins allowed per login and address, and per address, in 15 minutes (default 5 and 20). */
@@ -49,6 +51,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class PasswordSignIn {
   private readonly sql: Sql;
+  private readonly passwords: PasswordHasher;
   private readonly byLoginAndAddress: AttemptLimiter;
   private readonly byAddress: AttemptLimiter;
   private readonly byLogin: AttemptLimiter;
@@ -58,6 +61,7 @@ export class PasswordSignIn {
 
   constructor(opts: PasswordSignInOptions) {
     this.sql = opts.sql;
+    this.passwords = opts.passwords ?? new PasswordHasher();
     const windowMs = FAILURE_WINDOW_MS;
     const now = opts.now ?? Date.now;
     this.byLoginAndAddress = new AttemptLimiter({ max: opts.maxFailuresPerLoginAndAddress ?? 5, windowMs, now });
@@ -96,7 +100,7 @@ export class PasswordSignIn {
       }
       let user: User | null;
       try {
-        user = await verifyPassword(this.sql, login, password);
+        user = await this.passwords.verify(this.sql, login, password);
       } finally {
         release();
       }

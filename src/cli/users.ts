@@ -4,7 +4,6 @@
 // `svc users remove LOGIN` (the user with their sessions, tokens and grants). A changed password or token, revoked
 // tokens and a removal all end the user's console sessions.
 import { revokeUserTokens } from '../auth/oauth/authorization-server.js';
-import { setPassword } from '../auth/passwords.js';
 import { addUser, getUser, listUsers, removeUser, resetUserToken } from '../auth/users.js';
 import { ROLES } from '../model/users.js';
 import { CliError, parse, sayWhereWritten, withApp } from './common.js';
@@ -49,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!login) throw new CliError(`users set-password: LOGIN is required\n${USAGE}`);
     const password = await readPassword();
     await withApp(values, async (app) => {
-      await setPassword(app.store.sql, login, password);
+      await app.passwords.set(app.store.sql, login, password);
       process.stderr.write(`password of "${login}" set\n`);
     });
     return 0;

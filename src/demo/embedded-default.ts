@@ -8,7 +8,6 @@ import { z } from 'zod';
 import type { App } from '../app/open-app.js';
 import { randomBytes } from 'node:crypto';
 import { createApiKey, verifyApiKey } from '../auth/keys.js';
-import { setPassword, verifyPassword } from '../auth/passwords.js';
 import { removePagesOfHost } from '../store/pages.js';
 import { makePrivateDir } from '../store/private-files.js';
 import { addUser, getUser, resetUserToken, userByToken } from '../auth/users.js';
@@ -195,9 +194,9 @@ export async function startEmbeddedDefault(
               ? await resetUserToken(app.store.sql, login)
               : await addUser(app.store.sql, login, role);
         let password = was?.password;
-        if (!password || !(await verifyPassword(app.store.sql, login, password))) {
+        if (!password || !(await app.passwords.verify(app.store.sql, login, password))) {
           password = randomBytes(12).toString('base64url');
-          await setPassword(app.store.sql, login, password);
+          await app.passwords.set(app.store.sql, login, password);
         }
         users.push({ login, role, token, password });
       }

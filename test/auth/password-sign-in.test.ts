@@ -7,10 +7,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckSlots } from '../../src/auth/check-slots.js';
 import { PasswordSignIn, type SignInResult } from '../../src/auth/password-sign-in.js';
-import { setPassword } from '../../src/auth/passwords.js';
+import { PasswordHasher } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
 import { openStore, type Store } from '../../src/store/sqlite/store.js';
+import { TEST_PASSWORD_COST } from '../support/app.js';
 
+/** Cheap hashing: these tests are about the limits, not scrypt. */
+const passwords = new PasswordHasher(TEST_PASSWORD_COST);
 let dir: string;
 let store: Store;
 const PASSWORD = 'the right password';
@@ -19,7 +22,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-sign-in-'));
   store = openStore({ path: join(dir, 'svc.db') });
   await addUser(store.sql, 'ann', 'editor');
-  await setPassword(store.sql, 'ann', PASSWORD);
+  await passwords.set(store.sql, 'ann', PASSWORD);
 });
 
 afterAll(() => {
@@ -40,7 +43,7 @@ const kinds = (results: SignInResult[]) => {
 
 describe('PasswordSignIn under concurrency', () => {
   it('30 guesses of one login sent together: at most 5 are checked, the rest refused, the right one too', async () => {
-    const s = new PasswordSignIn({ sql: store.sql });
+    const s = new PasswordSignIn({ passwords, sql: store.sql });
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => s.signIn('ann', `wrong ${i}`, '192.0.2.1')));
     expect(kinds(results)).toEqual({ user: 0, invalid: 5, limited: 25, busy: 0 });
     expect(await s.signIn('ann', PASSWORD, '192.0.2.1')).toMatchObject({ error: 'rate_limited' });
@@ -48,7 +51,7 @@ describe('PasswordSignIn under concurrency', () => {
   }, 120_000);
 
   it('40 guesses of distinct logins from one address: at most its limit checked; another address signs in meanwhile', async () => {
-    const s = new PasswordSignIn({ sql: store.sql, maxFailuresPerAddress: 4 });
+    const s = new PasswordSignIn({ passwords, sql: store.sql, maxFailuresPerAddress: 4 });
     const burst = Promise.all(Array.from({ length: 40 }, (_, i) => s.signIn(`nobody${i}`, 'wrong', '192.0.2.3')));
     const other = await s.signIn('ann', PASSWORD, '198.51.100.7');
     expect(other).toMatchObject({ user: { login: 'ann' } });
@@ -58,7 +61,7 @@ describe('PasswordSignIn under concurrency', () => {
   }, 120_000);
 
   it('a right password in flight counts as a failure until it succeeds, then is forgiven', async () => {
-    const s = new PasswordSignIn({ sql: store.sql, maxFailuresPerLoginAndAddress: 1 });
+    const s = new PasswordSignIn({ passwords, sql: store.sql, maxFailuresPerLoginAndAddress: 1 });
     const [first, second] = await Promise.all([
       s.signIn('ann', PASSWORD, '192.0.2.4'),
       s.signIn('ann', PASSWORD, '192.0.2.4'),
@@ -70,7 +73,7 @@ describe('PasswordSignIn under concurrency', () => {
 
   it('with every slot taken a check is turned away as busy, and not counted as a failure', async () => {
     const slots = new CheckSlots(1, 0);
-    const s = new PasswordSignIn({ sql: store.sql, slots, maxFailuresPerAddress: 1 });
+    const s = new PasswordSignIn({ passwords, sql: store.sql, slots, maxFailuresPerAddress: 1 });
     const hold = (await slots.acquire())!;
     const turned = await s.signIn('ann', 'wrong', '192.0.2.5');
     expect(turned).toEqual({ error: 'rate_limited', retryAfter: 1, busy: true });

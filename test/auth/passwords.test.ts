@@ -3,13 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  hashNeedsRehash,
-  hashPassword,
-  passwordMatches,
-  setPassword,
-  verifyPassword,
-} from '../../src/auth/passwords.js';
+import { PasswordHasher, passwordMatches, SCRYPT_PARAMS } from '../../src/auth/passwords.js';
 import { addUser, UserError } from '../../src/auth/users.js';
 import { replacePasswordHash, setPasswordHash } from '../../src/store/oauth.js';
 import { openStore, type Store } from '../../src/store/sqlite/store.js';
@@ -17,6 +11,8 @@ import { scryptHashWith } from '../support/legacy-hash.js';
 
 let dir: string;
 let store: Store;
+// The real cost: these are the tests of the hashing itself.
+const passwords = new PasswordHasher();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-pw-'));
@@ -33,8 +29,8 @@ afterAll(() => {
 
 describe('password hashes', () => {
   it('are scrypt with their parameters and a fresh salt: the same password hashes differently each time', async () => {
-    const a = await hashPassword('hunter2 hunter2');
-    const b = await hashPassword('hunter2 hunter2');
+    const a = await passwords.hash('hunter2 hunter2');
+    const b = await passwords.hash('hunter2 hunter2');
     expect(a).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
     expect(a).not.toBe(b);
     expect(await passwordMatches('hunter2 hunter2', a)).toBe(true);
@@ -42,64 +38,75 @@ describe('password hashes', () => {
     expect(await passwordMatches('hunter2 hunter2', 'sha256$abc')).toBe(false);
   });
 
+  it("default to OWASP's cost, and take another as an option; a hash made at one cost verifies at any", async () => {
+    expect(new PasswordHasher().cost).toEqual({ N: 2 ** 17, r: 8, p: 1 });
+    expect(SCRYPT_PARAMS).toEqual({ N: 2 ** 17, r: 8, p: 1 });
+    const cheap = new PasswordHasher({ N: 1024, r: 8, p: 1 });
+    const h = await cheap.hash('a cheap password');
+    expect(h).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(cheap.needsRehash(h)).toBe(false);
+    expect(passwords.needsRehash(h)).toBe(true);
+    expect(await passwordMatches('a cheap password', h)).toBe(true);
+  });
+
   it('compare Unicode passwords in one normal form (é typed either way)', async () => {
-    const h = await hashPassword('caf\u00e9 au lait');
+    const h = await passwords.hash('caf\u00e9 au lait');
     expect(await passwordMatches('cafe\u0301 au lait', h)).toBe(true);
   });
 });
 
-describe('setPassword / verifyPassword', () => {
+describe('PasswordHasher set / verify', () => {
   it('sets a password on the user row (only its hash) and checks it', async () => {
-    await setPassword(store.sql, 'ann', 'ann secret password');
+    await passwords.set(store.sql, 'ann', 'ann secret password');
     const row = store.db.prepare('SELECT password_hash FROM users WHERE login = ?').get('ann') as {
       password_hash: string;
     };
     expect(row.password_hash).toMatch(/^scrypt\$/);
     expect(row.password_hash).not.toContain('ann secret password');
-    expect(await verifyPassword(store.sql, 'ann', 'ann secret password')).toEqual({ login: 'ann', role: 'editor' });
-    expect(await verifyPassword(store.sql, 'ann', 'ann secret passworD')).toBeNull();
+    expect(await passwords.verify(store.sql, 'ann', 'ann secret password')).toEqual({ login: 'ann', role: 'editor' });
+    expect(await passwords.verify(store.sql, 'ann', 'ann secret passworD')).toBeNull();
   });
 
   it('a user without a password, or an unknown login, never signs in', async () => {
-    expect(await verifyPassword(store.sql, 'bob', '')).toBeNull();
-    expect(await verifyPassword(store.sql, 'bob', 'anything at all')).toBeNull();
-    expect(await verifyPassword(store.sql, 'nobody', 'ann secret password')).toBeNull();
+    expect(await passwords.verify(store.sql, 'bob', '')).toBeNull();
+    expect(await passwords.verify(store.sql, 'bob', 'anything at all')).toBeNull();
+    expect(await passwords.verify(store.sql, 'nobody', 'ann secret password')).toBeNull();
   });
 
   it("a hash with the old parameters (N = 2^15) verifies and is made again with today's at the next right password only", async () => {
     const old = scryptHashWith('cy old-format password', 32768);
-    expect(hashNeedsRehash(old)).toBe(true);
+    expect(passwords.needsRehash(old)).toBe(true);
     await setPasswordHash(store.sql, 'cy', old);
     const stored = () =>
       (store.db.prepare('SELECT password_hash FROM users WHERE login = ?').get('cy') as { password_hash: string })
         .password_hash;
-    expect(await verifyPassword(store.sql, 'cy', 'cy old-format passworD')).toBeNull();
+    expect(await passwords.verify(store.sql, 'cy', 'cy old-format passworD')).toBeNull();
     expect(stored()).toBe(old);
-    expect(await verifyPassword(store.sql, 'cy', 'cy old-format password')).toEqual({
+    expect(await passwords.verify(store.sql, 'cy', 'cy old-format password')).toEqual({
       login: 'cy',
       role: 'subscriber',
     });
     const renewed = stored();
     expect(renewed).toMatch(/^scrypt\$131072\$8\$1\$/);
-    expect(hashNeedsRehash(renewed)).toBe(false);
-    expect(await verifyPassword(store.sql, 'cy', 'cy old-format password')).toEqual({
+    expect(passwords.needsRehash(renewed)).toBe(false);
+    expect(await passwords.verify(store.sql, 'cy', 'cy old-format password')).toEqual({
       login: 'cy',
       role: 'subscriber',
     });
     expect(stored()).toBe(renewed);
     // A rehash never undoes a password set while it ran: it replaces only the hash it verified.
-    expect(await replacePasswordHash(store.sql, 'cy', old, await hashPassword('cy old-format password'))).toBe(false);
+    expect(await replacePasswordHash(store.sql, 'cy', old, await passwords.hash('cy old-format password'))).toBe(false);
     expect(stored()).toBe(renewed);
   });
 
   it('refuses short and overlong passwords and unknown users, naming the rule', async () => {
-    await expect(setPassword(store.sql, 'ann', 'short')).rejects.toThrow(
+    await expect(passwords.set(store.sql, 'ann', 'short')).rejects.toThrow(
       new UserError('password: must be at least 8 characters'),
     );
-    await expect(setPassword(store.sql, 'ann', 'x'.repeat(1025))).rejects.toThrow(
+    await expect(passwords.set(store.sql, 'ann', 'x'.repeat(1025))).rejects.toThrow(
       /password: must be at most 1024 characters/,
     );
-    await expect(setPassword(store.sql, 'nobody', 'long enough password')).rejects.toThrow(
+    await expect(passwords.set(store.sql, 'nobody', 'long enough password')).rejects.toThrow(
       'login "nobody": no such user',
     );
   });

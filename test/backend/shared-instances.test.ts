@@ -15,14 +15,16 @@ import type { CrawlRecord } from '../../src/model/types.js';
 import { serveSvc, svcOutput, type ServeProcess } from '../support/cli.js';
 import { startQuokkaSite } from '../support/mcp.js';
 import { rawClient } from '../support/mcp-raw.js';
-import { createDatabase, skip, startPostgres, type PgCluster } from '../support/postgres.js';
+import { createDatabase, runCluster, skip, uniqueDatabaseName, type PgCluster } from '../support/postgres.js';
 import { startSite, type TestSite } from '../support/site.js';
 import { until } from '../support/wait.js';
 
-/** One throw-away cluster for the whole file (each describe has a database of its own). */
+/** The run's cluster (each describe has a database of its own in it). */
 let pg: PgCluster | undefined;
-const clusterOnce = (): PgCluster => (pg ??= startPostgres());
+const clusterOnce = (): PgCluster => (pg ??= runCluster());
 afterAll(() => pg?.stop());
+const INSTANCES = uniqueDatabaseName('instances');
+const TAKEOVER = uniqueDatabaseName('takeover');
 
 /** A proxy that sends each request to the next upstream in turn; `served` lists which one answered each. */
 async function roundRobin(upstreams: string[]): Promise<{ url: string; served: number[]; close(): Promise<void> }> {
@@ -56,7 +58,7 @@ describe.skipIf(skip)('two svc serve on one PostgreSQL database', () => {
 
   beforeAll(async () => {
     cluster = clusterOnce();
-    await createDatabase(cluster, 'instances');
+    await createDatabase(cluster, INSTANCES);
     site = await startQuokkaSite(100);
     const dir = mkdtempSync(join(tmpdir(), 'svc-instances-'));
     const config = join(dir, 'config.json');
@@ -64,7 +66,7 @@ describe.skipIf(skip)('two svc serve on one PostgreSQL database', () => {
       config,
       JSON.stringify({
         data_dir: join(dir, 'data'),
-        database_url: cluster.connectionString('instances'),
+        database_url: cluster.connectionString(INSTANCES),
         targets: [{ host: site.host, scheme: 'http', track_links: 'all', concurrency: 2, request_timeout_ms: 3000 }],
         server: { host: '127.0.0.1', port: 0 },
         log_level: 'warn',
@@ -182,7 +184,7 @@ describe.skipIf(skip)('a crawl a person starts outlives its instance, on Postgre
   const env = { SVC_CRAWL_DEAD_AFTER_MS: '3000', SVC_SHARED_LEASE_MS: '1500', SVC_LOG_LEVEL: 'info' };
 
   beforeAll(async () => {
-    await createDatabase(clusterOnce(), 'takeover');
+    await createDatabase(clusterOnce(), TAKEOVER);
     site = await startSite({}, async (req, res, url) => {
       if (url.pathname === '/robots.txt') return void res.writeHead(404).end();
       const i = url.pathname === '/' ? 0 : Number(url.pathname.slice(3));
@@ -209,7 +211,7 @@ describe.skipIf(skip)('a crawl a person starts outlives its instance, on Postgre
       JSON.stringify({
         project: { public_token: TOKEN },
         data_dir: join(dir, 'data'),
-        database_url: clusterOnce().connectionString('takeover'),
+        database_url: clusterOnce().connectionString(TAKEOVER),
         targets: [{ host: site.host, scheme: 'http', track_links: 'all', concurrency: 2, request_timeout_ms: 3000 }],
         server: { host: '127.0.0.1', port: 0 },
         log_level: 'warn',

@@ -1,7 +1,7 @@
 // The console end to end in headless Chromium on a real `svc serve` (SQLite) and a test site: an owner's whole
 // round, a subscriber's view, the refusals (CSRF missing or stale, a foreign Origin, a deleted user's session),
-// and the live bar recovering after the server restarts. Screenshots of each page, wide and narrow, go to a
-// temporary folder (or CONSOLE_SCREENSHOTS: see console-flow.ts). Skipped only where Chromium is missing and this is not CI.
+// and the live bar recovering after the server restarts. Screenshots of each page, wide and narrow, only when asked
+// (CONSOLE_SCREENSHOTS=1: see test/support/console-flow.ts). Skipped only where Chromium is missing and this is not CI.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -19,7 +19,7 @@ import {
   startConsoleService,
   subscriberView,
   type ConsoleService,
-} from './console-flow.js';
+} from '../support/console-flow.js';
 
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI)

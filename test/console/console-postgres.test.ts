@@ -6,7 +6,13 @@ import type { BrowserContext } from 'playwright-core';
 import { CHROMIUM } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { pgFixture, skip, type PgFixture } from '../support/postgres.js';
-import { launchBrowser, ownerFlow, startConsoleService, subscriberView, type ConsoleService } from './console-flow.js';
+import {
+  launchBrowser,
+  ownerFlow,
+  startConsoleService,
+  subscriberView,
+  type ConsoleService,
+} from '../support/console-flow.js';
 
 const available = existsSync(CHROMIUM);
 

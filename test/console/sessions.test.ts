@@ -9,12 +9,13 @@ import {
   csrfTokenMatches,
 } from '../../src/auth/console-sessions.js';
 import { revokeUserTokens } from '../../src/auth/oauth/authorization-server.js';
-import { setPassword } from '../../src/auth/passwords.js';
+import { PasswordHasher } from '../../src/auth/passwords.js';
 import { addUser, removeUser, resetUserToken } from '../../src/auth/users.js';
 import { insertClient, insertTokens } from '../../src/store/oauth.js';
 import type { Sql } from '../../src/store/sql.js';
 import { foreignOrigin } from '../../src/http/console/handler.js';
 import { safeHighlight } from '../../src/http/console/pages/search.js';
+import { TEST_PASSWORD_COST } from '../support/app.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 
 describe.each(DIALECTS)('console sessions on %s', (dialect) => {
@@ -88,7 +89,7 @@ describe.each(DIALECTS)("a user's sessions and grants on %s", (dialect) => {
     await addUser(store.sql, 'dora', 'editor');
     const sessions = new ConsoleSessions(store.sql);
     const a = await sessions.start('dora');
-    await setPassword(store.sql, 'dora', 'a new password 1');
+    await new PasswordHasher(TEST_PASSWORD_COST).set(store.sql, 'dora', 'a new password 1');
     expect(await sessions.user(a.secret)).toBeNull();
     const b = await sessions.start('dora');
     await resetUserToken(store.sql, 'dora');

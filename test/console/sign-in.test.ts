@@ -7,14 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpDeps, serveHandlers } from '../../src/app/http.js';
 import { openAbilityHost, type AbilityHost } from '../../src/app/ability-host.js';
-import { loadApp, type App } from '../../src/app/open-app.js';
-import { setPassword } from '../../src/auth/passwords.js';
+import type { App } from '../../src/app/open-app.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import type { HttpHandler } from '../../src/http/io.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { tempDir } from '../support/app.js';
+import { openApp, tempDir } from '../support/app.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { PASSWORDS, startOAuthServer, type OAuthServer } from '../support/oauth.js';
 
@@ -146,11 +145,11 @@ describe('the console with several projects', () => {
         { public_token: B, targets: [{ host: 'plantation.example' }] },
       ],
     });
-    app = await loadApp(config, { logger: silentLogger });
+    app = await openApp(config);
     await addUser(app.store.sql, 'admin', 'administrator');
-    await setPassword(app.store.sql, 'admin', PASSWORDS.admin);
+    await app.passwords.set(app.store.sql, 'admin', PASSWORDS.admin);
     await addUser(app.store.sql, 'ed', 'editor');
-    await setPassword(app.store.sql, 'ed', PASSWORDS.reader);
+    await app.passwords.set(app.store.sql, 'ed', PASSWORDS.reader);
     host = await openAbilityHost(app);
     const handlers: HttpHandler[] = [];
     server = createHttpServer({ logger: silentLogger, handlers });

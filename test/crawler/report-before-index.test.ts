@@ -13,11 +13,11 @@ import type { PageWrite } from '../../src/model/crawl-writes.js';
 import { createCrawl, getCrawl, markReportReady } from '../../src/store/crawls.js';
 import { finishPendingIndex } from '../../src/store/pending-index.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
-import { DIALECTS, storeKit, writeThrough } from '../support/stores.js';
+import { DIALECTS, KIT_TOKEN, storeKit, writeThrough } from '../support/stores.js';
 import { linkingPage, outcome } from '../support/writes.js';
 
 const SITE = 'http://127.0.0.1:18133';
-const PROJECT = 'kit00001:local';
+const PROJECT = KIT_TOKEN;
 
 /** The URLs search finds for `q`, sorted. */
 async function found(store: ServiceStore, q: string): Promise<string[]> {

@@ -4,9 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadApp } from '../../src/app/open-app.js';
 import { verifyApiKey } from '../../src/auth/keys.js';
-import { verifyPassword } from '../../src/auth/passwords.js';
 import { userByToken } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import {
@@ -17,6 +15,7 @@ import {
 } from '../../src/demo/embedded-default.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { getPost, listPosts } from '../../src/store/posts.js';
+import { openApp } from '../support/app.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -39,7 +38,7 @@ async function runOnce(dataDir: string) {
   const demo = await startEmbeddedDefault(parseConfig({ data_dir: dataDir, log_level: 'silent' }), silentLogger, {
     firstPort: 0,
   });
-  const app = await loadApp(demo.config, { logger: silentLogger });
+  const app = await openApp(demo.config);
   try {
     await demo.prepare(app);
     const out = sink();
@@ -127,13 +126,16 @@ describe('embedded default', () => {
     rmSync(join(dataDir, 'svc.db-shm'), { force: true });
     const second = await runOnce(dataDir);
     expect(second.creds.api_key).not.toBe(first.creds.api_key);
-    const app = await loadApp(second.config, { logger: silentLogger });
+    const app = await openApp(second.config);
     try {
       expect((await verifyApiKey(app.store.sql, second.creds.api_key))?.project).toBe('demo1234:eu-north-1');
       for (const u of second.creds.users)
         expect(await userByToken(app.store.sql, u.token)).toEqual({ login: u.login, role: u.role });
       for (const u of second.creds.users)
-        expect(await verifyPassword(app.store.sql, u.login, u.password!)).toEqual({ login: u.login, role: u.role });
+        expect(await app.passwords.verify(app.store.sql, u.login, u.password!)).toEqual({
+          login: u.login,
+          role: u.role,
+        });
       expect(second.creds.users[0]!.password).not.toBe(first.creds.users[0]!.password);
       expect(await getPost(app.store.sql, 113)).toMatchObject({ status: 'private', author: 'karin' });
     } finally {
@@ -147,7 +149,7 @@ describe('embedded default', () => {
     const config = parseConfig({ data_dir: dataDir, log_level: 'silent' });
     // First start: crawl the demo site to the end.
     const demo1 = await startEmbeddedDefault(config, silentLogger, { firstPort: 0 });
-    const app1 = await loadApp(demo1.config, { logger: silentLogger });
+    const app1 = await openApp(demo1.config);
     const oldHost = demo1.site.host;
     const oldPartner = new URL(demo1.site.partnerOrigin).host;
     const pagesOf = (app: typeof app1, host: string) =>
@@ -173,7 +175,7 @@ describe('embedded default', () => {
     await new Promise<void>((r) => squatter.listen(demo1.site.port, '127.0.0.1', r));
     try {
       const demo2 = await startEmbeddedDefault(config, silentLogger, { firstPort: 0 });
-      const app2 = await loadApp(demo2.config, { logger: silentLogger });
+      const app2 = await openApp(demo2.config);
       try {
         expect(demo2.site.port).not.toBe(demo1.site.port);
         expect(demo2.config.targets[0]!.host).toBe(demo2.site.host);

@@ -4,7 +4,7 @@ import { afterAll, describe } from 'vitest';
 import { RemoteBackend } from '../../src/backend/remote.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
-import { backendContract } from './contract.js';
+import { backendContract } from '../support/backend-contract.js';
 import { makeAppOn, startFacade } from '../support/app.js';
 
 describe.each(DIALECTS)('on %s', (dialect) => {

@@ -7,7 +7,7 @@ import { EmbeddedBackend } from '../../src/backend/embedded.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { startFaultSite, type FaultSite } from './fault-site.js';
+import { startFaultSite, type FaultSite } from '../support/fault-site.js';
 
 let site: FaultSite;
 

@@ -5,16 +5,17 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App, type OpenAppOptions } from '../../src/app/open-app.js';
 import { openAbilityHost, type AbilityHost } from '../../src/app/ability-host.js';
 import { httpDeps } from '../../src/app/http.js';
 import { createApiKey } from '../../src/auth/keys.js';
+import type { PasswordCost } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
-import type { ConfigInput } from '../../src/model/config.js';
+import type { Config, ConfigInput } from '../../src/model/config.js';
 import { PostSchema, type PostInput } from '../../src/model/posts.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
 import { importPosts } from '../../src/store/posts.js';
@@ -44,9 +45,20 @@ export function tempDir(prefix = 'svc-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/**
+ * scrypt's cost for the passwords of in-process apps: 2^10, a thousandth of OWASP's, since what these tests check is
+ * who signs in, not how slow a guess is (test/auth/passwords.test.ts checks the hashing at the real cost).
+ */
+export const TEST_PASSWORD_COST: PasswordCost = { N: 1024, r: 8, p: 1 };
+
+/** loadApp as a command calls it, silent, with TEST_PASSWORD_COST. */
+export function openApp(config: Config, opts: OpenAppOptions = {}): Promise<App> {
+  return loadApp(config, { logger: silentLogger, passwordCost: TEST_PASSWORD_COST, ...opts });
+}
+
 /** An app on a new data_dir: `base` (TWO_HOSTS unless told), then `over` field by field. */
 export function makeApp(over: Partial<ConfigInput> = {}, base: Partial<ConfigInput> = TWO_HOSTS): Promise<App> {
-  return loadApp(parseConfig({ data_dir: tempDir(), log_level: 'silent', ...base, ...over }), { logger: silentLogger });
+  return openApp(parseConfig({ data_dir: tempDir(), log_level: 'silent', ...base, ...over }));
 }
 
 /** makeApp on a new, empty database of the kit's dialect (PostgreSQL: database_url; SQLite: the file in data_dir). */

@@ -13,9 +13,8 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { join } from 'node:path';
-import { loadApp, type App } from '../../src/app/open-app.js';
+import type { App } from '../../src/app/open-app.js';
 import { openAbilityHost, type AbilityHost } from '../../src/app/ability-host.js';
-import { setPassword } from '../../src/auth/passwords.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import type { HttpDeps } from '../../src/http/deps.js';
@@ -23,6 +22,7 @@ import type { HttpHandler } from '../../src/http/io.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { httpDeps, serveHandlers } from '../../src/app/http.js';
+import { openApp } from './app.js';
 
 export const PASSWORDS = { admin: 'correct horse battery', reader: 'reader password 1' } as const;
 
@@ -70,13 +70,13 @@ export async function startOAuthServer(opts: OAuthServerOptions = {}): Promise<O
     server: { mcp_auth: opts.mcpAuth ?? 'required' },
     oauth: { cimd_allow_hosts: opts.cimdAllowHosts ?? [] },
   });
-  const app = await loadApp(config, { logger: silentLogger });
+  const app = await openApp(config);
   const tokens = {
     admin: await addUser(app.store.sql, 'admin', 'administrator'),
     reader: await addUser(app.store.sql, 'reader', 'subscriber'),
   };
-  await setPassword(app.store.sql, 'admin', PASSWORDS.admin);
-  await setPassword(app.store.sql, 'reader', PASSWORDS.reader);
+  await app.passwords.set(app.store.sql, 'admin', PASSWORDS.admin);
+  await app.passwords.set(app.store.sql, 'reader', PASSWORDS.reader);
   const host = await openAbilityHost(app);
   let offset = 0;
   const now = () => Date.now() + offset;

@@ -1,7 +1,10 @@
 // A throw-away PostgreSQL cluster for tests: Debian's server binaries, initdb into a temporary directory as an
-// unprivileged user (initdb refuses root), listening on a unix socket only (no TCP port), removed by stop(); and
-// pgFixture, one such cluster per test file with a fresh database in it per use.
+// unprivileged user (initdb refuses root), listening on a unix socket only (no TCP port), removed by stop(). One
+// cluster serves the whole run (runCluster: started by the globalSetup in pg-template.ts, with a migrated template
+// database), each test file taking fresh databases in it (pgFixture, stores.ts); the tests of restarts and outages
+// start their own (startPostgres).
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +24,8 @@ export interface PgCluster {
   /** Starts the halted server again on the same socket and data. */
   resume(): void;
   stop(): void;
+  /** The migrated database new ones are copied from (the run's cluster), or null (a cluster of its own). */
+  template: string | null;
 }
 
 const USER = 'svc';
@@ -86,7 +91,10 @@ export function makeTemplate(): { dir: string; remove(): void } | null {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function startPostgres(): PgCluster {
+/** startPostgres's server settings beyond the socket: none that a test is about (durability off: it is thrown away). */
+const SERVER_SETTINGS = '-c fsync=off -c full_page_writes=off -c synchronous_commit=off';
+
+export function startPostgres(opts: { maxConnections?: number } = {}): PgCluster {
   const bin = postgresBinDir();
   if (!bin)
     throw new Error('no PostgreSQL server is installed (Debian: apt-get install postgresql; .ci/run installs it)');
@@ -108,7 +116,8 @@ export function startPostgres(): PgCluster {
       '-t',
       '60',
       '-o',
-      `-k ${socketDir} -c listen_addresses= -p ${port} -c fsync=off -c full_page_writes=off`,
+      `-k ${socketDir} -c listen_addresses= -p ${port} ${SERVER_SETTINGS}` +
+        (opts.maxConnections ? ` -c max_connections=${opts.maxConnections}` : ''),
       'start',
     ]);
   try {
@@ -124,6 +133,7 @@ export function startPostgres(): PgCluster {
     socketDir,
     port,
     user: USER,
+    template: null,
     connectionString: (database = 'postgres') =>
       `postgres://${USER}@/${database}?host=${encodeURIComponent(socketDir)}&port=${port}`,
     halt: () => void run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']),
@@ -140,16 +150,104 @@ export function startPostgres(): PgCluster {
   };
 }
 
-/** Creates an empty database `name` in the cluster (FILE_COPY on PostgreSQL 15+: a few ms, not template1 through the WAL). */
-export async function createDatabase(cluster: PgCluster, name: string): Promise<void> {
+/** Runs `fn` on a connection to the cluster's `postgres` database, closed after. */
+async function asAdmin<T>(cluster: Pick<PgCluster, 'connectionString'>, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: cluster.connectionString() });
   await admin.connect();
   try {
-    const { rows } = await admin.query<{ v: number }>(`SELECT current_setting('server_version_num')::int AS v`);
-    await admin.query(`CREATE DATABASE ${name}${rows[0]!.v >= 150000 ? ' STRATEGY FILE_COPY' : ''}`);
+    return await fn(admin);
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * Creates database `name` in the cluster: empty, or with `migrated` a copy of the cluster's migrated template (the
+ * run's cluster; an empty one elsewhere). FILE_COPY on PostgreSQL 15+: a few ms, not the copy through the WAL.
+ */
+export async function createDatabase(
+  cluster: PgCluster,
+  name: string,
+  opts: { migrated?: boolean } = {},
+): Promise<void> {
+  const from = opts.migrated && cluster.template ? ` TEMPLATE ${cluster.template}` : '';
+  await asAdmin(cluster, async (admin) => {
+    const { rows } = await admin.query<{ v: number }>(`SELECT current_setting('server_version_num')::int AS v`);
+    await admin.query(`CREATE DATABASE ${name}${from}${rows[0]!.v >= 150000 ? ' STRATEGY FILE_COPY' : ''}`);
+  });
+}
+
+/** Drops databases a test file made (its connections closed or not), so a run's cluster does not fill its disk. */
+export async function dropDatabases(cluster: PgCluster, names: readonly string[]): Promise<void> {
+  if (!names.length) return;
+  await asAdmin(cluster, async (admin) => {
+    for (const name of names) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+}
+
+/** A database name no other test file of the run takes (they share one cluster). */
+export function uniqueDatabaseName(prefix: string): string {
+  return `${prefix}_${randomBytes(5).toString('hex')}`;
+}
+
+/** The environment variable naming the run's cluster (socket, port, template database; set by pg-template.ts). */
+export const CLUSTER_ENV = 'SVC_PG_RUN_CLUSTER';
+
+interface RunClusterInfo {
+  socketDir: string;
+  port: number;
+  template: string;
+}
+
+/**
+ * The run's cluster, shared by every test file (stop() leaves it running: the globalSetup stops it at the end); a
+ * cluster of this file's own when the run has none (a file run outside the config's globalSetup).
+ */
+export function runCluster(): PgCluster {
+  const env = process.env[CLUSTER_ENV];
+  if (!env) return startPostgres();
+  const info = JSON.parse(env) as RunClusterInfo;
+  const refuse = () => {
+    throw new Error("the run's shared cluster cannot be halted: start a cluster of the test's own (startPostgres)");
+  };
+  return {
+    socketDir: info.socketDir,
+    port: info.port,
+    user: USER,
+    template: info.template,
+    connectionString: (database = 'postgres') =>
+      `postgres://${USER}@/${database}?host=${encodeURIComponent(info.socketDir)}&port=${info.port}`,
+    halt: refuse,
+    resume: refuse,
+    stop() {},
+  };
+}
+
+/**
+ * The globalSetup's half: starts the run's cluster (from the initdb template) and makes its template database, in
+ * which each schema of `schemas` ('' for the default one) is migrated as a fresh store would migrate it. Returns the
+ * cluster; its description goes into CLUSTER_ENV.
+ */
+export async function startRunCluster(schemas: readonly string[]): Promise<{ cluster: PgCluster; info: string }> {
+  // Two workers, each file with a few pools of a few connections, and svc processes with their own: more than 100.
+  const cluster = startPostgres({ maxConnections: 400 });
+  const template = 'svc_template';
+  try {
+    await createDatabase(cluster, template);
+    for (const schema of schemas) {
+      const sql = new PgSql({ connectionString: cluster.connectionString(template), schema: schema || undefined });
+      try {
+        await migratePg(sql);
+      } finally {
+        await sql.close();
+      }
+    }
+  } catch (err) {
+    cluster.stop();
+    throw err;
+  }
+  const info: RunClusterInfo = { socketDir: cluster.socketDir, port: cluster.port, template };
+  return { cluster: { ...cluster, template }, info: JSON.stringify(info) };
 }
 
 // CI installs postgresql (.ci/run), so there the tests must run; elsewhere they run when a server is installed.
@@ -165,27 +263,35 @@ export interface PgFixture {
 }
 
 export function pgFixture(): PgFixture {
-  const cluster = startPostgres();
+  const cluster = runCluster();
   const opened: PgSql[] = [];
-  let n = 0;
-  const newDatabase = async () => {
-    const name = `t${++n}`;
-    await createDatabase(cluster, name);
+  const made: string[] = [];
+  const newDatabase = async (migrated = false) => {
+    const name = uniqueDatabaseName('t');
+    await createDatabase(cluster, name, { migrated });
+    made.push(name);
     return name;
   };
   return {
     cluster,
-    createDatabase: newDatabase,
+    createDatabase: () => newDatabase(),
     async open(opts = {}) {
-      const database = opts.database ?? (await newDatabase());
+      const migrate = opts.migrate !== false;
+      // A new database to migrate starts from the migrated template: migratePg then finds nothing to do on the
+      // default schema, as on any database already up to date.
+      const database = opts.database ?? (await newDatabase(migrate && !opts.schema));
       const sql = new PgSql({ connectionString: cluster.connectionString(database), ...opts });
       opened.push(sql);
-      if (opts.migrate !== false) await migratePg(sql);
+      if (migrate) await migratePg(sql);
       return sql;
     },
     async close() {
       await Promise.allSettled(opened.map((s) => s.close()));
-      cluster.stop();
+      try {
+        await dropDatabases(cluster, made);
+      } finally {
+        cluster.stop();
+      }
     },
   };
 }

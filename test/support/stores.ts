@@ -1,6 +1,6 @@
-// The contract suite's stores: a fresh ServiceStore of each dialect available here — SQLite always; PostgreSQL on a
-// throw-away cluster (one per test file, started at the first store) when a server is installed, and always in CI.
-// `describe.each(DIALECTS)` runs a file's store-level tests on both.
+// The contract suite's stores: a fresh ServiceStore of each dialect available here — SQLite always; PostgreSQL on the
+// run's cluster (a new database per store, copied from the migrated template) when a server is installed, and always
+// in CI. `describe.each(DIALECTS)` runs a file's store-level tests on both.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +9,19 @@ import type { OutcomeWrite, PageWrite } from '../../src/model/crawl-writes.js';
 import { PgStore } from '../../src/store/pg/store.js';
 import type { ServiceStore } from '../../src/store/service-store.js';
 import { Store } from '../../src/store/sqlite/store.js';
-import { createDatabase, postgresBinDir, startPostgres, type PgCluster } from './postgres.js';
+import {
+  createDatabase,
+  dropDatabases,
+  postgresBinDir,
+  runCluster,
+  uniqueDatabaseName,
+  type PgCluster,
+} from './postgres.js';
 
 export type StoreDialect = 'sqlite' | 'pg';
+
+/** The project of a fresh store unless told (its schema is migrated in the run's template database). */
+export const KIT_TOKEN = 'kit00001:local';
 
 export const DIALECTS: StoreDialect[] = postgresBinDir() || process.env.CI ? ['sqlite', 'pg'] : ['sqlite'];
 
@@ -35,12 +45,13 @@ export function storeKit(dialect: StoreDialect): StoreKit {
   const opened: ServiceStore[] = [];
   const track = <S extends ServiceStore>(s: S): S => (opened.push(s), s);
   let cluster: PgCluster | null = null;
-  let n = 0;
+  const made: string[] = [];
   const newDatabase = async (): Promise<string | null> => {
     if (dialect === 'sqlite') return null;
-    cluster ??= startPostgres();
-    const name = `kit${++n}`;
-    await createDatabase(cluster, name);
+    cluster ??= runCluster();
+    const name = uniqueDatabaseName('kit');
+    await createDatabase(cluster, name, { migrated: true });
+    made.push(name);
     return cluster.connectionString(name);
   };
   return {
@@ -55,14 +66,19 @@ export function storeKit(dialect: StoreDialect): StoreKit {
         };
       }
       const url = (await newDatabase())!;
-      const token = opts.token ?? 'kit00001:local';
+      const token = opts.token ?? KIT_TOKEN;
       const open = (o: { deadAfterMs?: number } = {}) =>
         track(new PgStore({ url, token, deadAfterMs: o.deadAfterMs, max: 4 })).open();
       return { store: await open(), reopen: open };
     },
     async stop() {
       await Promise.allSettled(opened.map((s) => s.close()));
-      cluster?.stop();
+      if (!cluster) return;
+      try {
+        await dropDatabases(cluster, made);
+      } finally {
+        cluster.stop();
+      }
     },
   };
 }

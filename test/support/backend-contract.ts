@@ -5,11 +5,11 @@ import type { App } from '../../src/app/open-app.js';
 import type { Backend } from '../../src/backend/backend.js';
 import { BackendError } from '../../src/model/errors.js';
 import { createCrawl, setCrawlStatus, updateCrawlStats } from '../../src/store/crawls.js';
-import { writeThrough } from '../support/stores.js';
+import { writeThrough } from './stores.js';
 import type { LinkReport } from '../../src/model/types.js';
-import { HOST_A, HOST_B, runPendingAfterCrawls, TOKEN } from '../support/app.js';
-import { linkingPage as page, seedSmallSite } from '../support/writes.js';
-import { withCounts } from '../support/reports.js';
+import { HOST_A, HOST_B, runPendingAfterCrawls, TOKEN } from './app.js';
+import { linkingPage as page, seedSmallSite } from './writes.js';
+import { withCounts } from './reports.js';
 
 export interface Harness {
   backend: Backend;

@@ -7,22 +7,26 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { launchChromium } from '../support/chromium.js';
-import { runSvc, spawnSvc, type ServeProcess } from '../support/cli.js';
-import { ROOT } from '../support/paths.js';
-import { article, closedPort, type Handler, html, startSite, writeJson, type TestSite } from '../support/site.js';
-import { until } from '../support/wait.js';
+import { launchChromium } from './chromium.js';
+import { runSvc, spawnSvc, type ServeProcess } from './cli.js';
+import { ROOT } from './paths.js';
+import { article, closedPort, type Handler, html, startSite, writeJson, type TestSite } from './site.js';
+import { until } from './wait.js';
 
 export const TOKEN = 'console1:eu-north-1';
 const ROWS = Array.from({ length: 11 }, (_, i) => i + 1);
 export const PASSWORDS = { admin: 'admin password 1', reader: 'reader password 1', temp: 'temp password 1' };
 /**
- * Where screenshots go: a temporary folder, or CONSOLE_SCREENSHOTS (relative to the repository) to refresh the
- * docs' own (`CONSOLE_SCREENSHOTS=docs/images/console npx vitest run test/console/console-browser.test.ts`).
+ * Where the screenshots of the pages go, only when asked: `CONSOLE_SCREENSHOTS=1` refreshes the docs' own
+ * (docs/images/console), another value names a folder (relative to the repository). Unset (or 0), none are taken:
+ * 24 full-page screenshots cost the run time no test is about.
  */
-export const SHOTS = process.env.CONSOLE_SCREENSHOTS
-  ? resolve(ROOT, process.env.CONSOLE_SCREENSHOTS)
-  : join(tmpdir(), 'svc-console-screenshots');
+export const SHOTS = screenshotsDir(process.env.CONSOLE_SCREENSHOTS);
+
+function screenshotsDir(asked: string | undefined): string | null {
+  if (!asked || asked === '0') return null;
+  return resolve(ROOT, asked === '1' ? 'docs/images/console' : asked);
+}
 
 export async function launchBrowser(dir: string): Promise<BrowserContext> {
   const browser = await launchChromium(join(dir, 'profile'), { viewport: { width: 1280, height: 800 } });
@@ -141,9 +145,9 @@ export async function startConsoleService(opts: { databaseUrl?: string } = {}): 
   return svc;
 }
 
-/** Screenshots of a page, wide and narrow, into SHOTS (only when `shots`). */
+/** Screenshots of a page, wide and narrow, into SHOTS (only when `shots` and asked for). */
 export async function shoot(page: Page, name: string, shots: boolean): Promise<void> {
-  if (!shots) return;
+  if (!shots || !SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: join(SHOTS, `${name}-wide.png`), fullPage: true });

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGzip } from 'node:zlib';
-import { article } from '../support/site.js';
+import { article } from './site.js';
 
 export interface FaultSite {
   server: Server;
