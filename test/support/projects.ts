@@ -30,6 +30,11 @@ export const UNIT = [
 
 /** Files that run the built svc as users run it (test/support/cli.ts, `svc mcp` over stdio) or drive Chromium. */
 export const E2E = [
+  'test/http/metrics.test.ts',
+  'test/cli/users-remove.test.ts',
+  'test/cli/no-all-clear.test.ts',
+  'test/cli/links.test.ts',
+  'test/cli/action.test.ts',
   'test/backend/findings.test.ts',
   'test/backend/report-html-chromium.test.ts',
   'test/backend/shared-instances.test.ts',
