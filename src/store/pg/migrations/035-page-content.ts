@@ -7,8 +7,8 @@ export const migration: PgMigration = {
   sql: `
 CREATE TABLE page_content (
   page_id  bigint PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
-  markdown text NOT NULL,
-  outline  text NOT NULL
+  markdown text COLLATE "C" NOT NULL,
+  outline  text COLLATE "C" NOT NULL
 );
 `,
 };

@@ -23,10 +23,10 @@ import { migration as webhookReceivers } from './012-webhook-receivers.js';
 import { migration as searchUrlPath } from './013-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './014-kept-pages-of-a-crawl.js';
 import { migration as spentRequestStates } from './030-spent-request-states.js';
-import { migration as crawlRetries } from './047-crawl-retries.js';
-import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 import { migration as pageContent } from './035-page-content.js';
 import { migration as crawlProblemCounts } from './045-crawl-problem-counts.js';
+import { migration as crawlRetries } from './047-crawl-retries.js';
+import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 
 export interface PgMigration {
   version: number;
@@ -48,10 +48,10 @@ export const PG_MIGRATIONS: PgMigration[] = [
   searchUrlPath,
   keptPagesOfACrawl,
   spentRequestStates,
-  crawlRetries,
-  apiKeyPrefixLastUsed,
   pageContent,
   crawlProblemCounts,
+  crawlRetries,
+  apiKeyPrefixLastUsed,
 ];
 
 /** The latest version the migrations reach. */

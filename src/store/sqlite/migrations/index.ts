@@ -25,10 +25,10 @@ import { migration as webhookReceivers } from './022-webhook-receivers.js';
 import { migration as searchUrlPath } from './023-search-url-path.js';
 import { migration as keptPagesOfACrawl } from './024-kept-pages-of-a-crawl.js';
 import { migration as spentRequestStates } from './030-spent-request-states.js';
-import { migration as crawlRetries } from './047-crawl-retries.js';
-import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 import { migration as pageContent } from './035-page-content.js';
 import { migration as crawlProblemCounts } from './045-crawl-problem-counts.js';
+import { migration as crawlRetries } from './047-crawl-retries.js';
+import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 
 export interface Migration {
   version: number;
@@ -60,10 +60,10 @@ export const MIGRATIONS: Migration[] = [
   searchUrlPath,
   keptPagesOfACrawl,
   spentRequestStates,
-  crawlRetries,
-  apiKeyPrefixLastUsed,
   pageContent,
   crawlProblemCounts,
+  crawlRetries,
+  apiKeyPrefixLastUsed,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
