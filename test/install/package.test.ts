@@ -142,7 +142,10 @@ describe.skipIf(!oldNode || !nodeVersionProblem(oldNode))(`an install on an old 
     const env = { ...ENV, PATH: `${dirname(OLD_NODE)}:${process.env.PATH ?? ''}` };
     const r = spawnSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: pkgDir, env, encoding: 'utf8' });
     expect(r.status).not.toBe(0);
-    expect(r.stderr).toContain(`svc-mcp cannot be installed: Node >=22.19 is needed; this is Node ${oldNode}`);
+    // npm's own engine check (engine-strict, as `npm test` under this repository's .npmrc passes it on) or, without
+    // it, svc's preinstall: either way the install stops naming the Node needed and the one it has.
+    expect(r.stderr).toContain('>=22.19');
+    expect(r.stderr).toContain(oldNode!);
   }, 120_000);
 });
 
