@@ -10,7 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHtml } from '../../src/backend/report/formats/html.js';
 import { CHROMIUM, launchChromium } from '../support/chromium.js';
-import { SAMPLE_COUNTS, sampleReport, SITE } from '../support/reports.js';
+import { SAMPLE_COUNTS, SAMPLE_PROBLEM_LINKS, sampleReport, SITE } from '../support/reports.js';
 
 /** The one DOM call these checks make in the page (the suite's TypeScript has no DOM types). */
 type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; display: string } };
@@ -54,10 +54,15 @@ describe.skipIf(skip)('HTML report in headless Chromium', () => {
     );
 
   it('renders the counts per reason and every problem link, loading nothing but the file', async () => {
-    for (const [reason, n] of Object.entries(SAMPLE_COUNTS)) {
-      expect(await page.textContent(`.counts li[data-reason="${reason}"] .n`)).toBe(String(n));
+    // Each card counts problem links (distinct URLs), its occurrences (page–link pairs) as a label.
+    for (const [reason, n] of Object.entries(SAMPLE_PROBLEM_LINKS)) {
+      const card = `.counts li[data-reason="${reason}"]`;
+      expect(await page.textContent(`${card} .n`)).toBe(String(n));
+      const occurrences = SAMPLE_COUNTS[reason as keyof typeof SAMPLE_COUNTS];
+      expect(await page.textContent(card)).toContain(`${occurrences} occurrence${occurrences === 1 ? '' : 's'}`);
     }
-    expect(await page.textContent('.counts li[data-reason="total"] .n')).toBe('8');
+    expect(await page.textContent('.counts li[data-reason="total"] .n')).toBe('7');
+    expect(await page.textContent('.counts li[data-reason="total"]')).toContain('8 occurrences');
     expect(await page.textContent('.counts li[data-reason="blocked"] .n')).toBe('1');
     expect(await page.textContent('#shown')).toBe('7 rows');
     expect(await linkColumn()).toHaveLength(7);

@@ -246,21 +246,34 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     expect(again.text).toContain('The crawl was not started.');
     await shoot(page, 'crawls-running', shots);
     await page.waitForSelector('#crawl-live[data-done="true"]', { timeout: 60_000 });
-    expect(await page.textContent('#crawl-text')).toMatch(
-      new RegExp(`^Crawl ${crawlId} completed: \\d+ pages, \\d+ links, 1 problems$`),
+    // The counts' one phrase: pages, links (broken), then the problem links and their occurrences once final.
+    const counts = (await page.textContent('#crawl-text'))!.match(
+      new RegExp(
+        `^Crawl ${crawlId} completed: (\\d+) pages, (\\d+) links \\((\\d+) broken\\), 1 problem link \\((\\d+) occurrences?\\)$`,
+      ),
     );
+    expect(counts, 'the live line says the counts').not.toBeNull();
+    const [, pagesN, linksN, brokenN, occurrencesN] = counts!;
     expect(await page.getAttribute('#crawl-bar', 'value')).toBe('1');
     // The table and the message follow without a reload: the row says completed, its Stop is gone, and the
     // "started" message says how the crawl ended.
     const row = page.locator(`#crawls tr:has(#crawl-${crawlId})`);
     await page.waitForSelector(`#crawls tr[data-ended="true"]`);
     expect(await row.locator('.status').textContent()).toBe('completed');
-    expect(await row.locator('.errors').textContent()).toBe('1');
+    // The live row says what the live line says (and what the record says: see the reload below).
+    expect(await row.locator('.pages').textContent()).toBe(pagesN);
+    expect(await row.locator('.links').textContent()).toBe(linksN);
+    expect(await row.locator('.errors').textContent()).toBe(brokenN);
+    expect(await row.locator('.problem-links').textContent()).toBe(
+      `1 (${occurrencesN} occurrence${occurrencesN === '1' ? '' : 's'})`,
+    );
+    const liveRow = await row.textContent();
     expect(await row.locator('time').count()).toBe(2);
     expect(await page.locator(`#stop-${crawlId}`).count()).toBe(0);
     expect(await page.textContent('#notice')).toBe(`Crawl ${crawlId} completed.`);
     await page.reload();
     expect(await page.textContent('#crawls')).toContain('completed');
+    expect(await page.locator(`#crawls tr:has(#crawl-${crawlId})`).textContent()).toBe(liveRow);
     await expectNoMidWordBreaks(page, '#crawls');
     // A manual crawl of an address off the targets (with markup in it) is refused, naming the URL, as /v1 does.
     await page.check('#mode-manual');

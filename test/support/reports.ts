@@ -97,6 +97,9 @@ export function sampleReport(): LinkReport {
 /** Problem (page, link) pairs in sampleReport, per reason. */
 export const SAMPLE_COUNTS = { not_found: 3, forbidden: 2, server_error: 1, redirect: 1, unknown: 1 } as const;
 
+/** Problem links (distinct URLs) in sampleReport, per reason: /gone is linked from two pages. */
+export const SAMPLE_PROBLEM_LINKS = { not_found: 2, forbidden: 2, server_error: 1, redirect: 1, unknown: 1 } as const;
+
 /** A report with no problem link and no target, or with the fields given. */
 export function emptyReport(over: Partial<LinkReport> = {}): LinkReport {
   const section = () => ({ count: 0, pages: [] });

@@ -62,7 +62,8 @@ export const CONSOLE_JS = `(function () {
     if (!row) return;
     var set = function (sel, v) { var el = row.querySelector(sel); if (el) el.textContent = String(v); };
     set('.status', p.status);
-    set('.pages', p.pagesDone);
+    // The Pages column counts stored pages, as the record does (pagesDone is the bar's, capped at its total).
+    set('.pages', p.pages);
     set('.links', p.links);
     set('.errors', p.errors);
     if (p.problemLinksText) set('.problem-links', p.problemLinksText);

@@ -98,7 +98,10 @@ export async function crawlProgress(ctx: PageCtx, id: number): Promise<object | 
   const record = crawlEnded(first.status)
     ? first
     : await backend.waitForCrawl(id, { timeoutMs: 800, onProgress: (p) => (progress = p) });
-  const p = progress as CrawlProgress | null;
+  const ended = crawlEnded(record.status);
+  // Once the crawl has ended the record is the truth: a progress event heard during the wait may be older than
+  // it, and the live row must then say what the table says after a reload.
+  const p = ended ? null : (progress as CrawlProgress | null);
   const stats = p?.stats ?? record.stats;
   // A total only when it is known (a manual crawl's URLs), and the bar never past it.
   const total = record.mode === 'manual' ? (record.urls?.length ?? null) : null;
@@ -106,7 +109,7 @@ export async function crawlProgress(ctx: PageCtx, id: number): Promise<object | 
   return {
     id: record.id,
     status: record.status,
-    ended: crawlEnded(record.status),
+    ended,
     finishedAt: record.finishedAt,
     error: record.error,
     pagesDone: total === null ? done : Math.min(done, total),
@@ -116,9 +119,9 @@ export async function crawlProgress(ctx: PageCtx, id: number): Promise<object | 
     errors: stats.errors,
     // Known once the crawl's report is final: the row's problem-links cell is filled from it.
     problemLinksText:
-      crawlEnded(record.status) && record.stats.problemLinks !== undefined
+      ended && record.stats.problemLinks !== undefined
         ? `${record.stats.problemLinks} (${plural(record.stats.occurrences ?? 0, 'occurrence')})`
         : null,
-    text: `Crawl ${record.id} ${record.status}: ${countsPhrase(crawlEnded(record.status) ? record.stats : stats)}`,
+    text: `Crawl ${record.id} ${record.status}: ${countsPhrase(stats)}`,
   };
 }
