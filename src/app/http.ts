@@ -6,7 +6,6 @@ import { ConsoleSessions } from '../auth/console-sessions.js';
 import { API_KEY_PREFIX, createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from '../auth/keys.js';
 import { PasswordSignIn } from '../auth/password-sign-in.js';
 import { checkPasswordRules } from '../auth/passwords.js';
-import { hashSecret } from '../auth/secrets.js';
 import { addUser, listUsers, USER_TOKEN_PREFIX } from '../auth/users.js';
 import { AuthorizationServer } from '../auth/oauth/authorization-server.js';
 import { addWebhookReceiver, listWebhookReceivers, removeWebhookReceiver } from '../backend/webhooks/receivers.js';
