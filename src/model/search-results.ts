@@ -46,7 +46,10 @@ export const SearchResultsSchema = z.object({
     .optional()
     .describe('When the query finds little: the query with a rare word replaced by a more frequent near word.'),
   facets: z
-    .partialRecord(z.enum(['lang', 'tags', 'path']), z.array(z.object({ value: z.string(), count: z.number().int() })))
+    .partialRecord(
+      z.enum(['lang', 'tags', 'path']),
+      z.array(z.object({ value: z.string(), count: z.number().int().min(0) })),
+    )
     .optional()
     .describe('With search_params.facets: per facet, the most frequent values among the matches and their counts.'),
 }) satisfies z.ZodType<SearchResults>;

@@ -300,10 +300,22 @@ describe.skipIf(skip)('the link report App in a sandboxed frame, through the ext
     try {
       await h.app.waitForSelector('#links-table');
       const report = (await h.client.callTool({ name: 'svc-link-report', arguments: {} })) as CallToolResult;
-      const summary = (report.structuredContent as { summary: Record<string, number> }).summary;
+      type Tally = { problem_links: number; occurrences: number };
+      const { summary, counts } = report.structuredContent as {
+        summary: Record<string, number>;
+        counts: Tally & { pages: number; reasons: Record<string, Tally> };
+      };
       expect(summary.not_found).toBeGreaterThanOrEqual(3);
-      for (const [reason, n] of Object.entries(summary))
-        expect(await h.app.textContent(`.counts li[data-reason="${reason}"] .n`)).toBe(String(n));
+      // Each card: the problem links (distinct URLs) in big, their occurrences under them, as the report counts them.
+      const times = (n: number) => `${n} occurrence${n === 1 ? '' : 's'}`;
+      for (const [reason, n] of Object.entries(summary)) {
+        const card = `.counts li[data-reason="${reason}"]`;
+        expect(await h.app.textContent(`${card} .n`), reason).toBe(String(counts.reasons[reason]!.problem_links));
+        expect(n, reason).toBe(counts.reasons[reason]!.occurrences);
+        expect(await h.app.textContent(card), reason).toContain(times(n));
+      }
+      expect(await h.app.textContent('.counts li[data-reason="total"] .n')).toBe(String(counts.problem_links));
+      expect(await h.app.textContent('.counts li[data-reason="total"]')).toContain(times(counts.occurrences));
       // The hostile anchor text is text: no element was made of it, no script ran.
       const text = await h.app.textContent('#links-table');
       expect(text).toContain(HOSTILE_TEXT);

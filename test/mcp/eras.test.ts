@@ -117,7 +117,14 @@ for (const transport of ['http', 'stdio'] as const) {
           }
           expect(status).toBe('completed');
           expect(progress.length, 'progress notifications').toBeGreaterThanOrEqual(1);
-          expect(progress.at(-1)!.message).toMatch(new RegExp(`^crawl ${id}: \\d+ pages done`));
+          // Issue 39's one vocabulary of counts: pages stored so far, links and broken ones, as every surface says them.
+          const last = progress.at(-1)!;
+          const said = new RegExp(`^crawl ${id}: (\\d+) pages?, \\d+ links? \\(\\d+ broken\\)`).exec(
+            last.message ?? '',
+          );
+          expect(said, last.message).not.toBeNull();
+          expect(Number(said![1])).toBe(last.progress);
+          expect(progress.every((p) => p.total === undefined || p.total >= p.progress)).toBe(true);
           expect((await client.readResource({ uri: `svc://crawls/${id}` })).contents[0]).toMatchObject({
             mimeType: 'application/json',
           });

@@ -168,7 +168,11 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     const search = await call(clients.sub, tools, 'svc-search', { terms: 'quokka' });
     expect(search.structuredContent!.notice).toMatch(/index is empty: no crawl has run yet.*svc-full-crawl/);
     const report = await call(clients.admin, tools, 'svc-link-report', {});
-    expect(report.structuredContent!.notice).toMatch(/No crawl has run yet.*svc-full-crawl.*svc-get-crawl/);
+    // Not crawled is its own status: the empty report is no all-clear, and the notice says which tools fill it.
+    expect(report.structuredContent!.status).toBe('not_crawled');
+    expect(report.structuredContent!.notice).toMatch(
+      /^Not crawled yet: .*not an all-clear.*svc-full-crawl.*svc-get-crawl/,
+    );
     const crawl = await call(clients.admin, tools, 'svc-get-crawl', {});
     expect(errorCode(crawl)).toBe('svc_crawl_not_found');
     expect(textOf(crawl)).toMatch(/svc-full-crawl/);
@@ -206,7 +210,12 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
     // The site answers slowly (see the fixture), so the crawl lasts long enough to be followed.
     expect(progress.length).toBeGreaterThanOrEqual(2);
     for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
-    expect(progress.at(-1)!.message).toMatch(new RegExp(`^crawl ${id}: \\d+ pages done`));
+    // Issue 39's one vocabulary of counts: pages stored so far (the progress), links and broken ones.
+    const said = new RegExp(`^crawl ${id}: (\\d+) pages?, \\d+ links? \\(\\d+ broken\\)`).exec(
+      progress.at(-1)!.message ?? '',
+    );
+    expect(said, progress.at(-1)!.message).not.toBeNull();
+    expect(Number(said![1])).toBe(progress.at(-1)!.progress);
     expect(progress.every((p) => p.total === undefined || p.total >= p.progress)).toBe(true);
     // Without id: the latest crawl, the one just followed.
     expect((await call(clients.admin, tools, 'svc-get-crawl', {})).structuredContent).toMatchObject({
