@@ -24,6 +24,19 @@ const REPORT = {
   truncated: false,
   lastFullCrawl: null,
 };
+// What the backend makes of REPORT, an older service's answer: ready, with counts from the sections and no top links.
+const none = { problemLinks: 0, occurrences: 0 };
+const REPORT_AS_READ = {
+  ...REPORT,
+  status: 'ready',
+  counts: {
+    pages: 0,
+    problemLinks: 0,
+    occurrences: 0,
+    reasons: { not_found: none, forbidden: none, server_error: none, redirect: none, unknown: none },
+  },
+  topLinks: [],
+};
 const CRAWL = {
   id: 7,
   mode: 'full',
@@ -97,7 +110,7 @@ describe('RemoteBackend', () => {
     respond = (req, res) => send(res, req.method === 'POST' ? 202 : 200, req.method === 'POST' ? CRAWL : REPORT);
     const b = client();
     // An older service sends no status: ready, as it had no other answer.
-    expect(await b.linkReport({ limit: 5, target: 'a.example' })).toEqual({ ...REPORT, status: 'ready' });
+    expect(await b.linkReport({ limit: 5, target: 'a.example' })).toEqual(REPORT_AS_READ);
     // An older service sends no trigger: the record says `request`.
     expect(await b.startCrawl({ mode: 'manual', urls: ['https://a.example/x'] })).toEqual({
       ...CRAWL,
@@ -119,9 +132,10 @@ describe('RemoteBackend', () => {
     const statuses = [503, 502, 200];
     respond = (_q, res, n) =>
       statuses[n - 1] === 200
-        ? send(res, 200, REPORT)
+        ? send(res, 200, { ...REPORT, status: 'ready', next_cursor: 'c1' })
         : send(res, statuses[n - 1]!, { error: { code: 'busy', message: 'try later' } });
-    expect(await client().linkReport({ limit: 1 })).toEqual({ ...REPORT, status: 'ready' });
+    // A current service sends status and next_cursor: both come through as sent.
+    expect(await client().linkReport({ limit: 1 })).toEqual({ ...REPORT_AS_READ, next_cursor: 'c1' });
     expect(seen).toHaveLength(3);
   });
 
