@@ -40,7 +40,8 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
     req.resume();
     throw new HttpError(413, 'payload_too_large', `request body is larger than ${maxBytes} bytes`);
   }
-  return readCapped(req, maxBytes, () => {
+  // Not destroyed when the cap stops the read: the rest is drained, so the client still reads the 413.
+  return readCapped(req.iterator({ destroyOnReturn: false }), maxBytes, () => {
     req.resume();
     return new HttpError(413, 'payload_too_large', `request body is larger than ${maxBytes} bytes`);
   });

@@ -151,10 +151,11 @@ describe('svc with two projects, real processes', () => {
     expect((JSON.parse(searchB.stdout) as { hits: { url: string }[] }).hits.map((h) => h.url)).toEqual([
       `${siteB.origin}/banana`,
     ]);
-    // Without --project: the first project, which has crawled nothing.
+    // Without --project: the first project, which has crawled nothing, so it says so (exit 2) and names the crawl.
     const searchA = await runSvc(['search', 'fruit', '--json', '--config', config]);
-    expect(searchA.status).toBe(0);
-    expect(JSON.parse(searchA.stdout)).toMatchObject({ total: 0, hits: [] });
+    expect(searchA.status, searchA.stderr).toBe(2);
+    expect(searchA.stderr).toMatch(/not crawled yet.*svc crawl full/);
+    expect(searchA.stdout).not.toContain(siteB.origin);
 
     const reportB = await runSvc(['report', '--json', '--config', config, '--project', B]);
     expect(reportB.status).toBe(0);
@@ -170,7 +171,9 @@ describe('svc with two projects, real processes', () => {
     expect((await runSvc(['changes', '--config', config])).stderr).toMatch(/not crawled yet: no crawl has ended/);
 
     expect((await runSvc(['keys', 'create', '--name', 'ci', '--config', config, '--project', B])).status).toBe(0);
-    expect((await runSvc(['keys', 'list', '--config', config, '--project', B])).stdout).toMatch(/^1\t\S+\tci$/m);
+    expect((await runSvc(['keys', 'list', '--config', config, '--project', B])).stdout).toMatch(
+      /^1\t\S+\tci\tsvc_\S*…\tnever used$/m,
+    );
     expect((await runSvc(['keys', 'list', '--config', config])).stdout).toBe(`no API keys for ${A}\n`);
 
     expect((await runSvc(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe(

@@ -299,7 +299,9 @@ function combinations(n: number, k: number): number[][] {
       out.push([...acc]);
       return;
     }
-    for (let i = start; i < n && out.length < 64; i++) walk(i + 1, [...acc, i]);
+    // Only starts that leave enough items to fill the set: without that bound a query of many words walks every
+    // subset of them (2^32 for 32 words) before it knows there are fewer than 64 sets of its size.
+    for (let i = start; i <= n - (k - acc.length) && out.length < 64; i++) walk(i + 1, [...acc, i]);
   };
   walk(0, []);
   return out;
