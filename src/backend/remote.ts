@@ -277,7 +277,7 @@ export class RemoteBackend implements Backend {
         start_index: query.start_index,
         max_length: query.max_length,
         section: query.section,
-        in_search: query.in_search === undefined ? undefined : String(query.in_search),
+        in_search: optionalFlag(query.in_search),
       },
       schema: PageContentSchema,
       retry: true,
@@ -292,7 +292,7 @@ export class RemoteBackend implements Backend {
         prefix: query.prefix,
         cursor: query.cursor,
         limit: query.limit,
-        in_search: query.in_search === undefined ? undefined : String(query.in_search),
+        in_search: optionalFlag(query.in_search),
       },
       schema: PageListSchema,
       retry: true,
@@ -445,4 +445,9 @@ function countsOfAnOlderAnswer(r: Omit<LinkReport, 'counts' | 'topLinks'>): Link
     occurrences: r[section].count,
   }));
   return { pages: r.targets.reduce((n, t) => n + (t.pages ?? 0), 0), ...problemCounts(tallies) };
+}
+
+/** A boolean query parameter as /v1 reads it; absent when not given. */
+function optionalFlag(v: boolean | undefined): string | undefined {
+  return v === undefined ? undefined : String(v);
 }

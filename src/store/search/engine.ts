@@ -9,7 +9,7 @@
 //   (`proxy pass` → proxypass) and a last word's completions in the index's vocabulary; PostgreSQL matches the
 //   stems of each configuration in use, and a stop word of a page's language is not required there;
 // - the highlight: a window of the page's text chosen in JavaScript (highlight.ts) against ts_headline's fragment.
-import type { CustomField, FacetCount } from '../../model/types.js';
+import type { FacetCount, SearchHit } from '../../model/types.js';
 import type { SearchFacetName } from '../../model/search-params.js';
 import type { VocabularyWord } from './near-words.js';
 import type { QueryPart } from './query.js';
@@ -35,16 +35,7 @@ export interface TextRanked extends Ranked {
 }
 
 /** A hit as read from the store, before the pipeline gives it its place and score. */
-export interface StoredHit {
-  title: string;
-  url: string;
-  language: string | null;
-  highlight: string;
-  tags: string[];
-  created: string | null;
-  modified: string | null;
-  customFields: Record<string, CustomField>;
-}
+export type StoredHit = Omit<SearchHit, 'score' | 'matched_terms' | 'section'>;
 
 /**
  * What a highlight marks, folded: the query's words but those on most pages (a word like "the" marked everywhere
