@@ -172,7 +172,8 @@ describe('full crawl with link tracking (track_links = all)', () => {
           host: site.host,
           deny_patterns: ['/denied/'],
           skip_link_patterns: ['/skip-me/'],
-          request_timeout_ms: 400,
+          // Long enough that a loaded machine answers every other page in time; /slow never answers.
+          request_timeout_ms: 2000,
         }),
       ],
       {
