@@ -11,6 +11,7 @@ import type { TargetConfig } from '../../src/model/config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { closedPort, hang, html, page, redirect, send, startSite, target, type TestSite } from '../support/site.js';
 import { linksOf, outcomes, pageRows, tempStore } from '../support/stored.js';
+import { until } from '../support/wait.js';
 
 const PROJECT = 'test1234:eu-north-1';
 
@@ -748,8 +749,11 @@ describe('one crawl at a time, stopping', () => {
     const r = runner(store, [target({ host: site.host, max_pages: 10_000, concurrency: 1 })]);
     const ended: CrawlRecord[] = [];
     r.onCrawlEnded((rec) => ended.push(rec));
+    const served = () => [...site.hits.values()].reduce((a, b) => a + b, 0);
+    const before = served();
     const rec = await r.start({ mode: 'full' });
-    await new Promise((res) => setTimeout(res, 300));
+    // Pages fetched, so links found and not yet fetched: a wait on the site, not a guess at a loaded machine's pace.
+    await until('the crawl has fetched three pages', () => served() >= before + 3);
     expect((await getCrawl(store.sql, PROJECT, rec.id))!.status).toBe('running');
     await r.stopAll();
     const final = (await getCrawl(store.sql, PROJECT, rec.id))!;
