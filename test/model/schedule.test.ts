@@ -107,13 +107,15 @@ describe('decideSchedule with an injected clock', () => {
 
   it('shows each kind with its next and last run, null for a kind without a schedule', () => {
     const info = scheduleInfo(
-      { full: EVERY_10_MIN },
+      { schedule: { full: EVERY_10_MIN }, source: 'config', setAt: null },
       { full: { checkedAt: start, lastRun: start } },
       T('2026-03-01T10:04:00Z'),
     );
     expect(info).toEqual({
       full: { cron: EVERY_10_MIN, nextRun: '2026-03-01T10:10:00.000Z', lastRun: '2026-03-01T10:00:00.000Z' },
       partial: null,
+      source: 'config',
+      setAt: null,
     });
   });
 });
