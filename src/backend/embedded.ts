@@ -195,7 +195,8 @@ export class EmbeddedBackend implements Backend {
       onQueued: () => void this.runner.runQueued(),
     });
     this.scheduler.start();
-    this.logger.info({ config_schedule: { full: full ?? null, partial: partial ?? null } }, 'crawl schedules running');
+    // The config's; a stored schedule, when there is one, is in force instead (the scheduler logs it when it changes).
+    this.logger.info({ schedule: { full: full ?? null, partial: partial ?? null } }, 'crawl schedules running');
   }
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {

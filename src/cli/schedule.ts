@@ -3,7 +3,7 @@
 // replaces the config's, `svc schedule clear` forgets it.
 import { formatPath } from '../lib/zod-issues.js';
 import type { ScheduleInfo } from '../model/schedule.js';
-import { SCHEDULE_KINDS, ScheduleSetSchema } from '../model/schedule.js';
+import { normalizedSet, SCHEDULE_KINDS, ScheduleSetSchema } from '../model/schedule.js';
 import type { CrawlRecord } from '../model/types.js';
 import { CliError, parse, PROJECT_OPTION, withApp } from './common.js';
 
@@ -63,7 +63,7 @@ export function scheduleFromOptions(values: { full?: string; partial?: string })
   const parsed = ScheduleSetSchema.safeParse({ full: values.full ?? null, partial: values.partial ?? null });
   if (!parsed.success)
     throw new CliError(parsed.error.issues.map((i) => `--${formatPath(i.path)}: ${i.message}`).join('; '));
-  return { full: parsed.data.full ?? null, partial: parsed.data.partial ?? null };
+  return normalizedSet(parsed.data);
 }
 
 export async function run(argv: string[]): Promise<number> {
