@@ -6,6 +6,8 @@ import { escapeHtml as e } from '../../../lib/escape-html.js';
 import { formatPath } from '../../../lib/zod-issues.js';
 import {
   nextRunsAfter,
+  normalizedSet,
+  type ScheduleSet,
   SCHEDULE_KINDS,
   type ScheduleInfo,
   type ScheduleKind,
@@ -25,11 +27,10 @@ interface ScheduleForm {
 }
 
 /** The form's fields checked by the one schedule rule: empty is "no crawls of this kind". */
-function checkForm(f: URLSearchParams): ScheduleForm & { set: Record<ScheduleKind, string | null> | null } {
+function checkForm(f: URLSearchParams): ScheduleForm & { set: ScheduleSet | null } {
   const values = { full: (f.get('full') ?? '').trim(), partial: (f.get('partial') ?? '').trim() };
   const parsed = ScheduleSetSchema.safeParse({ full: values.full || null, partial: values.partial || null });
-  if (parsed.success)
-    return { values, problems: {}, set: { full: values.full || null, partial: values.partial || null } };
+  if (parsed.success) return { values, problems: {}, set: normalizedSet(parsed.data) };
   const problems: Partial<Record<ScheduleKind, string>> = {};
   for (const issue of parsed.error.issues) {
     const kind = formatPath(issue.path) as ScheduleKind;
