@@ -13,6 +13,7 @@ import { createAddressPolicy, targetEndpoint } from '../crawler/address-policy.j
 import { createDocumentFetch } from '../crawler/document-fetch.js';
 import { createRateLimitHandler } from '../http/rate-limit.js';
 import { memoryRateCounter, sqlRateCounter } from '../store/rate-limits.js';
+import { inSearchPageCount, storedPageCount } from '../store/operator-reads.js';
 import { createAbilityRoutesHandler } from '../http/ability-routes.js';
 import { consoleSessionSecret, createConsoleHandler } from '../http/console/handler.js';
 import type { ConsoleDeps } from '../http/console/deps.js';
@@ -100,6 +101,17 @@ function consoleDeps(app: App, passwordSignIn: PasswordSignIn, opts: HttpDepsOpt
     projects: app.projects.map((p) => ({
       token: p.token,
       backend: p.backend,
+      figures:
+        p.backend.kind === 'embedded'
+          ? async () => {
+              const [pages, inSearch, size] = await Promise.all([
+                storedPageCount(p.store.sql),
+                inSearchPageCount(p.store.sql),
+                p.store.sizeOnDisk(),
+              ]);
+              return { pages, inSearch, bytes: size.bytes, counted: size.counted };
+            }
+          : null,
       targets: p.config.targets,
       webhooks: {
         configured: p.config.webhooks.map((w) => ({ url: w.url, events: w.events })),

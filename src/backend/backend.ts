@@ -29,8 +29,14 @@ export interface Backend {
    * waiting crawl). A remote backend asks the other service to start it.
    */
   queueCrawl(req: CrawlRequest, trigger: CrawlTrigger): Promise<CrawlRecord>;
-  /** The configured schedules with their next and last runs. */
+  /** The schedules in force (stored, else the config's) with their next and last runs. */
   schedule(): Promise<ScheduleInfo>;
+  /**
+   * Stores a schedule that replaces the config's until cleared (null: clears it, the config's is in force again);
+   * the serving processes on the database follow it without a restart. invalid_input names the field and the rule;
+   * conflict when the project has no targets to crawl. Answers the schedule now in force.
+   */
+  setSchedule(schedule: unknown): Promise<ScheduleInfo>;
   getCrawl(id: number): Promise<CrawlRecord | null>;
   /**
    * Follows crawl `id` until it ends, `timeoutMs` passes or the signal fires, and answers its record then (ended or

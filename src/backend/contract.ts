@@ -204,10 +204,25 @@ const ScheduleEntrySchema = z
   })
   .nullable();
 
-export const ScheduleSchema = z.object({ full: ScheduleEntrySchema, partial: ScheduleEntrySchema }).meta({
-  title: 'Schedule',
-  description: 'The configured crawl schedules; null for a kind that has none.',
-}) satisfies z.ZodType<ScheduleInfo>;
+export const ScheduleSchema = z
+  .object({
+    full: ScheduleEntrySchema,
+    partial: ScheduleEntrySchema,
+    // An older service does not say: its schedule is always the config's.
+    source: z.enum(['config', 'stored']).default('config').meta({
+      description:
+        "Where the schedule in force comes from: config (the config file), or stored (set by PUT …/schedule, svc schedule set or the console; it replaces the config's until cleared).",
+    }),
+    setAt: z
+      .string()
+      .nullable()
+      .default(null)
+      .meta({ description: "When the stored schedule was set (ISO 8601); null for the config's." }),
+  })
+  .meta({
+    title: 'Schedule',
+    description: 'The crawl schedules in force; null for a kind that has none.',
+  }) satisfies z.ZodType<ScheduleInfo>;
 
 export const CrawlListSchema = z
   .object({ crawls: z.array(CrawlRecordSchema), limit: count(), offset: count() })

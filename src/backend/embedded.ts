@@ -19,8 +19,9 @@ import {
   requestCrawlStop,
   sweepDue,
 } from '../store/crawls.js';
-import { readSchedule, Scheduler } from './scheduler.js';
-import type { ScheduleInfo } from '../model/schedule.js';
+import { readSchedule, saveSchedule, Scheduler } from './scheduler.js';
+import { normalizedSet, type ScheduleInfo, ScheduleSetSchema } from '../model/schedule.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 import type { ServiceStore } from '../store/service-store.js';
 import {
   crawlEnded,
@@ -151,17 +152,38 @@ export class EmbeddedBackend implements Backend {
     return readSchedule(this.store.sql, this.publicToken, this.config.schedule, this.now());
   }
 
+  async setSchedule(schedule: unknown): Promise<ScheduleInfo> {
+    let set = null;
+    if (schedule !== null) {
+      const parsed = ScheduleSetSchema.safeParse(schedule);
+      if (!parsed.success) throw new BackendError('invalid_input', formatZodIssues(parsed.error).join('; '));
+      set = normalizedSet(parsed.data);
+      if ((set.full || set.partial) && !this.config.targets.length)
+        throw new BackendError(
+          'conflict',
+          'this project has no crawl targets (targets in the config), so a schedule would crawl nothing: nothing was stored',
+        );
+    }
+    const info = await saveSchedule(this.store.sql, this.publicToken, this.config.schedule, set, this.now());
+    this.logger.info(
+      { schedule: set, source: info.source },
+      set ? 'crawl schedule stored' : 'stored crawl schedule cleared',
+    );
+    this.scheduler?.poke();
+    return info;
+  }
+
   /**
-   * What a serving process does unattended: runs queued crawls in their turn, and the config's schedules. Only
-   * `svc serve` calls it; any other command leaves queued crawls for the server.
+   * What a serving process does unattended: runs queued crawls in their turn, and the schedules in force (stored or
+   * the config's, read again at every look). Only `svc serve` and `svc worker` call it; any other command leaves
+   * queued crawls for the server.
    */
   runUnattended(opts: { queuePollMs?: number } = {}): void {
     if (this.store.readonly) return;
     this.runner.serveQueue(opts.queuePollMs);
     const { full, partial } = this.config.schedule;
-    if (!full && !partial) return;
     if (!this.config.targets.length) {
-      this.logger.warn('schedule is ignored: no crawl targets are configured');
+      if (full || partial) this.logger.warn('schedule is ignored: no crawl targets are configured');
       return;
     }
     this.scheduler = new Scheduler({
@@ -173,6 +195,7 @@ export class EmbeddedBackend implements Backend {
       onQueued: () => void this.runner.runQueued(),
     });
     this.scheduler.start();
+    // The config's; a stored schedule, when there is one, is in force instead (the scheduler logs it when it changes).
     this.logger.info({ schedule: { full: full ?? null, partial: partial ?? null } }, 'crawl schedules running');
   }
 

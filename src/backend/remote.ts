@@ -81,7 +81,7 @@ const CONNECTION_ERRORS = new Set([
 ]);
 
 interface CallOptions<S extends z.ZodType> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -162,6 +162,13 @@ export class RemoteBackend implements Backend {
 
   async schedule(): Promise<ScheduleInfo> {
     return this.call({ method: 'GET', path: '/schedule', schema: ScheduleSchema, retry: true });
+  }
+
+  /** The other service stores it and checks it (its 400 names the field). */
+  async setSchedule(schedule: unknown): Promise<ScheduleInfo> {
+    if (schedule === null)
+      return this.call({ method: 'DELETE', path: '/schedule', schema: ScheduleSchema, retry: false });
+    return this.call({ method: 'PUT', path: '/schedule', body: schedule, schema: ScheduleSchema, retry: false });
   }
 
   async getCrawl(id: number): Promise<CrawlRecord | null> {

@@ -1,19 +1,29 @@
-// `svc schedule [--json]`: the config's crawl schedules (what runs next, what ran last) and the crawls waiting in
-// the queue for a serving process.
+// `svc schedule [--json]`: the crawl schedules in force (what runs next, what ran last, whether they are the config's
+// or stored) and the crawls waiting in the queue for a serving process; `svc schedule set` stores a schedule that
+// replaces the config's, `svc schedule clear` forgets it.
+import { formatPath } from '../lib/zod-issues.js';
 import type { ScheduleInfo } from '../model/schedule.js';
-import { SCHEDULE_KINDS } from '../model/schedule.js';
+import { normalizedSet, SCHEDULE_KINDS, ScheduleSetSchema } from '../model/schedule.js';
 import type { CrawlRecord } from '../model/types.js';
 import { CliError, parse, PROJECT_OPTION, withApp } from './common.js';
 
 const USAGE = `usage: svc schedule [--json] [--config F] [--project TOKEN]
+       svc schedule set [--full CRON] [--partial CRON] [--json] [--config F] [--project TOKEN]
+       svc schedule clear [--json] [--config F] [--project TOKEN]
 
-Shows the crawl schedules of the config (schedule.full, schedule.partial): the cron expression, the next run
-and the last run; then the crawls queued for \`svc serve\` (scheduled and live-update crawls run in turn).
+Shows the crawl schedules in force: the cron expression, the next run and the last run, and where they come
+from (the config's schedule.full and schedule.partial, or a stored schedule); then the crawls queued for
+\`svc serve\` (scheduled and live-update crawls run in turn).
+
+set    stores a schedule in the database that replaces the config's until cleared: a kind left out has no
+       crawls. CRON: 5 fields (minute hour day month weekday) or 6 (seconds first), server local time, e.g.
+       --full "0 3 * * *" --partial "0 */6 * * *". A running svc serve follows it without a restart.
+clear  forgets the stored schedule: the config's is in force again.
 --json prints the schedule as GET /v1/projects/<token>/schedule answers it.
 `;
 
-/** The schedule and the queue as lines for people. */
-export function formatSchedule(info: ScheduleInfo, queued: readonly CrawlRecord[]): string {
+/** The schedule and (when given) the queue as lines for people. */
+export function formatSchedule(info: ScheduleInfo, queued: readonly CrawlRecord[] | null): string {
   const lines: string[] = [];
   for (const kind of SCHEDULE_KINDS) {
     const e = info[kind];
@@ -21,8 +31,16 @@ export function formatSchedule(info: ScheduleInfo, queued: readonly CrawlRecord[
     else
       lines.push(`${kind.padEnd(8)} ${e.cron.padEnd(16)} next ${e.nextRun ?? 'never'} · last ${e.lastRun ?? 'never'}`);
   }
-  if (!info.full && !info.partial)
-    lines.push('(set "schedule": {"full": "<cron>", "partial": "<cron>"} in the config; svc serve runs them)');
+  lines.push(
+    info.source === 'stored'
+      ? `source   stored (set ${info.setAt ?? 'earlier'}; the config's schedule is ignored until svc schedule clear)`
+      : 'source   config',
+  );
+  if (!info.full && !info.partial && info.source === 'config')
+    lines.push(
+      '(svc schedule set --full "<cron>", or "schedule": {"full": "<cron>", "partial": "<cron>"} in the config; svc serve runs them)',
+    );
+  if (queued === null) return lines.join('\n');
   if (queued.length) {
     lines.push(`queued (run in this order by svc serve):`);
     for (const c of queued)
@@ -33,13 +51,45 @@ export function formatSchedule(info: ScheduleInfo, queued: readonly CrawlRecord[
   return lines.join('\n');
 }
 
+/** The schedule of --full and --partial, checked by the rule every surface uses; a refusal names the option. */
+export function scheduleFromOptions(values: { full?: string; partial?: string }): {
+  full: string | null;
+  partial: string | null;
+} {
+  if (values.full === undefined && values.partial === undefined)
+    throw new CliError(
+      'schedule set: give --full CRON, --partial CRON or both (svc schedule clear goes back to the config)',
+    );
+  const parsed = ScheduleSetSchema.safeParse({ full: values.full ?? null, partial: values.partial ?? null });
+  if (!parsed.success)
+    throw new CliError(parsed.error.issues.map((i) => `--${formatPath(i.path)}: ${i.message}`).join('; '));
+  return normalizedSet(parsed.data);
+}
+
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean' }, ...PROJECT_OPTION });
+  const { values, positionals } = parse(argv, {
+    json: { type: 'boolean' },
+    full: { type: 'string' },
+    partial: { type: 'string' },
+    ...PROJECT_OPTION,
+  });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (positionals.length) throw new CliError(`schedule: unexpected argument "${positionals[0]}"\n${USAGE}`);
+  const [action, extra] = positionals;
+  if (extra !== undefined || (action !== undefined && action !== 'set' && action !== 'clear'))
+    throw new CliError(`schedule: unexpected argument "${extra ?? action}"\n${USAGE}`);
+  if (action !== 'set' && (values.full !== undefined || values.partial !== undefined))
+    throw new CliError('--full and --partial go with svc schedule set');
+  if (action) {
+    const schedule = action === 'set' ? scheduleFromOptions(values) : null;
+    await withApp(values, async (app) => {
+      const info = await app.backend.setSchedule(schedule);
+      process.stdout.write(values.json ? `${JSON.stringify(info)}\n` : `${formatSchedule(info, null)}\n`);
+    });
+    return 0;
+  }
   await withApp(
     values,
     async (app) => {

@@ -23,6 +23,7 @@ import {
   WebhookDeliveryListQuerySchema,
   WebhookDeliveryListSchema,
 } from '../backend/contract.js';
+import { ScheduleSetSchema } from '../model/schedule.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -116,8 +117,20 @@ export function openApiDocument(): JsonSchema {
         get: {
           operationId: 'schedule',
           summary:
-            'The crawl schedules of the config (full, partial): cron expression, next run, last run; null for a kind with no schedule',
+            "The crawl schedules in force (full, partial), the stored one or else the config's (source says which): cron expression, next run, last run; null for a kind with no schedule",
           responses: { '200': answer('The schedule', ScheduleSchema), ...errors(401, 404) },
+        },
+        put: {
+          operationId: 'setSchedule',
+          summary:
+            "Stores a schedule that replaces the config's until DELETE (a kind left out or null: none); serving processes follow it without a restart",
+          requestBody: { required: true, content: json(ScheduleSetSchema, 'input') },
+          responses: { '200': answer('The schedule now in force', ScheduleSchema), ...errors(400, 401, 404, 409) },
+        },
+        delete: {
+          operationId: 'clearSchedule',
+          summary: "Forgets the stored schedule: the config's is in force again",
+          responses: { '200': answer('The schedule now in force', ScheduleSchema), ...errors(401, 404) },
         },
       },
       '/v1/projects/{publicToken}/crawls/{id}/changes': {

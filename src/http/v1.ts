@@ -20,6 +20,7 @@ import {
 } from '../backend/contract.js';
 import { parseInput, queryInput, wholeNumber } from './validate.js';
 import { SEARCH_BODY_MAX_BYTES } from '../model/limits.js';
+import { ScheduleSetSchema } from '../model/schedule.js';
 
 interface Call {
   req: IncomingMessage;
@@ -33,11 +34,12 @@ interface Call {
 }
 
 type Action = (call: Call) => Promise<void>;
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface Route {
   /** Path segments after /v1/projects/<token>/; ':id' matches one segment. */
   path: string[];
-  methods: Partial<Record<'GET' | 'POST', Action>>;
+  methods: Partial<Record<Method, Action>>;
   /** No API key needed (search). */
   public?: boolean;
 }
@@ -115,6 +117,14 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       methods: {
         GET: async ({ res, backend }) => {
           sendJson(res, 200, await backend.schedule());
+        },
+        // Replaces the config's schedule until DELETE; the serving processes follow it without a restart.
+        PUT: async ({ req, res, backend }) => {
+          const body = parseInput(ScheduleSetSchema, await readJsonBody(req, maxBody), 'body');
+          sendJson(res, 200, await backend.setSchedule(body));
+        },
+        DELETE: async ({ res, backend }) => {
+          sendJson(res, 200, await backend.setSchedule(null));
         },
       },
     },
@@ -222,7 +232,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
   }
 
   /** The request's method among `allowed` (HEAD counts as GET), or 405 listing them. */
-  function methodOf(req: IncomingMessage, allowed: ('GET' | 'POST')[]): 'GET' | 'POST' {
+  function methodOf(req: IncomingMessage, allowed: Method[]): Method {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const found = allowed.find((m) => m === method);
     if (found) return found;
@@ -241,7 +251,7 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
       throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
     const found = match(segs.slice(2));
     if (!found) throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
-    const method = methodOf(req, Object.keys(found.route.methods) as ('GET' | 'POST')[]);
+    const method = methodOf(req, Object.keys(found.route.methods) as Method[]);
     let token: string | null;
     try {
       token = decodeURIComponent(segs[1]!);

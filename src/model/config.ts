@@ -1,7 +1,7 @@
 // The one config file (snake_case, like the target settings), validated with zod.
 import { parse as parseSelector } from 'css-what';
 import { z } from 'zod';
-import { cronProblem } from './schedule.js';
+import { cronExpression } from './schedule.js';
 import { STANDARD_SECRET_MIN_BYTES, WEBHOOK_EVENTS, webhookSigningKey } from './webhooks.js';
 import { databaseUrlProblem } from './database-url.js';
 import { RateLimitsSchema } from './rate-limits.js';
@@ -51,15 +51,6 @@ export function parseDuration(s: string): number | null {
 
 const duration = z.string().refine((s) => parseDuration(s) !== null, {
   message: 'must be a duration like "30m", "12h", "1d" or "2w" (or "0" for none)',
-});
-
-const cronExpression = z.string().superRefine((s, ctx) => {
-  const problem = cronProblem(s);
-  if (problem)
-    ctx.addIssue({
-      code: 'custom',
-      message: `must be a cron expression of 5 fields (minute hour day month weekday) or 6 (seconds first), e.g. "0 3 * * 1": ${problem}`,
-    });
 });
 
 export const TargetSchema = z

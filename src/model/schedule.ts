@@ -1,6 +1,7 @@
 // Crawl schedules: cron expressions (read by croner, never by hand) and the scheduler's decisions as pure
 // functions of the clock, so they are tested with any `now` instead of waiting for real time to pass.
 import { Cron } from 'croner';
+import { z } from 'zod';
 
 export const SCHEDULE_KINDS = ['full', 'partial'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
@@ -22,12 +23,49 @@ export function cronProblem(expr: string): string | null {
   }
 }
 
+/** The rule of a cron expression wherever one is given (config, /v1, CLI, console), with the library's reason. */
+export const cronExpression = z.string({ error: 'must be a cron expression (a string)' }).superRefine((s, ctx) => {
+  const problem = cronProblem(s);
+  if (problem)
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a cron expression of 5 fields (minute hour day month weekday) or 6 (seconds first), e.g. "0 3 * * 1": ${problem}`,
+    });
+});
+
+/**
+ * A schedule as set through /v1, the CLI or the console: both kinds, a kind left out or null has no crawls. It takes
+ * the place of the config's schedule as a whole until it is cleared.
+ */
+export const ScheduleSetSchema = z
+  .strictObject({ full: cronExpression.nullable().optional(), partial: cronExpression.nullable().optional() })
+  .meta({
+    title: 'ScheduleSet',
+    description:
+      "The crawl schedules to keep in the database: a cron expression per kind (5 fields, or 6 with seconds first; server local time), null or left out for none. Replaces the config's schedule until cleared (DELETE).",
+  });
+
+export type ScheduleSet = Record<ScheduleKind, string | null>;
+
+/** The set schedule with every kind present (left out: none). */
+export function normalizedSet(input: z.output<typeof ScheduleSetSchema>): ScheduleSet {
+  return { full: input.full ?? null, partial: input.partial ?? null };
+}
+
 /** The first run of `expr` strictly after `after` (ms since the epoch), or null when there is none. */
 export function nextRunAfter(expr: string, after: number): number | null {
   const c = cronOf(expr);
   const next = c.nextRun(new Date(after));
   c.stop();
   return next ? next.getTime() : null;
+}
+
+/** The first `n` runs of `expr` strictly after `after` (fewer when it has no more). */
+export function nextRunsAfter(expr: string, after: number, n: number): number[] {
+  const c = cronOf(expr);
+  const runs = c.nextRuns(n, new Date(after)).map((d) => d.getTime());
+  c.stop();
+  return runs;
 }
 
 /**
@@ -91,14 +129,32 @@ export interface ScheduleEntry {
   lastRun: string | null;
 }
 
-export type ScheduleInfo = Record<ScheduleKind, ScheduleEntry | null>;
+/**
+ * Where the schedule in force comes from: `config` (the config file's `schedule`), or `stored` (set through /v1, the
+ * CLI or the console, kept in the database; it takes the config's place until cleared).
+ */
+export type ScheduleSource = 'config' | 'stored';
 
-/** The schedule as shown at `now`: each configured kind's expression, its next run after now, its last run. */
+export type ScheduleInfo = Record<ScheduleKind, ScheduleEntry | null> & {
+  source: ScheduleSource;
+  /** When the stored schedule was set (ISO 8601); null for the config's. */
+  setAt: string | null;
+};
+
+/** The schedule in force and where it comes from. */
+export interface EffectiveSchedule {
+  schedule: Partial<Record<ScheduleKind, string | null | undefined>>;
+  source: ScheduleSource;
+  setAt: string | null;
+}
+
+/** The schedule as shown at `now`: each kind's expression, its next run after now, its last run. */
 export function scheduleInfo(
-  schedule: Partial<Record<ScheduleKind, string | null | undefined>>,
+  effective: EffectiveSchedule,
   states: Partial<Record<ScheduleKind, ScheduleState | null>>,
   now: number,
 ): ScheduleInfo {
+  const { schedule } = effective;
   const entry = (kind: ScheduleKind): ScheduleEntry | null => {
     const cron = schedule[kind];
     if (!cron) return null;
@@ -110,5 +166,5 @@ export function scheduleInfo(
       lastRun: last === null ? null : new Date(last).toISOString(),
     };
   };
-  return { full: entry('full'), partial: entry('partial') };
+  return { full: entry('full'), partial: entry('partial'), source: effective.source, setAt: effective.setAt };
 }

@@ -45,6 +45,11 @@ export interface ServiceStore {
    * never stopped. Heartbeats could not be written meanwhile: none is judged stale until a heartbeat limit later.
    */
   answeringAgainSince?(): number | null;
+  /**
+   * The space the project's data takes on disk, in bytes, and what was counted (SQLite: the database file and its
+   * WAL; PostgreSQL: the tables and indexes of the project's schema, its share of the database).
+   */
+  sizeOnDisk(): Promise<{ bytes: number; counted: string }>;
   /** Lets go of the database (after the writers have drained); await it (SQLite closes at once). */
   close(): void | Promise<void>;
 }

@@ -177,7 +177,7 @@ describe('svc with two projects, real processes', () => {
     expect((await runSvc(['keys', 'list', '--config', config])).stdout).toBe(`no API keys for ${A}\n`);
 
     expect((await runSvc(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe(
-      '{"full":null,"partial":null}',
+      '{"full":null,"partial":null,"source":"config","setAt":null}',
     );
     const check = await runSvc(['check', '--config', config, '--project', B]);
     expect(check.status).toBe(0);

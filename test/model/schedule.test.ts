@@ -4,7 +4,10 @@ import {
   cronProblem,
   decideSchedule,
   nextRunAfter,
+  nextRunsAfter,
+  normalizedSet,
   scheduleInfo,
+  ScheduleSetSchema,
   sleepMs,
   stateAfter,
   type ScheduleState,
@@ -107,13 +110,40 @@ describe('decideSchedule with an injected clock', () => {
 
   it('shows each kind with its next and last run, null for a kind without a schedule', () => {
     const info = scheduleInfo(
-      { full: EVERY_10_MIN },
+      { schedule: { full: EVERY_10_MIN }, source: 'config', setAt: null },
       { full: { checkedAt: start, lastRun: start } },
       T('2026-03-01T10:04:00Z'),
     );
     expect(info).toEqual({
       full: { cron: EVERY_10_MIN, nextRun: '2026-03-01T10:10:00.000Z', lastRun: '2026-03-01T10:00:00.000Z' },
       partial: null,
+      source: 'config',
+      setAt: null,
     });
+  });
+});
+
+describe('a schedule set through /v1, the CLI or the console', () => {
+  it('the next runs of an expression, in order, strictly after the time given', () => {
+    const at = T('2026-03-01T10:00:00Z');
+    expect(nextRunsAfter(EVERY_10_MIN, at, 3)).toEqual([
+      T('2026-03-01T10:10:00Z'),
+      T('2026-03-01T10:20:00Z'),
+      T('2026-03-01T10:30:00Z'),
+    ]);
+  });
+
+  it('both kinds always present (left out: none); each field checked by the config rule; unknown fields refused', () => {
+    expect(normalizedSet(ScheduleSetSchema.parse({ partial: EVERY_10_MIN }))).toEqual({
+      full: null,
+      partial: EVERY_10_MIN,
+    });
+    const bad = ScheduleSetSchema.safeParse({ full: '61 * * * *', every: 'day' });
+    expect(bad.success).toBe(false);
+    const messages = bad.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(messages).toContainEqual(
+      expect.stringMatching(/^full: must be a cron expression .*Invalid value for minute: 61$/),
+    );
+    expect(bad.error!.issues.some((i) => i.code === 'unrecognized_keys')).toBe(true);
   });
 });

@@ -234,12 +234,28 @@ export function backendContract(name: string, make: () => Promise<Harness>): voi
 
     it('schedule: each kind with its cron, next run and last run; null for a kind without one', async () => {
       const schedule = h.engine.config.schedule;
-      expect(await backend.schedule()).toEqual({ full: null, partial: null });
+      expect(await backend.schedule()).toEqual({ full: null, partial: null, source: 'config', setAt: null });
       schedule.full = '0 3 * * 1';
       try {
         const s = await backend.schedule();
-        expect(s).toEqual({ full: { cron: '0 3 * * 1', nextRun: expect.any(String), lastRun: null }, partial: null });
+        expect(s).toEqual({
+          full: { cron: '0 3 * * 1', nextRun: expect.any(String), lastRun: null },
+          partial: null,
+          source: 'config',
+          setAt: null,
+        });
         expect(Date.parse(s.full!.nextRun!)).toBeGreaterThan(Date.now());
+        // A stored schedule replaces the config's until cleared; a bad one is invalid_input naming the field.
+        expect(await backend.setSchedule({ partial: '0 * * * *' })).toMatchObject({
+          full: null,
+          partial: { cron: '0 * * * *' },
+          source: 'stored',
+        });
+        await expect(backend.setSchedule({ full: '0 3 * *' })).rejects.toMatchObject({
+          code: 'invalid_input',
+          message: expect.stringMatching(/full: must be a cron expression/),
+        });
+        expect(await backend.setSchedule(null)).toMatchObject({ full: { cron: '0 3 * * 1' }, source: 'config' });
       } finally {
         delete schedule.full;
       }

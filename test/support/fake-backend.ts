@@ -63,7 +63,11 @@ export class FakeBackend implements Backend {
     return this.startCrawl(req);
   }
   async schedule(): Promise<ScheduleInfo> {
-    return { full: null, partial: null };
+    return { full: null, partial: null, source: 'config', setAt: null };
+  }
+  async setSchedule(schedule: unknown): Promise<ScheduleInfo> {
+    this.hit('setSchedule', [schedule]);
+    return this.schedule();
   }
   async getCrawl(): Promise<CrawlRecord | null> {
     return null;

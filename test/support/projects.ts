@@ -45,6 +45,7 @@ export const E2E = [
   'test/cli/loop.test.ts',
   'test/cli/projects.test.ts',
   'test/cli/readonly.test.ts',
+  'test/cli/schedule-set.test.ts',
   'test/cli/report-formats.test.ts',
   'test/cli/start-up.test.ts',
   'test/cli/version.test.ts',

@@ -40,6 +40,9 @@ progress{width:100%;height:1.3rem}
 iframe.report{width:100%;height:75vh;border:1px solid var(--line);display:block}main.wide{max-width:none}
 figure.chart{margin:.5rem 0}svg.chart{width:100%;max-width:48rem;height:auto;display:block}ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem;margin:.3rem 0}svg.sparkline{vertical-align:middle}
 .signin{max-width:24rem;margin:3rem auto}
+#schedule-form .field{margin:.6rem 0}.field-error{color:var(--bad);font-weight:600;margin:.2rem 0}input[aria-invalid=true]{border-color:var(--bad);border-width:2px}ol.runs{margin:.2rem 0;padding-left:1.5rem}
+dl.figures{display:flex;flex-wrap:wrap;gap:.5rem 2rem;margin:.5rem 0}dl.figures div{min-width:8rem}dl.figures dt{color:var(--muted);font-size:.9rem}dl.figures dd{margin:0;font-size:1.4rem;font-weight:600;white-space:nowrap}
+.facets{display:flex;flex-wrap:wrap;gap:.5rem 2rem;margin:.5rem 0 1rem}.facets ul{list-style:none;padding:0;margin:.2rem 0}.facets h3{font-size:1rem;margin:0}.facets a[aria-current=true]{font-weight:700}
 .signin .field{margin:.6rem 0}
 @media (max-width:40rem){main{padding:.6rem}th,td{padding:.3rem}.field{min-width:100%}}
 `;

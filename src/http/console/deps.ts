@@ -8,10 +8,21 @@ import type { ApiKeyInfo, RevokeOutcome, Role, User } from '../../model/users.js
 import type { NewReceiverInput, WebhookReceiverInfo } from '../../backend/webhooks/receivers.js';
 import type { WebhookEvent } from '../../model/webhooks.js';
 
+/** What the overview shows of the project's index (read from its own database). */
+export interface IndexFigures {
+  pages: number;
+  inSearch: number;
+  bytes: number;
+  /** What `bytes` counts (the SQLite file and WAL, or the PostgreSQL schema's tables and indexes). */
+  counted: string;
+}
+
 export interface ConsoleProject {
   /** The public token (<id>:<region>). */
   token: string;
   backend: Backend;
+  /** The index figures; null when another service (api.base_url) holds the index. */
+  figures: (() => Promise<IndexFigures>) | null;
   targets: readonly TargetConfig[];
   webhooks: {
     /** Webhooks of the config, without their secrets: read only here. */

@@ -33,6 +33,7 @@ import { confirmRevokePage, createKey, keysPage, revokeKey } from './pages/keys.
 import { overviewPage } from './pages/overview.js';
 import type { ActionOutcome, PageCtx } from './pages/page.js';
 import { reportDocument, reportExport, reportPage } from './pages/report.js';
+import { clearSchedule, scheduleAction, schedulePage } from './pages/schedule.js';
 import { searchPage } from './pages/search.js';
 import { usersPage } from './pages/users.js';
 import { addWebhook, removeWebhook, webhooksPage } from './pages/webhooks.js';
@@ -51,6 +52,8 @@ const NOTICES: Record<string, string> = {
   'crawl-started': 'The crawl has started.',
   'crawl-stopping': 'The crawl was asked to stop.',
   'key-revoked': 'The key was revoked: /v1 refuses it from now on.',
+  'schedule-saved': "The schedule was saved: it replaces the config file's, and svc serve follows it from now on.",
+  'schedule-cleared': "The stored schedule was cleared: the config file's schedule is in force again.",
   'user-added': 'The user was added.',
   'webhook-removed': 'The webhook was removed: nothing more is sent to it.',
   'signed-out': 'You are signed out.',
@@ -218,6 +221,7 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
         const r = await searchPage(ctx);
         return show(res, ctx, token, slug, r.status, r.page);
       }
+      if (slug === 'schedule') return show(res, ctx, token, slug, 200, await schedulePage(ctx, { notice }));
       if (slug === 'keys')
         return show(res, ctx, token, slug, 200, await keysPage(ctx, { notice: notice ?? undefined }));
       if (slug === 'webhooks')
@@ -225,6 +229,7 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
     }
     if (rest.length === 1 && post && form) {
       if (slug === 'crawls') return outcome(res, ctx, slug, await startCrawl(ctx, form));
+      if (slug === 'schedule') return outcome(res, ctx, slug, await scheduleAction(ctx, form));
       if (slug === 'keys') return outcome(res, ctx, slug, await createKey(ctx, form));
       if (slug === 'webhooks') return outcome(res, ctx, slug, await addWebhook(ctx, form));
     }
@@ -241,6 +246,8 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
       if (slug === 'webhooks' && third === 'remove' && post)
         return outcome(res, ctx, slug, await removeWebhook(ctx, id));
     }
+    if (slug === 'schedule' && rest.length === 2 && second === 'clear' && post)
+      return outcome(res, ctx, slug, await clearSchedule(ctx));
     if (slug === 'report' && rest.length === 2 && second === 'export' && !post) {
       const r = await reportExport(ctx, deps.toolVersion);
       if (!('file' in r)) return show(res, ctx, token, slug, r.status, r.page);

@@ -10,6 +10,7 @@ export const CONSOLE_PATH = '/console';
 export const PROJECT_PAGES = [
   { slug: '', label: 'Overview', need: 'manage_options' },
   { slug: 'crawls', label: 'Crawls', need: 'manage_options' },
+  { slug: 'schedule', label: 'Schedule', need: 'manage_options' },
   { slug: 'report', label: 'Link report', need: 'manage_options' },
   { slug: 'changes', label: 'Changes', need: 'manage_options' },
   { slug: 'search', label: 'Search', need: 'read' },

@@ -9,6 +9,7 @@ import { describeDatabaseUrl, withoutPassword } from '../../model/database-url.j
 import type { SearchParams, SearchResults } from '../../model/types.js';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawls } from '../crawls.js';
 import { recoverPendingIndex } from '../pending-index.js';
+import { schemaBytes } from '../operator-reads.js';
 import { fillPathWords } from './path-words-fill.js';
 import { crawlReaderOf } from '../pages.js';
 import type { CrawlWriterOptions, SearchScope, ServiceStore } from '../service-store.js';
@@ -132,6 +133,13 @@ export class PgStore implements ServiceStore {
       });
     }
     return this.readying;
+  }
+
+  async sizeOnDisk(): Promise<{ bytes: number; counted: string }> {
+    return {
+      bytes: await schemaBytes(this.sql, this.schema),
+      counted: "the tables and indexes of the project's schema",
+    };
   }
 
   /** While the server does not answer (once the store has been ready): since when, and what the last try met. */

@@ -1,5 +1,5 @@
 // The SQLite store: one file, WAL, migrations at open, every multi-row write in one transaction.
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CRAWL_DEAD_AFTER_MS, failDeadCrawlsStatement } from '../crawls.js';
@@ -88,6 +88,12 @@ export class Store extends SqliteConnection implements ServiceStore {
 
   get location(): string {
     return this.path;
+  }
+
+  async sizeOnDisk(): Promise<{ bytes: number; counted: string }> {
+    // A page written since the last checkpoint is in the WAL, not yet in the file: both are the database.
+    const size = (file: string) => statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+    return { bytes: size(this.path) + size(`${this.path}-wal`), counted: 'the database file and its WAL' };
   }
 
   /** Searches on a snapshot: the search's reads wait for a transaction open on this connection, as every caller's do. */
