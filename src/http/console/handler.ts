@@ -34,6 +34,7 @@ import { overviewPage } from './pages/overview.js';
 import type { ActionOutcome, PageCtx } from './pages/page.js';
 import { reportDocument, reportExport, reportPage } from './pages/report.js';
 import { searchPage } from './pages/search.js';
+import { searchStatsPage } from './pages/search-stats.js';
 import { usersPage } from './pages/users.js';
 import { addWebhook, removeWebhook, webhooksPage } from './pages/webhooks.js';
 
@@ -216,6 +217,10 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
       }
       if (slug === 'search') {
         const r = await searchPage(ctx);
+        return show(res, ctx, token, slug, r.status, r.page);
+      }
+      if (slug === 'search-stats') {
+        const r = await searchStatsPage(ctx);
         return show(res, ctx, token, slug, r.status, r.page);
       }
       if (slug === 'keys')
