@@ -261,9 +261,10 @@ export class EmbeddedBackend implements Backend {
     try {
       const results = await this.store.searchPages(terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
       ok = true;
-      // Search analytics: once per search, not again for each further page of its hits.
+      const answered = await withSections(this.store.sql, terms, results);
+      // Search analytics: once per search answered, not again for each further page of its hits.
       if (!params?.from) this.searches?.record(terms, results.total);
-      return await withSections(this.store.sql, terms, results);
+      return answered;
     } finally {
       observe('searchAnswered', { project: this.publicToken, seconds: (performance.now() - started) / 1000, ok });
     }
