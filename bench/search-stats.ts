@@ -5,7 +5,8 @@
 // idle machine), the process's CPU per search over a whole pass (the batched writes that follow included: off the
 // path, but the process pays them), and the write alone per search recorded. The target (issue: "a query with
 // analytics on costs at most 5% more") compares the whole pass, on against off.
-//   BENCH_PAGES=10000  BENCH_PASSES=6
+// Then it times reading the analytics (GET …/search-stats) of BENCH_READ_ROWS searches recorded over 90 days.
+//   BENCH_PAGES=10000  BENCH_PASSES=6  BENCH_READ_ROWS=300000
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { parseConfig } from '../src/cli/load-config.js';
 import { silentLogger } from '../src/lib/log.js';
 import type { PageWrite } from '../src/model/crawl-writes.js';
 import { optimizeIndex } from '../src/store/search-index/optimize.js';
+import { recordSearches, type SearchRecord } from '../src/store/search-stats.js';
 import { Store } from '../src/store/sqlite/store.js';
 import { savePages } from '../src/store/sqlite/writes.js';
 import { docPage, readManual } from './lib/docs-corpus.js';
@@ -28,6 +30,10 @@ const MANUAL = '/usr/share/doc/postgresql-doc-15/html';
 const HOST = '127.0.0.1:18099';
 const BASE = `http://${HOST}/`;
 const QUERIES = 240;
+/** Searches recorded for the read's measure, and the project they are recorded in. */
+const READ_ROWS = Number(process.env.BENCH_READ_ROWS ?? 300_000);
+const READ_PROJECT = 'read0001:eu-north-1';
+const DAY_MS = 86_400_000;
 
 const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -116,6 +122,35 @@ async function main(): Promise<void> {
     writeMs.push(cpuMs(process.cpuUsage(c)) / qs.length);
     await sleep(RECORD_FLUSH_MS + 100);
   }
+  // Reading the analytics of a busy site: READ_ROWS searches over 89 days, a long tail of terms (a few searched
+  // often, most once or twice), a twentieth with no result.
+  const rand = mulberry32(7);
+  const now = Date.now();
+  for (let i = 0; i < READ_ROWS; i += 10_000) {
+    const rows: SearchRecord[] = [];
+    for (let j = 0; j < Math.min(10_000, READ_ROWS - i); j++) {
+      const k = Math.floor(1 / rand() ** 1.2) % 50_000;
+      rows.push({
+        terms: `term ${k}`,
+        hits: k % 20 === 7 ? 0 : 1 + (k % 13),
+        at: new Date(now - rand() * 89 * DAY_MS).toISOString(),
+      });
+    }
+    await recordSearches(store.sql, READ_PROJECT, rows);
+  }
+  const reader = new EmbeddedBackend({
+    config: parseConfig({ project: { public_token: READ_PROJECT }, targets: [{ host: HOST, scheme: 'http' }] }),
+    store,
+    logger: silentLogger,
+  });
+  const readMs: number[] = [];
+  let distinct = 0;
+  for (let r = 0; r < 3; r++) {
+    const t = performance.now();
+    distinct = (await reader.searchStats({})).totals.queries;
+    readMs.push(performance.now() - t);
+  }
+  await reader.close();
   await on.close();
   // Counted before `off` closes: its last flush prunes with retention 0, which deletes the project's records.
   const rows = (await store.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM search_queries'))!.n;
@@ -139,6 +174,9 @@ async function main(): Promise<void> {
   console.log(`per pass, on/off: ${passRatios.map((x) => x.toFixed(3)).join(' ')}`);
   console.log(
     `record() on the search path: ${(median(recordNs) / 1000).toFixed(2)} µs; the batched write after it: ${write.toFixed(4)} ms CPU per search`,
+  );
+  console.log(
+    `reading the analytics of ${READ_ROWS} searches (${distinct} distinct queries) over 90 days: ${median(readMs).toFixed(0)} ms (median of 3; wall clock)`,
   );
   const path = median(passRatios);
   console.log(

@@ -39,12 +39,14 @@ interface ListRow {
   terms: string;
   searches: number;
   lastSearched: string;
-  lastHits: number;
+  /** How many terms the whole list has (the same on every row). */
+  listed: number;
 }
 
 /**
- * The terms of the searches since `since` (those with `hits = 0` only, with `noResults`), most searched first, then by
- * terms; each with what its latest search (any) found.
+ * The terms of the searches since `since` (with `noResults`, of those that found nothing only), most searched first,
+ * then by terms, at most `limit`; each with what its latest search (any) found; and how many terms there are in all.
+ * One pass over the terms index (it holds every column read), whose groups come in terms order.
  */
 async function queryList(
   sql: Sql,
@@ -52,29 +54,35 @@ async function queryList(
   since: string,
   limit: number,
   noResults: boolean,
-): Promise<SearchQueryCount[]> {
-  // The latest search of each listed term is read for the page of terms only, not for every term of the period.
+): Promise<{ list: SearchQueryCount[]; count: number }> {
   const rows = await sql.all<ListRow>(
-    `SELECT g.terms, g.searches, g."lastSearched",
-       (SELECT s.hits FROM search_queries s WHERE s.project = @project AND s.terms = g.terms
-        ORDER BY s.searched_at DESC, s.id DESC LIMIT 1) AS "lastHits"
-     FROM (SELECT terms, COUNT(*) AS searches, MAX(searched_at) AS "lastSearched" FROM search_queries
-           WHERE project = @project AND searched_at >= @since${noResults ? ' AND hits = 0' : ''}
-           GROUP BY terms ORDER BY COUNT(*) DESC, terms LIMIT @limit) g
-     ORDER BY g.searches DESC, g.terms`,
+    `SELECT terms, COUNT(*) AS searches, MAX(searched_at) AS "lastSearched", COUNT(*) OVER () AS listed
+     FROM search_queries
+     WHERE project = @project AND searched_at >= @since${noResults ? ' AND hits = 0' : ''}
+     GROUP BY terms ORDER BY COUNT(*) DESC, terms LIMIT @limit`,
     { project, since, limit },
   );
-  return rows.map((r) => ({
-    terms: r.terms,
-    searches: Number(r.searches),
-    last_hits: Number(r.lastHits),
-    last_searched: r.lastSearched,
-  }));
+  const list: SearchQueryCount[] = [];
+  // The latest search of each listed term: one seek down the terms index each.
+  for (const r of rows) {
+    const last = await sql.get<{ hits: number }>(
+      'SELECT hits FROM search_queries WHERE project = ? AND terms = ? ORDER BY searched_at DESC LIMIT 1',
+      [project, r.terms],
+    );
+    list.push({
+      terms: r.terms,
+      searches: Number(r.searches),
+      last_hits: Number(last?.hits ?? 0),
+      last_searched: r.lastSearched,
+    });
+  }
+  return { list, count: Number(rows[0]?.listed ?? 0) };
 }
 
 /**
  * What was searched since `since` (ISO 8601): the totals, the top `limit` queries, the top `limit` queries with no
- * results, and the counts of each UTC day that had a search (the caller fills the others), all from one snapshot.
+ * results, and the counts of each UTC day that had a search (the caller fills the others), all from one snapshot:
+ * three passes over an index each, the table never read.
  */
 export async function readSearchStats(
   sql: Sql,
@@ -83,33 +91,27 @@ export async function readSearchStats(
   limit: number,
 ): Promise<Omit<SearchStats, 'since' | 'retention_days' | 'limit'>> {
   return sql.snapshot(async (s) => {
-    const totals = await s.get<{ searches: number; noResultSearches: number | null; queries: number }>(
-      `SELECT COUNT(*) AS searches, SUM(CASE WHEN hits = 0 THEN 1 ELSE 0 END) AS "noResultSearches",
-         COUNT(DISTINCT terms) AS queries
-       FROM search_queries WHERE project = ? AND searched_at >= ?`,
-      [project, since],
-    );
-    const noResult = await s.get<{ queries: number }>(
-      'SELECT COUNT(DISTINCT terms) AS queries FROM search_queries WHERE project = ? AND searched_at >= ? AND hits = 0',
-      [project, since],
-    );
-    const days = await s.all<{ day: string; searches: number; noResults: number }>(
-      `SELECT SUBSTR(searched_at, 1, 10) AS day, COUNT(*) AS searches,
-         SUM(CASE WHEN hits = 0 THEN 1 ELSE 0 END) AS "noResults"
-       FROM search_queries WHERE project = ? AND searched_at >= ?
-       GROUP BY SUBSTR(searched_at, 1, 10) ORDER BY day`,
-      [project, since],
-    );
+    const days = (
+      await s.all<{ day: string; searches: number; noResults: number }>(
+        `SELECT SUBSTR(searched_at, 1, 10) AS day, COUNT(*) AS searches,
+           SUM(CASE WHEN hits = 0 THEN 1 ELSE 0 END) AS "noResults"
+         FROM search_queries WHERE project = ? AND searched_at >= ?
+         GROUP BY SUBSTR(searched_at, 1, 10) ORDER BY day`,
+        [project, since],
+      )
+    ).map((d): SearchDay => ({ day: d.day, searches: Number(d.searches), no_results: Number(d.noResults) }));
+    const top = await queryList(s, project, since, limit, false);
+    const none = await queryList(s, project, since, limit, true);
     return {
       totals: {
-        searches: Number(totals?.searches ?? 0),
-        no_result_searches: Number(totals?.noResultSearches ?? 0),
-        queries: Number(totals?.queries ?? 0),
-        no_result_queries: Number(noResult?.queries ?? 0),
+        searches: days.reduce((n, d) => n + d.searches, 0),
+        no_result_searches: days.reduce((n, d) => n + d.no_results, 0),
+        queries: top.count,
+        no_result_queries: none.count,
       },
-      top_queries: await queryList(s, project, since, limit, false),
-      no_result_queries: await queryList(s, project, since, limit, true),
-      days: days.map((d): SearchDay => ({ day: d.day, searches: Number(d.searches), no_results: Number(d.noResults) })),
+      top_queries: top.list,
+      no_result_queries: none.list,
+      days,
     };
   });
 }

@@ -12,7 +12,7 @@ CREATE TABLE search_queries (
   hits bigint NOT NULL,
   searched_at text COLLATE "C" NOT NULL
 );
-CREATE INDEX search_queries_time ON search_queries(project, searched_at);
-CREATE INDEX search_queries_terms ON search_queries(project, terms, searched_at);
+CREATE INDEX search_queries_time ON search_queries(project, searched_at, hits);
+CREATE INDEX search_queries_terms ON search_queries(project, terms, searched_at, hits);
 `,
 };

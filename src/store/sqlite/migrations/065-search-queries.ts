@@ -1,7 +1,8 @@
 // Search analytics: one row per search answered (its first page), so the site's owner sees what people look for and
 // what they do not find. The terms as the search pipeline reads them (folded words), how many pages matched, and
 // when; never the address, user, key or session of whoever searched. Rows older than search_stats.retention_days
-// are deleted.
+// are deleted. Both indexes hold every column a read of the analytics needs, so the reads (per day: by time; per
+// query: by terms) never visit the table.
 import type { Migration } from './index.js';
 
 export const migration: Migration = {
@@ -15,7 +16,7 @@ CREATE TABLE search_queries (
   hits INTEGER NOT NULL,        -- the answer's total
   searched_at TEXT NOT NULL     -- ISO 8601, UTC
 );
-CREATE INDEX search_queries_time ON search_queries(project, searched_at);
-CREATE INDEX search_queries_terms ON search_queries(project, terms, searched_at);
+CREATE INDEX search_queries_time ON search_queries(project, searched_at, hits);
+CREATE INDEX search_queries_terms ON search_queries(project, terms, searched_at, hits);
 `,
 };
