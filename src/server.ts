@@ -27,6 +27,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run
     load: () => import('./cli/changes.js'),
   },
   search: { summary: 'search the index', load: () => import('./cli/search.js') },
+  'search-stats': {
+    summary: 'search analytics: top queries, queries with no results, searches per day',
+    load: () => import('./cli/search-stats.js'),
+  },
   keys: { summary: 'keys create [--name N]: make a /v1 API key', load: () => import('./cli/keys.js') },
   users: {
     summary: 'users add|list|reset-token|set-password|revoke-tokens: users, tokens, sign-in passwords',
@@ -56,7 +60,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run
 };
 
 function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  svc ${name.padEnd(10)} ${c.summary}`);
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  svc ${name.padEnd(12)} ${c.summary}`);
   return `usage: svc <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nCommon options: --config FILE (or SVC_CONFIG), --site URL\nsvc --version (or -v) prints the version.\n`;
 }
 

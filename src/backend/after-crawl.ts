@@ -1,7 +1,7 @@
 // What follows once when a crawl has ended (its afterCrawl), in the transaction that writes its finish: the problem
 // history moves on (first seen, fixed), and a delivery per matching webhook goes into the outbox. A crawl finished by
 // this process has it with its final status; one marked failed elsewhere (its owner died) by the next sweep of any process.
-// Old history (problems fixed long ago) and finished deliveries are forgotten here too.
+// Old history (problems fixed long ago), finished deliveries and searches past their retention are forgotten here too.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../lib/log.js';
 import type { TargetConfig, WebhookConfig } from '../model/config.js';
@@ -11,6 +11,8 @@ import { pruneProblemHistory, recordProblemHistory, pendingAfterCrawl, pendingAf
 import type { Sql } from '../store/sql.js';
 import { listReceivers } from '../store/webhook-receivers.js';
 import { insertDelivery, pruneDeliveries } from '../store/webhooks.js';
+import { pruneSearchStats } from '../store/search-stats.js';
+import { retentionStart } from '../model/search-stats.js';
 import { DELIVERIES_KEEP_DAYS, HISTORY_KEEP_DAYS } from '../model/limits.js';
 import { crawlChanges } from './history/changes.js';
 import { webhookBody } from './webhooks/payload.js';
@@ -24,6 +26,8 @@ export interface AfterCrawlContext {
   targets: readonly TargetConfig[];
   webhooks: readonly WebhookConfig[];
   logger: Logger;
+  /** search_stats.retention_days: recorded searches older than this are deleted here too. */
+  searchStatsRetentionDays: number;
   now?: () => number;
 }
 
@@ -39,6 +43,7 @@ export async function runAfterCrawl(ctx: AfterCrawlContext, sql: Sql, id: number
   const now = (ctx.now ?? Date.now)();
   await pruneProblemHistory(sql, project, new Date(now - HISTORY_KEEP_DAYS * DAY_MS).toISOString());
   await pruneDeliveries(sql, project, now - DELIVERIES_KEEP_DAYS * DAY_MS);
+  await pruneSearchStats(sql, project, retentionStart(now, ctx.searchStatsRetentionDays));
   const crawl = (await getCrawl(sql, project, id))!;
   const event = crawlEndEvent(crawl.status);
   // The config's receivers and those added in the console (read in this transaction: one removed is not sent to).

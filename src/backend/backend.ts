@@ -5,6 +5,7 @@ import type { PageContent, PageContentQuery, PageList, PageListQuery } from './p
 import type { ScheduleInfo } from '../model/schedule.js';
 import type { CrawlChanges } from '../model/history.js';
 import type { WebhookDelivery } from '../model/webhooks.js';
+import type { SearchStats, SearchStatsQuery } from '../model/search-stats.js';
 import type {
   CrawlRecord,
   CrawlRequest,
@@ -65,6 +66,11 @@ export interface Backend {
   /** Webhook deliveries of the project, newest first (never a secret). */
   listWebhookDeliveries(opts: { limit: number; offset: number }): Promise<WebhookDelivery[]>;
   search(terms: string, params: SearchParams): Promise<SearchResults>;
+  /**
+   * Search analytics since `since` (default: the retention window): top queries, queries with no results, searches
+   * per day. invalid_input for a `since` that is not a date or is in the future, or a bad `limit`.
+   */
+  searchStats(query: SearchStatsQuery): Promise<SearchStats>;
   deletePages(urls: string[]): Promise<DeletePagesResult>;
   /** One stored page as Markdown (a chunk, or one section): from the store, never the site. */
   getPage(query: PageContentQuery): Promise<PageContent>;

@@ -18,6 +18,7 @@ import { REPORT_REASONS, type LinkReason } from '../model/link-reasons.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import { normalizeSince, SINCE_RULE, type CrawlChanges } from '../model/history.js';
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS, type WebhookDelivery } from '../model/webhooks.js';
+import { SEARCH_STATS_LIMIT, STATS_SINCE_RULE, type SearchStats } from '../model/search-stats.js';
 import { PageUrlSchema } from './crawl-request-schema.js';
 
 export { CrawlRequestSchema, PageUrlSchema } from './crawl-request-schema.js';
@@ -74,6 +75,22 @@ export const LinkReportQuerySchema = z
   .strict();
 
 export const WebhookDeliveryListQuerySchema = CrawlListQuerySchema;
+
+export const SearchStatsQuerySchema = z
+  .object({
+    since: z
+      .string()
+      .refine((s) => normalizeSince(s) !== null, { error: STATS_SINCE_RULE })
+      .optional()
+      .meta({
+        description:
+          'Searches from this time on (ISO 8601 date or date-time, not in the future); default, and at the earliest, the start of the retention window (search_stats.retention_days ago).',
+      }),
+    limit: intRange(SEARCH_STATS_LIMIT.min, SEARCH_STATS_LIMIT.max)
+      .default(SEARCH_STATS_LIMIT.default)
+      .meta({ description: 'Most entries of top_queries and of no_result_queries each.' }),
+  })
+  .strict();
 
 export const PageStateQuerySchema = z
   .object({ url: PageUrlSchema.meta({ description: 'The page URL, as a post or a link names it.' }) })
@@ -361,6 +378,44 @@ export const WebhookDeliverySchema = z
 export const WebhookDeliveryListSchema = z
   .object({ deliveries: z.array(WebhookDeliverySchema), limit: count(), offset: count() })
   .meta({ title: 'WebhookDeliveryList' });
+
+const SearchQueryCountSchema = z.object({
+  terms: z
+    .string()
+    .meta({ description: 'As the search read them: folded words, "quoted phrases", identifiers joined.' }),
+  searches: count().meta({ description: 'Searches of these terms (in no_result_queries: those that found nothing).' }),
+  last_hits: count().meta({ description: 'Hits of the latest search of these terms.' }),
+  last_searched: z.string().meta({ description: 'When these terms were last searched (ISO 8601).' }),
+});
+
+export const SearchStatsSchema = z
+  .object({
+    since: z.string().meta({ description: 'The start of the period (ISO 8601).' }),
+    retention_days: count().meta({
+      description: 'Days a search is kept (search_stats.retention_days); 0: none is recorded.',
+    }),
+    totals: z.object({
+      searches: count().meta({ description: 'Searches recorded in the period.' }),
+      no_result_searches: count().meta({ description: 'Of those, the searches that found no page.' }),
+      queries: count().meta({ description: 'Distinct normalized terms searched.' }),
+      no_result_queries: count().meta({ description: 'Distinct normalized terms of the searches that found nothing.' }),
+    }),
+    top_queries: z.array(SearchQueryCountSchema).meta({ description: 'Most searched terms first, at most limit.' }),
+    no_result_queries: z
+      .array(SearchQueryCountSchema)
+      .meta({ description: 'Terms whose searches found nothing, most such searches first, at most limit.' }),
+    days: z
+      .array(
+        z.object({
+          day: z.string().meta({ description: 'YYYY-MM-DD (UTC).' }),
+          searches: count(),
+          no_results: count(),
+        }),
+      )
+      .meta({ description: "Every UTC day from since's to today's, oldest first (zeros on days without a search)." }),
+    limit: count(),
+  })
+  .meta({ title: 'SearchStats' }) satisfies z.ZodType<SearchStats>;
 
 export const SearchResultsSchema = SearchResultsShape.meta({ title: 'SearchResults' });
 

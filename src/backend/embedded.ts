@@ -45,6 +45,9 @@ import type { CrawlChanges } from '../model/history.js';
 import type { WebhookDelivery } from '../model/webhooks.js';
 import { listDeliveries } from '../store/webhooks.js';
 import { observe } from '../model/observations.js';
+import { everyDay, statsLimit, statsPeriod, type SearchStats, type SearchStatsQuery } from '../model/search-stats.js';
+import { readSearchStats } from '../store/search-stats.js';
+import { SearchRecorder } from './search-recorder.js';
 
 export interface EmbeddedBackendOptions {
   config: Config;
@@ -74,6 +77,8 @@ export class EmbeddedBackend implements Backend {
   /** Fails crawls whose owner went silent past the limit: every second, and before a crawl record is read. */
   private failDead: () => Promise<void> = async () => {};
   private sweeping: Promise<void> | null = null;
+  /** Search analytics' recorder; null on a read-only store. */
+  private readonly searches: SearchRecorder | null;
 
   constructor(opts: EmbeddedBackendOptions) {
     this.config = opts.config;
@@ -87,7 +92,17 @@ export class EmbeddedBackend implements Backend {
       targets: opts.config.targets,
       webhooks: opts.config.webhooks,
       logger: opts.logger,
+      searchStatsRetentionDays: opts.config.search_stats.retention_days,
     };
+    this.searches = opts.store.readonly
+      ? null
+      : new SearchRecorder({
+          sql: opts.store.sql,
+          project: this.publicToken,
+          retentionDays: opts.config.search_stats.retention_days,
+          logger: opts.logger,
+          now: this.now,
+        });
     this.runner = new CrawlRunner({
       store: opts.store,
       project: this.publicToken,
@@ -269,10 +284,24 @@ export class EmbeddedBackend implements Backend {
     try {
       const results = await this.store.searchPages(terms, params, { hosts: canonicalTargetHosts(this.config.targets) });
       ok = true;
-      return await withSections(this.store.sql, terms, results);
+      const answered = await withSections(this.store.sql, terms, results);
+      // Search analytics: once per search answered, not again for each further page of its hits.
+      if (!params?.from) this.searches?.record(terms, results.total);
+      return answered;
     } finally {
       observe('searchAnswered', { project: this.publicToken, seconds: (performance.now() - started) / 1000, ok });
     }
+  }
+
+  async searchStats(query: SearchStatsQuery): Promise<SearchStats> {
+    const now = this.now();
+    const retention = this.config.search_stats.retention_days;
+    const since = statsPeriod(query.since, now, retention);
+    const limit = statsLimit(query.limit);
+    // The searches of the last second are counted too.
+    await this.searches?.flush();
+    const read = await readSearchStats(this.store.sql, this.publicToken, since, limit);
+    return { since, retention_days: retention, ...read, days: everyDay(since, now, read.days), limit };
   }
 
   async getPage(query: PageContentQuery): Promise<PageContent> {
@@ -302,5 +331,6 @@ export class EmbeddedBackend implements Backend {
     await this.runner.stopAll(why);
     // A sweep under way finishes before the store closes (else it fails half-way, with a warning).
     if (this.sweeping) await this.sweeping;
+    await this.searches?.flush();
   }
 }

@@ -31,7 +31,9 @@ import {
   LinkReportSchema,
   PageIndexStateSchema,
   SearchResultsSchema,
+  SearchStatsSchema,
 } from './contract.js';
+import type { SearchStats, SearchStatsQuery } from '../model/search-stats.js';
 import type { ScheduleInfo } from '../model/schedule.js';
 import type { CrawlChanges } from '../model/history.js';
 import type { WebhookDelivery } from '../model/webhooks.js';
@@ -252,6 +254,16 @@ export class RemoteBackend implements Backend {
       if (items.length < limit) break;
     }
     return out;
+  }
+
+  async searchStats(query: SearchStatsQuery): Promise<SearchStats> {
+    return this.call({
+      method: 'GET',
+      path: '/search-stats',
+      query: { since: query.since, limit: query.limit },
+      schema: SearchStatsSchema,
+      retry: true,
+    });
   }
 
   /** Read-only, so retried like a GET although it is a POST. */

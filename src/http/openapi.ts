@@ -20,6 +20,8 @@ import {
   ScheduleSchema,
   SearchRequestSchema,
   SearchResultsSchema,
+  SearchStatsQuerySchema,
+  SearchStatsSchema,
   WebhookDeliveryListQuerySchema,
   WebhookDeliveryListSchema,
 } from '../backend/contract.js';
@@ -169,6 +171,16 @@ export function openApiDocument(): JsonSchema {
           security: [],
           requestBody: { required: true, content: json(SearchRequestSchema, 'input') },
           responses: { '200': answer('Search results', SearchResultsSchema), ...errors(400, 404, 413, 501) },
+        },
+      },
+      '/v1/projects/{publicToken}/search-stats': {
+        parameters: [tokenParam],
+        get: {
+          operationId: 'searchStats',
+          summary:
+            'Search analytics: the most searched terms, the terms that found nothing, and searches per day, since a time (default: the retention window). Each search is recorded with its normalized terms, hit count and time only: no address, user or key.',
+          parameters: queryParameters(SearchStatsQuerySchema),
+          responses: { '200': answer('Search analytics', SearchStatsSchema), ...errors(400, 401, 404) },
         },
       },
       '/v1/projects/{publicToken}/pages': {

@@ -16,6 +16,7 @@ import {
   PageListQuerySchema,
   PageStateQuerySchema,
   SearchRequestSchema,
+  SearchStatsQuerySchema,
   WebhookDeliveryListQuerySchema,
 } from '../backend/contract.js';
 import { parseInput, queryInput, wholeNumber } from './validate.js';
@@ -168,6 +169,15 @@ export function createV1Handler(deps: HttpDeps): HttpHandler {
             'body',
           );
           sendJson(res, 200, await backend.search(body.terms, body.params ?? body.search_params ?? {}));
+        },
+      },
+    },
+    {
+      path: ['search-stats'],
+      methods: {
+        GET: async ({ res, url, backend }) => {
+          const q = parseInput(SearchStatsQuerySchema, queryInput(url, ['limit']), 'query');
+          sendJson(res, 200, await backend.searchStats(q));
         },
       },
     },

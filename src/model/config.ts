@@ -6,6 +6,7 @@ import { STANDARD_SECRET_MIN_BYTES, WEBHOOK_EVENTS, webhookSigningKey } from './
 import { databaseUrlProblem } from './database-url.js';
 import { RateLimitsSchema } from './rate-limits.js';
 import { AcceptSchema, RemapSchema, RetriesSchema } from './link-rules.js';
+import { SEARCH_STATS_RETENTION_DEFAULT, SEARCH_STATS_RETENTION_MAX } from './search-stats.js';
 
 /** host or host:port, no scheme, no path. */
 const HOST_RE = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::\d{1,5})?$/;
@@ -34,6 +35,8 @@ const cssSelector = z
       ctx.addIssue({ code: 'custom', message: `must be a valid CSS selector (${(err as Error).message})` });
     }
   });
+
+const RETENTION_RULE = `must be a whole number of days from 0 to ${SEARCH_STATS_RETENTION_MAX} (0: record no search)`;
 
 /** How long an external link's ok result is reused when none is given. */
 export const DEFAULT_EXTERNAL_CACHE_MAX_AGE = '1d';
@@ -297,6 +300,18 @@ export const ConfigSchema = z
           .max(1024, { error: 'must be at most 1024 characters' })
           .nullable()
           .default(null),
+      })
+      .strict()
+      .prefault({}),
+    /** Search analytics (docs/search.md): how many days each recorded search is kept; 0 records none. */
+    search_stats: z
+      .object({
+        retention_days: z
+          .number({ error: RETENTION_RULE })
+          .int({ error: RETENTION_RULE })
+          .min(0, { error: RETENTION_RULE })
+          .max(SEARCH_STATS_RETENTION_MAX, { error: RETENTION_RULE })
+          .default(SEARCH_STATS_RETENTION_DEFAULT),
       })
       .strict()
       .prefault({}),

@@ -20,6 +20,7 @@ import {
   signIn,
   startConsoleService,
   subscriberView,
+  TOKEN,
   type ConsoleService,
 } from '../support/console-flow.js';
 
@@ -154,6 +155,62 @@ describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
   // the owner's round (cause not found yet). Both are read-only or change nothing.
   it('a subscriber sees Search only', { retry: 1, timeout: 25_000 }, async () => {
     await subscriberView(browser, svc, true);
+  });
+
+  // After the owner's and the subscriber's searches: the console's searches are recorded as every other surface's.
+  it('Search analytics: the searches per day, the top queries and those with no results; since refused in the future', {
+    retry: 1,
+    timeout: 25_000,
+  }, async () => {
+    const page = await browser.newPage();
+    try {
+      await signIn(page, svc.base, 'admin', PASSWORDS.admin);
+      await page.click('nav.pages >> text=Search analytics');
+      expect(new URL(page.url()).pathname).toBe(`/console/p/${encodeURIComponent(TOKEN)}/search-stats`);
+      expect(await page.textContent('#stats-top tbody tr:first-child')).toMatch(/^orchard2 ?13/);
+      expect(await page.textContent('#stats-top')).toContain('pruning');
+      // The owner's script-laden query found nothing: listed as text, never run.
+      expect(await page.textContent('#stats-no-results')).toContain('img src');
+      expect(await page.evaluate('window.__xss')).toBeUndefined();
+      // All searched today: one day is a sentence, not a chart.
+      expect(await page.textContent('#stats-days-one')).toContain('one day only');
+      expect(await page.locator('#stats-days tbody tr').count()).toBe(1);
+      expect(await page.textContent('#stats-about')).toContain('Never who searched');
+
+      // A search recorded yesterday (written as the recorder writes it): two days make a chart with its table.
+      const db = new Database(join(svc.dir, 'data', 'svc.db'));
+      try {
+        const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+        db.prepare('INSERT INTO search_queries (project, terms, hits, searched_at) VALUES (?, ?, 0, ?)').run(
+          TOKEN,
+          'quince jelly',
+          yesterday,
+        );
+      } finally {
+        db.close();
+      }
+      await page.reload();
+      expect(await page.locator('svg#stats-chart title').first().textContent()).toBe('Searches per day');
+      expect(await page.locator('#stats-days tbody tr').count()).toBe(2);
+      expect(await page.textContent('#stats-no-results')).toContain('quince jelly');
+      await shoot(page, 'search-stats', true);
+
+      // A period with no search: a sentence. A day in the future: refused, naming since.
+      await page.goto(`${projectUrl(svc.base, 'search-stats')}?since=${encodeURIComponent(new Date().toISOString())}`);
+      expect(await page.textContent('#stats-days-none')).toContain('No search was recorded in this period');
+      await page.fill('#stats-since', '2999-01-01');
+      const [refused] = await Promise.all([page.waitForNavigation(), page.click('#stats-show')]);
+      expect(refused!.status()).toBe(400);
+      expect(await page.textContent('#error')).toMatch(/^since: must not be in the future/);
+      await page.click('#sign-out');
+
+      // A subscriber may search, not read what others searched for.
+      await signIn(page, svc.base, 'reader', PASSWORDS.reader);
+      expect((await page.goto(projectUrl(svc.base, 'search-stats')))!.status()).toBe(403);
+      await page.click('#sign-out');
+    } finally {
+      await page.close();
+    }
   });
 
   it('refuses a form without its CSRF token, with a stale one, or from another origin, and changes nothing', {

@@ -518,6 +518,7 @@ describe.each(DIALECTS)('/v1 facade (embedded) on %s', (dialect) => {
         '/v1/projects/{publicToken}/pages/delete',
         '/v1/projects/{publicToken}/schedule',
         '/v1/projects/{publicToken}/search',
+        '/v1/projects/{publicToken}/search-stats',
         '/v1/projects/{publicToken}/webhook-deliveries',
       ]);
       const crawlBody =

@@ -18,6 +18,7 @@ import type {
   SearchResults,
 } from '../../src/model/types.js';
 import type { WebhookDelivery } from '../../src/model/webhooks.js';
+import type { SearchStats, SearchStatsQuery } from '../../src/model/search-stats.js';
 import { makeApp, ONE_HOST, SITE, TARGET_HOST } from './app.js';
 import { emptyReport } from './reports.js';
 
@@ -97,6 +98,20 @@ export class FakeBackend implements Backend {
   async listWebhookDeliveries(): Promise<WebhookDelivery[]> {
     return [];
   }
+  async searchStats(query: SearchStatsQuery): Promise<SearchStats> {
+    this.hit('searchStats', [query]);
+    const totals = { searches: 0, no_result_searches: 0, queries: 0, no_result_queries: 0 };
+    return {
+      since: query.since ?? '',
+      retention_days: 90,
+      totals,
+      top_queries: [],
+      no_result_queries: [],
+      days: [],
+      limit: 20,
+    };
+  }
+
   async search(terms: string, params: SearchParams): Promise<SearchResults> {
     this.hit('search', [terms, params]);
     return {

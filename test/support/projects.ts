@@ -47,6 +47,7 @@ export const E2E = [
   'test/cli/readonly.test.ts',
   'test/cli/schedule-set.test.ts',
   'test/cli/report-formats.test.ts',
+  'test/cli/search-stats.test.ts',
   'test/cli/start-up.test.ts',
   'test/cli/version.test.ts',
   'test/cli/webhooks.test.ts',

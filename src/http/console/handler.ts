@@ -35,6 +35,7 @@ import type { ActionOutcome, PageCtx } from './pages/page.js';
 import { reportDocument, reportExport, reportPage } from './pages/report.js';
 import { clearSchedule, scheduleAction, schedulePage } from './pages/schedule.js';
 import { searchPage } from './pages/search.js';
+import { searchStatsPage } from './pages/search-stats.js';
 import { usersPage } from './pages/users.js';
 import { addWebhook, removeWebhook, webhooksPage } from './pages/webhooks.js';
 
@@ -222,6 +223,10 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
         return show(res, ctx, token, slug, r.status, r.page);
       }
       if (slug === 'schedule') return show(res, ctx, token, slug, 200, await schedulePage(ctx, { notice }));
+      if (slug === 'search-stats') {
+        const r = await searchStatsPage(ctx);
+        return show(res, ctx, token, slug, r.status, r.page);
+      }
       if (slug === 'keys')
         return show(res, ctx, token, slug, 200, await keysPage(ctx, { notice: notice ?? undefined }));
       if (slug === 'webhooks')

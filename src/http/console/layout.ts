@@ -14,6 +14,7 @@ export const PROJECT_PAGES = [
   { slug: 'report', label: 'Link report', need: 'manage_options' },
   { slug: 'changes', label: 'Changes', need: 'manage_options' },
   { slug: 'search', label: 'Search', need: 'read' },
+  { slug: 'search-stats', label: 'Search analytics', need: 'manage_options' },
   { slug: 'keys', label: 'API keys', need: 'manage_options' },
   { slug: 'webhooks', label: 'Webhooks', need: 'manage_options' },
 ] as const;

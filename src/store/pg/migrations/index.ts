@@ -28,6 +28,7 @@ import { migration as crawlProblemCounts } from './045-crawl-problem-counts.js';
 import { migration as crawlRetries } from './047-crawl-retries.js';
 import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 import { migration as storedSchedules } from './060-stored-schedules.js';
+import { migration as searchQueries } from './065-search-queries.js';
 
 export interface PgMigration {
   version: number;
@@ -54,6 +55,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   crawlRetries,
   apiKeyPrefixLastUsed,
   storedSchedules,
+  searchQueries,
 ];
 
 /** The latest version the migrations reach. */

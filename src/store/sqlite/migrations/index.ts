@@ -30,6 +30,7 @@ import { migration as crawlProblemCounts } from './045-crawl-problem-counts.js';
 import { migration as crawlRetries } from './047-crawl-retries.js';
 import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 import { migration as storedSchedules } from './060-stored-schedules.js';
+import { migration as searchQueries } from './065-search-queries.js';
 
 export interface Migration {
   version: number;
@@ -66,6 +67,7 @@ export const MIGRATIONS: Migration[] = [
   crawlRetries,
   apiKeyPrefixLastUsed,
   storedSchedules,
+  searchQueries,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
