@@ -27,6 +27,7 @@ import { migration as pageContent } from './035-page-content.js';
 import { migration as crawlProblemCounts } from './045-crawl-problem-counts.js';
 import { migration as crawlRetries } from './047-crawl-retries.js';
 import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
+import { migration as searchWordsAsWritten } from './075-search-words-as-written.js';
 
 export interface PgMigration {
   version: number;
@@ -52,6 +53,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   crawlProblemCounts,
   crawlRetries,
   apiKeyPrefixLastUsed,
+  searchWordsAsWritten,
 ];
 
 /** The latest version the migrations reach. */
