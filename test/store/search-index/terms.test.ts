@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { distinctWords, extraTerms } from '../../../src/store/search-index/terms.js';
 import {
+  addressNameLevel,
   definitionPattern,
   exactTitleLevel,
   headingLevel,
@@ -120,6 +121,19 @@ describe('addresses', () => {
     // The host is not the path.
     expect(pathHolds('http://window.example/', [w('window')], [])).toBe(false);
     expect(pathHolds('not a url', [w('window')], [])).toBe(false);
+  });
+
+  it("tells whether the page's name in its address is the query run together, or a compound ending in it", () => {
+    expect(addressNameLevel('http://h/queryplanner.html', [w('query'), w('planner')])).toBe(2);
+    expect(addressNameLevel('http://h/docs/git-mailmap.html', [w('git'), w('mailmap')])).toBe(2);
+    expect(addressNameLevel('http://h/rtree.html', [w('rtree')])).toBe(2);
+    expect(addressNameLevel('http://h/gitmailmap.html', [w('mailmap')])).toBe(1);
+    // A path of parts is no compound, a short end is no part, an index names nothing, the host is not the path.
+    expect(addressNameLevel('http://h/runtime-config-autovacuum.html', [w('autovacuum')])).toBe(0);
+    expect(addressNameLevel('http://h/catalog.html', [w('log')])).toBe(0);
+    expect(addressNameLevel('http://h/docs/index.html', [w('index')])).toBe(0);
+    expect(addressNameLevel('http://rtree.example/', [w('rtree')])).toBe(0);
+    expect(addressNameLevel('not a url', [w('rtree')])).toBe(0);
   });
 });
 
