@@ -3,7 +3,7 @@
 // PostgreSQL manual; the crawler feeds the same extractor chunk by chunk through `HtmlSink` (sink.ts).
 import { DomHandler } from 'domhandler';
 import { Parser, type Handler } from 'htmlparser2';
-import type { ExtractedLink } from '../../model/crawl-writes.js';
+import { DEFINITION_TERM, type ExtractedLink } from '../../model/crawl-writes.js';
 import { parseRobotsDirectives, ROBOTS_AGENT, type RobotsDirectives } from '../robots.js';
 import { normalizeUrl, parseSrcset } from '../urls.js';
 import { META_SCRIPT_ID, MAX_META_JSON, parseEmbeddedMeta, type EmbeddedMeta } from './embedded-meta.js';
@@ -60,7 +60,7 @@ const MAX_HEADINGS = 200;
 const MAX_HEADING_CHARS = 200;
 /**
  * A definition list's term (`<dt>`) heads its definition as a heading heads a section: man-page-style manuals put
- * their options and examples there. Not on a page whose terms are mostly links: that is a table of contents or a
+ * their options and examples there (marked DEFINITION_TERM: search counts one only when it is the query, and less than a heading). Not on a page whose terms are mostly links: that is a table of contents or a
  * book index, whose entries (linked, or heading their linked sub-entries) name other pages' topics.
  */
 const HEADING = /^(?:h[1-6]|dt)$/;
@@ -340,7 +340,8 @@ export class HtmlExtractor {
     if (name === this.headingTag && this.heading !== null) {
       const heading = collapseWhitespace(this.heading);
       if (heading) {
-        this.headings.push(heading.length > MAX_HEADING_CHARS ? heading.slice(0, MAX_HEADING_CHARS) : heading);
+        const kept = heading.length > MAX_HEADING_CHARS ? heading.slice(0, MAX_HEADING_CHARS) : heading;
+        this.headings.push(name === 'dt' ? DEFINITION_TERM + kept : kept);
         this.headingLinks.push(name === 'dt' ? this.headingLinked : null);
       }
       this.heading = null;

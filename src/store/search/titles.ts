@@ -1,5 +1,6 @@
 // Titles, headings, addresses and definitions as the ranking reads them (title-tiers.ts): the query's words against
 // a page's title, its headings and its address, each word weighed by its rarity. Pure.
+import { DEFINITION_TERM } from '../../model/crawl-writes.js';
 import { foldWord } from './fold.js';
 import { JOINER_RE, TOKEN_RE, WORD_RE } from './query.js';
 import { pathWords } from './path-words.js';
@@ -175,13 +176,18 @@ export function headingLevel(headings: string, query: readonly string[], title =
   let best: 0 | 1 | 2 = 0;
   for (const line of text.split('\n')) {
     if (!rest.every((u) => line.includes(u))) continue;
-    const bare = line.trim().replace(FOLDED_SECTION_NUMBER, '');
+    // A definition term counts only when it is the query, and then as a heading holding the words (DEFINITION_TERM).
+    const term = line.startsWith(DEFINITION_TERM);
+    const bare = (term ? line.slice(DEFINITION_TERM.length) : line).trim().replace(FOLDED_SECTION_NUMBER, '');
     const all = units(bare);
     if (!rest.every((u) => all.includes(u))) continue;
-    best = 1;
+    if (!term) best = 1;
     // A heading's name may end at a separator, or at a parenthesis: "wal_level (enum)" defines `wal_level`.
     for (const name of [all, units(bare.split(TITLE_SEPARATOR)[0]!), units(bare.split(' (')[0]!)]) {
-      if (name.length === query.length && name.every((u, i) => u === query[i])) return 2;
+      if (name.length === query.length && name.every((u, i) => u === query[i])) {
+        if (!term) return 2;
+        best = 1;
+      }
     }
   }
   return best;

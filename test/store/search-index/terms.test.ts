@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFINITION_TERM } from '../../../src/model/crawl-writes.js';
 import { distinctWords, extraTerms } from '../../../src/store/search-index/terms.js';
 import {
   addressNameLevel,
@@ -240,6 +241,9 @@ describe('headings', () => {
   });
   it('is 1 for a heading holding every word the title does not, 0 otherwise', () => {
     expect(headingLevel('9.7.3. POSIX Regular Expressions', units('regular expressions'))).toBe(1);
+    // A definition term counts only when it is the query, and then as a heading holding the words.
+    expect(headingLevel(`Options\n${DEFINITION_TERM}wal_level (enum)`, units('wal_level'))).toBe(1);
+    expect(headingLevel(`${DEFINITION_TERM}ENABLE ROW LEVEL SECURITY`, units('row level security'))).toBe(0);
     expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'), 'INSERT')).toBe(1);
     expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'))).toBe(0);
     // An identifier is matched whole.
