@@ -222,6 +222,12 @@ describe.each(DIALECTS)('search (%s)', (dialect) => {
     await writeThrough(store, { pages: [page('/p', { title: 'New title', content: 'newword' })] }, 3);
     expect((await search('oldword')).total).toBe(0);
     expect((await search('newword')).hits[0]!.title).toBe('New title');
+    // A re-crawl's new word is a word typos are corrected to; an old one, on no page now, is not.
+    expect((await search('newwrod')).corrected_terms).toEqual([{ from: 'newwrod', to: 'newword' }]);
+    expect((await search('oldwrod')).corrected_terms).toBeUndefined();
+    // Nor is a word of a hidden or noindex page: it never shows.
+    expect((await search('hiddenwrod')).corrected_terms).toBeUndefined();
+    expect((await search('noindexwrod')).corrected_terms).toBeUndefined();
     await writeThrough(
       store,
       { pages: [page('/p', { title: 'New title', content: 'newword', showInSearch: false })] },
