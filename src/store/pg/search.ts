@@ -12,7 +12,7 @@
 // address B, tags C, content D; store/search/weights.ts), divided by 1 + log(length). search_title, the A part
 // alone with its own index, is the title tier. Highlights are made from the page's text as SQLite's are
 // (store/search/highlight.ts). A typo is corrected to a word of search_words, the words as written of the searchable
-// pages (migration 75's triggers keep it), counted on the vectors only for the few nearest candidates.
+// pages (migration 75; the page writes add theirs, search-words.ts), counted on the vectors only for the few nearest candidates.
 import type { CustomField, FacetCount, SearchParams, SearchResults } from '../../model/types.js';
 import type { SearchFacetName } from '../../model/search-params.js';
 import {

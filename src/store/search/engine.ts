@@ -9,7 +9,7 @@
 //   (`proxy pass` → proxypass) and a last word's completions in the index's vocabulary; PostgreSQL matches the
 //   stems of each configuration in use, and a stop word of a page's language is not required there;
 // - the words a typo is corrected to: SQLite's are its index's vocabulary (fts5vocab, with their pages), PostgreSQL's
-//   a table of the words as written that its pages' triggers keep (their pages counted on the vector when needed).
+//   a table of the words as written its page writes add to (their pages counted on the vector when needed).
 import type { FacetCount, SearchHit } from '../../model/types.js';
 import type { SearchFacetName } from '../../model/search-params.js';
 import type { VocabularyWord } from './near-words.js';
