@@ -2,11 +2,13 @@
 // packages (bench/relevance-queries/: per corpus, query → the wanted page, with the reason; the PostgreSQL manual is
 // the tuning corpus, the others are only ever measured). Per corpus, in one run and on the same pages (read from disk
 // by the crawler's own extractor, written through each store's crawl writer as a crawl writes them): svc on SQLite,
-// svc on PostgreSQL (a throw-away cluster), and MiniSearch in two configurations (any word with the last as a prefix
-// and fuzzy 0.2, and every word), title boost 2 (as its README suggests). Prints MRR@10 (1/rank of the wanted page
+// svc on PostgreSQL (a throw-away cluster), MiniSearch in two configurations (any word with the last as a prefix
+// and fuzzy 0.2, and every word), title boost 2 (as its README suggests), and Pagefind (npm `pagefind` indexes the
+// same HTML files; its search runs in headless Chromium, served from loopback: bench/lib/pagefind.ts). Prints MRR@10 (1/rank of the wanted page
 // when in the first 10, else 0, averaged), hits@1 and hits@10 per engine, each engine's p50/p99 per query (svc's own
 // server `duration` too), and the queries svc does not answer first.
 //   BENCH_CORPORA=apache,python (names' first words, lower case; default all)  BENCH_PG=0 (skip PostgreSQL)
+//   BENCH_PAGEFIND=0 (skip Pagefind)
 //   BENCH_VERBOSE=1 (every query's ranks, and the first 3 hits of each query svc misses at 1)
 import MiniSearch from 'minisearch';
 import { optimizeIndex } from '../src/store/search-index/optimize.js';
@@ -15,6 +17,7 @@ import type { ServiceStore } from '../src/store/service-store.js';
 import { Store } from '../src/store/sqlite/store.js';
 import { docPage, readManual, type Doc } from './lib/docs-corpus.js';
 import { printTable } from './lib/measure.js';
+import { pagefindEngine } from './lib/pagefind.js';
 import { benchPostgres, createDatabase, type PgCluster } from './lib/postgres.js';
 import { CORPORA } from './relevance-queries/corpora.js';
 import type { Corpus, KnownItem } from './relevance-queries/known-item.js';
@@ -132,6 +135,13 @@ async function measure(corpus: Corpus, cluster: PgCluster | null, dbName: string
     engines.push(await svcEngine('svc PostgreSQL', pg, docs));
   }
   engines.push(...miniSearchEngines(docs));
+  if (process.env.BENCH_PAGEFIND !== '0') {
+    const pf = await pagefindEngine(
+      corpus.root,
+      docs.map((d) => d.path),
+    );
+    engines.push({ name: 'Pagefind', search: (q) => pf.search(q, K), close: () => pf.close() });
+  }
   const built = (performance.now() - t) / 1000;
   const results: Scored[] = [];
   for (const e of engines) results.push(await score(e, items));

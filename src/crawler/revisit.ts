@@ -8,7 +8,7 @@ import { header } from './fetcher.js';
 import type { ExtractedLink, StoredRevisit } from '../model/crawl-writes.js';
 
 /** Bump when extraction changes what a page yields (text, links): every stored page is then fetched and parsed again. */
-const EXTRACTION_VERSION = 3; // 2: headings (h1–h6) are extracted; 3: the page's Markdown
+const EXTRACTION_VERSION = 3; // 2: headings (h1–h6) are extracted; 3: the page's Markdown; 4: <dt> terms as headings
 
 /**
  * The settings a page of target `cfg` is stored under: a stored page (text, links, what walking them does) is only

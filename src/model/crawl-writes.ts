@@ -85,7 +85,10 @@ export interface PageWrite {
   anchors?: string[] | null;
   /** Kept for the next crawl's conditional request and link replay; absent: the page cannot be revisited so. */
   revisit?: PageRevisit | null;
-  /** The text of the page's headings (h1–h6), in order; none when absent. Search ranks a page whose heading is the query high. */
+  /**
+   * The text of the page's headings (h1–h6, and definition terms marked with DEFINITION_TERM), in order; none when
+   * absent. Search ranks a page whose heading is the query high.
+   */
   headings?: string[];
   /** The page as Markdown with its outline, for reading it back (HTML pages); none: nothing to read but its text. */
   markdown?: string;
@@ -144,3 +147,12 @@ export interface CrawlReader {
    */
   revisits(urls: readonly string[]): Promise<Map<string, StoredRevisit>>;
 }
+
+/**
+ * The mark at the start of a heading that is a definition list's term (`<dt>`): it counts only when it is the query
+ * (an option or a setting defined), and then as a heading holding the words does, never as a heading that is the
+ * query (a glossary's terms would outrank the pages about them; a command's "ENABLE ROW LEVEL SECURITY" is no
+ * section about row level security). A control character: no text holds it, and the
+ * index's tokenizers read it as a separator.
+ */
+export const DEFINITION_TERM = '\u001f';

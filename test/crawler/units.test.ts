@@ -6,6 +6,7 @@ import { classify, reasonForStatus } from '../../src/crawler/classify.js';
 import { parseRetryAfter } from '../../src/crawler/fetcher.js';
 import { sniffCharset } from '../../src/crawler/html/charset.js';
 import { extractHtml } from '../../src/crawler/html/extractor.js';
+import { DEFINITION_TERM } from '../../src/model/crawl-writes.js';
 import { HtmlSink } from '../../src/crawler/html/sink.js';
 import { collapseWhitespace } from '../../src/crawler/html/text.js';
 import { parseConfig } from '../../src/cli/load-config.js';
@@ -221,13 +222,25 @@ describe('classify', () => {
 describe('html extraction', () => {
   const base = 'http://h/dir/page.html';
 
-  it('collects the text of the headings h1–h6 in page order, not of scripts or other elements', () => {
+  it('collects the text of the headings h1–h6 and definition terms in page order, not of scripts or other elements', () => {
     const x = extractHtml(
       `<title>T</title><h1>9.22. Window   <code>Functions</code></h1><p>text</p><h3><a href="#x">13.3.5.</a> Advisory Locks</h3>
        <dl><dt>wal_level (enum)</dt><dd>a setting</dd></dl><h2></h2><noscript><h2>hidden</h2></noscript><h6>Last</h6>`,
       { url: base },
     );
-    expect(x.headings).toEqual(['9.22. Window Functions', '13.3.5. Advisory Locks', 'Last']);
+    expect(x.headings).toEqual([
+      '9.22. Window Functions',
+      '13.3.5. Advisory Locks',
+      `${DEFINITION_TERM}wal_level (enum)`,
+      'Last',
+    ]);
+    // A page whose terms are mostly links is a table of contents or a book index: its terms are no headings.
+    const index = extractHtml(
+      `<h1>Index</h1><dl><dt>jsonb</dt><dd><dl><dt>indexes on, <a href="json.html">jsonb Indexing</a></dt></dl></dd>
+       <dt>JSONB, <a href="json.html">JSON Types</a></dt></dl>`,
+      { url: base },
+    );
+    expect(index.headings).toEqual(['Index']);
     // Heading text is page text too.
     expect(x.text).toContain('Advisory Locks');
     expect(

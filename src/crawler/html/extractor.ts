@@ -3,7 +3,7 @@
 // PostgreSQL manual; the crawler feeds the same extractor chunk by chunk through `HtmlSink` (sink.ts).
 import { DomHandler } from 'domhandler';
 import { Parser, type Handler } from 'htmlparser2';
-import type { ExtractedLink } from '../../model/crawl-writes.js';
+import { DEFINITION_TERM, type ExtractedLink } from '../../model/crawl-writes.js';
 import { parseRobotsDirectives, ROBOTS_AGENT, type RobotsDirectives } from '../robots.js';
 import { normalizeUrl, parseSrcset } from '../urls.js';
 import { META_SCRIPT_ID, MAX_META_JSON, parseEmbeddedMeta, type EmbeddedMeta } from './embedded-meta.js';
@@ -45,9 +45,9 @@ export interface ExtractedPage {
   /** The ids and <a name>s on the page (only with the `anchors` option). */
   anchors?: string[];
   /**
-   * The text of its headings (h1–h6), in page order, whitespace collapsed: search ranks a page whose heading is
-   * the query high. (Not <dt>: on real sites they are as often a book index's or a table of contents' entries
-   * as the definition of a term.)
+   * The text of its headings (h1–h6, and <dt> terms unless most of the page's are links), in page order,
+   * whitespace collapsed: search ranks a page whose heading is the query high. (A page of linked terms is a book
+   * index or a table of contents: its terms name other pages' topics.)
    */
   headings: string[];
   /** The page as Markdown ('' when not built), and its headings with where each starts in it. */
@@ -58,7 +58,12 @@ export interface ExtractedPage {
 /** Headings kept per page, and characters kept of each. */
 const MAX_HEADINGS = 200;
 const MAX_HEADING_CHARS = 200;
-const HEADING = /^h[1-6]$/;
+/**
+ * A definition list's term (`<dt>`) heads its definition as a heading heads a section: man-page-style manuals put
+ * their options and examples there (marked DEFINITION_TERM: search counts one only when it is the query, and less than a heading). Not on a page whose terms are mostly links: that is a table of contents or a
+ * book index, whose entries (linked, or heading their linked sub-entries) name other pages' topics.
+ */
+const HEADING = /^(?:h[1-6]|dt)$/;
 
 /** <link rel> values that load a resource rather than point at another page. */
 const RESOURCE_RELS =
@@ -103,6 +108,9 @@ export class HtmlExtractor {
   /** The open heading's text so far (null outside a heading), and the headings read. */
   private heading: string | null = null;
   private headingTag = '';
+  /** The open heading holds a link; of each heading read, whether it is a <dt> and linked (null: h1–h6). */
+  private headingLinked = false;
+  private readonly headingLinks: (boolean | null)[] = [];
   private readonly headings: string[] = [];
   private readonly md: MarkdownBuilder | null;
   private baseHref: URL | null = null;
@@ -171,7 +179,7 @@ export class HtmlExtractor {
       robots: { ...this.robots },
       baseUrl,
       ...(this.anchors ? { anchors: [...this.anchors] } : {}),
-      headings: this.headings,
+      headings: this.pageHeadings(),
       markdown: md.markdown,
       outline: md.outline,
     };
@@ -230,6 +238,7 @@ export class HtmlExtractor {
       }
       case 'a': {
         this.closeAnchor();
+        if (this.heading !== null && attrs.href) this.headingLinked = true;
         const link = this.links.add(attrs.href, name, true, /\bnofollow\b/i.test(attrs.rel ?? ''));
         if (link && !link.text) {
           this.anchorLink = link;
@@ -301,10 +310,19 @@ export class HtmlExtractor {
     if (HEADING.test(name) && this.noTextDepth === 0 && this.headings.length < MAX_HEADINGS) {
       this.heading = '';
       this.headingTag = name;
+      this.headingLinked = false;
     }
     if (this.md && this.noTextDepth === 0 && !NO_TEXT.has(name)) this.md.open(name, attrs);
     if (NO_TEXT.has(name)) this.noTextDepth++;
     else if (!INLINE.has(name)) this.separatorOwed = true;
+  }
+
+  /** The headings read, without the <dt> terms of a page whose terms are mostly links (see HEADING). */
+  private pageHeadings(): string[] {
+    const terms = this.headingLinks.filter((l) => l !== null);
+    const linked = terms.filter((l) => l).length;
+    if (linked * 2 <= terms.length) return this.headings;
+    return this.headings.filter((_, i) => this.headingLinks[i] === null);
   }
 
   private onClose(name: string): void {
@@ -321,8 +339,11 @@ export class HtmlExtractor {
     if (name === 'script') this.inMetaScript = false;
     if (name === this.headingTag && this.heading !== null) {
       const heading = collapseWhitespace(this.heading);
-      if (heading)
-        this.headings.push(heading.length > MAX_HEADING_CHARS ? heading.slice(0, MAX_HEADING_CHARS) : heading);
+      if (heading) {
+        const kept = heading.length > MAX_HEADING_CHARS ? heading.slice(0, MAX_HEADING_CHARS) : heading;
+        this.headings.push(name === 'dt' ? DEFINITION_TERM + kept : kept);
+        this.headingLinks.push(name === 'dt' ? this.headingLinked : null);
+      }
       this.heading = null;
     }
     if (NO_TEXT.has(name)) this.noTextDepth = Math.max(0, this.noTextDepth - 1);

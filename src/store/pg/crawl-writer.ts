@@ -4,13 +4,14 @@
 // is made to (settle), so memory stays bounded when pages come faster than commits.
 import type { Sql } from '../sql.js';
 import { BatchedCrawlWriter, type WriteBatch, type WriterLimits } from '../write-batches.js';
+import { SeenWords } from './search-words.js';
 import { keepPages, removePagesByUrl, saveOutcomes, savePages, touchPages, updateCrawlStats } from './writes.js';
 
 /** One transaction for a whole batch, in the order of the SQLite writeBatch. */
-export function writeBatch(sql: Sql, b: WriteBatch): Promise<void> {
+export function writeBatch(sql: Sql, b: WriteBatch, seen?: SeenWords): Promise<void> {
   return sql.tx(async (tx) => {
     await removePagesByUrl(tx, b.removed);
-    await savePages(tx, b.pages, b.deferIndex);
+    await savePages(tx, b.pages, b.deferIndex, seen);
     await keepPages(tx, b.kept);
     await touchPages(tx, b.touched, b.crawlId);
     await saveOutcomes(tx, b.outcomes);
@@ -22,6 +23,8 @@ export function writeBatch(sql: Sql, b: WriteBatch): Promise<void> {
 export class PgCrawlWriter extends BatchedCrawlWriter {
   /** The last batch handed over: the next one commits after it. */
   private chain: Promise<void> = Promise.resolve();
+  /** The search words this writer has added (pg/search-words.ts). */
+  private readonly words = new SeenWords();
 
   constructor(
     private readonly sql: Sql,
@@ -36,7 +39,7 @@ export class PgCrawlWriter extends BatchedCrawlWriter {
       // After a failure nothing more is written: the crawl is told at its next settle or drain.
       if (this.error) return this.committed();
       try {
-        await writeBatch(this.sql, b);
+        await writeBatch(this.sql, b, this.words);
         this.committed();
       } catch (err) {
         this.committed(

@@ -10,9 +10,9 @@
 //
 // The text score is ts_rank_cd (cover density) over the vector's weights (title and superwords A, headings and
 // address B, tags C, content D; store/search/weights.ts), divided by 1 + log(length). search_title, the A part
-// alone with its own index, is the title tier. Highlights come from ts_headline in the page's configuration, with
-// markers that are then turned into <em> around HTML-escaped text, about highlight_length characters long.
-import { escapeHtml } from '../../lib/escape-html.js';
+// alone with its own index, is the title tier. Highlights are made from the page's text as SQLite's are
+// (store/search/highlight.ts). A typo is corrected to a word of search_words, the words as written of the searchable
+// pages (migration 75; the page writes add theirs, search-words.ts), counted on the vectors only for the few nearest candidates.
 import type { CustomField, FacetCount, SearchParams, SearchResults } from '../../model/types.js';
 import type { SearchFacetName } from '../../model/search-params.js';
 import {
@@ -23,6 +23,9 @@ import {
   type StoredHit,
   type TextRanked,
 } from '../search/engine.js';
+import { pageHighlighter } from '../search/highlight.js';
+import { upperBound } from '../search/fold.js';
+import { MAX_CANDIDATES } from '../search/near-words.js';
 import type { QueryPart } from '../search/query.js';
 import { parseMeta, RANK_ALL, RANK_BLOCK, runAsync, searchSteps, timed, type SearchScope } from '../search/pipeline.js';
 import type { Ranked, TitleFacts } from '../search/title-tiers.js';
@@ -43,14 +46,6 @@ const FOLDER_SQL = `CASE WHEN strpos(substr(${PATH_SQL}, 2), '/') > 0
   THEN substr(${PATH_SQL}, 1, strpos(substr(${PATH_SQL}, 2), '/') + 1) ELSE '/' END`;
 /** A word's pages are counted up to this many: past it, a word is common and its exact rarity matters little. */
 const FREQUENCY_CAP = 10_000;
-
-/**
- * Markers ts_headline puts around a match: control characters, taken out of the text first. '<' goes in as LT, so
- * the parser reads no HTML tag in the text (ts_headline leaves tags out), and comes back in highlightHtml.
- */
-const START = '\u0002';
-const STOP = '\u0003';
-const LT = '\u0004';
 
 /** A word as a tsquery lexeme: quoted, so to_tsquery reads it as a word whatever it holds. */
 const lexeme = (word: string) => `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
@@ -91,61 +86,6 @@ export function tsqueryExpression(parts: QueryPart[], configs: readonly string[]
   return { sql: readings.join(' || '), values };
 }
 
-const collapse = (s: string) => s.replace(/\s+/g, ' ');
-
-/**
- * ts_headline's marked fragment as the highlight SQLite gives: HTML-escaped text, matches in <em>, whitespace
- * collapsed, at most about `length` characters (cut at a word boundary after the first match), with … where the text
- * goes on before or after. `head`/`tail`: the start and end of the text it was cut from.
- */
-export function highlightHtml(marked: string, length: number, head: string, tail: string): string {
-  // A marker character in the page's own text is no marker: ts_headline's are the only ones left after this.
-  const segments: { text: string; em: boolean }[] = [];
-  let em = false;
-  for (const piece of collapse(marked.replaceAll(LT, '<')).split(/([\u0002\u0003])/)) {
-    if (piece === START) em = true;
-    else if (piece === STOP) em = false;
-    else if (piece) segments.push({ text: piece, em });
-  }
-  const plain = segments.map((s) => s.text).join('');
-  const body = plain.trim();
-  if (!body) return '';
-  const atStart = collapse(head.replaceAll(LT, '<'))
-    .trimStart()
-    .startsWith(body.slice(0, Math.min(body.length, 50)));
-  let atEnd = collapse(tail.replaceAll(LT, '<'))
-    .trimEnd()
-    .endsWith(body.slice(-Math.min(body.length, 50)));
-  // Cut to `length`: at the last space before it, but never before the end of the first match.
-  const firstMatchEnd = (() => {
-    let pos = 0;
-    for (const s of segments) {
-      pos += s.text.length;
-      if (s.em) return pos;
-    }
-    return 0;
-  })();
-  let end = plain.length;
-  if (plain.trim().length > length) {
-    const lead = plain.length - plain.trimStart().length;
-    let cut = lead + length;
-    const space = plain.lastIndexOf(' ', cut);
-    if (space > lead + length / 2) cut = space;
-    end = Math.max(cut, firstMatchEnd);
-    atEnd = false;
-  }
-  let html = '';
-  let pos = 0;
-  for (const s of segments) {
-    if (pos >= end) break;
-    const text = s.text.slice(0, end - pos);
-    pos += s.text.length;
-    html += s.em ? `<em>${escapeHtml(text)}</em>` : escapeHtml(text);
-  }
-  html = html.trim();
-  return (atStart ? '' : '…') + html + (atEnd ? '' : '…');
-}
-
 /** Snowball algorithms of the configurations (svc_swedish → swedish), for the title's stem matches. */
 const SNOWBALL = new Set([
   'arabic',
@@ -172,10 +112,6 @@ const SNOWBALL = new Set([
 ]);
 const algorithmOf = (config: string) => config.replace(/^svc_/, '');
 
-/** The page's content as searched and shown (contentNoHighlight taken out), capped as its vector is. */
-const SHOWN_CONTENT = `left(CASE WHEN p.meta IS NOT NULL AND COALESCE((p.meta::json)->>'contentNoHighlight', '') <> ''
-  THEN replace(p.content, (p.meta::json)->>'contentNoHighlight', '') ELSE p.content END, ${VECTOR_CONTENT_CHARS})`;
-
 /** A Sql with consistent-snapshot reads (PgSql; the Sql interface itself has them once the SQLite side adds them). */
 export type SnapshotSql = Sql & { snapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T> };
 
@@ -187,7 +123,7 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
   const { lang, tags } = filters;
   const configs =
     lang === undefined
-      ? (await s.all<{ c: string }>('SELECT config::text AS c FROM search_configs ORDER BY 1')).map((r) => r.c)
+      ? await configsInUse(s)
       : [(await s.get<{ c: string }>('SELECT svc_ts_config(?)::text AS c', [lang]))!.c];
   if (!configs.length) return null;
   const expr = tsqueryExpression(parts, configs);
@@ -231,21 +167,9 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
     );
   return {
     algorithms: configs.map(algorithmOf).filter((a) => SNOWBALL.has(a)),
-    async frequencies(words) {
-      // Each word read as the search reads it; one that every configuration drops (a stop word) is on every page.
-      const values: string[] = [];
-      const columns = words.map(({ word, prefix }, i) => {
-        const one = tsqueryExpression([{ words: [word], phrase: false, prefix }], configs);
-        values.push(...one.values);
-        return `(SELECT CASE WHEN numnode(x.q) = 0 THEN -1 ELSE (SELECT count(*) FROM (SELECT 1 FROM pages p
-           WHERE p.search_vector @@ x.q LIMIT ${FREQUENCY_CAP}) c) END FROM (SELECT (${one.sql}) AS q) x) AS d${i}`;
-      });
-      const row = (await s.get<Record<string, number>>(
-        `SELECT (SELECT count(*) FROM pages WHERE search_vector IS NOT NULL) AS pages${columns.map((c) => `, ${c}`).join('')}`,
-        values,
-      ))!;
-      const pages = Number(row.pages);
-      return { pages, df: words.map((_, i) => (Number(row[`d${i}`]) < 0 ? pages : Number(row[`d${i}`]))) };
+    frequencies: async (words) => {
+      const { pages, df } = await wordPages(s, configs, words);
+      return { pages, df: df.map((n) => (n < 0 ? pages : n)) };
     },
     count: async () => (await s.get<{ c: number }>(`SELECT count(*) AS c ${matches}`, bind))!.c,
     rankAll: async () =>
@@ -299,8 +223,7 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
       }
       return out;
     },
-    // ts_headline marks the words of the tsquery (HighlightWords is SQLite's: see engine.ts).
-    async hits(ids, highlightLength) {
+    async hits(ids, highlightLength, marks) {
       const rows = await s.all<{
         id: number;
         url: string;
@@ -309,18 +232,15 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
         meta: string | null;
         created: string | null;
         modified: string | null;
-        marked: string;
-        head: string;
-        tail: string;
+        content: string;
         tags: string | null;
       }>(
-        `SELECT p.id, p.url, p.title, p.language, p.meta, p.created, p.modified,
-           ts_headline(p.search_config, c.shown, @q::tsquery, @options) AS marked, left(c.shown, 200) AS head, right(c.shown, 200) AS tail,
+        `SELECT p.id, p.url, p.title, p.language, p.meta, p.created, p.modified, p.content,
            (SELECT json_agg(t.tag ORDER BY t.tag COLLATE "C")::text FROM page_tags t WHERE t.page_id = p.id) AS tags
-         FROM pages p CROSS JOIN LATERAL (SELECT translate(${SHOWN_CONTENT}, E'<\\x02\\x03\\x04', E'\\x04') AS shown) c
-         WHERE p.id IN (${ID_LIST})`,
-        { q, ids: JSON.stringify(ids), options: headlineOptions(highlightLength) },
+         FROM pages p WHERE p.id IN (${ID_LIST})`,
+        { ids: JSON.stringify(ids) },
       );
+      const highlight = pageHighlighter(marks);
       const out = new Map<number, StoredHit>();
       for (const row of rows) {
         const meta = parseMeta(row.meta);
@@ -328,7 +248,7 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
           title: row.title,
           url: row.url,
           language: row.language,
-          highlight: highlightHtml(row.marked, highlightLength, row.head, row.tail),
+          highlight: highlight(row.content, meta.contentNoHighlight, highlightLength),
           tags: row.tags ? (JSON.parse(row.tags) as string[]) : [],
           created: row.created,
           modified: row.modified,
@@ -340,10 +260,60 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
   };
 }
 
+/**
+ * The searchable pages, and on how many of them each word is (read as the search reads it, in each configuration;
+ * counted up to FREQUENCY_CAP): -1 for a word every configuration drops (a stop word).
+ */
+async function wordPages(
+  s: Sql,
+  configs: readonly string[],
+  words: readonly { word: string; prefix: boolean }[],
+): Promise<{ pages: number; df: number[] }> {
+  const values: string[] = [];
+  const columns = words.map(({ word, prefix }, i) => {
+    const one = tsqueryExpression([{ words: [word], phrase: false, prefix }], configs);
+    values.push(...one.values);
+    return `(SELECT CASE WHEN numnode(x.q) = 0 THEN -1 ELSE (SELECT count(*) FROM (SELECT 1 FROM pages p
+       WHERE p.search_vector @@ x.q LIMIT ${FREQUENCY_CAP}) c) END FROM (SELECT (${one.sql}) AS q) x) AS d${i}`;
+  });
+  const row = (await s.get<Record<string, number>>(
+    `SELECT (SELECT count(*) FROM pages WHERE search_vector IS NOT NULL) AS pages${columns.map((c) => `, ${c}`).join('')}`,
+    values,
+  ))!;
+  return { pages: Number(row.pages), df: words.map((_, i) => Number(row[`d${i}`])) };
+}
+
+/** The configurations the searchable pages use. */
+async function configsInUse(s: Sql): Promise<string[]> {
+  return (await s.all<{ c: string }>('SELECT config::text AS c FROM search_configs ORDER BY 1')).map((r) => r.c);
+}
+
 /** The tsvector index of a database as the pipeline's engine, on one snapshot's connection. */
 export function pgEngine(s: Sql): SearchEngine {
-  // No vocabulary of the words as written is kept (the vector holds stems): no typo is corrected (engine.ts).
-  return { open: (parts, filters) => openQuery(s, parts, filters), vocabulary: () => [] };
+  return {
+    open: (parts, filters) => openQuery(s, parts, filters),
+    // Words as written (search_words), without their pages: counting a word costs a lookup in the vectors.
+    vocabulary: async (prefix) =>
+      prefix
+        ? (
+            await s.all<{ word: string }>(
+              `SELECT word FROM search_words WHERE word >= ? AND word < ? ORDER BY word LIMIT ${MAX_CANDIDATES}`,
+              [prefix, upperBound(prefix)],
+            )
+          ).map((r) => ({ term: r.word }))
+        : [],
+    pages: async (words) => {
+      const configs = await configsInUse(s);
+      if (!words.length || !configs.length) return words.map(() => 0);
+      const { df } = await wordPages(
+        s,
+        configs,
+        words.map((word) => ({ word, prefix: false })),
+      );
+      // A stop word is no correction: it finds nothing more.
+      return df.map((n) => Math.max(0, n));
+    },
+  };
 }
 
 /** Searches the pages (store/search/pipeline.ts) on one snapshot. Throws invalid_input for bad terms or params. */
@@ -356,10 +326,4 @@ export async function searchPagesPg(
   const started = performance.now();
   const answer = await sql.snapshot((s) => runAsync(searchSteps(pgEngine(s), terms, params, scope)));
   return timed(started, answer);
-}
-
-/** ts_headline's options for a highlight of about `length` characters (words of about six with their space). */
-function headlineOptions(length: number): string {
-  const max = Math.max(3, Math.round(length / 6));
-  return `StartSel=${START}, StopSel=${STOP}, MaxWords=${max}, MinWords=${Math.max(2, Math.floor(max * 0.75))}, ShortWord=0, HighlightAll=false`;
 }

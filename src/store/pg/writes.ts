@@ -8,6 +8,7 @@ import type { Sql } from '../sql.js';
 import { SEARCHABLE_COLUMNS } from '../pending-index.js';
 import { pgText } from './pg-sql.js';
 import { pathWords } from '../search/path-words.js';
+import { addSearchWords, pageWords, type SeenWords } from './search-words.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /**
@@ -73,8 +74,9 @@ ON CONFLICT (page_id) DO UPDATE SET fresh = excluded.fresh, ${INDEX_COLUMNS.map(
 /**
  * Saves pages with their tags, headings and links, replacing what an earlier crawl stored for the same URL: a few
  * set-based statements for the whole batch (a page given twice counts as its last, as writing them in turn would).
+ * `seen`: the words a crawl writer has already added to search_words, not sent again.
  */
-export async function savePages(sql: Sql, pages: PageWrite[], deferIndex = false): Promise<void> {
+export async function savePages(sql: Sql, pages: PageWrite[], deferIndex = false, seen?: SeenWords): Promise<void> {
   if (!pages.length) return;
   const now = new Date().toISOString();
   const byUrl = new Map<string, PageWrite>();
@@ -129,6 +131,8 @@ export async function savePages(sql: Sql, pages: PageWrite[], deferIndex = false
       ),
     ]);
   }
+  const words = pageWords([...byUrl.values()], pathWords);
+  await addSearchWords(sql, seen ? seen.unseen(words) : words);
   const ids = json(saved.map((s) => s.id));
   const IN_IDS = 'IN (SELECT json_array_elements_text(?::json)::bigint)';
 

@@ -5,6 +5,7 @@
 // row (a prefix index would avoid that, but it is about 40% of the work of indexing a page). So we look the
 // completions up in the index's vocabulary (fts5vocab) and search `("data" OR "database" OR …)`, which FTS5
 // reads lazily. Lookups are cached until the index changes.
+import { upperBound } from '../search/fold.js';
 import type Database from 'better-sqlite3';
 import type { Store } from '../sqlite/store.js';
 import { stemWord, stemmable } from '../search/stems.js';
@@ -60,11 +61,6 @@ function cacheOf(store: Store): Cache {
 }
 
 /** The smallest string greater than every string that starts with `prefix`. */
-function upperBound(prefix: string): string {
-  const cps = [...prefix];
-  const last = cps.pop()!.codePointAt(0)!;
-  return cps.join('') + String.fromCodePoint(last + 1);
-}
 
 /** An SQLite varint (what FTS5's averages record starts with: the number of rows in the index). */
 function readVarint(b: Buffer): number {

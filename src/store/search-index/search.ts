@@ -9,7 +9,7 @@
 import type Database from 'better-sqlite3';
 import type { Store } from '../sqlite/store.js';
 import type { CustomField, FacetCount, SearchParams, SearchResults } from '../../model/types.js';
-import { makeHighlight, matcher, withoutRegion, type Range } from '../search/highlight.js';
+import { pageHighlighter } from '../search/highlight.js';
 import { MAX_CANDIDATES } from '../search/near-words.js';
 import type { SearchFacetName } from '../../model/search-params.js';
 import { completions, documentFrequency, indexedPages, joinedForms, stemForms, vocabulary } from './completions.js';
@@ -382,22 +382,16 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
       return out;
     },
     hits: (ids, highlightLength, marks) => {
-      // The words to mark in each hit's text, folded as the index folds them; the last one maybe as a prefix.
-      const find = matcher(marks.words, marks.prefix);
-      const rarest = new Set(marks.rarest);
-      // A match of the rarest word weighs as many as the window can hold: the window is centred on it.
-      const weight = (text: string) => (r: Range) => (rarest.has(foldWord(text.slice(r[0], r[1]))) ? 100 : 1);
+      const highlight = pageHighlighter(marks);
       const out = new Map<number, StoredHit>();
       for (const id of ids) {
         const page = s.page.get(id) as PageRow;
         const meta = parseMeta(page.meta);
-        let shown = { text: page.content, matches: find(page.content) };
-        if (meta.contentNoHighlight) shown = withoutRegion(shown.text, shown.matches, meta.contentNoHighlight);
         out.set(id, {
           title: page.title,
           url: page.url,
           language: page.language,
-          highlight: makeHighlight(shown.text, shown.matches, highlightLength, weight(shown.text)),
+          highlight: highlight(page.content, meta.contentNoHighlight, highlightLength),
           tags: s.tags.all(id) as string[],
           created: page.created,
           modified: page.modified,
@@ -414,6 +408,7 @@ export function sqliteEngine(store: Store): SearchEngine {
   return {
     open: (parts, filters) => openQuery(store, parts, filters),
     vocabulary: (prefix) => vocabulary(store, prefix, MAX_CANDIDATES),
+    pages: (words) => words.map((w) => documentFrequency(store, w)),
   };
 }
 

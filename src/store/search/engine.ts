@@ -8,7 +8,8 @@
 // - which forms of a word match: SQLite looks up the index's words of the query word's stem, its joined form
 //   (`proxy pass` → proxypass) and a last word's completions in the index's vocabulary; PostgreSQL matches the
 //   stems of each configuration in use, and a stop word of a page's language is not required there;
-// - the highlight: a window of the page's text chosen in JavaScript (highlight.ts) against ts_headline's fragment.
+// - the words a typo is corrected to: SQLite's are its index's vocabulary (fts5vocab, with their pages), PostgreSQL's
+//   a table of the words as written its page writes add to (their pages counted on the vector when needed).
 import type { FacetCount, SearchHit } from '../../model/types.js';
 import type { SearchFacetName } from '../../model/search-params.js';
 import type { VocabularyWord } from './near-words.js';
@@ -40,7 +41,7 @@ export type StoredHit = Omit<SearchHit, 'score' | 'matched_terms' | 'section'>;
 /**
  * What a highlight marks, folded: the query's words but those on most pages (a word like "the" marked everywhere
  * tells nothing), the last one maybe as a prefix; the window is centred on `rarest` (the query's rarest word)
- * where the page has it. PostgreSQL's ts_headline marks the words of its tsquery instead.
+ * where the page has it. Both stores mark them in JavaScript (highlight.ts), on the page's text.
  */
 export interface HighlightWords {
   words: string[];
@@ -84,8 +85,10 @@ export interface SearchEngine {
   /** Opens the parsed query; null when the index reads no word in it (every word a stop word): no match. */
   open(parts: QueryPart[], filters: SearchFilters): Awaitable<EngineQuery | null>;
   /**
-   * Words of the index beginning with `prefix` (folded) and the pages each is on, at most MAX_CANDIDATES (the
-   * candidates of a typo's correction, near-words.ts). PostgreSQL keeps no vocabulary: it lists none.
+   * Words of the index beginning with `prefix` (folded), at most MAX_CANDIDATES (the candidates of a typo's
+   * correction, near-words.ts), with the pages each is on where the index knows it at no cost (SQLite's vocabulary).
    */
   vocabulary(prefix: string): Awaitable<VocabularyWord[]>;
+  /** The pages each of these words (folded) is on: the few nearest candidates whose count vocabulary() left out. */
+  pages(words: readonly string[]): Awaitable<number[]>;
 }

@@ -6,3 +6,10 @@ export function foldWord(word: string): string {
   // ASCII has no marks to strip: most text skips the normalization.
   return (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '') : word).toLowerCase();
 }
+
+/** The smallest string greater than every string that starts with `prefix`: a prefix as a range of a sorted index. */
+export function upperBound(prefix: string): string {
+  const cps = [...prefix];
+  const last = cps.pop()!.codePointAt(0)!;
+  return cps.join('') + String.fromCodePoint(last + 1);
+}

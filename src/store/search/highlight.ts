@@ -6,6 +6,8 @@
 // regular expression over the text costs a fraction of that. Words match as the index's tokenizer matches
 // them: whole words, case and (Latin) diacritics folded, the last word also as the start of a longer word.
 import { escapeHtml } from '../../lib/escape-html.js';
+import type { HighlightWords } from './engine.js';
+import { foldWord } from './fold.js';
 
 /** A match: [start, end) offsets in the text. */
 export type Range = [number, number];
@@ -153,4 +155,22 @@ export function makeHighlight(
   const body = html.trim();
   if (!body) return '';
   return (start > 0 ? ELLIPSIS : '') + body + (atEnd ? '' : ELLIPSIS);
+}
+
+/**
+ * The highlight of each hit, as both stores show it: the marked words found in the page's text (less the region its
+ * meta lists as contentNoHighlight), the window centred on a match of the query's rarest word (it weighs as many
+ * matches as a window can hold). Built once per search.
+ */
+export function pageHighlighter(
+  marks: HighlightWords,
+): (text: string, hidden: string | undefined, length: number) => string {
+  const find = matcher(marks.words, marks.prefix);
+  const rarest = new Set(marks.rarest);
+  return (text, hidden, length) => {
+    let shown = { text, matches: find(text) };
+    if (hidden) shown = withoutRegion(shown.text, shown.matches, hidden);
+    const weight = (r: Range) => (rarest.has(foldWord(shown.text.slice(r[0], r[1]))) ? 100 : 1);
+    return makeHighlight(shown.text, shown.matches, length, weight);
+  };
 }

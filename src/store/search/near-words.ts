@@ -43,13 +43,35 @@ export function editDistance(a: string, b: string, max: number): number {
 
 export interface VocabularyWord {
   term: string;
-  /** Pages the word is on. */
-  pages: number;
+  /** Pages the word is on; absent when the store lists its words without counting them (PostgreSQL). */
+  pages?: number;
+}
+
+/** At most this many of the nearest candidates have their pages counted (a count per word where it is not known). */
+export const MAX_NEAR = 32;
+
+/**
+ * The candidates within the edits `word` (folded) may have, nearest first, at most MAX_NEAR: those a correction
+ * chooses from, once their pages are known.
+ */
+export function withinEdits(word: string, candidates: readonly VocabularyWord[]): VocabularyWord[] {
+  const max = maxEdits(word);
+  if (!max) return [];
+  const near: { c: VocabularyWord; d: number }[] = [];
+  for (const c of candidates) {
+    if (c.term === word || !/^\p{L}/u.test(c.term)) continue;
+    const d = editDistance(word, c.term, max);
+    if (d <= max) near.push({ c, d });
+  }
+  return near
+    .sort((a, b) => a.d - b.d || (b.c.pages ?? 0) - (a.c.pages ?? 0))
+    .slice(0, MAX_NEAR)
+    .map((n) => n.c);
 }
 
 /**
  * The candidate nearest to `word` (folded) within its edits, the one on most pages among equals; `minPages`: only
- * words on at least that many pages. Null when none is near enough.
+ * words on at least that many pages (a candidate of unknown pages counts as on none). Null when none is near enough.
  */
 export function nearestWord(word: string, candidates: readonly VocabularyWord[], minPages = 1): VocabularyWord | null {
   const max = maxEdits(word);
@@ -57,9 +79,10 @@ export function nearestWord(word: string, candidates: readonly VocabularyWord[],
   let best: VocabularyWord | null = null;
   let bestDistance = max + 1;
   for (const c of candidates) {
-    if (c.term === word || c.pages < minPages || !/^\p{L}/u.test(c.term)) continue;
+    const pages = c.pages ?? 0;
+    if (c.term === word || pages < minPages || !/^\p{L}/u.test(c.term)) continue;
     const d = editDistance(word, c.term, Math.min(max, bestDistance));
-    if (d < bestDistance || (d === bestDistance && best && c.pages > best.pages)) {
+    if (d < bestDistance || (d === bestDistance && best && pages > (best.pages ?? 0))) {
       if (d > max) continue;
       best = c;
       bestDistance = d;

@@ -14,7 +14,7 @@
 import { checkTerms, parseSearchParams } from '../../model/search-params.js';
 import type { CorrectedTerm, PageMeta, SearchHit, SearchParams, SearchResults } from '../../model/types.js';
 import type { Awaitable, EngineQuery, HighlightWords, SearchEngine, SearchFilters, StoredHit } from './engine.js';
-import { CANDIDATE_PREFIX, maxEdits, nearestWord } from './near-words.js';
+import { CANDIDATE_PREFIX, maxEdits, nearestWord, withinEdits, type VocabularyWord } from './near-words.js';
 import { foldWord } from './fold.js';
 import { parseTerms, type QueryPart } from './query.js';
 import { titleChecked, withTitles, type Ranked, type TitleFacts, type TitleQuery } from './title-tiers.js';
@@ -123,7 +123,7 @@ export function* searchSteps(
   const fixed = new Map<string, string>();
   for (const w of words) {
     if (w.df > 0 || fixed.has(w.word) || maxEdits(w.word) === 0) continue;
-    const near = nearestWord(w.word, yield* ask(engine.vocabulary(w.word.slice(0, CANDIDATE_PREFIX))));
+    const near = yield* nearest(engine, w.word, 1);
     if (near) fixed.set(w.word, near.term);
   }
   if (fixed.size) {
@@ -308,6 +308,22 @@ function combinations(n: number, k: number): number[][] {
 }
 
 /**
+ * The word of the index nearest to `word` (folded) on at least `minPages` pages: the candidates of one range of the
+ * vocabulary, the nearest of them counted where the vocabulary did not say their pages.
+ */
+function* nearest(engine: SearchEngine, word: string, minPages: number): Steps<VocabularyWord | null> {
+  const near = withinEdits(word, yield* ask(engine.vocabulary(word.slice(0, CANDIDATE_PREFIX))));
+  const uncounted = near.filter((c) => c.pages === undefined);
+  if (uncounted.length) {
+    const pages = yield* ask(engine.pages(uncounted.map((c) => c.term)));
+    uncounted.forEach((c, i) => {
+      c.pages = pages[i];
+    });
+  }
+  return nearestWord(word, near, minPages);
+}
+
+/**
  * When a query finds little: the same terms with each rare word (on a page or two) replaced by a near word of the
  * index on many times its pages; null when there is none.
  */
@@ -315,11 +331,7 @@ function* didYouMean(engine: SearchEngine, parts: QueryPart[], words: Word[]): S
   const replace = new Map<string, string>();
   for (const w of words) {
     if (w.df === 0 || w.df >= DID_YOU_MEAN_BELOW || maxEdits(w.word) === 0) continue;
-    const near = nearestWord(
-      w.word,
-      yield* ask(engine.vocabulary(w.word.slice(0, CANDIDATE_PREFIX))),
-      w.df * DID_YOU_MEAN_RATIO,
-    );
+    const near = yield* nearest(engine, w.word, w.df * DID_YOU_MEAN_RATIO);
     if (near) replace.set(w.word, near.term);
   }
   if (!replace.size) return null;

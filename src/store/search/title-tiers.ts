@@ -1,6 +1,7 @@
 // The title tiers both stores rank by (SQLite's bm25 and PostgreSQL's ts_rank_cd alike): which matches have their
 // title read, and how much a title, heading, address or definition lifts a match above the text score.
 import {
+  addressNameLevel,
   exactTitleLevel,
   headingLevel,
   pathHolds,
@@ -41,6 +42,12 @@ const TIER_PATH_BONUS = 0.25;
  * parenthesis defines it (a setting's "wal_level (enum)", a function's signature) and ranks as if a heading held it.
  */
 const TIER_DEFINITION_BONUS = 0.5;
+/**
+ * A page whose address names it by the query (`/queryplanner.html` for `query planner`, `/rtree.html` for `rtree`)
+ * ranks as if a heading held the query; a compound name that ends with it (`/gitmailmap.html` for `mailmap`), half
+ * that. Only when its title is not the query already (the quarter-tier above decides between those).
+ */
+const TIER_ADDRESS_NAME = [0, 0.25, 0.5] as const;
 const TIER_SCORE = 1000;
 /** What the title tier alone adds (a match whose title holds every word, its title not read). */
 export const TITLE_TIER_SCORE = TIER_TITLE * TIER_SCORE;
@@ -120,6 +127,7 @@ export function withTitles<R extends Ranked>(
     let tier = Math.max(titleTier, heading === 2 ? TIER_EXACT_HEADING : 0) + (heading ? TIER_HEADING_BONUS : 0);
     if (level === 2 && pathHolds(f.url, q.words, q.algorithms)) tier += TIER_PATH_BONUS;
     if (!level && f.defines?.()) tier += TIER_DEFINITION_BONUS;
+    if (level !== 2) tier += TIER_ADDRESS_NAME[addressNameLevel(f.url, q.words)];
     return { ...r, score: r.score + TITLE_BOOST * titleScore(title, q.words, q.algorithms) + tier * TIER_SCORE };
   });
   return out.sort((a, b) => b.score - a.score);

@@ -1,5 +1,6 @@
 // Titles, headings, addresses and definitions as the ranking reads them (title-tiers.ts): the query's words against
 // a page's title, its headings and its address, each word weighed by its rarity. Pure.
+import { DEFINITION_TERM } from '../../model/crawl-writes.js';
 import { foldWord } from './fold.js';
 import { JOINER_RE, TOKEN_RE, WORD_RE } from './query.js';
 import { pathWords } from './path-words.js';
@@ -110,6 +111,31 @@ export function pathHolds(url: string, words: RankWord[], algorithms: readonly s
 }
 
 /**
+ * Whether the page's name in its address (the last part of its path, its extension dropped, its separators too:
+ * `/queryplanner.html`, `/git-mailmap.html`, `/mod/mod_rewrite.html`) is the query's words run together, or a compound
+ * (one word, no separators) that ends with them (`/gitmailmap.html` for `mailmap`): a page named by its parts as a title names it. 2 for the
+ * name itself, 1 for the compound's end (of at least MIN_COMPOUND_TAIL letters), else 0.
+ */
+export function addressNameLevel(url: string, words: readonly RankWord[]): 0 | 1 | 2 {
+  if (!words.length) return 0;
+  let path: string;
+  try {
+    path = decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return 0;
+  }
+  const last = foldWord((path.replace(/\/+$/, '').split('/').at(-1) ?? '').replace(/\.[^.]*$/, ''));
+  const name = last.replace(/[^\p{L}\p{N}]+/gu, '');
+  const query = words.map((w) => w.word).join('');
+  if (!name || name === 'index') return 0;
+  if (name === query) return 2;
+  // A compound is one word (`gitmailmap`): `runtime-config-autovacuum` is a path of parts, not a name of them.
+  return query.length >= MIN_COMPOUND_TAIL && name === last && name.endsWith(query) ? 1 : 0;
+}
+/** A compound's end shorter than this is too often a suffix of unrelated names (`-er`, `-ing`, `-log`). */
+const MIN_COMPOUND_TAIL = 5;
+
+/**
  * The pattern of an identifier's definition in a page's text: the identifier (its words joined by underscores, as
  * written, any case), not part of a longer one, followed by an opening parenthesis: "wal_level (enum)",
  * "pg_terminate_backend ( pid integer …". Documentation defines settings and functions so; a mention does not
@@ -150,13 +176,18 @@ export function headingLevel(headings: string, query: readonly string[], title =
   let best: 0 | 1 | 2 = 0;
   for (const line of text.split('\n')) {
     if (!rest.every((u) => line.includes(u))) continue;
-    const bare = line.trim().replace(FOLDED_SECTION_NUMBER, '');
+    // A definition term counts only when it is the query, and then as a heading holding the words (DEFINITION_TERM).
+    const term = line.startsWith(DEFINITION_TERM);
+    const bare = (term ? line.slice(DEFINITION_TERM.length) : line).trim().replace(FOLDED_SECTION_NUMBER, '');
     const all = units(bare);
     if (!rest.every((u) => all.includes(u))) continue;
-    best = 1;
+    if (!term) best = 1;
     // A heading's name may end at a separator, or at a parenthesis: "wal_level (enum)" defines `wal_level`.
     for (const name of [all, units(bare.split(TITLE_SEPARATOR)[0]!), units(bare.split(' (')[0]!)]) {
-      if (name.length === query.length && name.every((u, i) => u === query[i])) return 2;
+      if (name.length === query.length && name.every((u, i) => u === query[i])) {
+        if (!term) return 2;
+        best = 1;
+      }
     }
   }
   return best;

@@ -7,12 +7,14 @@ import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
 /** Tables of the PostgreSQL schema that SQLite has not (its FTS5 index and stemmer list stand for them there). */
 // rate_limit_windows: SQLite counts requests in the serving process's memory.
 // server_keys: SQLite keeps the server's keys as files in its data directory.
+// search_words: SQLite reads the words as written from its FTS5 index's vocabulary.
 const PG_ONLY_TABLES = [
   'schema_migrations',
   'search_configs',
   'search_ts_configs',
   'rate_limit_windows',
   'server_keys',
+  'search_words',
 ];
 const PG_ONLY_COLUMNS = ['pages.search_config', 'pages.search_vector', 'pages.search_title'];
 

@@ -1,9 +1,8 @@
-// What only PostgreSQL's engine does: a page's own text search configuration, one schema per project, ts_headline's
-// fragment made a highlight. The shared cases run on both stores in test/store/search/search.test.ts.
+// What only PostgreSQL's engine does: a page's own text search configuration, one schema per project. The shared cases run on both stores in test/store/search/search.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageWrite } from '../../../src/model/crawl-writes.js';
 import type { SearchParams, SearchResults } from '../../../src/model/types.js';
-import { highlightHtml, searchPagesPg } from '../../../src/store/pg/search.js';
+import { searchPagesPg } from '../../../src/store/pg/search.js';
 import { savePages } from '../../../src/store/pg/writes.js';
 import type { PgSql } from '../../../src/store/pg/pg-sql.js';
 import { BASE, searchPage as page } from '../../support/writes.js';
@@ -56,20 +55,5 @@ describe.skipIf(skip)('search on PostgreSQL', () => {
     expect((await searchPagesPg(a, 'resume', {})).hits.map((h) => h.title)).toEqual(['Crème A']);
     expect((await searchPagesPg(b, 'resume', {})).hits.map((h) => h.title)).toEqual(['Crème B']);
     expect((await searchPagesPg(b, 'alpha', {})).total).toBe(0);
-  });
-});
-
-describe('highlightHtml', () => {
-  it('escapes, marks, cuts at a word boundary and marks where the text goes on', () => {
-    const marked = 'Start of a long text with a \u0002match\u0003 <here> and more words after it that go on';
-    const text = marked.replace(/[\u0002\u0003]/g, '');
-    expect(highlightHtml(marked, 1000, text, text)).toBe(
-      'Start of a long text with a <em>match</em> &lt;here&gt; and more words after it that go on',
-    );
-    const cut = highlightHtml(marked, 40, text, text);
-    expect(cut).toBe('Start of a long text with a <em>match</em> &lt;here&gt;…');
-    expect(highlightHtml(marked, 30, text, text)).toBe('Start of a long text with a <em>match</em>…'); // never cut before the first match
-    expect(highlightHtml(marked, 1000, `Before. ${text}`, text).startsWith('…Start')).toBe(true);
-    expect(highlightHtml('', 100, '', '')).toBe('');
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { DEFINITION_TERM } from '../../../src/model/crawl-writes.js';
 import { distinctWords, extraTerms } from '../../../src/store/search-index/terms.js';
 import {
+  addressNameLevel,
   definitionPattern,
   exactTitleLevel,
   headingLevel,
@@ -121,6 +123,19 @@ describe('addresses', () => {
     expect(pathHolds('http://window.example/', [w('window')], [])).toBe(false);
     expect(pathHolds('not a url', [w('window')], [])).toBe(false);
   });
+
+  it("tells whether the page's name in its address is the query run together, or a compound ending in it", () => {
+    expect(addressNameLevel('http://h/queryplanner.html', [w('query'), w('planner')])).toBe(2);
+    expect(addressNameLevel('http://h/docs/git-mailmap.html', [w('git'), w('mailmap')])).toBe(2);
+    expect(addressNameLevel('http://h/rtree.html', [w('rtree')])).toBe(2);
+    expect(addressNameLevel('http://h/gitmailmap.html', [w('mailmap')])).toBe(1);
+    // A path of parts is no compound, a short end is no part, an index names nothing, the host is not the path.
+    expect(addressNameLevel('http://h/runtime-config-autovacuum.html', [w('autovacuum')])).toBe(0);
+    expect(addressNameLevel('http://h/catalog.html', [w('log')])).toBe(0);
+    expect(addressNameLevel('http://h/docs/index.html', [w('index')])).toBe(0);
+    expect(addressNameLevel('http://rtree.example/', [w('rtree')])).toBe(0);
+    expect(addressNameLevel('not a url', [w('rtree')])).toBe(0);
+  });
 });
 
 describe('definitions of identifiers', () => {
@@ -226,6 +241,9 @@ describe('headings', () => {
   });
   it('is 1 for a heading holding every word the title does not, 0 otherwise', () => {
     expect(headingLevel('9.7.3. POSIX Regular Expressions', units('regular expressions'))).toBe(1);
+    // A definition term counts only when it is the query, and then as a heading holding the words.
+    expect(headingLevel(`Options\n${DEFINITION_TERM}wal_level (enum)`, units('wal_level'))).toBe(1);
+    expect(headingLevel(`${DEFINITION_TERM}ENABLE ROW LEVEL SECURITY`, units('row level security'))).toBe(0);
     expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'), 'INSERT')).toBe(1);
     expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'))).toBe(0);
     // An identifier is matched whole.

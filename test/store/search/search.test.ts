@@ -94,6 +94,12 @@ const PAGES: PageWrite[] = [
   ),
   // A rare word one letter from a frequent one ("shared", on 25 pages).
   page('/typo', { title: 'Misprint', content: 'A shred of evidence.' }),
+  // The query's rarer word far from a run of its commoner one: the highlight shows the rarer.
+  page('/centred', {
+    title: 'Padding',
+    content: `${'filler '.repeat(30)}${'pad '.repeat(150)}zymurgy once. ${'pad '.repeat(50)}`,
+  }),
+  page('/centred-too', { title: 'More padding', content: 'filler text' }),
 ];
 
 const urls = (r: SearchResults) => r.hits.map((h) => h.url.slice(BASE.length));
@@ -216,6 +222,12 @@ describe.each(DIALECTS)('search (%s)', (dialect) => {
     await writeThrough(store, { pages: [page('/p', { title: 'New title', content: 'newword' })] }, 3);
     expect((await search('oldword')).total).toBe(0);
     expect((await search('newword')).hits[0]!.title).toBe('New title');
+    // A re-crawl's new word is a word typos are corrected to; an old one, on no page now, is not.
+    expect((await search('newwrod')).corrected_terms).toEqual([{ from: 'newwrod', to: 'newword' }]);
+    expect((await search('oldwrod')).corrected_terms).toBeUndefined();
+    // Nor is a word of a hidden or noindex page: it never shows.
+    expect((await search('hiddenwrod')).corrected_terms).toBeUndefined();
+    expect((await search('noindexwrod')).corrected_terms).toBeUndefined();
     await writeThrough(
       store,
       { pages: [page('/p', { title: 'New title', content: 'newword', showInSearch: false })] },
@@ -238,6 +250,10 @@ describe.each(DIALECTS)('search (%s)', (dialect) => {
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; friends');
     expect(html).toContain('<em>templates</em>');
     expect(html).not.toContain('<script>');
+    // Centred on the query's rarest word, not on the densest run of its others.
+    const centred = (await search('filler zymurgy', { highlight_length: 60 })).hits[0]!.highlight;
+    expect(centred).toContain('<em>zymurgy</em>');
+    expect(centred).not.toContain('filler');
     // Each hit's highlight comes from that page's own text.
     for (const h of (await search('vacuum')).hits) {
       const content = PAGES.find((p) => p.url === h.url)!.content;
@@ -289,20 +305,20 @@ describe.each(DIALECTS)('search (%s)', (dialect) => {
     expect(await search('qqzzxxvv wwyyuu')).toMatchObject({ total: 0, hits: [] });
   });
 
-  it('corrects a word in no page to the nearest word of the index (SQLite), and suggests a frequent near word', async () => {
+  it('corrects a word in no page to the nearest word of the index, and suggests a frequent near word', async () => {
     const r = await search('garbaje');
-    if (dialect === 'sqlite') {
-      expect(r.corrected_terms).toEqual([{ from: 'garbaje', to: 'garbage' }]);
-      expect(urls(r)).toEqual(['/vacuum']);
-      const d = await search('shred');
-      expect(urls(d)).toEqual(['/typo']);
-      expect(d.did_you_mean).toBe('shared');
-    } else {
-      // PostgreSQL keeps no vocabulary of words as written: nothing is corrected (docs/postgresql.md).
-      expect(r).toMatchObject({ total: 0, hits: [] });
-      expect(r.corrected_terms).toBeUndefined();
-    }
+    expect(r.corrected_terms).toEqual([{ from: 'garbaje', to: 'garbage' }]);
+    expect(urls(r)).toEqual(['/vacuum']);
+    expect(r.hits[0]!.highlight).toContain('<em>Garbage</em>');
+    const d = await search('shred');
+    expect(urls(d)).toEqual(['/typo']);
+    expect(d.did_you_mean).toBe('shared');
+    // Among the words of the query, only the one in no page is corrected; with the others it finds the page.
+    expect(await search('garbaje tuples')).toMatchObject({ corrected_terms: [{ from: 'garbaje', to: 'garbage' }] });
     expect((await search('vacuum')).corrected_terms).toBeUndefined();
+    // Too far from every word (or too short to correct): nothing is made up.
+    expect(await search('qqzzxxvv')).toMatchObject({ total: 0, hits: [] });
+    expect((await search('qqzzxxvv')).corrected_terms).toBeUndefined();
   });
 
   it('answers a query of only common or stop words without error', async () => {

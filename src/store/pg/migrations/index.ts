@@ -29,6 +29,7 @@ import { migration as crawlRetries } from './047-crawl-retries.js';
 import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 import { migration as storedSchedules } from './060-stored-schedules.js';
 import { migration as searchQueries } from './065-search-queries.js';
+import { migration as searchWordsAsWritten } from './075-search-words-as-written.js';
 
 export interface PgMigration {
   version: number;
@@ -56,6 +57,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   apiKeyPrefixLastUsed,
   storedSchedules,
   searchQueries,
+  searchWordsAsWritten,
 ];
 
 /** The latest version the migrations reach. */
