@@ -346,7 +346,10 @@ async function runLinkinator(
   try {
     report = JSON.parse(r.stdout) as typeof report;
   } catch {
-    throw new Error(`${tool} exited ${r.code} without a JSON report:\n${r.stderr.slice(-2000)}`);
+    throw new Error(
+      `${tool} exited ${r.code} after ${r.wallS} s without a JSON report (${r.stdout.length} characters on stdout, ` +
+        `starting ${JSON.stringify(r.stdout.slice(0, 200))}):\n${r.stderr.slice(-2000)}`,
+    );
   }
   const broken = new Set(report.links.filter((l) => l.state === 'BROKEN').map((l) => l.url));
   return runOf(tool, r, countRequests(logPath, logAgent ?? agent), broken, null);
@@ -366,13 +369,19 @@ function few(urls: Set<string>): string {
   return list.slice(0, 5).join(', ') + (list.length > 5 ? ` and ${list.length - 5} more` : '');
 }
 
-/** A peer's run once more when it failed (a crash of the peer is said, and does not lose the rounds before it). */
-async function again(run: () => Promise<Run>): Promise<Run> {
-  try {
-    return await run();
-  } catch (err) {
-    console.error(`  (a run failed, run again: ${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
-    return run();
+/**
+ * A peer's run once more when it failed; null when it failed again (said, and the round goes on without it: a crash
+ * of the peer does not lose the rounds before it nor the other tools' runs).
+ */
+async function again(run: () => Promise<Run>): Promise<Run | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      console.error(`  (a run failed${attempt === 1 ? ', run again' : ' twice: this round has no such run'}: ${why})`);
+      if (attempt === 2) return null;
+    }
   }
 }
 
@@ -415,12 +424,14 @@ async function benchSite(spec: Site): Promise<boolean> {
       // Alternating: each svc run has a linkinator run beside it under the same load.
       const a = add('first', await runSvc('svc, first crawl (`svc crawl full`, to exit)', logPath, d));
       add('searchable', await runFirstSearch(a, d));
-      add('lk1', await again(() => runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 1')));
+      const lk1 = await again(() => runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 1'));
+      if (lk1) add('lk1', lk1);
       add('repeat', await runSvc('svc, repeat crawl, CLI', logPath, d));
       if (lk6)
         add('lk6', await runLinkinator(site, logPath, 'linkinator 6.3 (Node 20)', LINKINATOR6, NODE20, LK6_AGENT));
       add('serve', await runServeRepeat(logPath, d));
-      add('lk2', await again(() => runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 2')));
+      const lk2 = await again(() => runLinkinator(site, logPath, 'linkinator 8.1 (Node 24), run 2'));
+      if (lk2) add('lk2', lk2);
       add('floor', await runFloor(logPath, a.pageUrls));
       // What a CLI crawl pays besides its pages: node and its modules, the app opened on the store this round
       // filled, the crawler loaded, one request (an address the site does not have: no links to check) and the
@@ -447,6 +458,7 @@ async function benchSite(spec: Site): Promise<boolean> {
   const repeat = m.repeat!;
   const served = m.serve!;
   // linkinator 8 keeps nothing between runs: both runs measure the same work.
+  if (!rows.lk1.length && !rows.lk2.length) throw new Error(`linkinator 8.1 failed in every round on ${spec.name}`);
   const lk8 = median([...rows.lk1, ...rows.lk2]);
   lk8.tool = 'linkinator 8.1 (Node 24)';
   const lk6Row = m.lk6;
