@@ -1,5 +1,8 @@
-// Small helpers every benchmark shares: percentiles, a printed table, peak RSS of a child process.
-import { readFileSync } from 'node:fs';
+// Small helpers every benchmark shares: percentiles, a printed table, a child process's wall time and peak RSS.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
@@ -54,4 +57,52 @@ export function watchPeakRss(pid: number, everyMs = 100): { stop(): number } {
       return peak;
     },
   };
+}
+
+/** A whole process as a user waits for it, and what the kernel counted for it. */
+export interface TimedRun {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  /** Wall seconds from exec to exit, as `/usr/bin/time` counts them (%e). */
+  wallS: number;
+  /** Peak resident set in MiB, the kernel's ru_maxrss of the process (%M). */
+  peakMb: number;
+  /** User + system CPU seconds of the process, all its threads (%U + %S). */
+  cpuS: number;
+  /** Date.now() just before the process started (to set a record's timestamps against). */
+  startMs: number;
+}
+
+/**
+ * Runs `command args` under `/usr/bin/time` and resolves when it exits: its wall time and peak RSS are the kernel's
+ * (wait4's rusage of the child), not a poll of /proc, which misses peaks shorter than its interval.
+ */
+export function runTimed(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<TimedRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-time-'));
+  const out = join(dir, 'time');
+  return new Promise((resolve, reject) => {
+    const startMs = Date.now();
+    const child = spawn('/usr/bin/time', ['-o', out, '-f', '%e %M %U %S', command, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-20_000)));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      try {
+        // time writes "Command exited with non-zero status N" before the figures when the command failed.
+        const line = readFileSync(out, 'utf8').trim().split('\n').at(-1)!;
+        const [e, m, u, s] = line.split(' ').map(Number);
+        resolve({ stdout, stderr, code, wallS: e!, peakMb: m! / 1024, cpuS: u! + s!, startMs });
+      } catch (err) {
+        reject(err);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
 }
