@@ -2,11 +2,11 @@
 // beside linkinator's folder mode and LinkChecker on the same files in the same run, alternating: the broken
 // internal links each finds (as sets of paths in the folder, compared), and each whole process's wall time and
 // peak RSS from `/usr/bin/time -f "%e %M"`. Only loopback and files are touched: links off the folder are skipped.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { printTable } from './lib/measure.js';
+import { printTable, runTimed } from './lib/measure.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SVC = join(ROOT, 'dist/src/server.js');
@@ -24,33 +24,6 @@ interface Run {
   /** Broken links inside the folder, as paths from its root (no fragment). */
   broken: Set<string>;
   exit: number | null;
-}
-
-/** Runs a command under /usr/bin/time: its stdout, exit code, and the kernel's wall time and peak RSS. */
-function timed(
-  cmd: string,
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ stdout: string; stderr: string; code: number | null; wallS: number; cpuS: number; peakMb: number }> {
-  const out = join(mkdtempSync(join(tmpdir(), 'svc-bench-time-')), 'time');
-  return new Promise((done, fail) => {
-    const child = spawn(TIME, ['-f', '%e %M %U %S', '-o', out, cmd, ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-20_000)));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      // The last line: a command that exits non-zero makes time write "Command exited with non-zero status N" first.
-      const line = readFileSync(out, 'utf8').trim().split('\n').at(-1) ?? '';
-      rmSync(dirname(out), { recursive: true, force: true });
-      const [wall, kb, user, sys] = line.split(' ').map(Number);
-      done({ stdout, stderr, code, wallS: wall!, cpuS: user! + sys!, peakMb: kb! / 1024 });
-    });
-  });
 }
 
 /** A link URL as a path in the folder: `/en/mod/core.html`; null for a link outside it. */
@@ -76,7 +49,7 @@ async function runSvc(): Promise<Run> {
     }),
   );
   const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
-  const r = await timed(SVC, ['links', DIR, '--config', config, '--format', 'json', '--limit', '5000'], env);
+  const r = await runTimed(SVC, ['links', DIR, '--config', config, '--format', 'json', '--limit', '5000'], env);
   rmSync(dir, { recursive: true, force: true });
   if (r.code !== 0) throw new Error(`svc links exited ${r.code}: ${r.stderr.slice(-2000)}`);
   const report = JSON.parse(r.stdout) as Record<string, { pages?: { links: { url: string }[] }[] }>;
@@ -91,7 +64,7 @@ async function runSvc(): Promise<Run> {
 }
 
 async function runLinkinator(): Promise<Run> {
-  const r = await timed(process.execPath, [
+  const r = await runTimed(process.execPath, [
     LINKINATOR,
     DIR,
     '--recurse',
@@ -118,7 +91,7 @@ async function runLinkinator(): Promise<Run> {
 
 async function runLinkChecker(): Promise<Run> {
   // file:// URLs; external links are not checked unless --check-extern is given.
-  const r = await timed('linkchecker', ['--no-status', '-o', 'csv', join(DIR, 'index.html')]);
+  const r = await runTimed('linkchecker', ['--no-status', '-o', 'csv', join(DIR, 'index.html')]);
   const broken = new Set<string>();
   const fileUrl = new RegExp(`^file://${escapeRe(DIR)}`);
   for (const line of r.stdout.split('\n')) {
