@@ -3,60 +3,84 @@
 // with a small young generation, a tighter heap growth and two malloc arenas: a crawl's resident memory is mostly
 // V8 and malloc slack otherwise (docs/crawling.md, "Memory"); flags only take effect when given at process start.
 // It imports nothing that loads a library: what loads before useCompileCache() is compiled without the cache.
+// A command loads bundled (dist/commands/, built by `npm run build`) where the build has a current bundle of it.
+import { statSync } from 'node:fs';
 import { CliError } from './cli/cli-error.js';
 import { useCompileCache } from './lib/compile-cache.js';
 import { nodeVersionProblem, packageVersion } from './lib/package-version.js';
 
 type Run = (argv: string[]) => Promise<number>;
 
+/**
+ * A command's module: its bundle in dist/commands/ (scripts/bundle-commands.ts: a few files where tsc's output is
+ * ~400 modules, each costing the loader CPU) when that is at least as new as tsc's output of the same module, else
+ * the module tsc compiled (the bundle is stale or absent, or SVC_UNBUNDLED=1 asks for the modules one by one).
+ */
+function command<M = { run: Run }>(name: string): Promise<M> {
+  const compiled = new URL(`./cli/${name}.js`, import.meta.url);
+  const bundled = new URL(`../commands/${name}.js`, import.meta.url);
+  const b = process.env.SVC_UNBUNDLED === '1' ? undefined : statSync(bundled, { throwIfNoEntry: false });
+  const c = statSync(compiled, { throwIfNoEntry: false });
+  return import((b && (!c || b.mtimeMs >= c.mtimeMs) ? bundled : compiled).href) as Promise<M>;
+}
+
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Run }> }> = {
-  serve: { summary: 'HTTP: /v1 REST API, ability routes, MCP at /mcp, /healthz', load: () => import('./cli/serve.js') },
+  serve: { summary: 'HTTP: /v1 REST API, ability routes, MCP at /mcp, /healthz', load: () => command('serve') },
   worker: {
     summary: 'run queued crawls, schedules and webhooks with no HTTP server (beside svc serve)',
-    load: () => import('./cli/worker.js'),
+    load: () => command('worker'),
   },
-  mcp: { summary: 'MCP over stdio (current user from SVC_USER)', load: () => import('./cli/mcp.js') },
-  crawl: { summary: 'crawl full|partial|manual [URL…] in the foreground', load: () => import('./cli/crawl.js') },
-  report: { summary: 'print the link report', load: () => import('./cli/report.js') },
+  mcp: { summary: 'MCP over stdio (current user from SVC_USER)', load: () => command('mcp') },
+  crawl: { summary: 'crawl full|partial|manual [URL…] in the foreground', load: () => command('crawl') },
+  report: { summary: 'print the link report', load: () => command('report') },
   links: {
     summary: 'links <DIR|URL>: check every link of a built folder or a site, print the report (for CI)',
-    load: () => import('./cli/links.js'),
+    load: () => command('links'),
   },
   changes: {
     summary: 'changes [ID]: problems new and fixed by a crawl (default: the latest)',
-    load: () => import('./cli/changes.js'),
+    load: () => command('changes'),
   },
-  search: { summary: 'search the index', load: () => import('./cli/search.js') },
+  search: { summary: 'search the index', load: () => command('search') },
   'search-stats': {
     summary: 'search analytics: top queries, queries with no results, searches per day',
-    load: () => import('./cli/search-stats.js'),
+    load: () => command('search-stats'),
   },
-  keys: { summary: 'keys create [--name N]: make a /v1 API key', load: () => import('./cli/keys.js') },
+  keys: { summary: 'keys create [--name N]: make a /v1 API key', load: () => command('keys') },
   users: {
     summary: 'users add|list|reset-token|set-password|revoke-tokens: users, tokens, sign-in passwords',
-    load: () => import('./cli/users.js'),
+    load: () => command('users'),
   },
   posts: {
     summary: "posts import FILE | delete ID…: change the host's posts (live update queues a crawl)",
-    load: () => import('./cli/posts.js'),
+    load: () => command('posts'),
   },
   schedule: {
     summary: 'crawl schedules: what runs next and last; crawls queued for svc serve and svc worker',
-    load: () => import('./cli/schedule.js'),
+    load: () => command('schedule'),
   },
   check: {
     summary: 'check the database: tables, search index, report rows',
-    load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'check') })),
+    load: () =>
+      command<typeof import('./cli/database.js')>('database').then((m) => ({
+        run: (a: string[]) => m.run(a, 'check'),
+      })),
   },
   repair: {
     summary: 'rebuild the search index and report rows from the stored data',
-    load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'repair') })),
+    load: () =>
+      command<typeof import('./cli/database.js')>('database').then((m) => ({
+        run: (a: string[]) => m.run(a, 'repair'),
+      })),
   },
   backup: {
     summary: 'backup FILE: a consistent copy of the database, safe while serving',
-    load: () => import('./cli/database.js').then((m) => ({ run: (a: string[]) => m.run(a, 'backup') })),
+    load: () =>
+      command<typeof import('./cli/database.js')>('database').then((m) => ({
+        run: (a: string[]) => m.run(a, 'backup'),
+      })),
   },
-  'demo-site': { summary: 'serve the bundled demo site alone', load: () => import('./cli/demo-site.js') },
+  'demo-site': { summary: 'serve the bundled demo site alone', load: () => command('demo-site') },
 };
 
 function usage(): string {

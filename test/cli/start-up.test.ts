@@ -1,8 +1,10 @@
 // What a command loads before it works: `svc crawl --help` answers without the app (no database driver, no
 // backend), and a crawl on SQLite runs without the PostgreSQL store and `pg`, which only a config with
 // database_url needs, without the remote backend, which only one with api.base_url needs, and with undici's Agent
-// alone. Checked with a load hook in the built `svc` that lists every module it loaded. What it compiled
-// is kept in Node's compile cache in the temp directory, so the next command compiles less.
+// alone. Checked with a load hook in the built `svc` that lists every module it loaded, with the modules tsc
+// compiled (SVC_UNBUNDLED=1: a bundle follows the same static and dynamic imports, in fewer files); by default a
+// command loads its bundle from dist/commands/. What it compiled is kept in Node's compile cache in the temp
+// directory, so the next command compiles less.
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,9 +18,12 @@ registerHooks({ load(url, context, next) { loaded.push(url); return next(url, co
 process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(loaded) + '\\n'));`;
 
 /** Runs `svc <args>` with the hook: its exit status and the URLs of the modules it loaded (every thread's). */
-async function loadedBy(args: string[]): Promise<{ status: number | null; loaded: string[]; stderr: string }> {
+async function loadedBy(
+  args: string[],
+  env: Record<string, string> = { SVC_UNBUNDLED: '1' },
+): Promise<{ status: number | null; loaded: string[]; stderr: string }> {
   const r = await runSvc(args, {
-    env: { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(HOOK)}` },
+    env: { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(HOOK)}`, ...env },
   });
   const lines = r.stderr.split('\n').filter((l) => l.startsWith('LOADED '));
   if (!lines.length) throw new Error(`no module list: ${r.stderr}`);
@@ -82,6 +87,29 @@ describe('what svc loads at start', () => {
       '/node_modules/undici/lib/web/',
       '/node_modules/undici/lib/mock/',
     ])
+      expect(has(r.loaded, part), part).toBe(false);
+  });
+
+  it('by default a command loads its bundle (dist/commands/), not the ~400 modules tsc compiled; the same libraries left outside', async () => {
+    const r = await loadedBy(['crawl', 'full', '--config', config], {});
+    expect(r.status, r.stderr).toBe(0);
+    expect(has(r.loaded, '/dist/commands/crawl.js')).toBe(true);
+    // The writer thread's script is the bundle's too.
+    expect(has(r.loaded, '/dist/commands/writer-worker.js')).toBe(true);
+    const svcFiles = r.loaded.filter((u) => u.includes('/dist/'));
+    // The entry and what it loads before the command (server.js, cli-error, compile-cache, package-version).
+    expect(svcFiles.filter((u) => u.includes('/dist/src/')).map((u) => u.slice(u.indexOf('/dist/src/')))).toEqual([
+      '/dist/src/server.js',
+      '/dist/src/cli/cli-error.js',
+      '/dist/src/lib/compile-cache.js',
+      '/dist/src/lib/package-version.js',
+    ]);
+    expect(svcFiles.length).toBeLessThan(60);
+    for (const part of ['/node_modules/zod/', '/node_modules/htmlparser2/'])
+      expect(has(r.loaded, part), part).toBe(false);
+    for (const part of ['/node_modules/better-sqlite3/', '/node_modules/undici/lib/dispatcher/agent.js'])
+      expect(has(r.loaded, part), part).toBe(true);
+    for (const part of ['/node_modules/pg/', '/node_modules/undici/index.js'])
       expect(has(r.loaded, part), part).toBe(false);
   });
 
