@@ -32,7 +32,8 @@ export default defineConfig({
           globalSetup: BUILD_AND_POSTGRES,
         },
       },
-      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: BUILD_AND_POSTGRES } },
+      // Their own cost is the processes and browsers they start; their module graph is shared as integration's is.
+      { extends: true, test: { name: 'e2e', include: E2E, isolate: false, globalSetup: BUILD_AND_POSTGRES } },
     ],
   },
 });
