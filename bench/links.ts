@@ -64,6 +64,8 @@ async function runSvc(): Promise<Run> {
 }
 
 async function runLinkinator(): Promise<Run> {
+  // CSV, not JSON: linkinator prints a line per link as it checks it, where its JSON report is one string built at
+  // the end (on this folder, once, stdout held no parseable report after 14 minutes).
   const r = await runTimed(process.execPath, [
     LINKINATOR,
     DIR,
@@ -71,19 +73,19 @@ async function runLinkinator(): Promise<Run> {
     '--skip',
     `^(?!${escapeRe(DIR)}|https?://(localhost|127\\.0\\.0\\.1)[:/])`,
     '--format',
-    'json',
+    'csv',
   ]);
-  let report: { links: { url: string; state: string }[] };
-  try {
-    report = JSON.parse(r.stdout) as typeof report;
-  } catch {
-    throw new Error(`linkinator exited ${r.code} without a JSON report: ${r.stderr.slice(-2000)}`);
-  }
+  const lines = r.stdout.split('\n');
+  if (!lines[0]?.startsWith('url,status,state,parent'))
+    throw new Error(`linkinator exited ${r.code} without a CSV report: ${r.stderr.slice(-2000)}`);
   const broken = new Set<string>();
   const inFolder = new RegExp(`^(?:${escapeRe(DIR)}|https?://(?:localhost|127\\.0\\.0\\.1):\\d+)`);
-  for (const l of report.links) {
-    if (l.state !== 'BROKEN') continue;
-    const p = folderPath(l.url, inFolder);
+  // url,status,state,parent,failureDetails — a url holding a comma is quoted.
+  const row = /^(?:"((?:[^"]|"")*)"|([^,]*)),[^,]*,([A-Z]+),/;
+  for (const line of lines.slice(1)) {
+    const m = row.exec(line);
+    if (m?.[3] !== 'BROKEN') continue;
+    const p = folderPath(m[1]?.replaceAll('""', '"') ?? m[2]!, inFolder);
     if (p) broken.add(p);
   }
   return { tool: 'linkinator 8.1 (folder mode)', wallS: r.wallS, cpuS: r.cpuS, peakMb: r.peakMb, broken, exit: r.code };
