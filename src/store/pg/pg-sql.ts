@@ -297,6 +297,9 @@ export class PgSql implements Sql {
     });
     // An idle connection the server dropped must not take the process down; the next checkout opens another.
     this.pool.on('error', () => {});
+    // Nor a second 'error' of a checked-out connection the server ended (a restart's 57P01, then the socket's end):
+    // the statement it ran has its own error already, and an 'error' event with no listener ends the process.
+    this.pool.on('connect', (client) => client.on('error', () => {}));
     this.scope = new Scope(this, this.pool, 0, null);
     this.writeLock = `SELECT pg_advisory_xact_lock(${LOCK_CLASS_WRITE}, ${lockKey(this.schema ?? '')})`;
   }
