@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { ALL_TESTS, E2E, UNIT } from './test/support/projects.js';
+import { SlowestFirst } from './test/support/sequencer.js';
 
 // One temp directory for the run, removed at its end; for the projects that run svc or PostgreSQL, a fresh dist/
 // (rebuilt when a source is newer) and the run's one PostgreSQL cluster with its migrated template database. vitest
@@ -17,6 +18,8 @@ export default defineConfig({
     // cores (vitest's default is one fewer) — on two cores, three at a time ran the suite in 322 s where two took 371.
     maxWorkers: availableParallelism() + 1,
     globalSetup: [TEMP_ROOT],
+    // The longest files first in every clone, not only where an earlier run left its durations.
+    sequence: { sequencer: SlowestFirst },
     // Which project a file runs in: test/support/projects.ts (integration unless listed; checked by
     // test/layout/projects.test.ts). `npm run test:unit` is the edit loop.
     projects: [

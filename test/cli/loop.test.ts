@@ -55,12 +55,15 @@ function setup(site: TestSite, extra: Record<string, unknown> = {}): { dir: stri
 describe('the unattended loop, real processes', () => {
   let site: TestSite;
   let delayMs = 0;
+  /** While set, every page waits for it: a crawl that runs keeps running (a loaded machine is slow to check). */
+  let held: Promise<void> | null = null;
 
   beforeAll(async () => {
     const slow =
       (body: string) =>
       async (...a: Parameters<ReturnType<typeof html>>) => {
         await sleep(delayMs);
+        await held;
         return html(body)(...a);
       };
     site = await startSite({
@@ -209,22 +212,29 @@ describe('the unattended loop, real processes', () => {
       store.close();
     }
     const [a, b] = await Promise.all([serve(config), serve(config)]);
-    const running = await until('a queued crawl to run', async () =>
-      (await crawls(db)).find((c) => c.status === 'running'),
-    );
-    // A person's crawl while one runs: 409, on REST and on the CLI.
-    const res = await fetch(`${a.baseUrl}/v1/projects/${encodeURIComponent(PROJECT)}/crawls`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ mode: 'full' }),
-    });
-    expect(res.status).toBe(409);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
-      new RegExp(`already running \\(crawl ${running.id}`),
-    );
-    const cli = await svc(['crawl', 'full', '--config', config]);
-    expect(cli.status).toBe(1);
-    expect(cli.stderr).toMatch(/already running/);
+    await until('a queued crawl to run', async () => (await crawls(db)).find((c) => c.status === 'running'));
+    // A person's crawl while one runs: 409, on REST and on the CLI. The site holds its answers meanwhile, so a crawl
+    // is still running when a slow CLI process asks.
+    let release = () => {};
+    held = new Promise((r) => (release = r));
+    try {
+      const res = await fetch(`${a.baseUrl}/v1/projects/${encodeURIComponent(PROJECT)}/crawls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'full' }),
+      });
+      expect(res.status).toBe(409);
+      const named = /already running \(crawl (\d+)/.exec(
+        ((await res.json()) as { error: { message: string } }).error.message,
+      );
+      expect(ids).toContain(Number(named?.[1]));
+      const cli = await svc(['crawl', 'full', '--config', config]);
+      expect(cli.status).toBe(1);
+      expect(cli.stderr).toMatch(/already running/);
+    } finally {
+      release();
+      held = null;
+    }
 
     const list = await until(
       'every queued crawl to end',

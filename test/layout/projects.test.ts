@@ -6,7 +6,7 @@ import { globSync, readFileSync } from 'node:fs';
 import { matchesGlob } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/paths.js';
-import { ALL_TESTS, E2E, UNIT } from '../support/projects.js';
+import { ALL_TESTS, E2E, SLOWEST, UNIT } from '../support/projects.js';
 
 const files = globSync(ALL_TESTS, { cwd: ROOT }).sort();
 /** This file names the patterns it looks for. */
@@ -32,7 +32,7 @@ const UNIT_FORBIDDEN: [RegExp, string][] = [
 
 describe('vitest projects', () => {
   it('each list entry names a test file that exists', () => {
-    for (const g of [...UNIT, ...E2E])
+    for (const g of [...UNIT, ...E2E, ...SLOWEST])
       expect(
         files.some((f) => matchesGlob(f, g)),
         `${g} matches no test file`,

@@ -71,3 +71,29 @@ export const E2E = [
 
 /** Every test file: integration's include, less the two lists. */
 export const ALL_TESTS = 'test/**/*.test.ts';
+
+/**
+ * The files that take longest, longest first (measured on two cores): they start first in their project wherever
+ * the suite runs (test/support/sequencer.ts). vitest orders by the durations of an earlier run on the same machine
+ * and, in a fresh clone, by file size, which put short files that run long at the end of the run, with every other
+ * worker idle waiting for them.
+ */
+export const SLOWEST = [
+  'test/console/console-browser.test.ts',
+  'test/console/console-postgres.test.ts',
+  'test/backend/shared-instances.test.ts',
+  'test/cli/projects.test.ts',
+  'test/reliability/concurrency.test.ts',
+  'test/cli/loop.test.ts',
+  'test/mcp/eras.test.ts',
+  'test/http/metrics.test.ts',
+  'test/cli/links.test.ts',
+  'test/cli/worker.test.ts',
+  'test/mcp/app-browser.test.ts',
+  'test/install/package.test.ts',
+  'test/backend/shared-crawl.test.ts',
+  'test/reliability/fuzz.test.ts',
+  'test/abilities/crawl-tasks.test.ts',
+  'test/store/frontier.test.ts',
+  'test/store/host-leases.test.ts',
+];
