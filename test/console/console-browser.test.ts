@@ -18,6 +18,7 @@ import {
   projectUrl,
   shoot,
   signIn,
+  signOut,
   startConsoleService,
   subscriberView,
   TOKEN,
@@ -208,12 +209,12 @@ describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
       const [refused] = await Promise.all([page.waitForNavigation(), page.click('#stats-show')]);
       expect(refused!.status()).toBe(400);
       expect(await page.textContent('#error')).toMatch(/^since: must not be in the future/);
-      await page.click('#sign-out');
+      await signOut(page);
 
       // A subscriber may search, not read what others searched for.
       await signIn(page, svc.base, 'reader', PASSWORDS.reader);
       expect((await page.goto(projectUrl(svc.base, 'search-stats')))!.status()).toBe(403);
-      await page.click('#sign-out');
+      await signOut(page);
     } finally {
       await page.close();
     }
@@ -258,7 +259,7 @@ describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
       expect(otherPort.text).toContain('sent from another site');
 
       // A token of a session that ended is stale in the next one.
-      await page.click('#sign-out');
+      await signOut(page);
       await signIn(page, svc.base, 'admin', PASSWORDS.admin);
       const stale = await post({ name: 'stale', csrf: staleCsrf }, svc.base);
       expect(stale.status).toBe(403);
@@ -267,7 +268,7 @@ describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
       await page.goto(projectUrl(svc.base, 'keys'));
       expect(await page.locator('#keys tbody tr').count()).toBe(keysBefore);
       expect(await page.content()).not.toMatch(/no token|evil|other port|stale/);
-      await page.click('#sign-out');
+      await signOut(page);
     } finally {
       await page.close();
     }

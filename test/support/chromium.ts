@@ -22,6 +22,13 @@ export function launchChromium(
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      // One renderer for every page and software compositing without a GPU process: a fifth less of Chromium's CPU
+      // in the console's tests, where Chromium was the largest single cost of the suite. Nothing under test is
+      // about process isolation or GPU drawing (test/mcp/app-browser.test.ts, about frames, starts its own).
+      '--disable-site-isolation-trials',
+      '--renderer-process-limit=1',
+      '--disable-gpu-compositing',
+      '--disable-software-rasterizer',
     ],
   });
 }

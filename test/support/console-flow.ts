@@ -181,6 +181,14 @@ export async function signIn(page: Page, base: string, login: string, password: 
   await Promise.all([page.waitForURL((u) => u.pathname.startsWith('/console/p/')), page.click('#sign-in')]);
 }
 
+/**
+ * Signs out and waits for the signed-out page to load: a page closed while that navigation is still in flight made
+ * Chromium's page.close() hang past the test's timeout.
+ */
+export async function signOut(page: Page): Promise<void> {
+  await Promise.all([page.waitForURL(/notice=signed-out/), page.click('#sign-out')]);
+}
+
 export const projectUrl = (base: string, slug = '') => `${base}/console/p/${encodeURIComponent(TOKEN)}/${slug}`;
 
 /** The form token on the page shown now. */
@@ -436,7 +444,7 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     await shoot(page, 'users', shots);
 
     expect(await page.evaluate('window.__xss')).toBeUndefined();
-    await Promise.all([page.waitForURL(/notice=signed-out/), page.click('#sign-out')]);
+    await signOut(page);
     expect(await page.textContent('#notice')).toBe('You are signed out.');
     const after = await page.goto(projectUrl(base, 'keys'));
     expect(after!.status()).toBe(401);
@@ -465,7 +473,7 @@ export async function subscriberView(browser: BrowserContext, svc: ConsoleServic
     expect(await page.textContent('#error')).toContain('your role (subscriber)');
     expect((await page.goto(`${svc.base}/console/users`))!.status()).toBe(403);
     // The sign-out's navigation ends before the page closes (none is left in flight for the next test).
-    await Promise.all([page.waitForURL(/notice=signed-out/), page.click('#sign-out')]);
+    await signOut(page);
   } finally {
     await page.close();
   }
