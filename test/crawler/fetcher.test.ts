@@ -223,7 +223,9 @@ describe('Fetcher', () => {
     await Promise.all([spaced.run(busy), spaced.run(quick), spaced.run(quick)]);
     starts.sort((a, b) => a - b);
     expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(100);
-    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(59);
+    // A request notes its start a little after the limiter lets it go (a few ms on a loaded machine); the schedule
+    // this guards against would put the third ~20 ms after the second.
+    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(55);
   });
 
   it('with an address policy, refuses loopback addresses other than the target, named directly, by name or through a redirect', async () => {
