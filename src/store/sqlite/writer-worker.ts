@@ -8,9 +8,6 @@ import type { WriteBatch } from '../write-batches.js';
 const { path } = workerData as { path: string };
 // A second connection to a file the crawling process already opened and migrated; a smaller page cache.
 const conn = new SqliteConnection(path, { cacheKb: 8000, busyTimeoutMs: 10_000 });
-// Its commits copy the log into the database every 8,000 pages (32 MB) instead of SQLite's 1,000: a crawl's batches
-// rewrite the same B-tree pages, and each checkpoint copies them and syncs (the PostgreSQL manual's first crawl: 19 syncs on this thread, now 4).
-conn.db.pragma('wal_autocheckpoint = 8000');
 
 parentPort!.on('message', (m: { seq: number; batch?: WriteBatch; close?: true }) => {
   if (m.close) {
