@@ -1,15 +1,16 @@
 // npm run bench:crawl-large — one `svc crawl full` of a generated site of BENCH_PAGES pages (default 1,000,000),
 // served on loopback by this process: page n links to pages 2n+1 and 2n+2 (so walking reaches every page, breadth
 // first) and every 100th page to a missing one. It prints, at 100k, 300k and 1M pages fetched (those within the
-// size), the time since the start, the pages/s so far and svc's peak RSS so far; and the crawl's record at the end.
+// size), the time since the start, the pages/s so far and svc's peak RSS so far (VmHWM, the kernel's high-water mark,
+// read from /proc at the checkpoint); at the end the whole process's wall time and peak RSS from `/usr/bin/time`
+// (the kernel's ru_maxrss when it is reaped), and the crawl's record.
 // The question it answers: does a crawl's memory stay flat as the site grows, and how fast does it go.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { peakRssMb, printTable } from './lib/measure.js';
+import { peakRssMb, printTable, runTimed, timedChildPid } from './lib/measure.js';
 import { BENCH_TOKEN, SVC, svcEnv } from './lib/services.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1_000_000);
@@ -66,29 +67,29 @@ async function main(): Promise<void> {
     }),
   );
   console.error(`bench:crawl-large — ${PAGES} generated pages on ${host}, svc concurrency ${CONCURRENCY}`);
-  const child = spawn(SVC, ['crawl', 'full', '--config', config], {
-    env: svcEnv(),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  // VmHWM: the process's peak so far, read when a checkpoint is passed and just before it is reaped.
-  let peak = 0;
-  peakNow = () => (peak = Math.max(peak, peakRssMb(child.pid!) || 0));
-  const sampler = setInterval(peakNow, 500);
-  let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-  clearInterval(sampler);
+  // The checkpoints read VmHWM of svc itself (the child of /usr/bin/time): a high-water mark the kernel keeps, so a
+  // read at a checkpoint misses no peak before it; the end's figure is ru_maxrss from /usr/bin/time.
+  let timePid = 0;
+  peakNow = () => {
+    const pid = timedChildPid(timePid);
+    return pid === undefined ? Number.NaN : peakRssMb(pid);
+  };
+  const run = await runTimed(SVC, ['crawl', 'full', '--config', config], svcEnv(), (pid) => (timePid = pid));
+  const { code, stdout } = run;
+  if (code !== 0) console.error(run.stderr);
   const wallS = (Date.now() - t0) / 1000;
-  const finalPeak = peak;
   server.close();
   rmSync(dir, { recursive: true, force: true });
   console.log(`\nbench:crawl-large — ${PAGES} generated pages, one full crawl, concurrency ${CONCURRENCY}\n`);
   printTable(
-    ['pages fetched', 'seconds', 'pages/s so far', 'peak RSS so far MB'],
+    ['pages fetched', 'seconds', 'pages/s so far', 'peak RSS so far MiB', 'CPU s'],
     [
-      ...hits.map((h) => [h.pages, h.s, h.pages / h.s, h.peakMb]),
-      [`${served} (end, exit ${code})`, wallS, served / wallS, finalPeak],
+      ...hits.map((h) => [h.pages, h.s, h.pages / h.s, h.peakMb, '']),
+      [`${served} (svc's exit, code ${code})`, wallS, served / wallS, run.peakMb, run.cpuS],
     ],
+  );
+  console.log(
+    `\nsvc's process (/usr/bin/time): ${run.wallS} s wall, ${run.cpuS.toFixed(1)} s CPU, peak RSS ${run.peakMb.toFixed(1)} MiB`,
   );
   const rec = stdout.trim().split('\n').at(-1);
   if (rec) console.log(`\nthe crawl's record: ${rec}`);

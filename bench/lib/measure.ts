@@ -41,6 +41,19 @@ export function peakRssMb(pid: number): number {
   }
 }
 
+/**
+ * The pid of the process `/usr/bin/time` (pid `timePid`) runs, once it has forked it, or undefined before: the
+ * kernel lists a thread's children in /proc (time runs one thread and one child).
+ */
+export function timedChildPid(timePid: number): number | undefined {
+  try {
+    const first = readFileSync(`/proc/${timePid}/task/${timePid}/children`, 'utf8').trim().split(' ')[0];
+    return first ? Number(first) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Polls a process's peak RSS until stop() is called; returns the highest value seen (MB). */
 export function watchPeakRss(pid: number, everyMs = 100): { stop(): number } {
   let peak = 0;
@@ -78,7 +91,12 @@ export interface TimedRun {
  * Runs `command args` under `/usr/bin/time` and resolves when it exits: its wall time and peak RSS are the kernel's
  * (wait4's rusage of the child), not a poll of /proc, which misses peaks shorter than its interval.
  */
-export function runTimed(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<TimedRun> {
+export function runTimed(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  onStart?: (timePid: number) => void,
+): Promise<TimedRun> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-time-'));
   const out = join(dir, 'time');
   return new Promise((resolve, reject) => {
@@ -92,6 +110,7 @@ export function runTimed(command: string, args: string[], env: NodeJS.ProcessEnv
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-20_000)));
     child.on('error', reject);
+    if (child.pid !== undefined) onStart?.(child.pid);
     child.on('close', (code) => {
       try {
         // time writes "Command exited with non-zero status N" before the figures when the command failed.

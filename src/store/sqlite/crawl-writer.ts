@@ -8,9 +8,9 @@ import type { Store } from './store.js';
 import { WORKER_LIMITS, workerScript } from '../../lib/workers.js';
 import { BatchedCrawlWriter, type WriteBatch, type WriterLimits } from '../write-batches.js';
 
-/** One transaction for a whole batch. */
+/** One transaction for a whole batch (or part of the one open: on this thread, the Sql's; no savepoint). */
 export function writeBatch(conn: SqliteConnection, b: WriteBatch): void {
-  conn.tx(() => {
+  conn.inTx(() => {
     removePagesByUrl(conn, b.removed);
     savePages(conn, b.pages, b.deferIndex);
     keepPages(conn, b.kept);

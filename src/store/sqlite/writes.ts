@@ -1,6 +1,6 @@
 // What a crawl found, written to SQLite: pages with their tags, headings, Markdown and links, the report's ready rows of each
 // page, link outcomes, kept/touched/removed pages. Synchronous, on one connection, as the writer thread commits a
-// batch (crawl-writer.ts); each is one transaction, or a savepoint of the batch's. The full-text index and the
+// batch (crawl-writer.ts); each is one transaction, or part of the batch's (no savepoint). The full-text index and the
 // report's other rows follow through the schema's triggers (migrations/).
 import type { KeepWrite, OutcomeWrite, PageWrite } from '../../model/crawl-writes.js';
 import { REMOVE_PAGE } from '../pages.js';
@@ -64,7 +64,7 @@ function pendingStatements(conn: SqliteConnection) {
 }
 
 /**
- * Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction.
+ * Saves pages with their tags and links, replacing what an earlier crawl stored for the same URL. One transaction (or part of the open one).
  * deferIndex (a crawl's writes): their searchable columns wait in page_index_pending until the crawl's report is
  * final, and search answers from the index as it was.
  */
@@ -89,7 +89,7 @@ export function savePages(conn: SqliteConnection, pages: PageWrite[], deferIndex
     FROM links l JOIN link_outcomes o ON o.url = l.url JOIN report_reasons rr ON rr.reason = o.reason JOIN pages p ON p.id = l.page_id
     WHERE l.page_id = ?`);
   const now = new Date().toISOString();
-  conn.tx(() => {
+  conn.inTx(() => {
     for (const p of pages) {
       const row = {
         url: p.url,
@@ -135,7 +135,7 @@ export function savePages(conn: SqliteConnection, pages: PageWrite[], deferIndex
   });
 }
 
-/** Records link outcomes (one row per URL; the newest wins). One transaction. */
+/** Records link outcomes (one row per URL; the newest wins). One transaction (or part of the open one). */
 export function saveOutcomes(conn: SqliteConnection, outcomes: OutcomeWrite[]): void {
   if (!outcomes.length) return;
   const stmt = conn.prepare(`
@@ -147,7 +147,7 @@ export function saveOutcomes(conn: SqliteConnection, outcomes: OutcomeWrite[]): 
     INSERT INTO link_outcomes (url, http_status, reason, message, redirects_to, crawl_id, checked_at, blocked)
     VALUES (@url, @httpStatus, @reason, @message, @redirectsTo, @crawlId, @checkedAt, @blocked) ON CONFLICT(url) DO NOTHING`);
   const checkedAt = new Date().toISOString();
-  conn.tx(() => {
+  conn.inTx(() => {
     for (const { onlyIfNew, blocked, ...o } of outcomes)
       (onlyIfNew ? insertNew : stmt).run({ ...o, blocked: blocked ? 1 : 0, checkedAt });
   });
@@ -163,7 +163,7 @@ export function keepPages(conn: SqliteConnection, kept: KeepWrite[]): void {
     conn.prepare(`UPDATE pages SET crawl_id = @crawlId, last_crawled = @now, sitemap_lastmod = COALESCE(@sitemapLastmod, sitemap_lastmod),
     etag = @etag, last_modified = @lastModified, kept_crawl_id = @crawlId, kept_as = @kind WHERE url = @url`);
   const now = new Date().toISOString();
-  conn.tx(() => {
+  conn.inTx(() => {
     for (const k of kept) stmt.run({ ...k, now });
   });
 }
@@ -172,7 +172,7 @@ export function keepPages(conn: SqliteConnection, kept: KeepWrite[]): void {
 export function touchPages(conn: SqliteConnection, urls: string[], crawlId: number): void {
   if (!urls.length) return;
   const stmt = conn.prepare('UPDATE pages SET crawl_id = ? WHERE url = ?');
-  conn.tx(() => {
+  conn.inTx(() => {
     for (const u of urls) stmt.run(crawlId, u);
   });
 }
@@ -181,5 +181,5 @@ export function touchPages(conn: SqliteConnection, urls: string[], crawlId: numb
 export function removePagesByUrl(conn: SqliteConnection, urls: string[]): number {
   if (!urls.length) return 0;
   const stmt = conn.prepare(REMOVE_PAGE);
-  return conn.tx(() => urls.filter((u) => stmt.run(u).changes > 0).length);
+  return conn.inTx(() => urls.filter((u) => stmt.run(u).changes > 0).length);
 }
