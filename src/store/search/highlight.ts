@@ -15,7 +15,12 @@ export type Range = [number, number];
 /** Enough matches to choose a window from; the rest of a huge page is not searched. */
 const MAX_MATCHES = 200;
 const ELLIPSIS = '…';
-const ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]/;
+/** The letters the tokenizer folds to another letter (Latin with diacritics), as foldChar folds them. */
+const ACCENTED_RANGES: [number, number][] = [
+  [0xc0, 0x24f],
+  [0x1e00, 0x1eff],
+];
+const ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]/g;
 const foldCache = new Map<string, string>();
 
 /** One character folded as the tokenizer folds it, keeping the length (so offsets stay valid). */
@@ -27,6 +32,41 @@ function foldChar(c: string): string {
     if (foldCache.size < 10_000) foldCache.set(c, f);
   }
   return f;
+}
+
+/** A short text folded character by character (same length). */
+const foldText = (text: string) => text.replace(ACCENTED, foldChar);
+
+/** Each folded letter and the accented letters that fold to it ('e' → 'èéêë…'), built on first use. */
+let accentsOf: Map<string, string> | null = null;
+function accents(): Map<string, string> {
+  if (!accentsOf) {
+    accentsOf = new Map();
+    for (const [lo, hi] of ACCENTED_RANGES) {
+      for (let code = lo; code <= hi; code++) {
+        const c = String.fromCharCode(code);
+        const f = foldChar(c);
+        if (f !== c) accentsOf.set(f, (accentsOf.get(f) ?? '') + c);
+      }
+    }
+  }
+  return accentsOf;
+}
+
+const escapeClass = (s: string) => s.replace(/[\\\]^-]/g, '\\$&');
+
+/**
+ * A folded word as a pattern of the unfolded text: each letter also as the accented letters that fold to it. The
+ * text is matched as it is, so no folded copy of a long page is made.
+ */
+function wordPattern(word: string): string {
+  const map = accents();
+  let out = '';
+  for (const c of word) {
+    const more = map.get(c);
+    out += more ? `[${escapeClass(c + more)}]` : escapeRegExp(c);
+  }
+  return out;
 }
 
 function isWordChar(text: string, i: number): boolean {
@@ -45,10 +85,9 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function matcher(words: string[], prefix: string | null): (text: string) => Range[] {
   const all = [...new Set(prefix ? [...words, prefix] : words)].filter(Boolean).sort((a, b) => b.length - a.length);
   if (!all.length) return () => [];
-  const re = new RegExp(all.map(escapeRegExp).join('|'), 'gi');
-  return (text) => {
-    if (!text) return [];
-    const folded = ACCENTED.test(text) ? text.replace(/[\u00c0-\u024f\u1e00-\u1eff]/g, foldChar) : text;
+  const re = new RegExp(all.map(wordPattern).join('|'), 'gi');
+  return (folded) => {
+    if (!folded) return [];
     const out: Range[] = [];
     re.lastIndex = 0;
     for (let m = re.exec(folded); m && out.length < MAX_MATCHES; m = re.exec(folded)) {
@@ -57,7 +96,7 @@ export function matcher(words: string[], prefix: string | null): (text: string) 
       if (isWordChar(folded, start - 1)) continue;
       if (isWordChar(folded, end)) {
         // Part of a longer word: a match only as the prefix, if the longer word starts with it.
-        if (!prefix || folded.slice(start, start + prefix.length).toLowerCase() !== prefix) continue;
+        if (!prefix || foldText(folded.slice(start, start + prefix.length)).toLowerCase() !== prefix) continue;
         while (isWordChar(folded, end)) end++;
         re.lastIndex = end;
       }

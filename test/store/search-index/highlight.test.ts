@@ -15,6 +15,20 @@ describe('findMatches', () => {
     ]);
   });
 
+  it('folds capital and Vietnamese-style letters too, and an accented word typed as a prefix', () => {
+    const text = 'ÉCOLE école Ecole; Ðiều điều; Øre øre; RÉSUMÉS résumé';
+    expect(words(text, findMatches(text, ['ecole', 'ðieu', 'øre'], null))).toEqual([
+      'ÉCOLE',
+      'école',
+      'Ecole',
+      // Đ (D with stroke) is a letter of its own, not Ð (eth).
+      'Ðiều',
+      'Øre',
+      'øre',
+    ]);
+    expect(words(text, findMatches(text, [], 'resum'))).toEqual(['RÉSUMÉS', 'résumé']);
+  });
+
   it('finds the prefix as the start of longer words, and as a word of its own', () => {
     const text = 'statistics state stat: statue, ecstatic';
     expect(words(text, findMatches(text, [], 'stat'))).toEqual(['statistics', 'state', 'stat', 'statue']);
