@@ -9,7 +9,7 @@
 import type Database from 'better-sqlite3';
 import type { Store } from '../sqlite/store.js';
 import type { CustomField, FacetCount, SearchParams, SearchResults } from '../../model/types.js';
-import { pageHighlighter } from '../search/highlight.js';
+import { pageHighlighter } from '../search/page-highlight.js';
 import { MAX_CANDIDATES } from '../search/near-words.js';
 import type { SearchFacetName } from '../../model/search-params.js';
 import { completions, documentFrequency, indexedPages, joinedForms, stemForms, vocabulary } from './completions.js';
@@ -74,7 +74,10 @@ function statements(store: Store): Statements {
   if (!s) {
     s = {
       byShape: new Map(),
-      page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
+      // The text as its UTF-8 bytes: a highlight decodes only the part it shows (page-highlight.ts).
+      page: store.db.prepare(
+        'SELECT url, title, language, meta, created, modified, CAST(content AS BLOB) AS content FROM pages WHERE id = ?',
+      ),
       content: store.db.prepare('SELECT content FROM pages WHERE id = ?').pluck(),
       title: store.db
         .prepare(
@@ -276,7 +279,8 @@ type PageRow = {
   meta: string | null;
   created: string | null;
   modified: string | null;
-  content: string;
+  /** The text as UTF-8 (null: none stored). */
+  content: Buffer | null;
 };
 
 /** The query opened on FTS5: its MATCH expressions bound, read in the store's transaction. */
@@ -391,7 +395,7 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
           title: page.title,
           url: page.url,
           language: page.language,
-          highlight: highlight(page.content, meta.contentNoHighlight, highlightLength),
+          highlight: highlight(page.content ?? '', meta.contentNoHighlight, highlightLength),
           tags: s.tags.all(id) as string[],
           created: page.created,
           modified: page.modified,

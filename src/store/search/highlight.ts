@@ -6,14 +6,12 @@
 // regular expression over the text costs a fraction of that. Words match as the index's tokenizer matches
 // them: whole words, case and (Latin) diacritics folded, the last word also as the start of a longer word.
 import { escapeHtml } from '../../lib/escape-html.js';
-import type { HighlightWords } from './engine.js';
-import { foldWord } from './fold.js';
 
 /** A match: [start, end) offsets in the text. */
 export type Range = [number, number];
 
 /** Enough matches to choose a window from; the rest of a huge page is not searched. */
-const MAX_MATCHES = 200;
+export const MAX_MATCHES = 200;
 const ELLIPSIS = '…';
 /** The letters the tokenizer folds to another letter (Latin with diacritics), as foldChar folds them. */
 const ACCENTED_RANGES: [number, number][] = [
@@ -35,11 +33,11 @@ function foldChar(c: string): string {
 }
 
 /** A short text folded character by character (same length). */
-const foldText = (text: string) => text.replace(ACCENTED, foldChar);
+export const foldText = (text: string) => text.replace(ACCENTED, foldChar);
 
 /** Each folded letter and the accented letters that fold to it ('e' → 'èéêë…'), built on first use. */
 let accentsOf: Map<string, string> | null = null;
-function accents(): Map<string, string> {
+export function accents(): Map<string, string> {
   if (!accentsOf) {
     accentsOf = new Map();
     for (const [lo, hi] of ACCENTED_RANGES) {
@@ -76,7 +74,7 @@ function isWordChar(text: string, i: number): boolean {
   return /[\p{L}\p{N}\p{M}]/u.test(text[i]!);
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * A finder of where `words` (already folded: lower case, no diacritics) occur in a text as whole words, and
@@ -128,6 +126,43 @@ export function withoutRegion(text: string, matches: Range[], hidden: string): {
   return { text: text.slice(0, at) + text.slice(end), matches: moved };
 }
 
+/** A text as makeHighlight reads it: a string, or a view of a page's bytes that decodes only what is read. */
+export interface TextView {
+  readonly length: number;
+  /** The UTF-16 code unit at i as a string (undefined outside the text), as `text[i]`. */
+  char(i: number): string | undefined;
+  slice(start: number, end: number): string;
+}
+
+const stringView = (text: string): TextView => ({
+  length: text.length,
+  char: (i) => text[i],
+  slice: (a, b) => text.slice(a, b),
+});
+
+/**
+ * The match a highlight's window starts from: the first of the run of matches within `length` of most weight
+ * (`w`, each match's; a match of the query's rarest word weighs most).
+ */
+export function bestWindow(matches: Range[], w: number[], length: number): number {
+  let best = 0;
+  let bestCount = 0;
+  let sum = 0;
+  for (let i = 0, j = -1; i < matches.length; i++) {
+    if (j < i) {
+      j = i;
+      sum = w[i]!;
+    }
+    while (j + 1 < matches.length && matches[j + 1]![1] - matches[i]![0] <= length) sum += w[++j]!;
+    if (sum > bestCount) {
+      bestCount = sum;
+      best = i;
+    }
+    sum -= w[i]!;
+  }
+  return best;
+}
+
 /** Escaped, then each run of whitespace folded to one space (after escaping, as it always was). */
 const escapeFolded = (s: string) => escapeHtml(s).replace(/\s+/g, ' ');
 const isSpace = (c: string | undefined) =>
@@ -138,37 +173,20 @@ const isSpace = (c: string | undefined) =>
  * <em>; whitespace collapsed. Without any match (the page matched on its title or tags), the start of the text.
  */
 export function makeHighlight(
-  text: string,
+  shown: string | TextView,
   matches: Range[],
   length: number,
-  weight: (r: Range) => number = () => 1,
+  weight: (r: Range, i: number) => number = () => 1,
 ): string {
-  if (!text) return '';
+  const text = typeof shown === 'string' ? stringView(shown) : shown;
+  if (!text.length) return '';
   let start = 0;
   if (matches.length) {
-    // The window starting at match i holds matches i..j while match j ends within `length`; the best holds the
-    // most weight (a match of the query's rarest word weighs most).
-    const w = matches.map(weight);
-    let best = 0;
-    let bestCount = 0;
-    let sum = 0;
-    for (let i = 0, j = -1; i < matches.length; i++) {
-      if (j < i) {
-        j = i;
-        sum = w[i]!;
-      }
-      while (j + 1 < matches.length && matches[j + 1]![1] - matches[i]![0] <= length) sum += w[++j]!;
-      if (sum > bestCount) {
-        bestCount = sum;
-        best = i;
-      }
-      sum -= w[i]!;
-    }
-    const anchor = matches[best]![0];
+    const anchor = matches[bestWindow(matches, matches.map(weight), length)]![0];
     // Some context before the first match, started at a word boundary but never past the match; near the end
     // of the text, more context before, so the window stays full.
     start = Math.max(0, Math.min(anchor - Math.floor(length / 4), text.length - length));
-    while (start > 0 && start < anchor && !isSpace(text[start - 1])) start++;
+    while (start > 0 && start < anchor && !isSpace(text.char(start - 1))) start++;
     const cut = matches.find(([s, e]) => s < start && e > start);
     if (cut) start = cut[0];
   }
@@ -176,7 +194,7 @@ export function makeHighlight(
   const atEnd = end >= text.length;
   if (!atEnd) {
     let e = end;
-    while (e > start && !isSpace(text[e]) && !isSpace(text[e - 1])) e--;
+    while (e > start && !isSpace(text.char(e)) && !isSpace(text.char(e - 1))) e--;
     if (e - start > length / 2) end = e;
     const cut = matches.find(([s, e2]) => s < end && e2 > end);
     if (cut) end = cut[0] > start ? cut[0] : cut[1];
@@ -194,22 +212,4 @@ export function makeHighlight(
   const body = html.trim();
   if (!body) return '';
   return (start > 0 ? ELLIPSIS : '') + body + (atEnd ? '' : ELLIPSIS);
-}
-
-/**
- * The highlight of each hit, as both stores show it: the marked words found in the page's text (less the region its
- * meta lists as contentNoHighlight), the window centred on a match of the query's rarest word (it weighs as many
- * matches as a window can hold). Built once per search.
- */
-export function pageHighlighter(
-  marks: HighlightWords,
-): (text: string, hidden: string | undefined, length: number) => string {
-  const find = matcher(marks.words, marks.prefix);
-  const rarest = new Set(marks.rarest);
-  return (text, hidden, length) => {
-    let shown = { text, matches: find(text) };
-    if (hidden) shown = withoutRegion(shown.text, shown.matches, hidden);
-    const weight = (r: Range) => (rarest.has(foldWord(shown.text.slice(r[0], r[1]))) ? 100 : 1);
-    return makeHighlight(shown.text, shown.matches, length, weight);
-  };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { HighlightWords } from '../../../src/store/search/engine.js';
 import { findMatches, makeHighlight, withoutRegion } from '../../../src/store/search/highlight.js';
+import { pageHighlighter } from '../../../src/store/search/page-highlight.js';
 
 const visible = (html: string) => html.replace(/<\/?em>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, 'x');
 const words = (text: string, found: [number, number][]) => found.map(([s, e]) => text.slice(s, e));
@@ -106,5 +108,52 @@ describe('withoutRegion (contentNoHighlight)', () => {
     const m = findMatches(text, ['alphabet'], null);
     expect(words(withoutRegion(text, m, 'bet y').text, withoutRegion(text, m, 'bet y').matches)).toEqual(['alpha']);
     expect(withoutRegion(text, m, 'not there')).toEqual({ text, matches: m });
+  });
+});
+
+describe("pageHighlighter on a page's UTF-8 bytes", () => {
+  // Pages long enough that only a part of them is decoded, with what makes UTF-8 differ from UTF-16: two- and
+  // three-byte characters, characters outside the BMP, accented and capital forms of the words asked.
+  const filler = (n: number, seed: number) =>
+    Array.from(
+      { length: n },
+      (_, i) => ['lorem', 'ipsum¶', '“dolor”', 'sit—amet', '😀', 'ñandú', 'x'][(i * 7 + seed) % 7],
+    ).join(' ');
+  const pages = [
+    '',
+    'no match at all here ¶',
+    `${filler(400, 1)} Vacuum the DATABASE ${filler(30, 2)} vacuümed vacuum ${filler(500, 3)}`,
+    `${filler(900, 4)} the rarest Ünïcode word at the very end: vacuum`,
+    `vacuum at the start ${filler(700, 5)} database database database ${filler(40, 6)}`,
+    `😀vacuum😀 ñvacuum vacuumñ VACUUMING vacuums_x vacuum-db ${filler(300, 7)} vacuumé Vacuüm`,
+    `${'¶'.repeat(3000)} database ${'😀'.repeat(2000)} vacuum ${'—'.repeat(50)}`,
+  ];
+  const cases: HighlightWords[] = [
+    { words: ['vacuum'], prefix: null, rarest: ['vacuum'] },
+    { words: ['database'], prefix: 'vac', rarest: ['vac'] },
+    { words: ['vacuum', 'database'], prefix: null, rarest: ['database'] },
+    { words: ['unicode'], prefix: 'wor', rarest: ['unicode'] },
+    { words: [], prefix: 'v', rarest: ['v'] },
+    // Not ASCII: the page is decoded and matched as a string.
+    { words: ['ñandu'], prefix: null, rarest: ['ñandu'] },
+  ];
+
+  it('gives the highlight of the decoded text, for any window length', () => {
+    for (const marks of cases) {
+      const highlight = pageHighlighter(marks);
+      for (const page of pages) {
+        for (const length of [40, 200, 1000]) {
+          const fromBytes = highlight(Buffer.from(page, 'utf8'), undefined, length);
+          expect(fromBytes).toBe(highlight(page, undefined, length));
+        }
+      }
+    }
+  });
+
+  it('leaves out the hidden region as the text does', () => {
+    const highlight = pageHighlighter(cases[0]!);
+    const page = `hidden vacuum menu ¶ ${filler(50, 1)} shown vacuum`;
+    expect(highlight(Buffer.from(page), 'hidden vacuum menu', 60)).toBe(highlight(page, 'hidden vacuum menu', 60));
+    expect(highlight(page, 'hidden vacuum menu', 60)).not.toContain('menu');
   });
 });

@@ -1,0 +1,197 @@
+// The highlight of a search hit's page, as both stores show it (highlight.ts finds and cuts it), and the same
+// highlight found in a page's stored bytes. A manual's pages are long and rarely plain ASCII (a '¶' or a quote mark
+// is enough), and turning one into a JavaScript string costs more than the rest of its search; so for a query of
+// ASCII words (most queries) the page's UTF-8 is matched as it is, read as one byte a character, and only the
+// window shown is decoded. Pure: the matches, the window and the HTML are those of the decoded text, byte for byte.
+import type { HighlightWords } from './engine.js';
+import { foldWord } from './fold.js';
+import {
+  accents,
+  bestWindow,
+  escapeRegExp,
+  foldText,
+  makeHighlight,
+  matcher,
+  MAX_MATCHES,
+  type Range,
+  type TextView,
+  withoutRegion,
+} from './highlight.js';
+
+const ASCII = /^[\x00-\x7f]*$/;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
+
+/** A folded ASCII word as a pattern of UTF-8 bytes read as Latin-1: each letter in both cases and accented. */
+function bytePattern(word: string): string {
+  let out = '';
+  for (const c of word) {
+    const forms = new Set([c, c.toUpperCase()]);
+    for (const a of accents().get(c) ?? '') forms.add(a);
+    const bytes = [...forms].map((f) => escapeRegExp(Buffer.from(f, 'utf8').toString('latin1')));
+    out += bytes.length === 1 ? bytes[0]! : `(?:${bytes.join('|')})`;
+  }
+  return out;
+}
+
+/** The length in bytes of the UTF-8 character whose first byte is x. */
+const charBytes = (x: number) => (x < 0x80 ? 1 : x < 0xe0 ? 2 : x < 0xf0 ? 3 : 4);
+
+/**
+ * Whether the character starting at byte i is a letter, digit or mark, as highlight.ts tests a UTF-16 code unit: a
+ * character outside the BMP never is there (its halves are no letters), so it is not here.
+ */
+function wordAt(b: Uint8Array, i: number): boolean {
+  if (i < 0 || i >= b.length) return false;
+  const x = b[i]!;
+  if (x < 0x80) return (x >= 48 && x <= 57) || (x >= 65 && x <= 90) || (x >= 97 && x <= 122);
+  if (x >= 0xf0) return false;
+  const code =
+    x < 0xe0
+      ? ((x & 0x1f) << 6) | (b[i + 1]! & 0x3f)
+      : ((x & 0x0f) << 12) | ((b[i + 1]! & 0x3f) << 6) | (b[i + 2]! & 0x3f);
+  return LETTER_OR_DIGIT.test(String.fromCharCode(code));
+}
+
+/** Whether the character ending just before byte i is a letter, digit or mark. */
+function wordBefore(b: Uint8Array, i: number): boolean {
+  if (i <= 0) return false;
+  let k = i - 1;
+  while (k > 0 && i - k < 4 && (b[k]! & 0xc0) === 0x80) k--;
+  return wordAt(b, k);
+}
+
+/** UTF-16 code units of the bytes [from, to) (both at character starts). */
+function unitsBetween(b: Uint8Array, from: number, to: number): number {
+  let u = 0;
+  for (let i = from; i < to; i++) {
+    const x = b[i]!;
+    if ((x & 0xc0) !== 0x80) u += x >= 0xf0 ? 2 : 1;
+  }
+  return u;
+}
+
+/** The first character start at or after byte i. */
+function charStart(b: Uint8Array, i: number): number {
+  while (i < b.length && (b[i]! & 0xc0) === 0x80) i++;
+  return i;
+}
+
+/**
+ * highlight.ts's matcher over a page's bytes, for ASCII words only (null otherwise): the same matches, as byte
+ * offsets. The bytes are read as a Latin-1 string (one character a byte, no decoding), so the regular expression
+ * runs over a one-byte string.
+ */
+function byteMatcher(
+  words: string[],
+  prefix: string | null,
+): ((b: Buffer) => { latin1: string; matches: Range[] }) | null {
+  if (!words.every((w) => ASCII.test(w)) || (prefix !== null && !ASCII.test(prefix))) return null;
+  const all = [...new Set(prefix ? [...words, prefix] : words)].filter(Boolean).sort((a, b) => b.length - a.length);
+  const re = all.length ? new RegExp(all.map(bytePattern).join('|'), 'g') : null;
+  return (b) => {
+    const text = b.toString('latin1');
+    if (!re) return { latin1: text, matches: [] };
+    const out: Range[] = [];
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m && out.length < MAX_MATCHES; m = re.exec(text)) {
+      const start = m.index;
+      let end = start + m[0].length;
+      if (wordBefore(b, start)) continue;
+      if (wordAt(b, end)) {
+        if (!prefix) continue;
+        const head = decodeRange(b, text, start, Math.min(b.length, start + 4 * prefix.length)).slice(0, prefix.length);
+        if (foldText(head).toLowerCase() !== prefix) continue;
+        while (wordAt(b, end)) end += charBytes(b[end]!);
+        re.lastIndex = end;
+      }
+      out.push([start, end]);
+    }
+    return { latin1: text, matches: out };
+  };
+}
+
+const NON_ASCII = /[\x80-\xff]/;
+
+/** The bytes [s, e) decoded; from their Latin-1 reading when they are ASCII (no call into the decoder). */
+function decodeRange(b: Buffer, latin1: string, s: number, e: number): string {
+  const slice = latin1.slice(s, e);
+  return NON_ASCII.test(slice) ? b.toString('utf8', s, e) : slice;
+}
+
+/**
+ * The text of a page's bytes as makeHighlight reads it, the matches' byte offsets made UTF-16 offsets: only the
+ * bytes around the match the window is anchored on are decoded (enough for every character makeHighlight reads
+ * there; anything else decodes the whole page, so the result is always the decoded text's).
+ */
+function byteView(
+  b: Buffer,
+  byteMatches: Range[],
+  weights: number[],
+  length: number,
+): { view: TextView; matches: Range[] } {
+  // Each match's offsets in UTF-16 code units, counted up to the last match.
+  const matches: Range[] = [];
+  let units = 0;
+  let at = 0;
+  for (const [s, e] of byteMatches) {
+    units += unitsBetween(b, at, s);
+    const start = units;
+    units += unitsBetween(b, s, e);
+    matches.push([start, units]);
+    at = e;
+  }
+  // The anchor as makeHighlight chooses it; the window is within about `length` units and a match of it.
+  const best = bestWindow(matches, weights, length);
+  const anchorByte = byteMatches.length ? byteMatches[best]![0] : 0;
+  const anchorUnits = byteMatches.length ? matches[best]![0] : 0;
+  let longest = 0;
+  for (const [s, e] of byteMatches) longest = Math.max(longest, e - s);
+  // A code unit takes at most three bytes.
+  const reach = 3 * (length + longest + 2);
+  const lo = charStart(b, Math.max(0, anchorByte - reach));
+  const hi = charStart(b, Math.min(b.length, anchorByte + reach));
+  const region = b.toString('utf8', lo, hi);
+  const from = anchorUnits - unitsBetween(b, lo, anchorByte);
+  const to = from + region.length;
+  // Past the region the exact length does not matter (the window ends before it): a bound is enough.
+  const total = hi === b.length ? to : to + (b.length - hi);
+  let whole: string | null = null;
+  const decoded = () => (whole ??= b.toString('utf8'));
+  return {
+    matches,
+    view: {
+      length: total,
+      char: (i) => (i >= from && i < to ? region[i - from] : decoded()[i]),
+      slice: (x, y) => (x >= from && y <= to ? region.slice(x - from, y - from) : decoded().slice(x, y)),
+    },
+  };
+}
+
+/**
+ * The highlight of each hit: the marked words found in the page's text (less the region its meta lists as
+ * contentNoHighlight), the window centred on a match of the query's rarest word (it weighs as many matches as a
+ * window can hold). The text is a string, or the page's UTF-8 bytes as stored. Built once per search.
+ */
+export function pageHighlighter(
+  marks: HighlightWords,
+): (text: string | Buffer, hidden: string | undefined, length: number) => string {
+  const find = matcher(marks.words, marks.prefix);
+  const findBytes = byteMatcher(marks.words, marks.prefix);
+  const rarest = new Set(marks.rarest);
+  const weightOf = (word: string) => (rarest.has(foldWord(word)) ? 100 : 1);
+  return (text, hidden, length) => {
+    if (typeof text !== 'string') {
+      if (findBytes && !hidden) {
+        const bytes = text;
+        const { latin1, matches: found } = findBytes(bytes);
+        const weights = found.map(([s, e]) => weightOf(decodeRange(bytes, latin1, s, e)));
+        const { view, matches } = byteView(bytes, found, weights, length);
+        return makeHighlight(view, matches, length, (_, i) => weights[i]!);
+      }
+      text = text.toString('utf8');
+    }
+    let shown = { text, matches: find(text) };
+    if (hidden) shown = withoutRegion(shown.text, shown.matches, hidden);
+    return makeHighlight(shown.text, shown.matches, length, (r) => weightOf(shown.text.slice(r[0], r[1])));
+  };
+}
