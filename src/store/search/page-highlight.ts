@@ -19,16 +19,26 @@ import {
 } from './highlight.js';
 
 const ASCII = /^[\x00-\x7f]*$/;
+/** The first bytes of a letter the tokenizer folds (U+00C0–U+024F, U+1E00–U+1EFF), read as Latin-1. */
+const FOLDED_LETTER = /[\xc3-\xc9]|\xe1[\xb8-\xbb]/;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
+
+/** Each ASCII character's pattern of bytes (bytePattern), made once. */
+const charPatterns = new Map<string, string>();
 
 /** A folded ASCII word as a pattern of UTF-8 bytes read as Latin-1: each letter in both cases and accented. */
 function bytePattern(word: string): string {
   let out = '';
   for (const c of word) {
-    const forms = new Set([c, c.toUpperCase()]);
-    for (const a of accents().get(c) ?? '') forms.add(a);
-    const bytes = [...forms].map((f) => escapeRegExp(Buffer.from(f, 'utf8').toString('latin1')));
-    out += bytes.length === 1 ? bytes[0]! : `(?:${bytes.join('|')})`;
+    let pattern = charPatterns.get(c);
+    if (pattern === undefined) {
+      const forms = new Set([c, c.toUpperCase()]);
+      for (const a of accents().get(c) ?? '') forms.add(a);
+      const bytes = [...forms].map((f) => escapeRegExp(Buffer.from(f, 'utf8').toString('latin1')));
+      pattern = bytes.length === 1 ? bytes[0]! : `(?:${bytes.join('|')})`;
+      charPatterns.set(c, pattern);
+    }
+    out += pattern;
   }
   return out;
 }
@@ -60,14 +70,18 @@ function wordBefore(b: Uint8Array, i: number): boolean {
   return wordAt(b, k);
 }
 
-/** UTF-16 code units of the bytes [from, to) (both at character starts). */
-function unitsBetween(b: Uint8Array, from: number, to: number): number {
-  let u = 0;
-  for (let i = from; i < to; i++) {
-    const x = b[i]!;
-    if ((x & 0xc0) !== 0x80) u += x >= 0xf0 ? 2 : 1;
-  }
-  return u;
+/** The bytes that are not one UTF-16 code unit each: continuation bytes (none) and a 4-byte character's first (two). */
+const UNIT_SKEW = /[\x80-\xbf\xf0-\xf7]/g;
+
+/**
+ * UTF-16 code units of the bytes [from, to) (both at character starts), counted on their Latin-1 reading: a byte is
+ * a unit but for the few UNIT_SKEW finds (on a page of mostly ASCII, a native search finds them all at once).
+ */
+function unitsBetween(latin1: string, from: number, to: number): number {
+  let units = to - from;
+  UNIT_SKEW.lastIndex = from;
+  for (let m = UNIT_SKEW.exec(latin1); m && m.index < to; m = UNIT_SKEW.exec(latin1)) units += m[0] >= '\xf0' ? 1 : -1;
+  return units;
 }
 
 /** The first character start at or after byte i. */
@@ -87,10 +101,14 @@ function byteMatcher(
 ): ((b: Buffer) => { latin1: string; matches: Range[] }) | null {
   if (!words.every((w) => ASCII.test(w)) || (prefix !== null && !ASCII.test(prefix))) return null;
   const all = [...new Set(prefix ? [...words, prefix] : words)].filter(Boolean).sort((a, b) => b.length - a.length);
-  const re = all.length ? new RegExp(all.map(bytePattern).join('|'), 'g') : null;
+  if (!all.length) return (b) => ({ latin1: b.toString('latin1'), matches: [] });
+  const accented = new RegExp(all.map(bytePattern).join('|'), 'g');
+  // A page with no letter the tokenizer folds: the words as they are, either case (no byte past ASCII is a case
+  // of an ASCII letter to /i), which is much the faster search.
+  const plain = new RegExp(all.map(escapeRegExp).join('|'), 'gi');
   return (b) => {
     const text = b.toString('latin1');
-    if (!re) return { latin1: text, matches: [] };
+    const re = FOLDED_LETTER.test(text) ? accented : plain;
     const out: Range[] = [];
     re.lastIndex = 0;
     for (let m = re.exec(text); m && out.length < MAX_MATCHES; m = re.exec(text)) {
@@ -125,6 +143,7 @@ function decodeRange(b: Buffer, latin1: string, s: number, e: number): string {
  */
 function byteView(
   b: Buffer,
+  latin1: string,
   byteMatches: Range[],
   weights: number[],
   length: number,
@@ -134,9 +153,9 @@ function byteView(
   let units = 0;
   let at = 0;
   for (const [s, e] of byteMatches) {
-    units += unitsBetween(b, at, s);
+    units += unitsBetween(latin1, at, s);
     const start = units;
-    units += unitsBetween(b, s, e);
+    units += unitsBetween(latin1, s, e);
     matches.push([start, units]);
     at = e;
   }
@@ -151,7 +170,7 @@ function byteView(
   const lo = charStart(b, Math.max(0, anchorByte - reach));
   const hi = charStart(b, Math.min(b.length, anchorByte + reach));
   const region = b.toString('utf8', lo, hi);
-  const from = anchorUnits - unitsBetween(b, lo, anchorByte);
+  const from = anchorUnits - unitsBetween(latin1, lo, anchorByte);
   const to = from + region.length;
   // Past the region the exact length does not matter (the window ends before it): a bound is enough.
   const total = hi === b.length ? to : to + (b.length - hi);
@@ -185,7 +204,7 @@ export function pageHighlighter(
         const bytes = text;
         const { latin1, matches: found } = findBytes(bytes);
         const weights = found.map(([s, e]) => weightOf(decodeRange(bytes, latin1, s, e)));
-        const { view, matches } = byteView(bytes, found, weights, length);
+        const { view, matches } = byteView(bytes, latin1, found, weights, length);
         return makeHighlight(view, matches, length, (_, i) => weights[i]!);
       }
       text = text.toString('utf8');
