@@ -74,14 +74,30 @@ function wordBefore(b: Uint8Array, i: number): boolean {
 const UNIT_SKEW = /[\x80-\xbf\xf0-\xf7]/g;
 
 /**
- * UTF-16 code units of the bytes [from, to) (both at character starts), counted on their Latin-1 reading: a byte is
- * a unit but for the few UNIT_SKEW finds (on a page of mostly ASCII, a native search finds them all at once).
+ * The UTF-16 code units of the bytes before an offset (a character start) up to `end`, counted on their Latin-1
+ * reading: a byte is a unit but for the few UNIT_SKEW finds, found in one native search.
  */
-function unitsBetween(latin1: string, from: number, to: number): number {
-  let units = to - from;
-  UNIT_SKEW.lastIndex = from;
-  for (let m = UNIT_SKEW.exec(latin1); m && m.index < to; m = UNIT_SKEW.exec(latin1)) units += m[0] >= '\xf0' ? 1 : -1;
-  return units;
+function unitCounter(latin1: string, end: number): (offset: number) => number {
+  const at: number[] = [];
+  const skew: number[] = [];
+  let sum = 0;
+  const scanned = latin1.slice(0, end);
+  UNIT_SKEW.lastIndex = 0;
+  for (let m = UNIT_SKEW.exec(scanned); m; m = UNIT_SKEW.exec(scanned)) {
+    sum += m[0] >= '\xf0' ? 1 : -1;
+    at.push(m.index);
+    skew.push(sum);
+  }
+  return (offset) => {
+    let lo = 0;
+    let hi = at.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (at[mid]! < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return offset + (lo ? skew[lo - 1]! : 0);
+  };
 }
 
 /** The first character start at or after byte i. */
@@ -148,29 +164,20 @@ function byteView(
   weights: number[],
   length: number,
 ): { view: TextView; matches: Range[] } {
-  // Each match's offsets in UTF-16 code units, counted up to the last match.
-  const matches: Range[] = [];
-  let units = 0;
-  let at = 0;
-  for (const [s, e] of byteMatches) {
-    units += unitsBetween(latin1, at, s);
-    const start = units;
-    units += unitsBetween(latin1, s, e);
-    matches.push([start, units]);
-    at = e;
-  }
-  // The anchor as makeHighlight chooses it; the window is within about `length` units and a match of it.
-  const best = bestWindow(matches, weights, length);
-  const anchorByte = byteMatches.length ? byteMatches[best]![0] : 0;
-  const anchorUnits = byteMatches.length ? matches[best]![0] : 0;
+  // A code unit takes at most three bytes: the window and a match either side are within `reach` of its anchor.
   let longest = 0;
   for (const [s, e] of byteMatches) longest = Math.max(longest, e - s);
-  // A code unit takes at most three bytes.
   const reach = 3 * (length + longest + 2);
+  const lastEnd = byteMatches.length ? byteMatches.at(-1)![1] : 0;
+  const unitsAt = unitCounter(latin1, Math.min(b.length, lastEnd + reach));
+  const matches = byteMatches.map(([s, e]): Range => [unitsAt(s), unitsAt(e)]);
+  // The anchor as makeHighlight chooses it.
+  const best = bestWindow(matches, weights, length);
+  const anchorByte = byteMatches.length ? byteMatches[best]![0] : 0;
   const lo = charStart(b, Math.max(0, anchorByte - reach));
   const hi = charStart(b, Math.min(b.length, anchorByte + reach));
   const region = b.toString('utf8', lo, hi);
-  const from = anchorUnits - unitsBetween(latin1, lo, anchorByte);
+  const from = unitsAt(lo);
   const to = from + region.length;
   // Past the region the exact length does not matter (the window ends before it): a bound is enough.
   const total = hi === b.length ? to : to + (b.length - hi);
