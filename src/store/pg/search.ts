@@ -202,7 +202,7 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
           title: row.title,
           headings: row.headings,
           url: row.url,
-          defines: definition ? () => definition.test(content) : null,
+          defines: definition ? () => definition.pattern.test(content) : null,
         });
       }
       return out;

@@ -3,7 +3,9 @@
 // is enough), and turning one into a JavaScript string costs more than the rest of its search; so for a query of
 // ASCII words (most queries) the page's UTF-8 is matched as it is, read as one byte a character, and only the
 // window shown is decoded. Pure: the matches, the window and the HTML are those of the decoded text, byte for byte.
+// Whether a page defines the query's identifier (titles.ts definitionPattern) is read from its bytes the same way.
 import type { HighlightWords } from './engine.js';
+import type { Definition } from './titles.js';
 import { foldWord } from './fold.js';
 import {
   accents,
@@ -219,5 +221,45 @@ export function pageHighlighter(
     let shown = { text, matches: find(text) };
     if (hidden) shown = withoutRegion(shown.text, shown.matches, hidden);
     return makeHighlight(shown.text, shown.matches, length, (r) => weightOf(shown.text.slice(r[0], r[1])));
+  };
+}
+
+/** The letters other than ASCII that Unicode's case folding makes an ASCII one (definitionPattern's `iu`). */
+const FOLDS_TO_ASCII: Record<string, string> = { k: '\u212a', s: '\u017f' };
+const NAME_CHAR = /[\p{L}\p{N}_]/u;
+
+/** Whether the character (a whole code point) ending just before byte i is a letter, digit or underscore. */
+function nameCharBefore(b: Buffer, i: number): boolean {
+  if (i <= 0) return false;
+  let k = i - 1;
+  while (k > 0 && i - k < 4 && (b[k]! & 0xc0) === 0x80) k--;
+  return NAME_CHAR.test(b.toString('utf8', k, i));
+}
+
+/**
+ * Whether a page's bytes hold the definition: for a name of ASCII words, the name (either case), an optional space
+ * and a parenthesis are searched in the bytes as they are, and only the character before each place found is
+ * decoded (the pattern's look-behind); otherwise the page is decoded and the pattern tested.
+ */
+export function definitionInBytes(definition: Definition): (b: Buffer) => boolean {
+  const { pattern, words } = definition;
+  if (!words.every((w) => ASCII.test(w))) return (b) => pattern.test(b.toString('utf8'));
+  const char = (c: string) => {
+    const forms = new Set([c.toLowerCase(), c.toUpperCase()]);
+    const more = FOLDS_TO_ASCII[c.toLowerCase()];
+    if (more) forms.add(more);
+    const bytes = [...forms].map((f) => escapeRegExp(Buffer.from(f, 'utf8').toString('latin1')));
+    return bytes.length === 1 ? bytes[0]! : `(?:${bytes.join('|')})`;
+  };
+  const name = words.map((w) => [...w].map(char).join('')).join('_+');
+  const re = new RegExp(`${name} ?\\(`, 'g');
+  return (b) => {
+    const text = b.toString('latin1');
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (!nameCharBefore(b, m.index)) return true;
+      re.lastIndex = m.index + 1;
+    }
+    return false;
   };
 }

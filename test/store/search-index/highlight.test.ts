@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HighlightWords } from '../../../src/store/search/engine.js';
 import { findMatches, makeHighlight, withoutRegion } from '../../../src/store/search/highlight.js';
-import { pageHighlighter } from '../../../src/store/search/page-highlight.js';
+import { definitionInBytes, pageHighlighter } from '../../../src/store/search/page-highlight.js';
+import { definitionPattern } from '../../../src/store/search/titles.js';
 
 const visible = (html: string) => html.replace(/<\/?em>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, 'x');
 const words = (text: string, found: [number, number][]) => found.map(([s, e]) => text.slice(s, e));
@@ -155,5 +156,38 @@ describe("pageHighlighter on a page's UTF-8 bytes", () => {
     const page = `hidden vacuum menu ¶ ${filler(50, 1)} shown vacuum`;
     expect(highlight(Buffer.from(page), 'hidden vacuum menu', 60)).toBe(highlight(page, 'hidden vacuum menu', 60));
     expect(highlight(page, 'hidden vacuum menu', 60)).not.toContain('menu');
+  });
+});
+
+describe("definitionInBytes: an identifier's definition found in a page's bytes", () => {
+  const texts = [
+    'SET wal_level = replica',
+    'wal_level (enum)',
+    '¶ WAL__LEVEL(x)',
+    'my_wal_level (enum)',
+    'éwal_level(',
+    '“wal_level (” and more',
+    '😀wal_level(',
+    '\u212aey_\u017fetting (int)',
+    'xwal_level( then wal_level (',
+    '',
+  ];
+  for (const words of [['wal', 'level'], ['key', 'setting'], ['naïve']]) {
+    it(`answers as definitionPattern does on the decoded text (${words.join('_')})`, () => {
+      const definition = { pattern: definitionPattern(words), words };
+      const test = definitionInBytes(definition);
+      for (const text of texts) expect(test(Buffer.from(text)), text).toBe(definition.pattern.test(text));
+    });
+  }
+
+  it('finds the definitions it should', () => {
+    const test = definitionInBytes({ pattern: definitionPattern(['wal', 'level']), words: ['wal', 'level'] });
+    expect(texts.filter((t) => test(Buffer.from(t)))).toEqual([
+      'wal_level (enum)',
+      '¶ WAL__LEVEL(x)',
+      '“wal_level (” and more',
+      '😀wal_level(',
+      'xwal_level( then wal_level (',
+    ]);
   });
 });
