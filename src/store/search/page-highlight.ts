@@ -4,6 +4,7 @@
 // ASCII words (most queries) the page's UTF-8 is matched as it is, read as one byte a character, and only the
 // window shown is decoded. Pure: the matches, the window and the HTML are those of the decoded text, byte for byte.
 // Whether a page defines the query's identifier (titles.ts definitionPattern) is read from its bytes the same way.
+import { isAscii } from 'node:buffer';
 import type { HighlightWords } from './engine.js';
 import type { Definition } from './titles.js';
 import { foldWord } from './fold.js';
@@ -209,14 +210,15 @@ export function pageHighlighter(
   const weightOf = (word: string) => (rarest.has(foldWord(word)) ? 100 : 1);
   return (text, hidden, length) => {
     if (typeof text !== 'string') {
-      if (findBytes && !hidden) {
+      // A page of plain ASCII is its own Latin-1 reading: a string at once, found as any string is.
+      if (isAscii(text)) text = text.toString('latin1');
+      else if (findBytes && !hidden) {
         const bytes = text;
         const { latin1, matches: found } = findBytes(bytes);
         const weights = found.map(([s, e]) => weightOf(decodeRange(bytes, latin1, s, e)));
         const { view, matches } = byteView(bytes, latin1, found, weights, length);
         return makeHighlight(view, matches, length, (_, i) => weights[i]!);
-      }
-      text = text.toString('utf8');
+      } else text = text.toString('utf8');
     }
     let shown = { text, matches: find(text) };
     if (hidden) shown = withoutRegion(shown.text, shown.matches, hidden);

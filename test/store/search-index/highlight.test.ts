@@ -123,6 +123,7 @@ describe("pageHighlighter on a page's UTF-8 bytes", () => {
   const pages = [
     '',
     'no match at all here ¶',
+    `plain ASCII: ${'lorem ipsum '.repeat(200)} the VACUUM of a database, vacuuming ${'sit amet '.repeat(100)}`,
     `${filler(400, 1)} Vacuum the DATABASE ${filler(30, 2)} vacuümed vacuum ${filler(500, 3)}`,
     `${filler(900, 4)} the rarest Ünïcode word at the very end: vacuum`,
     `vacuum at the start ${filler(700, 5)} database database database ${filler(40, 6)}`,
