@@ -23,7 +23,7 @@ import {
   type StoredHit,
   type TextRanked,
 } from '../search/engine.js';
-import { pageHighlighter } from '../search/highlight.js';
+import { pageHighlighter } from '../search/page-highlight.js';
 import { upperBound } from '../search/fold.js';
 import { MAX_CANDIDATES } from '../search/near-words.js';
 import type { QueryPart } from '../search/query.js';
@@ -202,7 +202,7 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
           title: row.title,
           headings: row.headings,
           url: row.url,
-          defines: definition ? () => definition.test(content) : null,
+          defines: definition ? () => definition.pattern.test(content) : null,
         });
       }
       return out;

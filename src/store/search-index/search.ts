@@ -9,7 +9,7 @@
 import type Database from 'better-sqlite3';
 import type { Store } from '../sqlite/store.js';
 import type { CustomField, FacetCount, SearchParams, SearchResults } from '../../model/types.js';
-import { pageHighlighter } from '../search/highlight.js';
+import { definitionInBytes, pageHighlighter } from '../search/page-highlight.js';
 import { MAX_CANDIDATES } from '../search/near-words.js';
 import type { SearchFacetName } from '../../model/search-params.js';
 import { completions, documentFrequency, indexedPages, joinedForms, stemForms, vocabulary } from './completions.js';
@@ -61,21 +61,26 @@ interface IndexStatements {
 interface Statements {
   byShape: Map<string, Record<Index, IndexStatements>>;
   page: Database.Statement;
-  content: Database.Statement;
+  contentBytes: Database.Statement;
   title: Database.Statement;
   tags: Database.Statement;
   stemmers: Database.Statement;
 }
 
 const cache = new WeakMap<Store, Statements>();
+/** The bytes of a page without text. */
+const EMPTY = Buffer.alloc(0);
 
 function statements(store: Store): Statements {
   let s = cache.get(store);
   if (!s) {
     s = {
       byShape: new Map(),
-      page: store.db.prepare('SELECT url, title, language, meta, created, modified, content FROM pages WHERE id = ?'),
-      content: store.db.prepare('SELECT content FROM pages WHERE id = ?').pluck(),
+      // The text as its UTF-8 bytes: a highlight decodes only the part it shows (page-highlight.ts).
+      page: store.db.prepare(
+        'SELECT url, title, language, meta, created, modified, CAST(content AS BLOB) AS content FROM pages WHERE id = ?',
+      ),
+      contentBytes: store.db.prepare('SELECT CAST(content AS BLOB) FROM pages WHERE id = ?').pluck(),
       title: store.db
         .prepare(
           'SELECT p.title, h.headings, p.url FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?',
@@ -276,7 +281,8 @@ type PageRow = {
   meta: string | null;
   created: string | null;
   modified: string | null;
-  content: string;
+  /** The text as UTF-8 (null: none stored). */
+  content: Buffer | null;
 };
 
 /** The query opened on FTS5: its MATCH expressions bound, read in the store's transaction. */
@@ -355,13 +361,14 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
     },
     titleFacts: (ids, definition) => {
       const out = new Map<number, TitleFacts>();
+      const defines = definition ? definitionInBytes(definition) : null;
       for (const id of ids) {
         const [title, headings, url] = s.title.get(id) as [string, string | null, string];
         out.set(id, {
           title,
           headings,
           url,
-          defines: definition ? () => definition.test((s.content.get(id) as string | undefined) ?? '') : null,
+          defines: defines ? () => defines((s.contentBytes.get(id) as Buffer | null) ?? EMPTY) : null,
         });
       }
       return out;
@@ -391,7 +398,7 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
           title: page.title,
           url: page.url,
           language: page.language,
-          highlight: highlight(page.content, meta.contentNoHighlight, highlightLength),
+          highlight: highlight(page.content ?? '', meta.contentNoHighlight, highlightLength),
           tags: s.tags.all(id) as string[],
           created: page.created,
           modified: page.modified,

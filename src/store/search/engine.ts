@@ -15,6 +15,7 @@ import type { SearchFacetName } from '../../model/search-params.js';
 import type { VocabularyWord } from './near-words.js';
 import type { QueryPart } from './query.js';
 import type { Ranked, TitleFacts } from './title-tiers.js';
+import type { Definition } from './titles.js';
 
 /** A value now (SQLite's synchronous driver) or later (PostgreSQL's). */
 export type Awaitable<T> = T | Promise<T>;
@@ -71,7 +72,7 @@ export interface EngineQuery {
    * The title, headings and address of these pages; `defines` as a check of the page's text when `definition` is
    * given (the query is one identifier), else null.
    */
-  titleFacts(ids: readonly number[], definition: RegExp | null): Awaitable<Map<number, TitleFacts>>;
+  titleFacts(ids: readonly number[], definition: Definition | null): Awaitable<Map<number, TitleFacts>>;
   /** The hits of these pages, each with its highlight of about `highlightLength` characters (see HighlightWords). */
   hits(ids: readonly number[], highlightLength: number, marks: HighlightWords): Awaitable<Map<number, StoredHit>>;
   /** The matches counted by each facet asked: the FACET_VALUES most frequent values, most frequent first. */

@@ -6,16 +6,20 @@
 // regular expression over the text costs a fraction of that. Words match as the index's tokenizer matches
 // them: whole words, case and (Latin) diacritics folded, the last word also as the start of a longer word.
 import { escapeHtml } from '../../lib/escape-html.js';
-import type { HighlightWords } from './engine.js';
-import { foldWord } from './fold.js';
 
 /** A match: [start, end) offsets in the text. */
 export type Range = [number, number];
 
 /** Enough matches to choose a window from; the rest of a huge page is not searched. */
-const MAX_MATCHES = 200;
+export const MAX_MATCHES = 200;
 const ELLIPSIS = '…';
-const ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]/;
+/** The letters the tokenizer folds to another letter (Latin with diacritics), as foldChar folds them. */
+const ACCENTED_RANGES: [number, number][] = [
+  [0xc0, 0x24f],
+  [0x1e00, 0x1eff],
+];
+const ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]/g;
+const FOLDABLE = /[\u00c0-\u024f\u1e00-\u1eff]/;
 const foldCache = new Map<string, string>();
 
 /** One character folded as the tokenizer folds it, keeping the length (so offsets stay valid). */
@@ -29,6 +33,41 @@ function foldChar(c: string): string {
   return f;
 }
 
+/** A short text folded character by character (same length). */
+export const foldText = (text: string) => text.replace(ACCENTED, foldChar);
+
+/** Each folded letter and the accented letters that fold to it ('e' → 'èéêë…'), built on first use. */
+let accentsOf: Map<string, string> | null = null;
+export function accents(): Map<string, string> {
+  if (!accentsOf) {
+    accentsOf = new Map();
+    for (const [lo, hi] of ACCENTED_RANGES) {
+      for (let code = lo; code <= hi; code++) {
+        const c = String.fromCharCode(code);
+        const f = foldChar(c);
+        if (f !== c) accentsOf.set(f, (accentsOf.get(f) ?? '') + c);
+      }
+    }
+  }
+  return accentsOf;
+}
+
+const escapeClass = (s: string) => s.replace(/[\\\]^-]/g, '\\$&');
+
+/**
+ * A folded word as a pattern of the unfolded text: each letter also as the accented letters that fold to it. The
+ * text is matched as it is, so no folded copy of a long page is made.
+ */
+function wordPattern(word: string): string {
+  const map = accents();
+  let out = '';
+  for (const c of word) {
+    const more = map.get(c);
+    out += more ? `[${escapeClass(c + more)}]` : escapeRegExp(c);
+  }
+  return out;
+}
+
 function isWordChar(text: string, i: number): boolean {
   const code = text.charCodeAt(i);
   if (Number.isNaN(code)) return false;
@@ -36,7 +75,7 @@ function isWordChar(text: string, i: number): boolean {
   return /[\p{L}\p{N}\p{M}]/u.test(text[i]!);
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * A finder of where `words` (already folded: lower case, no diacritics) occur in a text as whole words, and
@@ -45,10 +84,12 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function matcher(words: string[], prefix: string | null): (text: string) => Range[] {
   const all = [...new Set(prefix ? [...words, prefix] : words)].filter(Boolean).sort((a, b) => b.length - a.length);
   if (!all.length) return () => [];
-  const re = new RegExp(all.map(escapeRegExp).join('|'), 'gi');
-  return (text) => {
-    if (!text) return [];
-    const folded = ACCENTED.test(text) ? text.replace(/[\u00c0-\u024f\u1e00-\u1eff]/g, foldChar) : text;
+  const accented = new RegExp(all.map(wordPattern).join('|'), 'gi');
+  // A text with no letter to fold: the words as they are, which a regular expression finds much faster.
+  const plain = new RegExp(all.map(escapeRegExp).join('|'), 'gi');
+  return (folded) => {
+    if (!folded) return [];
+    const re = FOLDABLE.test(folded) ? accented : plain;
     const out: Range[] = [];
     re.lastIndex = 0;
     for (let m = re.exec(folded); m && out.length < MAX_MATCHES; m = re.exec(folded)) {
@@ -57,7 +98,7 @@ export function matcher(words: string[], prefix: string | null): (text: string) 
       if (isWordChar(folded, start - 1)) continue;
       if (isWordChar(folded, end)) {
         // Part of a longer word: a match only as the prefix, if the longer word starts with it.
-        if (!prefix || folded.slice(start, start + prefix.length).toLowerCase() !== prefix) continue;
+        if (!prefix || foldText(folded.slice(start, start + prefix.length)).toLowerCase() !== prefix) continue;
         while (isWordChar(folded, end)) end++;
         re.lastIndex = end;
       }
@@ -89,6 +130,43 @@ export function withoutRegion(text: string, matches: Range[], hidden: string): {
   return { text: text.slice(0, at) + text.slice(end), matches: moved };
 }
 
+/** A text as makeHighlight reads it: a string, or a view of a page's bytes that decodes only what is read. */
+export interface TextView {
+  readonly length: number;
+  /** The UTF-16 code unit at i as a string (undefined outside the text), as `text[i]`. */
+  char(i: number): string | undefined;
+  slice(start: number, end: number): string;
+}
+
+const stringView = (text: string): TextView => ({
+  length: text.length,
+  char: (i) => text[i],
+  slice: (a, b) => text.slice(a, b),
+});
+
+/**
+ * The match a highlight's window starts from: the first of the run of matches within `length` of most weight
+ * (`w`, each match's; a match of the query's rarest word weighs most).
+ */
+export function bestWindow(matches: Range[], w: number[], length: number): number {
+  let best = 0;
+  let bestCount = 0;
+  let sum = 0;
+  for (let i = 0, j = -1; i < matches.length; i++) {
+    if (j < i) {
+      j = i;
+      sum = w[i]!;
+    }
+    while (j + 1 < matches.length && matches[j + 1]![1] - matches[i]![0] <= length) sum += w[++j]!;
+    if (sum > bestCount) {
+      bestCount = sum;
+      best = i;
+    }
+    sum -= w[i]!;
+  }
+  return best;
+}
+
 /** Escaped, then each run of whitespace folded to one space (after escaping, as it always was). */
 const escapeFolded = (s: string) => escapeHtml(s).replace(/\s+/g, ' ');
 const isSpace = (c: string | undefined) =>
@@ -99,37 +177,20 @@ const isSpace = (c: string | undefined) =>
  * <em>; whitespace collapsed. Without any match (the page matched on its title or tags), the start of the text.
  */
 export function makeHighlight(
-  text: string,
+  shown: string | TextView,
   matches: Range[],
   length: number,
-  weight: (r: Range) => number = () => 1,
+  weight: (r: Range, i: number) => number = () => 1,
 ): string {
-  if (!text) return '';
+  const text = typeof shown === 'string' ? stringView(shown) : shown;
+  if (!text.length) return '';
   let start = 0;
   if (matches.length) {
-    // The window starting at match i holds matches i..j while match j ends within `length`; the best holds the
-    // most weight (a match of the query's rarest word weighs most).
-    const w = matches.map(weight);
-    let best = 0;
-    let bestCount = 0;
-    let sum = 0;
-    for (let i = 0, j = -1; i < matches.length; i++) {
-      if (j < i) {
-        j = i;
-        sum = w[i]!;
-      }
-      while (j + 1 < matches.length && matches[j + 1]![1] - matches[i]![0] <= length) sum += w[++j]!;
-      if (sum > bestCount) {
-        bestCount = sum;
-        best = i;
-      }
-      sum -= w[i]!;
-    }
-    const anchor = matches[best]![0];
+    const anchor = matches[bestWindow(matches, matches.map(weight), length)]![0];
     // Some context before the first match, started at a word boundary but never past the match; near the end
     // of the text, more context before, so the window stays full.
     start = Math.max(0, Math.min(anchor - Math.floor(length / 4), text.length - length));
-    while (start > 0 && start < anchor && !isSpace(text[start - 1])) start++;
+    while (start > 0 && start < anchor && !isSpace(text.char(start - 1))) start++;
     const cut = matches.find(([s, e]) => s < start && e > start);
     if (cut) start = cut[0];
   }
@@ -137,7 +198,7 @@ export function makeHighlight(
   const atEnd = end >= text.length;
   if (!atEnd) {
     let e = end;
-    while (e > start && !isSpace(text[e]) && !isSpace(text[e - 1])) e--;
+    while (e > start && !isSpace(text.char(e)) && !isSpace(text.char(e - 1))) e--;
     if (e - start > length / 2) end = e;
     const cut = matches.find(([s, e2]) => s < end && e2 > end);
     if (cut) end = cut[0] > start ? cut[0] : cut[1];
@@ -155,22 +216,4 @@ export function makeHighlight(
   const body = html.trim();
   if (!body) return '';
   return (start > 0 ? ELLIPSIS : '') + body + (atEnd ? '' : ELLIPSIS);
-}
-
-/**
- * The highlight of each hit, as both stores show it: the marked words found in the page's text (less the region its
- * meta lists as contentNoHighlight), the window centred on a match of the query's rarest word (it weighs as many
- * matches as a window can hold). Built once per search.
- */
-export function pageHighlighter(
-  marks: HighlightWords,
-): (text: string, hidden: string | undefined, length: number) => string {
-  const find = matcher(marks.words, marks.prefix);
-  const rarest = new Set(marks.rarest);
-  return (text, hidden, length) => {
-    let shown = { text, matches: find(text) };
-    if (hidden) shown = withoutRegion(shown.text, shown.matches, hidden);
-    const weight = (r: Range) => (rarest.has(foldWord(shown.text.slice(r[0], r[1]))) ? 100 : 1);
-    return makeHighlight(shown.text, shown.matches, length, weight);
-  };
 }

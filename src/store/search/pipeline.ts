@@ -216,7 +216,9 @@ function* rankedList(
   // A snake_case name only: a dotted one (`os.environ(`, `subprocess.run([`) is as often a call in an example.
   const one = parts.length === 1 ? parts[0]! : null;
   const definition =
-    one?.identifier && /^[^.\-/'\u2019]*$/u.test(one.typed ?? '') ? definitionPattern(one.words) : null;
+    one?.identifier && /^[^.\-/'\u2019]*$/u.test(one.typed ?? '')
+      ? { pattern: definitionPattern(one.words), words: one.words }
+      : null;
   const titleQuery: TitleQuery = {
     words: words.map(({ word, prefix, idf }) => ({ word, prefix, idf })),
     units: queryUnits(parts),

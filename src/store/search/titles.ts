@@ -146,6 +146,12 @@ export function definitionPattern(words: readonly string[]): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}_])${name} ?\\(`, 'iu');
 }
 
+/** An identifier's definition as a store checks it: its pattern (definitionPattern), and its words. */
+export interface Definition {
+  pattern: RegExp;
+  words: readonly string[];
+}
+
 // ---------- headings ----------
 
 /** SECTION_NUMBER in folded (lower-case) text. */

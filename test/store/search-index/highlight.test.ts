@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { HighlightWords } from '../../../src/store/search/engine.js';
 import { findMatches, makeHighlight, withoutRegion } from '../../../src/store/search/highlight.js';
+import { definitionInBytes, pageHighlighter } from '../../../src/store/search/page-highlight.js';
+import { definitionPattern } from '../../../src/store/search/titles.js';
 
 const visible = (html: string) => html.replace(/<\/?em>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, 'x');
 const words = (text: string, found: [number, number][]) => found.map(([s, e]) => text.slice(s, e));
@@ -13,6 +16,20 @@ describe('findMatches', () => {
       'Café',
       'crème',
     ]);
+  });
+
+  it('folds capital and Vietnamese-style letters too, and an accented word typed as a prefix', () => {
+    const text = 'ÉCOLE école Ecole; Ðiều điều; Øre øre; RÉSUMÉS résumé';
+    expect(words(text, findMatches(text, ['ecole', 'ðieu', 'øre'], null))).toEqual([
+      'ÉCOLE',
+      'école',
+      'Ecole',
+      // Đ (D with stroke) is a letter of its own, not Ð (eth).
+      'Ðiều',
+      'Øre',
+      'øre',
+    ]);
+    expect(words(text, findMatches(text, [], 'resum'))).toEqual(['RÉSUMÉS', 'résumé']);
   });
 
   it('finds the prefix as the start of longer words, and as a word of its own', () => {
@@ -92,5 +109,86 @@ describe('withoutRegion (contentNoHighlight)', () => {
     const m = findMatches(text, ['alphabet'], null);
     expect(words(withoutRegion(text, m, 'bet y').text, withoutRegion(text, m, 'bet y').matches)).toEqual(['alpha']);
     expect(withoutRegion(text, m, 'not there')).toEqual({ text, matches: m });
+  });
+});
+
+describe("pageHighlighter on a page's UTF-8 bytes", () => {
+  // Pages long enough that only a part of them is decoded, with what makes UTF-8 differ from UTF-16: two- and
+  // three-byte characters, characters outside the BMP, accented and capital forms of the words asked.
+  const filler = (n: number, seed: number) =>
+    Array.from(
+      { length: n },
+      (_, i) => ['lorem', 'ipsum¶', '“dolor”', 'sit—amet', '😀', 'ñandú', 'x'][(i * 7 + seed) % 7],
+    ).join(' ');
+  const pages = [
+    '',
+    'no match at all here ¶',
+    `plain ASCII: ${'lorem ipsum '.repeat(200)} the VACUUM of a database, vacuuming ${'sit amet '.repeat(100)}`,
+    `${filler(400, 1)} Vacuum the DATABASE ${filler(30, 2)} vacuümed vacuum ${filler(500, 3)}`,
+    `${filler(900, 4)} the rarest Ünïcode word at the very end: vacuum`,
+    `vacuum at the start ${filler(700, 5)} database database database ${filler(40, 6)}`,
+    `😀vacuum😀 ñvacuum vacuumñ VACUUMING vacuums_x vacuum-db ${filler(300, 7)} vacuumé Vacuüm`,
+    `${'¶'.repeat(3000)} database ${'😀'.repeat(2000)} vacuum ${'—'.repeat(50)}`,
+  ];
+  const cases: HighlightWords[] = [
+    { words: ['vacuum'], prefix: null, rarest: ['vacuum'] },
+    { words: ['database'], prefix: 'vac', rarest: ['vac'] },
+    { words: ['vacuum', 'database'], prefix: null, rarest: ['database'] },
+    { words: ['unicode'], prefix: 'wor', rarest: ['unicode'] },
+    { words: [], prefix: 'v', rarest: ['v'] },
+    // Not ASCII: the page is decoded and matched as a string.
+    { words: ['ñandu'], prefix: null, rarest: ['ñandu'] },
+  ];
+
+  it('gives the highlight of the decoded text, for any window length', () => {
+    for (const marks of cases) {
+      const highlight = pageHighlighter(marks);
+      for (const page of pages) {
+        for (const length of [40, 200, 1000]) {
+          const fromBytes = highlight(Buffer.from(page, 'utf8'), undefined, length);
+          expect(fromBytes).toBe(highlight(page, undefined, length));
+        }
+      }
+    }
+  });
+
+  it('leaves out the hidden region as the text does', () => {
+    const highlight = pageHighlighter(cases[0]!);
+    const page = `hidden vacuum menu ¶ ${filler(50, 1)} shown vacuum`;
+    expect(highlight(Buffer.from(page), 'hidden vacuum menu', 60)).toBe(highlight(page, 'hidden vacuum menu', 60));
+    expect(highlight(page, 'hidden vacuum menu', 60)).not.toContain('menu');
+  });
+});
+
+describe("definitionInBytes: an identifier's definition found in a page's bytes", () => {
+  const texts = [
+    'SET wal_level = replica',
+    'wal_level (enum)',
+    '¶ WAL__LEVEL(x)',
+    'my_wal_level (enum)',
+    'éwal_level(',
+    '“wal_level (” and more',
+    '😀wal_level(',
+    '\u212aey_\u017fetting (int)',
+    'xwal_level( then wal_level (',
+    '',
+  ];
+  for (const words of [['wal', 'level'], ['key', 'setting'], ['naïve']]) {
+    it(`answers as definitionPattern does on the decoded text (${words.join('_')})`, () => {
+      const definition = { pattern: definitionPattern(words), words };
+      const test = definitionInBytes(definition);
+      for (const text of texts) expect(test(Buffer.from(text)), text).toBe(definition.pattern.test(text));
+    });
+  }
+
+  it('finds the definitions it should', () => {
+    const test = definitionInBytes({ pattern: definitionPattern(['wal', 'level']), words: ['wal', 'level'] });
+    expect(texts.filter((t) => test(Buffer.from(t)))).toEqual([
+      'wal_level (enum)',
+      '¶ WAL__LEVEL(x)',
+      '“wal_level (” and more',
+      '😀wal_level(',
+      'xwal_level( then wal_level (',
+    ]);
   });
 });

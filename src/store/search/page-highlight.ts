@@ -1,0 +1,267 @@
+// The highlight of a search hit's page, as both stores show it (highlight.ts finds and cuts it), and the same
+// highlight found in a page's stored bytes. A manual's pages are long and rarely plain ASCII (a '¶' or a quote mark
+// is enough), and turning one into a JavaScript string costs more than the rest of its search; so for a query of
+// ASCII words (most queries) the page's UTF-8 is matched as it is, read as one byte a character, and only the
+// window shown is decoded. Pure: the matches, the window and the HTML are those of the decoded text, byte for byte.
+// Whether a page defines the query's identifier (titles.ts definitionPattern) is read from its bytes the same way.
+import { isAscii } from 'node:buffer';
+import type { HighlightWords } from './engine.js';
+import type { Definition } from './titles.js';
+import { foldWord } from './fold.js';
+import {
+  accents,
+  bestWindow,
+  escapeRegExp,
+  foldText,
+  makeHighlight,
+  matcher,
+  MAX_MATCHES,
+  type Range,
+  type TextView,
+  withoutRegion,
+} from './highlight.js';
+
+const ASCII = /^[\x00-\x7f]*$/;
+/** The first bytes of a letter the tokenizer folds (U+00C0–U+024F, U+1E00–U+1EFF), read as Latin-1. */
+const FOLDED_LETTER = /[\xc3-\xc9]|\xe1[\xb8-\xbb]/;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
+
+/** Each ASCII character's pattern of bytes (bytePattern), made once. */
+const charPatterns = new Map<string, string>();
+
+/** A folded ASCII word as a pattern of UTF-8 bytes read as Latin-1: each letter in both cases and accented. */
+function bytePattern(word: string): string {
+  let out = '';
+  for (const c of word) {
+    let pattern = charPatterns.get(c);
+    if (pattern === undefined) {
+      const forms = new Set([c, c.toUpperCase()]);
+      for (const a of accents().get(c) ?? '') forms.add(a);
+      const bytes = [...forms].map((f) => escapeRegExp(Buffer.from(f, 'utf8').toString('latin1')));
+      pattern = bytes.length === 1 ? bytes[0]! : `(?:${bytes.join('|')})`;
+      charPatterns.set(c, pattern);
+    }
+    out += pattern;
+  }
+  return out;
+}
+
+/** The length in bytes of the UTF-8 character whose first byte is x. */
+const charBytes = (x: number) => (x < 0x80 ? 1 : x < 0xe0 ? 2 : x < 0xf0 ? 3 : 4);
+
+/**
+ * Whether the character starting at byte i is a letter, digit or mark, as highlight.ts tests a UTF-16 code unit: a
+ * character outside the BMP never is there (its halves are no letters), so it is not here.
+ */
+function wordAt(b: Uint8Array, i: number): boolean {
+  if (i < 0 || i >= b.length) return false;
+  const x = b[i]!;
+  if (x < 0x80) return (x >= 48 && x <= 57) || (x >= 65 && x <= 90) || (x >= 97 && x <= 122);
+  if (x >= 0xf0) return false;
+  const code =
+    x < 0xe0
+      ? ((x & 0x1f) << 6) | (b[i + 1]! & 0x3f)
+      : ((x & 0x0f) << 12) | ((b[i + 1]! & 0x3f) << 6) | (b[i + 2]! & 0x3f);
+  return LETTER_OR_DIGIT.test(String.fromCharCode(code));
+}
+
+/** Whether the character ending just before byte i is a letter, digit or mark. */
+function wordBefore(b: Uint8Array, i: number): boolean {
+  if (i <= 0) return false;
+  let k = i - 1;
+  while (k > 0 && i - k < 4 && (b[k]! & 0xc0) === 0x80) k--;
+  return wordAt(b, k);
+}
+
+/** The bytes that are not one UTF-16 code unit each: continuation bytes (none) and a 4-byte character's first (two). */
+const UNIT_SKEW = /[\x80-\xbf\xf0-\xf7]/g;
+
+/**
+ * The UTF-16 code units of the bytes before an offset (a character start) up to `end`, counted on their Latin-1
+ * reading: a byte is a unit but for the few UNIT_SKEW finds, found in one native search.
+ */
+function unitCounter(latin1: string, end: number): (offset: number) => number {
+  const at: number[] = [];
+  const skew: number[] = [];
+  let sum = 0;
+  const scanned = latin1.slice(0, end);
+  UNIT_SKEW.lastIndex = 0;
+  for (let m = UNIT_SKEW.exec(scanned); m; m = UNIT_SKEW.exec(scanned)) {
+    sum += m[0] >= '\xf0' ? 1 : -1;
+    at.push(m.index);
+    skew.push(sum);
+  }
+  return (offset) => {
+    let lo = 0;
+    let hi = at.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (at[mid]! < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return offset + (lo ? skew[lo - 1]! : 0);
+  };
+}
+
+/** The first character start at or after byte i. */
+function charStart(b: Uint8Array, i: number): number {
+  while (i < b.length && (b[i]! & 0xc0) === 0x80) i++;
+  return i;
+}
+
+/**
+ * highlight.ts's matcher over a page's bytes, for ASCII words only (null otherwise): the same matches, as byte
+ * offsets. The bytes are read as a Latin-1 string (one character a byte, no decoding), so the regular expression
+ * runs over a one-byte string.
+ */
+function byteMatcher(
+  words: string[],
+  prefix: string | null,
+): ((b: Buffer) => { latin1: string; matches: Range[] }) | null {
+  if (!words.every((w) => ASCII.test(w)) || (prefix !== null && !ASCII.test(prefix))) return null;
+  const all = [...new Set(prefix ? [...words, prefix] : words)].filter(Boolean).sort((a, b) => b.length - a.length);
+  if (!all.length) return (b) => ({ latin1: b.toString('latin1'), matches: [] });
+  const accented = new RegExp(all.map(bytePattern).join('|'), 'g');
+  // A page with no letter the tokenizer folds: the words as they are, either case (no byte past ASCII is a case
+  // of an ASCII letter to /i), which is much the faster search.
+  const plain = new RegExp(all.map(escapeRegExp).join('|'), 'gi');
+  return (b) => {
+    const text = b.toString('latin1');
+    const re = FOLDED_LETTER.test(text) ? accented : plain;
+    const out: Range[] = [];
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m && out.length < MAX_MATCHES; m = re.exec(text)) {
+      const start = m.index;
+      let end = start + m[0].length;
+      if (wordBefore(b, start)) continue;
+      if (wordAt(b, end)) {
+        if (!prefix) continue;
+        const head = decodeRange(b, text, start, Math.min(b.length, start + 4 * prefix.length)).slice(0, prefix.length);
+        if (foldText(head).toLowerCase() !== prefix) continue;
+        while (wordAt(b, end)) end += charBytes(b[end]!);
+        re.lastIndex = end;
+      }
+      out.push([start, end]);
+    }
+    return { latin1: text, matches: out };
+  };
+}
+
+const NON_ASCII = /[\x80-\xff]/;
+
+/** The bytes [s, e) decoded; from their Latin-1 reading when they are ASCII (no call into the decoder). */
+function decodeRange(b: Buffer, latin1: string, s: number, e: number): string {
+  const slice = latin1.slice(s, e);
+  return NON_ASCII.test(slice) ? b.toString('utf8', s, e) : slice;
+}
+
+/**
+ * The text of a page's bytes as makeHighlight reads it, the matches' byte offsets made UTF-16 offsets: only the
+ * bytes around the match the window is anchored on are decoded (enough for every character makeHighlight reads
+ * there; anything else decodes the whole page, so the result is always the decoded text's).
+ */
+function byteView(
+  b: Buffer,
+  latin1: string,
+  byteMatches: Range[],
+  weights: number[],
+  length: number,
+): { view: TextView; matches: Range[] } {
+  // A code unit takes at most three bytes: the window and a match either side are within `reach` of its anchor.
+  let longest = 0;
+  for (const [s, e] of byteMatches) longest = Math.max(longest, e - s);
+  const reach = 3 * (length + longest + 2);
+  const lastEnd = byteMatches.length ? byteMatches.at(-1)![1] : 0;
+  const unitsAt = unitCounter(latin1, Math.min(b.length, lastEnd + reach));
+  const matches = byteMatches.map(([s, e]): Range => [unitsAt(s), unitsAt(e)]);
+  // The anchor as makeHighlight chooses it.
+  const best = bestWindow(matches, weights, length);
+  const anchorByte = byteMatches.length ? byteMatches[best]![0] : 0;
+  const lo = charStart(b, Math.max(0, anchorByte - reach));
+  const hi = charStart(b, Math.min(b.length, anchorByte + reach));
+  const region = b.toString('utf8', lo, hi);
+  const from = unitsAt(lo);
+  const to = from + region.length;
+  // Past the region the exact length does not matter (the window ends before it): a bound is enough.
+  const total = hi === b.length ? to : to + (b.length - hi);
+  let whole: string | null = null;
+  const decoded = () => (whole ??= b.toString('utf8'));
+  return {
+    matches,
+    view: {
+      length: total,
+      char: (i) => (i >= from && i < to ? region[i - from] : decoded()[i]),
+      slice: (x, y) => (x >= from && y <= to ? region.slice(x - from, y - from) : decoded().slice(x, y)),
+    },
+  };
+}
+
+/**
+ * The highlight of each hit: the marked words found in the page's text (less the region its meta lists as
+ * contentNoHighlight), the window centred on a match of the query's rarest word (it weighs as many matches as a
+ * window can hold). The text is a string, or the page's UTF-8 bytes as stored. Built once per search.
+ */
+export function pageHighlighter(
+  marks: HighlightWords,
+): (text: string | Buffer, hidden: string | undefined, length: number) => string {
+  const find = matcher(marks.words, marks.prefix);
+  const findBytes = byteMatcher(marks.words, marks.prefix);
+  const rarest = new Set(marks.rarest);
+  const weightOf = (word: string) => (rarest.has(foldWord(word)) ? 100 : 1);
+  return (text, hidden, length) => {
+    if (typeof text !== 'string') {
+      // A page of plain ASCII is its own Latin-1 reading: a string at once, found as any string is.
+      if (isAscii(text)) text = text.toString('latin1');
+      else if (findBytes && !hidden) {
+        const bytes = text;
+        const { latin1, matches: found } = findBytes(bytes);
+        const weights = found.map(([s, e]) => weightOf(decodeRange(bytes, latin1, s, e)));
+        const { view, matches } = byteView(bytes, latin1, found, weights, length);
+        return makeHighlight(view, matches, length, (_, i) => weights[i]!);
+      } else text = text.toString('utf8');
+    }
+    let shown = { text, matches: find(text) };
+    if (hidden) shown = withoutRegion(shown.text, shown.matches, hidden);
+    return makeHighlight(shown.text, shown.matches, length, (r) => weightOf(shown.text.slice(r[0], r[1])));
+  };
+}
+
+/** The letters other than ASCII that Unicode's case folding makes an ASCII one (definitionPattern's `iu`). */
+const FOLDS_TO_ASCII: Record<string, string> = { k: '\u212a', s: '\u017f' };
+const NAME_CHAR = /[\p{L}\p{N}_]/u;
+
+/** Whether the character (a whole code point) ending just before byte i is a letter, digit or underscore. */
+function nameCharBefore(b: Buffer, i: number): boolean {
+  if (i <= 0) return false;
+  let k = i - 1;
+  while (k > 0 && i - k < 4 && (b[k]! & 0xc0) === 0x80) k--;
+  return NAME_CHAR.test(b.toString('utf8', k, i));
+}
+
+/**
+ * Whether a page's bytes hold the definition: for a name of ASCII words, the name (either case), an optional space
+ * and a parenthesis are searched in the bytes as they are, and only the character before each place found is
+ * decoded (the pattern's look-behind); otherwise the page is decoded and the pattern tested.
+ */
+export function definitionInBytes(definition: Definition): (b: Buffer) => boolean {
+  const { pattern, words } = definition;
+  if (!words.every((w) => ASCII.test(w))) return (b) => pattern.test(b.toString('utf8'));
+  const char = (c: string) => {
+    const forms = new Set([c.toLowerCase(), c.toUpperCase()]);
+    const more = FOLDS_TO_ASCII[c.toLowerCase()];
+    if (more) forms.add(more);
+    const bytes = [...forms].map((f) => escapeRegExp(Buffer.from(f, 'utf8').toString('latin1')));
+    return bytes.length === 1 ? bytes[0]! : `(?:${bytes.join('|')})`;
+  };
+  const name = words.map((w) => [...w].map(char).join('')).join('_+');
+  const re = new RegExp(`${name} ?\\(`, 'g');
+  return (b) => {
+    const text = b.toString('latin1');
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (!nameCharBefore(b, m.index)) return true;
+      re.lastIndex = m.index + 1;
+    }
+    return false;
+  };
+}
