@@ -14,9 +14,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Most files wait on servers, child processes and browsers they start, not on their own CPU: one more file than
-    // cores (vitest's default is one fewer) — on two cores, three at a time ran the suite in 322 s where two took 371.
-    maxWorkers: availableParallelism() + 1,
+    // Most files wait on servers, child processes and browsers they start, not on their own CPU: two more files than
+    // cores (vitest's default is one fewer). On two cores, quiet: two at a time 371 s, three 322 s; then, on a slower
+    // day for the same machine, three 374 s and four 340 s.
+    maxWorkers: availableParallelism() + 2,
     globalSetup: [TEMP_ROOT],
     // The longest files first in every clone, not only where an earlier run left its durations.
     sequence: { sequencer: SlowestFirst },
