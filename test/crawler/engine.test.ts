@@ -108,4 +108,34 @@ describe('crawl engine with a memory sink (no database)', () => {
     expect(cut.result.targets[0]).toMatchObject({ pages: 1, cutByMaxPages: true });
     expect(cut.sink.outcomes.get(`${site.origin}/a`)).toMatchObject({ reason: 'unknown' });
   });
+
+  it('a writer that fails between pages ends the crawl with its error, never with an exception from the progress timer', async () => {
+    site.route('/slow-page', (_req, res) => {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>slow</title><p>slow</p>'), 150);
+    });
+    const memory = new MemoryStore();
+    const failure = new Error('a batch did not commit');
+    let failed = false;
+    // As a store's writer behaves once a batch failed: the next hand-over throws (the progress timer flushes).
+    const sink = {
+      ...memory.sink(),
+      flush: () => {
+        if (failed) throw failure;
+      },
+    };
+    setTimeout(() => (failed = true), 20);
+    const run = runCrawl({
+      sink,
+      reader: memory.reader(),
+      crawlId: 8,
+      mode: 'manual',
+      urls: [`${site.origin}/slow-page`],
+      targets: [target({ host: site.host })],
+      logger: silentLogger,
+      threads: false,
+      fetcher: { addressPolicy: null },
+      progressIntervalMs: 10,
+    });
+    await expect(run).rejects.toBe(failure);
+  });
 });

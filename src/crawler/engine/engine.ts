@@ -34,8 +34,14 @@ export class CrawlEngine {
     const tick = setInterval(() => {
       // Live stats reach the store through the writer (its thread, its transaction), never from here. A worker that
       // joined a shared crawl reports to the lead instead: the crawl record's stats are the lead's sum.
-      if (shared?.crawl.role !== 'join') writer.stats(this.stats());
-      writer.flush();
+      try {
+        if (shared?.crawl.role !== 'join') writer.stats(this.stats());
+        writer.flush();
+      } catch (err) {
+        // The writer failed (a batch did not commit): the crawl ends with that error. Thrown from a timer it would
+        // end the whole process instead (svc serve, with every other crawl and request it has).
+        ctx.fail(err);
+      }
       this.emitProgress();
     }, options.progressIntervalMs ?? 500);
     try {
