@@ -40,7 +40,7 @@ import {
 } from '../store/host-leases.js';
 import { beatCrawl } from '../store/crawls.js';
 import { crawlKeptCounts, crawlPageCounts } from '../store/pages.js';
-import { isCommitUnknown, type Sql } from '../store/sql.js';
+import { again, orIfUnknown, type Sql } from '../store/sql.js';
 
 /**
  * How long a claim or a host slot stays a worker's without its heartbeat: a worker that dies gives its URLs and
@@ -52,23 +52,6 @@ export const SHARED_LEASE_MS = 20_000;
 export function workerName(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
-
-/**
- * fn, or (its COMMIT's answer lost with the connection: a database restart under it) what `unknown` answers: the
- * same write again when it is idempotent, or the answer that is safe either way. A shared crawl goes on through a
- * restart instead of failing on a write that may well have been made.
- */
-async function orIfUnknown<T>(fn: () => Promise<T>, unknown: () => T | Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!isCommitUnknown(err)) throw err;
-    return unknown();
-  }
-}
-
-/** An idempotent write: run again when whether it was written is unknown. */
-const again = <T>(fn: () => Promise<T>): Promise<T> => orIfUnknown(fn, fn);
 
 export function sharedCrawl(
   sql: Sql,

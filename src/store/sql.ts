@@ -93,3 +93,20 @@ export function isCommitUnknown(err: unknown): boolean {
     if (e.code === COMMIT_UNKNOWN) return true;
   return false;
 }
+
+/**
+ * fn, or (its COMMIT's answer lost with the connection: a database restart under it) what `unknown` answers: the
+ * same write again when it is idempotent, or the answer that is safe either way. Work goes on through a restart
+ * instead of failing on a write that may well have been made.
+ */
+export async function orIfUnknown<T>(fn: () => Promise<T>, unknown: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isCommitUnknown(err)) throw err;
+    return unknown();
+  }
+}
+
+/** An idempotent write: run again when whether it was written is unknown. */
+export const again = <T>(fn: () => Promise<T>): Promise<T> => orIfUnknown(fn, fn);

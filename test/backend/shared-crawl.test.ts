@@ -210,14 +210,15 @@ describe.each(DIALECTS)('several workers share one crawl, on %s', (dialect) => {
     expect(new Set(traffic.log.map((l) => l.worker))).toEqual(new Set(['w1', 'w2']));
     // Each start is reserved 40 ms after the one before, whichever worker sends it. The site sees arrivals, which a
     // busy event loop may delay by some ms (one late arrival shortens one gap and lengthens the next), so the rule is
-    // read over the whole crawl: the requests span at least 35 ms per gap, and half of the gaps are the full 40 ms.
+    // read over the whole crawl: the requests span at least 35 ms per gap, and half of the gaps are at least 30 ms (36
+    // seen on a loaded machine).
     // Each worker spacing only its own requests would span about 20 ms per gap, with a median gap near 20 or 0.
     const gaps = starts
       .slice(1)
       .map((t, i) => t - starts[i]!)
       .sort((a, b) => a - b);
     expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(35 * gaps.length);
-    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThanOrEqual(38);
+    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThanOrEqual(30);
   });
 
   it('a lead that finds another process owning its crawl (it took the lead over) leaves it: nothing closed or ended', async () => {

@@ -2,7 +2,7 @@
 // committed in one transaction while the crawl goes on (the database does the work on its own connection, so no
 // writer thread is needed). Batches commit one after the other, in order; at most `inFlight` wait before the crawl
 // is made to (settle), so memory stays bounded when pages come faster than commits.
-import type { Sql } from '../sql.js';
+import { orIfUnknown, type Sql } from '../sql.js';
 import { BatchedCrawlWriter, type WriteBatch, type WriterLimits } from '../write-batches.js';
 import { SeenWords } from './search-words.js';
 import { keepPages, removePagesByUrl, saveOutcomes, savePages, touchPages, updateCrawlStats } from './writes.js';
@@ -39,7 +39,13 @@ export class PgCrawlWriter extends BatchedCrawlWriter {
       // After a failure nothing more is written: the crawl is told at its next settle or drain.
       if (this.error) return this.committed();
       try {
-        await writeBatch(this.sql, b, this.words);
+        // A batch whose COMMIT's answer was lost (PostgreSQL restarted under it) is written again: its writes are
+        // upserts by URL and counts set, not added, so twice is once. Its words all go again (ON CONFLICT DO NOTHING):
+        // the first try marked them sent whether or not they were written.
+        await orIfUnknown(
+          () => writeBatch(this.sql, b, this.words),
+          () => writeBatch(this.sql, b),
+        );
         this.committed();
       } catch (err) {
         this.committed(

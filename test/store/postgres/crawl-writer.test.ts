@@ -4,6 +4,7 @@ import type { CrawlSink } from '../../../src/crawler/sink.js';
 import type { OutcomeWrite } from '../../../src/model/crawl-writes.js';
 import { PgCrawlWriter } from '../../../src/store/pg/crawl-writer.js';
 import type { PgSql } from '../../../src/store/pg/pg-sql.js';
+import { COMMIT_UNKNOWN, type Sql } from '../../../src/store/sql.js';
 import { pgFixture, skip, type PgFixture } from '../../support/postgres.js';
 import { BASE, HOST, searchPage as page } from '../../support/writes.js';
 
@@ -154,6 +155,45 @@ describe.skipIf(skip)('the PostgreSQL crawl writer', () => {
     expect(await count('pages')).toBe(before);
     expect(await count('pages', 'url LIKE ?', [`${BASE}/fail%`])).toBe(0);
   });
+
+  it.each([
+    ['was written', true],
+    ['was not written', false],
+  ])(
+    "writes a batch again when its COMMIT's answer was lost and it %s: once, its words included",
+    async (_, written) => {
+      // PostgreSQL restarting while a COMMIT is out: the writer's first transaction ends in SVC_COMMIT_UNKNOWN after
+      // it committed, or after it rolled back; the next ones go through.
+      let first = true;
+      const lost = Object.assign(new Error('the connection was lost while committing'), { code: COMMIT_UNKNOWN });
+      const flaky = Object.create(sql) as PgSql;
+      flaky.tx = async <T>(fn: (t: Sql) => Promise<T>): Promise<T> => {
+        if (!first) return sql.tx(fn);
+        first = false;
+        if (written) await sql.tx(fn);
+        else await sql.tx(async (t) => Promise.reject(await fn(t).then(() => lost))).catch(() => {});
+        throw lost;
+      };
+      const word = `zebrafinch${written ? 'a' : 'b'}`;
+      const w = new PgCrawlWriter(flaky, crawlId, { pages: 2 });
+      w.page(
+        page(`/again-${word}-1`, {
+          crawlId,
+          content: `a ${word} sings`,
+          links: [{ url: `${BASE}/x`, element: 'a', text: 'x' }],
+        }),
+      );
+      w.page(page(`/again-${word}-2`, { crawlId, content: 'plain' }));
+      await w.drain();
+      await w.close();
+      expect(first).toBe(false);
+      expect(await count('pages', 'url LIKE ?', [`${BASE}/again-${word}-%`])).toBe(2);
+      expect(await count('links', 'page_id IN (SELECT id FROM pages WHERE url = ?)', [`${BASE}/again-${word}-1`])).toBe(
+        1,
+      );
+      expect(await count('search_words', 'word = ?', [word])).toBe(1);
+    },
+  );
 
   it('makes settle wait while more batches than inFlight wait to commit, so memory stays bounded', async () => {
     const w = new PgCrawlWriter(sql, crawlId, { pages: 1, inFlight: 0 });
