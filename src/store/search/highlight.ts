@@ -18,8 +18,9 @@ const ACCENTED_RANGES: [number, number][] = [
   [0xc0, 0x24f],
   [0x1e00, 0x1eff],
 ];
-const ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]/g;
-const FOLDABLE = /[\u00c0-\u024f\u1e00-\u1eff]/;
+const ACCENTED_CLASS = '[\\u00c0-\\u024f\\u1e00-\\u1eff]';
+const ACCENTED = new RegExp(ACCENTED_CLASS, 'g');
+const FOLDABLE = new RegExp(ACCENTED_CLASS);
 const foldCache = new Map<string, string>();
 
 /** One character folded as the tokenizer folds it, keeping the length (so offsets stay valid). */
@@ -77,29 +78,33 @@ function isWordChar(text: string, i: number): boolean {
 
 export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The words and the prefix a matcher looks for, once each, longest first (so a longer word wins an alternation). */
+export const wordsToFind = (words: string[], prefix: string | null): string[] =>
+  [...new Set(prefix ? [...words, prefix] : words)].filter(Boolean).sort((a, b) => b.length - a.length);
+
 /**
  * A finder of where `words` (already folded: lower case, no diacritics) occur in a text as whole words, and
  * of words that start with `prefix`: at most MAX_MATCHES, in text order. Built once per search, used per hit.
  */
 export function matcher(words: string[], prefix: string | null): (text: string) => Range[] {
-  const all = [...new Set(prefix ? [...words, prefix] : words)].filter(Boolean).sort((a, b) => b.length - a.length);
+  const all = wordsToFind(words, prefix);
   if (!all.length) return () => [];
   const accented = new RegExp(all.map(wordPattern).join('|'), 'gi');
   // A text with no letter to fold: the words as they are, which a regular expression finds much faster.
   const plain = new RegExp(all.map(escapeRegExp).join('|'), 'gi');
-  return (folded) => {
-    if (!folded) return [];
-    const re = FOLDABLE.test(folded) ? accented : plain;
+  return (text) => {
+    if (!text) return [];
+    const re = FOLDABLE.test(text) ? accented : plain;
     const out: Range[] = [];
     re.lastIndex = 0;
-    for (let m = re.exec(folded); m && out.length < MAX_MATCHES; m = re.exec(folded)) {
+    for (let m = re.exec(text); m && out.length < MAX_MATCHES; m = re.exec(text)) {
       const start = m.index;
       let end = start + m[0].length;
-      if (isWordChar(folded, start - 1)) continue;
-      if (isWordChar(folded, end)) {
+      if (isWordChar(text, start - 1)) continue;
+      if (isWordChar(text, end)) {
         // Part of a longer word: a match only as the prefix, if the longer word starts with it.
-        if (!prefix || foldText(folded.slice(start, start + prefix.length)).toLowerCase() !== prefix) continue;
-        while (isWordChar(folded, end)) end++;
+        if (!prefix || foldText(text.slice(start, start + prefix.length)).toLowerCase() !== prefix) continue;
+        while (isWordChar(text, end)) end++;
         re.lastIndex = end;
       }
       out.push([start, end]);

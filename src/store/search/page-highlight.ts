@@ -19,12 +19,19 @@ import {
   type Range,
   type TextView,
   withoutRegion,
+  wordsToFind,
 } from './highlight.js';
 
 const ASCII = /^[\x00-\x7f]*$/;
 /** The first bytes of a letter the tokenizer folds (U+00C0–U+024F, U+1E00–U+1EFF), read as Latin-1. */
 const FOLDED_LETTER = /[\xc3-\xc9]|\xe1[\xb8-\xbb]/;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
+
+/** A pattern of any of `forms` as UTF-8 bytes read as Latin-1 (one character a byte). */
+function anyOfBytes(forms: Set<string>): string {
+  const bytes = [...forms].map((f) => escapeRegExp(Buffer.from(f, 'utf8').toString('latin1')));
+  return bytes.length === 1 ? bytes[0]! : `(?:${bytes.join('|')})`;
+}
 
 /** Each ASCII character's pattern of bytes (bytePattern), made once. */
 const charPatterns = new Map<string, string>();
@@ -37,8 +44,7 @@ function bytePattern(word: string): string {
     if (pattern === undefined) {
       const forms = new Set([c, c.toUpperCase()]);
       for (const a of accents().get(c) ?? '') forms.add(a);
-      const bytes = [...forms].map((f) => escapeRegExp(Buffer.from(f, 'utf8').toString('latin1')));
-      pattern = bytes.length === 1 ? bytes[0]! : `(?:${bytes.join('|')})`;
+      pattern = anyOfBytes(forms);
       charPatterns.set(c, pattern);
     }
     out += pattern;
@@ -67,10 +73,14 @@ function wordAt(b: Uint8Array, i: number): boolean {
 
 /** Whether the character ending just before byte i is a letter, digit or mark. */
 function wordBefore(b: Uint8Array, i: number): boolean {
-  if (i <= 0) return false;
+  return i > 0 && wordAt(b, startBefore(b, i));
+}
+
+/** Where the character ending just before byte i (> 0) starts. */
+function startBefore(b: Uint8Array, i: number): number {
   let k = i - 1;
   while (k > 0 && i - k < 4 && (b[k]! & 0xc0) === 0x80) k--;
-  return wordAt(b, k);
+  return k;
 }
 
 /** The bytes that are not one UTF-16 code unit each: continuation bytes (none) and a 4-byte character's first (two). */
@@ -119,7 +129,7 @@ function byteMatcher(
   prefix: string | null,
 ): ((b: Buffer) => { latin1: string; matches: Range[] }) | null {
   if (!words.every((w) => ASCII.test(w)) || (prefix !== null && !ASCII.test(prefix))) return null;
-  const all = [...new Set(prefix ? [...words, prefix] : words)].filter(Boolean).sort((a, b) => b.length - a.length);
+  const all = wordsToFind(words, prefix);
   if (!all.length) return (b) => ({ latin1: b.toString('latin1'), matches: [] });
   const accented = new RegExp(all.map(bytePattern).join('|'), 'g');
   // A page with no letter the tokenizer folds: the words as they are, either case (no byte past ASCII is a case
@@ -232,10 +242,7 @@ const NAME_CHAR = /[\p{L}\p{N}_]/u;
 
 /** Whether the character (a whole code point) ending just before byte i is a letter, digit or underscore. */
 function nameCharBefore(b: Buffer, i: number): boolean {
-  if (i <= 0) return false;
-  let k = i - 1;
-  while (k > 0 && i - k < 4 && (b[k]! & 0xc0) === 0x80) k--;
-  return NAME_CHAR.test(b.toString('utf8', k, i));
+  return i > 0 && NAME_CHAR.test(b.toString('utf8', startBefore(b, i), i));
 }
 
 /**
@@ -250,8 +257,7 @@ export function definitionInBytes(definition: Definition): (b: Buffer) => boolea
     const forms = new Set([c.toLowerCase(), c.toUpperCase()]);
     const more = FOLDS_TO_ASCII[c.toLowerCase()];
     if (more) forms.add(more);
-    const bytes = [...forms].map((f) => escapeRegExp(Buffer.from(f, 'utf8').toString('latin1')));
-    return bytes.length === 1 ? bytes[0]! : `(?:${bytes.join('|')})`;
+    return anyOfBytes(forms);
   };
   const name = words.map((w) => [...w].map(char).join('')).join('_+');
   const re = new RegExp(`${name} ?\\(`, 'g');
