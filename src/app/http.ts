@@ -6,6 +6,7 @@ import { ConsoleSessions } from '../auth/console-sessions.js';
 import { API_KEY_PREFIX, createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from '../auth/keys.js';
 import { PasswordSignIn } from '../auth/password-sign-in.js';
 import { checkPasswordRules } from '../auth/passwords.js';
+import type { FormStore } from '../auth/sign-in-forms.js';
 import { addUser, listUsers, USER_TOKEN_PREFIX } from '../auth/users.js';
 import { AuthorizationServer } from '../auth/oauth/authorization-server.js';
 import { addWebhookReceiver, listWebhookReceivers, removeWebhookReceiver } from '../backend/webhooks/receivers.js';
@@ -51,6 +52,8 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
   let oauth: HttpDeps['oauth'] = null;
   // One password check for the OAuth page and the console: failed attempts on either count for both.
   const passwordSignIn = new PasswordSignIn({ sql: app.store.sql, passwords: app.passwords, now: opts.now });
+  // The sign-in forms of the OAuth page and the console: signed and spent in the host side's store.
+  const forms: FormStore = { sql: app.store.sql, dataDir: app.dataDir, now: opts.now };
   if (opts.publicUrl) {
     const issuer = new URL(opts.publicUrl);
     const problem = issuerProblem(issuer);
@@ -67,7 +70,7 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
         now: opts.now,
         passwordSignIn,
       });
-      oauth = { server, page: createSignInPage({ now: opts.now }), provider: bearerVerifier(server), issuer: origin };
+      oauth = { server, page: createSignInPage({ forms }), provider: bearerVerifier(server), issuer: origin };
     }
   }
   return {
@@ -87,7 +90,7 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
       return null;
     },
     oauth,
-    console: consoleDeps(app, passwordSignIn, opts),
+    console: consoleDeps(app, passwordSignIn, forms, opts),
     rateLimits: app.config.rate_limits,
     rateCounter: app.store.dialect === 'pg' ? sqlRateCounter(app.store.sql) : memoryRateCounter(),
     now: opts.now,
@@ -95,7 +98,12 @@ export function httpDeps(app: App, opts: HttpDepsOptions = {}): HttpDeps {
 }
 
 /** What the console acts on: every project's backend and keys, and the users of the host side (the first store). */
-function consoleDeps(app: App, passwordSignIn: PasswordSignIn, opts: HttpDepsOptions): ConsoleDeps {
+function consoleDeps(
+  app: App,
+  passwordSignIn: PasswordSignIn,
+  signInForms: FormStore,
+  opts: HttpDepsOptions,
+): ConsoleDeps {
   const sql = app.store.sql;
   return {
     projects: app.projects.map((p) => ({
@@ -134,6 +142,7 @@ function consoleDeps(app: App, passwordSignIn: PasswordSignIn, opts: HttpDepsOpt
     })),
     signIn: (login, password, address) => passwordSignIn.signIn(login, password, address),
     sessions: new ConsoleSessions(sql, { now: opts.now }),
+    signInForms,
     users: {
       list: () => listUsers(sql),
       async add(login, role, password) {

@@ -1,6 +1,6 @@
 // Where the requestState signing key lives: a server key (server-key.ts) that every process which may receive a
 // confirmation's retry holds alike; and the store's list of states already spent, which every such process reads.
-import { spendRequestStateHash } from '../store/spent-request-states.js';
+import { spendOnce } from '../store/spent-once.js';
 import type { Sql } from '../store/sql.js';
 import { REQUEST_STATE_KEY_BYTES, REQUEST_STATE_TTL_MS } from './request-state.js';
 import { hashSecret } from './secrets.js';
@@ -44,5 +44,5 @@ export async function requestStateKey(sql: Sql, dataDir: string): Promise<Buffer
 
 /** Spends a requestState for its one deletion (at `now`, ms); false when it was spent before. Stores only its hash. */
 export function spendRequestState(sql: Sql, state: string, now: number): Promise<boolean> {
-  return spendRequestStateHash(sql, hashSecret(state), now + REQUEST_STATE_TTL_MS, now);
+  return spendOnce(sql, 'requestState', hashSecret(state), now + REQUEST_STATE_TTL_MS, now);
 }

@@ -1,11 +1,14 @@
 // The tokens of sign-in forms (the console's and the OAuth page's): each is issued by the server for one page,
 // signed (HMAC) together with the browser's form cookie and what the form is for, good until it expires, and taken
 // once: a second post of the same form is refused. So every guess needs a page of its own from the server, and a
-// page of another site cannot post a form it never saw (the cookie is SameSite=Strict and HttpOnly).
+// page of another site cannot post a form it never saw (the cookie is SameSite=Strict and HttpOnly). The key and the
+// forms taken are the store's (sign-in-form-key.ts, spent_sign_in_forms): any process serving the data takes a form
+// any of them issued, once.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { spendOnce } from '../store/spent-once.js';
+import type { Sql } from '../store/sql.js';
+import { signInFormKey } from './sign-in-form-key.js';
 
-/** Forms remembered as taken at most (each until it expires); past that the oldest are forgotten first. */
-const MAX_TAKEN = 100_000;
 const TOKEN_RE = /^(\d{1,15})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/;
 /** The form cookie's value: random, chosen by the server (a browser's own is kept when it has this shape). */
 export const FORM_NONCE_RE = /^[A-Za-z0-9_-]{24}$/;
@@ -16,41 +19,57 @@ export function newFormNonce(): string {
 
 export type FormCheck = 'ok' | 'invalid' | 'used';
 
-export class SignInForms {
-  private readonly key = randomBytes(32);
-  private readonly now: () => number;
-  /** Form ids taken, each remembered one TTL from when it was taken (so insertion order is expiry order). */
-  private readonly taken = new Map<string, number>();
+/** Where forms are signed and spent: the composition root's to give, the page's to use with its own time to live. */
+export interface FormStore {
+  /** The store whose key signs the forms and which keeps the forms taken. */
+  sql: Sql;
+  /** Where a SQLite store keeps its server keys. */
+  dataDir: string;
+  /** Clock (ms); tests move it. */
+  now?: () => number;
+}
 
-  constructor(private readonly opts: { ttlMs: number; now?: () => number }) {
+export interface SignInFormsOptions extends FormStore {
+  /** How long a form may be posted after it was issued (ms). */
+  ttlMs: number;
+}
+
+export class SignInForms {
+  private readonly now: () => number;
+  private key: Promise<Buffer> | null = null;
+
+  constructor(private readonly opts: SignInFormsOptions) {
     this.now = opts.now ?? Date.now;
   }
 
-  private mac(expires: number, formId: string, nonce: string, bound: string): string {
-    return createHmac('sha256', this.key).update(`${expires}.${formId}.${nonce}.${bound}`).digest('base64url');
+  private async mac(expires: number, formId: string, nonce: string, bound: string): Promise<string> {
+    // Read once; a failed read (the database away) is tried again by the next form.
+    this.key ??= signInFormKey(this.opts.sql, this.opts.dataDir).catch((err: unknown) => {
+      this.key = null;
+      throw err;
+    });
+    return createHmac('sha256', await this.key)
+      .update(`${expires}.${formId}.${nonce}.${bound}`)
+      .digest('base64url');
   }
 
   /** A new form's token for the browser holding `nonce`, bound to `bound` (what the form is for; may be ''). */
-  issue(nonce: string, bound = ''): string {
+  async issue(nonce: string, bound = ''): Promise<string> {
     const expires = this.now() + this.opts.ttlMs;
     const formId = randomBytes(12).toString('base64url');
-    return `${expires}.${formId}.${this.mac(expires, formId, nonce, bound)}`;
+    return `${expires}.${formId}.${await this.mac(expires, formId, nonce, bound)}`;
   }
 
   /** Takes a posted form: 'ok' once, 'used' after, 'invalid' when not ours, for another cookie or purpose, or expired. */
-  take(token: unknown, nonce: string | undefined, bound = ''): FormCheck {
+  async take(token: unknown, nonce: string | undefined, bound = ''): Promise<FormCheck> {
     if (typeof token !== 'string' || !nonce || !FORM_NONCE_RE.test(nonce)) return 'invalid';
     const m = TOKEN_RE.exec(token);
-    if (!m || Number(m[1]) < this.now()) return 'invalid';
-    const want = Buffer.from(this.mac(Number(m[1]), m[2]!, nonce, bound));
+    const now = this.now();
+    if (!m || Number(m[1]) <= now) return 'invalid';
+    const want = Buffer.from(await this.mac(Number(m[1]), m[2]!, nonce, bound));
     const got = Buffer.from(m[3]!);
     if (want.length !== got.length || !timingSafeEqual(want, got)) return 'invalid';
-    for (const [id, expires] of this.taken) {
-      if (expires >= this.now() && this.taken.size < MAX_TAKEN) break;
-      this.taken.delete(id);
-    }
-    if (this.taken.has(m[2]!)) return 'used';
-    this.taken.set(m[2]!, this.now() + this.opts.ttlMs);
-    return 'ok';
+    // Kept until the form would have expired: after that its signature refuses it anyway.
+    return (await spendOnce(this.opts.sql, 'signInForm', m[2]!, Number(m[1]), now)) ? 'ok' : 'used';
   }
 }

@@ -15,7 +15,7 @@ import {
   type SignInRequest,
 } from '../auth/oauth/authorization-server.js';
 import { signInLimitMessage } from '../auth/password-sign-in.js';
-import { FORM_NONCE_RE, newFormNonce, SignInForms } from '../auth/sign-in-forms.js';
+import { FORM_NONCE_RE, newFormNonce, SignInForms, type FormStore } from '../auth/sign-in-forms.js';
 import { escapeHtml } from '../lib/escape-html.js';
 import { parseCookies } from './cookies.js';
 
@@ -54,21 +54,21 @@ function redirectTarget(uri: string): string {
 }
 
 export interface SignInPageOptions {
-  /** Clock in ms (tests move it). */
-  now?: () => number;
+  /** Where the forms are signed and spent (with the clock tests move). */
+  forms: FormStore;
 }
 
-export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
-  const forms = new SignInForms({ ttlMs: FORM_TTL_MS, now: opts.now });
+export function createSignInPage(opts: SignInPageOptions): AuthorizePage {
+  const forms = new SignInForms({ ttlMs: FORM_TTL_MS, ...opts.forms });
 
-  function render(
+  async function render(
     req: IncomingMessage,
     res: ServerResponse,
     request: SignInRequest,
     status: number,
     message: string | null,
     login = '',
-  ): void {
+  ): Promise<void> {
     const secure = new URL(request.resource).protocol === 'https:';
     // The browser's nonce is kept when it has one, so two sign-in tabs do not spoil each other's forms.
     const had = parseCookies(req.headers.cookie)[COOKIE];
@@ -86,7 +86,7 @@ export function createSignInPage(opts: SignInPageOptions = {}): AuthorizePage {
       state: request.state,
       scope: request.scopes.join(' '),
       resource: request.resource,
-      csrf_token: forms.issue(nonce, requestDigest(request)),
+      csrf_token: await forms.issue(nonce, requestDigest(request)),
     };
     const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -132,7 +132,7 @@ ${Object.entries(hidden)
   return async (server, request, req, res, body) => {
     if (req.method !== 'POST') return render(req, res, request, 200, null);
     const login = typeof body.login === 'string' ? body.login.trim() : '';
-    const form = forms.take(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], requestDigest(request));
+    const form = await forms.take(body.csrf_token, parseCookies(req.headers.cookie)[COOKIE], requestDigest(request));
     if (form === 'invalid')
       return render(
         req,

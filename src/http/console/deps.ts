@@ -2,6 +2,7 @@
 // settings, its API keys), the users, the password check the OAuth sign-in uses, and where sessions are kept.
 import type { ConsoleSessions } from '../../auth/console-sessions.js';
 import type { SignInResult } from '../../auth/password-sign-in.js';
+import type { FormStore } from '../../auth/sign-in-forms.js';
 import type { Backend } from '../../backend/backend.js';
 import type { TargetConfig } from '../../model/config.js';
 import type { ApiKeyInfo, RevokeOutcome, Role, User } from '../../model/users.js';
@@ -47,6 +48,8 @@ export interface ConsoleDeps {
   /** Login and password, with the OAuth sign-in's limit of failed attempts. */
   signIn(login: string, password: string, address: string): Promise<SignInResult>;
   sessions: ConsoleSessions;
+  /** Where the sign-in forms are signed and spent: shared by every process on the store. */
+  signInForms: FormStore;
   users: {
     list(): Promise<User[]>;
     /** Adds a user with a sign-in password; a UserError names the field that is wrong. */

@@ -112,23 +112,23 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
   const cookie = (name: string, value: string, maxAgeS: number) =>
     `${name}=${value}; Path=${CONSOLE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`;
   const clearSession = cookie(SESSION_COOKIE, '', 0);
-  const signInForms = new SignInForms({ ttlMs: SIGN_IN_FORM_TTL_S * 1000 });
+  const signInForms = new SignInForms({ ttlMs: SIGN_IN_FORM_TTL_S * 1000, ...deps.signInForms });
 
   function projectOf(token: string): ConsoleProject | null {
     return deps.projects.find((p) => p.token === token) ?? null;
   }
 
   /** The sign-in page, with a form cookie (kept when the browser has one) and a one-use form token bound to it. */
-  function signInPage(
+  async function signInPage(
     req: IncomingMessage,
     res: ServerResponse,
     status: number,
     msg: { error?: string | null; notice?: string | null; login?: string },
     extra: string[] = [],
-  ): void {
+  ): Promise<void> {
     const had = parseCookies(req.headers.cookie)[FORM_COOKIE];
     const nonce = had && FORM_NONCE_RE.test(had) ? had : newFormNonce();
-    sendHtml(res, status, renderSignIn(signInForms.issue(nonce), msg), {
+    sendHtml(res, status, renderSignIn(await signInForms.issue(nonce), msg), {
       'set-cookie': [cookie(FORM_COOKIE, nonce, SIGN_IN_FORM_TTL_S), ...extra],
     });
   }
@@ -144,7 +144,7 @@ export function createConsoleHandler(deps: ConsoleDeps, opts: ConsoleHandlerOpti
   async function signIn(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<void> {
     const login = (form.get('login') ?? '').trim();
     // Each form is taken once: a guess needs a page of its own.
-    if (signInForms.take(form.get('csrf'), parseCookies(req.headers.cookie)[FORM_COOKIE]) !== 'ok')
+    if ((await signInForms.take(form.get('csrf'), parseCookies(req.headers.cookie)[FORM_COOKIE])) !== 'ok')
       return signInPage(req, res, 403, { error: STALE_FORM, login });
     const result = await deps.signIn(login, form.get('password') ?? '', req.socket.remoteAddress ?? 'unknown');
     if ('error' in result) {

@@ -30,6 +30,7 @@ import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-use
 import { migration as storedSchedules } from './060-stored-schedules.js';
 import { migration as searchQueries } from './065-search-queries.js';
 import { migration as searchWordsAsWritten } from './075-search-words-as-written.js';
+import { migration as spentSignInForms } from './085-spent-sign-in-forms.js';
 
 export interface PgMigration {
   version: number;
@@ -58,6 +59,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
   storedSchedules,
   searchQueries,
   searchWordsAsWritten,
+  spentSignInForms,
 ];
 
 /** The latest version the migrations reach. */

@@ -31,6 +31,7 @@ import { migration as crawlRetries } from './047-crawl-retries.js';
 import { migration as apiKeyPrefixLastUsed } from './055-api-key-prefix-last-used.js';
 import { migration as storedSchedules } from './060-stored-schedules.js';
 import { migration as searchQueries } from './065-search-queries.js';
+import { migration as spentSignInForms } from './085-spent-sign-in-forms.js';
 
 export interface Migration {
   version: number;
@@ -68,6 +69,7 @@ export const MIGRATIONS: Migration[] = [
   apiKeyPrefixLastUsed,
   storedSchedules,
   searchQueries,
+  spentSignInForms,
 ];
 
 /** Brings the database up to date: each migration past its user_version, in its own IMMEDIATE transaction. */
