@@ -31,14 +31,11 @@ export const UNIT = [
 /** Files that run the built svc as users run it (test/support/cli.ts, `svc mcp` over stdio) or drive Chromium. */
 export const E2E = [
   'test/http/metrics.test.ts',
-  'test/cli/users-remove.test.ts',
-  'test/cli/no-all-clear.test.ts',
   'test/cli/links.test.ts',
   'test/cli/action.test.ts',
   'test/backend/findings.test.ts',
   'test/backend/report-html-chromium.test.ts',
   'test/backend/shared-instances.test.ts',
-  'test/cli/changes.test.ts',
   'test/cli/crawl.test.ts',
   'test/cli/database-url.test.ts',
   'test/cli/findings.test.ts',
@@ -46,7 +43,6 @@ export const E2E = [
   'test/cli/projects.test.ts',
   'test/cli/readonly.test.ts',
   'test/cli/schedule-set.test.ts',
-  'test/cli/report-formats.test.ts',
   'test/cli/search-stats.test.ts',
   'test/cli/start-up.test.ts',
   'test/cli/version.test.ts',
