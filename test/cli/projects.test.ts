@@ -1,6 +1,7 @@
-// Several projects in one service: the built `svc serve` as users run it serves every project (each one's schedule
-// runs its own crawls into its own SQLite file) and says so at start; the commands that act on one project take
-// --project (default: the first), and an unknown token is a clear error (those run in this process: runHere).
+// Several projects in one service: the built `svc serve` as users run it serves every project (each one's schedule runs
+// its own crawls into its own SQLite file) and says so at start; the commands that act on one project take --project
+// (default: the first), and an unknown token is a clear error (those run in this process: runHere, but for one spawned
+// check).
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/sqlite/store.js';
 import { getUser } from '../../src/auth/users.js';
 import { html, startSite, writeJson, type TestSite } from '../support/site.js';
-import { crawlsIn, runHere, serveSvc, type ServeProcess } from '../support/cli.js';
+import { crawlsIn, runHere, runSvc, serveSvc, type ServeProcess } from '../support/cli.js';
 import { until } from '../support/wait.js';
 
 const A = 'orchard1:eu-north-1';
@@ -179,7 +180,8 @@ describe('svc with two projects, real processes', () => {
     expect((await runHere(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe(
       '{"full":null,"partial":null,"source":"config","setAt":null}',
     );
-    const check = await runHere(['check', '--config', config, '--project', B]);
+    // Spawned: the binary's wiring of check, repair and backup (one module, src/cli/database.ts).
+    const check = await runSvc(['check', '--config', config, '--project', B]);
     expect(check.status).toBe(0);
     expect(check.stderr).toContain(`${fileOf(dir, B)} is sound`);
   }, 60_000);
