@@ -89,13 +89,13 @@ export async function openAppFrom(
   // The app (store, backend, crawler wiring) loads once the options are read: help and bad input answer at once.
   const { loadApp } = await import('../app/open-app.js');
   const logger = createLogger(config.log_level, opts.logSink ?? io.stderr);
-  const passwordCost = io.passwordCost;
+  const opened = { logger, passwordCost: io.passwordCost, env: io.env };
   try {
-    return await loadApp(config, { logger, passwordCost });
+    return await loadApp(config, opened);
   } catch (err) {
     const code = (err as { code?: string }).code ?? '';
     if (!CANNOT_WRITE.test(code)) throw err;
-    if (opts.readOnlyOk) return loadApp(config, { readonly: true, logger, passwordCost });
+    if (opts.readOnlyOk) return loadApp(config, { ...opened, readonly: true });
     throw new CliError(
       `cannot write the data directory ${resolve(config.data_dir)} (${code}): it is read-only for this user; svc report and svc search still read it, or point --config / SVC_DATA_DIR at a writable directory`,
       1,

@@ -209,6 +209,7 @@ export async function run(argv: string[], io: Terminal): Promise<number> {
     const { loadApp } = await import('../app/open-app.js');
     // On a terminal the logs go through the display; elsewhere they stay JSON lines on stderr, for machines.
     app = await loadApp(runConfig, {
+      env: io.env,
       logger: createLogger(runConfig.log_level, tty ? { write: (line) => display.log(line) } : io.stderr),
     });
     if (server)

@@ -23,7 +23,7 @@ export async function run(argv: string[], io: Terminal): Promise<number> {
     import('../app/ability-host.js'),
     import('../mcp/stdio.js'),
   ]);
-  const app = await loadApp(config, { logger: createLogger(config.log_level, io.stderr) });
+  const app = await loadApp(config, { logger: createLogger(config.log_level, io.stderr), env: io.env });
   let host: AbilityHost | undefined;
   try {
     host = await openAbilityHost(app);

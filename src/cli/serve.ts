@@ -41,7 +41,7 @@ export async function run(argv: string[], io: Terminal): Promise<number> {
     }
     config = demo.config;
   }
-  const app = await loadApp(config, { logger });
+  const app = await loadApp(config, { logger, env: io.env });
   if (demo) await demo.prepare(app);
   const host = await openAbilityHost(app);
   // The routes are added once listening: the OAuth issuer is the address we listen on (unless server.public_url
