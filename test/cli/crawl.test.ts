@@ -82,6 +82,17 @@ describe('svc crawl', () => {
     });
   });
 
+  it("on its caller's terminal (isTTY) the log lines are short text above the live line, which the summary replaces", async () => {
+    const t = testTerminal({ env: { SVC_LOG_LEVEL: 'info' }, tty: true });
+    expect(await run(['full', '--config', config], t.io)).toBe(0);
+    const screen = t.stderr();
+    expect(screen).toMatch(/\r\x1b\[2K\d\d:\d\d:\d\d INFO {2}crawl started crawl=\d+ mode=full/);
+    expect(screen).not.toContain('{"level"');
+    expect(screen).toMatch(/\r\x1b\[2Kcrawl \d+ \(full\) · 2 pages · /);
+    expect(screen).toMatch(/\r\x1b\[2Kcrawl \d+ completed: 2 pages\b/);
+    expect(JSON.parse(t.stdout())).toMatchObject({ status: 'completed', mode: 'full' });
+  });
+
   it('refuses bad input with exit status 2 and a message naming the rule', async () => {
     const io = capture();
     await expect(run(['sideways', '--config', config], io)).rejects.toThrow(/unknown mode "sideways"/);
@@ -155,10 +166,7 @@ describe('svc crawl', () => {
 
   it('on a terminal prints each log line readable above the live line, then draws the live line again', () => {
     const written: string[] = [];
-    const display = new ProgressDisplay(
-      { write: (s: string) => written.push(s) } as unknown as NodeJS.WriteStream,
-      true,
-    );
+    const display = new ProgressDisplay({ write: (s: string) => written.push(s) }, true);
     display.update('crawl 1 (full) · 5 pages');
     display.log(
       `${JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 1, 12, 3, 4), pid: 1, hostname: 'h', svc: 'svc', crawl: 1, msg: 'crawl ended' })}\n`,
