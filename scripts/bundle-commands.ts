@@ -20,6 +20,8 @@ export const COMMANDS_DIR = join(ROOT, 'dist/commands');
 const EXTERNAL_PACKAGES = ['better-sqlite3', 'pg', 'pino'];
 /** The one class the entry (src/server.ts, not bundled) and the commands share by identity: kept as its own file. */
 const CLI_ERROR = join(SRC, 'cli/cli-error.js');
+/** The files of src/cli that are the entry's (its table, its I/O), not commands: never loaded from a bundle. */
+const ENTRY_SIDE = new Set(['cli-error.js', 'dispatch.js', 'terminal.js']);
 
 export async function bundleCommands(): Promise<void> {
   rmSync(COMMANDS_DIR, { recursive: true, force: true });
@@ -28,7 +30,7 @@ export async function bundleCommands(): Promise<void> {
     'parse-worker': join(SRC, 'crawler/parse-worker.js'),
   };
   for (const f of readdirSync(join(SRC, 'cli')))
-    if (f.endsWith('.js') && f !== 'cli-error.js') input[f.slice(0, -3)] = join(SRC, 'cli', f);
+    if (f.endsWith('.js') && !ENTRY_SIDE.has(f)) input[f.slice(0, -3)] = join(SRC, 'cli', f);
   const bundle = await rolldown({
     input,
     platform: 'node',

@@ -60,8 +60,8 @@ export interface App {
 export interface OpenAppOptions extends ProjectOptions {
   logger?: Logger;
   /**
-   * scrypt's cost for sign-in passwords (default SCRYPT_PARAMS, OWASP's). No command sets it and no config or
-   * environment reaches it: only tests that sign in many times open an app with a smaller one.
+   * scrypt's cost for sign-in passwords (default SCRYPT_PARAMS, OWASP's). svc never sets it and no config or
+   * environment reaches it: only tests open an app with a smaller one (in-process commands: Terminal.passwordCost).
    */
   passwordCost?: PasswordCost;
 }

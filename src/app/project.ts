@@ -44,11 +44,13 @@ export interface ProjectOptions {
   readonly?: boolean;
   /** `svc worker`: the crawls it claims are shared with other workers, and it joins theirs. */
   share?: ShareOptions;
+  /** The environment of the command opening it, for the overrides below (default: this process's). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A positive whole number from the environment (a test's or benchmark's override), else undefined (the default). */
-function envMs(name: string): number | undefined {
-  const v = Number(process.env[name]);
+function envMs(env: ProjectOptions['env'], name: string): number | undefined {
+  const v = Number((env ?? process.env)[name]);
   return Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
@@ -74,6 +76,7 @@ function openProjectStore(
   opts: {
     readonly?: boolean;
     deadAfterMs?: number;
+    env: ProjectOptions['env'];
     onRecovered: (ids: readonly number[]) => void;
     logger: Logger;
     /** The PostgreSQL store, loaded by whoever opens the app when the config names a database (loadApp). */
@@ -91,7 +94,7 @@ function openProjectStore(
       onRecovered: opts.onRecovered,
       outage: {
         // How long statements wait for a server that stopped answering (default 60 s).
-        maxWaitMs: envMs('SVC_PG_OUTAGE_WAIT_MS'),
+        maxWaitMs: envMs(opts.env, 'SVC_PG_OUTAGE_WAIT_MS'),
         onChange: (event, state) =>
           event === 'lost'
             ? logger.warn(
@@ -128,12 +131,13 @@ export function openProject(
 ): ProjectApp {
   const token = config.project.public_token;
   // How long a crawl's owner may stay silent before the crawl is dead (default 30 s).
-  const deadAfterMs = envMs('SVC_CRAWL_DEAD_AFTER_MS');
+  const deadAfterMs = envMs(opts.env, 'SVC_CRAWL_DEAD_AFTER_MS');
   // How long a dead process's claims and host slots in a shared crawl stay taken (default 20 s; a test's override).
-  const leaseMs = envMs('SVC_SHARED_LEASE_MS');
+  const leaseMs = envMs(opts.env, 'SVC_SHARED_LEASE_MS');
   const store = openProjectStore(config, token, {
     readonly: opts.readonly,
     deadAfterMs,
+    env: opts.env,
     onRecovered: (crawls) => logger.warn({ crawls }, 'crawls left running by a process that ended were marked failed'),
     logger,
     pgStore,
@@ -164,7 +168,7 @@ export function openProject(
   // The deliverer, the receivers and the secrets key (and undici) load only where webhooks are sent.
   let deliverer: Promise<WebhookDeliverer | null> | null = null;
   // The first wait before a failed webhook delivery is tried again (default 10 s).
-  const retryBase = envMs('SVC_WEBHOOK_RETRY_BASE_MS');
+  const retryBase = envMs(opts.env, 'SVC_WEBHOOK_RETRY_BASE_MS');
   // Receivers may be added in the console at any time, so the outbox is looked at even when the config lists none.
   const webhooksHere = backend.kind === 'embedded' && !store.readonly;
   // The key that seals added receivers' secrets: read (or made) when one is first added or sent to.

@@ -5,6 +5,7 @@ import { describeSource } from '../backend/report/formats/shared.js';
 import type { ChangeLink, CrawlChanges } from '../model/history.js';
 import { crawlEnded, type CrawlRecord } from '../model/types.js';
 import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc changes [ID] [--json] [--config F | --site URL] [--project TOKEN]
   ID       the crawl (default: the latest crawl that has ended)
@@ -50,16 +51,17 @@ async function latestEnded(backend: Backend): Promise<CrawlRecord> {
   throw new CliError('changes: not crawled yet: no crawl has ended; crawl first: svc crawl full', 2);
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean' }, ...PROJECT_OPTION });
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   if (positionals.length > 1) throw new CliError('give at most one crawl id');
   const id = intOption('ID', positionals[0], 1, Number.MAX_SAFE_INTEGER);
   const text = await withApp(
     values,
+    io,
     async (app) => {
       const crawl = id === undefined ? await latestEnded(app.backend) : await app.backend.getCrawl(id);
       if (!crawl) throw new CliError(`no crawl ${id} in this project (svc crawl lists none by that id)`, 1);
@@ -68,6 +70,6 @@ export async function run(argv: string[]): Promise<number> {
     },
     { readOnlyOk: true, needsTarget: 'changes' },
   );
-  process.stdout.write(text);
+  io.stdout.write(text);
   return 0;
 }

@@ -1,4 +1,5 @@
-// What every command shares: option parsing, config loading with readable errors, opening the app.
+// What every command shares: option parsing, config loading with readable errors, opening the app (its logs on the
+// caller's stderr).
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -11,6 +12,7 @@ import type { LinkReport } from '../model/types.js';
 import { ConfigError, loadConfig } from './load-config.js';
 import { forProject, type Config } from '../model/config.js';
 import { CliError } from './cli-error.js';
+import type { Terminal } from './terminal.js';
 
 export { CliError } from './cli-error.js';
 
@@ -44,11 +46,13 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   }
 }
 
-export function readConfig(values: ConfigValues): Config {
+/** The config of --config (else the caller's SVC_CONFIG) or --site, with the caller's environment over it. */
+export function readConfig(values: ConfigValues, io: Pick<Terminal, 'env'>): Config {
   try {
     return loadConfig({
       configPath: typeof values.config === 'string' ? values.config : undefined,
       site: typeof values.site === 'string' ? values.site : undefined,
+      env: io.env,
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message, 2);
@@ -60,8 +64,8 @@ export function readConfig(values: ConfigValues): Config {
  * The config as the project of --project sees it (forProject), or the first project's without --project. An unknown
  * token is a one-line error listing the configured ones.
  */
-export function readProjectConfig(values: ConfigValues): Config {
-  const config = readConfig(values);
+export function readProjectConfig(values: ConfigValues, io: Pick<Terminal, 'env'>): Config {
+  const config = readConfig(values, io);
   const picked = forProject(config, typeof values.project === 'string' ? values.project : undefined);
   if (typeof picked === 'string') throw new CliError(`--project: ${picked}`, 2);
   return picked;
@@ -77,19 +81,21 @@ const CANNOT_WRITE = /^(SQLITE_READONLY|SQLITE_CANTOPEN|EACCES|EROFS|EPERM)/;
  */
 export async function openAppFrom(
   values: ConfigValues,
+  io: Terminal,
   opts: { readOnlyOk?: boolean; logSink?: LogSink; needsTarget?: string } = {},
 ): Promise<App> {
-  const config = readProjectConfig(values);
+  const config = readProjectConfig(values, io);
   if (opts.needsTarget) requireTarget(config, opts.needsTarget);
   // The app (store, backend, crawler wiring) loads once the options are read: help and bad input answer at once.
   const { loadApp } = await import('../app/open-app.js');
-  const logger = opts.logSink ? createLogger(config.log_level, opts.logSink) : undefined;
+  const logger = createLogger(config.log_level, opts.logSink ?? io.stderr);
+  const opened = { logger, passwordCost: io.passwordCost, env: io.env };
   try {
-    return await loadApp(config, { logger });
+    return await loadApp(config, opened);
   } catch (err) {
     const code = (err as { code?: string }).code ?? '';
     if (!CANNOT_WRITE.test(code)) throw err;
-    if (opts.readOnlyOk) return loadApp(config, { readonly: true, logger });
+    if (opts.readOnlyOk) return loadApp(config, { ...opened, readonly: true });
     throw new CliError(
       `cannot write the data directory ${resolve(config.data_dir)} (${code}): it is read-only for this user; svc report and svc search still read it, or point --config / SVC_DATA_DIR at a writable directory`,
       1,
@@ -147,10 +153,11 @@ export function toCliError(err: unknown): unknown {
 /** Opens the app for one command, runs it, and closes the app whatever happens. */
 export async function withApp<T>(
   values: ConfigValues,
+  io: Terminal,
   fn: (app: App) => T | Promise<T>,
   opts: { readOnlyOk?: boolean; needsTarget?: string } = {},
 ): Promise<T> {
-  const app = await openAppFrom(values, opts);
+  const app = await openAppFrom(values, io, opts);
   try {
     return await fn(app);
   } catch (err) {
@@ -164,9 +171,9 @@ export async function withApp<T>(
  * Commands that write (keys create, users add) without --config or SVC_CONFIG say where they wrote, so a key made
  * in the wrong directory is noticed at once.
  */
-export function sayWhereWritten(values: ConfigValues, app: App, what: string): void {
-  if (typeof values.config === 'string' || process.env.SVC_CONFIG) return;
-  process.stderr.write(
+export function sayWhereWritten(values: ConfigValues, io: Terminal, app: App, what: string): void {
+  if (typeof values.config === 'string' || io.env.SVC_CONFIG) return;
+  io.stderr.write(
     `svc: ${what} written to ${app.dataDir} (project ${app.backend.publicToken}); with no --config or SVC_CONFIG, data goes to ./data of this directory or SVC_DATA_DIR\n`,
   );
 }

@@ -3,10 +3,20 @@
 import type { CrawlMode, CrawlRecord, CrawlRequest } from '../model/types.js';
 import { STOP_REASONS } from '../backend/crawl-runs/finish.js';
 import type { Backend } from '../backend/backend.js';
-import { CliError, intOption, openAppFrom, parse, PROJECT_OPTION, toCliError, withApp } from './common.js';
+import {
+  CliError,
+  intOption,
+  openAppFrom,
+  parse,
+  PROJECT_OPTION,
+  toCliError,
+  withApp,
+  type ConfigValues,
+} from './common.js';
 import type { CrawlProgress } from '../model/types.js';
 import { prettyLogLine } from '../lib/log.js';
 import { plural, problemPhrase, reasonsPhrase } from '../model/counts.js';
+import type { Output, Terminal } from './terminal.js';
 
 const USAGE = `usage: svc crawl full|partial|manual [URL…] [--config F | --site URL] [--project TOKEN] [--queue]
        svc crawl stop [ID]        stop the running crawl (or crawl ID), wherever it runs; a queued one never runs
@@ -120,7 +130,7 @@ export class ProgressDisplay {
   private last = 0;
   private current = '';
   constructor(
-    private readonly out: NodeJS.WriteStream,
+    private readonly out: Output,
     private readonly tty: boolean,
   ) {}
 
@@ -147,26 +157,26 @@ export class ProgressDisplay {
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values, positionals } = parse(argv, { ...PROJECT_OPTION, queue: { type: 'boolean' } });
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   const [mode, ...urls] = positionals;
-  if (mode === 'stop') return stop(urls, values);
+  if (mode === 'stop') return stop(urls, values, io);
   if (!mode) throw new CliError(`missing mode\n\n${USAGE}`);
   if (!MODES.includes(mode)) throw new CliError(`unknown mode "${mode}": use full, partial or manual`);
   const req: CrawlRequest = { mode: mode as CrawlMode };
   if (mode === 'manual' || urls.length) req.urls = urls;
   if (mode === 'manual' && !urls.length)
     throw new CliError('manual: give the full URLs to crawl, e.g. svc crawl manual https://example.org/page');
-  if (values.queue) return queue(req, values);
+  if (values.queue) return queue(req, values, io);
 
-  const tty = Boolean(process.stderr.isTTY);
-  const display = new ProgressDisplay(process.stderr, tty);
+  const tty = Boolean(io.stderr.isTTY);
+  const display = new ProgressDisplay(io.stderr, tty);
   // On a terminal the logs go through the display; elsewhere they stay JSON lines on stderr, for machines.
-  const app = await openAppFrom(values, tty ? { logSink: { write: (line) => display.log(line) } } : {});
+  const app = await openAppFrom(values, io, tty ? { logSink: { write: (line) => display.log(line) } } : {});
   let final: CrawlRecord;
   try {
     let rec: CrawlRecord;
@@ -175,51 +185,56 @@ export async function run(argv: string[]): Promise<number> {
     } catch (err) {
       throw toCliError(err);
     }
-    final = await followCrawl(app.backend, rec, display);
+    final = await followCrawl(app.backend, rec, display, io);
     // The crawl's webhook deliveries are in the outbox: one try now; a server on this database retries the rest.
     await app.deliverWebhooksOnce().catch(() => 0);
   } finally {
     await app.close();
   }
   display.done(summary(final));
-  process.stdout.write(`${JSON.stringify(final)}\n`);
+  io.stdout.write(`${JSON.stringify(final)}\n`);
   return crawlExitCode(final);
 }
 
 /** Waits for a started crawl, its progress on the display; Ctrl-C or SIGTERM stop it (here or in the remote service). */
-export async function followCrawl(backend: Backend, rec: CrawlRecord, display: ProgressDisplay): Promise<CrawlRecord> {
+export async function followCrawl(
+  backend: Backend,
+  rec: CrawlRecord,
+  display: ProgressDisplay,
+  io: Terminal,
+): Promise<CrawlRecord> {
   const onInt = () => void backend.stopCrawl(rec.id, STOP_REASONS.interrupt).catch(() => {});
   const onTerm = () => void backend.stopCrawl(rec.id, STOP_REASONS.terminate).catch(() => {});
-  process.once('SIGINT', onInt);
-  process.once('SIGTERM', onTerm);
+  io.signals.once('SIGINT', onInt);
+  io.signals.once('SIGTERM', onTerm);
   try {
     return await backend.waitForCrawl(rec.id, {
       onProgress: (p: CrawlProgress) => display.update(formatProgress(progressLine(rec, p))),
     });
   } finally {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    io.signals.off('SIGINT', onInt);
+    io.signals.off('SIGTERM', onTerm);
   }
 }
 
 /** `svc crawl … --queue`: the crawl waits in the database for svc serve or svc worker; prints its record. */
-async function queue(req: CrawlRequest, values: Parameters<typeof openAppFrom>[0]): Promise<number> {
-  const rec = await withApp(values, (app) => app.backend.queueCrawl(req, 'request'));
+async function queue(req: CrawlRequest, values: ConfigValues, io: Terminal): Promise<number> {
+  const rec = await withApp(values, io, (app) => app.backend.queueCrawl(req, 'request'));
   // A remote backend has the other service start it at once.
-  process.stderr.write(
+  io.stderr.write(
     rec.status === 'queued'
       ? `crawl ${rec.id} queued: svc serve or svc worker on this database runs it in its turn\n`
       : `crawl ${rec.id} ${rec.status}\n`,
   );
-  process.stdout.write(`${JSON.stringify(rec)}\n`);
+  io.stdout.write(`${JSON.stringify(rec)}\n`);
   return 0;
 }
 
 /** `svc crawl stop [ID]`: asks the crawl (default: the running one) to stop and waits up to 30 s for it to end. */
-async function stop(args: string[], values: Parameters<typeof openAppFrom>[0]): Promise<number> {
+async function stop(args: string[], values: ConfigValues, io: Terminal): Promise<number> {
   if (args.length > 1) throw new CliError('stop: give at most one crawl id');
   const id = args[0] === undefined ? undefined : intOption('ID', args[0], 1, Number.MAX_SAFE_INTEGER);
-  const app = await openAppFrom(values);
+  const app = await openAppFrom(values, io);
   try {
     let target = id;
     if (target === undefined) {
@@ -241,10 +256,10 @@ async function stop(args: string[], values: Parameters<typeof openAppFrom>[0]): 
       throw toCliError(err);
     }
     const rec = await app.backend.waitForCrawl(target, { timeoutMs: 30_000 });
-    process.stderr.write(
+    io.stderr.write(
       rec.status === 'stopped' ? `crawl ${rec.id} stopped\n` : `crawl ${rec.id} asked to stop; it is ${rec.status}\n`,
     );
-    process.stdout.write(`${JSON.stringify(rec)}\n`);
+    io.stdout.write(`${JSON.stringify(rec)}\n`);
     return rec.status === 'stopped' ? 0 : 1;
   } finally {
     await app.close();

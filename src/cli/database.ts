@@ -7,6 +7,7 @@ import { Store } from '../store/sqlite/store.js';
 import { CliError, parse, PROJECT_OPTION, readProjectConfig, type ConfigValues } from './common.js';
 import { projectDatabaseFile } from '../app/project.js';
 import { describeDatabaseUrl } from '../model/database-url.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc check            integrity of the database: tables, search index, report rows (exit 1 on a problem)
        svc repair           rebuild the search index and the report rows from the stored pages and links
@@ -14,8 +15,8 @@ const USAGE = `usage: svc check            integrity of the database: tables, se
 options: --config F, --site URL, --project TOKEN (whose database; default: the first project)
 `;
 
-function openDb(values: ConfigValues, command: string): Store {
-  const config = readProjectConfig(values);
+function openDb(values: ConfigValues, io: Terminal, command: string): Store {
+  const config = readProjectConfig(values, io);
   if (config.database_url) {
     throw new CliError(
       `${command}: works on the SQLite store only, and this config keeps its data in PostgreSQL (database_url / SVC_DATABASE_URL: ${describeDatabaseUrl(config.database_url)}): use PostgreSQL's own tools (pg_dump, amcheck, REINDEX)`,
@@ -28,17 +29,17 @@ function openDb(values: ConfigValues, command: string): Store {
   return new Store(path, { migrate: false });
 }
 
-export async function run(argv: string[], command = 'check'): Promise<number> {
+export async function run(argv: string[], io: Terminal, command = 'check'): Promise<number> {
   const { values, positionals } = parse(argv, PROJECT_OPTION);
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   if (command === 'backup') {
     if (positionals.length !== 1) throw new CliError('backup: give the file to write, e.g. svc backup svc-backup.db');
     const file = resolve(positionals[0]!);
     if (existsSync(file)) throw new CliError(`backup: ${file} exists; give a new file name`);
-    const store = openDb(values, command);
+    const store = openDb(values, io, command);
     try {
       await backupTo(store, file);
     } catch (err) {
@@ -46,33 +47,33 @@ export async function run(argv: string[], command = 'check'): Promise<number> {
     } finally {
       store.close();
     }
-    process.stderr.write(`svc: database copied to ${file}\n`);
+    io.stderr.write(`svc: database copied to ${file}\n`);
     return 0;
   }
   if (positionals.length) throw new CliError(`${command}: unexpected argument "${positionals[0]}"`);
-  const store = openDb(values, command);
+  const store = openDb(values, io, command);
   try {
     const tables = tableProblems(store);
     if (command === 'check') {
       const problems = [...tables.map((p) => `tables: ${p}`), ...(tables.length ? [] : derivedProblems(store))];
-      for (const p of problems) process.stderr.write(`svc check: ${p}\n`);
+      for (const p of problems) io.stderr.write(`svc check: ${p}\n`);
       if (problems.length) {
-        process.stderr.write(
+        io.stderr.write(
           `svc check: ${problems.length} problem(s) in ${store.path}: ${tables.length ? 'the base tables are damaged: restore a backup (svc backup)' : 'run svc repair'}\n`,
         );
         return 1;
       }
-      process.stderr.write(`svc check: ${store.path} is sound\n`);
+      io.stderr.write(`svc check: ${store.path} is sound\n`);
       return 0;
     }
     if (tables.length) {
-      for (const p of tables) process.stderr.write(`svc repair: tables: ${p}\n`);
+      for (const p of tables) io.stderr.write(`svc repair: tables: ${p}\n`);
       throw new CliError(
         `repair: the base tables of ${store.path} are damaged and cannot be rebuilt from anything: restore a backup (svc backup), or crawl again into a new data directory`,
         1,
       );
     }
-    for (const what of rebuildDerived(store)) process.stderr.write(`svc repair: rebuilt ${what}\n`);
+    for (const what of rebuildDerived(store)) io.stderr.write(`svc repair: rebuilt ${what}\n`);
     const left = derivedProblems(store);
     if (left.length) throw new CliError(`repair: still damaged after rebuilding: ${left.join('; ')}`, 1);
     return 0;

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { demoPostsFile } from '../demo/content.js';
 import { DemoSiteError, startDemoSite } from '../demo/site.js';
 import { CliError, intOption, parse } from './common.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc demo-site [--port N] [--host H] [--partner-port N] [--posts-out FILE]
 
@@ -13,7 +14,7 @@ sitemap, robots.txt, PDFs, and known broken links) on a loopback address, plus a
 links to. --posts-out writes the site's posts file (for \`svc posts import\`) for the port it runs on.
 `;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values } = parse(
     argv,
     {
@@ -25,7 +26,7 @@ export async function run(argv: string[]): Promise<number> {
     false,
   );
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   if (values.config !== undefined || values.site !== undefined)
@@ -53,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
     lines.push(`posts file:   ${file} (svc posts import ${values['posts-out']})`);
   }
   lines.push(`try:          svc crawl full --site ${site.origin}/`, 'Ctrl-C stops it.');
-  process.stderr.write(lines.join('\n') + '\n');
+  io.stderr.write(lines.join('\n') + '\n');
   await new Promise<void>((done) => {
     const stop = () => void site.close().then(done);
     process.once('SIGINT', stop);

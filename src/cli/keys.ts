@@ -2,6 +2,7 @@
 import { createApiKey, listApiKeys, revokeApiKey } from '../auth/keys.js';
 import { API_KEY_NAME_MAX } from '../model/limits.js';
 import { CliError, intOption, parse, PROJECT_OPTION, sayWhereWritten, withApp } from './common.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc keys create [--name N]   make a /v1 API key; prints it once, alone on one line
        svc keys list                list keys (id, created, name, first characters, last used) — never the keys
@@ -9,18 +10,18 @@ const USAGE = `usage: svc keys create [--name N]   make a /v1 API key; prints it
 options: --config F, --site URL, --project TOKEN (the project the key is for; default: the first)
 `;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values, positionals } = parse(argv, { name: { type: 'string' }, ...PROJECT_OPTION });
   const [action, ...rest] = positionals;
   if (values.help || !action) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
   if (!['create', 'list', 'revoke'].includes(action))
     throw new CliError(`keys: unknown action "${action}" (create, list or revoke)`);
   if (action !== 'revoke' && rest.length) throw new CliError(`keys ${action}: unexpected argument "${rest[0]}"`);
   if (action !== 'create' && values.name !== undefined) throw new CliError(`keys ${action}: --name is only for create`);
-  await withApp(values, async (app) => {
+  await withApp(values, io, async (app) => {
     const project = app.backend.publicToken;
     if (action === 'create') {
       const name = typeof values.name === 'string' ? values.name.trim() : '';
@@ -30,13 +31,13 @@ export async function run(argv: string[]): Promise<number> {
         { id: info.id, name: info.name, project },
         'API key created; it is printed once and only its hash is stored',
       );
-      process.stdout.write(`${key}\n`);
-      sayWhereWritten(values, app, 'API key');
+      io.stdout.write(`${key}\n`);
+      sayWhereWritten(values, io, app, 'API key');
     } else if (action === 'list') {
       const keys = await listApiKeys(app.store.sql, project);
-      if (!keys.length) process.stdout.write(`no API keys for ${project}\n`);
+      if (!keys.length) io.stdout.write(`no API keys for ${project}\n`);
       for (const k of keys)
-        process.stdout.write(
+        io.stdout.write(
           `${k.id}\t${k.createdAt}\t${k.name}\t${k.prefix ? `${k.prefix}…` : '-'}\t${k.lastUsedAt ?? 'never used'}\n`,
         );
     } else {

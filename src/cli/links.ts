@@ -16,6 +16,7 @@ import { REPORT_FORMATS, type ReportFormat } from '../backend/report/formats/ind
 import { CliError, intOption, parse, readProjectConfig, toCliError } from './common.js';
 import { crawlExitCode, followCrawl, ProgressDisplay, summary } from './crawl.js';
 import { failOnStatus, parseFailOn, parseFormat, writeReport } from './report.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc links <DIR|URL> [--base-url URL] [--format F] [--output FILE] [--fail-on REASONS]
                  [--config F | --data-dir DIR] [--limit N]
@@ -148,7 +149,7 @@ function previousPort(dataDir: string, dir: string): number {
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values, positionals } = parse(argv, {
     'base-url': { type: 'string' },
     'data-dir': { type: 'string' },
@@ -159,7 +160,7 @@ export async function run(argv: string[]): Promise<number> {
     limit: { type: 'string' },
   });
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   if (values.site !== undefined) throw new CliError('--site: svc links takes the site as its argument: svc links URL');
@@ -173,7 +174,7 @@ export async function run(argv: string[]): Promise<number> {
   const baseUrl = baseUrlOf(values['base-url']);
   if (baseUrl && subject.kind === 'url')
     throw new CliError('--base-url: only for a folder (a URL is checked where it is)');
-  const config = readProjectConfig(values);
+  const config = readProjectConfig(values, io);
   const named = typeof values.config === 'string' || typeof dataDirOption === 'string';
   const temp = named ? null : mkdtempSync(join(tmpdir(), 'svc-links-'));
   const dataDir = typeof dataDirOption === 'string' ? resolve(dataDirOption) : (temp ?? config.data_dir);
@@ -193,7 +194,7 @@ export async function run(argv: string[]): Promise<number> {
     const picked = linksTarget(config, site, baseUrl, subject.kind === 'folder');
     if ('problems' in picked)
       throw new CliError(`invalid config:\n${picked.problems.map((p) => `  - ${p}`).join('\n')}`);
-    const quiet = typeof values.config !== 'string' && !process.env.SVC_LOG_LEVEL;
+    const quiet = typeof values.config !== 'string' && !io.env.SVC_LOG_LEVEL;
     const runConfig: Config = {
       ...config,
       data_dir: dataDir,
@@ -203,11 +204,13 @@ export async function run(argv: string[]): Promise<number> {
       // A CI check crawls now, once: nothing else runs beside it.
       schedule: {},
     };
-    const tty = Boolean(process.stderr.isTTY);
-    const display = new ProgressDisplay(process.stderr, tty);
+    const tty = Boolean(io.stderr.isTTY);
+    const display = new ProgressDisplay(io.stderr, tty);
     const { loadApp } = await import('../app/open-app.js');
+    // On a terminal the logs go through the display; elsewhere they stay JSON lines on stderr, for machines.
     app = await loadApp(runConfig, {
-      ...(tty ? { logger: createLogger(runConfig.log_level, { write: (line) => display.log(line) }) } : {}),
+      env: io.env,
+      logger: createLogger(runConfig.log_level, tty ? { write: (line) => display.log(line) } : io.stderr),
     });
     if (server)
       writeFileSync(
@@ -217,14 +220,14 @@ export async function run(argv: string[]): Promise<number> {
     let final: CrawlRecord;
     try {
       const rec = await app.backend.startCrawl({ mode: 'full' });
-      final = await followCrawl(app.backend, rec, display);
+      final = await followCrawl(app.backend, rec, display, io);
     } catch (err) {
       throw toCliError(err);
     }
     display.done(summary(final));
     const report = await app.backend.linkReport({ limit });
-    for (const out of outputs) writeReport(report, { ...out, failOn });
-    const failed = failOnStatus(report, failOn, 'svc links');
+    for (const out of outputs) writeReport(io, report, { ...out, failOn });
+    const failed = failOnStatus(io, report, failOn, 'svc links');
     return Math.max(failed, crawlExitCode(final));
   } finally {
     await app?.close();

@@ -1,31 +1,33 @@
 // `svc mcp [--config F]`: MCP over stdio. The current user is the login in SVC_USER; without it every tool
 // answers ability_invalid_permissions (tools/list still works). Nothing but protocol reaches stdout.
 import { STOP_REASONS } from '../backend/crawl-runs/finish.js';
+import { createLogger } from '../lib/log.js';
 import { CliError, parse, readProjectConfig } from './common.js';
 import type { AbilityHost } from '../abilities/runtime.js';
+import type { Terminal } from './terminal.js';
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values } = parse(argv, {}, false);
   if (values.help) {
-    process.stdout.write('usage: svc mcp [--config F] [--site URL]   (current user: SVC_USER=<login>)\n');
+    io.stdout.write('usage: svc mcp [--config F] [--site URL]   (current user: SVC_USER=<login>)\n');
     return 0;
   }
   // A stray console.log anywhere below would corrupt the protocol stream.
   console.log = console.error;
   console.info = console.error;
   // The host side (posts, users, abilities, the tools) acts on the first project: only its database opens.
-  const config = readProjectConfig(values);
+  const config = readProjectConfig(values, io);
   // Loaded after the config is known good, in parallel: the SDK and the engine are the bulk of start-up.
   const [{ loadApp }, { openAbilityHost }, { serveStdio }] = await Promise.all([
     import('../app/open-app.js'),
     import('../app/ability-host.js'),
     import('../mcp/stdio.js'),
   ]);
-  const app = await loadApp(config);
+  const app = await loadApp(config, { logger: createLogger(config.log_level, io.stderr), env: io.env });
   let host: AbilityHost | undefined;
   try {
     host = await openAbilityHost(app);
-    const login = process.env.SVC_USER?.trim() || null;
+    const login = io.env.SVC_USER?.trim() || null;
     const user = login ? await host.userByLogin(login) : null;
     if (login && !user)
       throw new CliError(

@@ -6,6 +6,7 @@ import { parsePostsFile, PostsFileError } from '../cms/posts.js';
 import { CliError, intOption, parse, withApp } from './common.js';
 import { listPosts } from '../store/posts.js';
 import { applyPostChange, type PostChangeResult } from '../app/posts.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc posts import FILE    load posts (JSON array or NDJSON) into the host's post store, replacing posts with the same id
        svc posts delete ID…     delete posts by id
@@ -16,26 +17,26 @@ posts that changed (old and new URL when a URL changed). It waits in the databas
 `;
 
 /** One line on stderr about the live update's crawl, when there is something to say. */
-function sayLiveUpdate(r: PostChangeResult): void {
+function sayLiveUpdate(r: PostChangeResult, io: Terminal): void {
   if (r.crawl) {
     const what =
       r.crawl.mode === 'manual'
         ? `${r.crawl.urls?.length ?? 0} URL${r.crawl.urls?.length === 1 ? '' : 's'}`
         : 'a full crawl: too many URLs for one manual crawl';
-    process.stderr.write(
+    io.stderr.write(
       `svc: live update: ${r.urls.length} changed URL${r.urls.length === 1 ? '' : 's'} queued in crawl ${r.crawl.id} (${what}); \`svc serve\` runs it\n`,
     );
   } else if (r.notQueued) {
-    process.stderr.write(
+    io.stderr.write(
       `svc: live update: ${r.urls.length} changed URL${r.urls.length === 1 ? '' : 's'} not queued: ${r.notQueued}\n`,
     );
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values, positionals } = parse(argv, {});
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   const [sub, file, ...extra] = positionals;
@@ -57,32 +58,31 @@ export async function run(argv: string[]): Promise<number> {
       throw err;
     }
     const n = posts.length;
-    await withApp(values, async (app) => {
+    await withApp(values, io, async (app) => {
       const r = await applyPostChange(app, { upsert: posts });
-      process.stdout.write(`imported ${n} post${n === 1 ? '' : 's'} from ${path}\n`);
-      sayLiveUpdate(r);
+      io.stdout.write(`imported ${n} post${n === 1 ? '' : 's'} from ${path}\n`);
+      sayLiveUpdate(r, io);
     });
     return 0;
   }
   if (sub === 'delete') {
     const ids = positionals.slice(1).map((a) => intOption('ID', a, 1, Number.MAX_SAFE_INTEGER)!);
     if (!ids.length) throw new CliError(`posts delete: give the id of at least one post\n${USAGE}`);
-    await withApp(values, async (app) => {
+    await withApp(values, io, async (app) => {
       const r = await applyPostChange(app, { remove: ids });
       const missing = ids.length - r.removed;
-      process.stdout.write(
+      io.stdout.write(
         `deleted ${r.removed} post${r.removed === 1 ? '' : 's'}${missing ? ` (${missing} not found)` : ''}\n`,
       );
-      sayLiveUpdate(r);
+      sayLiveUpdate(r, io);
       if (missing && !r.removed) throw new CliError(`no post ${ids.join(', ')}: svc posts list shows the ids`, 1);
     });
     return 0;
   }
   if (sub === 'list') {
     if (file) throw new CliError(`unexpected argument "${file}"\n${USAGE}`);
-    await withApp(values, async (app) => {
-      for (const p of await listPosts(app.store.sql))
-        process.stdout.write(`${p.id}\t${p.status}\t${p.author}\t${p.url}\n`);
+    await withApp(values, io, async (app) => {
+      for (const p of await listPosts(app.store.sql)) io.stdout.write(`${p.id}\t${p.status}\t${p.author}\t${p.url}\n`);
     });
     return 0;
   }

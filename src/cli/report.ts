@@ -14,6 +14,7 @@ import type { LinkReport } from '../model/types.js';
 import { REPORT_LIMIT } from '../model/limits.js';
 import { normalizeSince, SINCE_RULE } from '../model/history.js';
 import { CliError, intOption, notCrawledHint, parse, PROJECT_OPTION, withApp } from './common.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc report [--target H] [--limit N] [--since TIME] [--format F] [--output FILE] [--fail-on REASONS] [--config F | --site URL] [--project TOKEN]
   --target H          only pages of this configured target host
@@ -53,7 +54,7 @@ export function parseFailOn(value: string | undefined): LinkReason[] {
   return [...new Set(names)] as LinkReason[];
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values } = parse(
     argv,
     {
@@ -69,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     false,
   );
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   const limit = intOption('limit', values.limit, REPORT_LIMIT.min, REPORT_LIMIT.max) ?? REPORT_LIMIT.default;
@@ -82,17 +83,19 @@ export async function run(argv: string[]): Promise<number> {
   if (since !== undefined && normalizeSince(since) === null) throw new CliError(`--since: ${SINCE_RULE}`);
   const report = await withApp(
     values,
+    io,
     (app) => app.backend.linkReport({ target, limit, ...(since ? { since } : {}) }),
     { readOnlyOk: true, needsTarget: 'report' },
   );
   // Never an empty report of a site nothing has checked: that would read as an all-clear.
   if (report.status === 'not_crawled') throw new CliError(`report: ${notCrawledHint(report, values)}`, 2);
-  writeReport(report, { format, output, failOn });
-  return failOnStatus(report, failOn, 'svc report');
+  writeReport(io, report, { format, output, failOn });
+  return failOnStatus(io, report, failOn, 'svc report');
 }
 
 /** Writes the report in its format to --output or stdout. `svc report` and `svc links` write through it. */
 export function writeReport(
+  io: Terminal,
   report: LinkReport,
   opts: { format: ReportFormat; output: string | undefined; failOn: LinkReason[] },
 ): void {
@@ -101,7 +104,7 @@ export function writeReport(
     toolVersion: packageVersion(),
     ...(failOn.length ? { failOn } : {}),
   });
-  if (output === undefined) process.stdout.write(text);
+  if (output === undefined) io.stdout.write(text);
   else {
     try {
       writeFileSync(output, text);
@@ -112,15 +115,15 @@ export function writeReport(
 }
 
 /** 1 when the report holds a --fail-on reason or checked nothing (said on stderr, after `command`), else 0. */
-export function failOnStatus(report: LinkReport, failOn: LinkReason[], command: string): number {
+export function failOnStatus(io: Terminal, report: LinkReport, failOn: LinkReason[], command: string): number {
   const nothing = failOn.length ? nothingChecked(report) : null;
   if (nothing) {
-    process.stderr.write(`${command}: failing: ${nothing}\n`);
+    io.stderr.write(`${command}: failing: ${nothing}\n`);
     return 1;
   }
   const failing = failingReasons(report, failOn);
   if (!failing.length) return 0;
   const list = failing.map((f) => `${f.reason} (${f.links} link${f.links === 1 ? '' : 's'})`).join(', ');
-  process.stderr.write(`${command}: failing on ${list}\n`);
+  io.stderr.write(`${command}: failing on ${list}\n`);
   return 1;
 }

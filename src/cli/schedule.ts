@@ -6,6 +6,7 @@ import type { ScheduleInfo } from '../model/schedule.js';
 import { normalizedSet, SCHEDULE_KINDS, ScheduleSetSchema } from '../model/schedule.js';
 import type { CrawlRecord } from '../model/types.js';
 import { CliError, parse, PROJECT_OPTION, withApp } from './common.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc schedule [--json] [--config F] [--project TOKEN]
        svc schedule set [--full CRON] [--partial CRON] [--json] [--config F] [--project TOKEN]
@@ -66,7 +67,7 @@ export function scheduleFromOptions(values: { full?: string; partial?: string })
   return normalizedSet(parsed.data);
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values, positionals } = parse(argv, {
     json: { type: 'boolean' },
     full: { type: 'string' },
@@ -74,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
     ...PROJECT_OPTION,
   });
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   const [action, extra] = positionals;
@@ -84,24 +85,25 @@ export async function run(argv: string[]): Promise<number> {
     throw new CliError('--full and --partial go with svc schedule set');
   if (action) {
     const schedule = action === 'set' ? scheduleFromOptions(values) : null;
-    await withApp(values, async (app) => {
+    await withApp(values, io, async (app) => {
       const info = await app.backend.setSchedule(schedule);
-      process.stdout.write(values.json ? `${JSON.stringify(info)}\n` : `${formatSchedule(info, null)}\n`);
+      io.stdout.write(values.json ? `${JSON.stringify(info)}\n` : `${formatSchedule(info, null)}\n`);
     });
     return 0;
   }
   await withApp(
     values,
+    io,
     async (app) => {
       const info = await app.backend.schedule();
       if (values.json) {
-        process.stdout.write(`${JSON.stringify(info)}\n`);
+        io.stdout.write(`${JSON.stringify(info)}\n`);
         return;
       }
       const queued = (await app.backend.listCrawls({ limit: 100, offset: 0 }))
         .filter((c) => c.status === 'queued')
         .reverse();
-      process.stdout.write(`${formatSchedule(info, queued)}\n`);
+      io.stdout.write(`${formatSchedule(info, queued)}\n`);
     },
     { readOnlyOk: true },
   );

@@ -7,6 +7,7 @@ import {
   type SearchStats,
 } from '../model/search-stats.js';
 import { CliError, intOption, parse, PROJECT_OPTION, withApp } from './common.js';
+import type { Terminal } from './terminal.js';
 
 const FORMATS = ['text', 'json'] as const;
 
@@ -55,7 +56,7 @@ export function formatSearchStats(s: SearchStats): string {
   return `${out.join('\n')}\n`;
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values, positionals } = parse(argv, {
     since: { type: 'string' },
     limit: { type: 'string' },
@@ -63,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
     ...PROJECT_OPTION,
   });
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   if (positionals.length) throw new CliError(`search-stats: unexpected argument "${positionals[0]}"\n${USAGE}`);
@@ -76,12 +77,13 @@ export async function run(argv: string[]): Promise<number> {
   const limit = intOption('limit', values.limit, SEARCH_STATS_LIMIT.min, SEARCH_STATS_LIMIT.max);
   const text = await withApp(
     values,
+    io,
     async (app) => {
       const stats = await app.backend.searchStats({ since, limit });
       return format === 'json' ? `${JSON.stringify(stats)}\n` : formatSearchStats(stats);
     },
     { readOnlyOk: true, needsTarget: 'search-stats' },
   );
-  process.stdout.write(text);
+  io.stdout.write(text);
   return 0;
 }

@@ -4,6 +4,7 @@ import { SEARCH_FACETS, SEARCH_SIZE_MAX, type SearchFacetName } from '../model/s
 import { SEARCH_TERMS_MAX_CHARS, SEARCH_TERMS_MAX_WORDS, termsLimitProblem } from '../model/limits.js';
 import type { SearchParams, SearchResults } from '../model/types.js';
 import { CliError, intOption, notCrawledHint, parse, PROJECT_OPTION, withApp } from './common.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc search TERMS… [--lang L] [--tag T]… [--path P] [--facet F]… [--size N] [--from N] [--json] [--config F | --site URL] [--project TOKEN]
   TERMS        words (all must match); "quoted phrases"; the last word also matches as a prefix
@@ -53,7 +54,7 @@ export function formatResults(terms: string, r: SearchResults, from: number, tty
   return `${out.join('\n')}\n`;
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values, positionals } = parse(argv, {
     lang: { type: 'string' },
     tag: { type: 'string', multiple: true },
@@ -65,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
     ...PROJECT_OPTION,
   });
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   const terms = positionals.join(' ');
@@ -89,6 +90,7 @@ export async function run(argv: string[]): Promise<number> {
 
   await withApp(
     values,
+    io,
     async (app) => {
       const results = await app.backend.search(terms, params);
       // No hit from a target nothing has crawled is not an answer: say so (exit 2) rather than "no match".
@@ -96,10 +98,10 @@ export async function run(argv: string[]): Promise<number> {
         const report = await app.backend.linkReport({ limit: 1 }).catch(() => null);
         if (report?.status === 'not_crawled') throw new CliError(`search: ${notCrawledHint(report, values)}`, 2);
       }
-      process.stdout.write(
+      io.stdout.write(
         values.json
           ? `${JSON.stringify(results, null, 2)}\n`
-          : formatResults(terms, results, from ?? 0, process.stdout.isTTY === true),
+          : formatResults(terms, results, from ?? 0, io.stdout.isTTY === true),
       );
     },
     { readOnlyOk: true, needsTarget: 'search' },

@@ -16,22 +16,23 @@ import { createMetrics } from '../app/metrics.js';
 import { appReadiness } from '../app/readiness.js';
 import { createOperationsHandler } from '../http/operations.js';
 import { runUnattendedUntilSignal } from './unattended.js';
+import type { Terminal } from './terminal.js';
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } }, false);
   if (values.help) {
-    process.stdout.write(
+    io.stdout.write(
       "usage: svc serve [--config F] [--site URL] [--port N] [--host H]\n\nWith no --config, SVC_CONFIG or --site: serves the bundled demo site, crawls it once, and prints\nthe MCP URL, an API key and the demo users' tokens (also in <data_dir>/credentials.json).\n",
     );
     return 0;
   }
-  let config = readConfig(values);
+  let config = readConfig(values, io);
   const port = intOption('port', values.port, 0, 65535);
   if (port !== undefined) config.server.port = port;
   if (typeof values.host === 'string') config.server.host = values.host;
-  const logger = createLogger(config.log_level);
+  const logger = createLogger(config.log_level, io.stderr);
   let demo: EmbeddedDefault | null = null;
-  if (isEmbeddedDefault(values)) {
+  if (isEmbeddedDefault(values, io.env)) {
     try {
       demo = await startEmbeddedDefault(config, logger);
     } catch (err) {
@@ -40,7 +41,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     config = demo.config;
   }
-  const app = await loadApp(config, { logger });
+  const app = await loadApp(config, { logger, env: io.env });
   if (demo) await demo.prepare(app);
   const host = await openAbilityHost(app);
   // The routes are added once listening: the OAuth issuer is the address we listen on (unless server.public_url
@@ -121,9 +122,9 @@ export async function run(argv: string[]): Promise<number> {
       'serving project',
     );
   }
-  if (demo) await demo.announce(app, baseUrl);
+  if (demo) await demo.announce(app, baseUrl, io.stderr);
   else
-    process.stderr.write(
+    io.stderr.write(
       serveBanner(
         baseUrl,
         app.projects.map((p) => p.token),

@@ -7,6 +7,7 @@ import { revokeUserTokens } from '../auth/oauth/authorization-server.js';
 import { addUser, getUser, listUsers, removeUser, resetUserToken } from '../auth/users.js';
 import { ROLES } from '../model/users.js';
 import { CliError, parse, sayWhereWritten, withApp } from './common.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc users add LOGIN --role ROLE    add a user; prints its bearer token once
        svc users list                    logins and roles
@@ -17,10 +18,10 @@ const USAGE = `usage: svc users add LOGIN --role ROLE    add a user; prints its 
 roles: ${ROLES.join(', ')}
 `;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values, positionals } = parse(argv, { role: { type: 'string' } });
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   const [sub, login, ...extra] = positionals;
@@ -30,43 +31,43 @@ export async function run(argv: string[]): Promise<number> {
     if (typeof values.role !== 'string')
       throw new CliError(`users add: --role is required (one of ${ROLES.join(', ')})`);
     const role = values.role;
-    await withApp(values, async (app) => {
-      process.stdout.write(`${await addUser(app.store.sql, login, role)}\n`);
-      sayWhereWritten(values, app, `user ${login}`);
-      process.stderr.write(`added ${role} "${login}"; the token above is shown only once\n`);
+    await withApp(values, io, async (app) => {
+      io.stdout.write(`${await addUser(app.store.sql, login, role)}\n`);
+      sayWhereWritten(values, io, app, `user ${login}`);
+      io.stderr.write(`added ${role} "${login}"; the token above is shown only once\n`);
     });
     return 0;
   }
   if (sub === 'reset-token') {
     if (!login) throw new CliError(`users reset-token: LOGIN is required\n${USAGE}`);
-    await withApp(values, async (app) => {
-      process.stdout.write(`${await resetUserToken(app.store.sql, login)}\n`);
+    await withApp(values, io, async (app) => {
+      io.stdout.write(`${await resetUserToken(app.store.sql, login)}\n`);
     });
     return 0;
   }
   if (sub === 'set-password') {
     if (!login) throw new CliError(`users set-password: LOGIN is required\n${USAGE}`);
-    const password = await readPassword();
-    await withApp(values, async (app) => {
+    const password = await readPassword(io);
+    await withApp(values, io, async (app) => {
       await app.passwords.set(app.store.sql, login, password);
-      process.stderr.write(`password of "${login}" set\n`);
+      io.stderr.write(`password of "${login}" set\n`);
     });
     return 0;
   }
   if (sub === 'revoke-tokens') {
     if (!login) throw new CliError(`users revoke-tokens: LOGIN is required\n${USAGE}`);
-    await withApp(values, async (app) => {
+    await withApp(values, io, async (app) => {
       if (!(await getUser(app.store.sql, login))) throw new CliError(`login "${login}": no such user`, 1);
       const n = await revokeUserTokens(app.store.sql, login);
-      process.stderr.write(`${n} OAuth token(s) of "${login}" revoked\n`);
+      io.stderr.write(`${n} OAuth token(s) of "${login}" revoked\n`);
     });
     return 0;
   }
   if (sub === 'remove') {
     if (!login) throw new CliError(`users remove: LOGIN is required\n${USAGE}`);
-    await withApp(values, async (app) => {
+    await withApp(values, io, async (app) => {
       const ended = await removeUser(app.store.sql, login);
-      process.stderr.write(
+      io.stderr.write(
         `removed "${login}" with ${ended.sessions} console session(s) and ${ended.tokens} OAuth token(s)\n`,
       );
     });
@@ -74,8 +75,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (sub === 'list') {
     if (login) throw new CliError(`unexpected argument "${login}"\n${USAGE}`);
-    await withApp(values, async (app) => {
-      for (const u of await listUsers(app.store.sql)) process.stdout.write(`${u.login}\t${u.role}\n`);
+    await withApp(values, io, async (app) => {
+      for (const u of await listUsers(app.store.sql)) io.stdout.write(`${u.login}\t${u.role}\n`);
     });
     return 0;
   }
@@ -86,11 +87,11 @@ export async function run(argv: string[]): Promise<number> {
  * The password: the first line of stdin (piped: `printf '%s' "$PW" | svc users set-password LOGIN`); on a
  * terminal, typed without echo.
  */
-async function readPassword(): Promise<string> {
-  const stdin = process.stdin;
+async function readPassword(io: Terminal): Promise<string> {
+  const stdin = io.stdin;
   if (stdin.isTTY) {
-    process.stderr.write('password (not shown): ');
-    stdin.setRawMode(true);
+    io.stderr.write('password (not shown): ');
+    stdin.setRawMode?.(true);
     stdin.resume();
     stdin.setEncoding('utf8');
     try {
@@ -106,9 +107,9 @@ async function readPassword(): Promise<string> {
         });
       });
     } finally {
-      stdin.setRawMode(false);
+      stdin.setRawMode?.(false);
       stdin.pause();
-      process.stderr.write('\n');
+      io.stderr.write('\n');
     }
   }
   const chunks: Buffer[] = [];

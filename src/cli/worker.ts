@@ -7,6 +7,7 @@ import { createLogger } from '../lib/log.js';
 import { selectProjects } from '../model/config.js';
 import { CliError, parse, readConfig } from './common.js';
 import { runUnattendedUntilSignal } from './unattended.js';
+import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc worker [--config F] [--project TOKEN …] [--concurrency N]
 
@@ -20,17 +21,17 @@ crawl delay and Retry-After pauses held across all of them). Crawls are queued b
 SIGINT or SIGTERM stops it: a crawl it leads ends stopped; a crawl it joined goes on with the others.
 `;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], io: Terminal): Promise<number> {
   const { values } = parse(
     argv,
     { project: { type: 'string', multiple: true }, concurrency: { type: 'string' } },
     false,
   );
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
-  const all = readConfig({ config: values.config, site: values.site });
+  const all = readConfig({ config: values.config, site: values.site }, io);
   if (all.api.base_url) {
     throw new CliError(
       `this config has api.base_url (${all.api.base_url}): its crawls run in that /v1 service, not on this machine's database; run svc worker beside that service with its config, or remove api.base_url`,
@@ -49,10 +50,10 @@ export async function run(argv: string[]): Promise<number> {
       );
     }
   }
-  const logger = createLogger(config.log_level);
+  const logger = createLogger(config.log_level, io.stderr);
   // Names this process in the shared frontier and host slots (its claims and leases).
   const worker = workerName();
-  const app = await loadApp(config, { logger, share: { worker, pageConcurrency } });
+  const app = await loadApp(config, { logger, env: io.env, share: { worker, pageConcurrency } });
   logger.info(
     {
       worker,

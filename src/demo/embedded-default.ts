@@ -133,7 +133,7 @@ export interface EmbeddedDefault {
   /** Loads posts, makes or re-finds the users (tokens, passwords) and the API key. Call after loadApp. */
   prepare(app: App): Promise<Credentials>;
   /** Writes credentials.json, starts the first crawl if needed and prints the banner. Call once listening. */
-  announce(app: App, baseUrl: string, out?: NodeJS.WritableStream): Promise<Credentials>;
+  announce(app: App, baseUrl: string, out?: { write(text: string): unknown }): Promise<Credentials>;
   close(): Promise<void>;
 }
 

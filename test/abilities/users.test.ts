@@ -11,6 +11,7 @@ import { CliError } from '../../src/cli/common.js';
 import { loadApp } from '../../src/app/open-app.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { makeAppOn, ONE_HOST, tempDir } from '../support/app.js';
+import { testTerminal } from '../support/cli.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 import { getPost } from '../../src/store/posts.js';
 
@@ -76,20 +77,12 @@ describe.each(DIALECTS)('svc users / svc posts commands on %s', (dialect) => {
     );
     return file;
   }
-  function capture() {
-    const out: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation(
-      (chunk: string | Uint8Array) => (out.push(String(chunk)), true),
-    );
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    return out;
-  }
 
   it('svc users add prints the bearer token alone on one stdout line', async () => {
     const config = await configFile();
-    const out = capture();
-    expect(await usersCli(['add', 'alice', '--role', 'administrator', '--config', config])).toBe(0);
-    expect(out).toHaveLength(1);
+    const t = testTerminal();
+    expect(await usersCli(['add', 'alice', '--role', 'administrator', '--config', config], t.io)).toBe(0);
+    const out = [t.stdout()];
     expect(out[0]).toMatch(/^svc_user_[A-Za-z0-9_-]+\n$/);
     app = await loadApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
     expect(await userByToken(app.store.sql, out[0]!.trim())).toEqual({ login: 'alice', role: 'administrator' });
@@ -97,10 +90,10 @@ describe.each(DIALECTS)('svc users / svc posts commands on %s', (dialect) => {
 
   it('svc users add without --role or with a bad one fails with a clear error', async () => {
     const config = await configFile();
-    capture();
-    await expect(usersCli(['add', 'alice', '--config', config])).rejects.toThrow(/--role is required/);
-    await expect(usersCli(['add', 'alice', '--role', 'king', '--config', config])).rejects.toThrow(CliError);
-    await expect(usersCli(['add', 'alice', '--role', 'king', '--config', config])).rejects.toThrow(/role "king"/);
+    const { io } = testTerminal();
+    await expect(usersCli(['add', 'alice', '--config', config], io)).rejects.toThrow(/--role is required/);
+    await expect(usersCli(['add', 'alice', '--role', 'king', '--config', config], io)).rejects.toThrow(CliError);
+    await expect(usersCli(['add', 'alice', '--role', 'king', '--config', config], io)).rejects.toThrow(/role "king"/);
   });
 
   it('svc posts import loads a file; a bad file names line and field', async () => {
@@ -110,10 +103,10 @@ describe.each(DIALECTS)('svc users / svc posts commands on %s', (dialect) => {
     writeFileSync(good, JSON.stringify([{ id: 5, url: 'https://e.org/5', status: 'publish', author: 'a' }]));
     const bad = join(dir, 'bad.ndjson');
     writeFileSync(bad, '{"id": 6, "url": "https://e.org/6", "status": "publish"}\n');
-    const out = capture();
-    expect(await postsCli(['import', good, '--config', config])).toBe(0);
-    expect(out.join('')).toMatch(/imported 1 post from/);
-    await expect(postsCli(['import', bad, '--config', config])).rejects.toThrow(/line 1: author: is required/);
+    const t = testTerminal();
+    expect(await postsCli(['import', good, '--config', config], t.io)).toBe(0);
+    expect(t.stdout()).toMatch(/imported 1 post from/);
+    await expect(postsCli(['import', bad, '--config', config], t.io)).rejects.toThrow(/line 1: author: is required/);
     app = await loadApp(parseConfig(JSON.parse((await import('node:fs')).readFileSync(config, 'utf8'))));
     expect(await getPost(app.store.sql, 5)).toMatchObject({ url: 'https://e.org/5' });
     expect(await getPost(app.store.sql, 6)).toBeNull();

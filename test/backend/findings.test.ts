@@ -13,7 +13,7 @@ import { createCrawl, getCrawl, lastFullCrawl } from '../../src/store/crawls.js'
 import { searchPages } from '../../src/store/search-index/search.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import { html, page, startSite, target, type TestSite } from '../support/site.js';
-import { runSvc, spawnSvc } from '../support/cli.js';
+import { runHere, spawnSvc } from '../support/cli.js';
 import { until } from '../support/wait.js';
 import { pageRows, tempStore } from '../support/stored.js';
 
@@ -202,7 +202,7 @@ describe('stopping a crawl', () => {
     try {
       await until('the crawl to start', () => crawl.stderr().includes('crawl'), 15_000);
       const [stop, code] = await Promise.all([
-        runSvc(['crawl', 'stop', '--config', config], { env: { SVC_LOG_LEVEL: undefined } }),
+        runHere(['crawl', 'stop', '--config', config], { env: { SVC_LOG_LEVEL: undefined } }),
         crawl.closed,
       ]);
       const stderr = crawl.stderr();

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlRecord } from '../../src/model/types.js';
-import { serveSvc, svcOutput, type ServeProcess } from '../support/cli.js';
+import { hereOutput, serveSvc, type ServeProcess } from '../support/cli.js';
 import { startQuokkaSite } from '../support/mcp.js';
 import { rawClient } from '../support/mcp-raw.js';
 import { createDatabase, runCluster, skip, uniqueDatabaseName, type PgCluster } from '../support/postgres.js';
@@ -73,7 +73,7 @@ describe.skipIf(skip)('two svc serve on one PostgreSQL database', () => {
       }),
     );
     // The user is in the database: every instance knows the token.
-    token = (await svcOutput(['users', 'add', 'admin', '--role', 'administrator', '--config', config])).trim();
+    token = (await hereOutput(['users', 'add', 'admin', '--role', 'administrator', '--config', config])).trim();
     instances = await Promise.all([0, 1].map(() => serveSvc(config, { cwd: dir, env: { SVC_LOG_LEVEL: 'info' } })));
     proxy = await roundRobin(instances.map((p) => p.baseUrl));
   }, 60_000);
@@ -217,8 +217,8 @@ describe.skipIf(skip)('a crawl a person starts outlives its instance, on Postgre
         log_level: 'warn',
       }),
     );
-    key = (await svcOutput(['keys', 'create', '--config', config])).trim();
-    userToken = (await svcOutput(['users', 'add', 'admin', '--role', 'administrator', '--config', config])).trim();
+    key = (await hereOutput(['keys', 'create', '--config', config])).trim();
+    userToken = (await hereOutput(['users', 'add', 'admin', '--role', 'administrator', '--config', config])).trim();
     survivor = await serveSvc(config, { cwd: dir, env });
   }, 60_000);
   afterAll(async () => {

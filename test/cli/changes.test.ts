@@ -1,11 +1,11 @@
-// `svc changes` and `svc report --since` as users run them: two `svc crawl full` runs of a loopback site the test
-// changes in between (one link mended, one broken).
+// `svc changes` and `svc report --since`, run in this process (their output is the subject): two `svc crawl full` runs
+// of a loopback site the test changes in between (one link mended, one broken).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSite, type TestSite } from '../support/site.js';
-import { runSvc } from '../support/cli.js';
+import { runHere } from '../support/cli.js';
 
 let site: TestSite;
 let links = ['/gone1', '/ok'];
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 // Asynchronous: the site answers from this process while svc crawls it.
-const svc = (...args: string[]) => runSvc([...args, '--config', configPath]);
+const svc = (...args: string[]) => runHere([...args, '--config', configPath]);
 
 it('svc changes prints what a crawl broke and mended; --json is the REST form; report --since filters', async () => {
   const none = await svc('changes');

@@ -15,7 +15,8 @@ import {
 import { CliError } from '../../src/cli/common.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import { html, send, startSite, writeJson, type TestSite } from '../support/site.js';
-import { runSvc } from '../support/cli.js';
+import type { Terminal } from '../../src/cli/terminal.js';
+import { runSvc, testTerminal } from '../support/cli.js';
 import { ROOT, SERVER_JS } from '../support/paths.js';
 
 describe('svc crawl', () => {
@@ -43,18 +44,21 @@ describe('svc crawl', () => {
     await site.close();
   });
 
-  function capture() {
+  /** I/O of a run in this process (`env` its only environment), its writes kept one by one in out and err. */
+  function capture(env: Record<string, string> = {}): Terminal {
     out = [];
     err = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => (out.push(String(c)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => (err.push(String(c)), true));
+    const { io } = testTerminal({ env });
+    return {
+      ...io,
+      stdout: { write: (c: string) => out.push(c) },
+      stderr: { write: (c: string) => err.push(c) },
+    };
   }
   afterEach(() => vi.restoreAllMocks());
 
   it('runs a full crawl in the foreground: exit 0, the record as one JSON line on stdout, a summary on stderr', async () => {
-    capture();
-    const code = await run(['full', '--config', config]);
-    vi.restoreAllMocks();
+    const code = await run(['full', '--config', config], capture());
     expect(code).toBe(0);
     expect(out).toHaveLength(1);
     const rec = JSON.parse(out[0]!) as { status: string; mode: string; stats: { pages: number; errors: number } };
@@ -68,32 +72,36 @@ describe('svc crawl', () => {
   });
 
   it('manual with URLs crawls them; --site works without a config file', async () => {
-    const prev = process.env.SVC_DATA_DIR;
-    process.env.SVC_DATA_DIR = join(dir, 'site-data');
-    capture();
-    try {
-      const code = await run(['manual', `${site.origin}/a`, '--site', `${site.origin}/`]);
-      vi.restoreAllMocks();
-      expect(code).toBe(0);
-      expect(JSON.parse(out.at(-1)!)).toMatchObject({
-        mode: 'manual',
-        status: 'completed',
-        urls: [`${site.origin}/a`],
-      });
-    } finally {
-      if (prev === undefined) delete process.env.SVC_DATA_DIR;
-      else process.env.SVC_DATA_DIR = prev;
-    }
+    const io = capture({ SVC_DATA_DIR: join(dir, 'site-data') });
+    const code = await run(['manual', `${site.origin}/a`, '--site', `${site.origin}/`], io);
+    expect(code).toBe(0);
+    expect(JSON.parse(out.at(-1)!)).toMatchObject({
+      mode: 'manual',
+      status: 'completed',
+      urls: [`${site.origin}/a`],
+    });
+  });
+
+  it("on its caller's terminal (isTTY) the log lines are short text above the live line, which the summary replaces", async () => {
+    const t = testTerminal({ env: { SVC_LOG_LEVEL: 'info' }, tty: true });
+    expect(await run(['full', '--config', config], t.io)).toBe(0);
+    const screen = t.stderr();
+    expect(screen).toMatch(/\r\x1b\[2K\d\d:\d\d:\d\d INFO {2}crawl started crawl=\d+ mode=full/);
+    expect(screen).not.toContain('{"level"');
+    expect(screen).toMatch(/\r\x1b\[2Kcrawl \d+ \(full\) · 2 pages · /);
+    expect(screen).toMatch(/\r\x1b\[2Kcrawl \d+ completed: 2 pages\b/);
+    expect(JSON.parse(t.stdout())).toMatchObject({ status: 'completed', mode: 'full' });
   });
 
   it('refuses bad input with exit status 2 and a message naming the rule', async () => {
-    await expect(run(['sideways', '--config', config])).rejects.toThrow(/unknown mode "sideways"/);
-    await expect(run(['manual', '--config', config])).rejects.toThrow(/manual: give the full URLs/);
-    const e = await run(['manual', 'https://elsewhere.example/x', '--config', config]).catch((x: unknown) => x);
+    const io = capture();
+    await expect(run(['sideways', '--config', config], io)).rejects.toThrow(/unknown mode "sideways"/);
+    await expect(run(['manual', '--config', config], io)).rejects.toThrow(/manual: give the full URLs/);
+    const e = await run(['manual', 'https://elsewhere.example/x', '--config', config], io).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(CliError);
     expect(e).toMatchObject({ exitCode: 2 });
     expect((e as Error).message).toMatch(/urls\[0\]: host elsewhere\.example is not a configured target/);
-    await expect(run(['full', `${site.origin}/a`, '--config', config])).rejects.toThrow(
+    await expect(run(['full', `${site.origin}/a`, '--config', config], io)).rejects.toThrow(
       /urls: is only allowed with mode manual/,
     );
   });
@@ -158,10 +166,7 @@ describe('svc crawl', () => {
 
   it('on a terminal prints each log line readable above the live line, then draws the live line again', () => {
     const written: string[] = [];
-    const display = new ProgressDisplay(
-      { write: (s: string) => written.push(s) } as unknown as NodeJS.WriteStream,
-      true,
-    );
+    const display = new ProgressDisplay({ write: (s: string) => written.push(s) }, true);
     display.update('crawl 1 (full) · 5 pages');
     display.log(
       `${JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 1, 12, 3, 4), pid: 1, hostname: 'h', svc: 'svc', crawl: 1, msg: 'crawl ended' })}\n`,

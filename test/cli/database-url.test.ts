@@ -14,7 +14,7 @@ import { databaseUrlProblem, describeDatabaseUrl, withoutPassword } from '../../
 import { PgStore } from '../../src/store/pg/store.js';
 import { tempDir } from '../support/app.js';
 import { html, send, startSite } from '../support/site.js';
-import { runSvc } from '../support/cli.js';
+import { runSvc, testTerminal } from '../support/cli.js';
 import { pgFixture, skip, type PgFixture } from '../support/postgres.js';
 
 const SECRET = 'hunter2-Sekr3t';
@@ -87,7 +87,7 @@ describe('database_url in the config', () => {
       ['repair', []],
       ['backup', [join(dir, 'copy.db')]],
     ] as const) {
-      const err = await run([...args, '--config', file], command).catch((e: unknown) => e);
+      const err = await run([...args, '--config', file], testTerminal().io, command).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Error);
       expect((err as Error).message).toMatch(
         new RegExp(`^${command}: works on the SQLite store only.*PostgreSQL.*postgres://svc@db\\.internal:5432/svc`),

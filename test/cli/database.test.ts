@@ -2,7 +2,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadApp, type App } from '../../src/app/open-app.js';
 import { run } from '../../src/cli/database.js';
 import { parseConfig } from '../../src/cli/load-config.js';
@@ -12,6 +12,8 @@ import { saveOutcomes, savePages } from '../../src/store/sqlite/writes.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import { outcome, linkingPage as page } from '../support/writes.js';
 import { tempDir } from '../support/app.js';
+import { testTerminal } from '../support/cli.js';
+import type { Terminal } from '../../src/cli/terminal.js';
 
 let dir: string;
 let config: string;
@@ -39,22 +41,17 @@ beforeAll(() => {
   store.close();
 });
 
-function capture() {
+/** I/O of a run in this process, its stderr writes kept in `stderr` one by one. */
+function capture(): Terminal {
   stderr = [];
-  return vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr.push(String(chunk));
-    return true;
-  });
+  return { ...testTerminal().io, stderr: { write: (chunk: string) => stderr.push(chunk) } };
 }
 
 async function cli(command: string, args: string[] = []): Promise<number | Error> {
-  const spy = capture();
   try {
-    return await run([...args, '--config', config], command);
+    return await run([...args, '--config', config], capture(), command);
   } catch (err) {
     return err as Error;
-  } finally {
-    spy.mockRestore();
   }
 }
 
@@ -119,12 +116,9 @@ describe('svc check / repair / backup', () => {
         targets: [],
       }),
     );
-    const spy = capture();
-    try {
-      await expect(run(['--config', other], 'check')).rejects.toThrow(/^no database at .*nothing-here\/svc\.db/);
-    } finally {
-      spy.mockRestore();
-    }
+    await expect(run(['--config', other], capture(), 'check')).rejects.toThrow(
+      /^no database at .*nothing-here\/svc\.db/,
+    );
   });
 });
 

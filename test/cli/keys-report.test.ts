@@ -10,6 +10,8 @@ import { run as report } from '../../src/cli/report.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { HOST_A, HOST_B, tempDir, TOKEN } from '../support/app.js';
+import { testTerminal } from '../support/cli.js';
+import type { Terminal } from '../../src/cli/terminal.js';
 import { seedMany, seedSmallSite } from '../support/writes.js';
 
 function configFile(): { path: string; dataDir: string } {
@@ -31,17 +33,9 @@ function configFile(): { path: string; dataDir: string } {
   return { path, dataDir };
 }
 
-async function capture(fn: () => Promise<number>): Promise<{ code: number; out: string }> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await fn(), out };
-  } finally {
-    spy.mockRestore();
-  }
+async function capture(fn: (io: Terminal) => Promise<number>): Promise<{ code: number; out: string }> {
+  const t = testTerminal();
+  return { code: await fn(t.io), out: t.stdout() };
 }
 
 async function withApp<T>(cfg: { path: string }, fn: (app: App) => T | Promise<T>): Promise<T> {
@@ -58,7 +52,7 @@ describe('svc keys', () => {
 
   it('create prints the key alone on one line; the store keeps only its hash', async () => {
     const cfg = configFile();
-    const { code, out } = await capture(() => keys(['create', '--name', 'ci', '--config', cfg.path]));
+    const { code, out } = await capture((io) => keys(['create', '--name', 'ci', '--config', cfg.path], io));
     expect(code).toBe(0);
     expect(out).toMatch(/^svc_key_[A-Za-z0-9_-]{43}\n$/);
     const key = out.trim();
@@ -74,9 +68,9 @@ describe('svc keys', () => {
 
   it('list shows ids, names, first characters and last use, never keys; revoke refuses one, and says so twice', async () => {
     const cfg = configFile();
-    const made = (await capture(() => keys(['create', '--config', cfg.path]))).out.trim();
-    await capture(() => keys(['create', '--name', 'second', '--config', cfg.path]));
-    const listed = (await capture(() => keys(['list', '--config', cfg.path]))).out;
+    const made = (await capture((io) => keys(['create', '--config', cfg.path], io))).out.trim();
+    await capture((io) => keys(['create', '--name', 'second', '--config', cfg.path], io));
+    const listed = (await capture((io) => keys(['list', '--config', cfg.path], io))).out;
     expect(listed).toMatch(
       /^1\t\S+\t\tsvc_key_[A-Za-z0-9_-]{4}…\tnever used\n2\t\S+\tsecond\tsvc_key_\S{4}…\tnever used\n$/,
     );
@@ -86,14 +80,16 @@ describe('svc keys', () => {
       expect(await verifyApiKey(app.store.sql, made)).not.toBeNull();
       expect((await listApiKeys(app.store.sql, TOKEN))[0]!.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     });
-    await capture(() => keys(['revoke', '1', '--config', cfg.path]));
+    await capture((io) => keys(['revoke', '1', '--config', cfg.path], io));
     await withApp(cfg, async (app) => {
       expect(await verifyApiKey(app.store.sql, made)).toBeNull();
       expect((await listApiKeys(app.store.sql, TOKEN)).map((k) => k.name)).toEqual(['second']);
     });
-    await expect(keys(['revoke', '1', '--config', cfg.path])).rejects.toThrow(/key 1 was already revoked/);
-    await expect(keys(['revoke', '99', '--config', cfg.path])).rejects.toThrow(/no key 99/);
-    await expect(keys(['rotate', '--config', cfg.path])).rejects.toThrow(/unknown action "rotate"/);
+    await expect(keys(['revoke', '1', '--config', cfg.path], testTerminal().io)).rejects.toThrow(
+      /key 1 was already revoked/,
+    );
+    await expect(keys(['revoke', '99', '--config', cfg.path], testTerminal().io)).rejects.toThrow(/no key 99/);
+    await expect(keys(['rotate', '--config', cfg.path], testTerminal().io)).rejects.toThrow(/unknown action "rotate"/);
   });
 });
 
@@ -103,7 +99,7 @@ describe('svc report', () => {
   it('--json prints the REST form', async () => {
     const cfg = configFile();
     await withApp(cfg, (app) => seedSmallSite(app));
-    const { code, out } = await capture(() => report(['--json', '--config', cfg.path]));
+    const { code, out } = await capture((io) => report(['--json', '--config', cfg.path], io));
     expect(code).toBe(0);
     const r = JSON.parse(out);
     expect(r.notFound.count).toBe(3);
@@ -112,7 +108,7 @@ describe('svc report', () => {
       { host: HOST_B, linkTracking: 'pdf', walkLinks: true, lastCrawlError: null, pages: 1 },
     ]);
     const one = JSON.parse(
-      (await capture(() => report(['--json', '--limit', '1', '--target', HOST_A, '--config', cfg.path]))).out,
+      (await capture((io) => report(['--json', '--limit', '1', '--target', HOST_A, '--config', cfg.path], io))).out,
     );
     expect(one.truncated).toBe(true);
     expect(one.notFound.pages).toEqual([
@@ -123,7 +119,7 @@ describe('svc report', () => {
   it('prints a readable report by reason, then page, with counts, the last full crawl and a pdf-only note', async () => {
     const cfg = configFile();
     await withApp(cfg, (app) => seedSmallSite(app));
-    const { out } = await capture(() => report(['--config', cfg.path]));
+    const { out } = await capture((io) => report(['--config', cfg.path], io));
     expect(out).toContain('last full crawl: none completed yet');
     expect(out).toContain(`note: ${HOST_B} tracks only links to PDF documents`);
     expect(out).toMatch(
@@ -138,16 +134,16 @@ describe('svc report', () => {
   it('says when the report is truncated; refuses bad --limit and unknown --target', async () => {
     const cfg = configFile();
     await withApp(cfg, (app) => seedMany(app, 10, 5));
-    const cut = (await capture(() => report(['--limit', '7', '--config', cfg.path]))).out;
+    const cut = (await capture((io) => report(['--limit', '7', '--config', cfg.path], io))).out;
     expect(cut).toContain('Showing 7 of 50 occurrences by page (truncated');
     expect(cut).toContain('Not found — 10 occurrences');
     expect(cut).toContain('… 3 more not shown (over the limit)');
     expect(cut).toContain('… 10 more not shown (over the limit)');
-    await expect(report(['--limit', '0', '--config', cfg.path])).rejects.toThrow(
+    await expect(report(['--limit', '0', '--config', cfg.path], testTerminal().io)).rejects.toThrow(
       /--limit: must be a whole number from 1 to 5000/,
     );
-    await expect(report(['--limit', '1.5', '--config', cfg.path])).rejects.toThrow(/--limit/);
-    await expect(report(['--target', 'nope.example', '--config', cfg.path])).rejects.toThrow(
+    await expect(report(['--limit', '1.5', '--config', cfg.path], testTerminal().io)).rejects.toThrow(/--limit/);
+    await expect(report(['--target', 'nope.example', '--config', cfg.path], testTerminal().io)).rejects.toThrow(
       /^target: "nope.example" is not a configured target/,
     );
   });

@@ -1,10 +1,11 @@
-// `svc links <DIR|URL>` from the build, as a CI job runs it: a generated folder with known broken links, missing
-// fragments and extensionless links; --base-url; remap, accept and retries from a config; exit codes; bad input.
+// `svc links <DIR|URL>` as a CI job runs it (the first case spawns the build; the rest run in this process): a
+// generated folder with known broken links, missing fragments and extensionless links; --base-url; remap, accept and
+// retries from a config; exit codes; bad input.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/app.js';
-import { crawlsIn, runSvc } from '../support/cli.js';
+import { crawlsIn, runHere, runSvc } from '../support/cli.js';
 import { hang, html, startSite, type TestSite } from '../support/site.js';
 import { DEFAULT_PUBLIC_TOKEN } from '../../src/model/config.js';
 
@@ -42,7 +43,10 @@ interface Run {
   stderr: string;
 }
 
-const svc = (args: string[]): Promise<Run> => runSvc(args, { env: { SVC_LOG_LEVEL: undefined } });
+/** svc links in this process, with the log level its user would have (none set). */
+const svc = (args: string[]): Promise<Run> => runHere(args, { env: { SVC_LOG_LEVEL: undefined } });
+/** The same, the built svc spawned as a CI job runs it (the first case: the binary's wiring of the command). */
+const spawned = (args: string[]): Promise<Run> => runSvc(args, { env: { SVC_LOG_LEVEL: undefined } });
 
 function writeConfig(
   over: Record<string, unknown>,
@@ -73,7 +77,7 @@ describe('svc links on a folder', { timeout: 120_000 }, () => {
   });
 
   it('reports the broken links, the missing fragment and nothing that works; --fail-on decides the exit status', async () => {
-    const r = await svc(['links', site, '--base-url', 'https://site.example/', '--fail-on', 'not_found']);
+    const r = await spawned(['links', site, '--base-url', 'https://site.example/', '--fail-on', 'not_found']);
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toContain('svc links: failing on not_found');
     const out = r.stdout;

@@ -1,7 +1,8 @@
-// The unattended loop with real processes: the built `svc`, a loopback site the test serves, a real SQLite file.
-// A schedule every second runs crawls in `svc serve` (a tick during a running crawl is skipped); `svc posts import`
-// of a changed file queues exactly one manual crawl of the right URLs with no server up, which the next `svc serve`
-// runs; two servers on one database never run the same queued crawl; a person still gets 409 while one runs.
+// The unattended loop with real processes: the built `svc serve`, a loopback site the test serves, a real SQLite file
+// (the other commands run in this process: runHere). A schedule every second runs crawls in `svc serve` (a tick during
+// a running crawl is skipped); `svc posts import` of a changed file queues exactly one manual crawl of the right URLs
+// with no server up, which the next `svc serve` runs; two servers on one database never run the same queued crawl; a
+// person still gets 409 while one runs.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,13 +12,15 @@ import { enqueueCrawl } from '../../src/store/crawls.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { html, startSite, writeJson, type TestSite } from '../support/site.js';
-import { crawlsIn, runSvc, serveSvc, type ServeProcess } from '../support/cli.js';
+import { crawlsIn, runHere, runSvc, serveSvc, type ServeProcess } from '../support/cli.js';
 import { until } from '../support/wait.js';
 
 const PROJECT = 'loop1234:eu-north-1';
 
-/** svc with the config's log level (the live update lines are on stderr). */
-const svc = (args: string[]) => runSvc(args, { env: { SVC_LOG_LEVEL: undefined } });
+/** svc in this process with the config's log level (the live update lines are on stderr). */
+const svc = (args: string[]) => runHere(args, { env: { SVC_LOG_LEVEL: undefined } });
+/** The same, the built svc spawned: one posts import keeps the command's wiring in the binary tested. */
+const spawned = (args: string[]) => runSvc(args, { env: { SVC_LOG_LEVEL: undefined } });
 
 const servers: ServeProcess[] = [];
 
@@ -138,7 +141,7 @@ describe('the unattended loop, real processes', () => {
     });
     const v1 = [post(1, '/p1'), post(2, '/p2'), post(3, '/p3'), post(4, '/p4'), post(5, '/draft', { status: 'draft' })];
     writeFileSync(join(dir, 'v1.json'), JSON.stringify(v1));
-    const first = await svc(['posts', 'import', join(dir, 'v1.json'), '--config', config]);
+    const first = await spawned(['posts', 'import', join(dir, 'v1.json'), '--config', config]);
     expect(first.status).toBe(0);
     expect(first.stderr).toMatch(/live update: 4 changed URLs queued in crawl (\d+)/);
     // Stop that one (it never runs), to see the next import's crawl alone.

@@ -1,11 +1,11 @@
-// No all-clear for nothing checked: getting-started's demo example (`svc crawl full --site URL`, then `svc report`
-// with no target) as users run it, a target never crawled, and one no crawl could reach — never "No problem links
-// found", and never a pass of `--fail-on`.
+// No all-clear for nothing checked: getting-started's demo example (`svc crawl full --site URL`, then `svc report` with
+// no target) as users run it, in this process with the data in a new directory, a target never crawled, and one no
+// crawl could reach — never "No problem links found", and never a pass of `--fail-on`.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runSvc } from '../support/cli.js';
+import { runHere } from '../support/cli.js';
 import { closedPort, html, startSite, type TestSite } from '../support/site.js';
 
 let site: TestSite;
@@ -23,7 +23,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-const svc = (...args: string[]) => runSvc(args, { cwd });
+/** svc in this process, its data where a run in `cwd` keeps it by default (./data). */
+const svc = (...args: string[]) => runHere(args, { env: { SVC_DATA_DIR: join(cwd, 'data') } });
 
 it('after svc crawl full --site, report, search and changes with no target exit 2 naming how to give one', async () => {
   const crawl = await svc('crawl', 'full', '--site', `${site.origin}/`);

@@ -14,6 +14,8 @@ import { listPosts } from '../../src/store/posts.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { writeJson } from '../support/site.js';
+import { testTerminal } from '../support/cli.js';
+import type { Terminal } from '../../src/cli/terminal.js';
 
 const PROJECT = 'live1234:eu-north-1';
 const SITE = 'https://site.example';
@@ -48,17 +50,10 @@ async function queued(db: string): Promise<CrawlRecord[]> {
   }
 }
 
-async function capture(f: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => (out.push(String(c)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => (err.push(String(c)), true));
-  try {
-    const code = await f();
-    return { code, out: out.join(''), err: err.join('') };
-  } finally {
-    vi.restoreAllMocks();
-  }
+async function capture(f: (io: Terminal) => Promise<number>): Promise<{ code: number; out: string; err: string }> {
+  const t = testTerminal();
+  const code = await f(t.io);
+  return { code, out: t.stdout(), err: t.stderr() };
 }
 
 afterEach(() => vi.restoreAllMocks());
@@ -70,7 +65,7 @@ describe('live update', () => {
       join(dir, 'a.json'),
       JSON.stringify([post(1, '/a'), post(2, '/b'), { ...post(3, '/x'), url: 'https://elsewhere.example/x' }]),
     );
-    const r = await capture(() => posts(['import', join(dir, 'a.json'), '--config', config]));
+    const r = await capture((io) => posts(['import', join(dir, 'a.json'), '--config', config], io));
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/imported 3 posts/);
     expect(r.err).toMatch(/live update: 3 changed URLs queued in crawl \d+ \(2 URLs\)/);
@@ -78,22 +73,24 @@ describe('live update', () => {
       { mode: 'manual', trigger: 'live_update', urls: [`${SITE}/a`, `${SITE}/b`] },
     ]);
 
-    const d = await capture(() => posts(['delete', '2', '--config', config]));
+    const d = await capture((io) => posts(['delete', '2', '--config', config], io));
     expect(d.out).toMatch(/deleted 1 post\n/);
     const q = await queued(db);
     expect(q).toHaveLength(1);
     expect(q[0]!.urls).toEqual([`${SITE}/a`, `${SITE}/b`]);
 
-    await expect(posts(['delete', '99', '--config', config])).rejects.toThrow(
+    await expect(posts(['delete', '99', '--config', config], testTerminal().io)).rejects.toThrow(
       /no post 99: svc posts list shows the ids/,
     );
-    await expect(posts(['delete', 'x', '--config', config])).rejects.toThrow(/--ID: must be a whole number/);
+    await expect(posts(['delete', 'x', '--config', config], testTerminal().io)).rejects.toThrow(
+      /--ID: must be a whole number/,
+    );
   });
 
   it('host.live_update false writes the posts and queues nothing', async () => {
     const { dir, config, db } = setup({ host: { live_update: false } });
     writeFileSync(join(dir, 'a.json'), JSON.stringify([post(1, '/a')]));
-    const r = await capture(() => posts(['import', join(dir, 'a.json'), '--config', config]));
+    const r = await capture((io) => posts(['import', join(dir, 'a.json'), '--config', config], io));
     expect(r.err).toMatch(/1 changed URL not queued: host\.live_update is off/);
     expect(await queued(db)).toEqual([]);
   });

@@ -1,6 +1,7 @@
-// Several projects in one service, with the built `svc` as users run it: `svc serve` serves every project (each
-// one's schedule runs its own crawls into its own SQLite file) and says so at start; the commands that act on one
-// project take --project (default: the first), and an unknown token is a clear error.
+// Several projects in one service: the built `svc serve` as users run it serves every project (each one's schedule runs
+// its own crawls into its own SQLite file) and says so at start; the commands that act on one project take --project
+// (default: the first), and an unknown token is a clear error (those run in this process: runHere, but for one spawned
+// check).
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/sqlite/store.js';
 import { getUser } from '../../src/auth/users.js';
 import { html, startSite, writeJson, type TestSite } from '../support/site.js';
-import { crawlsIn, runSvc, serveSvc, type ServeProcess } from '../support/cli.js';
+import { crawlsIn, runHere, runSvc, serveSvc, type ServeProcess } from '../support/cli.js';
 import { until } from '../support/wait.js';
 
 const A = 'orchard1:eu-north-1';
@@ -82,8 +83,8 @@ describe('svc with two projects, real processes', () => {
       a: { schedule: { full: '* * * * * *' } },
       b: { schedule: { full: '*/2 * * * * *' } },
     });
-    const keyA = await runSvc(['keys', 'create', '--config', config, '--project', A]);
-    const keyB = await runSvc(['keys', 'create', '--config', config, '--project', B]);
+    const keyA = await runHere(['keys', 'create', '--config', config, '--project', A]);
+    const keyB = await runHere(['keys', 'create', '--config', config, '--project', B]);
     expect(keyA.status).toBe(0);
     expect(keyB.status).toBe(0);
     const s = await serve(config);
@@ -138,7 +139,7 @@ describe('svc with two projects, real processes', () => {
   it('--project picks the project of crawl, search, report, keys, changes, schedule and check; the default is the first', async () => {
     const { dir, config } = setup();
     const hitsA = siteA.log.length;
-    const crawl = await runSvc(['crawl', 'full', '--config', config, '--project', B]);
+    const crawl = await runHere(['crawl', 'full', '--config', config, '--project', B]);
     expect(crawl.status, crawl.stderr + crawl.stdout).toBe(0);
     expect(JSON.parse(crawl.stdout)).toMatchObject({ id: 1, mode: 'full', status: 'completed', stats: { pages: 2 } });
     // Only B's file was opened.
@@ -146,39 +147,40 @@ describe('svc with two projects, real processes', () => {
     expect(existsSync(fileOf(dir, A))).toBe(false);
     expect(siteA.log.length).toBe(hitsA);
 
-    const searchB = await runSvc(['search', 'fruit', '--json', '--config', config, '--project', B]);
+    const searchB = await runHere(['search', 'fruit', '--json', '--config', config, '--project', B]);
     expect(searchB.status).toBe(0);
     expect((JSON.parse(searchB.stdout) as { hits: { url: string }[] }).hits.map((h) => h.url)).toEqual([
       `${siteB.origin}/banana`,
     ]);
     // Without --project: the first project, which has crawled nothing, so it says so (exit 2) and names the crawl.
-    const searchA = await runSvc(['search', 'fruit', '--json', '--config', config]);
+    const searchA = await runHere(['search', 'fruit', '--json', '--config', config]);
     expect(searchA.status, searchA.stderr).toBe(2);
     expect(searchA.stderr).toMatch(/not crawled yet.*svc crawl full/);
     expect(searchA.stdout).not.toContain(siteB.origin);
 
-    const reportB = await runSvc(['report', '--json', '--config', config, '--project', B]);
+    const reportB = await runHere(['report', '--json', '--config', config, '--project', B]);
     expect(reportB.status).toBe(0);
     expect(reportB.stdout).toContain(`${siteB.origin}/gone-b`);
     expect(reportB.stdout).not.toContain(siteA.host);
 
-    const changes = await runSvc(['changes', '--json', '--config', config, '--project', B]);
+    const changes = await runHere(['changes', '--json', '--config', config, '--project', B]);
     expect(changes.status).toBe(0);
     expect(JSON.parse(changes.stdout)).toMatchObject({
       since: null,
       new: [expect.objectContaining({ url: `${siteB.origin}/gone-b` })],
     });
-    expect((await runSvc(['changes', '--config', config])).stderr).toMatch(/not crawled yet: no crawl has ended/);
+    expect((await runHere(['changes', '--config', config])).stderr).toMatch(/not crawled yet: no crawl has ended/);
 
-    expect((await runSvc(['keys', 'create', '--name', 'ci', '--config', config, '--project', B])).status).toBe(0);
-    expect((await runSvc(['keys', 'list', '--config', config, '--project', B])).stdout).toMatch(
+    expect((await runHere(['keys', 'create', '--name', 'ci', '--config', config, '--project', B])).status).toBe(0);
+    expect((await runHere(['keys', 'list', '--config', config, '--project', B])).stdout).toMatch(
       /^1\t\S+\tci\tsvc_\S*…\tnever used$/m,
     );
-    expect((await runSvc(['keys', 'list', '--config', config])).stdout).toBe(`no API keys for ${A}\n`);
+    expect((await runHere(['keys', 'list', '--config', config])).stdout).toBe(`no API keys for ${A}\n`);
 
-    expect((await runSvc(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe(
+    expect((await runHere(['schedule', '--json', '--config', config, '--project', B])).stdout.trim()).toBe(
       '{"full":null,"partial":null,"source":"config","setAt":null}',
     );
+    // Spawned: the binary's wiring of check, repair and backup (one module, src/cli/database.ts).
     const check = await runSvc(['check', '--config', config, '--project', B]);
     expect(check.status).toBe(0);
     expect(check.stderr).toContain(`${fileOf(dir, B)} is sound`);
@@ -195,17 +197,17 @@ describe('svc with two projects, real processes', () => {
       ['changes'],
       ['check'],
     ]) {
-      const r = await runSvc([...cmd, '--config', config, '--project', 'nothere9:eu-north-1']);
+      const r = await runHere([...cmd, '--config', config, '--project', 'nothere9:eu-north-1']);
       expect(r.status, cmd.join(' ')).toBe(2);
       expect(r.stderr.trim()).toBe(
         `svc: --project: no project "nothere9:eu-north-1" in this config; configured: ${A}, ${B}`,
       );
     }
-    const users = await runSvc(['users', 'add', 'alice', '--role', 'editor', '--config', config, '--project', B]);
+    const users = await runHere(['users', 'add', 'alice', '--role', 'editor', '--config', config, '--project', B]);
     expect(users.status).toBe(2);
     expect(users.stderr).toMatch(/Unknown option '--project'/);
     // Users (and posts, OAuth) belong to the host side: the first project's database.
-    expect((await runSvc(['users', 'add', 'alice', '--role', 'editor', '--config', config])).status).toBe(0);
+    expect((await runHere(['users', 'add', 'alice', '--role', 'editor', '--config', config])).status).toBe(0);
     const first = new Store(fileOf(dir, A), { readonly: true });
     try {
       expect(await getUser(first.sql, 'alice')).toMatchObject({ login: 'alice', role: 'editor' });
@@ -213,7 +215,7 @@ describe('svc with two projects, real processes', () => {
       first.close();
     }
     expect(existsSync(fileOf(dir, B))).toBe(false);
-    const site = await runSvc(['crawl', 'full', '--config', config, '--site', siteA.origin]);
+    const site = await runHere(['crawl', 'full', '--config', config, '--site', siteA.origin]);
     expect(site.status).toBe(2);
     expect(site.stderr).toMatch(/--site: cannot be used with a config that lists "projects"/);
   }, 60_000);

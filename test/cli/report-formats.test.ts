@@ -1,5 +1,6 @@
-// `svc report --format/--output/--fail-on` through the built CLI, as CI runs it: output, exit codes, one-line errors.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// `svc report --format/--output/--fail-on` as CI runs it, in this process (the command's output is the subject):
+// output, exit codes, one-line errors.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +9,7 @@ import { parseConfig } from '../../src/cli/load-config.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { HOST_A, HOST_B, tempDir, TOKEN } from '../support/app.js';
 import { seedSmallSite } from '../support/writes.js';
-import { runSvc } from '../support/cli.js';
-import { SERVER_JS } from '../support/paths.js';
+import { runHere } from '../support/cli.js';
 
 interface Run {
   code: number | null;
@@ -18,7 +18,7 @@ interface Run {
 }
 
 async function svc(args: string[]): Promise<Run> {
-  const r = await runSvc(args, { env: { SVC_LOG_LEVEL: undefined } });
+  const r = await runHere(args, { env: { SVC_LOG_LEVEL: undefined } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -45,10 +45,9 @@ async function seededConfig(): Promise<{ path: string; dir: string }> {
   return { path, dir };
 }
 
-describe('svc report from the build', () => {
+describe('svc report', () => {
   let cfg: { path: string; dir: string };
   beforeAll(async () => {
-    if (!existsSync(SERVER_JS)) throw new Error(`${SERVER_JS} is missing: run \`npm run build\` first (npm test does)`);
     cfg = await seededConfig();
   });
 

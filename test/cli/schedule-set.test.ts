@@ -1,11 +1,11 @@
-// `svc schedule set` and `svc schedule clear` as users run them, beside a running `svc serve` on the same SQLite
-// file: the server follows a schedule set by the other process without a restart; a bad expression exits 2 naming
-// the option and keeps what was stored; clear goes back to the config's schedule.
+// `svc schedule set` and `svc schedule clear` beside a running `svc serve` on the same SQLite file (the set spawned as
+// users run it, the rest in this process): the server follows a schedule set by the other process without a restart; a
+// bad expression exits 2 naming the option and keeps what was stored; clear goes back to the config's schedule.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crawlsIn, runSvc, serveSvc, type ServeProcess } from '../support/cli.js';
+import { crawlsIn, runHere, runSvc, serveSvc, type ServeProcess } from '../support/cli.js';
 import { html, startSite, writeJson, type TestSite } from '../support/site.js';
 import { until } from '../support/wait.js';
 
@@ -35,7 +35,7 @@ describe('svc schedule set / clear, real processes', () => {
 
   it('a schedule set by another process runs in svc serve without a restart; bad input exits 2 and keeps it; clear goes back', async () => {
     server = await serveSvc(config);
-    const shown = await runSvc(['schedule', '--config', config]);
+    const shown = await runHere(['schedule', '--config', config]);
     expect(shown.stdout).toMatch(/^full +0 3 1 1 \*/m);
     expect(shown.stdout).toMatch(/^source +config$/m);
 
@@ -55,16 +55,25 @@ describe('svc schedule set / clear, real processes', () => {
     );
     expect(server.logs.some((l) => l.msg === 'crawl schedule changed' && l.source === 'stored')).toBe(true);
 
-    const bad = await runSvc(['schedule', 'set', '--config', config, '--full', '0 3 * * *', '--partial', '0 24 * * *']);
+    const bad = await runHere([
+      'schedule',
+      'set',
+      '--config',
+      config,
+      '--full',
+      '0 3 * * *',
+      '--partial',
+      '0 24 * * *',
+    ]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--partial: must be a cron expression of 5 fields .*: /);
-    const none = await runSvc(['schedule', 'set', '--config', config]);
+    const none = await runHere(['schedule', 'set', '--config', config]);
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/give --full CRON, --partial CRON or both/);
-    const json = await runSvc(['schedule', '--json', '--config', config]);
+    const json = await runHere(['schedule', '--json', '--config', config]);
     expect(JSON.parse(json.stdout)).toMatchObject({ source: 'stored', full: { cron: '*/2 * * * * *' }, partial: null });
 
-    const cleared = await runSvc(['schedule', 'clear', '--json', '--config', config]);
+    const cleared = await runHere(['schedule', 'clear', '--json', '--config', config]);
     expect(cleared.status, cleared.stderr).toBe(0);
     expect(JSON.parse(cleared.stdout)).toMatchObject({ source: 'config', setAt: null, full: { cron: '0 3 1 1 *' } });
     await until(

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SearchStats } from '../../src/model/search-stats.js';
-import { runSvc } from '../support/cli.js';
+import { runHere, runSvc } from '../support/cli.js';
 import { html, startSite, type TestSite } from '../support/site.js';
 
 let site: TestSite;
@@ -33,7 +33,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-const svc = (...args: string[]) => runSvc([...args, '--config', configPath]);
+/** svc in this process (the no-target case below spawns the build, in a directory of its own). */
+const svc = (...args: string[]) => runHere([...args, '--config', configPath]);
 
 it('counts the searches svc search made; text and json forms', async () => {
   expect((await svc('crawl', 'full')).status).toBe(0);

@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { savePages } from '../../src/store/sqlite/writes.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import { CliError } from '../../src/cli/common.js';
 import { formatResults, highlightForTerminal, run } from '../../src/cli/search.js';
 import { BASE, HOST, searchPage as page } from '../support/writes.js';
+import { testTerminal } from '../support/cli.js';
 
 let dir: string;
 let config: string;
@@ -33,17 +34,9 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function svcSearch(...args: string[]): Promise<string> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    expect(await run([...args, '--config', config])).toBe(0);
-  } finally {
-    spy.mockRestore();
-  }
-  return out;
+  const t = testTerminal();
+  expect(await run([...args, '--config', config], t.io)).toBe(0);
+  return t.stdout();
 }
 
 describe('svc search', () => {
@@ -80,15 +73,17 @@ describe('svc search', () => {
   });
 
   it('refuses bad options with the option named', async () => {
-    await expect(run(['vacuum', '--size', '0', '--config', config])).rejects.toThrow(
+    await expect(run(['vacuum', '--size', '0', '--config', config], testTerminal().io)).rejects.toThrow(
       /--size: must be a whole number from 1 to 100/,
     );
-    await expect(run(['--config', config])).rejects.toBeInstanceOf(CliError);
-    await expect(run(['x', '--lang', '', '--config', config])).rejects.toThrow(/^lang: /);
-    await expect(run(['x', '--facet', 'color', '--config', config])).rejects.toThrow(
+    await expect(run(['--config', config], testTerminal().io)).rejects.toBeInstanceOf(CliError);
+    await expect(run(['x', '--lang', '', '--config', config], testTerminal().io)).rejects.toThrow(/^lang: /);
+    await expect(run(['x', '--facet', 'color', '--config', config], testTerminal().io)).rejects.toThrow(
       '--facet: must be one of lang, tags, path (not "color")',
     );
-    await expect(run(['x', '--path', 'docs', '--config', config])).rejects.toThrow(/^path_prefix: must be a path/);
+    await expect(run(['x', '--path', 'docs', '--config', config], testTerminal().io)).rejects.toThrow(
+      /^path_prefix: must be a path/,
+    );
   });
 
   it('shows corrections, suggestions, partial matches and facets', () => {

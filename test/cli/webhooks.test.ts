@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startSite, type TestSite } from '../support/site.js';
-import { runSvc, serveSvc } from '../support/cli.js';
+import { runHere, runSvc, serveSvc } from '../support/cli.js';
 import { until } from '../support/wait.js';
 
 const TOKEN = 'hook0002:eu-north-1';
@@ -72,7 +72,7 @@ async function setup(
       ...extra,
     }),
   );
-  const keys = await runSvc(['keys', 'create', '--config', configPath]);
+  const keys = await runHere(['keys', 'create', '--config', configPath]);
   expect(keys.status).toBe(0);
   return { dir, configPath, key: keys.stdout.trim() };
 }

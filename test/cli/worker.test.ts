@@ -1,8 +1,8 @@
-// `svc worker` with real processes: the built `svc`, a loopback site the test serves (it notes when each page is
-// asked for), a real SQLite file. Two workers on one config with a schedule every second and crawls queued by
-// `svc crawl … --queue`: every crawl is claimed, run and ended by exactly one of them, no page is fetched twice within
-// one crawl, SIGTERM ends both with exit 0 (a crawl running then ends stopped). --project picks the projects; an
-// unknown one and a remote-backend config are one-line errors.
+// `svc worker` with real processes: the built `svc`, a loopback site the test serves (it notes when each page is asked
+// for), a real SQLite file (crawls queued and options refused run in this process: runHere). Two workers on one config
+// with a schedule every second and crawls queued by `svc crawl … --queue`: every crawl is claimed, run and ended by
+// exactly one of them, no page is fetched twice within one crawl, SIGTERM ends both with exit 0 (a crawl running then
+// ends stopped). --project picks the projects; an unknown one and a remote-backend config are one-line errors.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/sqlite/store.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { html, startSite, writeJson, type Handler, type TestSite } from '../support/site.js';
-import { crawlsIn, runSvc, spawnSvc, type SvcProcess } from '../support/cli.js';
+import { crawlsIn, runHere, spawnSvc, type SvcProcess } from '../support/cli.js';
 import { until } from '../support/wait.js';
 import { parseConfig } from '../../src/cli/load-config.js';
 import { projectsOf, selectProjects, type Config } from '../../src/model/config.js';
@@ -112,7 +112,7 @@ describe('svc worker, real processes', () => {
     // Queued with no process to run them: the command exits at once, printing the queued record.
     const queued: CrawlRecord[] = [];
     for (const args of [['full'], ['manual', `${site.origin}/p2`], ['full']]) {
-      const r = await runSvc(['crawl', ...args, '--queue', '--config', config]);
+      const r = await runHere(['crawl', ...args, '--queue', '--config', config]);
       expect(r.status).toBe(0);
       const rec = JSON.parse(r.stdout) as CrawlRecord;
       expect(rec).toMatchObject({ status: 'queued', trigger: 'request', mode: args[0], startedAt: null });
@@ -213,7 +213,7 @@ describe('svc worker, real processes', () => {
     const fileOf = (token: string) => join(dir, 'data', 'projects', `${token.replace(':', '_')}.db`);
     for (const p of [A, B])
       expect(
-        (await runSvc(['crawl', 'manual', `${site.origin}/p1`, '--queue', '--project', p, '--config', config])).status,
+        (await runHere(['crawl', 'manual', `${site.origin}/p1`, '--queue', '--project', p, '--config', config])).status,
       ).toBe(0);
 
     const w = await worker(['--config', config, '--project', B]);
@@ -226,7 +226,7 @@ describe('svc worker, real processes', () => {
     w.child.kill('SIGINT');
     expect(await w.exited).toBe(0);
 
-    const unknown = await runSvc(['worker', '--config', config, '--project', 'nope1234:eu-north-1']);
+    const unknown = await runHere(['worker', '--config', config, '--project', 'nope1234:eu-north-1']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr.trim()).toBe(
       `svc: --project: no project "nope1234:eu-north-1" in this config; configured: ${A}, ${B}`,
@@ -237,12 +237,12 @@ describe('svc worker, real processes', () => {
       data_dir: join(dir, 'remote'),
       api: { base_url: 'http://127.0.0.1:9', api_key: 'k', public_token: A },
     });
-    const refused = await runSvc(['worker', '--config', remote]);
+    const refused = await runHere(['worker', '--config', remote]);
     expect(refused.status).toBe(2);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toMatch(/api\.base_url \(http:\/\/127\.0\.0\.1:9\).*run svc worker beside that service/);
 
-    const help = await runSvc(['worker', '--help']);
+    const help = await runHere(['worker', '--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^usage: svc worker \[--config F\] \[--project TOKEN …\]/);
   }, 30_000);
@@ -317,7 +317,7 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     const lead = config('lead');
     const second = config('second');
     const env = { SVC_SHARED_LEASE_MS: '1500' };
-    expect((await runSvc(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
+    expect((await runHere(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
     const w1 = await worker(['--config', lead, '--concurrency', '1'], env);
     await until(
       'the lead to start the shared crawl',
@@ -343,7 +343,7 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     gets.clear();
     byWorker.clear();
     fetchedBy.clear();
-    expect((await runSvc(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
+    expect((await runHere(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
     const w3 = await worker(['--config', second, '--concurrency', '1'], env);
     await until(
       'the second worker to join the next crawl and keep pages',
@@ -370,7 +370,7 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     fetchedBy.clear();
     // A lead silent for 3 s is dead (a loaded machine may keep a live one from beating for over a second).
     const env = { SVC_SHARED_LEASE_MS: '1500', SVC_CRAWL_DEAD_AFTER_MS: '3000' };
-    expect((await runSvc(['crawl', 'full', '--queue', '--config', config('lead')])).status).toBe(0);
+    expect((await runHere(['crawl', 'full', '--queue', '--config', config('lead')])).status).toBe(0);
     const w1 = await worker(['--config', config('lead'), '--concurrency', '1'], env);
     await until(
       'the lead to start the shared crawl',

@@ -5,10 +5,11 @@ import { problemCounts } from '../../src/model/counts.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/crawl.js';
 import { Store } from '../../src/store/sqlite/store.js';
 import { html, startSite, writeJson } from '../support/site.js';
+import { testTerminal } from '../support/cli.js';
 import type { PageWrite } from '../../src/model/crawl-writes.js';
 import { createCrawl, getCrawl, markReportReady } from '../../src/store/crawls.js';
 import { finishPendingIndex } from '../../src/store/pending-index.js';
@@ -136,12 +137,10 @@ describe('a crawl run', () => {
       log_level: 'silent',
     });
     const out: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => (out.push(String(c)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const io = { ...testTerminal().io, stdout: { write: (c: string) => out.push(c) } };
     try {
-      expect(await run(['full', '--config', config])).toBe(0);
+      expect(await run(['full', '--config', config], io)).toBe(0);
     } finally {
-      vi.restoreAllMocks();
       await site.close();
     }
     const rec = JSON.parse(out[0]!) as {

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FAULTS } from '../../src/demo/routes.js';
 import { parsePostsFile } from '../../src/cms/posts.js';
-import { runSvc, spawnSvc, type SvcProcess } from '../support/cli.js';
+import { runHere, spawnSvc, type SvcProcess } from '../support/cli.js';
 import { SERVER_JS } from '../support/paths.js';
 import { until } from '../support/wait.js';
 
@@ -338,7 +338,7 @@ describe('svc demo-site', () => {
   }, 30_000);
 
   it('refuses an address that is not loopback', async () => {
-    const { status: code, stderr: err } = await runSvc(['demo-site', '--host', '0.0.0.0'], { env: INFO });
+    const { status: code, stderr: err } = await runHere(['demo-site', '--host', '0.0.0.0'], { env: INFO });
     expect(code).toBe(2);
     expect(err).toMatch(/--host: "0\.0\.0\.0" is not a loopback address/);
   }, 30_000);

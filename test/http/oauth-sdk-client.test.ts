@@ -1,13 +1,14 @@
 // The MCP SDK's own OAuth client against a running `svc serve` (mcp_auth required) on loopback: it meets the
 // 401, discovers the resource and the authorization server, registers itself, starts the code flow with PKCE;
 // the test plays the user on the sign-in page over HTTP; then the SDK exchanges the code, lists the tools, and
-// refreshes. `svc users set-password` and `svc users revoke-tokens` are run as users run them.
+// refreshes. The password is set by a spawned `svc users set-password` (stdin piped, as users run it); the other
+// commands run in this process (test/support/cli.ts runHere).
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixture, startServe, type Fixture, type McpServeProcess as ServeProcess } from '../support/mcp.js';
-import { runSvc, svcOutput } from '../support/cli.js';
+import { hereOutput, runHere, runSvc } from '../support/cli.js';
 import { MemoryProvider, signIn, token } from '../support/oauth.js';
 
 const PASSWORD = 'a long admin password';
@@ -89,7 +90,7 @@ describe('the SDK OAuth client against svc serve', () => {
     await again.client.close();
 
     // 5. `svc users revoke-tokens admin`: the tokens stop working and refreshing fails; the SDK must sign in again.
-    const out = await svcOutput(['users', 'revoke-tokens', 'admin', '--config', fx.configPath]);
+    const out = await hereOutput(['users', 'revoke-tokens', 'admin', '--config', fx.configPath]);
     expect(out).toBe('');
     provider.authUrl = undefined;
     await expect(connect(provider)).rejects.toBeInstanceOf(UnauthorizedError);
@@ -117,19 +118,19 @@ describe('the SDK OAuth client against svc serve', () => {
   });
 
   it('users set-password refuses a short password and an unknown user, naming the problem', async () => {
-    const short = await runSvc(['users', 'set-password', 'admin', '--config', fx.configPath], {
+    const short = await runHere(['users', 'set-password', 'admin', '--config', fx.configPath], {
       input: 'short\n',
       env: { SVC_LOG_LEVEL: undefined },
     });
     expect(short.status).not.toBe(0);
     expect(short.stderr).toContain('password: must be at least 8 characters');
-    const nobody = await runSvc(['users', 'set-password', 'nobody', '--config', fx.configPath], {
+    const nobody = await runHere(['users', 'set-password', 'nobody', '--config', fx.configPath], {
       input: 'long enough password\n',
       env: { SVC_LOG_LEVEL: undefined },
     });
     expect(nobody.status).toBe(1);
     expect(nobody.stderr).toContain('login "nobody": no such user');
-    const revokeNobody = await runSvc(['users', 'revoke-tokens', 'nobody', '--config', fx.configPath], {
+    const revokeNobody = await runHere(['users', 'revoke-tokens', 'nobody', '--config', fx.configPath], {
       env: { SVC_LOG_LEVEL: undefined },
     });
     expect(revokeNobody.status).toBe(1);

@@ -22,6 +22,7 @@ import {
 } from '../../src/model/limits.js';
 import { checkTerms } from '../../src/model/search-params.js';
 import { makeApp, TOKEN } from '../support/app.js';
+import { testTerminal } from '../support/cli.js';
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 
@@ -43,12 +44,12 @@ describe('the terms limit', () => {
   });
 
   it('refuses svc search over it, naming TERMS and the limit, before opening anything', async () => {
-    await expect(svcSearch(['x'.repeat(1001), '--config', '/nonexistent/svc.json'])).rejects.toThrow(
+    await expect(svcSearch(['x'.repeat(1001), '--config', '/nonexistent/svc.json'], testTerminal().io)).rejects.toThrow(
       new CliError('TERMS: must be at most 1000 characters (got 1001)'),
     );
-    await expect(svcSearch([...words(33).split(' '), '--config', '/nonexistent/svc.json'])).rejects.toThrow(
-      new CliError('TERMS: must be at most 32 words (got 33)'),
-    );
+    await expect(
+      svcSearch([...words(33).split(' '), '--config', '/nonexistent/svc.json'], testTerminal().io),
+    ).rejects.toThrow(new CliError('TERMS: must be at most 32 words (got 33)'));
   });
 });
 

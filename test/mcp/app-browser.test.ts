@@ -21,7 +21,7 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveSvc, svcOutput, type ServeProcess } from '../support/cli.js';
+import { hereOutput, serveSvc, type ServeProcess } from '../support/cli.js';
 import { SERVER_JS } from '../support/paths.js';
 import { article, startSite, type TestSite } from '../support/site.js';
 
@@ -233,9 +233,9 @@ beforeAll(async () => {
     }),
   );
   const add = async (login: string, role: string) =>
-    (await svcOutput(['users', 'add', login, '--role', role, '--config', configPath])).trim();
+    (await hereOutput(['users', 'add', login, '--role', role, '--config', configPath])).trim();
   tokens = { admin: await add('admin', 'administrator'), sub: await add('sub', 'subscriber') };
-  await svcOutput(['crawl', 'full', '--config', configPath]);
+  await hereOutput(['crawl', 'full', '--config', configPath]);
   serve = await serveSvc(configPath, { cwd: dir, env: { SVC_LOG_LEVEL: 'info' } });
 
   hostServer = createServer((req, res) => {

@@ -1,9 +1,16 @@
-// The built `svc` run as users run it, the one way every test starts it: to its end (status, stdout, stderr) or as
-// a long-running process (serve, worker) whose JSON log lines are collected as they come.
+// `svc` as tests run it: a command in this process (runHere: its own writers, environment and a small password cost)
+// where the process is not what the test is about, or the built svc spawned as users run it, to its end (runSvc) or
+// as a long-running process (serve, worker) whose JSON log lines are collected as they come. Both give a run's
+// status, stdout and stderr the same way (docs/testing.md says which a test uses).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { Readable } from 'node:stream';
+import { runSvcCommand, type CommandModule } from '../../src/cli/dispatch.js';
+import type { Terminal } from '../../src/cli/terminal.js';
 import type { CrawlRecord } from '../../src/model/types.js';
 import { listCrawls } from '../../src/store/crawls.js';
 import { Store } from '../../src/store/sqlite/store.js';
+import { TEST_PASSWORD_COST } from './app.js';
 import { ROOT, SERVER_JS } from './paths.js';
 import { until } from './wait.js';
 
@@ -35,7 +42,7 @@ export interface ServeProcess extends SvcProcess {
 export interface SvcOptions {
   /** Set in its environment; undefined removes a name. */
   env?: Record<string, string | undefined>;
-  /** Default: the repository. */
+  /** Default: the repository. Spawned runs only (runHere never changes directory: give it absolute paths). */
   cwd?: string;
   /** Written to its stdin, then closed (default: no stdin). */
   input?: string;
@@ -91,14 +98,18 @@ export function spawnSvc(
   return { child, logs, stdout: () => stdout, stderr: () => stderr, exited, closed };
 }
 
+/** How a run of svc ended: its exit code (null: killed by a signal) and all it wrote. */
+export interface SvcResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
 /**
  * Runs `svc <args>` to its end without blocking (the test's own sites must keep answering while it crawls), its
  * log level warn unless `env` says otherwise.
  */
-export async function runSvc(
-  args: string[],
-  opts: SvcOptions = {},
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export async function runSvc(args: string[], opts: SvcOptions = {}): Promise<SvcResult> {
   const p = spawnSvc(args, { SVC_LOG_LEVEL: 'warn', ...opts.env }, opts);
   const status = await p.closed;
   return { status, stdout: p.stdout(), stderr: p.stderr() };
@@ -106,9 +117,64 @@ export async function runSvc(
 
 /** runSvc's stdout, or an error carrying its stderr when it exits other than 0. */
 export async function svcOutput(args: string[], opts: SvcOptions = {}): Promise<string> {
-  const r = await runSvc(args, opts);
+  return okOutput(args, await runSvc(args, opts));
+}
+
+function okOutput(args: string[], r: SvcResult): string {
   if (r.status !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
+}
+
+/** A command's I/O captured: what it wrote, and the signals a test may send it (`signals.emit('SIGINT')`). */
+export interface TestTerminal {
+  io: Terminal;
+  stdout(): string;
+  stderr(): string;
+  signals: EventEmitter;
+}
+
+/**
+ * I/O for a command run in this process: writers that keep what it writes (a terminal when `tty`), `input` as its
+ * stdin, `env` alone as its environment (never this process's: the shell's SVC_* settings never reach a test), and
+ * TEST_PASSWORD_COST for the passwords it sets.
+ */
+export function testTerminal(opts: { env?: Record<string, string | undefined>; input?: string; tty?: boolean } = {}) {
+  let stdout = '';
+  let stderr = '';
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
+  const signals = new EventEmitter();
+  const tty = opts.tty === true;
+  const io: Terminal = {
+    stdout: { write: (s: string) => (stdout += s), isTTY: tty },
+    stderr: { write: (s: string) => (stderr += s), isTTY: tty },
+    stdin: Readable.from(opts.input === undefined ? [] : [Buffer.from(opts.input)]),
+    env,
+    signals,
+    passwordCost: TEST_PASSWORD_COST,
+  };
+  return { io, stdout: () => stdout, stderr: () => stderr, signals } satisfies TestTerminal;
+}
+
+/** A command's module from src/, as the vitest worker loads it. */
+const loadFromSource = (name: string): Promise<CommandModule> =>
+  import(`../../src/cli/${name}.ts`) as Promise<CommandModule>;
+
+/**
+ * Runs `svc <args>` in this process, as runSvc would spawn it (the same table, errors and exit codes:
+ * src/cli/dispatch.ts), with testTerminal's I/O and the log level warn unless `env` says otherwise. For every run
+ * where the process is not what the test is about: set-up (users add, keys create, posts import) and a command's
+ * output, options and exit status.
+ */
+export async function runHere(args: string[], opts: Omit<SvcOptions, 'cwd'> = {}): Promise<SvcResult> {
+  const t = testTerminal({ env: { SVC_LOG_LEVEL: 'warn', ...opts.env }, input: opts.input });
+  const status = await runSvcCommand(args, t.io, loadFromSource);
+  return { status, stdout: t.stdout(), stderr: t.stderr() };
+}
+
+/** runHere's stdout, or an error carrying its stderr when it exits other than 0. */
+export async function hereOutput(args: string[], opts: Omit<SvcOptions, 'cwd'> = {}): Promise<string> {
+  return okOutput(args, await runHere(args, opts));
 }
 
 /** Starts `svc serve --config <config>` on a free port and resolves once it listens. */

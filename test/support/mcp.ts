@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { serveSvc, svcOutput, type ServeProcess } from './cli.js';
+import { hereOutput, serveSvc, type ServeProcess } from './cli.js';
 import { SERVER_JS } from './paths.js';
 import { article, startSite, type TestSite } from './site.js';
 
@@ -118,7 +118,7 @@ export async function makeFixture(opts: FixtureOptions = {}): Promise<Fixture> {
     }),
   );
   const add = async (login: string, role: string) =>
-    (await svcOutput(['users', 'add', login, '--role', role, '--config', configPath])).trim();
+    (await hereOutput(['users', 'add', login, '--role', role, '--config', configPath])).trim();
   const tokens = {
     admin: await add('admin', 'administrator'),
     sub: await add('sub', 'subscriber'),
