@@ -6,7 +6,7 @@
 // Whether a page defines the query's identifier (titles.ts definitionPattern) is read from its bytes the same way.
 import { isAscii } from 'node:buffer';
 import type { HighlightWords } from './engine.js';
-import type { Definition } from './titles.js';
+import { DEFINITION_NOT_EMPTY, type Definition } from './titles.js';
 import { foldWord } from './fold.js';
 import {
   accents,
@@ -247,7 +247,7 @@ function nameCharBefore(b: Buffer, i: number): boolean {
 
 /**
  * Whether a page's bytes hold the definition: for a name of ASCII words, the name (either case), an optional space
- * and a parenthesis are searched in the bytes as they are, and only the character before each place found is
+ * and a parenthesis not closed at once are searched in the bytes as they are, and only the character before each place found is
  * decoded (the pattern's look-behind); otherwise the page is decoded and the pattern tested.
  */
 export function definitionInBytes(definition: Definition): (b: Buffer) => boolean {
@@ -260,7 +260,7 @@ export function definitionInBytes(definition: Definition): (b: Buffer) => boolea
     return anyOfBytes(forms);
   };
   const name = words.map((w) => [...w].map(char).join('')).join('_+');
-  const re = new RegExp(`${name} ?\\(`, 'g');
+  const re = new RegExp(`${name} ?\\(${DEFINITION_NOT_EMPTY}`, 'g');
   return (b) => {
     const text = b.toString('latin1');
     re.lastIndex = 0;

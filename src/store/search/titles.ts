@@ -137,14 +137,19 @@ const MIN_COMPOUND_TAIL = 5;
 
 /**
  * The pattern of an identifier's definition in a page's text: the identifier (its words joined by underscores, as
- * written, any case), not part of a longer one, followed by an opening parenthesis: "wal_level (enum)",
- * "pg_terminate_backend ( pid integer …". Documentation defines settings and functions so; a mention does not
- * ("SET wal_level = replica", "wal_level configuration parameter").
+ * written, any case), not part of a longer one, followed by an opening parenthesis and something in it:
+ * "wal_level (enum)", "pg_terminate_backend ( pid integer …", "int sqlite3_prepare_v2(\n sqlite3 *db, …".
+ * Documentation defines settings and functions so; a mention does not ("SET wal_level = replica", "wal_level
+ * configuration parameter"), nor a function named with empty parentheses, as every page that refers to one writes
+ * it ("call sqlite3_prepare_v2() first").
  */
 export function definitionPattern(words: readonly string[]): RegExp {
   const name = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('_+');
-  return new RegExp(`(?<![\\p{L}\\p{N}_])${name} ?\\(`, 'iu');
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${name} ?\\(${DEFINITION_NOT_EMPTY}`, 'iu');
 }
+
+/** What must follow a definition's parenthesis: not its closing one (ASCII white space between them aside). */
+export const DEFINITION_NOT_EMPTY = '(?![ \\t\\r\\n]*\\))';
 
 /** An identifier's definition as a store checks it: its pattern (definitionPattern), and its words. */
 export interface Definition {

@@ -171,6 +171,8 @@ describe("definitionInBytes: an identifier's definition found in a page's bytes"
     '😀wal_level(',
     '\u212aey_\u017fetting (int)',
     'xwal_level( then wal_level (',
+    'call wal_level() or wal_level( \n) first',
+    'wal_level() then wal_level(\n  int x)',
     '',
   ];
   for (const words of [['wal', 'level'], ['key', 'setting'], ['naïve']]) {
@@ -189,6 +191,7 @@ describe("definitionInBytes: an identifier's definition found in a page's bytes"
       '“wal_level (” and more',
       '😀wal_level(',
       'xwal_level( then wal_level (',
+      'wal_level() then wal_level(\n  int x)',
     ]);
   });
 });

@@ -147,6 +147,10 @@ describe('definitions of identifiers', () => {
     // Mentions are no definitions, nor is a longer identifier.
     expect(wal.test('ALTER SYSTEM SET wal_level = replica; wal_level configuration parameter')).toBe(false);
     expect(wal.test('max_wal_level (enum)')).toBe(false);
+    // A function named with empty parentheses is referred to, not defined; its signature has its parameters.
+    const prepare = definitionPattern(['sqlite3', 'prepare', 'v2']);
+    expect(prepare.test('Call sqlite3_prepare_v2() first, or sqlite3_prepare_v2( ) again.')).toBe(false);
+    expect(prepare.test('int sqlite3_prepare_v2(\n  sqlite3 *db,')).toBe(true);
     // Whatever the words, the pattern is a valid one that matches them literally.
     expect(definitionPattern(['a+b', '(c']).test('a+b_(c (')).toBe(true);
   });
