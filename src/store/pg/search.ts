@@ -191,8 +191,16 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
     otherBlock: (k) => block(`NOT ${IN_TITLE}`, k),
     async titleFacts(ids, definition) {
       const out = new Map<number, TitleFacts>();
-      const rows = await s.all<{ id: number; title: string; headings: string | null; url: string; content?: string }>(
-        `SELECT p.id, p.title, h.headings, p.url${definition ? `, left(p.content, ${VECTOR_CONTENT_CHARS}) AS content` : ''}
+      const rows = await s.all<{
+        id: number;
+        title: string;
+        headings: string | null;
+        url: string;
+        length: number | null;
+        content?: string;
+      }>(
+        // octet_length reads a stored text's size from its TOAST pointer, without reading the text.
+        `SELECT p.id, p.title, h.headings, p.url, octet_length(p.content) AS length${definition ? `, left(p.content, ${VECTOR_CONTENT_CHARS}) AS content` : ''}
          FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id IN (${ID_LIST})`,
         { ids: JSON.stringify(ids) },
       );
@@ -202,6 +210,7 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
           title: row.title,
           headings: row.headings,
           url: row.url,
+          length: Number(row.length ?? 0),
           defines: definition ? () => definition.pattern.test(content) : null,
         });
       }
