@@ -141,12 +141,18 @@ const MIN_COMPOUND_TAIL = 5;
  * "wal_level (enum)", "pg_terminate_backend ( pid integer …", "int sqlite3_prepare_v2(\n sqlite3 *db, …".
  * Documentation defines settings and functions so; a mention does not ("SET wal_level = replica", "wal_level
  * configuration parameter"), nor a function named with empty parentheses, as every page that refers to one writes
- * it ("call sqlite3_prepare_v2() first").
+ * it ("call sqlite3_prepare_v2() first"), nor a call in an example's code ("rc = sqlite3_prepare_v2(db, …").
  */
 export function definitionPattern(words: readonly string[]): RegExp {
   const name = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('_+');
-  return new RegExp(`(?<![\\p{L}\\p{N}_])${name} ?\\(${DEFINITION_NOT_EMPTY}`, 'iu');
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?<!${CALL_BEFORE})${name} ?\\(${DEFINITION_NOT_EMPTY}`, 'iu');
 }
+
+/**
+ * What comes before a call, not a definition, of a function in code: an assignment, an argument list or a
+ * condition (`rc = sqlite3_prepare_v2(db, …)`, `f(g(x))`, `a, g(x)`), spaces or tabs between.
+ */
+export const CALL_BEFORE = '[=(,][ \\t]*';
 
 /** What must follow a definition's parenthesis: not its closing one (ASCII white space between them aside). */
 export const DEFINITION_NOT_EMPTY = '(?![ \\t\\r\\n]*\\))';

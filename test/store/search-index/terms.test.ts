@@ -151,6 +151,10 @@ describe('definitions of identifiers', () => {
     const prepare = definitionPattern(['sqlite3', 'prepare', 'v2']);
     expect(prepare.test('Call sqlite3_prepare_v2() first, or sqlite3_prepare_v2( ) again.')).toBe(false);
     expect(prepare.test('int sqlite3_prepare_v2(\n  sqlite3 *db,')).toBe(true);
+    // A call in an example's code is no definition either.
+    expect(
+      prepare.test('while( (rc = sqlite3_prepare_v2(db, zSql, -1, &p, 0)) ){ f(x, sqlite3_prepare_v2(db)) }'),
+    ).toBe(false);
     // Whatever the words, the pattern is a valid one that matches them literally.
     expect(definitionPattern(['a+b', '(c']).test('a+b_(c (')).toBe(true);
   });
