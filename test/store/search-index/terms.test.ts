@@ -254,7 +254,9 @@ describe('headings', () => {
     expect(headingLevel(`${DEFINITION_TERM}ENABLE ROW LEVEL SECURITY`, units('row level security'))).toBe(0);
     expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'), 'INSERT')).toBe(1);
     expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'))).toBe(0);
-    // An identifier is matched whole.
+    // An identifier is matched whole, with its joiners as typed: `os.environ` is not an attribute `os_environ`.
+    expect(headingLevel(`${DEFINITION_TERM}os_environ¶`, units('os.environ'))).toBe(0);
+    expect(headingLevel('os_environ (attribute)', units('os.environ'))).toBe(0);
     expect(headingLevel('14.4.4. Increase maintenance_work_mem', units('work_mem'))).toBe(0);
     expect(headingLevel('', units('anything'))).toBe(0);
     // The title alone holding every word is no heading match.
