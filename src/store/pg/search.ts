@@ -165,14 +165,33 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
         { ...bind, offset: k * RANK_BLOCK },
       ),
     );
+  /** The ranked matches of a small answer, read by count(). */
+  let small: TextRanked[] | null = null;
   return {
     algorithms: configs.map(algorithmOf).filter((a) => SNOWBALL.has(a)),
     frequencies: async (words) => {
       const { pages, df } = await wordPages(s, configs, words);
       return { pages, df: df.map((n) => (n < 0 ? pages : n)) };
     },
-    count: async () => (await s.get<{ c: number }>(`SELECT count(*) AS c ${matches}`, bind))!.c,
+    // A small answer (most searches) is counted and ranked by one statement: the matches read once, at most
+    // RANK_ALL + 1 of them; only a broad one is counted again, exactly, and ranked a block at a time.
+    count: async () => {
+      const rows = await s.all<{ n: number; id: number | null; r: number | null; t: boolean | number | null }>(
+        `WITH m AS MATERIALIZED (SELECT p.id ${matches} LIMIT ${RANK_ALL + 1}), c AS (SELECT count(*) AS n FROM m)
+         SELECT c.n, x.id, x.r, x.t FROM c LEFT JOIN LATERAL (
+           SELECT p.id, ${RANK} AS r, ${IN_TITLE} AS t FROM m JOIN pages p ON p.id = m.id WHERE c.n <= ${RANK_ALL}
+         ) x ON true ORDER BY x.r DESC, x.id`,
+        bind,
+      );
+      const n = Number(rows[0]?.n ?? 0);
+      if (n > RANK_ALL) return (await s.get<{ c: number }>(`SELECT count(*) AS c ${matches}`, bind))!.c;
+      small = rows
+        .filter((row) => row.id !== null)
+        .map((row) => ({ id: row.id!, score: row.r! * RANK_SCALE, inTitle: row.t === true || row.t === 1 }));
+      return n;
+    },
     rankAll: async () =>
+      small ??
       (
         await s.all<{ id: number; r: number; t: boolean | number }>(
           `SELECT p.id, ${RANK} AS r, ${IN_TITLE} AS t ${matches} ORDER BY r DESC, p.id LIMIT ${RANK_ALL}`,
