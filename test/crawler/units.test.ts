@@ -241,6 +241,13 @@ describe('html extraction', () => {
       { url: base },
     );
     expect(index.headings).toEqual(['Index']);
+    // A term's permalink to itself is no link to another page: a reference's terms stay terms.
+    const reference = extractHtml(
+      `<dl><dt id="envvar-PYTHONPATH">PYTHONPATH<a class="headerlink" href="#envvar-PYTHONPATH">¶</a></dt><dd>x</dd>
+       <dt id="envvar-PYTHONHOME">PYTHONHOME<a href=" #envvar-PYTHONHOME">¶</a></dt><dd>y</dd></dl>`,
+      { url: base },
+    );
+    expect(reference.headings).toEqual([`${DEFINITION_TERM}PYTHONPATH¶`, `${DEFINITION_TERM}PYTHONHOME¶`]);
     // Heading text is page text too.
     expect(x.text).toContain('Advisory Locks');
     expect(

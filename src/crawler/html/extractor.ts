@@ -238,7 +238,9 @@ export class HtmlExtractor {
       }
       case 'a': {
         this.closeAnchor();
-        if (this.heading !== null && attrs.href) this.headingLinked = true;
+        // A link to a part of the same page (a term's own permalink, `<a href="#envvar-PYTHONPATH">¶</a>`) points at
+        // no other page's topic.
+        if (this.heading !== null && attrs.href && !attrs.href.trim().startsWith('#')) this.headingLinked = true;
         const link = this.links.add(attrs.href, name, true, /\bnofollow\b/i.test(attrs.rel ?? ''));
         if (link && !link.text) {
           this.anchorLink = link;

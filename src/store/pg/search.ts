@@ -165,14 +165,33 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
         { ...bind, offset: k * RANK_BLOCK },
       ),
     );
+  /** The ranked matches of a small answer, read by count(). */
+  let small: TextRanked[] | null = null;
   return {
     algorithms: configs.map(algorithmOf).filter((a) => SNOWBALL.has(a)),
     frequencies: async (words) => {
       const { pages, df } = await wordPages(s, configs, words);
       return { pages, df: df.map((n) => (n < 0 ? pages : n)) };
     },
-    count: async () => (await s.get<{ c: number }>(`SELECT count(*) AS c ${matches}`, bind))!.c,
+    // A small answer (most searches) is counted and ranked by one statement: the matches read once, at most
+    // RANK_ALL + 1 of them; only a broad one is counted again, exactly, and ranked a block at a time.
+    count: async () => {
+      const rows = await s.all<{ n: number; id: number | null; r: number | null; t: boolean | number | null }>(
+        `WITH m AS MATERIALIZED (SELECT p.id ${matches} LIMIT ${RANK_ALL + 1}), c AS (SELECT count(*) AS n FROM m)
+         SELECT c.n, x.id, x.r, x.t FROM c LEFT JOIN LATERAL (
+           SELECT p.id, ${RANK} AS r, ${IN_TITLE} AS t FROM m JOIN pages p ON p.id = m.id WHERE c.n <= ${RANK_ALL}
+         ) x ON true ORDER BY x.r DESC, x.id`,
+        bind,
+      );
+      const n = Number(rows[0]?.n ?? 0);
+      if (n > RANK_ALL) return (await s.get<{ c: number }>(`SELECT count(*) AS c ${matches}`, bind))!.c;
+      small = rows
+        .filter((row) => row.id !== null)
+        .map((row) => ({ id: row.id!, score: row.r! * RANK_SCALE, inTitle: row.t === true || row.t === 1 }));
+      return n;
+    },
     rankAll: async () =>
+      small ??
       (
         await s.all<{ id: number; r: number; t: boolean | number }>(
           `SELECT p.id, ${RANK} AS r, ${IN_TITLE} AS t ${matches} ORDER BY r DESC, p.id LIMIT ${RANK_ALL}`,
@@ -191,8 +210,16 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
     otherBlock: (k) => block(`NOT ${IN_TITLE}`, k),
     async titleFacts(ids, definition) {
       const out = new Map<number, TitleFacts>();
-      const rows = await s.all<{ id: number; title: string; headings: string | null; url: string; content?: string }>(
-        `SELECT p.id, p.title, h.headings, p.url${definition ? `, left(p.content, ${VECTOR_CONTENT_CHARS}) AS content` : ''}
+      const rows = await s.all<{
+        id: number;
+        title: string;
+        headings: string | null;
+        url: string;
+        length: number | null;
+        content?: string;
+      }>(
+        // octet_length reads a stored text's size from its TOAST pointer, without reading the text.
+        `SELECT p.id, p.title, h.headings, p.url, octet_length(p.content) AS length${definition ? `, left(p.content, ${VECTOR_CONTENT_CHARS}) AS content` : ''}
          FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id IN (${ID_LIST})`,
         { ids: JSON.stringify(ids) },
       );
@@ -202,6 +229,7 @@ async function openQuery(s: Sql, parts: QueryPart[], filters: SearchFilters): Pr
           title: row.title,
           headings: row.headings,
           url: row.url,
+          length: Number(row.length ?? 0),
           defines: definition ? () => definition.pattern.test(content) : null,
         });
       }
@@ -316,6 +344,16 @@ export function pgEngine(s: Sql): SearchEngine {
   };
 }
 
+/**
+ * The planner's settings for the statements of one search (set_config's `true`: this transaction only). The planner
+ * costs a match of the vector (@@) as one cheap operator, not knowing that each row's vector must first be read from
+ * its TOAST table, so for a word on a tenth of the pages it scans the table and reads every page's vector (20 ms on
+ * the 500 pages of the Python manual) where the GIN index reads only the matches' (1–2 ms): a search never scans the
+ * pages when an index answers. The JIT compiler, which the scan's disabled cost would wake for a statement that must
+ * scan (the searchable pages' count), costs hundreds of milliseconds and saves nothing on a search's statements.
+ */
+const PLANNER_SETTINGS = "SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)";
+
 /** Searches the pages (store/search/pipeline.ts) on one snapshot. Throws invalid_input for bad terms or params. */
 export async function searchPagesPg(
   sql: SnapshotSql,
@@ -324,6 +362,9 @@ export async function searchPagesPg(
   scope: SearchScope = {},
 ): Promise<SearchResults> {
   const started = performance.now();
-  const answer = await sql.snapshot((s) => runAsync(searchSteps(pgEngine(s), terms, params, scope)));
+  const answer = await sql.snapshot(async (s) => {
+    await s.get(PLANNER_SETTINGS);
+    return runAsync(searchSteps(pgEngine(s), terms, params, scope));
+  });
   return timed(started, answer);
 }

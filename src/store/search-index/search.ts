@@ -83,7 +83,8 @@ function statements(store: Store): Statements {
       contentBytes: store.db.prepare('SELECT CAST(content AS BLOB) FROM pages WHERE id = ?').pluck(),
       title: store.db
         .prepare(
-          'SELECT p.title, h.headings, p.url FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?',
+          // octet_length reads the text's size from its record's header, not the text.
+          'SELECT p.title, h.headings, p.url, coalesce(octet_length(p.content), 0) FROM pages p LEFT JOIN page_headings h ON h.page_id = p.id WHERE p.id = ?',
         )
         .raw(),
       tags: store.db.prepare('SELECT tag FROM page_tags WHERE page_id = ? ORDER BY tag').pluck(),
@@ -363,11 +364,12 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
       const out = new Map<number, TitleFacts>();
       const defines = definition ? definitionInBytes(definition) : null;
       for (const id of ids) {
-        const [title, headings, url] = s.title.get(id) as [string, string | null, string];
+        const [title, headings, url, length] = s.title.get(id) as [string, string | null, string, number];
         out.set(id, {
           title,
           headings,
           url,
+          length,
           defines: defines ? () => defines((s.contentBytes.get(id) as Buffer | null) ?? EMPTY) : null,
         });
       }

@@ -6,7 +6,7 @@
 // Whether a page defines the query's identifier (titles.ts definitionPattern) is read from its bytes the same way.
 import { isAscii } from 'node:buffer';
 import type { HighlightWords } from './engine.js';
-import type { Definition } from './titles.js';
+import { CALL_BEFORE, DEFINITION_NOT_EMPTY, type Definition } from './titles.js';
 import { foldWord } from './fold.js';
 import {
   accents,
@@ -240,6 +240,15 @@ export function pageHighlighter(
 const FOLDS_TO_ASCII: Record<string, string> = { k: '\u212a', s: '\u017f' };
 const NAME_CHAR = /[\p{L}\p{N}_]/u;
 
+/** Whether the bytes before byte i end with what comes before a call (titles.ts CALL_BEFORE, all ASCII). */
+function callBefore(b: Buffer, i: number): boolean {
+  let j = i;
+  while (j > 0 && (b[j - 1] === 0x20 || b[j - 1] === 0x09)) j--;
+  return j > 0 && CALL_OPENERS.has(b[j - 1]!);
+}
+/** CALL_BEFORE's characters before the spaces, as bytes. */
+const CALL_OPENERS = new Set([...CALL_BEFORE.slice(1, CALL_BEFORE.indexOf(']'))].map((c) => c.charCodeAt(0)));
+
 /** Whether the character (a whole code point) ending just before byte i is a letter, digit or underscore. */
 function nameCharBefore(b: Buffer, i: number): boolean {
   return i > 0 && NAME_CHAR.test(b.toString('utf8', startBefore(b, i), i));
@@ -247,7 +256,7 @@ function nameCharBefore(b: Buffer, i: number): boolean {
 
 /**
  * Whether a page's bytes hold the definition: for a name of ASCII words, the name (either case), an optional space
- * and a parenthesis are searched in the bytes as they are, and only the character before each place found is
+ * and a parenthesis not closed at once are searched in the bytes as they are, and only the character before each place found is
  * decoded (the pattern's look-behind); otherwise the page is decoded and the pattern tested.
  */
 export function definitionInBytes(definition: Definition): (b: Buffer) => boolean {
@@ -260,12 +269,12 @@ export function definitionInBytes(definition: Definition): (b: Buffer) => boolea
     return anyOfBytes(forms);
   };
   const name = words.map((w) => [...w].map(char).join('')).join('_+');
-  const re = new RegExp(`${name} ?\\(`, 'g');
+  const re = new RegExp(`${name} ?\\(${DEFINITION_NOT_EMPTY}`, 'g');
   return (b) => {
     const text = b.toString('latin1');
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (!nameCharBefore(b, m.index)) return true;
+      if (!nameCharBefore(b, m.index) && !callBefore(b, m.index)) return true;
       re.lastIndex = m.index + 1;
     }
     return false;

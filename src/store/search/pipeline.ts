@@ -230,7 +230,7 @@ function* rankedList(
     const checked = titleChecked(rows, inTitle, setChecks);
     const ids = rows.filter((_, i) => checked[i]).map((r) => r.id);
     const facts: Map<number, TitleFacts> = ids.length ? yield* ask(q.titleFacts(ids, definition)) : new Map();
-    const none: TitleFacts = { title: '', headings: null, url: '', defines: null };
+    const none: TitleFacts = { title: '', headings: null, url: '', defines: null, length: 0 };
     return withTitles(rows, inTitle, (r) => facts.get(r.id) ?? none, titleQuery, setChecks);
   }
 

@@ -137,14 +137,25 @@ const MIN_COMPOUND_TAIL = 5;
 
 /**
  * The pattern of an identifier's definition in a page's text: the identifier (its words joined by underscores, as
- * written, any case), not part of a longer one, followed by an opening parenthesis: "wal_level (enum)",
- * "pg_terminate_backend ( pid integer …". Documentation defines settings and functions so; a mention does not
- * ("SET wal_level = replica", "wal_level configuration parameter").
+ * written, any case), not part of a longer one, followed by an opening parenthesis and something in it:
+ * "wal_level (enum)", "pg_terminate_backend ( pid integer …", "int sqlite3_prepare_v2(\n sqlite3 *db, …".
+ * Documentation defines settings and functions so; a mention does not ("SET wal_level = replica", "wal_level
+ * configuration parameter"), nor a function named with empty parentheses, as every page that refers to one writes
+ * it ("call sqlite3_prepare_v2() first"), nor a call in an example's code ("rc = sqlite3_prepare_v2(db, …").
  */
 export function definitionPattern(words: readonly string[]): RegExp {
   const name = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('_+');
-  return new RegExp(`(?<![\\p{L}\\p{N}_])${name} ?\\(`, 'iu');
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?<!${CALL_BEFORE})${name} ?\\(${DEFINITION_NOT_EMPTY}`, 'iu');
 }
+
+/**
+ * What comes before a call, not a definition, of a function in code: an assignment, an argument list or a
+ * condition (`rc = sqlite3_prepare_v2(db, …)`, `f(g(x))`, `a, g(x)`), spaces or tabs between.
+ */
+export const CALL_BEFORE = '[=(,][ \\t]*';
+
+/** What must follow a definition's parenthesis: not its closing one (ASCII white space between them aside). */
+export const DEFINITION_NOT_EMPTY = '(?![ \\t\\r\\n]*\\))';
 
 /** An identifier's definition as a store checks it: its pattern (definitionPattern), and its words. */
 export interface Definition {
@@ -157,12 +168,16 @@ export interface Definition {
 /** SECTION_NUMBER in folded (lower-case) text. */
 const FOLDED_SECTION_NUMBER = /^(?:\p{L}+\s+)?(?:\d+|[ivxlc]+|\p{Ll})(?:\.\d+)*\.\s+/u;
 /**
- * Words, and identifiers whose words are joined (TOKEN_RE) kept whole, their joiners as `_` (`work_mem` is not
- * `maintenance_work_mem`; `os.path` is one unit).
+ * Words, and identifiers whose words are joined (TOKEN_RE) kept whole with their joiners as written, a run of
+ * underscores as one (`work_mem` is not `maintenance_work_mem`; `os.path` is one unit, and not `os_path`).
  */
 function units(foldedText: string): string[] {
-  return [...foldedText.matchAll(TOKEN_RE)].map((m) => m[0].replace(JOINER_RE, '_'));
+  return [...foldedText.matchAll(TOKEN_RE)].map((m) => writtenUnit(m[0]));
 }
+
+const writtenUnit = (token: string) => token.replace(/_+/gu, '_');
+/** A unit with its joiners as `_`: the form a heading's text is first searched for (headingLevel). */
+const underscored = (unit: string) => unit.replace(JOINER_RE, '_');
 
 /**
  * How a page's headings (one a line) answer the query, given as its units (folded words; an identifier's words
@@ -177,11 +192,15 @@ export function headingLevel(headings: string, query: readonly string[], title =
   // A heading is read under the page's title ("INSERT" › "ON CONFLICT Clause" answers `insert on conflict`).
   const titleUnits = units(foldWord(title));
   const rest = query.filter((u) => !titleUnits.includes(u));
-  // Most pages hold the query's words in no heading: a substring test per unit rules them out cheaply.
-  if (!rest.length || !rest.every((u) => text.includes(u))) return 0;
+  // Most pages hold the query's words in no heading: a substring test per unit rules them out cheaply. It looks for
+  // an identifier's words joined by `_` only (`wal_level`): one typed with a dot or a dash (`os.path`) is found in
+  // a heading that writes it so no more than before (headings such as "X-Forwarded-For" or "HTTP/2 in a …" on
+  // the pages that merely use the name lost three queries of the Apache manual), and never equals `os_path`.
+  const searched = rest.map(underscored);
+  if (!rest.length || !searched.every((u) => text.includes(u))) return 0;
   let best: 0 | 1 | 2 = 0;
   for (const line of text.split('\n')) {
-    if (!rest.every((u) => line.includes(u))) continue;
+    if (!searched.every((u) => line.includes(u))) continue;
     // A definition term counts only when it is the query, and then as a heading holding the words (DEFINITION_TERM).
     const term = line.startsWith(DEFINITION_TERM);
     const bare = (term ? line.slice(DEFINITION_TERM.length) : line).trim().replace(FOLDED_SECTION_NUMBER, '');
@@ -199,7 +218,9 @@ export function headingLevel(headings: string, query: readonly string[], title =
   return best;
 }
 
-/** The units of a query for headingLevel: each word folded, an identifier's words joined by `_`. */
-export function queryUnits(parts: readonly { words: string[]; identifier?: boolean }[]): string[] {
-  return parts.flatMap((p) => (p.identifier ? [foldWord(p.words.join('_'))] : p.words.map(foldWord)));
+/** The units of a query for headingLevel: each word folded, an identifier whole, with its joiners as typed. */
+export function queryUnits(parts: readonly { words: string[]; identifier?: boolean; typed?: string }[]): string[] {
+  return parts.flatMap((p) =>
+    p.identifier ? [writtenUnit(foldWord(p.typed ?? p.words.join('_')))] : p.words.map(foldWord),
+  );
 }

@@ -46,6 +46,21 @@ describe.skipIf(skip)('search on PostgreSQL', () => {
     expect(urls(await search('databaserna'))).toContain('/sv');
   });
 
+  it("reads a search's matches through the index, and leaves the connection's planner settings as they were", async () => {
+    const before = await sql.get<{ s: string; j: string }>(
+      "SELECT current_setting('enable_seqscan') AS s, current_setting('jit') AS j",
+    );
+    expect(before?.s).toBe('on');
+    expect(urls(await search('vacuum'))).toEqual(['/storage']);
+    // The settings are the search's transaction's alone: every connection of the pool has them as before.
+    for (let i = 0; i < 4; i++)
+      expect(
+        await sql.get<{ s: string; j: string }>(
+          "SELECT current_setting('enable_seqscan') AS s, current_setting('jit') AS j",
+        ),
+      ).toEqual(before);
+  });
+
   it('searches each project in its own schema of one database, folding diacritics in both', async () => {
     const database = await f.createDatabase();
     const a = await f.open({ database, schema: 'proj_a' });

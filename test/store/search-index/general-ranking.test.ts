@@ -1,7 +1,7 @@
 // The general ranking rules, on both stores: the order of the first hits on a small fixed corpus for a title with
 // version numbers, a dotted and a dashed name, a phrase that is a page's whole title (or its name after a
-// separator), a short how-to query, and a section heading many pages share. No rule here names this corpus: its
-// pages only make each rule decide.
+// separator), a short how-to query, a section heading many pages share, and a function's definition. No rule here
+// names this corpus: its pages only make each rule decide.
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, rankingCorpus } from '../../support/stores.js';
 import { BASE, searchPage as page } from '../../support/writes.js';
@@ -106,6 +106,16 @@ const PAGES = [
     content: `pg_dump extracts a database into a script file. ${filler(5)}`,
   }),
   page('/dump-notes.html', { title: 'Notes', content: 'Dump the pg cluster with a tool; to dump pg.' }),
+  // A function's page defines it (its signature); another page refers to it and calls it in an example.
+  page('/c3ref/prepare.html', {
+    title: 'Compiling An SQL Statement',
+    content: `${filler(10)} int sqlite3_prepare_v2(\n  sqlite3 *db,\n  const char *zSql\n); ${filler(10)}`,
+  }),
+  page('/unlock_notify.html', {
+    title: 'Unlock Notify',
+    content: `A call to sqlite3_prepare_v2() may wait: rc = sqlite3_prepare_v2(db, zSql, n, &p, 0); then
+      sqlite3_prepare_v2() again, if( f(x, sqlite3_prepare_v2(db, z, n, &p, 0)) ) once more.`,
+  }),
 ];
 
 describe.each(DIALECTS)('general ranking rules (%s)', (dialect) => {
@@ -147,6 +157,10 @@ describe.each(DIALECTS)('general ranking rules (%s)', (dialect) => {
 
   it("ranks a page first whose title names it after a separator, above a page's section of that name", async () => {
     expect(await order('htaccess files')).toEqual(['/howto/htaccess.html', '/configuring.html']);
+  });
+
+  it("ranks a function's defining page above one that names it with empty parentheses and calls it", async () => {
+    expect(await order('sqlite3_prepare_v2')).toEqual(['/c3ref/prepare.html', '/unlock_notify.html']);
   });
 
   it('searches an identifier of several parts typed as a prefix, in its order', async () => {

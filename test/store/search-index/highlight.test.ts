@@ -171,6 +171,10 @@ describe("definitionInBytes: an identifier's definition found in a page's bytes"
     '😀wal_level(',
     '\u212aey_\u017fetting (int)',
     'xwal_level( then wal_level (',
+    'call wal_level() or wal_level( \n) first',
+    'wal_level() then wal_level(\n  int x)',
+    'rc = wal_level(db); f(wal_level (x), \twal_level(y))',
+    'rc =wal_level(db)\nint wal_level(int x)',
     '',
   ];
   for (const words of [['wal', 'level'], ['key', 'setting'], ['naïve']]) {
@@ -189,6 +193,8 @@ describe("definitionInBytes: an identifier's definition found in a page's bytes"
       '“wal_level (” and more',
       '😀wal_level(',
       'xwal_level( then wal_level (',
+      'wal_level() then wal_level(\n  int x)',
+      'rc =wal_level(db)\nint wal_level(int x)',
     ]);
   });
 });

@@ -147,6 +147,14 @@ describe('definitions of identifiers', () => {
     // Mentions are no definitions, nor is a longer identifier.
     expect(wal.test('ALTER SYSTEM SET wal_level = replica; wal_level configuration parameter')).toBe(false);
     expect(wal.test('max_wal_level (enum)')).toBe(false);
+    // A function named with empty parentheses is referred to, not defined; its signature has its parameters.
+    const prepare = definitionPattern(['sqlite3', 'prepare', 'v2']);
+    expect(prepare.test('Call sqlite3_prepare_v2() first, or sqlite3_prepare_v2( ) again.')).toBe(false);
+    expect(prepare.test('int sqlite3_prepare_v2(\n  sqlite3 *db,')).toBe(true);
+    // A call in an example's code is no definition either.
+    expect(
+      prepare.test('while( (rc = sqlite3_prepare_v2(db, zSql, -1, &p, 0)) ){ f(x, sqlite3_prepare_v2(db)) }'),
+    ).toBe(false);
     // Whatever the words, the pattern is a valid one that matches them literally.
     expect(definitionPattern(['a+b', '(c']).test('a+b_(c (')).toBe(true);
   });
@@ -246,7 +254,9 @@ describe('headings', () => {
     expect(headingLevel(`${DEFINITION_TERM}ENABLE ROW LEVEL SECURITY`, units('row level security'))).toBe(0);
     expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'), 'INSERT')).toBe(1);
     expect(headingLevel('ON CONFLICT Clause', units('insert on conflict'))).toBe(0);
-    // An identifier is matched whole.
+    // An identifier is matched whole, with its joiners as typed: `os.environ` is not an attribute `os_environ`.
+    expect(headingLevel(`${DEFINITION_TERM}os_environ¶`, units('os.environ'))).toBe(0);
+    expect(headingLevel('os_environ (attribute)', units('os.environ'))).toBe(0);
     expect(headingLevel('14.4.4. Increase maintenance_work_mem', units('work_mem'))).toBe(0);
     expect(headingLevel('', units('anything'))).toBe(0);
     // The title alone holding every word is no heading match.
