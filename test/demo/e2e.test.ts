@@ -62,7 +62,8 @@ async function stderrSays(p: SvcProcess, text: string, ms: number): Promise<void
 /** Starts `svc serve --port 0` in `cwd` and waits for the banner. */
 async function startServe(cwd: string): Promise<Running> {
   const p = spawnSvc(['serve', '--port', '0'], INFO, { cwd });
-  await stderrSays(p, 'mcp.json for an assistant', 20_000);
+  // Below the tests' 60 s: the first start crawls the demo before it prints; a loaded machine took over 20 s.
+  await stderrSays(p, 'mcp.json for an assistant', 45_000);
   await new Promise((r) => setTimeout(r, 100));
   expect(p.stdout()).toBe(''); // stdout stays clean: everything goes to stderr
   return { proc: p.child, stderr: p.stderr, exited: p.exited };

@@ -215,7 +215,9 @@ export function toolCallSuite(get: () => { clients: Clients; fx: Fixture; signIn
       progress.at(-1)!.message ?? '',
     );
     expect(said, progress.at(-1)!.message).not.toBeNull();
-    expect(Number(said![1])).toBe(progress.at(-1)!.progress);
+    // The pages said are the progress's whole part: a keep-alive while no page moved adds a thousandth (seen as 3.001
+    // with "3 pages" on a loaded machine).
+    expect(Number(said![1])).toBe(Math.floor(progress.at(-1)!.progress));
     expect(progress.every((p) => p.total === undefined || p.total >= p.progress)).toBe(true);
     // Without id: the latest crawl, the one just followed.
     expect((await call(clients.admin, tools, 'svc-get-crawl', {})).structuredContent).toMatchObject({
