@@ -6,7 +6,7 @@
 // It imports nothing that loads a library: what loads before useCompileCache() is compiled without the cache.
 // A command loads bundled (dist/commands/, built by `npm run build`) where the build has a current bundle of it.
 import { statSync } from 'node:fs';
-import { runSvcCommand, type CommandModule } from './cli/dispatch.js';
+import { endsProcess, runSvcCommand, type CommandModule } from './cli/dispatch.js';
 import { processTerminal } from './cli/terminal.js';
 import { useCompileCache } from './lib/compile-cache.js';
 
@@ -24,6 +24,9 @@ function command(name: string): Promise<CommandModule> {
   return import((b && (!c || b.mtimeMs >= c.mtimeMs) ? bundled : compiled).href) as Promise<CommandModule>;
 }
 
-runSvcCommand(process.argv.slice(2), processTerminal(), command).then((code) => {
+const argv = process.argv.slice(2);
+runSvcCommand(argv, processTerminal(), command).then((code) => {
+  // svc serve and svc worker return after a signal's shutdown: the process was asked to end, so it does.
+  if (endsProcess(argv)) process.exit(code);
   process.exitCode = code;
 });

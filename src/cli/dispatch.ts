@@ -14,12 +14,16 @@ export interface CommandModule {
 /** Loads the module of src/cli/<name>.ts, however the caller builds it. */
 export type LoadCommand = (name: string) => Promise<CommandModule>;
 
-/** Each command: its one line of usage, its module, and what it passes that module as `which` (database's three). */
-const COMMANDS: Record<string, { summary: string; module: string; which?: string }> = {
-  serve: { summary: 'HTTP: /v1 REST API, ability routes, MCP at /mcp, /healthz', module: 'serve' },
+/**
+ * Each command: its one line of usage, its module, what it passes that module as `which` (database's three), and
+ * whether it runs until a signal (its return is the end of the process: see endsProcess).
+ */
+const COMMANDS: Record<string, { summary: string; module: string; which?: string; untilSignal?: true }> = {
+  serve: { summary: 'HTTP: /v1 REST API, ability routes, MCP at /mcp, /healthz', module: 'serve', untilSignal: true },
   worker: {
     summary: 'run queued crawls, schedules and webhooks with no HTTP server (beside svc serve)',
     module: 'worker',
+    untilSignal: true,
   },
   mcp: { summary: 'MCP over stdio (current user from SVC_USER)', module: 'mcp' },
   crawl: { summary: 'crawl full|partial|manual [URL…] in the foreground', module: 'crawl' },
@@ -64,6 +68,15 @@ const COMMANDS: Record<string, { summary: string; module: string; which?: string
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  svc ${name.padEnd(12)} ${c.summary}`);
   return `usage: svc <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nCommon options: --config FILE (or SVC_CONFIG), --site URL\nsvc --version (or -v) prints the version.\n`;
+}
+
+/**
+ * Whether the `svc` process ends when this command returns, whatever it left open: svc serve and svc worker return
+ * once a signal has shut them down (and a test running them in its own process goes on), but the process that ran
+ * one was asked to stop, so it exits with the command's code.
+ */
+export function endsProcess(argv: readonly string[]): boolean {
+  return COMMANDS[argv[0] ?? '']?.untilSignal === true;
 }
 
 /** Runs `svc <argv>` with the caller's I/O and returns its exit code; an error is one line on stderr. */

@@ -41,7 +41,8 @@ export async function run(argv: string[], io: Terminal): Promise<number> {
     }
     config = demo.config;
   }
-  const app = await loadApp(config, { logger, env: io.env });
+  // io.passwordCost: only a test running serve in its own process sets it (test/support/cli.ts, serveHere).
+  const app = await loadApp(config, { logger, env: io.env, passwordCost: io.passwordCost });
   if (demo) await demo.prepare(app);
   const host = await openAbilityHost(app);
   // The routes are added once listening: the OAuth issuer is the address we listen on (unless server.public_url
@@ -131,8 +132,8 @@ export async function run(argv: string[], io: Terminal): Promise<number> {
       ),
     );
   // Queued crawls (schedules, live update, svc crawl --queue, and those queued while no server ran), the schedules and
-  // the webhook outbox run from now on, until a signal.
-  return runUnattendedUntilSignal(app, {
+  // the webhook outbox run from now on, until a signal; then all of it is closed, and serve returns 0.
+  return runUnattendedUntilSignal(app, io.signals, {
     beforeClose: () => {
       metrics?.close();
       server.close();

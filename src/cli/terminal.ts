@@ -13,8 +13,9 @@ export interface Output {
 /** What a command reads: `svc users set-password` its password, typed without echo on a terminal. */
 export type Input = NodeJS.ReadableStream & { readonly isTTY?: boolean; setRawMode?(raw: boolean): unknown };
 
-/** The signals a foreground command stops its work on (SIGINT, SIGTERM). */
+/** The signals a command stops its work on (SIGINT, SIGTERM): a foreground crawl, svc serve, svc worker. */
 export interface Signals {
+  on(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
   once(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
   off(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
 }

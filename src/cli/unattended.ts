@@ -1,6 +1,7 @@
 // What `svc serve` and `svc worker` share: every project's queued crawls, schedules and webhook outbox run in this
 // process until SIGINT or SIGTERM, and then it shuts down the one way both do.
 import type { App } from '../app/open-app.js';
+import type { Signals } from './terminal.js';
 
 export interface UnattendedHooks {
   /** On the signal, before the app closes (svc serve: stop answering HTTP). */
@@ -11,26 +12,38 @@ export interface UnattendedHooks {
 
 /**
  * Runs the queued crawls (each claimed by one process of those on the database), the schedules and the webhook
- * deliveries from now on. SIGINT or SIGTERM closes the app — crawls running here end `stopped` ("the process running
- * it shut down"), queued ones wait for the next process — and exits 0. Never resolves.
+ * deliveries from now on. SIGINT or SIGTERM on `signals` closes the app — crawls running here end `stopped` ("the
+ * process running it shut down"), queued ones wait for the next process — and resolves 0 with nothing of it left
+ * running. It never exits the process: the `svc` entry does, once it returns (src/server.ts); a test running the
+ * command in its own process goes on.
  */
-export async function runUnattendedUntilSignal(app: App, hooks: UnattendedHooks = {}): Promise<never> {
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
+export async function runUnattendedUntilSignal(
+  app: App,
+  signals: Signals,
+  hooks: UnattendedHooks = {},
+): Promise<number> {
+  // The queue's and schedules' timers do not hold a process open (a command that only queues must exit); this one
+  // does, for svc worker, which has no HTTP server to do it.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  let signalled!: (signal: string) => void;
+  const stop = new Promise<string>((resolve) => (signalled = resolve));
+  // Both stay on until the app has closed: a second signal during the shutdown is not the default one (an exit).
+  const onInt = () => signalled('SIGINT');
+  const onTerm = () => signalled('SIGTERM');
+  signals.on('SIGINT', onInt);
+  signals.on('SIGTERM', onTerm);
+  try {
+    app.runUnattended();
+    await app.startWebhookDeliveries();
+    const signal = await stop;
     app.logger.info({ signal }, 'shutting down');
     hooks.beforeClose?.();
     await app.close();
     await hooks.afterClose?.();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  // The queue's and schedules' timers do not hold a process open (a command that only queues must exit); this one
-  // does, for svc worker, which has no HTTP server to do it.
-  setInterval(() => {}, 1 << 30);
-  app.runUnattended();
-  await app.startWebhookDeliveries();
-  return new Promise<never>(() => {});
+    return 0;
+  } finally {
+    signals.off('SIGINT', onInt);
+    signals.off('SIGTERM', onTerm);
+    clearInterval(keepAlive);
+  }
 }

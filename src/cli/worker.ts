@@ -53,7 +53,12 @@ export async function run(argv: string[], io: Terminal): Promise<number> {
   const logger = createLogger(config.log_level, io.stderr);
   // Names this process in the shared frontier and host slots (its claims and leases).
   const worker = workerName();
-  const app = await loadApp(config, { logger, env: io.env, share: { worker, pageConcurrency } });
+  const app = await loadApp(config, {
+    logger,
+    env: io.env,
+    passwordCost: io.passwordCost,
+    share: { worker, pageConcurrency },
+  });
   logger.info(
     {
       worker,
@@ -66,5 +71,5 @@ export async function run(argv: string[], io: Terminal): Promise<number> {
     },
     'svc worker started',
   );
-  return runUnattendedUntilSignal(app);
+  return runUnattendedUntilSignal(app, io.signals);
 }

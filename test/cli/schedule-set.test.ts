@@ -33,7 +33,7 @@ describe('svc schedule set / clear, real processes', () => {
     await site?.close();
   });
 
-  it('a schedule set by another process runs in svc serve without a restart; bad input exits 2 and keeps it; clear goes back', async () => {
+  it('a schedule set by another process runs in svc serve without a restart; bad input exits 2 and keeps it; clear goes back; SIGTERM ends it with 0', async () => {
     server = await serveSvc(config);
     const shown = await runHere(['schedule', '--config', config]);
     expect(shown.stdout).toMatch(/^full +0 3 1 1 \*/m);
@@ -81,5 +81,9 @@ describe('svc schedule set / clear, real processes', () => {
       () => server!.logs.some((l) => l.msg === 'crawl schedule changed' && l.source === 'config') || null,
       30_000,
     );
+    // The binary's end on SIGTERM: serve returns 0 after its shutdown and the `svc` entry exits with it.
+    await server.stop();
+    expect(await server.exited).toBe(0);
+    expect(server.logs.map((l) => l.msg)).toContain('shutting down');
   });
 });

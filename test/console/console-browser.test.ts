@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BrowserContext } from 'playwright-core';
 import { CHROMIUM } from '../support/chromium.js';
-import { runSvc } from '../support/cli.js';
+import { runHere } from '../support/cli.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   csrfOf,
@@ -95,7 +95,7 @@ describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
       await expectNoMidWordBreaks(page, '#schedule');
       await shoot(page, 'schedule', true);
       // The CLI and /v1 see the same stored schedule.
-      const shown = await runSvc(['schedule', '--json', '--config', svc.config]);
+      const shown = await runHere(['schedule', '--json', '--config', svc.config]);
       expect(JSON.parse(shown.stdout)).toMatchObject({ source: 'stored', full: { cron: '30 2 * * *' } });
       await page.goto(projectUrl(svc.base));
       expect(await page.textContent('#schedule-note')).toContain('Set in the console');

@@ -8,7 +8,7 @@ import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-tex
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC_NAMES } from '../../src/app/metrics.js';
 import { createDatabase, skip as noPostgres, startPostgres, type PgCluster } from '../support/postgres.js';
-import { httpClient, makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
+import { httpClient, makeFixture, spawnServe, type Fixture, type McpServe } from '../support/mcp.js';
 import { until } from '../support/wait.js';
 
 const TOKEN = 'metrics-scrape-token-0123456789';
@@ -59,7 +59,7 @@ async function crawlToEnd(client: Client): Promise<number> {
 
 describe('/metrics after a crawl (SQLite)', () => {
   let fx: Fixture;
-  let serve: McpServeProcess;
+  let serve: McpServe;
   beforeAll(async () => {
     fx = await makeFixture({
       config: {
@@ -69,7 +69,7 @@ describe('/metrics after a crawl (SQLite)', () => {
         rate_limits: { window: '1h', search: 1 },
       },
     });
-    serve = await startServe(fx);
+    serve = await spawnServe(fx);
   }, 180_000);
   afterAll(async () => {
     await serve?.stop();
@@ -150,10 +150,10 @@ describe('/metrics after a crawl (SQLite)', () => {
 
 describe('/metrics off by default', () => {
   let fx: Fixture;
-  let serve: McpServeProcess;
+  let serve: McpServe;
   beforeAll(async () => {
     fx = await makeFixture();
-    serve = await startServe(fx);
+    serve = await spawnServe(fx);
   }, 180_000);
   afterAll(async () => {
     await serve?.stop();
@@ -169,12 +169,12 @@ describe('/metrics off by default', () => {
 describe.skipIf(noPostgres)('/readyz on PostgreSQL', () => {
   let cluster: PgCluster;
   let fx: Fixture;
-  let serve: McpServeProcess;
+  let serve: McpServe;
   beforeAll(async () => {
     cluster = startPostgres();
     await createDatabase(cluster, 'ready');
     fx = await makeFixture({ databaseUrl: cluster.connectionString('ready'), config: { metrics: { enabled: true } } });
-    serve = await startServe(fx);
+    serve = await spawnServe(fx);
   }, 120_000);
   afterAll(async () => {
     await serve?.stop();

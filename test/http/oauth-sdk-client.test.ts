@@ -7,7 +7,7 @@ import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.j
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, startServe, type Fixture, type McpServeProcess as ServeProcess } from '../support/mcp.js';
+import { makeFixture, startServe, type Fixture, type McpServe as ServeProcess } from '../support/mcp.js';
 import { hereOutput, runHere, runSvc } from '../support/cli.js';
 import { MemoryProvider, signIn, token } from '../support/oauth.js';
 

@@ -16,7 +16,7 @@ const source = (f: string) => readFileSync(`${ROOT}/${f}`, 'utf8');
 
 /** What only a file that runs the built svc, or Chromium, calls (test/support/cli.ts, mcp.ts, chromium.ts …). */
 const E2E_MARK =
-  /\b(spawnSvc|runSvc|serveSvc|svcOutput|startServe|stdioClient|makeFixture|SERVER_JS|launchChromium|launchBrowser|startConsoleService)\b/;
+  /\b(spawnSvc|runSvc|serveSvc|svcOutput|spawnServe|stdioClient|SERVER_JS|launchChromium|launchBrowser)\b/;
 
 /** What a unit file may not import: servers, processes, browsers, stores on files or PostgreSQL, the app. */
 const UNIT_FORBIDDEN: [RegExp, string][] = [

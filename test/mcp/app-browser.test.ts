@@ -21,7 +21,7 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hereOutput, serveSvc, type ServeProcess } from '../support/cli.js';
+import { hereOutput, serveHere, type RunningServe } from '../support/cli.js';
 import { SERVER_JS } from '../support/paths.js';
 import { article, startSite, type TestSite } from '../support/site.js';
 
@@ -39,7 +39,7 @@ const HOSTILE_PATH = '/evil%22%3E%3Cimg%20src=x%20onerror=alert(2)%3E';
 
 let dir: string;
 let site: TestSite;
-let serve: ServeProcess;
+let serve: RunningServe;
 let configPath: string;
 let tokens: Record<'admin' | 'sub', string>;
 let hostServer: Server;
@@ -236,7 +236,7 @@ beforeAll(async () => {
     (await hereOutput(['users', 'add', login, '--role', role, '--config', configPath])).trim();
   tokens = { admin: await add('admin', 'administrator'), sub: await add('sub', 'subscriber') };
   await hereOutput(['crawl', 'full', '--config', configPath]);
-  serve = await serveSvc(configPath, { cwd: dir, env: { SVC_LOG_LEVEL: 'info' } });
+  serve = await serveHere(configPath, { env: { SVC_LOG_LEVEL: 'info' } });
 
   hostServer = createServer((req, res) => {
     if (req.url === '/host.html') return void res.writeHead(200, { 'content-type': 'text/html' }).end(HOST_PAGE);

@@ -5,7 +5,7 @@
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
+import { makeFixture, startServe, type Fixture, type McpServe } from '../support/mcp.js';
 import { SERVER_JS } from '../support/paths.js';
 
 const UI = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
@@ -16,7 +16,7 @@ const MODES = [
 ] as const;
 
 let fx: Fixture;
-let serve: McpServeProcess;
+let serve: McpServe;
 
 beforeAll(async () => {
   fx = await makeFixture();

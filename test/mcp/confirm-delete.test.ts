@@ -17,14 +17,14 @@ import { deleteConfirmer } from '../../src/abilities/delete-confirmation.js';
 import { decodeRequestStateKey, REQUEST_STATE_KEY_FILE } from '../../src/auth/request-state-key.js';
 import { DEFAULT_PUBLIC_TOKEN } from '../../src/model/config.js';
 import type { User } from '../../src/model/users.js';
-import { makeFixture, startServe, textOf, type Fixture, type McpServeProcess } from '../support/mcp.js';
+import { makeFixture, startServe, textOf, type Fixture, type McpServe } from '../support/mcp.js';
 import { MODERN, rawClient } from '../support/mcp-raw.js';
 import { SERVER_JS } from '../support/paths.js';
 
 const FORM = { elicitation: { form: {} } };
 
 let fx: Fixture;
-let serve: McpServeProcess;
+let serve: McpServe;
 let rpc: ReturnType<typeof rawClient>;
 
 beforeAll(async () => {

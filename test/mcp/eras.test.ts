@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
+import { makeFixture, startServe, type Fixture, type McpServe } from '../support/mcp.js';
 import { TOOL_NAMES } from '../support/mcp-tool-suite.js';
 import { legacyInitialize } from '../support/mcp-raw.js';
 import { SERVER_JS } from '../support/paths.js';
@@ -25,7 +25,7 @@ const MODES = [
 ] as const;
 
 let fx: Fixture;
-let serve: McpServeProcess;
+let serve: McpServe;
 
 beforeAll(async () => {
   fx = await makeFixture({ siteDelayMs: 150 });

@@ -8,7 +8,7 @@ import {
   startServe,
   stdioClient,
   type Fixture,
-  type McpServeProcess as ServeProcess,
+  type McpServe as ServeProcess,
 } from '../support/mcp.js';
 import { call, toolCallSuite, type Clients } from '../support/mcp-tool-suite.js';
 

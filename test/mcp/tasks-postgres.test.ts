@@ -2,7 +2,7 @@
 // started on one is followed to its end on the other, and a delete confirmation asked by one is accepted by the
 // other (the signing key is a row of the database, not a file).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
+import { makeFixture, spawnServe, type Fixture, type McpServe } from '../support/mcp.js';
 import { rawClient } from '../support/mcp-raw.js';
 import { pgFixture, skip, type PgFixture } from '../support/postgres.js';
 import { until } from '../support/wait.js';
@@ -13,13 +13,13 @@ const FORM = { capabilities: { elicitation: { form: {} } } };
 describe.skipIf(skip)('tasks and confirmations on PostgreSQL, across two processes', () => {
   let pg: PgFixture;
   let fx: Fixture;
-  let first: McpServeProcess;
-  let second: McpServeProcess;
+  let first: McpServe;
+  let second: McpServe;
 
   beforeAll(async () => {
     pg = pgFixture();
     fx = await makeFixture({ databaseUrl: pg.cluster.connectionString(await pg.createDatabase()) });
-    [first, second] = await Promise.all([startServe(fx), startServe(fx)]);
+    [first, second] = await Promise.all([spawnServe(fx), spawnServe(fx)]);
   }, 60_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, startServe, type Fixture, type McpServeProcess } from '../support/mcp.js';
+import { makeFixture, spawnServe, type Fixture, type McpServe } from '../support/mcp.js';
 import { envelopeWith, legacyInitialize, rawClient, type RawAnswer } from '../support/mcp-raw.js';
 import { SERVER_JS } from '../support/paths.js';
 import { until } from '../support/wait.js';
@@ -15,13 +15,13 @@ const TASKS = 'io.modelcontextprotocol/tasks';
 const withTasks = { capabilities: { extensions: { [TASKS]: {} } } };
 
 let fx: Fixture;
-let first: McpServeProcess;
-let second: McpServeProcess;
+let first: McpServe;
+let second: McpServe;
 
 beforeAll(async () => {
   // Slow pages: a crawl lasts several of the crawl owner's 2 s heartbeats, so a cancel from the other process lands mid-crawl.
   fx = await makeFixture({ siteDelayMs: 800 });
-  [first, second] = await Promise.all([startServe(fx), startServe(fx)]);
+  [first, second] = await Promise.all([spawnServe(fx), spawnServe(fx)]);
 });
 
 afterAll(async () => {

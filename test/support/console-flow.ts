@@ -1,6 +1,7 @@
 // Shared by the console's browser tests: a test site with a slow page (so a crawl runs long enough to be seen
-// running), a real `svc serve` on it (SQLite or PostgreSQL) with an administrator and a subscriber made by the
-// CLI, Debian's headless Chromium, and the flow a site owner goes through, asserted step by step.
+// running), `svc serve` on it (SQLite or PostgreSQL) in the test's process, with an administrator and a subscriber
+// made by the CLI's commands (in this process too: their passwords at the tests' cost), Debian's headless Chromium,
+// and the flow a site owner goes through, asserted step by step.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,10 +9,9 @@ import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { launchChromium } from './chromium.js';
-import { runSvc, spawnSvc, type ServeProcess } from './cli.js';
+import { hereOutput, serveHere, type RunningServe } from './cli.js';
 import { ROOT } from './paths.js';
 import { article, closedPort, type Handler, html, startSite, writeJson, type TestSite } from './site.js';
-import { until } from './wait.js';
 
 export const TOKEN = 'console1:eu-north-1';
 const ROWS = Array.from({ length: 11 }, (_, i) => i + 1);
@@ -42,7 +42,8 @@ export interface ConsoleService {
   config: string;
   port: number;
   base: string;
-  serve: ServeProcess;
+  /** svc serve in this process (what is tested is what it answers): its passwords are at the tests' cost. */
+  serve: RunningServe;
   /** How long /slow takes to answer (ms): a crawl takes at least that. */
   slowMs: { value: number };
   /** Stops the server and starts it again on the same port and data. */
@@ -52,31 +53,10 @@ export interface ConsoleService {
   close(): Promise<void>;
 }
 
-async function serveOn(config: string, port: number): Promise<ServeProcess> {
-  const p = spawnSvc(['serve', '--config', config, '--port', String(port)]);
-  const line = await until(
-    'svc serve to listen',
-    () => p.logs.find((l) => l.msg === 'svc serve listening') ?? (p.child.exitCode !== null && 'exited'),
-    30_000,
-  );
-  if (line === 'exited') throw new Error(`svc serve exited: ${p.stderr()}`);
-  return {
-    ...p,
-    baseUrl: (line as { base_url?: unknown }).base_url as string,
-    async stop() {
-      if (p.child.exitCode === null) {
-        p.child.kill('SIGTERM');
-        await p.exited;
-      }
-    },
-  };
-}
-
+/** In this process (serveHere): its sign-ins check the passwords addUser set at the tests' cost. */
 async function addUser(config: string, login: string, role: string, password: string): Promise<void> {
-  const add = await runSvc(['users', 'add', login, '--role', role, '--config', config]);
-  if (add.status !== 0) throw new Error(add.stderr);
-  const set = await runSvc(['users', 'set-password', login, '--config', config], { input: `${password}\n` });
-  if (set.status !== 0) throw new Error(set.stderr);
+  await hereOutput(['users', 'add', login, '--role', role, '--config', config]);
+  await hereOutput(['users', 'set-password', login, '--config', config], { input: `${password}\n` });
 }
 
 export async function startConsoleService(opts: { databaseUrl?: string } = {}): Promise<ConsoleService> {
@@ -124,13 +104,13 @@ export async function startConsoleService(opts: { databaseUrl?: string } = {}): 
     config,
     port,
     base: `http://127.0.0.1:${port}`,
-    serve: await serveOn(config, port),
+    serve: await serveHere(config, { port }),
     slowMs,
     async stopServer() {
       await svc.serve.stop();
     },
     async startServer() {
-      svc.serve = await serveOn(config, port);
+      svc.serve = await serveHere(config, { port });
     },
     async restart() {
       await svc.stopServer();

@@ -1,6 +1,6 @@
-// What the MCP tests run against: the built `svc` (dist/src/server.js), a config in a temp dir, a tiny loopback
-// site the test serves itself, users added with `svc users add`, and a posts file. Processes are real: `svc mcp`
-// over stdio, `svc serve` over HTTP.
+// What the MCP tests run against: a config in a temp dir, a tiny loopback site the test serves itself, users added
+// with `svc users add` (in this process), and a posts file; `svc serve` over HTTP in this process (startServe) or
+// as the built binary (spawnServe: two servers on one database), and the built `svc mcp` over stdio.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { hereOutput, serveSvc, type ServeProcess } from './cli.js';
+import { hereOutput, serveHere, serveSvc, type RunningServe, type ServeProcess } from './cli.js';
 import { SERVER_JS } from './paths.js';
 import { article, startSite, type TestSite } from './site.js';
 
@@ -158,12 +158,24 @@ export async function stdioClient(
   return { client, stderr: () => err };
 }
 
-export interface McpServeProcess extends ServeProcess {
+export interface McpServe extends RunningServe {
   mcpUrl: string;
 }
 
-/** `svc serve --port 0` on loopback, in the fixture's directory. */
-export async function startServe(fx: Fixture): Promise<McpServeProcess> {
+/**
+ * `svc serve --port 0` on loopback in this process (serveHere): for the suites about what MCP over HTTP answers.
+ * Its passwords are at the tests' cost.
+ */
+export async function startServe(fx: Fixture): Promise<McpServe> {
+  const p = await serveHere(fx.configPath, { env: { SVC_LOG_LEVEL: 'info' } });
+  return { ...p, mcpUrl: `${p.baseUrl}/mcp` };
+}
+
+/**
+ * The built `svc serve --port 0` as a process, in the fixture's directory: where separate processes are the
+ * subject (two servers on one database) or what is read is the process's own (its metrics).
+ */
+export async function spawnServe(fx: Fixture): Promise<McpServe & ServeProcess> {
   const p = await serveSvc(fx.configPath, { cwd: fx.dir, env: { SVC_LOG_LEVEL: 'info' } });
   return { ...p, mcpUrl: `${p.baseUrl}/mcp` };
 }
