@@ -15,7 +15,7 @@ import { httpDeps, serveHandlers } from '../app/http.js';
 import { createMetrics } from '../app/metrics.js';
 import { appReadiness } from '../app/readiness.js';
 import { createOperationsHandler } from '../http/operations.js';
-import { runUnattendedUntilSignal } from './unattended.js';
+import { runUnattendedUntilSignal, scheduleForStartUpLog } from './unattended.js';
 import type { Terminal } from './terminal.js';
 
 export async function run(argv: string[], io: Terminal): Promise<number> {
@@ -117,7 +117,7 @@ export async function run(argv: string[], io: Terminal): Promise<number> {
         v1: `${baseUrl}/v1/projects/${p.token}/`,
         database: p.store.location,
         targets: p.config.targets.map((t) => t.host),
-        schedule: p.config.schedule,
+        ...(await scheduleForStartUpLog(p)),
         host_side: i === 0,
       },
       'serving project',

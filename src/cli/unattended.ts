@@ -1,7 +1,19 @@
 // What `svc serve` and `svc worker` share: every project's queued crawls, schedules and webhook outbox run in this
 // process until SIGINT or SIGTERM, and then it shuts down the one way both do.
 import type { App } from '../app/open-app.js';
+import type { ProjectApp } from '../app/project.js';
+import { effectiveSchedule } from '../backend/scheduler.js';
 import type { Signals } from './terminal.js';
+
+/**
+ * A project's schedule as its start-up line says it: the one in force (stored through /v1, the CLI or the console,
+ * else the config's) and where it comes from. A project whose index another service keeps runs no schedule here.
+ */
+export async function scheduleForStartUpLog(p: ProjectApp): Promise<Record<string, unknown>> {
+  if (p.backend.kind !== 'embedded') return { schedule: p.config.schedule, schedule_source: 'config' };
+  const inForce = await effectiveSchedule(p.store.sql, p.token, p.config.schedule);
+  return { schedule: inForce.schedule, schedule_source: inForce.source };
+}
 
 export interface UnattendedHooks {
   /** On the signal, before the app closes (svc serve: stop answering HTTP). */

@@ -6,7 +6,7 @@ import { workerName } from '../backend/shared-crawl.js';
 import { createLogger } from '../lib/log.js';
 import { selectProjects } from '../model/config.js';
 import { CliError, parse, readConfig } from './common.js';
-import { runUnattendedUntilSignal } from './unattended.js';
+import { runUnattendedUntilSignal, scheduleForStartUpLog } from './unattended.js';
 import type { Terminal } from './terminal.js';
 
 const USAGE = `usage: svc worker [--config F] [--project TOKEN …] [--concurrency N]
@@ -62,12 +62,14 @@ export async function run(argv: string[], io: Terminal): Promise<number> {
   logger.info(
     {
       worker,
-      projects: app.projects.map((p) => ({
-        project: p.token,
-        database: p.store.location,
-        targets: p.config.targets.map((t) => t.host),
-        schedule: p.config.schedule,
-      })),
+      projects: await Promise.all(
+        app.projects.map(async (p) => ({
+          project: p.token,
+          database: p.store.location,
+          targets: p.config.targets.map((t) => t.host),
+          ...(await scheduleForStartUpLog(p)),
+        })),
+      ),
     },
     'svc worker started',
   );

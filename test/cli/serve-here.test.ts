@@ -1,7 +1,7 @@
 // `svc serve` run in the test's process (serveHere: what the MCP, console and App suites use) answers as the binary
 // does, checks sign-ins at the tests' password cost, and on SIGTERM shuts down to status 0 leaving nothing of its
 // own running in the worker, which goes on with other files (isolate: false): no listening socket, connection,
-// ref'd timer or worker thread it created is left open.
+// ref'd timer or worker thread it created is left open. Its start-up line names the schedule in force.
 import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -121,5 +121,20 @@ describe('svc serve in the test process', () => {
       run.stop();
     }
     expect((await fetch(`${serve.baseUrl}/healthz`).catch((err: unknown) => err)) instanceof Error).toBe(true);
+  });
+
+  it('says at start-up the schedule in force: the config’s, then the one stored in its place', async () => {
+    const said = async () => {
+      const serve = await serveHere(config);
+      try {
+        return serve.logs.find((l) => l.msg === 'serving project')!;
+      } finally {
+        await serve.stop();
+      }
+    };
+    expect(await said()).toMatchObject({ schedule: {}, schedule_source: 'config' });
+    await hereOutput(['schedule', 'set', '--full', '0 4 * * *', '--config', config]);
+    expect(await said()).toMatchObject({ schedule: { full: '0 4 * * *' }, schedule_source: 'stored' });
+    await hereOutput(['schedule', 'clear', '--config', config]);
   });
 });

@@ -63,7 +63,11 @@ async function stderrSays(p: SvcProcess, text: string, ms: number): Promise<void
 async function startServe(cwd: string): Promise<Running> {
   const p = spawnSvc(['serve', '--port', '0'], INFO, { cwd });
   // Below the tests' 60 s: the first start crawls the demo before it prints; a loaded machine took over 20 s.
-  await stderrSays(p, 'mcp.json for an assistant', 45_000);
+  // A start that never says it is up is stopped here: nothing else holds it to stop it after.
+  await stderrSays(p, 'mcp.json for an assistant', 45_000).catch((err: unknown) => {
+    p.child.kill('SIGKILL');
+    throw err;
+  });
   await new Promise((r) => setTimeout(r, 100));
   expect(p.stdout()).toBe(''); // stdout stays clean: everything goes to stderr
   return { proc: p.child, stderr: p.stderr, exited: p.exited };
