@@ -18,6 +18,7 @@ import { createHttpServer } from '../../src/http/http-server.js';
 import type { HttpHandler } from '../../src/http/io.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openApp, tempDir } from '../support/app.js';
+import { postSignIn, signInForm } from '../support/console-sign-in.js';
 import { DIALECTS, storeKit } from '../support/stores.js';
 
 const TTL = 60_000;
@@ -107,20 +108,11 @@ describe('the console behind one address, served by two processes on one data di
   it("signs in with the other process's form, once", async () => {
     const dataDir = tempDir('svc-forms-console-');
     const [first, second] = [await serveConsole(dataDir), await serveConsole(dataDir)];
-    const page = await fetch(`${first}/console/`);
-    const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
-    const post = (base: string) =>
-      fetch(`${base}/console/sign-in`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: base },
-        body: new URLSearchParams({ csrf, login: 'admin', password: 'admin password 1' }),
-      });
-    const signedIn = await post(second);
+    const form = await signInForm(first);
+    const signedIn = await postSignIn(second, form, 'admin', 'admin password 1');
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.getSetCookie().some((c) => c.startsWith('svc_console=svc_cs_'))).toBe(true);
-    const again = await post(first);
+    const again = await postSignIn(first, form, 'admin', 'admin password 1');
     expect(again.status).toBe(403);
     expect(again.headers.getSetCookie().some((c) => c.startsWith('svc_console=svc_cs_'))).toBe(false);
     // The key is the data directory's, made once (0600, as the other server keys).

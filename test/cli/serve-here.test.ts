@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PASSWORD_COST, tempDir } from '../support/app.js';
 import { hereOutput, serveHere } from '../support/cli.js';
+import { consoleSignIn as signIn } from '../support/console-sign-in.js';
 import { article, startSite, writeJson, type TestSite } from '../support/site.js';
 import { until } from '../support/wait.js';
 
@@ -56,24 +57,6 @@ function storedHash(database: string, login: string): string {
   } finally {
     db.close();
   }
-}
-
-async function signIn(base: string, login: string, password: string): Promise<number> {
-  const page = await fetch(`${base}/console/`);
-  const html = await page.text();
-  const cookie = page.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('svc_console_form='))!
-    .split(';')[0]!;
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-  const r = await fetch(`${base}/console/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: base },
-    body: new URLSearchParams({ csrf, login, password }),
-  });
-  await r.text();
-  return r.status;
 }
 
 describe('svc serve in the test process', () => {

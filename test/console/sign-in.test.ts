@@ -15,31 +15,8 @@ import type { HttpHandler } from '../../src/http/io.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openApp, tempDir } from '../support/app.js';
 import { hashSecret } from '../../src/auth/secrets.js';
+import { postSignIn as post, signInForm } from '../support/console-sign-in.js';
 import { PASSWORDS, startOAuthServer, type OAuthServer } from '../support/oauth.js';
-
-interface Form {
-  cookie: string;
-  csrf: string;
-}
-
-async function signInForm(base: string): Promise<Form> {
-  const r = await fetch(`${base}/console/`);
-  expect(r.status).toBe(200);
-  const html = await r.text();
-  const set = r.headers.getSetCookie().find((c) => c.startsWith('svc_console_form='))!;
-  expect(set).toMatch(/; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=3600$/);
-  return { cookie: set.split(';')[0]!, csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]! };
-}
-
-async function post(base: string, form: Form, login: string, password: string) {
-  const r = await fetch(`${base}/console/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded', origin: base },
-    body: new URLSearchParams({ csrf: form.csrf, login, password }),
-  });
-  return { status: r.status, headers: r.headers, text: await r.text() };
-}
 
 describe('the console sign-in', () => {
   let srv: OAuthServer;
