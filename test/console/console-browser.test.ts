@@ -304,9 +304,11 @@ describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
       await page.goto(projectUrl(svc.base, 'crawls'));
       await page.check('#mode-full');
       await Promise.all([page.waitForURL(/crawl=\d+/), page.click('#start')]);
-      await page.waitForFunction("/running/.test(document.getElementById('crawl-text').textContent)");
+      // Locators, not page.waitForFunction: a predicate given as a string is eval'd in the page, which the console's
+      // CSP refuses (script-src 'self') whenever the first look does not already find it.
+      await page.locator('#crawl-text', { hasText: /running/ }).waitFor();
       await svc.stopServer();
-      await page.waitForFunction("/trying again/.test(document.getElementById('crawl-note').textContent)");
+      await page.locator('#crawl-note', { hasText: /trying again/ }).waitFor();
       await shoot(page, 'crawls-reconnecting', true);
       svc.slowMs.value = 10;
       await svc.startServer();

@@ -357,7 +357,8 @@ export async function ownerFlow(browser: BrowserContext, svc: ConsoleService, sh
     // The copy button (shown by the script) puts the key on the clipboard.
     await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     await page.click('#copy-key');
-    await page.waitForFunction("document.getElementById('copy-note').textContent === 'Copied.'");
+    // A locator: page.waitForFunction's string predicate is eval'd in the page, which the console's CSP refuses.
+    await page.locator('#copy-note', { hasText: /^Copied\.$/ }).waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     expect(await v1Status(base, key)).toBe(200);
     await page.goto(projectUrl(base, 'keys'));
