@@ -1,8 +1,8 @@
 // npm run bench:relevance — does search find the page a person wants? Known-item queries on real manuals from Debian
 // packages (bench/relevance-queries/: per corpus, query → the wanted page, with the reason; the PostgreSQL manual is
 // the tuning corpus, the others are only ever measured). Per corpus, in one run and on the same pages (read from disk
-// by the crawler's own extractor, written through each store's crawl writer as a crawl writes them): svc on SQLite,
-// svc on PostgreSQL (a throw-away cluster), MiniSearch in two configurations (any word with the last as a prefix
+// by the crawler's own extractor, written through each store's crawl writer as a crawl writes them): svc on SQLite
+// (a database file, as svc keeps it), svc on PostgreSQL (a throw-away cluster), MiniSearch in two configurations (any word with the last as a prefix
 // and fuzzy 0.2, and every word), title boost 2 (as its README suggests), and Pagefind (npm `pagefind` indexes the
 // same HTML files; its search runs in headless Chromium, served from loopback: bench/lib/pagefind.ts). Prints MRR@10 (1/rank of the wanted page
 // when in the first 10, else 0, averaged), hits@1 and hits@10 per engine, each engine's p50/p99 per query (svc's own
@@ -10,6 +10,9 @@
 //   BENCH_CORPORA=apache,python (names' first words, lower case; default all)  BENCH_PG=0 (skip PostgreSQL)
 //   BENCH_PAGEFIND=0 (skip Pagefind)
 //   BENCH_VERBOSE=1 (every query's ranks, and the first 3 hits of each query svc misses at 1)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import { optimizeIndex } from '../src/store/search-index/optimize.js';
 import { PgStore } from '../src/store/pg/store.js';
@@ -143,7 +146,9 @@ async function measure(corpus: Corpus, cluster: PgCluster | null, dbName: string
       results.push(await score(e, items));
     }
   };
-  await add(() => svcEngine('svc SQLite', new Store(':memory:'), docs));
+  // A database file, as svc keeps its index (an in-memory database reads its pages otherwise).
+  const sqliteDir = mkdtempSync(join(tmpdir(), 'svc-bench-relevance-'));
+  await add(() => svcEngine('svc SQLite', new Store(join(sqliteDir, 'svc.db')), docs));
   if (cluster) {
     await add(async () => {
       const url = await createDatabase(cluster, dbName);
@@ -199,6 +204,7 @@ async function measure(corpus: Corpus, cluster: PgCluster | null, dbName: string
     ]),
   );
   for (const e of engines) await e.close();
+  rmSync(sqliteDir, { recursive: true, force: true });
   const others = results.filter((r) => !r.name.startsWith('svc'));
   const best = others.reduce((a, b) => (b.mrr > a.mrr ? b : a));
   const ok = (b: boolean) => (b ? 'met' : 'MISSED');

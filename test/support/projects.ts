@@ -22,6 +22,7 @@ export const UNIT = [
   'test/mcp/task-shapes.test.ts',
   'test/model/*.test.ts',
   'test/report-view/*.test.ts',
+  'test/store/search-index/fold.test.ts',
   'test/store/search-index/highlight.test.ts',
   'test/store/search-index/query.test.ts',
   'test/store/search-index/terms.test.ts',

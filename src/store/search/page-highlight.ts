@@ -1,13 +1,15 @@
 // The highlight of a search hit's page, as both stores show it (highlight.ts finds and cuts it), and the same
 // highlight found in a page's stored bytes. A manual's pages are long and rarely plain ASCII (a '¶' or a quote mark
 // is enough), and turning one into a JavaScript string costs more than the rest of its search; so for a query of
-// ASCII words (most queries) the page's UTF-8 is matched as it is, read as one byte a character, and only the
-// window shown is decoded. Pure: the matches, the window and the HTML are those of the decoded text, byte for byte.
-// Whether a page defines the query's identifier (titles.ts definitionPattern) is read from its bytes the same way.
+// ASCII words (most queries) the page's UTF-8 is matched as it is, read as one byte a character a chunk at a time
+// (latin1-scan.ts), and only the window shown is decoded. Pure: the matches, the window and the HTML are those of the
+// decoded text, byte for byte. Whether a page defines the query's identifier (titles.ts definitionPattern) is read
+// from its bytes the same way.
 import { isAscii } from 'node:buffer';
 import type { HighlightWords } from './engine.js';
-import { CALL_BEFORE, DEFINITION_NOT_EMPTY, type Definition } from './titles.js';
+import { CALL_BEFORE, DEFINITION_NOT_EMPTY, MAX_JOINER, type Definition } from './titles.js';
 import { foldWord } from './fold.js';
+import { eachLatin1Match, latin1 } from './latin1-scan.js';
 import {
   accents,
   bestWindow,
@@ -23,8 +25,13 @@ import {
 } from './highlight.js';
 
 const ASCII = /^[\x00-\x7f]*$/;
-/** The first bytes of a letter the tokenizer folds (U+00C0–U+024F, U+1E00–U+1EFF), read as Latin-1. */
-const FOLDED_LETTER = /[\xc3-\xc9]|\xe1[\xb8-\xbb]/;
+/**
+ * The first bytes of the letters the tokenizer folds (U+00C0–U+024F: 0xc3–0xc9; U+1E00–U+1EFF: 0xe1, with others
+ * of U+1000–U+1FFF), each found by one native byte search: a regular expression over a chunk that holds none of
+ * them reads it a character at a time, several times slower.
+ */
+const FOLDED_LEADS = [0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xe1];
+const mayHoldFoldedLetter = (bytes: Buffer) => FOLDED_LEADS.some((x) => bytes.includes(x));
 const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
 
 /** A pattern of any of `forms` as UTF-8 bytes read as Latin-1 (one character a byte). */
@@ -83,34 +90,24 @@ function startBefore(b: Uint8Array, i: number): number {
   return k;
 }
 
-/** The bytes that are not one UTF-16 code unit each: continuation bytes (none) and a 4-byte character's first (two). */
-const UNIT_SKEW = /[\x80-\xbf\xf0-\xf7]/g;
+/**
+ * The bytes decoded at most this many at a time: a string of a piece of them stays a young object (a longer one of
+ * two-byte characters lands in V8's large-object space, see latin1-scan.ts).
+ */
+const DECODE_PIECE = 1 << 14;
 
 /**
- * The UTF-16 code units of the bytes before an offset (a character start) up to `end`, counted on their Latin-1
- * reading: a byte is a unit but for the few UNIT_SKEW finds, found in one native search.
+ * The UTF-16 code units of the bytes [x, y), both character starts: their decoded length, a piece at a time. The
+ * decoder is native and counts about five times faster than a search for the bytes that are no unit of their own.
  */
-function unitCounter(latin1: string, end: number): (offset: number) => number {
-  const at: number[] = [];
-  const skew: number[] = [];
-  let sum = 0;
-  const scanned = latin1.slice(0, end);
-  UNIT_SKEW.lastIndex = 0;
-  for (let m = UNIT_SKEW.exec(scanned); m; m = UNIT_SKEW.exec(scanned)) {
-    sum += m[0] >= '\xf0' ? 1 : -1;
-    at.push(m.index);
-    skew.push(sum);
+function unitsBetween(b: Buffer, x: number, y: number): number {
+  let units = 0;
+  for (let lo = x; lo < y; ) {
+    const hi = Math.min(y, charStart(b, lo + DECODE_PIECE));
+    units += b.toString('utf8', lo, hi).length;
+    lo = hi;
   }
-  return (offset) => {
-    let lo = 0;
-    let hi = at.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (at[mid]! < offset) lo = mid + 1;
-      else hi = mid;
-    }
-    return offset + (lo ? skew[lo - 1]! : 0);
-  };
+  return units;
 }
 
 /** The first character start at or after byte i. */
@@ -121,47 +118,43 @@ function charStart(b: Uint8Array, i: number): number {
 
 /**
  * highlight.ts's matcher over a page's bytes, for ASCII words only (null otherwise): the same matches, as byte
- * offsets. The bytes are read as a Latin-1 string (one character a byte, no decoding), so the regular expression
- * runs over a one-byte string.
+ * offsets. The bytes are read as Latin-1 (one character a byte, no decoding), so the regular expression runs over
+ * one-byte strings.
  */
-function byteMatcher(
-  words: string[],
-  prefix: string | null,
-): ((b: Buffer) => { latin1: string; matches: Range[] }) | null {
+function byteMatcher(words: string[], prefix: string | null): ((b: Buffer) => Range[]) | null {
   if (!words.every((w) => ASCII.test(w)) || (prefix !== null && !ASCII.test(prefix))) return null;
   const all = wordsToFind(words, prefix);
-  if (!all.length) return (b) => ({ latin1: b.toString('latin1'), matches: [] });
+  if (!all.length) return () => [];
   const accented = new RegExp(all.map(bytePattern).join('|'), 'g');
-  // A page with no letter the tokenizer folds: the words as they are, either case (no byte past ASCII is a case
-  // of an ASCII letter to /i), which is much the faster search.
+  // A chunk with no letter the tokenizer folds: the words as they are, either case (no byte past ASCII is a case
+  // of an ASCII letter to /i), which is much the faster search. Both find the same matches there.
   const plain = new RegExp(all.map(escapeRegExp).join('|'), 'gi');
+  const pattern = (chunk: Buffer) => (mayHoldFoldedLetter(chunk) ? accented : plain);
+  // A letter's accented forms take at most three bytes.
+  const longest = 3 * Math.max(...all.map((w) => w.length));
   return (b) => {
-    const text = b.toString('latin1');
-    const re = FOLDED_LETTER.test(text) ? accented : plain;
     const out: Range[] = [];
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m && out.length < MAX_MATCHES; m = re.exec(text)) {
-      const start = m.index;
-      let end = start + m[0].length;
-      if (wordBefore(b, start)) continue;
+    eachLatin1Match(b, pattern, longest, (start, match) => {
+      let end = start + match.length;
+      if (wordBefore(b, start)) return end;
       if (wordAt(b, end)) {
-        if (!prefix) continue;
-        const head = decodeRange(b, text, start, Math.min(b.length, start + 4 * prefix.length)).slice(0, prefix.length);
-        if (foldText(head).toLowerCase() !== prefix) continue;
+        if (!prefix) return end;
+        const head = decodeRange(b, start, Math.min(b.length, start + 4 * prefix.length)).slice(0, prefix.length);
+        if (foldText(head).toLowerCase() !== prefix) return end;
         while (wordAt(b, end)) end += charBytes(b[end]!);
-        re.lastIndex = end;
       }
       out.push([start, end]);
-    }
-    return { latin1: text, matches: out };
+      return out.length < MAX_MATCHES && end;
+    });
+    return out;
   };
 }
 
 const NON_ASCII = /[\x80-\xff]/;
 
 /** The bytes [s, e) decoded; from their Latin-1 reading when they are ASCII (no call into the decoder). */
-function decodeRange(b: Buffer, latin1: string, s: number, e: number): string {
-  const slice = latin1.slice(s, e);
+function decodeRange(b: Buffer, s: number, e: number): string {
+  const slice = latin1(b, s, e);
   return NON_ASCII.test(slice) ? b.toString('utf8', s, e) : slice;
 }
 
@@ -172,7 +165,6 @@ function decodeRange(b: Buffer, latin1: string, s: number, e: number): string {
  */
 function byteView(
   b: Buffer,
-  latin1: string,
   byteMatches: Range[],
   weights: number[],
   length: number,
@@ -181,16 +173,23 @@ function byteView(
   let longest = 0;
   for (const [s, e] of byteMatches) longest = Math.max(longest, e - s);
   const reach = 3 * (length + longest + 2);
-  const lastEnd = byteMatches.length ? byteMatches.at(-1)![1] : 0;
-  const unitsAt = unitCounter(latin1, Math.min(b.length, lastEnd + reach));
+  // The matches in UTF-16 code units, counted on from the page's start (they are in order and apart).
+  let counted = 0;
+  let units = 0;
+  const unitsAt = (offset: number) => {
+    units += unitsBetween(b, counted, offset);
+    counted = offset;
+    return units;
+  };
   const matches = byteMatches.map(([s, e]): Range => [unitsAt(s), unitsAt(e)]);
   // The anchor as makeHighlight chooses it.
   const best = bestWindow(matches, weights, length);
   const anchorByte = byteMatches.length ? byteMatches[best]![0] : 0;
+  const anchorUnits = byteMatches.length ? matches[best]![0] : 0;
   const lo = charStart(b, Math.max(0, anchorByte - reach));
   const hi = charStart(b, Math.min(b.length, anchorByte + reach));
   const region = b.toString('utf8', lo, hi);
-  const from = unitsAt(lo);
+  const from = anchorUnits - unitsBetween(b, lo, anchorByte);
   const to = from + region.length;
   // Past the region the exact length does not matter (the window ends before it): a bound is enough.
   const total = hi === b.length ? to : to + (b.length - hi);
@@ -220,15 +219,15 @@ export function pageHighlighter(
   const weightOf = (word: string) => (rarest.has(foldWord(word)) ? 100 : 1);
   return (text, hidden, length) => {
     if (typeof text !== 'string') {
-      // A page of plain ASCII is its own Latin-1 reading: a string at once, found as any string is.
-      if (isAscii(text)) text = text.toString('latin1');
-      else if (findBytes && !hidden) {
+      if (findBytes && !hidden) {
         const bytes = text;
-        const { latin1, matches: found } = findBytes(bytes);
-        const weights = found.map(([s, e]) => weightOf(decodeRange(bytes, latin1, s, e)));
-        const { view, matches } = byteView(bytes, latin1, found, weights, length);
+        const found = findBytes(bytes);
+        const weights = found.map(([s, e]) => weightOf(decodeRange(bytes, s, e)));
+        const { view, matches } = byteView(bytes, found, weights, length);
         return makeHighlight(view, matches, length, (_, i) => weights[i]!);
-      } else text = text.toString('utf8');
+      }
+      // A page of plain ASCII is its own Latin-1 reading.
+      text = text.toString(isAscii(text) ? 'latin1' : 'utf8');
     }
     let shown = { text, matches: find(text) };
     if (hidden) shown = withoutRegion(shown.text, shown.matches, hidden);
@@ -254,10 +253,27 @@ function nameCharBefore(b: Buffer, i: number): boolean {
   return i > 0 && NAME_CHAR.test(b.toString('utf8', startBefore(b, i), i));
 }
 
+/** DEFINITION_NOT_EMPTY at the start of a text. */
+const NOT_EMPTY_AT_START = new RegExp(`^${DEFINITION_NOT_EMPTY}`);
+
+/**
+ * Whether what follows byte i, a definition's opening parenthesis, is no closing one (DEFINITION_NOT_EMPTY). The
+ * bytes are read a little at a time: when what was read passes but would not with a closing parenthesis added, its
+ * white space ran to its end, and more is read.
+ */
+function notEmptyAfter(b: Buffer, i: number): boolean {
+  for (let n = 64; ; n *= 4) {
+    const text = latin1(b, i, Math.min(b.length, i + n));
+    if (!NOT_EMPTY_AT_START.test(text)) return false;
+    if (NOT_EMPTY_AT_START.test(`${text})`) || i + n >= b.length) return true;
+  }
+}
+
 /**
  * Whether a page's bytes hold the definition: for a name of ASCII words, the name (either case), an optional space
- * and a parenthesis not closed at once are searched in the bytes as they are, and only the character before each place found is
- * decoded (the pattern's look-behind); otherwise the page is decoded and the pattern tested.
+ * and a parenthesis are searched in the bytes as they are, and only the bytes around each place found are read for
+ * the pattern's look-behind (nameCharBefore, callBefore) and look-ahead (notEmptyAfter); otherwise the page is
+ * decoded and the pattern tested.
  */
 export function definitionInBytes(definition: Definition): (b: Buffer) => boolean {
   const { pattern, words } = definition;
@@ -268,15 +284,17 @@ export function definitionInBytes(definition: Definition): (b: Buffer) => boolea
     if (more) forms.add(more);
     return anyOfBytes(forms);
   };
-  const name = words.map((w) => [...w].map(char).join('')).join('_+');
-  const re = new RegExp(`${name} ?\\(${DEFINITION_NOT_EMPTY}`, 'g');
+  const name = words.map((w) => [...w].map(char).join('')).join(`_{1,${MAX_JOINER}}`);
+  const re = new RegExp(`${name} ?\\(`, 'g');
+  // A letter takes at most three bytes (K's Kelvin sign), then the joiners, a space and the parenthesis.
+  const letters = words.reduce((n, w) => n + w.length, 0);
+  const longest = 3 * letters + MAX_JOINER * (words.length - 1) + 2;
   return (b) => {
-    const text = b.toString('latin1');
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (!nameCharBefore(b, m.index) && !callBefore(b, m.index)) return true;
-      re.lastIndex = m.index + 1;
-    }
-    return false;
+    let found = false;
+    eachLatin1Match(b, re, longest, (start, match) => {
+      found = !nameCharBefore(b, start) && !callBefore(b, start) && notEmptyAfter(b, start + match.length);
+      return !found && start + 1;
+    });
+    return found;
   };
 }

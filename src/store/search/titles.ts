@@ -144,9 +144,12 @@ const MIN_COMPOUND_TAIL = 5;
  * it ("call sqlite3_prepare_v2() first"), nor a call in an example's code ("rc = sqlite3_prepare_v2(db, …").
  */
 export function definitionPattern(words: readonly string[]): RegExp {
-  const name = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('_+');
+  const name = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(`_{1,${MAX_JOINER}}`);
   return new RegExp(`(?<![\\p{L}\\p{N}_])(?<!${CALL_BEFORE})${name} ?\\(${DEFINITION_NOT_EMPTY}`, 'iu');
 }
+
+/** The most underscores a definition's name joins two of its words with (`WAL__LEVEL` is wal_level). */
+export const MAX_JOINER = 16;
 
 /**
  * What comes before a call, not a definition, of a function in code: an assignment, an argument list or a

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HighlightWords } from '../../../src/store/search/engine.js';
 import { findMatches, makeHighlight, withoutRegion } from '../../../src/store/search/highlight.js';
+import { SCAN_CHUNK } from '../../../src/store/search/latin1-scan.js';
 import { definitionInBytes, pageHighlighter } from '../../../src/store/search/page-highlight.js';
 import { definitionPattern } from '../../../src/store/search/titles.js';
 
@@ -152,6 +153,35 @@ describe("pageHighlighter on a page's UTF-8 bytes", () => {
     }
   });
 
+  // A page longer than a chunk is read a chunk at a time: a word, an accented letter or a four-byte character cut
+  // by a chunk's end is found as in one string, and the rarest word is found chunks later.
+  it('finds what a chunk boundary cuts, on pages several chunks long', () => {
+    /** `text` placed so that it starts `before` bytes before the end of chunk k, after text of multi-byte characters. */
+    const across = (k: number, before: number, text: string) => {
+      const lead = `${'¶ “dolor” '.repeat(40)} `;
+      const pad = k * SCAN_CHUNK - before - Buffer.byteLength(lead);
+      return `${lead}${'lorem '.repeat(Math.floor(pad / 6))}${'x'.repeat(pad % 6)}${text}`;
+    };
+    const long = [
+      ...[1, 2, 3, 5, 7].map((d) => `${across(1, d, 'vacuum database')} ${filler(200, d)} end`),
+      ...[1, 2, 3].map((d) => `${across(1, d, 'Vacuüm ḾVACUUM 😀vacuum')} ${filler(100, d)}`),
+      `${across(2, 2, '😀 database vacuumed')} ${'lorem '.repeat(30000)} vacuum at the end`,
+      `${filler(30000, 1)} database ${filler(20000, 2)} the one vacuum ${filler(100, 3)}`,
+    ];
+    for (const page of long) expect(Buffer.byteLength(page)).toBeGreaterThan(SCAN_CHUNK);
+    for (const marks of cases) {
+      const highlight = pageHighlighter(marks);
+      for (const page of long) {
+        for (const length of [40, 200]) {
+          expect(highlight(Buffer.from(page, 'utf8'), undefined, length)).toBe(highlight(page, undefined, length));
+        }
+      }
+    }
+    // The rarest word, once in the third chunk, is what the window shows.
+    const rare = pageHighlighter({ words: ['database', 'vacuum'], prefix: null, rarest: ['vacuum'] });
+    expect(rare(Buffer.from(long.at(-1)!), undefined, 60)).toContain('the one <em>vacuum</em>');
+  });
+
   it('leaves out the hidden region as the text does', () => {
     const highlight = pageHighlighter(cases[0]!);
     const page = `hidden vacuum menu ¶ ${filler(50, 1)} shown vacuum`;
@@ -184,6 +214,42 @@ describe("definitionInBytes: an identifier's definition found in a page's bytes"
       for (const text of texts) expect(test(Buffer.from(text)), text).toBe(definition.pattern.test(text));
     });
   }
+
+  it('answers the same on pages several chunks long, a name or the white space after it cut by a chunk', () => {
+    const definition = { pattern: definitionPattern(['wal', 'level']), words: ['wal', 'level'] };
+    const test = definitionInBytes(definition);
+    const at = (k: number, before: number, text: string) =>
+      `${'¶'.repeat(100)}${'x'.repeat(k * SCAN_CHUNK - before - 200)} ${text}`;
+    const pages = [
+      ...[1, 3, 8, 12].map((d) => at(1, d, 'wal_level (enum)')),
+      ...[1, 3, 8].map((d) => at(1, d, 'wal_level() and then nothing')),
+      at(1, 5, `wal_level(${' '.repeat(300)}) only a call`),
+      at(1, 5, `wal_level(${'\n'.repeat(300)}int x)`),
+      at(2, 40, `wal_level(${' \t'.repeat(5000)}\n) only a call`),
+      at(1, 4, `wal${'_'.repeat(16)}level(x)`),
+      at(1, 4, `wal${'_'.repeat(17)}level(x)`),
+      at(1, 2, '😀wal_level(x)'),
+    ];
+    for (const page of pages) {
+      expect(Buffer.byteLength(page)).toBeGreaterThan(SCAN_CHUNK);
+      expect(test(Buffer.from(page)), page.slice(-40)).toBe(definition.pattern.test(page));
+    }
+    expect(pages.map((p) => test(Buffer.from(p)))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
+  });
 
   it('finds the definitions it should', () => {
     const test = definitionInBytes({ pattern: definitionPattern(['wal', 'level']), words: ['wal', 'level'] });
