@@ -8,9 +8,6 @@ import { registerTermFunctions } from '../search-index/terms.js';
 
 export type Db = Database.Database;
 
-/** How much of the database file a connection maps for reading (SQLite's own ceiling is 2 GiB). */
-const MMAP_BYTES = 1 << 30;
-
 /** How a connection is opened. */
 export interface SqliteConnectionOptions {
   readonly?: boolean;
@@ -39,11 +36,6 @@ export class SqliteConnection {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
     this.db.pragma(`cache_size = -${opts.cacheKb ?? 32000}`);
-    // Reads map the file rather than copy each page through a read() and the page cache: a search reads its ten
-    // hits' whole text for their highlights (a manual's page is 40 kB on average, its API reference 1 MB), and a
-    // long text is a chain of overflow pages. On the Python manual, 2.5 MB of pages read in 1.4 ms of CPU instead of
-    // 3.9 ms. Writes still go through the journal; a file larger than this is read past it as before.
-    this.db.pragma(`mmap_size = ${MMAP_BYTES}`);
     // A statement inside a transaction journals the pages it changes (to undo itself alone): in memory, not spilled
     // to a temporary file past 64 KiB (the index move after a crawl's report wrote ~2,000 pages there).
     this.db.pragma('temp_store = MEMORY');
