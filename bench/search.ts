@@ -1,9 +1,10 @@
 // npm run bench:search — builds search indexes of 10,000 and 100,000 pages from real text (the PostgreSQL
 // manual served on loopback by serve-docs-site.sh, its ~1,170 pages repeated under varied URLs) and prints:
 // index build rate, database size, search latency p50/p95/p99 over fixed sets of 240 queries drawn from the
-// corpus' own words (content words; and any words, stopwords included, as a stress set), and peak RSS. Each
-// size is built and searched in its own child process, so peak RSS is that size's alone. Latency is given as
-// wall-clock time and as CPU time, since other work on the machine inflates the first.
+// corpus' own words (content words; any words, stopwords included, as a stress set; the content words with one
+// misspelt, which the search corrects), and peak RSS. Each size is built and searched in its own child process, so
+// peak RSS is that size's alone. Latency is given as wall-clock time and as CPU time, since other work on the
+// machine inflates the first.
 // With BENCH_MIGRATION=1, each size is also built at the schema version before the address field's migration (23;
 // BENCH_MIGRATION_FROM: another) and the time the later migrations take to bring that database up to date.
 //   BENCH_SIZES=10000,100000  BENCH_BATCH=500  BENCH_PASSES=3  BENCH_MIGRATION=1  BENCH_MIGRATION_FROM=22  BENCH_DOCS_PORT=18099
@@ -82,6 +83,21 @@ function makeQueries(docs: Doc[], count: number, seed: number, skip: Set<string>
     queries.push(q.join(' '));
   }
   return queries;
+}
+
+/**
+ * The queries with their longest word (of at least five letters) misspelt as people do, two letters after its second
+ * swapped ("vacuum freeze" → "vacuum frezee"): a word the index mostly lacks, so the search corrects it from the
+ * index's vocabulary (the typo path).
+ */
+function withTypos(queries: string[]): string[] {
+  return queries.map((q) => {
+    const words = q.split(' ');
+    const i = words.reduce((best, w, k) => (w.length > words[best]!.length ? k : best), 0);
+    const w = words[i]!;
+    if (w.length >= 5) words[i] = `${w.slice(0, 2)}${w[3]}${w[2]}${w.slice(4)}`;
+    return words.join(' ');
+  });
 }
 
 // ---------- one size (child process) ----------
@@ -304,6 +320,10 @@ async function main(): Promise<void> {
   const sets: QuerySet[] = [
     { name: `content words (top ${STOPWORDS} skipped)`, queries: makeQueries(docs, QUERY_COUNT, 20261121, frequent) },
     { name: 'any words (stress: the, of, …)', queries: makeQueries(docs, QUERY_COUNT, 20261122, new Set()) },
+    {
+      name: 'content words, one misspelt (typos)',
+      queries: withTypos(makeQueries(docs, QUERY_COUNT, 20261121, frequent)),
+    },
   ];
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-corpus-'));
   const corpusFile = join(dir, 'corpus.json');
