@@ -13,6 +13,8 @@ import { stemWord, stemmable } from '../search/stems.js';
 /** A prefix stands for at most this many of its completions, the most frequent ones. */
 export const MAX_COMPLETIONS = 64;
 const CACHE_SIZE = 2000;
+/** Vocabulary ranges kept (each at most MAX_CANDIDATES words: a few hundred kB at most). */
+const VOCABULARY_CACHE_SIZE = 64;
 
 export interface Completions {
   /** Most frequent first. */
@@ -36,6 +38,14 @@ interface Cache {
   frequencies: Map<string, number>;
   /** stemForms' answers, by stemmers and word. */
   forms: Map<string, string[]>;
+  /** vocabulary()'s answers, by limit and prefix. */
+  vocabularies: Map<string, readonly VocabularyEntry[]>;
+}
+
+/** A word of the index and the pages it is on. */
+export interface VocabularyEntry {
+  readonly term: string;
+  readonly pages: number;
 }
 
 const caches = new WeakMap<Store, Cache>();
@@ -54,6 +64,7 @@ function cacheOf(store: Store): Cache {
       entries: new Map(),
       frequencies: new Map(),
       forms: new Map(),
+      vocabularies: new Map(),
     };
     caches.set(store, c);
   }
@@ -81,6 +92,7 @@ function fresh(store: Store): Cache {
     c.entries.clear();
     c.frequencies.clear();
     c.forms.clear();
+    c.vocabularies.clear();
     c.version = version;
     const averages = c.averages.get() as Buffer | undefined;
     c.rows = averages ? readVarint(averages) : 0;
@@ -121,16 +133,23 @@ export function completions(store: Store, prefix: string): Completions {
 
 /**
  * Words of the index starting with `prefix` (folded) and their pages, in the vocabulary's order, at most `limit`: the
- * candidates of a typo's correction (store/search/near-words.ts). One range of the vocabulary, read on demand.
+ * candidates of a typo's correction (store/search/near-words.ts). One range of the vocabulary, cached until the index
+ * changes: fts5vocab counts each word's pages by reading its whole list of them, so a range costs as much as the
+ * index holds of its words (10–20 ms for "co" at 23,000 pages). Read only: the same list serves every search.
  */
-export function vocabulary(store: Store, prefix: string, limit: number): { term: string; pages: number }[] {
+export function vocabulary(store: Store, prefix: string, limit: number): readonly VocabularyEntry[] {
   const c = fresh(store);
-  const out: { term: string; pages: number }[] = [];
-  if (!prefix) return out;
+  if (!prefix) return [];
+  const key = `${limit}:${prefix}`;
+  const hit = c.vocabularies.get(key);
+  if (hit) return hit;
+  const out: VocabularyEntry[] = [];
   for (const [term, pages] of c.vocab.iterate(prefix, upperBound(prefix)) as Iterable<[string, number]>) {
     out.push({ term, pages });
     if (out.length >= limit) break;
   }
+  if (c.vocabularies.size >= VOCABULARY_CACHE_SIZE) c.vocabularies.delete(c.vocabularies.keys().next().value!);
+  c.vocabularies.set(key, out);
   return out;
 }
 

@@ -89,7 +89,7 @@ export interface SearchEngine {
    * Words of the index beginning with `prefix` (folded), at most MAX_CANDIDATES (the candidates of a typo's
    * correction, near-words.ts), with the pages each is on where the index knows it at no cost (SQLite's vocabulary).
    */
-  vocabulary(prefix: string): Awaitable<VocabularyWord[]>;
+  vocabulary(prefix: string): Awaitable<readonly VocabularyWord[]>;
   /** The pages each of these words (folded) is on: the few nearest candidates whose count vocabulary() left out. */
   pages(words: readonly string[]): Awaitable<number[]>;
 }
