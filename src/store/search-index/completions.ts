@@ -13,8 +13,11 @@ import { stemWord, stemmable } from '../search/stems.js';
 /** A prefix stands for at most this many of its completions, the most frequent ones. */
 export const MAX_COMPLETIONS = 64;
 const CACHE_SIZE = 2000;
-/** Vocabulary ranges kept (each at most MAX_CANDIDATES words: a few hundred kB at most). */
-const VOCABULARY_CACHE_SIZE = 64;
+/**
+ * Words of the vocabulary's ranges kept (about 8 MB): the ranges of two-letter prefixes do not overlap, so this holds
+ * every range of a site of up to this many distinct words.
+ */
+const VOCABULARY_CACHE_WORDS = 100_000;
 
 export interface Completions {
   /** Most frequent first. */
@@ -38,8 +41,9 @@ interface Cache {
   frequencies: Map<string, number>;
   /** stemForms' answers, by stemmers and word. */
   forms: Map<string, string[]>;
-  /** vocabulary()'s answers, by limit and prefix. */
+  /** vocabulary()'s answers, by limit and prefix, least recently used first; and how many words they hold. */
   vocabularies: Map<string, readonly VocabularyEntry[]>;
+  vocabularyWords: number;
 }
 
 /** A word of the index and the pages it is on. */
@@ -65,6 +69,7 @@ function cacheOf(store: Store): Cache {
       frequencies: new Map(),
       forms: new Map(),
       vocabularies: new Map(),
+      vocabularyWords: 0,
     };
     caches.set(store, c);
   }
@@ -93,6 +98,7 @@ function fresh(store: Store): Cache {
     c.frequencies.clear();
     c.forms.clear();
     c.vocabularies.clear();
+    c.vocabularyWords = 0;
     c.version = version;
     const averages = c.averages.get() as Buffer | undefined;
     c.rows = averages ? readVarint(averages) : 0;
@@ -134,22 +140,32 @@ export function completions(store: Store, prefix: string): Completions {
 /**
  * Words of the index starting with `prefix` (folded) and their pages, in the vocabulary's order, at most `limit`: the
  * candidates of a typo's correction (store/search/near-words.ts). One range of the vocabulary, cached until the index
- * changes: fts5vocab counts each word's pages by reading its whole list of them, so a range costs as much as the
- * index holds of its words (10–20 ms for "co" at 23,000 pages). Read only: the same list serves every search.
+ * changes (at most VOCABULARY_CACHE_WORDS words): fts5vocab counts each word's pages by reading its whole list of
+ * them, so a range costs as much as the index holds of its words (10–20 ms for "co" at 23,000 pages). Read only: the
+ * same list serves every search.
  */
 export function vocabulary(store: Store, prefix: string, limit: number): readonly VocabularyEntry[] {
   const c = fresh(store);
   if (!prefix) return [];
   const key = `${limit}:${prefix}`;
   const hit = c.vocabularies.get(key);
-  if (hit) return hit;
+  if (hit) {
+    c.vocabularies.delete(key);
+    c.vocabularies.set(key, hit);
+    return hit;
+  }
   const out: VocabularyEntry[] = [];
   for (const [term, pages] of c.vocab.iterate(prefix, upperBound(prefix)) as Iterable<[string, number]>) {
     out.push({ term, pages });
     if (out.length >= limit) break;
   }
-  if (c.vocabularies.size >= VOCABULARY_CACHE_SIZE) c.vocabularies.delete(c.vocabularies.keys().next().value!);
   c.vocabularies.set(key, out);
+  c.vocabularyWords += out.length;
+  for (const [oldest, words] of c.vocabularies) {
+    if (c.vocabularyWords <= VOCABULARY_CACHE_WORDS || oldest === key) break;
+    c.vocabularies.delete(oldest);
+    c.vocabularyWords -= words.length;
+  }
   return out;
 }
 
