@@ -159,6 +159,8 @@ export function openProject(
         deadAfterMs,
         leaseMs,
         share: opts.share && { ...opts.share, leaseMs: opts.share.leaseMs ?? leaseMs },
+        // How often the scheduler looks for a schedule another process changed (default 10 s; a test's override).
+        scheduleRereadMs: envMs(opts.env, 'SVC_SCHEDULE_REREAD_MS'),
       });
     }
   } catch (err) {
