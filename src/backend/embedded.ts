@@ -63,6 +63,8 @@ export interface EmbeddedBackendOptions {
   share?: CrawlRunnerOptions['share'];
   /** The scheduler's longest sleep between looks (SchedulerOptions.maxSleepMs; default SCHEDULE_REREAD_MS). */
   scheduleRereadMs?: number;
+  /** How often a running crawl looks for stop requests (RunOptions.heartbeatMs; default 2 s). */
+  heartbeatMs?: number;
 }
 
 export class EmbeddedBackend implements Backend {
@@ -114,6 +116,7 @@ export class EmbeddedBackend implements Backend {
       logger: opts.logger,
       deadAfterMs: opts.deadAfterMs,
       leaseMs: opts.leaseMs,
+      heartbeatMs: opts.heartbeatMs,
       afterCrawl: (sql, id) => runAfterCrawl(this.afterCrawl, sql, id),
       share: opts.share,
     });
