@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CrawlTaskService, type CrawlTaskState } from '../../src/abilities/crawl-tasks.js';
 import type { AbilityHost } from '../../src/abilities/runtime.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import { loadApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App, type OpenAppOptions } from '../../src/app/open-app.js';
 import { addUser } from '../../src/auth/users.js';
 import { CrawlTasks, newCrawlTaskId } from '../../src/backend/crawl-tasks.js';
 import { silentLogger } from '../../src/lib/log.js';
@@ -53,7 +53,7 @@ async function endCrawl(app: App, id: number): Promise<void> {
 }
 
 /** A site of PAGES pages in a chain from /, one broken link, each answer `delayMs` late; an app crawling it. */
-async function start(kit: StoreKit) {
+async function start(kit: StoreKit, opts: OpenAppOptions = {}) {
   const page = (body: string) => async (_req: unknown, res: import('node:http').ServerResponse) => {
     if (delayMs) await sleep(delayMs);
     res
@@ -82,6 +82,7 @@ async function start(kit: StoreKit) {
       ],
     },
     ONE_HOST,
+    opts,
   );
   const users = await addRoleUsers(app);
   await addUser(app.store.sql, 'admin2', 'administrator');
@@ -238,9 +239,10 @@ describe.each(DIALECTS)('crawl tasks on %s', (dialect) => {
   });
 
   it('another app on the same database answers for the task, cancels it, and still answers after the first one closed', async () => {
-    // Slow enough that the crawl is still running when its owner sees the stop (within a 2 s heartbeat).
-    delayMs = 1000;
-    const first = await start(kit);
+    // Slow enough that the crawl is still running when its owner sees the stop (within a heartbeat: 0.3 s here, 2 s
+    // unless set).
+    delayMs = 400;
+    const first = await start(kit, { env: { SVC_CRAWL_HEARTBEAT_MS: '300' } });
     const other = await loadApp(first.app.config, { logger: silentLogger });
     const { host: otherHost } = await makeHost(other);
     opened.push({ app: other, host: otherHost });

@@ -56,9 +56,13 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): Promise<App>
   return loadApp(config, { logger: silentLogger, passwordCost: TEST_PASSWORD_COST, ...opts });
 }
 
-/** An app on a new data_dir: `base` (TWO_HOSTS unless told), then `over` field by field. */
-export function makeApp(over: Partial<ConfigInput> = {}, base: Partial<ConfigInput> = TWO_HOSTS): Promise<App> {
-  return openApp(parseConfig({ data_dir: tempDir(), log_level: 'silent', ...base, ...over }));
+/** An app on a new data_dir: `base` (TWO_HOSTS unless told), then `over` field by field; `opts` as openApp's. */
+export function makeApp(
+  over: Partial<ConfigInput> = {},
+  base: Partial<ConfigInput> = TWO_HOSTS,
+  opts: OpenAppOptions = {},
+): Promise<App> {
+  return openApp(parseConfig({ data_dir: tempDir(), log_level: 'silent', ...base, ...over }), opts);
 }
 
 /** makeApp on a new, empty database of the kit's dialect (PostgreSQL: database_url; SQLite: the file in data_dir). */
@@ -66,8 +70,9 @@ export async function makeAppOn(
   kit: StoreKit,
   over: Partial<ConfigInput> = {},
   base: Partial<ConfigInput> = TWO_HOSTS,
+  opts: OpenAppOptions = {},
 ): Promise<App> {
-  return makeApp({ ...over, database_url: await kit.databaseUrl() }, base);
+  return makeApp({ ...over, database_url: await kit.databaseUrl() }, base, opts);
 }
 
 /**
