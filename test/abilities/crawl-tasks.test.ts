@@ -11,9 +11,8 @@ import { loadApp, type App, type OpenAppOptions } from '../../src/app/open-app.j
 import { addUser } from '../../src/auth/users.js';
 import { CrawlTasks, newCrawlTaskId } from '../../src/backend/crawl-tasks.js';
 import { silentLogger } from '../../src/lib/log.js';
-import { BackendError } from '../../src/model/errors.js';
 import type { User } from '../../src/model/users.js';
-import { addRoleUsers, makeAppOn, makeHost, ONE_HOST } from '../support/app.js';
+import { addRoleUsers, endCrawl, makeAppOn, makeHost, ONE_HOST } from '../support/app.js';
 import { startSite, type TestSite } from '../support/site.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 import { until } from '../support/wait.js';
@@ -38,18 +37,6 @@ async function failure(p: Promise<unknown>): Promise<AbilityError> {
   );
   if (!(e instanceof AbilityError)) throw new Error(`expected an AbilityError, got ${String(e)}`);
   return e;
-}
-
-/**
- * Ends a crawl the test has seen all it needs of: stopped if it still runs (its pages are slow for an earlier look, and
- * waiting them out was most of the test), then waited for.
- */
-async function endCrawl(app: App, id: number): Promise<void> {
-  await app.backend.stopCrawl(id).catch((err: unknown) => {
-    // Already ended (a loaded machine): nothing to stop.
-    if (!(err instanceof BackendError && err.code === 'conflict')) throw err;
-  });
-  await app.backend.waitForCrawl(id);
 }
 
 /** A site of PAGES pages in a chain from /, one broken link, each answer `delayMs` late; an app crawling it. */

@@ -15,6 +15,7 @@ import { parseConfig } from '../../src/cli/load-config.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
+import { BackendError } from '../../src/model/errors.js';
 import type { Config, ConfigInput } from '../../src/model/config.js';
 import { PostSchema, type PostInput } from '../../src/model/posts.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
@@ -81,6 +82,18 @@ export async function makeAppOn(
  * firstSeen or not depending on how long the test took; recorded now (crawlChanges records pending ends first),
  * every problem is first seen at the end of the first of them. Answers that end.
  */
+/**
+ * Ends a crawl of `app` a test has seen all it needs of: stopped if it still runs (waiting out its pages would be most
+ * of the test), then waited for.
+ */
+export async function endCrawl(app: App, id: number): Promise<void> {
+  await app.backend.stopCrawl(id).catch((err: unknown) => {
+    // Already ended (a loaded machine): nothing to stop.
+    if (!(err instanceof BackendError && err.code === 'conflict')) throw err;
+  });
+  await app.backend.waitForCrawl(id);
+}
+
 export async function runPendingAfterCrawls(app: App, firstCrawlId: number): Promise<string> {
   await app.backend.crawlChanges(firstCrawlId);
   return (await app.backend.getCrawl(firstCrawlId))!.finishedAt!;
