@@ -159,6 +159,10 @@ export function openProject(
         deadAfterMs,
         leaseMs,
         share: opts.share && { ...opts.share, leaseMs: opts.share.leaseMs ?? leaseMs },
+        // How often the scheduler looks for a schedule another process changed (default 10 s; a test's override).
+        scheduleRereadMs: envMs(opts.env, 'SVC_SCHEDULE_REREAD_MS'),
+        // How often a running crawl looks for a stop asked by another process (default 2 s; a test's override).
+        heartbeatMs: envMs(opts.env, 'SVC_CRAWL_HEARTBEAT_MS'),
       });
     }
   } catch (err) {

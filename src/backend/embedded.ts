@@ -61,6 +61,10 @@ export interface EmbeddedBackendOptions {
   leaseMs?: number;
   /** `svc worker`: queued crawls are shared with the other workers (CrawlRunnerOptions.share). */
   share?: CrawlRunnerOptions['share'];
+  /** The scheduler's longest sleep between looks (SchedulerOptions.maxSleepMs; default SCHEDULE_REREAD_MS). */
+  scheduleRereadMs?: number;
+  /** How often a running crawl looks for stop requests (RunOptions.heartbeatMs; default 2 s). */
+  heartbeatMs?: number;
 }
 
 export class EmbeddedBackend implements Backend {
@@ -73,6 +77,7 @@ export class EmbeddedBackend implements Backend {
   private scheduler: Scheduler | null = null;
   private readonly logger: Logger;
   private readonly now: () => number;
+  private readonly scheduleRereadMs: number | undefined;
   private readonly afterCrawl: AfterCrawlContext;
   /** Fails crawls whose owner went silent past the limit: every second, and before a crawl record is read. */
   private failDead: () => Promise<void> = async () => {};
@@ -86,6 +91,7 @@ export class EmbeddedBackend implements Backend {
     this.publicToken = opts.config.project.public_token;
     this.logger = opts.logger;
     this.now = opts.now ?? Date.now;
+    this.scheduleRereadMs = opts.scheduleRereadMs;
     this.afterCrawl = {
       sql: opts.store.sql,
       project: this.publicToken,
@@ -110,6 +116,7 @@ export class EmbeddedBackend implements Backend {
       logger: opts.logger,
       deadAfterMs: opts.deadAfterMs,
       leaseMs: opts.leaseMs,
+      heartbeatMs: opts.heartbeatMs,
       afterCrawl: (sql, id) => runAfterCrawl(this.afterCrawl, sql, id),
       share: opts.share,
     });
@@ -208,6 +215,7 @@ export class EmbeddedBackend implements Backend {
       logger: this.logger,
       now: this.now,
       onQueued: () => void this.runner.runQueued(),
+      maxSleepMs: this.scheduleRereadMs,
     });
     this.scheduler.start();
     // The config's; a stored schedule, when there is one, is in force instead (the scheduler logs it when it changes).

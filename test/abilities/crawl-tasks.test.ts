@@ -7,12 +7,12 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CrawlTaskService, type CrawlTaskState } from '../../src/abilities/crawl-tasks.js';
 import type { AbilityHost } from '../../src/abilities/runtime.js';
 import { AbilityError } from '../../src/abilities/types.js';
-import { loadApp, type App } from '../../src/app/open-app.js';
+import { loadApp, type App, type OpenAppOptions } from '../../src/app/open-app.js';
 import { addUser } from '../../src/auth/users.js';
 import { CrawlTasks, newCrawlTaskId } from '../../src/backend/crawl-tasks.js';
 import { silentLogger } from '../../src/lib/log.js';
 import type { User } from '../../src/model/users.js';
-import { addRoleUsers, makeAppOn, makeHost, ONE_HOST } from '../support/app.js';
+import { addRoleUsers, endCrawl, makeAppOn, makeHost, ONE_HOST } from '../support/app.js';
 import { startSite, type TestSite } from '../support/site.js';
 import { DIALECTS, storeKit, type StoreKit } from '../support/stores.js';
 import { until } from '../support/wait.js';
@@ -40,7 +40,7 @@ async function failure(p: Promise<unknown>): Promise<AbilityError> {
 }
 
 /** A site of PAGES pages in a chain from /, one broken link, each answer `delayMs` late; an app crawling it. */
-async function start(kit: StoreKit) {
+async function start(kit: StoreKit, opts: OpenAppOptions = {}) {
   const page = (body: string) => async (_req: unknown, res: import('node:http').ServerResponse) => {
     if (delayMs) await sleep(delayMs);
     res
@@ -69,6 +69,7 @@ async function start(kit: StoreKit) {
       ],
     },
     ONE_HOST,
+    opts,
   );
   const users = await addRoleUsers(app);
   await addUser(app.store.sql, 'admin2', 'administrator');
@@ -122,7 +123,7 @@ describe.each(DIALECTS)('crawl tasks on %s', (dialect) => {
       message: expect.stringMatching(/svc\/search cannot run as a task/),
     });
     expect(await app.store.sql.get('SELECT count(*) AS n FROM crawl_tasks')).toEqual({ n: 1 });
-    await app.backend.waitForCrawl(t.crawlId);
+    await endCrawl(app, t.crawlId);
   });
 
   it('while working the message counts pages, links and problems; completed answers what svc/get-crawl answers for the crawl', async () => {
@@ -221,13 +222,14 @@ describe.each(DIALECTS)('crawl tasks on %s', (dialect) => {
     expect(await tasks.cleanup()).toBe(1);
     expect(await app.store.sql.all('SELECT id FROM crawl_tasks')).toEqual([{ id: running.taskId }]);
     expect((await tasks.get(admin, running.taskId)).status).toBe('working');
-    await app.backend.waitForCrawl(running.crawlId);
+    await endCrawl(app, running.crawlId);
   });
 
   it('another app on the same database answers for the task, cancels it, and still answers after the first one closed', async () => {
-    // Slow enough that the crawl is still running when its owner sees the stop (within a 2 s heartbeat).
-    delayMs = 1000;
-    const first = await start(kit);
+    // Slow enough that the crawl is still running when its owner sees the stop (within a heartbeat: 0.3 s here, 2 s
+    // unless set).
+    delayMs = 400;
+    const first = await start(kit, { env: { SVC_CRAWL_HEARTBEAT_MS: '300' } });
     const other = await loadApp(first.app.config, { logger: silentLogger });
     const { host: otherHost } = await makeHost(other);
     opened.push({ app: other, host: otherHost });

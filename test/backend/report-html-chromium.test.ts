@@ -1,4 +1,4 @@
-// The HTML report in a real browser (Debian's chromium, driven by playwright-core; no browser is downloaded): it
+// The HTML report in a real browser (Debian's Chromium, driven by playwright-core; no browser is downloaded): it
 // loads from a file:// URL and requests nothing else, renders the counts, sorts by a clicked column, filters by the
 // search box and the reason picker, switches to the by-page view, follows the dark scheme, folds into cards when narrow, and runs no script from the report's data. A screenshot is kept in the
 // test's temporary folder.

@@ -85,8 +85,9 @@ describe('the unattended loop, real processes', () => {
   afterAll(() => site.close());
 
   it('a schedule every second runs crawls in svc serve; a tick while one runs is skipped; GET …/schedule shows it', async () => {
-    // Each page answers after 1.2 s, so every crawl spans at least one tick of the schedule.
-    delayMs = 1200;
+    // Each page answers after 0.6 s and a crawl fetches the home page before the pages it links to: every crawl takes
+    // over 1.2 s, so it spans at least one tick of the schedule (one a second).
+    delayMs = 600;
     const { config, db } = setup(site, { schedule: { full: '* * * * * *' } });
     const key = (await svc(['keys', 'create', '--config', config])).stdout.trim();
     expect(key).toMatch(/\S{20,}/);

@@ -249,7 +249,8 @@ describe('svc worker, real processes', () => {
 });
 
 describe('svc worker, a shared crawl whose second worker or lead dies', () => {
-  // 40 pages of 120 ms: a worker alone takes about 5 s, time for the other to start and join.
+  // 40 pages of 30 ms. The lead waits at its third page for the test to let it go on (holdLead), so the other worker
+  // has all the time a loaded machine needs to start and join, however short the pages are.
   const PAGES = 40;
   const MISSING = PAGES / 5;
   let site: TestSite;
@@ -257,6 +258,18 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
   const byWorker = new Map<string, number>();
   /** Path → the workers that fetched it, in order. */
   const fetchedBy = new Map<string, string[]>();
+  /** While set, the lead's page requests after its first two wait until it opens. */
+  let leadGate: Promise<void> | null = null;
+  let openLeadGate = () => {};
+
+  /** From now, the lead's third page request of the crawl waits (the lead keeps its claims) until the answer is called. */
+  function holdLead(): () => void {
+    leadGate = new Promise<void>((r) => (openLeadGate = r));
+    return () => {
+      leadGate = null;
+      openLeadGate();
+    };
+  }
 
   beforeAll(async () => {
     site = await startSite({}, async (req, res, url) => {
@@ -267,7 +280,8 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
       const w = String(req.headers['x-test-worker']);
       byWorker.set(w, (byWorker.get(w) ?? 0) + 1);
       fetchedBy.set(url.pathname, [...(fetchedBy.get(url.pathname) ?? []), w]);
-      await sleep(120);
+      if (w === 'lead' && leadGate && (byWorker.get('lead') ?? 0) > 2) await leadGate;
+      await sleep(30);
       const links = [1, 2, 3].map((k) => 3 * i + k).filter((j) => j < PAGES);
       // Every fifth page links to a page that is not there: MISSING broken links, each an error of the crawl.
       const missing = i % 5 === 0 ? ` <a href="/missing/${i}">gone</a>` : '';
@@ -278,7 +292,11 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
       );
     });
   });
-  afterEach(killWorkers);
+  afterEach(async () => {
+    await killWorkers();
+    leadGate = null;
+    openLeadGate();
+  });
   afterAll(() => site.close());
 
   /**
@@ -291,7 +309,16 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
       writeJson(dir, `${name}.json`, {
         project: { public_token: A },
         data_dir: join(dir, 'data'),
-        targets: [{ ...target(site), concurrency: 2, track_links: 'all', request_headers: { 'x-test-worker': name } }],
+        // A request the test holds may wait longer than target()'s 5 s.
+        targets: [
+          {
+            ...target(site),
+            concurrency: 2,
+            track_links: 'all',
+            request_headers: { 'x-test-worker': name },
+            request_timeout_ms: 60_000,
+          },
+        ],
         log_level: 'info',
       });
     return { db: join(dir, 'data', 'svc.db'), config };
@@ -318,6 +345,7 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     const second = config('second');
     const env = { SVC_SHARED_LEASE_MS: '1500' };
     expect((await runHere(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
+    let letLeadGoOn = holdLead();
     const w1 = await worker(['--config', lead, '--concurrency', '1'], env);
     await until(
       'the lead to start the shared crawl',
@@ -333,6 +361,7 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     // Dies while it holds claims: no goodbye, its leases just stop being renewed.
     w2.child.kill('SIGKILL');
     await w2.exited;
+    letLeadGoOn();
     await until('the lead to end the crawl', () => w1.logs.some((l) => l.msg === 'crawl ended'), 30_000);
     // A page fetched twice is one the dead worker fetched and never marked done, then the lead.
     await expectCompleted(db, w1, ['second', 'lead']);
@@ -343,6 +372,7 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     gets.clear();
     byWorker.clear();
     fetchedBy.clear();
+    letLeadGoOn = holdLead();
     expect((await runHere(['crawl', 'full', '--queue', '--config', lead])).status).toBe(0);
     const w3 = await worker(['--config', second, '--concurrency', '1'], env);
     await until(
@@ -352,6 +382,7 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     );
     w3.child.kill('SIGKILL');
     await w3.exited;
+    letLeadGoOn();
     await until('the lead to end the next crawl', () => w1.logs.filter((l) => l.msg === 'crawl ended').length === 2);
     const [again] = await crawlsIn(db, A).then((all) => all.slice(-1));
     expect(again).toMatchObject({
@@ -371,6 +402,8 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     // A lead silent for 3 s is dead (a loaded machine may keep a live one from beating for over a second).
     const env = { SVC_SHARED_LEASE_MS: '1500', SVC_CRAWL_DEAD_AFTER_MS: '3000' };
     expect((await runHere(['crawl', 'full', '--queue', '--config', config('lead')])).status).toBe(0);
+    // The lead dies waiting for its third page: it holds claims, and the second worker has joined by then.
+    const letLeadGoOn = holdLead();
     const w1 = await worker(['--config', config('lead'), '--concurrency', '1'], env);
     await until(
       'the lead to start the shared crawl',
@@ -390,6 +423,7 @@ describe('svc worker, a shared crawl whose second worker or lead dies', () => {
     w1.child.kill('SIGKILL');
     await w1.exited;
     const killedAt = Date.now();
+    letLeadGoOn();
     await until('the second worker to end the crawl', () => w2.logs.some((l) => l.msg === 'crawl ended'), 30_000);
     const took = w2.logs.find((l) => l.msg === 'the lead of a shared crawl stopped answering: taking it over');
     expect(took).toBeDefined();

@@ -27,7 +27,7 @@ import {
 
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI)
-  throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`);
+  throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium-headless-shell)`);
 
 describe.skipIf(!available)('the console in headless Chromium (SQLite)', () => {
   let svc: ConsoleService;

@@ -23,7 +23,7 @@ import {
 
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI)
-  throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`);
+  throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium-headless-shell)`);
 
 describe.skipIf(!available)('the sign-in page in headless Chromium', () => {
   let srv: OAuthServer;

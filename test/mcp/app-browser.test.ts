@@ -21,6 +21,7 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM } from '../support/chromium.js';
 import { hereOutput, serveHere, type RunningServe } from '../support/cli.js';
 import { SERVER_JS } from '../support/paths.js';
 import { article, startSite, type TestSite } from '../support/site.js';
@@ -28,7 +29,6 @@ import { article, startSite, type TestSite } from '../support/site.js';
 /** The one DOM call these checks make in the page (the suite's TypeScript has no DOM types). */
 type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; display: string } };
 
-const CHROMIUM = '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) && !process.env.CI;
 const UI = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
 /** What a host applies when the resource asks for no more (the MCP Apps default). */

@@ -19,9 +19,11 @@ let first: McpServe;
 let second: McpServe;
 
 beforeAll(async () => {
-  // Slow pages: a crawl lasts several of the crawl owner's 2 s heartbeats, so a cancel from the other process lands mid-crawl.
-  fx = await makeFixture({ siteDelayMs: 800 });
-  [first, second] = await Promise.all([spawnServe(fx), spawnServe(fx)]);
+  // Slow pages: a crawl lasts several of the crawl owner's heartbeats (0.5 s here, 2 s unless set), so a cancel from the
+  // other process lands mid-crawl.
+  fx = await makeFixture({ siteDelayMs: 300 });
+  const heartbeat = { SVC_CRAWL_HEARTBEAT_MS: '500' };
+  [first, second] = await Promise.all([spawnServe(fx, heartbeat), spawnServe(fx, heartbeat)]);
 });
 
 afterAll(async () => {

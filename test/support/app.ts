@@ -15,6 +15,7 @@ import { parseConfig } from '../../src/cli/load-config.js';
 import { createV1Handler } from '../../src/http/v1.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { silentLogger } from '../../src/lib/log.js';
+import { BackendError } from '../../src/model/errors.js';
 import type { Config, ConfigInput } from '../../src/model/config.js';
 import { PostSchema, type PostInput } from '../../src/model/posts.js';
 import { ROLES, type Role, type User } from '../../src/model/users.js';
@@ -56,9 +57,13 @@ export function openApp(config: Config, opts: OpenAppOptions = {}): Promise<App>
   return loadApp(config, { logger: silentLogger, passwordCost: TEST_PASSWORD_COST, ...opts });
 }
 
-/** An app on a new data_dir: `base` (TWO_HOSTS unless told), then `over` field by field. */
-export function makeApp(over: Partial<ConfigInput> = {}, base: Partial<ConfigInput> = TWO_HOSTS): Promise<App> {
-  return openApp(parseConfig({ data_dir: tempDir(), log_level: 'silent', ...base, ...over }));
+/** An app on a new data_dir: `base` (TWO_HOSTS unless told), then `over` field by field; `opts` as openApp's. */
+export function makeApp(
+  over: Partial<ConfigInput> = {},
+  base: Partial<ConfigInput> = TWO_HOSTS,
+  opts: OpenAppOptions = {},
+): Promise<App> {
+  return openApp(parseConfig({ data_dir: tempDir(), log_level: 'silent', ...base, ...over }), opts);
 }
 
 /** makeApp on a new, empty database of the kit's dialect (PostgreSQL: database_url; SQLite: the file in data_dir). */
@@ -66,8 +71,9 @@ export async function makeAppOn(
   kit: StoreKit,
   over: Partial<ConfigInput> = {},
   base: Partial<ConfigInput> = TWO_HOSTS,
+  opts: OpenAppOptions = {},
 ): Promise<App> {
-  return makeApp({ ...over, database_url: await kit.databaseUrl() }, base);
+  return makeApp({ ...over, database_url: await kit.databaseUrl() }, base, opts);
 }
 
 /**
@@ -76,6 +82,18 @@ export async function makeAppOn(
  * firstSeen or not depending on how long the test took; recorded now (crawlChanges records pending ends first),
  * every problem is first seen at the end of the first of them. Answers that end.
  */
+/**
+ * Ends a crawl of `app` a test has seen all it needs of: stopped if it still runs (waiting out its pages would be most
+ * of the test), then waited for.
+ */
+export async function endCrawl(app: App, id: number): Promise<void> {
+  await app.backend.stopCrawl(id).catch((err: unknown) => {
+    // Already ended (a loaded machine): nothing to stop.
+    if (!(err instanceof BackendError && err.code === 'conflict')) throw err;
+  });
+  await app.backend.waitForCrawl(id);
+}
+
 export async function runPendingAfterCrawls(app: App, firstCrawlId: number): Promise<string> {
   await app.backend.crawlChanges(firstCrawlId);
   return (await app.backend.getCrawl(firstCrawlId))!.finishedAt!;

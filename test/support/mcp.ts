@@ -175,8 +175,8 @@ export async function startServe(fx: Fixture): Promise<McpServe> {
  * The built `svc serve --port 0` as a process, in the fixture's directory: where separate processes are the
  * subject (two servers on one database) or what is read is the process's own (its metrics).
  */
-export async function spawnServe(fx: Fixture): Promise<McpServe & ServeProcess> {
-  const p = await serveSvc(fx.configPath, { cwd: fx.dir, env: { SVC_LOG_LEVEL: 'info' } });
+export async function spawnServe(fx: Fixture, env: Record<string, string> = {}): Promise<McpServe & ServeProcess> {
+  const p = await serveSvc(fx.configPath, { cwd: fx.dir, env: { SVC_LOG_LEVEL: 'info', ...env } });
   return { ...p, mcpUrl: `${p.baseUrl}/mcp` };
 }
 
