@@ -133,10 +133,14 @@ export const CONSOLE_JS = `(function () {
         frame.setAttribute('data-fitted', 'true');
       } catch (err) { /* another origin: keep the default height */ }
     };
-    frame.addEventListener('load', function () {
+    var loaded = function () {
       fit();
       if (window.ResizeObserver && frame.contentDocument) new ResizeObserver(fit).observe(frame.contentDocument.body);
-    });
+    };
+    frame.addEventListener('load', loaded);
+    // The report may have loaded before this script ran (its load event is then past): fit it now.
+    var shown = frame.contentDocument;
+    if (shown && shown.readyState === 'complete' && shown.location && shown.location.href !== 'about:blank') loaded();
     window.addEventListener('resize', fit);
   }
   var live = document.getElementById('crawl-live');
