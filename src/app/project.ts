@@ -176,18 +176,17 @@ export function openProject(
   // Receivers may be added in the console at any time, so the outbox is looked at even when the config lists none.
   const webhooksHere = backend.kind === 'embedded' && !store.readonly;
   // The key that seals added receivers' secrets: read (or made) when one is first added or sent to.
-  let secretsKey: Promise<Buffer> | null = null;
+  let readSecretsKey: Promise<() => Promise<Buffer>> | null = null;
   const webhookReceivers: ReceiversContext = {
     sql: store.sql,
     project: token,
-    // A failure (an unwritable data directory) is not kept: the next call tries again.
-    secretsKey: () =>
-      (secretsKey ??= import('../auth/webhook-secrets-key.js')
-        .then(({ webhookSecretsKey }) => webhookSecretsKey(store.sql, resolve(config.data_dir)))
-        .catch((err: unknown) => {
-          secretsKey = null;
-          throw err;
-        })),
+    // Loaded when first needed; a failed read (an unwritable data directory) is not kept (keyReader).
+    secretsKey: async () => {
+      readSecretsKey ??= import('../auth/server-key.js').then((k) =>
+        k.keyReader(k.WEBHOOK_SECRETS_KEY, store.sql, resolve(config.data_dir)),
+      );
+      return (await readSecretsKey)();
+    },
     configured: config.webhooks,
   };
   const getDeliverer = () =>

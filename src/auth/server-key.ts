@@ -1,4 +1,5 @@
-// Where a key the server makes for itself lives (the request-state signing key, the webhook secrets' sealing key).
+// Where a key the server makes for itself lives (the request-state signing key, the sign-in forms' signing key, the
+// webhook secrets' sealing key).
 // Every process that serves the same data must hold the same key: with SQLite they share the data directory, so the
 // key is a file there (made 0600 on first use, random bytes); with PostgreSQL the instances may share nothing but the
 // database, so it is a server_keys row there.
@@ -19,6 +20,27 @@ export interface ServerKeySpec {
   /** What deleting a bad key costs, for the error's advice. */
   lossIfReplaced: string;
 }
+
+/**
+ * The key that signs sign-in forms (HMAC-SHA256): a form one process issued is taken by any other serving the same
+ * data (several `svc serve` behind a load balancer), and a restart spoils no open form.
+ */
+export const SIGN_IN_FORM_KEY: ServerKeySpec = {
+  file: 'sign-in-form.key',
+  name: 'sign_in_forms',
+  bytes: 32,
+  what: 'a sign-in form key',
+  lossIfReplaced: 'sign-in pages open at that moment ask once more',
+};
+
+/** The key that seals the console-added webhooks' signing secrets (AES-256-GCM): every process must open them. */
+export const WEBHOOK_SECRETS_KEY: ServerKeySpec = {
+  file: 'webhook-secrets.key',
+  name: 'webhook_secrets',
+  bytes: 32,
+  what: 'a webhook secrets key',
+  lossIfReplaced: 'webhooks added in the console can then no longer be signed: remove and add them again',
+};
 
 function newKeyText(spec: ServerKeySpec): string {
   return randomBytes(spec.bytes).toString('base64url');
@@ -75,4 +97,17 @@ export async function serverKeyFromDatabase(spec: ServerKeySpec, sql: Sql): Prom
 /** The key for a store: its server_keys row on PostgreSQL, else the file in `dataDir` beside the SQLite database. */
 export async function serverKey(spec: ServerKeySpec, sql: Sql, dataDir: string): Promise<Buffer> {
   return sql.dialect === 'pg' ? serverKeyFromDatabase(spec, sql) : serverKeyFromDataDir(spec, dataDir);
+}
+
+/**
+ * serverKey read once and kept; a failed read (an unwritable data directory, the database away) is not kept, so the
+ * next call tries again.
+ */
+export function keyReader(spec: ServerKeySpec, sql: Sql, dataDir: string): () => Promise<Buffer> {
+  let key: Promise<Buffer> | null = null;
+  return () =>
+    (key ??= serverKey(spec, sql, dataDir).catch((err: unknown) => {
+      key = null;
+      throw err;
+    }));
 }

@@ -2,12 +2,12 @@
 // signed (HMAC) together with the browser's form cookie and what the form is for, good until it expires, and taken
 // once: a second post of the same form is refused. So every guess needs a page of its own from the server, and a
 // page of another site cannot post a form it never saw (the cookie is SameSite=Strict and HttpOnly). The key and the
-// forms taken are the store's (sign-in-form-key.ts, spent_sign_in_forms): any process serving the data takes a form
+// forms taken are the store's (server-key.ts SIGN_IN_FORM_KEY, spent_sign_in_forms): any process serving the data takes a form
 // any of them issued, once.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { spendOnce } from '../store/spent-once.js';
 import type { Sql } from '../store/sql.js';
-import { signInFormKey } from './sign-in-form-key.js';
+import { keyReader, SIGN_IN_FORM_KEY } from './server-key.js';
 
 const TOKEN_RE = /^(\d{1,15})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/;
 /** The form cookie's value: random, chosen by the server (a browser's own is kept when it has this shape). */
@@ -36,19 +36,15 @@ export interface SignInFormsOptions extends FormStore {
 
 export class SignInForms {
   private readonly now: () => number;
-  private key: Promise<Buffer> | null = null;
+  private readonly key: () => Promise<Buffer>;
 
   constructor(private readonly opts: SignInFormsOptions) {
     this.now = opts.now ?? Date.now;
+    this.key = keyReader(SIGN_IN_FORM_KEY, opts.sql, opts.dataDir);
   }
 
   private async mac(expires: number, formId: string, nonce: string, bound: string): Promise<string> {
-    // Read once; a failed read (the database away) is tried again by the next form.
-    this.key ??= signInFormKey(this.opts.sql, this.opts.dataDir).catch((err: unknown) => {
-      this.key = null;
-      throw err;
-    });
-    return createHmac('sha256', await this.key)
+    return createHmac('sha256', await this.key())
       .update(`${expires}.${formId}.${nonce}.${bound}`)
       .digest('base64url');
   }

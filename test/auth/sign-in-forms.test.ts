@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { httpDeps, serveHandlers } from '../../src/app/http.js';
 import { openAbilityHost } from '../../src/app/ability-host.js';
-import { SIGN_IN_FORM_KEY_FILE } from '../../src/auth/sign-in-form-key.js';
+import { SIGN_IN_FORM_KEY } from '../../src/auth/server-key.js';
 import { newFormNonce, SignInForms } from '../../src/auth/sign-in-forms.js';
 import { addUser } from '../../src/auth/users.js';
 import { parseConfig } from '../../src/cli/load-config.js';
@@ -116,6 +116,6 @@ describe('the console behind one address, served by two processes on one data di
     expect(again.status).toBe(403);
     expect(again.headers.getSetCookie().some((c) => c.startsWith('svc_console=svc_cs_'))).toBe(false);
     // The key is the data directory's, made once (0600, as the other server keys).
-    expect(statSync(join(dataDir, SIGN_IN_FORM_KEY_FILE)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, SIGN_IN_FORM_KEY.file)).mode & 0o777).toBe(0o600);
   });
 });

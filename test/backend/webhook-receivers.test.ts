@@ -4,7 +4,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/open-app.js';
-import { webhookSecretsKey } from '../../src/auth/webhook-secrets-key.js';
+import { serverKey, WEBHOOK_SECRETS_KEY } from '../../src/auth/server-key.js';
 import { openSecret, sealSecret } from '../../src/backend/webhooks/sealed-secret.js';
 import {
   addWebhookReceiver,
@@ -169,7 +169,7 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       // Another process on the same data opens it with the same server key.
       const again = await storedWebhookConfigs({
         ...ctx,
-        secretsKey: () => webhookSecretsKey(p.store.sql, app!.dataDir),
+        secretsKey: () => serverKey(WEBHOOK_SECRETS_KEY, p.store.sql, app!.dataDir),
       });
       expect(again).toEqual([{ url: hook, events: ['crawl.completed'], allow_private: true, secret: added.secret }]);
 
