@@ -10,7 +10,7 @@
 //   BENCH_CORPORA=apache,python (names' first words, lower case; default all)  BENCH_PG=0 (skip PostgreSQL)
 //   BENCH_PAGEFIND=0 (skip Pagefind)
 //   BENCH_VERBOSE=1 (every query's ranks, and the first 3 hits of each query svc misses at 1)
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import MiniSearch from 'minisearch';
@@ -126,6 +126,8 @@ const pct = (a: number, n: number) => `${a}/${n} (${Math.round((100 * a) / n)}%)
 /** One corpus: its engines built, its queries scored, its tables and targets printed; the summary row back. */
 async function measure(corpus: Corpus, cluster: PgCluster | null, dbName: string): Promise<string[][]> {
   const items = corpus.items;
+  if (!existsSync(corpus.root))
+    throw new Error(`${corpus.name}: ${corpus.root} is missing: apt-get install ${corpus.debianPackage}`);
   const t = performance.now();
   const docs = readManual(corpus.root, corpus.pages, BASE);
   const read = performance.now() - t;

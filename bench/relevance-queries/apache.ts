@@ -203,6 +203,7 @@ export const APACHE: Corpus = {
   name: 'Apache HTTP Server 2.4 manual',
   role: 'measured',
   root: '/usr/share/doc/apache2-doc/manual/en',
+  debianPackage: 'apache2-doc',
   pages: (path) => path.endsWith('.html'),
   items,
 };

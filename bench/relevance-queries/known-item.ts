@@ -14,6 +14,8 @@ export interface Corpus {
   role: 'tuning' | 'measured';
   /** The manual's root directory (its HTML files, read with the crawler's own extractor). */
   root: string;
+  /** The Debian package that installs it there. */
+  debianPackage: string;
   /** Which files under the root are pages of the manual (paths relative to the root). */
   pages: (path: string) => boolean;
   items: KnownItem[];

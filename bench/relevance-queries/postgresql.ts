@@ -243,6 +243,7 @@ export const POSTGRESQL: Corpus = {
   name: 'PostgreSQL 15 manual',
   role: 'tuning',
   root: '/usr/share/doc/postgresql-doc-15/html',
+  debianPackage: 'postgresql-doc-15',
   pages: (path) => !path.includes('/') && path.endsWith('.html'),
   items,
 };

@@ -175,6 +175,7 @@ export const PYTHON: Corpus = {
   name: 'Python 3.11 documentation',
   role: 'measured',
   root: '/usr/share/doc/python3.11/html',
+  debianPackage: 'python3.11-doc',
   pages: (path) =>
     path.endsWith('.html') &&
     !/(^|\/)genindex/.test(path) &&

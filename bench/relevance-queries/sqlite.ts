@@ -76,6 +76,7 @@ export const SQLITE: Corpus = {
   name: 'SQLite documentation',
   role: 'measured',
   root: '/usr/share/doc/sqlite3',
+  debianPackage: 'sqlite3-doc',
   pages: (path) =>
     path.endsWith('.html') && (!path.includes('/') || path.startsWith('c3ref/')) && !INDEX_PAGES.has(path),
   items,
