@@ -61,6 +61,8 @@ interface IndexStatements {
 interface Statements {
   byShape: Map<string, Record<Index, IndexStatements>>;
   page: Database.Statement;
+  /** page without the text: for a page whose bytes this search already read. */
+  pageMeta: Database.Statement;
   contentBytes: Database.Statement;
   title: Database.Statement;
   tags: Database.Statement;
@@ -80,6 +82,7 @@ function statements(store: Store): Statements {
       page: store.db.prepare(
         'SELECT url, title, language, meta, created, modified, CAST(content AS BLOB) AS content FROM pages WHERE id = ?',
       ),
+      pageMeta: store.db.prepare('SELECT url, title, language, meta, created, modified FROM pages WHERE id = ?'),
       contentBytes: store.db.prepare('SELECT CAST(content AS BLOB) FROM pages WHERE id = ?').pluck(),
       title: store.db
         .prepare(
@@ -317,6 +320,13 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
   // Reading the first RANK_BLOCK + 1 matches tells a small answer's total without a separate count.
   let first: number[] | null = null;
   const firstIds = () => (first ??= main.ids.all({ ...bind, after: 0, limit: RANK_BLOCK + 1 }) as number[]);
+  // The pages' bytes the definition check read, kept for the hits of the same search (mostly the same pages).
+  const readBytes = new Map<number, Buffer>();
+  const bytesOf = (id: number) => {
+    let b = readBytes.get(id);
+    if (!b) readBytes.set(id, (b = (s.contentBytes.get(id) as Buffer | null) ?? EMPTY));
+    return b;
+  };
   let titleTotal: number | null = null;
   const countTitles = () => (titleTotal ??= titles.count.get(bind) as number);
   return {
@@ -370,7 +380,7 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
           headings,
           url,
           length,
-          defines: defines ? () => defines((s.contentBytes.get(id) as Buffer | null) ?? EMPTY) : null,
+          defines: defines ? () => defines(bytesOf(id)) : null,
         });
       }
       return out;
@@ -394,7 +404,10 @@ function openQuery(store: Store, parts: QueryPart[], filters: SearchFilters): En
       const highlight = pageHighlighter(marks);
       const out = new Map<number, StoredHit>();
       for (const id of ids) {
-        const page = s.page.get(id) as PageRow;
+        const read = readBytes.get(id);
+        const page = read
+          ? { ...(s.pageMeta.get(id) as Omit<PageRow, 'content'>), content: read }
+          : (s.page.get(id) as PageRow);
         const meta = parseMeta(page.meta);
         out.set(id, {
           title: page.title,
